@@ -1,0 +1,409 @@
+"""The op registry: one record per op, read by eager execution, both autodiffs, shape inference
+and codegen.
+
+An :class:`Op` holds
+  * ``name`` (functional spelling, ``bias_add``) and ``prim`` (Primitive spelling, ``BiasAdd``);
+  * ``inputs``: names of tensor operands (a leading ``*`` marks a variadic list, e.g. ``*xs``);
+  * ``attrs``: ordered ``{name: Attr(default, check)}``; ``check`` normalises and validates;
+  * ``impl(xp, *arrays, **attrs)``: generic over the array module (numpy or cupy);
+  * ``infer(*avals, **attrs)``: output AVal(s); raises :func:`fail` errors naming op/shapes/attrs;
+  * ``vjp(g, out, *inputs, **attrs)``: input cotangents written with registered ops through
+    :func:`bind` (``F.mul(g, y)``), so it runs unchanged on eager tensors and on IR values;
+  * ``kind``: how codegen lowers it: ``elementwise`` (with ``expr(E, *scalars, **attrs)``, a scalar
+    expression over the emitter ``E``), ``reduction`` (with ``reduce`` = "add"/"max"/"min"),
+    ``extern`` (a library call), ``view`` (layout only), or ``random``/``state`` (side effects).
+
+:func:`bind` dispatches an op application on its arguments' types through a handler table that
+upper layers fill (runtime: eager tensors; graph building: IR values), so this module imports
+nothing above ``graph``.
+
+Example:
+    >>> from graph.ops import REGISTRY, F
+    >>> REGISTRY["add"].prim
+    'Add'
+    >>> # F.add(x, y) == bind(REGISTRY["add"], x, y); runs eagerly on Tensors, records on IR values
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..aval import AVal
+from ..dtypes import DType, as_dtype
+from ..errors import op_label
+
+REQUIRED = object()
+
+ELEMENTWISE = "elementwise"
+REDUCTION = "reduction"
+EXTERN = "extern"
+VIEW = "view"
+RANDOM = "random"
+STATE = "state"
+KINDS = (ELEMENTWISE, REDUCTION, EXTERN, VIEW, RANDOM, STATE)
+
+
+class Attr:
+    """An op attribute: a default (or REQUIRED) and a ``check(value, op, name) -> value``."""
+
+    __slots__ = ("default", "check", "doc")
+
+    def __init__(self, default=REQUIRED, check: Callable | None = None, doc: str = ""):
+        self.default = default
+        self.check = check
+        self.doc = doc
+
+
+class Op:
+    """One registered op. See the module docstring for the meaning of each field."""
+
+    def __init__(self, name: str, *, prim: str, inputs: tuple[str, ...], impl: Callable,
+                 infer: Callable, vjp: Callable | None = None, nondiff: str | None = None,
+                 kind: str = EXTERN, expr: Callable | None = None, reduce: str | None = None,
+                 attrs: dict[str, Attr] | None = None, n_outputs: int = 1,
+                 eager_infer: bool | None = None, promote: bool = False, doc: str = "",
+                 diff_inputs: tuple[int, ...] | None = None, mutates: int | None = None,
+                 call_attrs: tuple[str, ...] = ()):
+        if kind not in KINDS:
+            raise ValueError(f"op {name}: unknown kind {kind!r}")
+        if vjp is None and nondiff is None:
+            raise ValueError(f"op {name}: give a vjp rule or a reason why it has none (nondiff=...)")
+        if kind == ELEMENTWISE and expr is None:
+            raise ValueError(f"op {name}: elementwise ops need a scalar expression builder (expr=...)")
+        if kind == REDUCTION and reduce is None:
+            raise ValueError(f"op {name}: reductions need reduce='add'|'max'|'min'")
+        self.name = name
+        self.prim = prim
+        self.inputs = tuple(inputs)
+        self.variadic = bool(self.inputs) and self.inputs[0].startswith("*")
+        self.impl = impl
+        self.infer_rule = infer
+        self.vjp = vjp
+        self.nondiff = nondiff
+        self.kind = kind
+        self.expr = expr
+        self.reduce = reduce
+        self.attrs = dict(attrs or {})
+        self.n_outputs = n_outputs
+        # Elementwise ops rely on numpy's broadcasting (identical to ours) and only need dtype
+        # promotion; every other op validates shapes in eager mode too, so numpy can never
+        # silently accept what graph mode rejects.
+        self.eager_infer = (kind != ELEMENTWISE) if eager_infer is None else eager_infer
+        self.promote = promote
+        # inputs that take part in dtype promotion (a where() condition does not)
+        self.promote_idx = tuple(i for i, n in enumerate(self.inputs) if n != "condition") if promote else ()
+        # attributes a Primitive instance takes at call time (MindSpore: ReduceSum()(x, axis))
+        self.call_attrs = tuple(call_attrs)
+        self.doc = doc
+        self.diff_inputs = diff_inputs
+        self.mutates = mutates  # index of an input updated in place (assign-like ops)
+        self.label = op_label(name, prim)
+        self._defaults = {k: a.default for k, a in self.attrs.items()}
+
+    # -- attributes -------------------------------------------------------------------------
+    def normalize(self, attrs: dict) -> dict:
+        """Fill defaults, validate and normalise attributes (hashable result)."""
+        out = {}
+        for key, spec in self.attrs.items():
+            v = attrs.get(key, spec.default)
+            if v is REQUIRED:
+                raise TypeError(f"{self.prim} (ops.{self.name}): missing required attribute {key!r}")
+            out[key] = spec.check(v, self, key) if spec.check is not None and v is not None else v
+        if len(attrs) > len(out) or any(k not in out for k in attrs):
+            unknown = sorted(set(attrs) - set(out))
+            raise TypeError(f"{self.prim} (ops.{self.name}): unknown attribute(s) {unknown}; "
+                            f"valid: {list(self.attrs)}")
+        return out
+
+    # -- inference ----------------------------------------------------------------------------
+    def infer(self, *avals, **attrs):
+        return self.infer_rule(*avals, **attrs)
+
+    def __repr__(self) -> str:
+        return f"<op {self.name}>"
+
+
+REGISTRY: dict[str, Op] = {}
+
+
+def register(op: Op) -> Op:
+    if op.name in REGISTRY:
+        raise ValueError(f"op {op.name!r} registered twice")
+    REGISTRY[op.name] = op
+    return op
+
+
+def get_op(name: str) -> Op:
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise ValueError(f"unknown op {name!r}") from None
+
+
+# -- dispatch ----------------------------------------------------------------------------------
+_HANDLERS: dict[type, tuple[int, Callable]] = {}
+_RESOLVED: dict[type, tuple[int, Callable] | None] = {}
+_DEFAULT: list[Callable] = []
+
+
+def register_handler(cls: type, handler: Callable, priority: int = 0) -> None:
+    """Route ``bind`` calls whose arguments include a ``cls`` instance to ``handler(op, args, attrs)``.
+
+    With several handled types among the arguments, the highest priority wins (graph building
+    outranks eager tensors, so an eager constant inside a traced region becomes a graph constant).
+    """
+    _HANDLERS[cls] = (priority, handler)
+    _RESOLVED.clear()
+
+
+def set_default_handler(handler: Callable) -> None:
+    """Handler for calls with no handled argument (all Python scalars / arrays)."""
+    _DEFAULT[:] = [handler]
+
+
+def _resolve(cls: type):
+    for base in cls.__mro__:
+        h = _HANDLERS.get(base)
+        if h is not None:
+            _RESOLVED[cls] = h
+            return h
+    _RESOLVED[cls] = None
+    return None
+
+
+_MISSING = object()
+
+
+def bind(op: Op, *args, **attrs):
+    """Apply ``op`` to ``args``: the handler for the arguments' types decides what that means."""
+    if op.attrs:
+        attrs = op.normalize(attrs)
+    elif attrs:
+        raise TypeError(f"{op.prim} (ops.{op.name}) takes no attributes, got {sorted(attrs)}")
+    best = None
+    for a in args:
+        h = _RESOLVED.get(a.__class__, _MISSING)
+        if h is _MISSING:
+            h = _resolve(a.__class__)
+        if h is not None and (best is None or h[0] > best[0]):
+            best = h
+    if best is None:
+        if not _DEFAULT:
+            raise RuntimeError("no execution handler registered: import runtime first")
+        return _DEFAULT[0](op, args, attrs)
+    return best[1](op, args, attrs)
+
+
+def bind_normalized(op: Op, args: tuple, attrs: dict):
+    """``bind`` with attributes already normalised (Primitive instances, hot paths)."""
+    best = None
+    for a in args:
+        h = _RESOLVED.get(a.__class__, _MISSING)
+        if h is _MISSING:
+            h = _resolve(a.__class__)
+        if h is not None and (best is None or h[0] > best[0]):
+            best = h
+    if best is None:
+        return _DEFAULT[0](op, args, attrs)
+    return best[1](op, args, attrs)
+
+
+class _Binder:
+    """``F.mul(a, b)`` is ``bind(REGISTRY['mul'], a, b)``: how VJP rules call ops."""
+
+    def __getattr__(self, name: str):
+        op = get_op(name)
+
+        def call(*args, **attrs):
+            return bind(op, *args, **attrs)
+
+        call.__name__ = name
+        setattr(self, name, call)
+        return call
+
+
+F = _Binder()
+
+
+# -- errors and checks used by infer rules ---------------------------------------------------------
+def fail(op_name: str, message: str, exc=ValueError):
+    """Raise an error naming the op in both spellings (functional and Primitive)."""
+    op = REGISTRY.get(op_name)
+    prim = op.prim if op else op_name
+    raise exc(f"{prim} (ops.{op_name}): {message}")
+
+
+def shape_str(x) -> str:
+    if hasattr(x, "shape"):
+        return f"{tuple(x.shape)}"
+    return repr(x)
+
+
+def describe(x) -> str:
+    if hasattr(x, "shape") and hasattr(x, "dtype"):
+        return f"{x.dtype}{list(x.shape)}"
+    return f"{type(x).__name__} {x!r}"
+
+
+def is_tensorlike(x) -> bool:
+    return hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, (int, float, bool))
+
+
+# attribute normalisers: (value, op, name) -> value
+def a_int(v, op, name):
+    if isinstance(v, bool) or not isinstance(v, int):
+        try:
+            import numpy as np
+            if isinstance(v, np.integer):
+                return int(v)
+        except ImportError:  # pragma: no cover
+            pass
+        raise TypeError(f"{op.prim} (ops.{op.name}): attribute {name} must be an int, got {v!r}")
+    return v
+
+
+def a_nonneg_int(v, op, name):
+    v = a_int(v, op, name)
+    if v < 0:
+        raise ValueError(f"{op.prim} (ops.{op.name}): attribute {name} must be >= 0, got {v}")
+    return v
+
+
+def a_pos_int(v, op, name):
+    v = a_int(v, op, name)
+    if v <= 0:
+        raise ValueError(f"{op.prim} (ops.{op.name}): attribute {name} must be > 0, got {v}")
+    return v
+
+
+def a_bool(v, op, name):
+    if not isinstance(v, bool):
+        try:
+            import numpy as np
+            if isinstance(v, np.bool_):
+                return bool(v)
+        except ImportError:  # pragma: no cover
+            pass
+        raise TypeError(f"{op.prim} (ops.{op.name}): attribute {name} must be a bool, got {v!r}")
+    return v
+
+
+def a_float(v, op, name):
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        try:
+            import numpy as np
+            if isinstance(v, (np.floating, np.integer)):
+                return float(v)
+        except ImportError:  # pragma: no cover
+            pass
+        raise TypeError(f"{op.prim} (ops.{op.name}): attribute {name} must be a number, got {v!r}")
+    return float(v)
+
+
+def a_axis(v, op, name):
+    """None, an int, or a sequence of ints -> None | tuple[int, ...] (not yet range-checked)."""
+    if isinstance(v, (list, tuple)):
+        return tuple(a_int(x, op, name) for x in v)
+    return (a_int(v, op, name),)
+
+
+def a_ints(v, op, name):
+    if isinstance(v, (list, tuple)):
+        return tuple(a_int(x, op, name) for x in v)
+    return (a_int(v, op, name),)
+
+
+def a_shape(v, op, name):
+    t = a_ints(v, op, name)
+    if any(s < -1 for s in t):
+        raise ValueError(f"{op.prim} (ops.{op.name}): {name} has a negative size: {t}")
+    return t
+
+
+def a_dtype(v, op, name):
+    try:
+        return as_dtype(v)
+    except TypeError as e:
+        raise TypeError(f"{op.prim} (ops.{op.name}): attribute {name}: {e}") from None
+
+
+def a_oneof(*choices):
+    def check(v, op, name):
+        if isinstance(v, str) and v.lower() in choices:
+            return v.lower()
+        raise ValueError(f"{op.prim} (ops.{op.name}): attribute {name} must be one of {list(choices)}, got {v!r}")
+    return check
+
+
+def a_pair(v, op, name):
+    """int or (int, int) -> (int, int)"""
+    if isinstance(v, (list, tuple)):
+        if len(v) == 4:  # MindSpore allows (1, 1, s, s) for strides of NCHW
+            v = v[2:]
+        if len(v) != 2:
+            raise ValueError(f"{op.prim} (ops.{op.name}): attribute {name} must be an int or a pair, got {v!r}")
+        return (a_int(v[0], op, name), a_int(v[1], op, name))
+    v = a_int(v, op, name)
+    return (v, v)
+
+
+def a_any(v, op, name):
+    return v
+
+
+def normalize_axes(op_name: str, axis, ndim: int) -> tuple[int, ...]:
+    """Axis attribute -> sorted tuple of non-negative axes; None or () means all axes."""
+    if axis is None or axis == ():
+        return tuple(range(ndim))
+    out = []
+    for a in axis:
+        if not -ndim <= a < max(ndim, 1):
+            fail(op_name, f"axis {a} is out of range for a tensor of rank {ndim}")
+        out.append(a % ndim if ndim else 0)
+    if len(set(out)) != len(out):
+        fail(op_name, f"axis {tuple(axis)} repeats an axis")
+    return tuple(sorted(out))
+
+
+def normalize_axis(op_name: str, axis: int, ndim: int) -> int:
+    if not -ndim <= axis < ndim:
+        fail(op_name, f"axis {axis} is out of range for a tensor of rank {ndim}")
+    return axis % ndim
+
+
+def broadcast_shapes(op_name: str, *shapes) -> tuple[int, ...]:
+    if len(shapes) == 2 and shapes[0] == shapes[1]:
+        return tuple(shapes[0])
+    nd = max(len(s) for s in shapes)
+    out = []
+    for i in range(nd):
+        dim = 1
+        for s in shapes:
+            j = i - (nd - len(s))
+            if j < 0:
+                continue
+            d = s[j]
+            if d == 1:
+                continue
+            if dim != 1 and d != dim:
+                fail(op_name, "shapes " + " and ".join(str(tuple(s)) for s in shapes)
+                     + " cannot be broadcast together")
+            dim = d
+        out.append(dim)
+    return tuple(out)
+
+
+def require_float(op_name: str, *avals):
+    for a in avals:
+        if is_tensorlike(a) and not a.dtype.is_float:
+            fail(op_name, f"expects a floating-point tensor, got {describe(a)}", TypeError)
+
+
+def require_rank(op_name: str, x, *ranks, what="input"):
+    if x.ndim not in ranks:
+        want = " or ".join(str(r) for r in ranks)
+        fail(op_name, f"{what} must have rank {want}, got shape {tuple(x.shape)}")
+
+
+Any  # re-exported for type hints in op families
+__all__ = ["Op", "Attr", "REQUIRED", "REGISTRY", "register", "get_op", "bind", "bind_normalized",
+           "register_handler", "set_default_handler", "F", "fail", "AVal", "DType"]

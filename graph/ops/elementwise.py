@@ -1,0 +1,357 @@
+"""Elementwise ops: arithmetic, math functions, activations, comparisons, logic, where, cast.
+
+Broadcasting follows numpy. dtypes follow :func:`graph.dtypes.promote` (int with float gives the
+float type; Python scalars adopt the tensor's type).
+"""
+from __future__ import annotations
+
+import math
+
+from ..aval import AVal
+from ..dtypes import bool_, float32, promote, weak_scalar_type, scalar_dtype
+from .core import (ELEMENTWISE, Attr, F, Op, a_dtype, a_float, a_oneof, broadcast_shapes, describe,
+                   fail, is_tensorlike, register)
+from .emit import erf_array
+
+SQRT_2 = math.sqrt(2.0)
+SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+
+# -- shared inference ------------------------------------------------------------------------------
+def result_dtype(op_name: str, *args):
+    """Promoted dtype of tensor/scalar operands."""
+    dt = None
+    for a in args:
+        if is_tensorlike(a):
+            dt = a.dtype if dt is None else promote(dt, a.dtype)
+    if dt is None:
+        # all scalars: the widest scalar kind
+        dt = scalar_dtype(args[0])
+        for a in args[1:]:
+            dt = promote(dt, scalar_dtype(a))
+        return dt
+    for a in args:
+        if not is_tensorlike(a):
+            if not isinstance(a, (int, float, bool)):
+                fail(op_name, f"unsupported operand {describe(a)}", TypeError)
+            dt = weak_scalar_type(dt, a)
+    return dt
+
+
+def result_shape(op_name: str, *args):
+    shapes = [tuple(a.shape) for a in args if is_tensorlike(a)]
+    if not shapes:
+        return ()
+    if len(shapes) == 1:
+        return shapes[0]
+    return broadcast_shapes(op_name, *shapes)
+
+
+def infer_same(name):
+    def infer(*args, **attrs):
+        return AVal(result_shape(name, *args), result_dtype(name, *args))
+    return infer
+
+
+def infer_float(name):
+    """Result is floating point: ints/bools are computed in float32."""
+    def infer(*args, **attrs):
+        dt = result_dtype(name, *args)
+        return AVal(result_shape(name, *args), dt if dt.is_float else float32)
+    return infer
+
+
+def infer_float_only(name):
+    def infer(*args, **attrs):
+        for a in args:
+            if is_tensorlike(a) and not a.dtype.is_float:
+                fail(name, f"expects floating-point input, got {describe(a)}", TypeError)
+        return AVal(result_shape(name, *args), result_dtype(name, *args))
+    return infer
+
+
+def infer_bool(name):
+    def infer(*args, **attrs):
+        result_dtype(name, *args)  # validates operand kinds
+        return AVal(result_shape(name, *args), bool_)
+    return infer
+
+
+def _float_np(xp, x):
+    """Cast int/bool arrays (and scalars) to float32 for ops that always produce floats."""
+    dt = getattr(x, "dtype", None)
+    if dt is not None and dt.kind not in "fc":
+        return x.astype(float32.np)
+    return x
+
+
+# -- gradient helpers --------------------------------------------------------------------------------
+def unbroadcast(g, x):
+    """Sum ``g`` over the axes along which ``x`` was broadcast; None for scalars/non-float x."""
+    if not is_tensorlike(x) or not x.dtype.is_float:
+        return None
+    shape = tuple(x.shape)
+    gshape = tuple(g.shape)
+    if gshape != shape:
+        lead = len(gshape) - len(shape)
+        axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
+                                          if s == 1 and gshape[i + lead] != 1)
+        if axes:
+            g = F.reduce_sum(g, axis=axes, keep_dims=False)
+        if tuple(g.shape) != shape:
+            g = F.reshape(g, shape=shape)
+    if g.dtype is not x.dtype:
+        g = F.cast(g, dtype=x.dtype)
+    return g
+
+
+def _float_mask(cond, like):
+    return F.cast(cond, dtype=like.dtype)
+
+
+# -- registration helpers ---------------------------------------------------------------------------
+def unary(name, prim, impl, expr, vjp, infer=None, attrs=None, doc="", nondiff=None):
+    return register(Op(name, prim=prim, inputs=("x",), impl=impl, expr=expr, vjp=vjp,
+                       nondiff=nondiff, infer=infer or infer_same(name), kind=ELEMENTWISE,
+                       attrs=attrs, promote=True, doc=doc))
+
+
+def binary(name, prim, impl, expr, vjp, infer=None, doc="", nondiff=None, attrs=None):
+    return register(Op(name, prim=prim, inputs=("x", "y"), impl=impl, expr=expr, vjp=vjp,
+                       nondiff=nondiff, infer=infer or infer_same(name), kind=ELEMENTWISE,
+                       promote=True, doc=doc, attrs=attrs))
+
+
+# -- arithmetic --------------------------------------------------------------------------------------
+binary("add", "Add", lambda xp, x, y: xp.add(x, y), lambda E, x, y: E.add(x, y),
+       lambda g, out, x, y: (unbroadcast(g, x), unbroadcast(g, y)), doc="x + y")
+binary("sub", "Sub", lambda xp, x, y: xp.subtract(x, y), lambda E, x, y: E.sub(x, y),
+       lambda g, out, x, y: (unbroadcast(g, x), unbroadcast(F.neg(g), y)), doc="x - y")
+binary("mul", "Mul", lambda xp, x, y: xp.multiply(x, y), lambda E, x, y: E.mul(x, y),
+       lambda g, out, x, y: (unbroadcast(F.mul(g, y), x), unbroadcast(F.mul(g, x), y)),
+       doc="x * y")
+
+
+def _div_impl(xp, x, y):
+    return xp.true_divide(_float_np(xp, x), _float_np(xp, y)) if (
+        getattr(x, "dtype", float32.np).kind not in "fc" and getattr(y, "dtype", float32.np).kind not in "fc"
+    ) else xp.true_divide(x, y)
+
+
+binary("div", "Div", _div_impl, lambda E, x, y: E.div(x, y),
+       lambda g, out, x, y: (unbroadcast(F.div(g, y), x),
+                             unbroadcast(F.neg(F.div(F.mul(g, out), y)), y)),
+       infer=infer_float("div"), doc="true division x / y (int inputs give float32)")
+
+
+def _floor_div_vjp(g, out, x, y):
+    return (unbroadcast(F.zeros_like(g), x), unbroadcast(F.zeros_like(g), y))
+
+
+binary("floor_div", "FloorDiv", lambda xp, x, y: xp.floor_divide(x, y),
+       lambda E, x, y: E.floor(E.div(x, y)), _floor_div_vjp,
+       doc="floor(x / y); gradient is zero almost everywhere")
+binary("mod", "Mod", lambda xp, x, y: xp.mod(x, y),
+       lambda E, x, y: E.sub(x, E.mul(E.floor(E.div(x, y)), y)),
+       lambda g, out, x, y: (unbroadcast(g, x),
+                             unbroadcast(F.neg(F.mul(g, F.floor_div(x, y))), y)),
+       doc="x mod y with the sign of y (numpy/Python semantics)")
+
+
+def _pow_vjp(g, out, x, y):
+    if is_tensorlike(y):
+        gx = F.mul(g, F.mul(y, F.pow(x, F.sub(y, 1.0))))
+        safe_log = F.log(F.where(F.greater(x, 0.0), x, F.ones_like(x)))
+        gy = F.mul(F.mul(g, out), safe_log)
+        return unbroadcast(gx, x), unbroadcast(gy, y)
+    return unbroadcast(F.mul(g, F.mul(F.pow(x, y - 1.0), float(y))), x), None
+
+
+binary("pow", "Pow", lambda xp, x, y: xp.power(x, y), lambda E, x, y: E.pow(x, y), _pow_vjp,
+       doc="x ** y")
+binary("maximum", "Maximum", lambda xp, x, y: xp.maximum(x, y), lambda E, x, y: E.max(x, y),
+       lambda g, out, x, y: (unbroadcast(F.mul(g, _float_mask(F.greater_equal(x, y), g)), x),
+                             unbroadcast(F.mul(g, _float_mask(F.less(x, y), g)), y)),
+       doc="elementwise max; ties send the gradient to x")
+binary("minimum", "Minimum", lambda xp, x, y: xp.minimum(x, y), lambda E, x, y: E.min(x, y),
+       lambda g, out, x, y: (unbroadcast(F.mul(g, _float_mask(F.less_equal(x, y), g)), x),
+                             unbroadcast(F.mul(g, _float_mask(F.greater(x, y), g)), y)),
+       doc="elementwise min; ties send the gradient to x")
+
+unary("neg", "Neg", lambda xp, x: xp.negative(x), lambda E, x: E.neg(x),
+      lambda g, out, x: (F.neg(g),), doc="-x")
+unary("abs", "Abs", lambda xp, x: xp.abs(x), lambda E, x: E.abs(x),
+      lambda g, out, x: (F.mul(g, F.sign(x)),), doc="|x|")
+unary("sign", "Sign", lambda xp, x: xp.sign(x),
+      lambda E, x: E.select(E.gt(x, E.const(0, x)), E.const(1, x),
+                            E.select(E.lt(x, E.const(0, x)), E.const(-1, x), E.const(0, x))),
+      lambda g, out, x: (F.zeros_like(g),), doc="-1, 0 or 1; gradient zero")
+unary("square", "Square", lambda xp, x: xp.square(x), lambda E, x: E.mul(x, x),
+      lambda g, out, x: (F.mul(g, F.mul(x, 2.0)),), doc="x * x")
+unary("exp", "Exp", lambda xp, x: xp.exp(_float_np(xp, x)), lambda E, x: E.exp(x),
+      lambda g, out, x: (F.mul(g, out),), infer=infer_float("exp"), doc="e ** x")
+unary("log", "Log", lambda xp, x: xp.log(_float_np(xp, x)), lambda E, x: E.log(x),
+      lambda g, out, x: (F.div(g, x),), infer=infer_float("log"), doc="natural log")
+unary("log1p", "Log1p", lambda xp, x: xp.log1p(_float_np(xp, x)), lambda E, x: E.log1p(x),
+      lambda g, out, x: (F.div(g, F.add(x, 1.0)),), infer=infer_float("log1p"), doc="log(1 + x)")
+unary("sqrt", "Sqrt", lambda xp, x: xp.sqrt(_float_np(xp, x)), lambda E, x: E.sqrt(x),
+      lambda g, out, x: (F.div(F.mul(g, 0.5), out),), infer=infer_float("sqrt"), doc="square root")
+unary("rsqrt", "Rsqrt", lambda xp, x: xp.reciprocal(xp.sqrt(_float_np(xp, x))),
+      lambda E, x: E.div(E.const(1.0, x), E.sqrt(x)),
+      lambda g, out, x: (F.mul(F.mul(g, -0.5), F.div(out, x)),), infer=infer_float("rsqrt"),
+      doc="1 / sqrt(x)")
+unary("reciprocal", "Reciprocal", lambda xp, x: xp.reciprocal(_float_np(xp, x)),
+      lambda E, x: E.div(E.const(1.0, x), x),
+      lambda g, out, x: (F.neg(F.mul(g, F.mul(out, out))),), infer=infer_float("reciprocal"),
+      doc="1 / x")
+unary("floor", "Floor", lambda xp, x: xp.floor(x), lambda E, x: E.floor(x),
+      lambda g, out, x: (F.zeros_like(g),), infer=infer_float_only("floor"), doc="round down; gradient zero")
+unary("ceil", "Ceil", lambda xp, x: xp.ceil(x), lambda E, x: E.ceil(x),
+      lambda g, out, x: (F.zeros_like(g),), infer=infer_float_only("ceil"), doc="round up; gradient zero")
+unary("sin", "Sin", lambda xp, x: xp.sin(_float_np(xp, x)), lambda E, x: E.sin(x),
+      lambda g, out, x: (F.mul(g, F.cos(x)),), infer=infer_float("sin"), doc="sine")
+unary("cos", "Cos", lambda xp, x: xp.cos(_float_np(xp, x)), lambda E, x: E.cos(x),
+      lambda g, out, x: (F.neg(F.mul(g, F.sin(x))),), infer=infer_float("cos"), doc="cosine")
+unary("erf", "Erf", lambda xp, x: erf_array(xp, _float_np(xp, x)), lambda E, x: E.erf(x),
+      lambda g, out, x: (F.mul(g, F.mul(F.exp(F.neg(F.square(x))), TWO_OVER_SQRT_PI)),),
+      infer=infer_float("erf"), doc="error function")
+
+
+# -- activations ---------------------------------------------------------------------------------------
+def _relu_impl(xp, x):
+    return xp.maximum(x, x.dtype.type(0)) if hasattr(x, "dtype") else max(x, 0)
+
+
+unary("relu", "ReLU", _relu_impl, lambda E, x: E.max(x, E.const(0.0, x)),
+      lambda g, out, x: (F.mul(g, _float_mask(F.greater(x, 0.0), g)),), doc="max(x, 0)")
+
+
+def _sigmoid_impl(xp, x):
+    x = _float_np(xp, x)
+    # exp(-|x|) never overflows; both branches are exact where they are used.
+    e = xp.exp(-xp.abs(x))
+    return xp.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e)).astype(x.dtype, copy=False)
+
+
+def _sigmoid_expr(E, x):
+    e = E.exp(E.neg(E.abs(x)))
+    one = E.const(1.0, x)
+    return E.select(E.ge(x, E.const(0.0, x)), E.div(one, E.add(one, e)), E.div(e, E.add(one, e)))
+
+
+unary("sigmoid", "Sigmoid", _sigmoid_impl, _sigmoid_expr,
+      lambda g, out, x: (F.mul(g, F.mul(out, F.sub(1.0, out))),), infer=infer_float("sigmoid"),
+      doc="1 / (1 + exp(-x)), computed without overflow")
+unary("tanh", "Tanh", lambda xp, x: xp.tanh(_float_np(xp, x)), lambda E, x: E.tanh(x),
+      lambda g, out, x: (F.mul(g, F.sub(1.0, F.square(out))),), infer=infer_float("tanh"),
+      doc="hyperbolic tangent")
+
+
+def _softplus_impl(xp, x):
+    x = _float_np(xp, x)
+    return (xp.maximum(x, 0) + xp.log1p(xp.exp(-xp.abs(x)))).astype(x.dtype, copy=False)
+
+
+unary("softplus", "Softplus", _softplus_impl,
+      lambda E, x: E.add(E.max(x, E.const(0.0, x)), E.log1p(E.exp(E.neg(E.abs(x))))),
+      lambda g, out, x: (F.mul(g, F.sigmoid(x)),), infer=infer_float("softplus"),
+      doc="log(1 + exp(x)), computed without overflow")
+
+
+def _gelu_impl(xp, x, approximate="none"):
+    x = _float_np(xp, x)
+    if approximate == "tanh":
+        inner = SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)
+        return (0.5 * x * (1.0 + xp.tanh(inner))).astype(x.dtype, copy=False)
+    return (0.5 * x * (1.0 + erf_array(xp, x / SQRT_2))).astype(x.dtype, copy=False)
+
+
+def _gelu_expr(E, x, approximate="none"):
+    half, one = E.const(0.5, x), E.const(1.0, x)
+    if approximate == "tanh":
+        x3 = E.mul(E.mul(x, x), x)
+        inner = E.mul(E.const(SQRT_2_OVER_PI, x), E.add(x, E.mul(E.const(0.044715, x), x3)))
+        return E.mul(E.mul(half, x), E.add(one, E.tanh(inner)))
+    return E.mul(E.mul(half, x), E.add(one, E.erf(E.mul(x, E.const(1.0 / SQRT_2, x)))))
+
+
+def _gelu_vjp(g, out, x, approximate="none"):
+    if approximate == "tanh":
+        x2 = F.square(x)
+        inner = F.mul(F.add(x, F.mul(F.mul(x2, x), 0.044715)), SQRT_2_OVER_PI)
+        t = F.tanh(inner)
+        dinner = F.mul(F.add(F.mul(x2, 3 * 0.044715), 1.0), SQRT_2_OVER_PI)
+        d = F.add(F.mul(F.add(t, 1.0), 0.5), F.mul(F.mul(F.mul(x, 0.5), F.sub(1.0, F.square(t))), dinner))
+        return (F.mul(g, d),)
+    cdf = F.mul(F.add(F.erf(F.mul(x, 1.0 / SQRT_2)), 1.0), 0.5)
+    pdf = F.mul(F.exp(F.mul(F.square(x), -0.5)), 1.0 / math.sqrt(2.0 * math.pi))
+    return (F.mul(g, F.add(cdf, F.mul(x, pdf))),)
+
+
+unary("gelu", "GeLU", _gelu_impl, _gelu_expr, _gelu_vjp, infer=infer_float("gelu"), attrs={"approximate": Attr("none", a_oneof("none", "tanh"))},
+      doc="Gaussian error linear unit; approximate='tanh' uses the tanh formula")
+
+
+def _leaky_relu_impl(xp, x, alpha=0.2):
+    return xp.where(x > 0, x, x * x.dtype.type(alpha))
+
+
+unary("leaky_relu", "LeakyReLU", _leaky_relu_impl,
+      lambda E, x, alpha=0.2: E.select(E.gt(x, E.const(0.0, x)), x, E.mul(x, E.const(alpha, x))),
+      lambda g, out, x, alpha=0.2: (F.where(F.greater(x, 0.0), g, F.mul(g, alpha)),),
+      infer=infer_float_only("leaky_relu"),
+      attrs={"alpha": Attr(0.2, a_float)}, doc="x if x > 0 else alpha * x")
+
+
+# -- comparisons and logic --------------------------------------------------------------------------
+def _cmp(name, prim, fn, emit):
+    binary(name, prim, lambda xp, x, y: fn(xp)(x, y), emit, None, infer=infer_bool(name),
+           nondiff="comparison: boolean output has no gradient")
+
+
+_cmp("equal", "Equal", lambda xp: xp.equal, lambda E, x, y: E.eq(x, y))
+_cmp("not_equal", "NotEqual", lambda xp: xp.not_equal, lambda E, x, y: E.ne(x, y))
+_cmp("less", "Less", lambda xp: xp.less, lambda E, x, y: E.lt(x, y))
+_cmp("less_equal", "LessEqual", lambda xp: xp.less_equal, lambda E, x, y: E.le(x, y))
+_cmp("greater", "Greater", lambda xp: xp.greater, lambda E, x, y: E.gt(x, y))
+_cmp("greater_equal", "GreaterEqual", lambda xp: xp.greater_equal, lambda E, x, y: E.ge(x, y))
+_cmp("logical_and", "LogicalAnd", lambda xp: xp.logical_and, lambda E, x, y: E.and_(x, y))
+_cmp("logical_or", "LogicalOr", lambda xp: xp.logical_or, lambda E, x, y: E.or_(x, y))
+unary("logical_not", "LogicalNot", lambda xp, x: xp.logical_not(x), lambda E, x: E.not_(x), None,
+      infer=infer_bool("logical_not"), nondiff="boolean output has no gradient")
+
+
+def _infer_where(cond, x, y):
+    if is_tensorlike(cond) and not cond.dtype.is_bool:
+        fail("where", f"condition must be a bool tensor, got {describe(cond)}", TypeError)
+    shape = result_shape("where", cond, x, y)
+    return AVal(shape, result_dtype("where", x, y))
+
+
+register(Op("where", prim="Select", inputs=("condition", "x", "y"),
+            impl=lambda xp, c, x, y: xp.where(c, x, y), expr=lambda E, c, x, y: E.select(c, x, y),
+            infer=_infer_where, kind=ELEMENTWISE, promote=True,
+            vjp=lambda g, out, c, x, y: (None, unbroadcast(F.where(c, g, F.zeros_like(g)), x),
+                                         unbroadcast(F.where(c, F.zeros_like(g), g), y)),
+            doc="x where condition else y"))
+
+
+# -- dtype conversion ---------------------------------------------------------------------------------
+def _cast_impl(xp, x, dtype):
+    if hasattr(x, "astype"):
+        return x.astype(dtype.np, copy=False)
+    return xp.asarray(x, dtype=dtype.np)
+
+
+def _cast_vjp(g, out, x, dtype):
+    if not is_tensorlike(x) or not x.dtype.is_float:
+        return (None,)
+    return (F.cast(g, dtype=x.dtype),)
+
+
+register(Op("cast", prim="Cast", inputs=("x",), impl=_cast_impl,
+            expr=lambda E, x, dtype: E.cast(x, dtype),
+            infer=lambda x, dtype: AVal(x.shape if is_tensorlike(x) else (), dtype),
+            vjp=_cast_vjp, kind=ELEMENTWISE, attrs={"dtype": Attr(check=a_dtype)},
+            doc="convert to another dtype"))

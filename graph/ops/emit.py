@@ -1,0 +1,99 @@
+"""The scalar-expression interface elementwise ops are written against (``Op.expr``).
+
+An elementwise op's ``expr(E, *xs, **attrs)`` builds its result from the primitives below; every
+backend supplies an emitter ``E`` with these methods (LLVM IR on the CPU, CUDA C on the GPU). The
+:class:`NumpyEmitter` evaluates an expression on arrays: tests use it to check each op's ``expr``
+against its ``impl``, so the two spellings of one op cannot drift apart.
+
+Primitives: const(v, like) add sub mul div neg abs exp log log1p sqrt tanh erf sin cos floor ceil
+max min pow lt le gt ge eq ne and_ or_ not_ select(cond, a, b) cast(x, dtype).
+
+Example:
+    >>> import numpy as np
+    >>> from graph.ops import REGISTRY
+    >>> from graph.ops.emit import NumpyEmitter
+    >>> E = NumpyEmitter(np.float32)
+    >>> REGISTRY["sigmoid"].expr(E, np.array([0.0], np.float32))
+    array([0.5], dtype=float32)
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+#: names every emitter must implement
+PRIMITIVES = ("const", "add", "sub", "mul", "div", "neg", "abs", "exp", "log", "log1p", "sqrt",
+              "tanh", "erf", "sin", "cos", "floor", "ceil", "max", "min", "pow", "lt", "le", "gt",
+              "ge", "eq", "ne", "and_", "or_", "not_", "select", "cast")
+
+
+try:  # scipy's erf is a fast ufunc; without scipy, math.erf per element is exact but slower
+    from scipy.special import erf as _scipy_erf
+except ImportError:  # pragma: no cover - depends on the environment
+    _scipy_erf = None
+
+
+def erf_array(xp, x):
+    """erf on an array of the array module ``xp`` (numpy or cupy), keeping the dtype."""
+    if xp is not np:
+        import cupyx.scipy.special as cs  # cupy ships erf
+        return cs.erf(x)
+    x = np.asarray(x)
+    if _scipy_erf is not None:
+        return _scipy_erf(x).astype(x.dtype, copy=False)
+    return np.vectorize(math.erf, otypes=[np.float64])(x).astype(x.dtype)
+
+
+def _erf(x):
+    return erf_array(np, x)
+
+
+class NumpyEmitter:
+    """Reference emitter: evaluates an elementwise expression on numpy arrays."""
+
+    def __init__(self, dtype=np.float32):
+        self.dtype = np.dtype(dtype)
+
+    def const(self, v, like=None):
+        dt = like.dtype if like is not None and hasattr(like, "dtype") else self.dtype
+        return np.asarray(v, dtype=dt)
+
+    add = staticmethod(np.add)
+    sub = staticmethod(np.subtract)
+    mul = staticmethod(np.multiply)
+    neg = staticmethod(np.negative)
+    abs = staticmethod(np.abs)
+    exp = staticmethod(np.exp)
+    log = staticmethod(np.log)
+    log1p = staticmethod(np.log1p)
+    sqrt = staticmethod(np.sqrt)
+    tanh = staticmethod(np.tanh)
+    sin = staticmethod(np.sin)
+    cos = staticmethod(np.cos)
+    floor = staticmethod(np.floor)
+    ceil = staticmethod(np.ceil)
+    max = staticmethod(np.maximum)
+    min = staticmethod(np.minimum)
+    pow = staticmethod(np.power)
+    lt = staticmethod(np.less)
+    le = staticmethod(np.less_equal)
+    gt = staticmethod(np.greater)
+    ge = staticmethod(np.greater_equal)
+    eq = staticmethod(np.equal)
+    ne = staticmethod(np.not_equal)
+    and_ = staticmethod(np.logical_and)
+    or_ = staticmethod(np.logical_or)
+    not_ = staticmethod(np.logical_not)
+
+    def div(self, a, b):
+        return np.true_divide(a, b)
+
+    def erf(self, x):
+        return _erf(x)
+
+    def select(self, c, a, b):
+        return np.where(c, a, b)
+
+    def cast(self, x, dtype):
+        return np.asarray(x).astype(dtype.np if hasattr(dtype, "np") else dtype)

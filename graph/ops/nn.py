@@ -1,0 +1,1 @@
+"""Neural-network ops (filled in below)."""

@@ -1,0 +1,228 @@
+"""Eager reverse-mode autodiff: ``grad``, ``value_and_grad`` and ``ops.GradOperation``.
+
+The function runs under a :class:`~runtime.tape.Tape`; backward applies each recorded op's VJP
+rule from the registry (the same rules graph autodiff uses). Backward ops are recorded by any
+outer tape, so ``grad(grad(f))`` works.
+
+Example:
+    >>> import runtime as ms
+    >>> f = lambda x: (x * x * x).sum()
+    >>> ms.grad(f)(ms.Tensor([2.0]))
+    Tensor(shape=[1], dtype=Float32, value=[12.])
+    >>> ms.grad(ms.grad(f))(ms.Tensor([2.0]))
+    Tensor(shape=[1], dtype=Float32, value=[12.])
+"""
+from __future__ import annotations
+
+from graph.ops import F
+
+from . import context as _context
+from .tape import ACTIVE, Tape
+from .tensor import Tensor
+
+
+def backward(tape: Tape, outputs, sens, wrt):
+    """Cotangents of ``outputs`` (seeded with ``sens``) with respect to each tensor in ``wrt``."""
+    grads: dict[int, object] = {}
+    for o, s in zip(outputs, sens):
+        if isinstance(o, Tensor) and s is not None:
+            _accumulate(grads, o, s)
+    for entry in reversed(tape.entries):
+        gs = [grads.get(id(o)) for o in entry.outputs]
+        if all(g is None for g in gs):
+            continue
+        if len(gs) == 1:
+            g, out = gs[0], entry.outputs[0]
+        else:
+            g = tuple(F.zeros_like(o) if gi is None else gi for gi, o in zip(gs, entry.outputs))
+            out = entry.outputs
+        in_grads = entry.op.vjp(g, out, *entry.inputs, **entry.attrs)
+        for inp, gi in zip(entry.inputs, in_grads):
+            if gi is not None and isinstance(inp, Tensor) and id(inp) in tape.tracked:
+                _accumulate(grads, inp, gi)
+    result = []
+    for w in wrt:
+        g = grads.get(id(w))
+        if g is None:
+            g = F.zeros_like(w)
+        result.append(g)
+    return result
+
+
+def _accumulate(grads, t, g):
+    prev = grads.get(id(t))
+    grads[id(t)] = g if prev is None else F.add(prev, g)
+
+
+def _flatten_outputs(out):
+    if isinstance(out, Tensor):
+        return [out]
+    if isinstance(out, (tuple, list)):
+        flat = []
+        for o in out:
+            flat.extend(_flatten_outputs(o))
+        return flat
+    if out is None:
+        return []
+    raise TypeError(f"grad: the function must return Tensors, got {type(out).__name__}")
+
+
+def _positions(grad_position, nargs):
+    if grad_position is None:
+        return ()
+    if isinstance(grad_position, int) and not isinstance(grad_position, bool):
+        pos = (grad_position,)
+    elif isinstance(grad_position, (tuple, list)) and all(isinstance(p, int) for p in grad_position):
+        pos = tuple(grad_position)
+    else:
+        raise TypeError(f"grad: grad_position must be an int, a tuple of ints or None, got {grad_position!r}")
+    for p in pos:
+        if not -nargs <= p < nargs:
+            raise ValueError(f"grad: grad_position {p} is out of range for {nargs} positional argument(s)")
+    return tuple(p % nargs for p in pos)
+
+
+def _weights_list(weights):
+    if weights is None:
+        return None
+    if isinstance(weights, Tensor):
+        return [weights]
+    if hasattr(weights, "trainable_params") and callable(weights.trainable_params):
+        return list(weights.trainable_params())
+    ws = list(weights)
+    for w in ws:
+        if not isinstance(w, Tensor):
+            raise TypeError(f"grad: weights must be Parameters, got {type(w).__name__}")
+    return ws
+
+
+def _run_with_tape(fn, args, kwargs, positions, weights, has_aux, sens=None):
+    """Run ``fn`` under a tape; return (forward output, grads for positions, grads for weights)."""
+    for p in positions:
+        if not isinstance(args[p], Tensor):
+            raise TypeError(f"grad: argument {p} is a {type(args[p]).__name__}, not a Tensor, "
+                            "so it cannot be differentiated")
+    tape = Tape()
+    with tape:
+        for p in positions:
+            tape.watch(args[p])
+        for w in weights or ():
+            tape.watch(w)
+        out = fn(*args, **kwargs)
+    if has_aux:
+        if not isinstance(out, (tuple, list)) or len(out) < 2:
+            raise TypeError("grad(has_aux=True): the function must return (output, aux...)")
+        diff_out = out[0]
+    else:
+        diff_out = out
+    flat = _flatten_outputs(diff_out)
+    if sens is None:
+        seeds = [F.ones_like(o) for o in flat]
+    else:
+        seeds = _flatten_outputs(sens) if not isinstance(sens, Tensor) else [sens]
+        if len(seeds) != len(flat):
+            raise ValueError(f"grad: sens has {len(seeds)} tensors but the function returned {len(flat)}")
+    wrt = [args[p] for p in positions] + list(weights or ())
+    grads = backward(tape, flat, seeds, wrt)
+    return out, grads[:len(positions)], grads[len(positions):]
+
+
+def _pack(pos_grads, weight_grads, positions_given, grad_position, weights):
+    if weights is None:
+        if isinstance(grad_position, int):
+            return pos_grads[0]
+        return tuple(pos_grads)
+    if grad_position is None:
+        return tuple(weight_grads)
+    pg = pos_grads[0] if isinstance(grad_position, int) else tuple(pos_grads)
+    return pg, tuple(weight_grads)
+
+
+class _GradFn:
+    """The function returned by ``grad``/``value_and_grad`` (capture recognises this type)."""
+
+    def __init__(self, fn, grad_position, weights, has_aux, return_value):
+        if grad_position is None and weights is None:
+            raise ValueError("grad: grad_position and weights cannot both be None")
+        self.fn = fn
+        self.grad_position = grad_position
+        self.weights = weights
+        self.has_aux = has_aux
+        self.return_value = return_value
+
+    def __call__(self, *args, **kwargs):
+        positions = _positions(self.grad_position, len(args))
+        weights = _weights_list(self.weights)
+        out, pg, wg = _run_with_tape(self.fn, args, kwargs, positions, weights, self.has_aux)
+        grads = _pack(pg, wg, positions, self.grad_position, weights)
+        if self.has_aux and not self.return_value:
+            return grads
+        return (out, grads) if self.return_value else grads
+
+
+def grad(fn, grad_position=0, weights=None, has_aux=False):
+    """Gradient function of ``fn`` (MindSpore 2.x ``mindspore.grad``).
+
+    grad_position: int or tuple of input indices (None: only ``weights``); weights: Parameters
+    or a Cell (its trainable parameters). Returns one grad, a tuple, or (input grads, weight grads).
+    """
+    return _GradFn(fn, grad_position, weights, has_aux, return_value=False)
+
+
+def value_and_grad(fn, grad_position=0, weights=None, has_aux=False):
+    """Like :func:`grad` but returns ``(value, grads)``; with has_aux, value is ``(out, aux...)``."""
+    return _GradFn(fn, grad_position, weights, has_aux, return_value=True)
+
+
+class GradOperation:
+    """``ops.GradOperation(get_all=False, get_by_list=False, sens_param=False)(net, weights)``.
+
+    get_all: grads for all positional inputs (tuple); get_by_list: grads for ``weights``; both:
+    (input grads, weight grads); neither: the grad of the first input. sens_param: the last
+    call argument is the output cotangent.
+
+    Example:
+        >>> grad_all = ops.GradOperation(get_all=True)
+        >>> # grad_all(net)(x, y) -> (dx, dy)
+    """
+
+    def __init__(self, get_all=False, get_by_list=False, sens_param=False):
+        for k, v in (("get_all", get_all), ("get_by_list", get_by_list), ("sens_param", sens_param)):
+            if not isinstance(v, bool):
+                raise TypeError(f"GradOperation: {k} must be a bool, got {v!r}")
+        self.get_all = get_all
+        self.get_by_list = get_by_list
+        self.sens_param = sens_param
+
+    def __call__(self, fn, weights=None):
+        if self.get_by_list and weights is None:
+            raise ValueError("GradOperation(get_by_list=True) needs weights: grad_op(net, weights)")
+        op = self
+
+        def grad_fn(*args, **kwargs):
+            sens = None
+            if op.sens_param:
+                if not args:
+                    raise ValueError("GradOperation(sens_param=True): the last argument must be sens")
+                args, sens = args[:-1], args[-1]
+            positions = tuple(range(len(args))) if op.get_all else ((0,) if args and not op.get_by_list else ())
+            ws = _weights_list(weights) if op.get_by_list else None
+            _, pg, wg = _run_with_tape(fn, args, kwargs, positions, ws, False, sens=sens)
+            if op.get_all and op.get_by_list:
+                return tuple(pg), tuple(wg)
+            if op.get_by_list:
+                return tuple(wg)
+            if op.get_all:
+                return tuple(pg)
+            return pg[0]
+
+        grad_fn.grad_operation = op
+        grad_fn.fn = fn
+        return grad_fn
+
+
+def is_recording() -> bool:
+    return bool(ACTIVE)
+
+
+_context  # imported for its side effects on mode checks in callers

@@ -1,0 +1,128 @@
+"""Global execution context: mode (PyNative or Graph), device, graph dumps.
+
+Graph mode reaches the compiler through a handler that ``capture`` registers here on import
+(``set_graph_handler``); ``runtime`` never imports the compiler at module import.
+
+Example:
+    >>> import runtime as ms
+    >>> ms.set_context(mode=ms.PYNATIVE_MODE, device_target="CPU")
+    >>> ms.get_context("mode") == ms.PYNATIVE_MODE
+    True
+"""
+from __future__ import annotations
+
+import os
+import threading
+import warnings
+
+GRAPH_MODE = 0
+PYNATIVE_MODE = 1
+
+_MODES = {GRAPH_MODE: "GRAPH_MODE", PYNATIVE_MODE: "PYNATIVE_MODE"}
+_DEVICES = ("CPU", "GPU")
+
+
+def _check_mode(v):
+    if isinstance(v, bool) or v not in _MODES:
+        raise ValueError(f"set_context: mode must be ms.GRAPH_MODE (0) or ms.PYNATIVE_MODE (1), got {v!r}")
+    return v
+
+
+def _check_device(v):
+    if not isinstance(v, str) or v.upper() not in _DEVICES:
+        raise ValueError(f"set_context: device_target must be one of {list(_DEVICES)}, got {v!r}")
+    v = v.upper()
+    if v == "GPU":
+        from .device import array_module
+        array_module("GPU")  # raises a clear error when no GPU is usable
+    return v
+
+
+def _check_bool(key):
+    def check(v):
+        if not isinstance(v, (bool, int)) or (isinstance(v, int) and v not in (0, 1, 2, 3)):
+            raise ValueError(f"set_context: {key} must be True/False, got {v!r}")
+        return bool(v)
+    return check
+
+
+def _check_path(v):
+    if not isinstance(v, (str, os.PathLike)):
+        raise ValueError(f"set_context: save_graphs_path must be a path string, got {v!r}")
+    return os.fspath(v)
+
+
+def _check_nonneg_int(key):
+    def check(v):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise ValueError(f"set_context: {key} must be a non-negative int, got {v!r}")
+        return v
+    return check
+
+
+_CHECKS = {
+    "mode": _check_mode,
+    "device_target": _check_device,
+    "device_id": _check_nonneg_int("device_id"),
+    "save_graphs": _check_bool("save_graphs"),
+    "save_graphs_path": _check_path,
+    "max_call_depth": _check_nonneg_int("max_call_depth"),
+}
+
+_state = {
+    "mode": PYNATIVE_MODE,
+    "device_target": "CPU",
+    "device_id": 0,
+    "save_graphs": False,
+    "save_graphs_path": ".",
+    "max_call_depth": 1000,
+}
+
+
+def set_context(**kwargs) -> None:
+    """Set context keys; unknown keys or invalid values raise ValueError listing the valid ones."""
+    unknown = [k for k in kwargs if k not in _CHECKS]
+    if unknown:
+        raise ValueError(f"set_context: unknown key(s) {unknown}; valid keys: {sorted(_CHECKS)}")
+    checked = {k: _CHECKS[k](v) for k, v in kwargs.items()}
+    _state.update(checked)
+
+
+def get_context(key: str):
+    if key not in _state:
+        raise ValueError(f"get_context: unknown key {key!r}; valid keys: {sorted(_state)}")
+    return _state[key]
+
+
+def is_graph_mode() -> bool:
+    return _state["mode"] == GRAPH_MODE
+
+
+def mode() -> int:
+    return _state["mode"]
+
+
+# -- graph-mode hook ---------------------------------------------------------------------------------
+_graph_handler = None
+_warned = threading.Event()
+
+
+def set_graph_handler(handler) -> None:
+    """Called by ``capture`` on import: ``handler(cell, args, kwargs)`` runs a Cell captured."""
+    global _graph_handler
+    _graph_handler = handler
+
+
+def graph_handler():
+    """The registered graph-mode runner, importing ``capture`` on first use; None if unavailable."""
+    global _graph_handler
+    if _graph_handler is None:
+        try:
+            import capture  # noqa: F401  (registers the handler)
+        except ImportError as e:
+            if not _warned.is_set():
+                _warned.set()
+                warnings.warn(f"GRAPH_MODE: graph capture is unavailable ({e}); running eagerly", RuntimeWarning,
+                              stacklevel=3)
+            return None
+    return _graph_handler

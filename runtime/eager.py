@@ -1,0 +1,131 @@
+"""PyNative execution: the ``bind`` handler for eager tensors.
+
+An op application runs the registry's ``impl`` on the arrays, wraps the result, and (only while a
+gradient tape is active) records the application. Errors from bad input are re-raised as
+TypeError/ValueError naming the op, the shapes and the user's ``file:line``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from graph.dtypes import from_numpy, promote, weak_scalar_type
+from graph.errors import relocate
+from graph.ops import register_handler, set_default_handler
+from graph.ops.core import describe
+
+from . import tape as _tape
+from .device import module_of
+from .tensor import Tensor
+
+_ndarray = np.ndarray
+_wrap = Tensor._wrap
+_new = object.__new__
+
+
+def _as_tensor_out(x):
+    t = _new(Tensor)
+    t._data = x if type(x) is _ndarray else np.asarray(x)
+    return t
+
+
+def _promote(op, args, arrays):
+    """Cast operands to the promoted dtype (numpy would give float64 for int32 + float32)."""
+    idx = op.promote_idx
+    first = None
+    same = True
+    has_scalar = False
+    for i in idx:
+        a = arrays[i]
+        dt = getattr(a, "dtype", None)
+        if dt is None:
+            has_scalar = True
+            continue
+        if first is None:
+            first = dt
+        elif dt != first:
+            same = False
+    if first is None:
+        return arrays
+    if same:
+        if not has_scalar or first.kind == "f":
+            return arrays  # numpy's weak-scalar rule (NEP 50) already matches ours
+        target = from_numpy(first)
+        for i in idx:
+            a = arrays[i]
+            if not hasattr(a, "dtype"):
+                target = weak_scalar_type(target, a)
+        if target.np == first:
+            return arrays
+    else:
+        target = None
+        for i in idx:
+            dt = getattr(arrays[i], "dtype", None)
+            if dt is not None:
+                d = from_numpy(dt)
+                target = d if target is None else promote(target, d)
+        for i in idx:
+            a = arrays[i]
+            if not hasattr(a, "dtype"):
+                target = weak_scalar_type(target, a)
+    arrays = list(arrays)
+    tnp = target.np
+    for i in idx:
+        a = arrays[i]
+        if hasattr(a, "dtype"):
+            if a.dtype != tnp:
+                arrays[i] = a.astype(tnp)
+        elif a is not None:
+            arrays[i] = tnp.type(a)
+    return arrays
+
+
+def _explain_failure(op, args, attrs, exc):
+    """Turn an exception from ``impl`` into a clear error, preferring the op's own inference."""
+    try:
+        op.infer_rule(*args, **attrs)
+    except (TypeError, ValueError) as e:
+        return relocate(e)
+    shapes = ", ".join(describe(a) for a in args)
+    return relocate(ValueError(f"{op.prim} (ops.{op.name}): {type(exc).__name__}: {exc} "
+                               f"(inputs: {shapes}; attributes: {attrs})"))
+
+
+def eager_handler(op, args, attrs):
+    arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+    if op.promote:
+        arrays = _promote(op, args, arrays)
+    xp = np if type(arrays[0]) is _ndarray else module_of(arrays[0]) if arrays else np
+    try:
+        if op.eager_infer:
+            op.infer_rule(*args, **attrs)
+        out = op.impl(xp, *arrays, **attrs)
+    except (TypeError, ValueError) as e:
+        if op.eager_infer:
+            raise relocate(e) from None
+        raise _explain_failure(op, args, attrs, e) from None
+    except (IndexError, ArithmeticError, AttributeError) as e:
+        raise _explain_failure(op, args, attrs, e) from None
+    if op.n_outputs == 1:
+        res = _new(Tensor)
+        res._data = out if type(out) is _ndarray else xp.asarray(out)
+        outs = (res,)
+    else:
+        outs = tuple(_as_tensor_out(o) for o in out)
+        res = outs
+    if op.mutates is not None:
+        target = args[op.mutates]
+        target._data = outs[0]._data
+        return target
+    if _tape.ACTIVE and op.vjp is not None:
+        for tp in _tape.ACTIVE:
+            tp.record(op, args, attrs, outs)
+    return res
+
+
+def _default_handler(op, args, attrs):
+    # No tensor among the arguments (e.g. ops.zeros_like on a numpy array): run eagerly.
+    return eager_handler(op, args, attrs)
+
+
+register_handler(Tensor, eager_handler, priority=0)
+set_default_handler(_default_handler)

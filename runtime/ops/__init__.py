@@ -1,0 +1,23 @@
+"""``runtime.ops``: the functional API (lower-case) and Primitive classes (CamelCase).
+
+Everything here ends in the op registry (``graph.ops``): the generated functions and Primitives
+map one-to-one onto registered ops, and the composites in ``composite.py`` are built from them.
+
+Example:
+    >>> from runtime import ops, Tensor
+    >>> ops.add(Tensor([1.0]), Tensor([2.0]))
+    Tensor(shape=[1], dtype=Float32, value=[3.])
+    >>> ops.ReLU()(Tensor([-1.0, 2.0]))
+    Tensor(shape=[2], dtype=Float32, value=[0., 2.])
+"""
+from ._generated import FUNCTIONS as _FUNCTIONS, PRIMITIVES as _PRIMITIVES, Primitive  # noqa: F401
+
+globals().update(_FUNCTIONS)
+globals().update(_PRIMITIVES)
+
+from .composite import *  # noqa: E402,F401,F403
+from .composite import __all__ as _composite_all  # noqa: E402
+from ..autograd import GradOperation, grad, value_and_grad  # noqa: E402,F401
+
+__all__ = sorted(set(_FUNCTIONS) | set(_PRIMITIVES) | set(_composite_all)
+                 | {"GradOperation", "Primitive", "grad", "value_and_grad"})

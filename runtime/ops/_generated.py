@@ -1,0 +1,94 @@
+"""Functional API and Primitive classes generated from the op registry.
+
+For every registered op ``name`` this module defines ``name(*inputs, *attrs)`` (a real Python
+function with the op's signature, so calls cost no argument parsing) and a Primitive class
+``op.prim`` whose constructor takes the op's attributes and whose call takes the inputs (plus the
+attributes MindSpore passes at call time, e.g. ``ops.ReduceSum(keep_dims=True)(x, axis)``).
+
+Example:
+    >>> from runtime import ops, Tensor
+    >>> ops.reduce_sum(Tensor([[1.0, 2.0]]), 1)
+    Tensor(shape=[1], dtype=Float32, value=[3.])
+    >>> ops.MatMul(transpose_b=True)(Tensor([[1.0, 2.0]]), Tensor([[3.0, 4.0]]))
+    Tensor(shape=[1, 1], dtype=Float32, value=
+    [[11.]])
+"""
+from __future__ import annotations
+
+from graph.ops import REGISTRY, bind, bind_normalized
+from graph.ops.core import REQUIRED
+
+_NO_DEFAULT = REQUIRED
+
+
+def _functional(op):
+    """Build ``def name(x, y, attr=default, ...)`` calling bind with keyword attributes."""
+    params, call = [], []
+    env = {"_bind": bind, "_op": op}
+    if op.variadic:
+        params.append(op.inputs[0][1:])
+        call.append("*" + op.inputs[0][1:])
+    else:
+        params.extend(op.inputs)
+        call.extend(op.inputs)
+    for i, (k, a) in enumerate(op.attrs.items()):
+        if a.default is REQUIRED:
+            params.append(k)
+        else:
+            env[f"_d{i}"] = a.default
+            params.append(f"{k}=_d{i}")
+        call.append(f"{k}={k}")
+    src = f"def {op.name}({', '.join(params)}):\n    return _bind(_op, {', '.join(call)})\n"
+    code = compile(src, f"<runtime.ops.{op.name}>", "exec")
+    exec(code, env)
+    fn = env[op.name]
+    fn.__doc__ = f"{op.prim}: {op.doc}" if op.doc else op.prim
+    fn.__module__ = "runtime.ops"
+    fn.__op__ = op
+    return fn
+
+
+class Primitive:
+    """Base of generated Primitive classes: attributes at construction, inputs at call time."""
+
+    op = None
+
+    def __init__(self, *args, **attrs):
+        op = self.op
+        init_names = [k for k in op.attrs if k not in op.call_attrs]
+        if len(args) > len(init_names):
+            raise TypeError(f"{op.prim}() takes at most {len(init_names)} positional attribute(s) "
+                            f"{init_names}, got {len(args)}")
+        for k, v in zip(init_names, args):
+            attrs[k] = v
+        bad = [k for k in attrs if k not in op.attrs]
+        if bad:
+            raise TypeError(f"{op.prim}(): unknown attribute(s) {bad}; valid: {init_names}")
+        self._init_attrs = attrs
+        self._static = not op.call_attrs
+        self._attrs = op.normalize(attrs) if self._static else None
+        self.name = op.prim
+
+    def __call__(self, *args):
+        op = self.op
+        if self._static:
+            if op.variadic and len(args) == 1 and isinstance(args[0], (list, tuple)):
+                args = tuple(args[0])
+            return bind_normalized(op, args, self._attrs)
+        n_in = len(op.inputs)
+        inputs, extra = args[:n_in], args[n_in:]
+        attrs = dict(self._init_attrs)
+        for k, v in zip(op.call_attrs, extra):
+            attrs[k] = v
+        return bind(op, *inputs, **attrs)
+
+    def __repr__(self):
+        return f"Prim[{self.op.prim}]"
+
+
+def _primitive(op):
+    return type(op.prim, (Primitive,), {"op": op, "__module__": "runtime.ops", "__doc__": op.doc})
+
+
+FUNCTIONS = {name: _functional(op) for name, op in REGISTRY.items()}
+PRIMITIVES = {op.prim: _primitive(op) for op in REGISTRY.values()}

@@ -1,0 +1,230 @@
+"""The eager Tensor: an array (numpy, or cupy on the GPU) plus the registry's operators.
+
+Example:
+    >>> import runtime as ms
+    >>> x = ms.Tensor([1.0, 2.0, 3.0])
+    >>> x + 1
+    Tensor(shape=[3], dtype=Float32, value=[2., 3., 4.])
+    >>> (x * x).sum().item()
+    14.0
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from graph import dtypes as _dt
+from graph.dtypes import DType, as_dtype, from_numpy
+
+from . import context as _context
+from .device import array_module, to_numpy
+from .tensor_methods import TensorMethods
+
+
+def _to_array(data, dtype: DType | None):
+    """Convert user data to an array with MindSpore's default dtypes (float32 for Python floats)."""
+    if isinstance(data, Tensor):
+        arr = data._data
+    elif isinstance(data, np.ndarray):
+        arr = data
+    elif isinstance(data, (bool, np.bool_)):
+        arr = np.asarray(data, dtype=np.bool_)
+    elif isinstance(data, numbers.Integral) and not isinstance(data, np.integer):
+        arr = np.asarray(data, dtype=np.int64)
+    elif isinstance(data, numbers.Real) and not isinstance(data, np.generic):
+        arr = np.asarray(data, dtype=np.float32)
+    elif isinstance(data, np.generic):
+        arr = np.asarray(data)
+    elif isinstance(data, (list, tuple)):
+        items = [to_numpy(d._data) if isinstance(d, Tensor) else d for d in data]
+        try:
+            arr = np.asarray(items)
+        except ValueError as e:
+            raise ValueError(f"Tensor: cannot build a tensor from a ragged or mixed list: {e}") from None
+        if arr.dtype == np.float64 and not _contains_float64(items):
+            arr = arr.astype(np.float32)
+    elif hasattr(data, "__cuda_array_interface__") or hasattr(data, "__array__"):
+        arr = data if hasattr(data, "__cuda_array_interface__") else np.asarray(data)
+    else:
+        raise TypeError(f"Tensor: cannot build a tensor from {type(data).__name__} {data!r}")
+    if arr.dtype == object or arr.dtype.kind in "USc":
+        raise TypeError(f"Tensor: unsupported element type {arr.dtype} (data {data!r:.60})")
+    if dtype is not None:
+        dtype = as_dtype(dtype)
+        if arr.dtype != dtype.np:
+            arr = arr.astype(dtype.np)
+    else:
+        from_numpy(arr.dtype)  # validates; unsupported numpy types raise TypeError
+        fallback = _dt._NP_FALLBACK.get(arr.dtype)
+        if fallback is not None:
+            arr = arr.astype(fallback.np)
+    return arr
+
+
+def _contains_float64(items) -> bool:
+    for it in items:
+        if isinstance(it, (list, tuple)):
+            if _contains_float64(it):
+                return True
+        elif isinstance(it, (np.ndarray, np.float64)) and getattr(it, "dtype", None) == np.float64:
+            return True
+    return False
+
+
+class Tensor(TensorMethods):
+    """A tensor holding data. ``Tensor(data, dtype=None)`` from lists, scalars or arrays.
+
+    Python floats become float32 and ints int64 (MindSpore defaults); numpy arrays keep their dtype.
+    """
+
+    __slots__ = ("_data", "__weakref__")
+
+    def __init__(self, input_data=None, dtype=None, shape=None, init=None, const_arg=False):
+        if input_data is None:
+            if shape is None:
+                raise ValueError("Tensor: give input_data, or shape (and init) to create one")
+            from .common.initializer import initializer
+            t = initializer(init if init is not None else "zeros", shape, dtype or _dt.float32)
+            arr = t._data
+        else:
+            arr = _to_array(input_data, dtype)
+            if shape is not None and tuple(arr.shape) != tuple(shape):
+                raise ValueError(f"Tensor: data of shape {arr.shape} does not match shape={tuple(shape)}")
+        if _context._state["device_target"] == "GPU" and isinstance(arr, np.ndarray):
+            arr = array_module("GPU").asarray(arr)
+        self._data = arr
+
+    @classmethod
+    def _wrap(cls, arr):
+        t = object.__new__(cls)
+        t._data = arr
+        return t
+
+    # -- metadata ------------------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple:
+        return self._data.shape
+
+    @property
+    def dtype(self) -> DType:
+        return from_numpy(self._data.dtype)
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def size(self) -> int:
+        return self._data.size
+
+    @property
+    def itemsize(self) -> int:
+        return self._data.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._data.nbytes
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    # -- data access ---------------------------------------------------------------------------
+    def asnumpy(self) -> np.ndarray:
+        """A numpy copy-free view of the data (a copy for GPU tensors)."""
+        return to_numpy(self._data)
+
+    numpy = asnumpy
+
+    def __array__(self, dtype=None, copy=None):
+        a = to_numpy(self._data)
+        return a if dtype is None else a.astype(dtype)
+
+    def item(self, index=None):
+        a = self.asnumpy()
+        if index is None and a.size != 1:
+            raise ValueError(f"Tensor.item(): only one-element tensors convert to a Python scalar, got shape {a.shape}")
+        return a.item() if index is None else a.item(index)
+
+    def tolist(self):
+        return self.asnumpy().tolist()
+
+    def copy(self) -> "Tensor":
+        return Tensor._wrap(self._data.copy())
+
+    def set_dtype(self, dtype):
+        self._data = self._data.astype(as_dtype(dtype).np)
+        return self
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise ValueError(f"The truth value of a Tensor with shape {tuple(self.shape)} is ambiguous; "
+                             "use .any() or .all()")
+        return bool(self._data.reshape(()))
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError(f"only integer scalar tensors can be used as an index, got {self.dtype}{list(self.shape)}")
+        return int(self.item())
+
+    def any(self) -> bool:
+        return bool(self.asnumpy().any())
+
+    def all(self) -> bool:
+        return bool(self.asnumpy().all())
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        for i in range(self._data.shape[0]):
+            yield self[i]
+
+    def __setitem__(self, index, value):
+        """In-place write (eager). ``value`` may be a scalar, array or Tensor."""
+        v = value._data if isinstance(value, Tensor) else value
+        idx = index._data if isinstance(index, Tensor) else index
+        if isinstance(idx, tuple):
+            idx = tuple(i._data if isinstance(i, Tensor) else i for i in idx)
+        try:
+            self._data[idx] = v
+        except (IndexError, ValueError, TypeError) as e:
+            from graph.errors import relocate
+            raise relocate(ValueError(f"Tensor.__setitem__: cannot assign value of shape "
+                                      f"{getattr(v, 'shape', ())} at {index!r} into shape {tuple(self.shape)}: {e}")) from None
+
+    def __repr__(self) -> str:
+        a = self.asnumpy()
+        body = np.array2string(a, separator=", ", threshold=1000, floatmode="maxprec")
+        sep = "\n" if a.ndim > 1 else ""
+        return f"Tensor(shape={list(a.shape)}, dtype={self.dtype}, value={sep}{body})"
+
+    def __str__(self) -> str:
+        return np.array2string(self.asnumpy(), separator=" ", threshold=1000)
+
+    def __format__(self, spec):
+        if spec and self._data.size == 1:
+            return format(self.item(), spec)
+        return str(self) if not spec else format(str(self), spec)
+
+    def __reduce__(self):
+        return (Tensor, (self.asnumpy(),))
+
+    def __deepcopy__(self, memo):
+        t = Tensor._wrap(self._data.copy())
+        memo[id(self)] = t
+        return t
+
+    def __copy__(self):
+        return Tensor._wrap(self._data)
+
+
+def is_tensor(x) -> bool:
+    return isinstance(x, Tensor)

@@ -1,0 +1,209 @@
+"""Operators and methods shared by eager ``Tensor`` and the capture layer's symbolic tensors.
+
+Every method ends in the op registry through ``bind``, so ``x + y`` means the same thing whether
+``x`` holds data (eager) or stands for an IR value (graph capture). Subclasses provide ``shape``,
+``dtype`` and ``ndim``.
+"""
+from __future__ import annotations
+
+from graph.ops import REGISTRY, bind
+
+_R = REGISTRY
+
+
+def _index_attrs(index):
+    """Split a Python index into a hashable spec plus the tensor operands it contains."""
+    from graph.ops.shape import split_index  # defined with the getitem op
+    return split_index(index)
+
+
+class TensorMethods:
+    __slots__ = ()
+    __array_priority__ = 1000  # numpy defers binary operators to us
+
+    # -- arithmetic ------------------------------------------------------------------------------
+    def __add__(self, o):
+        return bind(_R["add"], self, o)
+
+    def __radd__(self, o):
+        return bind(_R["add"], o, self)
+
+    def __sub__(self, o):
+        return bind(_R["sub"], self, o)
+
+    def __rsub__(self, o):
+        return bind(_R["sub"], o, self)
+
+    def __mul__(self, o):
+        return bind(_R["mul"], self, o)
+
+    def __rmul__(self, o):
+        return bind(_R["mul"], o, self)
+
+    def __truediv__(self, o):
+        return bind(_R["div"], self, o)
+
+    def __rtruediv__(self, o):
+        return bind(_R["div"], o, self)
+
+    def __floordiv__(self, o):
+        return bind(_R["floor_div"], self, o)
+
+    def __rfloordiv__(self, o):
+        return bind(_R["floor_div"], o, self)
+
+    def __mod__(self, o):
+        return bind(_R["mod"], self, o)
+
+    def __rmod__(self, o):
+        return bind(_R["mod"], o, self)
+
+    def __pow__(self, o):
+        return bind(_R["pow"], self, o)
+
+    def __rpow__(self, o):
+        return bind(_R["pow"], o, self)
+
+    def __matmul__(self, o):
+        return bind(_R["matmul"], self, o)
+
+    def __rmatmul__(self, o):
+        return bind(_R["matmul"], o, self)
+
+    def __neg__(self):
+        return bind(_R["neg"], self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return bind(_R["abs"], self)
+
+    def __invert__(self):
+        return bind(_R["logical_not"], self)
+
+    def __and__(self, o):
+        return bind(_R["logical_and"], self, o)
+
+    def __or__(self, o):
+        return bind(_R["logical_or"], self, o)
+
+    # -- comparisons -----------------------------------------------------------------------------
+    def __eq__(self, o):
+        return bind(_R["equal"], self, o)
+
+    def __ne__(self, o):
+        return bind(_R["not_equal"], self, o)
+
+    def __lt__(self, o):
+        return bind(_R["less"], self, o)
+
+    def __le__(self, o):
+        return bind(_R["less_equal"], self, o)
+
+    def __gt__(self, o):
+        return bind(_R["greater"], self, o)
+
+    def __ge__(self, o):
+        return bind(_R["greater_equal"], self, o)
+
+    __hash__ = object.__hash__
+
+    # -- indexing --------------------------------------------------------------------------------
+    def __getitem__(self, index):
+        spec, tensors = _index_attrs(index)
+        return bind(_R["getitem"], self, *tensors, index=spec)
+
+    # -- methods ---------------------------------------------------------------------------------
+    @property
+    def T(self):
+        return bind(_R["transpose"], self, perm=None)
+
+    def astype(self, dtype):
+        return bind(_R["cast"], self, dtype=dtype)
+
+    def reshape(self, *shape):
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        return bind(_R["reshape"], self, shape=shape)
+
+    view = reshape
+
+    def transpose(self, *perm):
+        if len(perm) == 1 and isinstance(perm[0], (tuple, list)):
+            perm = tuple(perm[0])
+        return bind(_R["transpose"], self, perm=perm or None)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        from . import ops
+        return ops.flatten(self, start_dim=start_dim, end_dim=end_dim)
+
+    def sum(self, axis=None, keepdims=False):
+        return bind(_R["reduce_sum"], self, axis=axis, keep_dims=keepdims)
+
+    def mean(self, axis=None, keep_dims=False):
+        return bind(_R["reduce_mean"], self, axis=axis, keep_dims=keep_dims)
+
+    def max(self, axis=None, keepdims=False):
+        return bind(_R["reduce_max"], self, axis=axis, keep_dims=keepdims)
+
+    def min(self, axis=None, keepdims=False):
+        return bind(_R["reduce_min"], self, axis=axis, keep_dims=keepdims)
+
+    def prod(self, axis=None, keep_dims=False):
+        return bind(_R["reduce_prod"], self, axis=axis, keep_dims=keep_dims)
+
+    def argmax(self, axis=-1, keepdims=False):
+        return bind(_R["argmax"], self, axis=axis, keep_dims=keepdims)
+
+    def argmin(self, axis=-1, keepdims=False):
+        return bind(_R["argmin"], self, axis=axis, keep_dims=keepdims)
+
+    def abs(self):
+        return bind(_R["abs"], self)
+
+    def exp(self):
+        return bind(_R["exp"], self)
+
+    def log(self):
+        return bind(_R["log"], self)
+
+    def sqrt(self):
+        return bind(_R["sqrt"], self)
+
+    def square(self):
+        return bind(_R["square"], self)
+
+    def tanh(self):
+        return bind(_R["tanh"], self)
+
+    def sigmoid(self):
+        return bind(_R["sigmoid"], self)
+
+    def relu(self):
+        return bind(_R["relu"], self)
+
+    def squeeze(self, axis=None):
+        return bind(_R["squeeze"], self, axis=axis)
+
+    def expand_dims(self, axis):
+        return bind(_R["expand_dims"], self, axis=axis)
+
+    unsqueeze = expand_dims
+
+    def broadcast_to(self, shape):
+        return bind(_R["broadcast_to"], self, shape=shape)
+
+    def clip(self, xmin, xmax):
+        return bind(_R["minimum"], bind(_R["maximum"], self, xmin), xmax)
+
+    def dim(self):
+        return self.ndim
+
+    def float(self):
+        from graph.dtypes import float32
+        return bind(_R["cast"], self, dtype=float32)
+
+    def int(self):
+        from graph.dtypes import int32
+        return bind(_R["cast"], self, dtype=int32)

@@ -1,0 +1,1 @@
+"""training (filled in by the train module)."""
