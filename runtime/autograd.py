@@ -218,6 +218,7 @@ class GradOperation:
 
         grad_fn.grad_operation = op
         grad_fn.fn = fn
+        grad_fn.weights = weights
         return grad_fn
 
 

@@ -93,8 +93,11 @@ def _explain_failure(op, args, attrs, exc):
 def eager_handler(op, args, attrs):
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
     if op.promote:
-        arrays = _promote(op, args, arrays)
-    xp = np if type(arrays[0]) is _ndarray else module_of(arrays[0]) if arrays else np
+        # fast path: two arrays of one dtype (the overwhelmingly common case) need no promotion
+        if not (len(arrays) == 2 and type(arrays[0]) is _ndarray and type(arrays[1]) is _ndarray
+                and arrays[0].dtype is arrays[1].dtype):
+            arrays = _promote(op, args, arrays)
+    xp = np if (not arrays or type(arrays[0]) is _ndarray) else module_of(arrays[0])
     try:
         if op.eager_infer:
             op.infer_rule(*args, **attrs)
@@ -108,17 +111,19 @@ def eager_handler(op, args, attrs):
     if op.n_outputs == 1:
         res = _new(Tensor)
         res._data = out if type(out) is _ndarray else xp.asarray(out)
-        outs = (res,)
-    else:
-        outs = tuple(_as_tensor_out(o) for o in out)
-        res = outs
-    if op.mutates is not None:
-        target = args[op.mutates]
-        target._data = outs[0]._data
-        return target
+        if op.mutates is not None:
+            target = args[op.mutates]
+            target._data = res._data
+            return target
+        if _tape.ACTIVE and op.vjp is not None:
+            outs = (res,)
+            for tp in _tape.ACTIVE:
+                tp.record(op, args, attrs, outs)
+        return res
+    res = tuple(_as_tensor_out(o) for o in out)
     if _tape.ACTIVE and op.vjp is not None:
         for tp in _tape.ACTIVE:
-            tp.record(op, args, attrs, outs)
+            tp.record(op, args, attrs, res)
     return res
 
 

@@ -37,7 +37,7 @@ def check_grad(fn, *arrays, wrt=None, rtol=1e-5, atol=1e-6, eps=1e-6, seed=0):
     rng = np.random.default_rng(seed)
     weights = [rng.uniform(0.5, 1.5, np.shape(o.asnumpy())) for o in outs0]
 
-    def scalar(ts):
+    def scalar(*ts):
         out = fn(*ts)
         outs = out if isinstance(out, (tuple, list)) else (out,)
         total = None
@@ -47,7 +47,7 @@ def check_grad(fn, *arrays, wrt=None, rtol=1e-5, atol=1e-6, eps=1e-6, seed=0):
         return total
 
     def f_np(arrs):
-        return float(scalar([Tensor(a) for a in arrs]).asnumpy())
+        return float(scalar(*[Tensor(a) for a in arrs]).asnumpy())
 
     analytic = ms.grad(scalar, grad_position=wrt)(*[Tensor(a) for a in arrays])
     if not isinstance(analytic, tuple):

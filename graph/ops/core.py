@@ -356,9 +356,10 @@ def normalize_axes(op_name: str, axis, ndim: int) -> tuple[int, ...]:
         return tuple(range(ndim))
     out = []
     for a in axis:
-        if not -ndim <= a < max(ndim, 1):
+        if not -max(ndim, 1) <= a < max(ndim, 1):
             fail(op_name, f"axis {a} is out of range for a tensor of rank {ndim}")
-        out.append(a % ndim if ndim else 0)
+        if ndim:  # a 0-d tensor accepts axis 0/-1 and has nothing to reduce
+            out.append(a % ndim)
     if len(set(out)) != len(out):
         fail(op_name, f"axis {tuple(axis)} repeats an axis")
     return tuple(sorted(out))

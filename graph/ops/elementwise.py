@@ -133,10 +133,17 @@ binary("mul", "Mul", lambda xp, x, y: xp.multiply(x, y), lambda E, x, y: E.mul(x
        doc="x * y")
 
 
+def _is_float_operand(v):
+    dt = getattr(v, "dtype", None)
+    return dt.kind in "fc" if dt is not None else isinstance(v, float)
+
+
 def _div_impl(xp, x, y):
-    return xp.true_divide(_float_np(xp, x), _float_np(xp, y)) if (
-        getattr(x, "dtype", float32.np).kind not in "fc" and getattr(y, "dtype", float32.np).kind not in "fc"
-    ) else xp.true_divide(x, y)
+    if not _is_float_operand(x) and not _is_float_operand(y):
+        # int / int is float32 (not numpy's float64), also for Python int operands
+        x = _float_np(xp, x) if hasattr(x, "dtype") else float32.np.type(x)
+        y = _float_np(xp, y) if hasattr(y, "dtype") else float32.np.type(y)
+    return xp.true_divide(x, y)
 
 
 binary("div", "Div", _div_impl, lambda E, x, y: E.div(x, y),
@@ -205,9 +212,19 @@ unary("reciprocal", "Reciprocal", lambda xp, x: xp.reciprocal(_float_np(xp, x)),
       lambda E, x: E.div(E.const(1.0, x), x),
       lambda g, out, x: (F.neg(F.mul(g, F.mul(out, out))),), infer=infer_float("reciprocal"),
       doc="1 / x")
-unary("floor", "Floor", lambda xp, x: xp.floor(x), lambda E, x: E.floor(x),
+def _float_only(fn):
+    """impl wrapper: eager skips infer for elementwise ops, so reject what infer rejects."""
+    def impl(xp, x, *rest, **attrs):
+        dt = getattr(x, "dtype", None)
+        if dt is not None and dt.kind != "f":
+            raise TypeError(f"floating-point input required, got {dt}")
+        return fn(xp, x, *rest, **attrs)
+    return impl
+
+
+unary("floor", "Floor", _float_only(lambda xp, x: xp.floor(x)), lambda E, x: E.floor(x),
       lambda g, out, x: (F.zeros_like(g),), infer=infer_float_only("floor"), doc="round down; gradient zero")
-unary("ceil", "Ceil", lambda xp, x: xp.ceil(x), lambda E, x: E.ceil(x),
+unary("ceil", "Ceil", _float_only(lambda xp, x: xp.ceil(x)), lambda E, x: E.ceil(x),
       lambda g, out, x: (F.zeros_like(g),), infer=infer_float_only("ceil"), doc="round up; gradient zero")
 unary("sin", "Sin", lambda xp, x: xp.sin(_float_np(xp, x)), lambda E, x: E.sin(x),
       lambda g, out, x: (F.mul(g, F.cos(x)),), infer=infer_float("sin"), doc="sine")
@@ -220,7 +237,7 @@ unary("erf", "Erf", lambda xp, x: erf_array(xp, _float_np(xp, x)), lambda E, x: 
 
 # -- activations ---------------------------------------------------------------------------------------
 def _relu_impl(xp, x):
-    return xp.maximum(x, x.dtype.type(0)) if hasattr(x, "dtype") else max(x, 0)
+    return xp.maximum(x, 0)  # a Python 0 is a weak scalar: the dtype of x is kept
 
 
 unary("relu", "ReLU", _relu_impl, lambda E, x: E.max(x, E.const(0.0, x)),
@@ -297,7 +314,7 @@ def _leaky_relu_impl(xp, x, alpha=0.2):
     return xp.where(x > 0, x, x * x.dtype.type(alpha))
 
 
-unary("leaky_relu", "LeakyReLU", _leaky_relu_impl,
+unary("leaky_relu", "LeakyReLU", _float_only(_leaky_relu_impl),
       lambda E, x, alpha=0.2: E.select(E.gt(x, E.const(0.0, x)), x, E.mul(x, E.const(alpha, x))),
       lambda g, out, x, alpha=0.2: (F.where(F.greater(x, 0.0), g, F.mul(g, alpha)),),
       infer=infer_float_only("leaky_relu"),
@@ -329,8 +346,15 @@ def _infer_where(cond, x, y):
     return AVal(shape, result_dtype("where", x, y))
 
 
+def _where_impl(xp, c, x, y):
+    dt = getattr(c, "dtype", None)
+    if dt is not None and dt.kind != "b":  # eager skips infer: reject what infer rejects
+        raise TypeError(f"condition must be bool, got {dt}")
+    return xp.where(c, x, y)
+
+
 register(Op("where", prim="Select", inputs=("condition", "x", "y"),
-            impl=lambda xp, c, x, y: xp.where(c, x, y), expr=lambda E, c, x, y: E.select(c, x, y),
+            impl=_where_impl, expr=lambda E, c, x, y: E.select(c, x, y),
             infer=_infer_where, kind=ELEMENTWISE, promote=True,
             vjp=lambda g, out, c, x, y: (None, unbroadcast(F.where(c, g, F.zeros_like(g)), x),
                                          unbroadcast(F.where(c, F.zeros_like(g), g), y)),
@@ -354,4 +378,5 @@ register(Op("cast", prim="Cast", inputs=("x",), impl=_cast_impl,
             expr=lambda E, x, dtype: E.cast(x, dtype),
             infer=lambda x, dtype: AVal(x.shape if is_tensorlike(x) else (), dtype),
             vjp=_cast_vjp, kind=ELEMENTWISE, attrs={"dtype": Attr(check=a_dtype)},
+            call_attrs=("dtype",),
             doc="convert to another dtype"))

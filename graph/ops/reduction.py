@@ -51,7 +51,7 @@ def _sum_impl(xp, x, axis=None, keep_dims=False):
 
 register(Op("reduce_sum", prim="ReduceSum", inputs=("x",), impl=_sum_impl,
             infer=_infer_reduce("reduce_sum"), kind=REDUCTION, reduce="add",
-            attrs=REDUCE_ATTRS, doc="sum over axis (None: all axes)",
+            attrs=REDUCE_ATTRS, call_attrs=("axis",), doc="sum over axis (None: all axes)",
             vjp=lambda g, out, x, axis=None, keep_dims=False: (expand_to(g, x, axis, keep_dims),)))
 
 
@@ -70,7 +70,7 @@ def _mean_impl(xp, x, axis=None, keep_dims=False):
 
 register(Op("reduce_mean", prim="ReduceMean", inputs=("x",), impl=_mean_impl,
             infer=_infer_reduce("reduce_mean", float_out=True), kind=REDUCTION, reduce="add",
-            attrs=REDUCE_ATTRS, doc="mean over axis (None: all axes)",
+            attrs=REDUCE_ATTRS, call_attrs=("axis",), doc="mean over axis (None: all axes)",
             vjp=lambda g, out, x, axis=None, keep_dims=False: (
                 expand_to(F.div(g, float(max(_count(x, axis), 1))), x, axis, keep_dims),)))
 
@@ -88,11 +88,13 @@ register(Op("reduce_max", prim="ReduceMax", inputs=("x",),
             impl=lambda xp, x, axis=None, keep_dims=False: xp.asarray(
                 xp.max(x, axis=_axes_tuple(axis, x.ndim), keepdims=keep_dims)),
             infer=_infer_reduce("reduce_max"), kind=REDUCTION, reduce="max", attrs=REDUCE_ATTRS,
+            call_attrs=("axis",),
             vjp=_extreme_vjp, doc="max over axis; ties share the gradient"))
 register(Op("reduce_min", prim="ReduceMin", inputs=("x",),
             impl=lambda xp, x, axis=None, keep_dims=False: xp.asarray(
                 xp.min(x, axis=_axes_tuple(axis, x.ndim), keepdims=keep_dims)),
             infer=_infer_reduce("reduce_min"), kind=REDUCTION, reduce="min", attrs=REDUCE_ATTRS,
+            call_attrs=("axis",),
             vjp=_extreme_vjp, doc="min over axis; ties share the gradient"))
 
 
@@ -105,6 +107,7 @@ register(Op("reduce_prod", prim="ReduceProd", inputs=("x",),
             impl=lambda xp, x, axis=None, keep_dims=False: xp.asarray(
                 xp.prod(x, axis=_axes_tuple(axis, x.ndim), keepdims=keep_dims, dtype=x.dtype)),
             infer=_infer_reduce("reduce_prod"), kind=REDUCTION, reduce="mul", attrs=REDUCE_ATTRS,
+            call_attrs=("axis",),
             vjp=_prod_vjp, doc="product over axis (gradient assumes no zero entries)"))
 
 

@@ -1,1 +1,44 @@
-"""data."""
+"""``runtime.data`` (MindSpore's ``mindspore.dataset``): datasets, pipelines and transforms.
+
+Sources: :class:`MnistDataset` (standard IDX files, raw or gzip), :class:`NumpySlicesDataset`,
+:class:`GeneratorDataset`. Pipeline: ``.map(operations=, input_columns=)``, ``.batch(n,
+drop_remainder=)``, ``.shuffle(buffer_size)``, ``.repeat(n)``, ``.take(n)``, iterators
+``.create_tuple_iterator()`` / ``.create_dict_iterator()``. Transforms: :mod:`runtime.data.vision`
+(Resize, Rescale, Normalize, HWC2CHW...) and :mod:`runtime.data.transforms` (TypeCast...).
+
+A small real MNIST subset ships with the package (the first 6,000 training and 1,000 test digits):
+``MnistDataset(embedded_mnist_dir())``.
+
+Example:
+    >>> import runtime as ms
+    >>> from runtime.data import MnistDataset, embedded_mnist_dir, vision, transforms
+    >>> ds = MnistDataset(embedded_mnist_dir(), usage="test", shuffle=False)
+    >>> ds = ds.map([vision.Rescale(1 / 255, 0), vision.HWC2CHW()], input_columns="image")
+    >>> ds = ds.map(transforms.TypeCast(ms.int32), input_columns="label").batch(32, drop_remainder=True)
+    >>> image, label = next(ds.create_tuple_iterator())
+    >>> image.shape, label.dtype, ds.get_dataset_size()
+    ((32, 1, 28, 28), Int32, 31)
+"""
+import os as _os
+
+from . import config, transforms, vision  # noqa: F401
+from .dataset import (BatchDataset, BatchInfo, Dataset, DictIterator, MapDataset, MappableDataset,  # noqa: F401
+                      ProjectDataset, RenameDataset, RepeatDataset, ShuffleDataset, SkipDataset, TakeDataset,
+                      TupleIterator)
+from .mnist import MnistDataset  # noqa: F401
+from .sources import GeneratorDataset, NumpySlicesDataset  # noqa: F401
+from .vision import Border, ImageBatchFormat, Inter  # noqa: F401
+
+_EMBEDDED = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "_embedded")
+
+
+def embedded_mnist_dir() -> str:
+    """Folder of the MNIST subset shipped with the package (standard gzip IDX files: the first
+    6,000 training and the first 1,000 test digits of MNIST)."""
+    return _EMBEDDED
+
+
+__all__ = ["Dataset", "MappableDataset", "MnistDataset", "NumpySlicesDataset", "GeneratorDataset",
+           "BatchDataset", "MapDataset", "ShuffleDataset", "RepeatDataset", "TakeDataset", "SkipDataset",
+           "ProjectDataset", "RenameDataset", "BatchInfo", "TupleIterator", "DictIterator",
+           "vision", "transforms", "config", "Inter", "Border", "ImageBatchFormat", "embedded_mnist_dir"]

@@ -1,3 +1,25 @@
-"""``runtime.nn``: Cell, layers, losses, optimizers, wrappers and metrics."""
+"""``runtime.nn``: Cell, layers, losses, optimizers, wrappers and metrics (``mindspore.nn``).
+
+Example:
+    >>> import runtime as ms
+    >>> from runtime import nn
+    >>> net = nn.SequentialCell([nn.Dense(4, 8), nn.ReLU(), nn.Dense(8, 2)])
+    >>> opt = nn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9)
+    >>> train = nn.TrainOneStepCell(nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")), opt)
+"""
 from .cell import Cell  # noqa: F401
 from ..parameter import Parameter, ParameterTuple  # noqa: F401
+from .layers import *  # noqa: F401,F403
+from .layers import __all__ as _layers_all
+from .loss import *  # noqa: F401,F403
+from .loss import __all__ as _loss_all
+from .optim import *  # noqa: F401,F403
+from .optim import __all__ as _optim_all
+from .wrap import *  # noqa: F401,F403
+from .wrap import __all__ as _wrap_all
+from .metrics import *  # noqa: F401,F403
+from .metrics import __all__ as _metrics_all
+from . import layers, loss, optim, wrap, metrics  # noqa: F401
+
+__all__ = (["Cell", "Parameter", "ParameterTuple"] + _layers_all + _loss_all + _optim_all + _wrap_all
+           + _metrics_all)

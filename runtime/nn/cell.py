@@ -40,6 +40,9 @@ class Cell:
         object.__setattr__(self, "_auto_prefix", auto_prefix)
         object.__setattr__(self, "_cell_name", type(self).__name__)
         object.__setattr__(self, "_jit", None)  # set by ms.jit(construct) / Cell.compile
+        # name prefix of this Cell inside the Cell it was attached to ("" while it is a root), so
+        # Parameters and Cells added after attachment (CellList.append...) get full names too
+        object.__setattr__(self, "_scope", "")
 
     # -- attribute registration -------------------------------------------------------------------
     def __setattr__(self, name, value):
@@ -47,14 +50,20 @@ class Cell:
         if "_params" not in d:
             raise RuntimeError(f"{type(self).__name__}: call super().__init__() before assigning attributes")
         if isinstance(value, Parameter):
-            if not value._named or value.name == "Parameter":
-                value.name = name
-                value._named = True
+            if d["_params"].get(name) is not value:
+                if not value._named or value.name == "Parameter":
+                    value.name = name
+                    value._named = True
+                if d["_scope"]:
+                    value.name = f"{d['_scope']}.{value.name}"
             d["_params"][name] = value
             d["_cells"].pop(name, None)
         elif isinstance(value, Cell):
-            if self._auto_prefix:
-                value._prefix_param_names(name)
+            if d["_cells"].get(name) is not value:
+                if self._auto_prefix:
+                    value._prefix_param_names(name)
+                if d["_scope"]:
+                    value._prefix_param_names(d["_scope"])
             d["_cells"][name] = value
             d["_params"].pop(name, None)
         elif name in d["_params"]:
@@ -77,6 +86,7 @@ class Cell:
         object.__delattr__(self, name)
 
     def _prefix_param_names(self, prefix):
+        object.__setattr__(self, "_scope", f"{prefix}.{self._scope}" if self._scope else prefix)
         for p in self._params.values():
             p.name = f"{prefix}.{p.name}"
         for c in self._cells.values():

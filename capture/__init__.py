@@ -1,0 +1,28 @@
+"""``capture``: graph mode as a bytecode-capture JIT.
+
+``jit`` / GRAPH_MODE / ``Cell.compile`` translate a frame's bytecode into the IR (graph breaks
+fall back to eager with a recorded reason), cache it per code object behind guards, and run it
+with a backend. ``explain()`` reports graphs and breaks.
+
+Example:
+    >>> import capture, runtime as ms
+    >>> f = capture.jit(lambda x: x * 2 + 1)
+    >>> f(ms.Tensor([1.0]))
+    Tensor(shape=[1], dtype=Float32, value=[3.])
+"""
+from runtime import context as _context
+
+from . import bytecode_compat as _bc
+from .api import GraphModeHandler, JitFunction, call_captured, jit  # noqa: F401
+from .backends import CountingBackend, register_backend  # noqa: F401
+from .cache import RECOMPILE_LIMIT, reset  # noqa: F401
+from .errors import FullGraphError, GraphBreak  # noqa: F401
+from .explain import ExplainReport, explain  # noqa: F401
+from .report import events  # noqa: F401
+
+if not _bc.SUPPORTED:  # pragma: no cover - depends on the interpreter
+    import warnings
+    warnings.warn(f"capture: Python {_bc.PY} is not supported (3.11-3.13); graph mode runs eagerly",
+                  RuntimeWarning)
+else:
+    _context.set_graph_handler(GraphModeHandler())

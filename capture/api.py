@@ -1,0 +1,375 @@
+"""Entry points of graph mode, all routed through :func:`call_captured`.
+
+``jit`` (decorator / function transform), GRAPH_MODE Cell calls, and ``Cell.compile`` look up the
+per-code-object cache; on a miss the frame is translated into a graph (guards recorded), compiled
+by the backend and cached. A graph break (or an internal capture error) makes the frame run
+eagerly, recorded with its reason and line for ``explain()``.
+
+Example:
+    >>> import capture, runtime as ms
+    >>> @capture.jit
+    ... def f(x, y):
+    ...     return ms.ops.relu(x * y + 1)
+    >>> f(ms.Tensor([1.0, -2.0]), ms.Tensor([3.0, 4.0]))
+    Tensor(shape=[2], dtype=Float32, value=[4., 0.])
+"""
+from __future__ import annotations
+
+import inspect
+import logging
+import os
+import time
+import traceback
+import types
+
+from graph.ir import GraphBuildError  # noqa: F401
+from runtime import context as _context
+from runtime import tape as _tape
+from runtime.jit_api import JitConfig
+from runtime.nn.cell import Cell
+from runtime.parameter import Parameter
+from runtime.tensor import Tensor
+
+from . import backends
+from .builder import SymTensor
+from .cache import COMPILE_LOCK, RECOMPILE_LIMIT, Entry, cache_for
+from .errors import CaptureUserError, FullGraphError, GraphBreak
+from .report import BreakInfo, CompileInfo, events
+from .runner import build_output, fetch_inputs, replay_eager
+from .translator import InstructionTranslator, Tracer
+from .variables import (CellVariable, ConstantVariable, DictVariable, ListVariable, ObjectVariable,
+                        TensorVariable, TupleVariable, Variable)
+
+log = logging.getLogger("capture")
+
+
+class CaptureConfig:
+    __slots__ = ("fullgraph", "backend", "jit_config")
+
+    def __init__(self, fullgraph=False, backend=None, jit_config=None):
+        if jit_config is not None and not isinstance(jit_config, JitConfig):
+            raise TypeError(f"jit: jit_config must be a JitConfig, got {type(jit_config).__name__}")
+        if not isinstance(fullgraph, bool):
+            raise TypeError(f"jit: fullgraph must be a bool, got {fullgraph!r}")
+        backends.get_backend(backend)  # validates the name
+        self.fullgraph = fullgraph
+        self.backend = backend
+        self.jit_config = jit_config or JitConfig()
+
+
+DEFAULT_CONFIG = CaptureConfig()
+
+
+# -- argument normalisation --------------------------------------------------------------------------
+def _simple_signature(fn):
+    code = fn.__code__
+    return not (code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)) and code.co_kwonlyargcount == 0
+
+
+def flatten_call(fn, args, kwargs):
+    """Positional tuple of a call's arguments in the code's parameter order (defaults applied)."""
+    code = fn.__code__
+    if not kwargs and len(args) == code.co_argcount:
+        return tuple(args), None
+    sig = inspect.signature(fn)
+    bound = sig.bind(*args, **kwargs)
+    bound.apply_defaults()
+    names = list(bound.arguments)
+    return tuple(bound.arguments.values()), names
+
+
+# -- the dispatcher --------------------------------------------------------------------------------------
+def call_captured(fn, args, kwargs, config: CaptureConfig = DEFAULT_CONFIG, name=None):
+    """Run ``fn(*args, **kwargs)`` through the capture cache (compiling on a miss)."""
+    fn = getattr(fn, "__wrapped_jit__", fn)
+    if not isinstance(fn, types.FunctionType) or fn.__code__.co_flags & (
+            inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
+        return fn(*args, **kwargs)
+    flat, names = flatten_call(fn, args, kwargs)
+    cache = cache_for(fn.__code__)
+    entry = cache.lookup(flat)
+    if entry is None:
+        entry = compile_entry(fn, flat, names, config, cache, name)
+    if entry.eager:
+        return fn(*args, **kwargs)
+    return run_entry(entry, flat)
+
+
+def run_entry(entry: Entry, flat):
+    arrays, tensors = fetch_inputs(entry.sources, flat)
+    if _tape.ACTIVE and _any_tracked(tensors):
+        outs = replay_eager(entry.graph, tensors)
+    else:
+        outs, updates = entry.runner(arrays)
+        for idx, arr in updates.items():
+            tensors[idx]._data = arr
+        outs = [Tensor._wrap(o) for o in outs]
+    return build_output(entry.template, outs)
+
+
+def _any_tracked(tensors):
+    for tp in _tape.ACTIVE:
+        for t in tensors:
+            if id(t) in tp.tracked:
+                return True
+    return False
+
+
+def _owner_key(flat):
+    return id(flat[0]) if flat and isinstance(flat[0], Cell) else 0
+
+
+def compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
+    with COMPILE_LOCK:
+        qual = name or fn.__qualname__
+        owner = _owner_key(flat)
+        n = cache.compiles_per_owner.get(owner, 0)
+        reason = cache.failure_reason(flat)
+        if cache.disabled_reason or n >= RECOMPILE_LIMIT:
+            if not cache.disabled_reason:
+                cache.disabled_reason = (f"recompile limit ({RECOMPILE_LIMIT}) reached for {qual}; "
+                                         f"last reason: {reason}")
+                log.warning(cache.disabled_reason)
+            info = BreakInfo(cache.disabled_reason, fn.__code__.co_filename, fn.__code__.co_firstlineno, "",
+                             "make input shapes/dtypes and Python values read in construct stable", qual)
+            events.record_break(info)
+            tracer = Tracer(qual)
+            _arg_guards_only(tracer, flat)
+            entry = Entry(tracer.guards, break_info=info, name=qual)
+            cache.add(entry)
+            return entry
+        if n:
+            events.record_recompile(qual, reason)
+        cache.compiles_per_owner[owner] = n + 1
+        t0 = time.perf_counter()
+        tracer = Tracer(qual.replace(".", "_").replace("<", "").replace(">", ""))
+        try:
+            graph, sources, template = translate(tracer, fn, flat, names)
+        except GraphBreak as e:
+            if config.fullgraph:
+                loc = e.loc or (fn.__code__.co_filename, fn.__code__.co_firstlineno, "")
+                raise FullGraphError(f"graph break in {qual} (fullgraph=True): {e.reason}\n  at {loc[0]}:{loc[1]}"
+                                     f"\n    {loc[2]}" + (f"\n  hint: {e.hint}" if e.hint else "")) from None
+            info = BreakInfo.from_break(e, qual, fn)
+            events.record_break(info)
+            entry = Entry(tracer.guards, break_info=info, name=qual)
+            cache.add(entry)
+            return entry
+        except CaptureUserError as e:
+            path = _dump_analyze_fail(e.graph, qual)
+            err = e.error
+            msg = str(err) + (f"\n  IR of the graph up to the failing op: {path}" if path else "")
+            raise type(err)(msg) from None
+        except (FullGraphError, KeyboardInterrupt):
+            raise
+        except Exception as e:  # an internal capture error: never crash a working script
+            tb = traceback.format_exc(limit=6)
+            if config.fullgraph:
+                raise FullGraphError(f"internal capture error in {qual}: {type(e).__name__}: {e}") from e
+            info = BreakInfo(f"internal capture error: {type(e).__name__}: {e}", fn.__code__.co_filename,
+                             fn.__code__.co_firstlineno, "", "please report this; the frame runs eagerly", qual,
+                             internal=tb)
+            log.warning("capture of %s failed internally; running eagerly\n%s", qual, tb)
+            events.record_break(info)
+            fresh = Tracer(qual)
+            _arg_guards_only(fresh, flat)
+            entry = Entry(fresh.guards, break_info=info, name=qual)
+            cache.add(entry)
+            return entry
+        entry = Entry(tracer.guards, graph=graph, sources=sources, template=template, name=qual)
+        entry.runner = backends.get_backend(config.backend)(graph)
+        entry.compile_time = time.perf_counter() - t0
+        cache.add(entry)
+        events.record_compile(CompileInfo(qual, graph, entry.guard_set.descs, entry.compile_time))
+        _maybe_save(graph, qual)
+        return entry
+
+
+def _arg_guards_only(tracer, flat):
+    for i, v in enumerate(flat):
+        _guard_root_value(tracer, v, f"args[{i}]", f"argument {i}")
+
+
+def _guard_root_value(tracer, value, expr, desc):
+    g = tracer.guards
+    if isinstance(value, Tensor) and not isinstance(value, Parameter):
+        g.tensor(expr, value, desc)
+    elif isinstance(value, (int, float, bool, str, type(None))):
+        g.constant(expr, value, desc)
+    elif isinstance(value, (tuple, list)):
+        g.add(f"type({expr}) is {g.obj(type(value))} and len({expr}) == {len(value)}",
+              f"{desc}: {type(value).__name__} of length {len(value)}")
+        for i, v in enumerate(value):
+            _guard_root_value(tracer, v, f"{expr}[{i}]", f"{desc}[{i}]")
+    else:
+        g.identity(expr, value, desc)
+
+
+def _wrap_root(tx, value, expr, path, desc):
+    g = tx.guards
+    if isinstance(value, Tensor) and not isinstance(value, Parameter):
+        g.tensor(expr, value, desc)
+        return TensorVariable(tx.builder.arg_input(value, path, desc))
+    if isinstance(value, (int, float, bool, str, type(None))):
+        g.constant(expr, value, desc)
+        return ConstantVariable(value)
+    if isinstance(value, (tuple, list)):
+        g.add(f"type({expr}) is {g.obj(type(value))} and len({expr}) == {len(value)}",
+              f"{desc}: {type(value).__name__} of length {len(value)}")
+        items = [_wrap_root(tx, v, f"{expr}[{i}]", path + (i,), f"{desc}[{i}]") for i, v in enumerate(value)]
+        return TupleVariable(items) if isinstance(value, tuple) else ListVariable(items)
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        g.add(f"type({expr}) is dict and list({expr}) == {g.obj(list(value))}", f"{desc}: dict keys {list(value)}")
+        return DictVariable({k: _wrap_root(tx, v, f"{expr}[{k!r}]", path + (k,), f"{desc}[{k!r}]")
+                             for k, v in value.items()})
+    g.identity(expr, value, desc)
+    if isinstance(value, Cell):
+        return CellVariable(value)
+    return tx.wrap(value)
+
+
+def translate(tracer, fn, flat, names):
+    """Translate one frame; returns (graph, input sources, output template)."""
+    code = fn.__code__
+    names = names or list(code.co_varnames[:code.co_argcount])
+    root = InstructionTranslator(tracer, code, fn.__globals__, {}, {}, depth=0)
+    local_vars = {}
+    for i, (nm, value) in enumerate(zip(names, flat)):
+        local_vars[nm] = _wrap_root(root, value, f"args[{i}]", (i,), nm)
+    root.locals = local_vars
+    root.self_var = local_vars.get(names[0]) if names else None
+    if code.co_freevars:
+        from .variables import Box
+        for nm, cell in zip(code.co_freevars, fn.__closure__ or ()):
+            contents = cell.cell_contents
+            root._guard_value(f"{root.guards.obj(cell)}.cell_contents", contents, f"closure variable {nm}")
+            root.boxes[nm] = Box(root.wrap(contents))
+        if "__class__" in code.co_freevars:
+            root.cls = fn.__closure__[code.co_freevars.index("__class__")].cell_contents
+    tracer.guards.add(f"{tracer.guards.obj(_context._state)}['mode'] == {_context.mode()}",
+                      f"context mode is {'GRAPH_MODE' if _context.mode() == 0 else 'PYNATIVE_MODE'}")
+    ret = root.run()
+    builder = tracer.builder
+    outputs = []
+    template = _template(root, ret, outputs)
+    builder.graph.set_outputs(outputs)
+    # lifted tensors (Parameters, held tensors): their dtype/shape were baked into the graph
+    for obj in builder.lifted_objs.values():
+        tracer.guards.tensor(tracer.guards.obj(obj), obj, getattr(obj, "name", "captured tensor"))
+    builder.graph.verify()
+    return builder.graph, builder.sources, template
+
+
+def _template(tx, var: Variable, outputs):
+    if isinstance(var, TensorVariable):
+        outputs.append(var.sym.value)
+        return ("t", len(outputs) - 1)
+    if isinstance(var, ConstantVariable):
+        return ("c", var.value)
+    if isinstance(var, TupleVariable):
+        kind = "list" if isinstance(var, ListVariable) else "tuple"
+        return (kind, [_template(tx, v, outputs) for v in var.items])
+    if isinstance(var, DictVariable):
+        return ("dict", {k: _template(tx, v, outputs) for k, v in var.items.items()})
+    if isinstance(var, (CellVariable, ObjectVariable)):
+        return ("c", var.obj)
+    raise GraphBreak(f"returning a {var.describe()} from a captured region is not supported")
+
+
+def _dump_analyze_fail(graph, qual):
+    if graph is None:
+        return None
+    directory = _context.get_context("save_graphs_path") or "."
+    try:
+        path = os.path.join(directory, f"analyze_fail_{qual.replace('.', '_').replace('<', '').replace('>', '')}.ir")
+        os.makedirs(directory, exist_ok=True)
+        text = graph.format() + "\n# the next op failed shape/dtype inference at " + \
+            (f"{graph.current_loc[0]}:{graph.current_loc[1]}: {graph.current_loc[2]}" if graph.current_loc else "?")
+        tmp = path + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(text + "\n")
+        os.replace(tmp, path)
+        return os.path.abspath(path)
+    except OSError:
+        return None
+
+
+def _maybe_save(graph, qual):
+    if _context.get_context("save_graphs"):
+        stem = f"{len(events.saved):04d}_{graph.name}"
+        events.saved.append(graph.dump(_context.get_context("save_graphs_path"), stem))
+
+
+# -- user-facing wrappers ------------------------------------------------------------------------------
+class JitFunction:
+    """What ``jit(fn)`` returns: calls go through the capture cache; works as a method too."""
+
+    def __init__(self, fn, config: CaptureConfig):
+        self.__wrapped_jit__ = fn
+        self.config = config
+        self.__name__ = getattr(fn, "__name__", "jit_function")
+        self.__qualname__ = getattr(fn, "__qualname__", self.__name__)
+        self.__doc__ = getattr(fn, "__doc__", None)
+        self.__module__ = getattr(fn, "__module__", None)
+
+    def __call__(self, *args, **kwargs):
+        return call_captured(self.__wrapped_jit__, args, kwargs, self.config)
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return types.MethodType(self, obj)
+
+    def __repr__(self):
+        return f"<jit {self.__qualname__}>"
+
+
+def jit(fn=None, *, fullgraph=False, backend=None, jit_config=None, **options):
+    """Capture ``fn`` (a function, a ``construct`` method, or a Cell) into graphs.
+
+    ``fullgraph=True`` raises instead of falling back at a graph break; ``backend`` picks the
+    executor ("numpy" reference interpreter, or a registered compiler / callable);
+    ``jit_config`` is an ``ms.JitConfig``.
+    """
+    if options:
+        raise TypeError(f"jit: unknown option(s) {sorted(options)}")
+    config = CaptureConfig(fullgraph, backend, jit_config)
+    if fn is None:
+        return lambda f: jit(f, fullgraph=fullgraph, backend=backend, jit_config=jit_config)
+    if isinstance(fn, Cell):
+        construct = type(fn).construct
+        construct = getattr(construct, "__wrapped_jit__", construct)
+        object.__setattr__(fn, "_jit", types.MethodType(JitFunction(construct, config), fn))
+        return fn
+    if isinstance(fn, JitFunction):
+        return fn
+    if isinstance(fn, types.MethodType):
+        return types.MethodType(JitFunction(fn.__func__, config), fn.__self__)
+    if not callable(fn):
+        raise TypeError(f"jit: expected a function or Cell, got {type(fn).__name__}")
+    if not isinstance(fn, types.FunctionType):
+        raise TypeError(f"jit: cannot capture {type(fn).__name__} objects; pass a Python function")
+    return JitFunction(fn, config)
+
+
+class GraphModeHandler:
+    """Registered in ``runtime.context``: runs Cells captured when mode=GRAPH_MODE."""
+
+    def __call__(self, cell, args, kwargs):
+        construct = type(cell).construct
+        return call_captured(construct, (cell,) + tuple(args), kwargs, DEFAULT_CONFIG,
+                             name=f"{type(cell).__name__}.construct")
+
+    def compile(self, cell, args, kwargs):
+        construct = getattr(type(cell).construct, "__wrapped_jit__", type(cell).construct)
+        flat, names = flatten_call(construct, (cell,) + tuple(args), kwargs)
+        cache = cache_for(construct.__code__)
+        entry = cache.lookup(flat)
+        if entry is None:
+            entry = compile_entry(construct, flat, names, DEFAULT_CONFIG, cache, f"{type(cell).__name__}.construct")
+        if not entry.eager and cell._jit is None:
+            object.__setattr__(cell, "_jit", types.MethodType(JitFunction(construct, DEFAULT_CONFIG), cell))
+        return entry
+
+
+SymTensor  # noqa: B018 - imported so the symbolic bind handler is registered

@@ -1,0 +1,137 @@
+"""Graph building for one captured frame: symbolic tensors, graph inputs and their sources.
+
+``SymTensor`` is the tensor the translator hands to framework code (ops, Tensor methods,
+composites): it has the eager Tensor's methods (``TensorMethods``) and a ``bind`` handler that
+appends nodes to the frame's graph. Eager tensors met while building (Parameters, tensors held by
+Cells or globals) become graph inputs, fetched from the same objects on every call, so training
+updates never need a recompile.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from graph.aval import AVal
+from graph.errors import relocate
+from graph.ir import PARAM, INPUT, Graph, Value
+from graph.ops import register_handler
+from runtime.parameter import Parameter
+from runtime.tensor import Tensor
+from runtime.tensor_methods import TensorMethods
+
+
+class SymTensor(TensorMethods):
+    """A symbolic tensor: an IR Value of the graph being captured."""
+
+    __slots__ = ("value", "builder")
+
+    def __init__(self, value: Value, builder: "GraphBuilder"):
+        self.value = value
+        self.builder = builder
+
+    @property
+    def shape(self):
+        return self.value.aval.shape
+
+    @property
+    def dtype(self):
+        return self.value.aval.dtype
+
+    @property
+    def ndim(self):
+        return len(self.value.aval.shape)
+
+    @property
+    def size(self):
+        return self.value.aval.size
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __repr__(self):
+        return f"SymTensor({self.value!r}:{self.value.aval})"
+
+    def __bool__(self):
+        from .errors import GraphBreak
+        raise GraphBreak("data-dependent branch: the truth value of a tensor is only known at run time",
+                         hint="compute the condition with Python values, or let the branch run eagerly")
+
+    def asnumpy(self):
+        from .errors import GraphBreak
+        raise GraphBreak("Tensor.asnumpy() needs the tensor's data, which only exists at run time",
+                         hint="move the numpy code out of construct, or accept the graph break")
+
+    def item(self):
+        from .errors import GraphBreak
+        raise GraphBreak("Tensor.item() needs the tensor's data, which only exists at run time")
+
+
+class GraphBuilder:
+    """State of one capture: the graph, its input sources and the guards recorded so far."""
+
+    def __init__(self, name: str):
+        self.graph = Graph(name)
+        self.sources: list = []  # per graph input: ("arg", path) or ("obj", tensor)
+        self._lifted: dict[int, Value] = {}
+        self.lifted_objs: dict[int, object] = {}
+
+    def arg_input(self, tensor, path, name: str) -> SymTensor:
+        v = self.graph.add_input(AVal(tensor.shape, tensor.dtype), name, INPUT)
+        self.sources.append(("arg", path))
+        return SymTensor(v, self)
+
+    def lift(self, obj) -> Value:
+        """The graph Value standing for an eager tensor (a Parameter or a held constant tensor)."""
+        v = self._lifted.get(id(obj))
+        if v is None:
+            kind = PARAM if isinstance(obj, Parameter) else INPUT
+            name = obj.name if isinstance(obj, Parameter) else f"tensor_{len(self._lifted)}"
+            v = self.graph.add_input(AVal(obj.shape, obj.dtype), name, kind, ref=obj)
+            self.sources.append(("obj", obj))
+            self._lifted[id(obj)] = v
+            self.lifted_objs[id(obj)] = obj
+        return self.graph.updates.get(v, v)
+
+    def sym(self, obj) -> SymTensor:
+        return SymTensor(self.lift(obj), self)
+
+    def const(self, array) -> SymTensor:
+        return SymTensor(self.graph.add_const(np.asarray(array)), self)
+
+
+def _builder_of(args):
+    for a in args:
+        if isinstance(a, SymTensor):
+            return a.builder
+    return None
+
+
+def _sym_handler(op, args, attrs):
+    b = _builder_of(args)
+    vals = []
+    for a in args:
+        if isinstance(a, SymTensor):
+            vals.append(a.value)
+        elif isinstance(a, Tensor):
+            vals.append(b.lift(a))
+        elif isinstance(a, np.ndarray):
+            vals.append(b.graph.add_const(a))
+        elif isinstance(a, np.generic):
+            vals.append(a.item())
+        else:
+            vals.append(a)
+    if op.mutates is not None and isinstance(args[op.mutates], Tensor) and not isinstance(args[op.mutates], Parameter):
+        from .errors import GraphBreak
+        raise GraphBreak(f"in-place {op.name} on a tensor that is not a Parameter")
+    try:
+        out = b.graph.add_node(op, vals, attrs)
+    except (TypeError, ValueError) as e:
+        from .errors import CaptureUserError
+        raise CaptureUserError(relocate(e, b.graph.current_loc), b.graph) from None
+    if isinstance(out, tuple):
+        return tuple(SymTensor(o, b) for o in out)
+    return SymTensor(out, b)
+
+
+register_handler(SymTensor, _sym_handler, priority=20)

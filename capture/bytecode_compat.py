@@ -1,0 +1,65 @@
+"""Every CPython-version difference the translator needs, in one place (3.11, 3.12, 3.13).
+
+The ``bytecode`` package gives abstract instructions (jump targets are Labels); this module maps
+their names and arguments onto one vocabulary so the translator's handlers are version-free.
+"""
+from __future__ import annotations
+
+import sys
+
+PY = sys.version_info[:2]
+SUPPORTED = (3, 11) <= PY <= (3, 13)
+PY311 = PY == (3, 11)
+PY312 = PY == (3, 12)
+PY313 = PY == (3, 13)
+
+#: on 3.11/3.12 a call's stack is [NULL|method, callable|self, args]; on 3.13 [callable, NULL|self, args]
+NULL_AFTER_CALLABLE = PY >= (3, 13)
+
+#: instructions after a FOR_ITER's exhaustion target that the real interpreter skips
+FOR_ITER_SKIP = {(3, 11): 0, (3, 12): 1, (3, 13): 2}.get(PY, 0)
+
+_RENAMES = {
+    "POP_JUMP_FORWARD_IF_FALSE": "POP_JUMP_IF_FALSE",
+    "POP_JUMP_BACKWARD_IF_FALSE": "POP_JUMP_IF_FALSE",
+    "POP_JUMP_FORWARD_IF_TRUE": "POP_JUMP_IF_TRUE",
+    "POP_JUMP_BACKWARD_IF_TRUE": "POP_JUMP_IF_TRUE",
+    "POP_JUMP_FORWARD_IF_NONE": "POP_JUMP_IF_NONE",
+    "POP_JUMP_BACKWARD_IF_NONE": "POP_JUMP_IF_NONE",
+    "POP_JUMP_FORWARD_IF_NOT_NONE": "POP_JUMP_IF_NOT_NONE",
+    "POP_JUMP_BACKWARD_IF_NOT_NONE": "POP_JUMP_IF_NOT_NONE",
+    "JUMP_FORWARD": "JUMP",
+    "JUMP_BACKWARD": "JUMP",
+    "JUMP_BACKWARD_NO_INTERRUPT": "JUMP",
+    "LOAD_FAST_CHECK": "LOAD_FAST",
+}
+
+
+def opname(instr) -> str:
+    return _RENAMES.get(instr.name, instr.name)
+
+
+def load_attr_arg(instr):
+    """(is_method, name) for LOAD_ATTR on every version (3.11 has LOAD_METHOD separately)."""
+    if instr.name == "LOAD_METHOD":
+        return True, instr.arg
+    if isinstance(instr.arg, tuple):
+        return instr.arg
+    return False, instr.arg
+
+
+def load_global_arg(instr):
+    """(push_null, name)."""
+    if isinstance(instr.arg, tuple):
+        return instr.arg
+    return False, instr.arg
+
+
+def compare_name(arg) -> str:
+    """Compare enum -> '<', '<=', ... (3.13 adds *_CAST variants that also convert to bool)."""
+    name = getattr(arg, "name", str(arg)).replace("_CAST", "")
+    return {"LT": "<", "LE": "<=", "EQ": "==", "NE": "!=", "GT": ">", "GE": ">="}[name]
+
+
+def binary_op_name(arg) -> str:
+    return getattr(arg, "name", str(arg))

@@ -1,0 +1,29 @@
+"""Exceptions the capture machinery uses internally."""
+from __future__ import annotations
+
+
+class GraphBreak(Exception):
+    """Something capture cannot put in a graph; the frame (or region) runs eagerly instead.
+
+    ``reason`` is plain English; ``hint`` says what the user could change; ``loc`` is
+    (filename, lineno, source_line) of the user's instruction, filled in by the translator.
+    """
+
+    def __init__(self, reason: str, hint: str = "", loc=None):
+        super().__init__(reason)
+        self.reason = reason
+        self.hint = hint
+        self.loc = loc
+
+
+class CaptureUserError(Exception):
+    """A user error (bad shapes/dtypes) found while building the graph: re-raised to the user."""
+
+    def __init__(self, error: BaseException, graph=None):
+        super().__init__(str(error))
+        self.error = error
+        self.graph = graph
+
+
+class FullGraphError(RuntimeError):
+    """Raised instead of falling back when the user asked for ``fullgraph=True``."""

@@ -1,0 +1,141 @@
+"""``capture.explain(fn_or_cell)(*args)``: run once with capture on and report graphs and breaks.
+
+Example:
+    >>> report = capture.explain(net)(x)            # doctest: +SKIP
+    >>> report.graph_count, report.graph_break_count
+    (1, 0)
+    >>> print(report)                               # readable summary
+"""
+from __future__ import annotations
+
+import html
+import json
+
+from runtime.nn.cell import Cell
+
+from . import cache as _cache
+from .report import events
+
+
+class ExplainReport:
+    def __init__(self):
+        self.compiles = []
+        self.breaks = []
+        self.recompiles = []
+        self.result = None
+
+    # -- the numbers ----------------------------------------------------------------------------------
+    @property
+    def graphs(self):
+        return [c.graph for c in self.compiles]
+
+    @property
+    def graph_count(self) -> int:
+        return len(self.compiles)
+
+    @property
+    def break_reasons(self):
+        seen, out = set(), []
+        for b in self.breaks:
+            if b.key() not in seen:
+                seen.add(b.key())
+                out.append(b)
+        return out
+
+    @property
+    def graph_break_count(self) -> int:
+        return len(self.break_reasons)
+
+    @property
+    def ops_per_graph(self):
+        return [c.graph.op_count() for c in self.compiles]
+
+    @property
+    def op_count(self) -> int:
+        return sum(self.ops_per_graph)
+
+    @property
+    def guards(self):
+        return [c.guards for c in self.compiles]
+
+    @property
+    def compile_times(self):
+        return [c.seconds for c in self.compiles]
+
+    # -- rendering --------------------------------------------------------------------------------------
+    def to_dict(self):
+        return {
+            "graph_count": self.graph_count,
+            "graph_break_count": self.graph_break_count,
+            "break_reasons": [b.to_dict() for b in self.break_reasons],
+            "ops_per_graph": self.ops_per_graph,
+            "guards": self.guards,
+            "compile_times": self.compile_times,
+            "recompiles": [{"frame": f, "reason": r} for f, r in self.recompiles],
+        }
+
+    def __str__(self):
+        lines = [f"Graph count: {self.graph_count}", f"Graph break count: {self.graph_break_count}",
+                 f"Op count: {self.op_count}"]
+        if self.break_reasons:
+            lines.append("Break reasons:")
+            for i, b in enumerate(self.break_reasons, 1):
+                lines.append(f"  {i}. " + str(b).replace("\n", "\n     "))
+        for i, c in enumerate(self.compiles, 1):
+            lines.append(f"Graph {i} ({c.frame}): {c.graph.op_count()} ops, compiled in {c.seconds * 1e3:.1f} ms")
+            lines.append("  Guards:")
+            lines.extend(f"    - {g}" for g in c.guards)
+        if self.recompiles:
+            lines.append("Recompiles:")
+            lines.extend(f"  {f}: {r}" for f, r in self.recompiles)
+        return "\n".join(lines)
+
+    def to_json(self):
+        return json.dumps(self.to_dict(), indent=2, default=str)
+
+    def to_html(self):
+        rows = "".join(f"<tr><td>{html.escape(b.reason)}</td><td>{html.escape(b.filename)}:{b.lineno}</td>"
+                       f"<td><code>{html.escape(b.source)}</code></td><td>{html.escape(b.hint)}</td></tr>"
+                       for b in self.break_reasons)
+        graphs = "".join(f"<h3>{html.escape(c.frame)} ({c.graph.op_count()} ops)</h3><pre>"
+                         f"{html.escape(c.graph.format())}</pre>" for c in self.compiles)
+        return (f"<html><body><h2>Capture report</h2><p>{self.graph_count} graph(s), {self.graph_break_count} "
+                f"break(s)</p><table border=1><tr><th>reason</th><th>where</th><th>source</th><th>hint</th></tr>"
+                f"{rows}</table>{graphs}</body></html>")
+
+
+class recording:
+    """Context manager collecting capture events into an :class:`ExplainReport`."""
+
+    def __init__(self):
+        self.report = ExplainReport()
+
+    def __enter__(self):
+        events.recorders.append(self.report)
+        return self.report
+
+    def __exit__(self, *exc):
+        events.recorders.remove(self.report)
+        return False
+
+
+def explain(fn_or_cell):
+    """Return a function that runs ``fn_or_cell(*args, **kwargs)`` captured and returns a report."""
+    from .api import DEFAULT_CONFIG, GraphModeHandler, JitFunction, call_captured
+
+    def run(*args, **kwargs):
+        target = fn_or_cell
+        with recording() as report:
+            if isinstance(target, Cell):
+                construct = getattr(type(target).construct, "__wrapped_jit__", type(target).construct)
+                _cache.reset(construct.__code__)
+                report.result = GraphModeHandler()(target, args, kwargs)
+            else:
+                fn = getattr(target, "__wrapped_jit__", target)
+                if hasattr(fn, "__code__"):
+                    _cache.reset(fn.__code__)
+                config = target.config if isinstance(target, JitFunction) else DEFAULT_CONFIG
+                report.result = call_captured(fn, args, kwargs, config)
+        return report
+
+    return run

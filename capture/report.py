@@ -1,0 +1,94 @@
+"""Capture events (compiles, graph breaks, recompiles) for ``explain()`` and ``CAPTURE_LOG``.
+
+``CAPTURE_LOG=graph_breaks,recompiles,graphs`` logs each event to stderr as it happens.
+"""
+from __future__ import annotations
+
+import linecache
+import logging
+import os
+import sys
+
+log = logging.getLogger("capture")
+
+
+class BreakInfo:
+    """One graph break: plain-English reason, the user's file:line and source, a hint."""
+
+    def __init__(self, reason, filename, lineno, source, hint, frame, internal=None):
+        self.reason = reason
+        self.filename = filename
+        self.lineno = lineno
+        self.source = source or linecache.getline(filename, lineno).strip()
+        self.hint = hint
+        self.frame = frame
+        self.internal = internal
+
+    @classmethod
+    def from_break(cls, e, frame, fn):
+        loc = e.loc or (fn.__code__.co_filename, fn.__code__.co_firstlineno, "")
+        return cls(e.reason, loc[0], loc[1], loc[2], e.hint, frame)
+
+    def key(self):
+        return (self.reason, self.filename, self.lineno)
+
+    def to_dict(self):
+        return {"reason": self.reason, "filename": self.filename, "lineno": self.lineno,
+                "source": self.source, "hint": self.hint, "frame": self.frame}
+
+    def __str__(self):
+        s = f"{self.reason}\n    at {self.filename}:{self.lineno} (in {self.frame})"
+        if self.source:
+            s += f"\n      {self.source}"
+        if self.hint:
+            s += f"\n    hint: {self.hint}"
+        return s
+
+
+class CompileInfo:
+    def __init__(self, frame, graph, guards, seconds):
+        self.frame = frame
+        self.graph = graph
+        self.guards = list(guards)
+        self.seconds = seconds
+
+
+def _log_kinds():
+    return {k.strip() for k in os.environ.get("CAPTURE_LOG", "").split(",") if k.strip()}
+
+
+class Events:
+    """Fan-out of capture events to active recorders (explain reports) and the log."""
+
+    def __init__(self):
+        self.recorders: list = []
+        self.saved: list = []
+        self.totals = {"graphs": 0, "breaks": 0, "recompiles": 0, "compile_seconds": 0.0}
+
+    def _emit(self, kind, text):
+        if kind in _log_kinds() or "all" in _log_kinds():
+            print(f"[capture:{kind}] {text}", file=sys.stderr)
+
+    def record_compile(self, info: CompileInfo):
+        self.totals["graphs"] += 1
+        self.totals["compile_seconds"] += info.seconds
+        for r in self.recorders:
+            r.compiles.append(info)
+        self._emit("graphs", f"compiled {info.frame}: {info.graph.op_count()} ops in {info.seconds * 1e3:.1f} ms\n"
+                   + info.graph.format())
+
+    def record_break(self, info: BreakInfo):
+        self.totals["breaks"] += 1
+        for r in self.recorders:
+            r.breaks.append(info)
+        self._emit("graph_breaks", f"Graph break in user code at {info.filename}:{info.lineno}\n"
+                   f"  Reason: {info.reason}\n  Source: {info.source}" + (f"\n  Hint: {info.hint}" if info.hint else ""))
+
+    def record_recompile(self, frame, reason):
+        self.totals["recompiles"] += 1
+        for r in self.recorders:
+            r.recompiles.append((frame, reason))
+        self._emit("recompiles", f"recompiling {frame}: {reason}")
+
+
+events = Events()

@@ -1,0 +1,53 @@
+"""Running a compiled entry: fetching graph inputs from the call, rebuilding outputs, and the
+tape-aware path (a captured region called under ``grad`` replays its ops eagerly so the tape
+records each one with the registry's VJP rules)."""
+from __future__ import annotations
+
+from graph.ir import Value
+from graph.ops import bind
+from runtime.tensor import Tensor
+
+
+def fetch_inputs(sources, flat):
+    """(arrays, tensor objects) for the graph inputs, read from the call's arguments and from the
+    objects (Parameters...) the graph captured."""
+    arrays, tensors = [], []
+    for kind, where in sources:
+        if kind == "arg":
+            obj = flat
+            for k in where:
+                obj = obj[k]
+        else:
+            obj = where
+        tensors.append(obj)
+        arrays.append(obj._data)
+    return arrays, tensors
+
+
+def replay_eager(graph, tensors):
+    """Execute ``graph`` op by op on eager Tensors (recorded by any active tape)."""
+    env = {v.id: t for v, t in zip(graph.inputs, tensors)}
+    for c in graph.consts:
+        env[c.id] = Tensor._wrap(c.data)
+    for node in graph.nodes:
+        args = [env[v.id] if isinstance(v, Value) else v for v in node.inputs]
+        out = bind(node.op, *args, **node.attrs)
+        outs = out if isinstance(out, tuple) else (out,)
+        for v, o in zip(node.outputs, outs):
+            env[v.id] = o
+    return [env[v.id] for v in graph.outputs]
+
+
+def build_output(template, outs):
+    kind, payload = template
+    if kind == "t":
+        return outs[payload]
+    if kind == "c":
+        return payload
+    if kind == "tuple":
+        return tuple(build_output(t, outs) for t in payload)
+    if kind == "list":
+        return [build_output(t, outs) for t in payload]
+    if kind == "dict":
+        return {k: build_output(t, outs) for k, t in payload.items()}
+    raise ValueError(f"bad output template {template!r}")

@@ -1,0 +1,834 @@
+"""The symbolic bytecode interpreter: runs a frame's bytecode over symbolic values and records
+the registered ops it reaches into the IR.
+
+One handler method per (normalised) opcode name; version differences come from
+``bytecode_compat``. Python-valued control flow is followed at trace time (loops unrolled);
+anything that needs run-time data raises :class:`GraphBreak` with a reason and the user's line.
+Calls into user functions, methods, closures and sub-Cells' ``construct`` are inlined.
+"""
+from __future__ import annotations
+
+import builtins
+import inspect
+import linecache
+import types
+
+import numpy as np
+from bytecode import Bytecode, Instr, Label
+
+from graph.dtypes import DType
+
+from . import bytecode_compat as bc
+from .builder import GraphBuilder, SymTensor
+from .errors import GraphBreak
+from .guards import GuardSet
+from .variables import (NULL, Box, BoxVariable, CellVariable, ClassVariable, ConstantVariable,
+                        DictVariable, IteratorVariable, ListVariable, ModuleVariable,
+                        NestedFunctionVariable, NullVariable, ObjectVariable, SliceVariable,
+                        TensorVariable, TupleVariable, Variable, wrap_callable)
+from .variables.base import BINARY_OPS, COMPARE_OPS
+
+MAX_INSTRUCTIONS = 500_000
+MAX_INLINE_DEPTH = 64
+_CONST_TYPES = (int, float, bool, str, bytes, complex, type(None), type(Ellipsis), range, slice,
+                DType, np.dtype, np.generic)
+_CODE_CACHE: dict[types.CodeType, tuple] = {}
+
+
+def _instructions(code):
+    hit = _CODE_CACHE.get(code)
+    if hit is None:
+        insts = list(Bytecode.from_code(code))
+        labels = {}
+        for i, ins in enumerate(insts):
+            if isinstance(ins, Label):
+                labels[ins] = i + 1
+        hit = (insts, labels)
+        _CODE_CACHE[code] = hit
+    return hit
+
+
+class Tracer:
+    """State shared by the root frame and every inlined frame of one capture."""
+
+    def __init__(self, name: str):
+        self.builder = GraphBuilder(name)
+        self.guards = GuardSet()
+        self.instruction_count = 0
+
+
+class InstructionTranslator:
+    def __init__(self, tracer: Tracer, code, f_globals, local_vars: dict, boxes: dict, depth=0,
+                 self_var=None, cls=None):
+        self.tracer = tracer
+        self.builder = tracer.builder
+        self.guards = tracer.guards
+        self.code = code
+        self.f_globals = f_globals
+        self.locals = local_vars
+        self.boxes = boxes  # cell and free variable name -> Box
+        self.depth = depth
+        self.self_var = self_var
+        self.cls = cls
+        self.stack: list[Variable] = []
+        self.insts, self.labels = _instructions(code)
+        self.ip = 0
+        self.kw_names = ()
+        self.loc = (code.co_filename, code.co_firstlineno, "")
+        self.return_value = None
+
+    # -- running ---------------------------------------------------------------------------------
+    def run(self) -> Variable:
+        insts = self.insts
+        tracer = self.tracer
+        while True:
+            ins = insts[self.ip]
+            self.ip += 1
+            if not isinstance(ins, Instr):
+                continue
+            tracer.instruction_count += 1
+            if tracer.instruction_count > MAX_INSTRUCTIONS:
+                raise GraphBreak("the traced code runs too many instructions (an unbounded loop?)",
+                                 loc=self.loc)
+            if ins.lineno is not None and ins.lineno != self.loc[1]:
+                fn = self.code.co_filename
+                self.loc = (fn, ins.lineno, linecache.getline(fn, ins.lineno).strip())
+            self.builder.graph.current_loc = self.loc
+            name = bc.opname(ins)
+            handler = getattr(self, name, None)
+            if handler is None:
+                raise GraphBreak(f"the bytecode instruction {ins.name} is not supported by graph capture",
+                                 loc=self.loc)
+            try:
+                handler(ins)
+            except GraphBreak as e:
+                if e.loc is None:
+                    e.loc = self.loc
+                raise
+            if self.return_value is not None:
+                return self.return_value
+
+    def push(self, v):
+        self.stack.append(v)
+
+    def pop(self):
+        return self.stack.pop()
+
+    def popn(self, n):
+        if n == 0:
+            return []
+        items = self.stack[-n:]
+        del self.stack[-n:]
+        return items
+
+    def jump(self, label):
+        self.ip = self.labels[label]
+
+    # -- wrapping Python values ----------------------------------------------------------------------
+    def wrap(self, value) -> Variable:
+        from runtime.nn.cell import Cell
+        from runtime.tensor import Tensor
+        if isinstance(value, Variable):
+            return value
+        if isinstance(value, SymTensor):
+            return TensorVariable(value)
+        if isinstance(value, Tensor):
+            return TensorVariable(self.builder.sym(value))
+        if isinstance(value, _CONST_TYPES):
+            return ConstantVariable(value)
+        if isinstance(value, tuple):
+            return TupleVariable([self.wrap(v) for v in value])
+        if isinstance(value, list):
+            return ListVariable([self.wrap(v) for v in value])
+        if isinstance(value, dict):
+            return DictVariable({k: self.wrap(v) for k, v in value.items()})
+        if isinstance(value, Cell):
+            return CellVariable(value)
+        if isinstance(value, types.ModuleType):
+            return ModuleVariable(value)
+        if getattr(builtins, getattr(value, "__name__", ""), None) is value and not isinstance(value, BaseException):
+            from .variables import BuiltinVariable
+            if not (isinstance(value, type) and issubclass(value, BaseException)):
+                return BuiltinVariable(value)
+        if isinstance(value, type):
+            return ClassVariable(value)
+        if isinstance(value, np.ndarray):
+            return ConstantVariable(value)
+        if callable(value):
+            v = wrap_callable(self, value)
+            if v is not None:
+                return v
+            return OpaqueCallableVariable(value)
+        return ObjectVariable(value)
+
+    def wrap_attr(self, owner, name: str, value) -> Variable:
+        """Wrap ``owner.name`` and guard on it (value for constants, identity for objects)."""
+        expr = f"{self.guards.obj(owner)}.{name}"
+        self._guard_value(expr, value, f"{type(owner).__name__}.{name}")
+        return self.wrap(value)
+
+    def _guard_value(self, expr, value, desc):
+        from runtime.tensor import Tensor
+        if isinstance(value, types.ModuleType):
+            return
+        if isinstance(value, types.MethodType):
+            # a bound method is a new object on every attribute read: guard what it binds
+            self.guards.identity(f"{expr}.__func__", value.__func__, f"{desc} (method)")
+            self.guards.identity(f"{expr}.__self__", value.__self__, f"{desc} (bound object)")
+            return
+        if isinstance(value, (int, float, bool, str, type(None))):
+            self.guards.constant(expr, value, desc)
+        elif isinstance(value, (tuple, list)) and all(isinstance(v, (int, float, bool, str, type(None))) for v in value):
+            self.guards.add(f"{expr} == {self.guards.obj(value)}", f"{desc} == {value!r}")
+        elif isinstance(value, Tensor) or not isinstance(value, _CONST_TYPES):
+            self.guards.identity(expr, value, desc)
+
+    def python_value(self, var):
+        if isinstance(var, (ConstantVariable, ClassVariable)):
+            return var.value
+        if isinstance(var, (ObjectVariable, CellVariable)):
+            return var.obj
+        if isinstance(var, ModuleVariable):
+            return var.mod
+        if isinstance(var, TensorVariable):
+            return var.sym
+        return var.realize(self)
+
+    # -- helpers used by variables ----------------------------------------------------------------------
+    def flatten_tensors(self, var):
+        if isinstance(var, TensorVariable):
+            return [var]
+        if isinstance(var, TupleVariable):
+            out = []
+            for v in var.items:
+                out.extend(self.flatten_tensors(v))
+            return out
+        raise GraphBreak(f"expected tensors, got a {var.describe()}")
+
+    def binary_op(self, opname, a, b):
+        fn = BINARY_OPS.get(opname)
+        if fn is None:
+            raise GraphBreak(f"binary operator {opname} is not supported")
+        return self.apply_python_operator(fn, [a, b])
+
+    def apply_python_operator(self, fn, args):
+        if all(a.is_const() for a in args):
+            try:
+                return self.wrap(fn(*[a.value for a in args]))
+            except Exception as e:
+                raise GraphBreak(f"{fn.__name__} raised {type(e).__name__} at trace time: {e}")
+        if any(isinstance(a, TensorVariable) for a in args):
+            return self.wrap(fn(*[a.realize(self) for a in args]))
+        if len(args) == 2 and isinstance(args[0], TupleVariable) and fn.__name__ in ("add", "iadd"):
+            if isinstance(args[1], TupleVariable):
+                return type(args[0])(args[0].items + args[1].items)
+        if len(args) == 2 and isinstance(args[0], TupleVariable) and fn.__name__ == "mul" and args[1].is_const():
+            return type(args[0])(args[0].items * args[1].value)
+        raise GraphBreak(f"operator {fn.__name__} on {', '.join(a.describe() for a in args)}")
+
+    def call_variable(self, fn: Variable, args, kwargs):
+        return fn.call(self, list(args), dict(kwargs))
+
+    def current_self(self):
+        return self.python_value(self.self_var) if self.self_var is not None else None
+
+    def current_self_var(self):
+        return self.self_var
+
+    def current_class(self):
+        return self.cls
+
+    # -- inlining -----------------------------------------------------------------------------------------
+    def inline_function(self, fn, args, kwargs):
+        code = fn.__code__
+        boxes = {}
+        if code.co_freevars:
+            for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
+                try:
+                    contents = cell.cell_contents
+                except ValueError:
+                    raise GraphBreak(f"closure variable {name!r} is not bound yet")
+                expr = f"{self.guards.obj(cell)}.cell_contents"
+                self._guard_value(expr, contents, f"closure variable {name}")
+                boxes[name] = Box(self.wrap(contents))
+        cls = None
+        if "__class__" in code.co_freevars:
+            cls = fn.__closure__[code.co_freevars.index("__class__")].cell_contents
+        return self.inline_code(code, fn.__globals__, args, kwargs, fn.__defaults__, fn.__kwdefaults__,
+                                boxes, name=fn.__qualname__, cls=cls)
+
+    def inline_code(self, code, f_globals, args, kwargs, defaults, kwdefaults, closure, name="fn", cls=None):
+        if self.depth >= MAX_INLINE_DEPTH:
+            raise GraphBreak("call depth too large while inlining (recursion?)")
+        if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
+            raise GraphBreak(f"calling generator/coroutine function {name}")
+        local_vars = bind_arguments(self, code, args, kwargs, defaults, kwdefaults)
+        if isinstance(closure, dict):
+            boxes = dict(closure)
+        else:
+            boxes = dict(zip(code.co_freevars, closure))
+        self_var = args[0] if args else None
+        sub = InstructionTranslator(self.tracer, code, f_globals, local_vars, boxes, self.depth + 1,
+                                    self_var=self_var, cls=cls)
+        try:
+            return sub.run()
+        finally:
+            self.builder.graph.current_loc = self.loc
+
+    # ================================ opcode handlers ================================================
+    def NOP(self, ins):
+        pass
+
+    RESUME = PRECALL = COPY_FREE_VARS = NOP
+
+    def CACHE(self, ins):
+        pass
+
+    def PUSH_NULL(self, ins):
+        self.push(NULL)
+
+    def POP_TOP(self, ins):
+        self.pop()
+
+    def COPY(self, ins):
+        self.push(self.stack[-ins.arg])
+
+    def SWAP(self, ins):
+        i = ins.arg
+        self.stack[-1], self.stack[-i] = self.stack[-i], self.stack[-1]
+
+    def LOAD_CONST(self, ins):
+        self.push(self.wrap(ins.arg) if not isinstance(ins.arg, types.CodeType) else ConstantVariable(ins.arg))
+
+    def RETURN_VALUE(self, ins):
+        self.return_value = self.pop()
+
+    def RETURN_CONST(self, ins):
+        self.return_value = self.wrap(ins.arg)
+
+    # locals
+    def LOAD_FAST(self, ins):
+        try:
+            self.push(self.locals[ins.arg])
+        except KeyError:
+            raise GraphBreak(f"local variable {ins.arg!r} is not bound (UnboundLocalError at run time)")
+
+    def LOAD_FAST_AND_CLEAR(self, ins):
+        self.push(self.locals.pop(ins.arg, NULL))
+
+    def LOAD_FAST_LOAD_FAST(self, ins):
+        a, b = ins.arg
+        self.push(self.locals[a])
+        self.push(self.locals[b])
+
+    def STORE_FAST(self, ins):
+        v = self.pop()
+        if isinstance(v, NullVariable):
+            self.locals.pop(ins.arg, None)
+        else:
+            self.locals[ins.arg] = v
+
+    def STORE_FAST_LOAD_FAST(self, ins):
+        a, b = ins.arg
+        self.locals[a] = self.pop()
+        self.push(self.locals[b])
+
+    def STORE_FAST_STORE_FAST(self, ins):
+        a, b = ins.arg
+        self.locals[a] = self.pop()
+        self.locals[b] = self.pop()
+
+    def DELETE_FAST(self, ins):
+        self.locals.pop(ins.arg, None)
+
+    # cells and closures
+    def _box_name(self, arg):
+        return arg.name if hasattr(arg, "name") else arg
+
+    def MAKE_CELL(self, ins):
+        name = self._box_name(ins.arg)
+        self.boxes[name] = Box(self.locals.get(name))
+
+    def LOAD_CLOSURE(self, ins):
+        name = self._box_name(ins.arg)
+        self.push(BoxVariable(self.boxes[name]))
+
+    def LOAD_DEREF(self, ins):
+        box = self.boxes.get(self._box_name(ins.arg))
+        if box is None or box.value is None:
+            raise GraphBreak(f"free variable {self._box_name(ins.arg)!r} is not bound")
+        self.push(box.value)
+
+    def STORE_DEREF(self, ins):
+        name = self._box_name(ins.arg)
+        box = self.boxes.get(name)
+        if box is None:
+            box = self.boxes[name] = Box()
+        box.value = self.pop()
+
+    # globals
+    def LOAD_GLOBAL(self, ins):
+        push_null, name = bc.load_global_arg(ins)
+        if name in self.f_globals:
+            value = self.f_globals[name]
+            expr = f"{self.guards.obj(self.f_globals)}[{name!r}]"
+            self._guard_value(expr, value, f"global {name}")
+        elif hasattr(builtins, name):
+            value = getattr(builtins, name)
+        else:
+            raise GraphBreak(f"name {name!r} is not defined")
+        var = self.wrap(value)
+        if push_null and not bc.NULL_AFTER_CALLABLE:
+            self.push(NULL)
+        self.push(var)
+        if push_null and bc.NULL_AFTER_CALLABLE:
+            self.push(NULL)
+
+    def STORE_GLOBAL(self, ins):
+        raise GraphBreak(f"assignment to global {ins.arg!r} inside a captured region",
+                         hint="keep global state changes outside construct")
+
+    # attributes
+    def LOAD_ATTR(self, ins):
+        is_method, name = bc.load_attr_arg(ins)
+        obj = self.pop()
+        attr = obj.getattr(self, name)
+        if is_method:
+            if bc.NULL_AFTER_CALLABLE:
+                self.push(attr)
+                self.push(NULL)
+            else:
+                self.push(NULL)
+                self.push(attr)
+        else:
+            self.push(attr)
+
+    LOAD_METHOD = LOAD_ATTR
+
+    def LOAD_SUPER_ATTR(self, ins):
+        is_method, two_args, name = ins.arg if isinstance(ins.arg, tuple) and len(ins.arg) == 3 else (True, True, ins.arg)
+        self_var = self.pop()
+        cls_var = self.pop()
+        self.pop()  # the global `super`
+        cls = self.python_value(cls_var)
+        obj = self.python_value(self_var)
+        attr = getattr(super(cls, obj), name)
+        from .variables.functions import UserFunctionVariable, is_framework_callable
+        if isinstance(attr, types.MethodType) and not is_framework_callable(attr):
+            var = UserFunctionVariable(attr.__func__, self_var)
+        else:
+            var = self.wrap(attr)
+        if is_method:
+            if bc.NULL_AFTER_CALLABLE:
+                self.push(var)
+                self.push(NULL)
+            else:
+                self.push(NULL)
+                self.push(var)
+        else:
+            self.push(var)
+
+    def STORE_ATTR(self, ins):
+        obj = self.pop()
+        value = self.pop()
+        obj.setattr(self, ins.arg, value)
+
+    # operators
+    def BINARY_OP(self, ins):
+        b = self.pop()
+        a = self.pop()
+        self.push(self.binary_op(bc.binary_op_name(ins.arg), a, b))
+
+    def UNARY_NEGATIVE(self, ins):
+        import operator
+        self.push(self.apply_python_operator(operator.neg, [self.pop()]))
+
+    def UNARY_INVERT(self, ins):
+        import operator
+        self.push(self.apply_python_operator(operator.invert, [self.pop()]))
+
+    def UNARY_NOT(self, ins):
+        self.push(ConstantVariable(not self.pop().truth(self)))
+
+    def TO_BOOL(self, ins):
+        v = self.pop()
+        self.push(ConstantVariable(v.truth(self)))
+
+    def COMPARE_OP(self, ins):
+        b = self.pop()
+        a = self.pop()
+        self.push(self.apply_python_operator(COMPARE_OPS[bc.compare_name(ins.arg)], [a, b]))
+
+    def IS_OP(self, ins):
+        b = self.pop()
+        a = self.pop()
+        if isinstance(a, TensorVariable) or isinstance(b, TensorVariable):
+            same = a is b or (isinstance(a, TensorVariable) and isinstance(b, TensorVariable)
+                              and a.sym.value is b.sym.value)
+        elif a.is_const() and b.is_const():
+            same = a.value is b.value
+        else:
+            same = self.python_value(a) is self.python_value(b)
+        self.push(ConstantVariable(same != bool(ins.arg)))
+
+    def CONTAINS_OP(self, ins):
+        container = self.pop()
+        item = self.pop()
+        if not item.is_const():
+            raise GraphBreak("`in` test on a traced value")
+        if isinstance(container, DictVariable):
+            found = item.value in container.items
+        else:
+            found = any(v.is_const() and v.value == item.value for v in container.iterate(self))
+        self.push(ConstantVariable(found != bool(ins.arg)))
+
+    # subscripts and slices
+    def BINARY_SUBSCR(self, ins):
+        key = self.pop()
+        obj = self.pop()
+        self.push(obj.getitem(self, key))
+
+    def BUILD_SLICE(self, ins):
+        parts = self.popn(ins.arg)
+        if len(parts) == 2:
+            parts.append(ConstantVariable(None))
+        v = SliceVariable(*parts)
+        self.push(ConstantVariable(v.value) if v.is_const() else v)
+
+    def BINARY_SLICE(self, ins):
+        stop = self.pop()
+        start = self.pop()
+        obj = self.pop()
+        sl = SliceVariable(start, stop, ConstantVariable(None))
+        self.push(obj.getitem(self, ConstantVariable(sl.value) if sl.is_const() else sl))
+
+    def STORE_SUBSCR(self, ins):
+        key = self.pop()
+        obj = self.pop()
+        value = self.pop()
+        if isinstance(obj, ListVariable) and key.is_const():
+            obj.items[key.value] = value
+        elif isinstance(obj, DictVariable) and key.is_const():
+            obj.items[key.value] = value
+        else:
+            raise GraphBreak(f"item assignment on a {obj.describe()} inside a captured region",
+                             hint="build a new tensor with ops (e.g. ops.where / concat) instead of writing in place")
+
+    # building containers
+    def BUILD_TUPLE(self, ins):
+        self.push(TupleVariable(self.popn(ins.arg)))
+
+    def BUILD_LIST(self, ins):
+        self.push(ListVariable(self.popn(ins.arg)))
+
+    def BUILD_SET(self, ins):
+        items = self.popn(ins.arg)
+        if not all(i.is_const() for i in items):
+            raise GraphBreak("set of traced values")
+        self.push(ConstantVariable({i.value for i in items}))
+
+    def BUILD_MAP(self, ins):
+        items = self.popn(2 * ins.arg)
+        d = {}
+        for k, v in zip(items[::2], items[1::2]):
+            if not k.is_const():
+                raise GraphBreak("dict with a traced key")
+            d[k.value] = v
+        self.push(DictVariable(d))
+
+    def BUILD_CONST_KEY_MAP(self, ins):
+        keys = self.pop()
+        values = self.popn(ins.arg)
+        self.push(DictVariable(dict(zip(keys.value, values))))
+
+    def LIST_APPEND(self, ins):
+        v = self.pop()
+        self.stack[-ins.arg].items.append(v)
+
+    def LIST_EXTEND(self, ins):
+        v = self.pop()
+        self.stack[-ins.arg].items.extend(v.iterate(self))
+
+    def SET_ADD(self, ins):
+        raise GraphBreak("set comprehension inside a captured region")
+
+    def MAP_ADD(self, ins):
+        v = self.pop()
+        k = self.pop()
+        if not k.is_const():
+            raise GraphBreak("dict with a traced key")
+        self.stack[-ins.arg].items[k.value] = v
+
+    def DICT_UPDATE(self, ins):
+        v = self.pop()
+        target = self.stack[-ins.arg]
+        if isinstance(v, DictVariable):
+            target.items.update(v.items)
+        else:
+            raise GraphBreak("dict.update with a non-dict")
+
+    DICT_MERGE = DICT_UPDATE
+
+    def LIST_TO_TUPLE(self, ins):
+        self.push(TupleVariable(self.pop().items))
+
+    def CALL_INTRINSIC_1(self, ins):
+        name = getattr(ins.arg, "name", str(ins.arg))
+        if name == "INTRINSIC_LIST_TO_TUPLE":
+            self.push(TupleVariable(self.pop().items))
+        elif name == "INTRINSIC_UNARY_POSITIVE":
+            import operator
+            self.push(self.apply_python_operator(operator.pos, [self.pop()]))
+        else:
+            raise GraphBreak(f"intrinsic {name} is not supported")
+
+    def UNPACK_SEQUENCE(self, ins):
+        v = self.pop()
+        items = v.iterate(self)
+        if len(items) != ins.arg:
+            raise GraphBreak(f"cannot unpack {len(items)} values into {ins.arg}")
+        for item in reversed(items):
+            self.push(item)
+
+    def UNPACK_EX(self, ins):
+        before, after = ins.arg & 0xFF, ins.arg >> 8
+        items = self.pop().iterate(self)
+        if len(items) < before + after:
+            raise GraphBreak("not enough values to unpack")
+        head, mid, tail = items[:before], items[before:len(items) - after], items[len(items) - after:]
+        for item in reversed(tail):
+            self.push(item)
+        self.push(ListVariable(mid))
+        for item in reversed(head):
+            self.push(item)
+
+    # iteration
+    def GET_ITER(self, ins):
+        v = self.pop()
+        self.push(v if isinstance(v, IteratorVariable) else IteratorVariable(v.iterate(self)))
+
+    def FOR_ITER(self, ins):
+        it = self.stack[-1]
+        nxt = it.next()
+        if nxt is None:
+            self.pop()
+            self.jump(ins.arg)
+            skip = bc.FOR_ITER_SKIP
+            while skip:
+                if isinstance(self.insts[self.ip], Instr):
+                    skip -= 1
+                self.ip += 1
+        else:
+            self.push(nxt)
+
+    def END_FOR(self, ins):
+        self.pop()
+        if bc.PY312:
+            self.pop()
+
+    # control flow
+    def JUMP(self, ins):
+        self.jump(ins.arg)
+
+    def POP_JUMP_IF_FALSE(self, ins):
+        if not self.pop().truth(self):
+            self.jump(ins.arg)
+
+    def POP_JUMP_IF_TRUE(self, ins):
+        if self.pop().truth(self):
+            self.jump(ins.arg)
+
+    def _is_none(self, v):
+        return isinstance(v, ConstantVariable) and v.value is None
+
+    def POP_JUMP_IF_NONE(self, ins):
+        if self._is_none(self.pop()):
+            self.jump(ins.arg)
+
+    def POP_JUMP_IF_NOT_NONE(self, ins):
+        if not self._is_none(self.pop()):
+            self.jump(ins.arg)
+
+    def JUMP_IF_FALSE_OR_POP(self, ins):
+        if not self.stack[-1].truth(self):
+            self.jump(ins.arg)
+        else:
+            self.pop()
+
+    def JUMP_IF_TRUE_OR_POP(self, ins):
+        if self.stack[-1].truth(self):
+            self.jump(ins.arg)
+        else:
+            self.pop()
+
+    # calls
+    def KW_NAMES(self, ins):
+        self.kw_names = tuple(ins.arg)
+
+    def _do_call(self, nargs, kw_names):
+        args = self.popn(nargs)
+        if bc.NULL_AFTER_CALLABLE:
+            self_or_null = self.pop()
+            fn = self.pop()
+            if not isinstance(self_or_null, NullVariable):
+                args = [self_or_null] + args
+        else:
+            second = self.pop()
+            first = self.pop()
+            if isinstance(first, NullVariable):
+                fn = second
+            else:
+                fn, args = first, [second] + args
+        kwargs = {}
+        if kw_names:
+            kwargs = dict(zip(kw_names, args[len(args) - len(kw_names):]))
+            args = args[:len(args) - len(kw_names)]
+        self.push(self.call_variable(fn, args, kwargs))
+
+    def CALL(self, ins):
+        kw, self.kw_names = self.kw_names, ()
+        self._do_call(ins.arg, kw)
+
+    def CALL_KW(self, ins):
+        names = self.pop()
+        self._do_call(ins.arg, tuple(names.value))
+
+    def CALL_FUNCTION_EX(self, ins):
+        kwargs = self.pop() if ins.arg & 1 else None
+        argsv = self.pop()
+        if bc.NULL_AFTER_CALLABLE:
+            null = self.pop()
+            fn = self.pop()
+        else:
+            fn = self.pop()
+            null = self.pop()
+        args = list(argsv.iterate(self))
+        if not isinstance(null, NullVariable):
+            args = [null] + args
+        kw = dict(kwargs.items) if isinstance(kwargs, DictVariable) else {}
+        self.push(self.call_variable(fn, args, kw))
+
+    def MAKE_FUNCTION(self, ins):
+        code_var = self.pop()
+        code = code_var.value
+        flags = ins.arg or 0
+        closure = self.pop().items if flags & 0x08 else ()
+        if flags & 0x04:
+            self.pop()
+        kwdefaults = self.pop().realize(self) if flags & 0x02 else None
+        defaults = self.pop().realize(self) if flags & 0x01 else None
+        boxes = tuple(b.box for b in closure)
+        self.push(NestedFunctionVariable(code, self.f_globals, defaults, kwdefaults, boxes))
+
+    def SET_FUNCTION_ATTRIBUTE(self, ins):
+        fn = self.pop()
+        value = self.pop()
+        flag = ins.arg
+        if flag & 0x08:
+            fn.closure = tuple(b.box for b in value.items)
+        elif flag & 0x02:
+            fn.kwdefaults = value.realize(self)
+        elif flag & 0x01:
+            fn.defaults = value.realize(self)
+        self.push(fn)
+
+    # strings
+    def FORMAT_VALUE(self, ins):
+        flags = ins.arg if isinstance(ins.arg, int) else 0
+        spec = self.pop().value if flags & 0x04 else ""
+        v = self.pop()
+        if not v.is_const():
+            raise GraphBreak(f"formatting a {v.describe()} into a string needs run-time data")
+        val = v.value
+        conv = flags & 0x03
+        if conv == 1:
+            val = str(val)
+        elif conv == 2:
+            val = repr(val)
+        elif conv == 3:
+            val = ascii(val)
+        self.push(ConstantVariable(format(val, spec)))
+
+    def CONVERT_VALUE(self, ins):
+        v = self.pop()
+        if not v.is_const():
+            raise GraphBreak(f"formatting a {v.describe()} into a string needs run-time data")
+        fn = {1: str, 2: repr, 3: ascii}.get(int(getattr(ins.arg, "value", ins.arg)), str)
+        self.push(ConstantVariable(fn(v.value)))
+
+    def FORMAT_SIMPLE(self, ins):
+        v = self.pop()
+        if not v.is_const():
+            raise GraphBreak(f"formatting a {v.describe()} into a string needs run-time data")
+        self.push(ConstantVariable(format(v.value)))
+
+    def FORMAT_WITH_SPEC(self, ins):
+        spec = self.pop()
+        v = self.pop()
+        if not v.is_const():
+            raise GraphBreak(f"formatting a {v.describe()} into a string needs run-time data")
+        self.push(ConstantVariable(format(v.value, spec.value)))
+
+    def BUILD_STRING(self, ins):
+        parts = self.popn(ins.arg)
+        self.push(ConstantVariable("".join(p.value for p in parts)))
+
+    # assertions, raising, unsupported blocks
+    def LOAD_ASSERTION_ERROR(self, ins):
+        self.push(ConstantVariable(AssertionError))
+
+    def RAISE_VARARGS(self, ins):
+        raise GraphBreak("raise inside a captured region", hint="the frame runs eagerly so the exception is raised")
+
+    def BEFORE_WITH(self, ins):
+        raise GraphBreak("`with` block inside a captured region")
+
+    def RETURN_GENERATOR(self, ins):
+        raise GraphBreak("generator function")
+
+    def IMPORT_NAME(self, ins):
+        raise GraphBreak("import statement inside a captured region", hint="import at module level")
+
+
+class OpaqueCallableVariable(Variable):
+    """A callable capture knows nothing about (C extension, numpy...): calling it breaks."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def call(self, tx, args, kwargs):
+        name = getattr(self.fn, "__qualname__", None) or type(self.fn).__name__
+        mod = getattr(self.fn, "__module__", None)
+        full = f"{mod}.{name}" if mod else name
+        raise GraphBreak(f"call to {full}, which capture cannot trace",
+                         hint="move the call out of construct, or accept the graph break")
+
+    def describe(self):
+        return f"callable {getattr(self.fn, '__name__', self.fn)!s}"
+
+
+def bind_arguments(tx, code, args, kwargs, defaults, kwdefaults):
+    """Map call arguments (Variables) onto the code's local names, applying defaults."""
+    closure = tuple(types.CellType() for _ in code.co_freevars)
+    try:
+        fn = types.FunctionType(code, {}, code.co_name, tuple(defaults) if defaults else None, closure)
+    except TypeError as e:
+        raise GraphBreak(f"cannot bind arguments: {e}")
+    if kwdefaults:
+        fn.__kwdefaults__ = dict(kwdefaults)
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+    except TypeError as e:
+        raise GraphBreak(f"call of {code.co_name} with these arguments fails: {e}")
+    bound.apply_defaults()
+    local_vars = {}
+    for name, value in bound.arguments.items():
+        param = bound.signature.parameters[name]
+        if param.kind == inspect.Parameter.VAR_POSITIONAL:
+            value = TupleVariable([tx.wrap(v) for v in value])
+        elif param.kind == inspect.Parameter.VAR_KEYWORD:
+            value = DictVariable({k: tx.wrap(v) for k, v in value.items()})
+        else:
+            value = tx.wrap(value)
+        local_vars[name] = value
+    return local_vars

@@ -1,0 +1,116 @@
+"""Cells, modules, closure cells and other Python objects read while tracing.
+
+Attribute reads record guards: Python constants by value, objects (sub-Cells, Parameters,
+functions) by identity, so a compiled entry is reused only while what it read is unchanged.
+"""
+from __future__ import annotations
+
+import types
+
+from ..errors import GraphBreak
+from .base import Variable
+
+
+class ObjectVariable(Variable):
+    """A Python object whose attributes are read at trace time (configs, dataclasses...)."""
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def python_type(self):
+        return type(self.obj)
+
+    def realize(self, tx):
+        return self.obj
+
+    def getattr(self, tx, name):
+        try:
+            value = getattr(self.obj, name)
+        except AttributeError as e:
+            raise GraphBreak(f"AttributeError at trace time: {e}")
+        if isinstance(value, types.MethodType) and value.__self__ is self.obj:
+            from .functions import UserFunctionVariable, is_framework_callable
+            if not is_framework_callable(value):
+                return UserFunctionVariable(value.__func__, self)
+        return tx.wrap_attr(self.obj, name, value)
+
+    def setattr(self, tx, name, value):
+        raise GraphBreak(f"setting attribute {name!r} of a {type(self.obj).__name__} inside a captured region",
+                         hint="keep Python-state mutation outside construct, or accept the graph break")
+
+    def call(self, tx, args, kwargs):
+        call = getattr(type(self.obj), "__call__", None)
+        if isinstance(call, types.FunctionType):
+            from .functions import UserFunctionVariable
+            return UserFunctionVariable(call, self).call(tx, args, kwargs)
+        raise GraphBreak(f"calling a {type(self.obj).__name__} object")
+
+    def describe(self):
+        return f"{type(self.obj).__name__} object"
+
+
+class CellVariable(ObjectVariable):
+    """A Cell: attribute reads are guarded; calling it inlines its ``construct``."""
+
+    def getattr(self, tx, name):
+        if name == "training":
+            tx.guards.constant(f"{tx.guards.obj(self.obj)}.training", self.obj.training,
+                               f"{type(self.obj).__name__}.training")
+            return tx.wrap(self.obj.training)
+        return super().getattr(tx, name)
+
+    def setattr(self, tx, name, value):
+        from runtime.parameter import Parameter
+        current = self.obj.__dict__.get(name)
+        if isinstance(current, Parameter):
+            from .tensor import TensorVariable
+            if not isinstance(value, TensorVariable):
+                raise GraphBreak(f"assigning a {value.describe()} to Parameter attribute {name!r}")
+            from graph.ops import REGISTRY, bind
+            bind(REGISTRY["assign"], tx.builder.sym(current), value.sym)
+            return
+        super().setattr(tx, name, value)
+
+    def call(self, tx, args, kwargs):
+        from runtime.nn.cell import Cell
+        cls = type(self.obj)
+        if cls.__call__ is not Cell.__call__:
+            from .functions import UserFunctionVariable
+            return UserFunctionVariable(cls.__call__, self).call(tx, args, kwargs)
+        construct = cls.construct
+        from .functions import UserFunctionVariable
+        return UserFunctionVariable(construct, self).call(tx, args, kwargs)
+
+    def describe(self):
+        return f"Cell {type(self.obj).__name__}"
+
+
+class ModuleVariable(Variable):
+    def __init__(self, mod):
+        self.mod = mod
+
+    def realize(self, tx):
+        return self.mod
+
+    def getattr(self, tx, name):
+        try:
+            return tx.wrap(getattr(self.mod, name))
+        except AttributeError as e:
+            raise GraphBreak(f"AttributeError at trace time: {e}")
+
+    def describe(self):
+        return f"module {self.mod.__name__}"
+
+
+class Box:
+    """A closure cell of the traced code (MAKE_CELL / LOAD_DEREF / STORE_DEREF)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value=None):
+        self.value = value
+
+
+class BoxVariable(Variable):
+    def __init__(self, box: Box):
+        self.box = box

@@ -1,0 +1,58 @@
+"""Symbolic tensors on the translator's stack."""
+from __future__ import annotations
+
+from runtime.tensor_methods import TensorMethods
+
+from ..builder import SymTensor
+from ..errors import GraphBreak
+from .base import Variable
+
+_DATA_METHODS = {"asnumpy", "numpy", "item", "tolist", "__bool__", "__float__", "__int__", "any", "all"}
+
+
+class TensorVariable(Variable):
+    """A tensor in the graph being built (wraps a :class:`SymTensor`)."""
+
+    def __init__(self, sym: SymTensor):
+        self.sym = sym
+
+    def python_type(self):
+        from runtime.tensor import Tensor
+        return Tensor
+
+    def realize(self, tx):
+        return self.sym
+
+    def getattr(self, tx, name):
+        if name in ("shape", "dtype", "ndim", "size"):
+            return tx.wrap(getattr(self.sym, name))
+        if name in _DATA_METHODS:
+            raise GraphBreak(f"Tensor.{name}() needs the tensor's data, which only exists at run time",
+                             hint="keep data-dependent Python (numpy, printing values) outside construct, "
+                                  "or accept the graph break")
+        if name == "T":
+            return TensorVariable(self.sym.T)
+        attr = getattr(TensorMethods, name, None)
+        if attr is None:
+            raise GraphBreak(f"Tensor attribute {name!r} is not supported in graph mode")
+        return tx.wrap(getattr(self.sym, name))
+
+    def truth(self, tx):
+        raise GraphBreak("branch on a tensor value: the condition is only known at run time",
+                         hint="branch on Python values (shapes, flags), or use ops.where / ops.select")
+
+    def getitem(self, tx, key):
+        return tx.wrap(self.sym[key.realize(tx)])
+
+    def length(self, tx):
+        return len(self.sym)
+
+    def iterate(self, tx):
+        n = len(self.sym)
+        return [tx.wrap(self.sym[i]) for i in range(n)]
+
+    def describe(self):
+        return f"tensor {self.sym.dtype}{list(self.sym.shape)}"
+
+    def __repr__(self):
+        return f"TensorVariable({self.sym!r})"

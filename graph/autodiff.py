@@ -1,0 +1,71 @@
+"""Reverse-mode autodiff on the IR, using the registry's VJP rules (the same rules the eager tape
+runs: on IR values, ``F.mul(g, y)`` appends a node instead of computing).
+
+``append_vjp(graph, outputs, seeds, wrt)`` appends the backward computation of ``outputs`` to the
+graph and returns the cotangent Value (or None) of each value in ``wrt``.
+
+Example:
+    >>> from graph.ir import Graph
+    >>> from graph.aval import AVal
+    >>> from graph.dtypes import float32
+    >>> from graph.ops import F
+    >>> g = Graph("sq")
+    >>> x = g.add_input(AVal((3,), float32), "x")
+    >>> y = F.reduce_sum(F.mul(x, x))
+    >>> (dx,) = append_vjp(g, [y], [F.ones_like(y)], [x])
+    >>> g.set_outputs([y, dx]); g.verify()
+"""
+from __future__ import annotations
+
+from .ir import Graph, Value
+from .ops import F
+
+
+def _relevant_nodes(graph: Graph, outputs, wrt):
+    """Nodes on a path from any ``wrt`` value to any output (others need no backward)."""
+    wrt_ids = {id(v) for v in wrt}
+    depends = set(wrt_ids)
+    forward = []
+    for n in graph.nodes:
+        if any(isinstance(v, Value) and id(v) in depends for v in n.inputs):
+            forward.append(n)
+            for o in n.outputs:
+                depends.add(id(o))
+    needed = {id(v) for v in outputs if isinstance(v, Value)}
+    relevant = []
+    for n in reversed(forward):
+        if any(id(o) in needed for o in n.outputs):
+            relevant.append(n)
+            for v in n.inputs:
+                if isinstance(v, Value):
+                    needed.add(id(v))
+    return relevant  # reverse topological order
+
+
+def append_vjp(graph: Graph, outputs, seeds, wrt):
+    grads: dict[int, Value] = {}
+    for o, s in zip(outputs, seeds):
+        if isinstance(o, Value) and s is not None:
+            grads[id(o)] = s if id(o) not in grads else F.add(grads[id(o)], s)
+    saved_loc = graph.current_loc
+    try:
+        for node in _relevant_nodes(graph, outputs, wrt):
+            gs = [grads.get(id(o)) for o in node.outputs]
+            if all(g is None for g in gs):
+                continue
+            if node.op.vjp is None:
+                continue  # non-differentiable op (comparison, argmax...): no gradient flows
+            graph.current_loc = node.loc  # backward nodes point at the forward line
+            if len(gs) == 1:
+                g, out = gs[0], node.outputs[0]
+            else:
+                g = tuple(F.zeros_like(o) if gi is None else gi for gi, o in zip(gs, node.outputs))
+                out = node.outputs
+            in_grads = node.op.vjp(g, out, *node.inputs, **node.attrs)
+            for v, gi in zip(node.inputs, in_grads):
+                if gi is not None and isinstance(v, Value):
+                    prev = grads.get(id(v))
+                    grads[id(v)] = gi if prev is None else F.add(prev, gi)
+    finally:
+        graph.current_loc = saved_loc
+    return [grads.get(id(v)) for v in wrt]

@@ -1,0 +1,821 @@
+"""The dataset pipeline: a tree of nodes (sources, map, batch, shuffle, repeat, take...) that
+yields rows of numpy arrays, and the iterators that turn rows into Tensors.
+
+Like ``mindspore.dataset``, operations are described per sample (``map`` applies its transforms
+to each row, ``batch`` stacks rows). Internally the pipeline moves *blocks* of rows: each column of
+a block is one numpy array whose first axis is the row index (or, for ragged data, a Python list
+of per-row values). Transforms that know how to work on a stack of samples (everything in
+:mod:`runtime.data.vision` and :mod:`runtime.data.transforms`) are applied to a whole block at
+once, so a 60,000-image MNIST epoch through Resize/Rescale/HWC2CHW/batch takes well under a
+second; any other callable is applied row by row, exactly as MindSpore would.
+
+Example:
+    >>> import numpy as np
+    >>> from runtime.data import NumpySlicesDataset
+    >>> ds = NumpySlicesDataset({"x": np.arange(10), "y": np.arange(10) * 2}, shuffle=False)
+    >>> ds = ds.map(lambda v: v + 100, input_columns="x").batch(4)
+    >>> [b["x"].tolist() for b in ds.create_dict_iterator(output_numpy=True)]
+    [[100, 101, 102, 103], [104, 105, 106, 107], [108, 109]]
+    >>> ds.get_dataset_size(), ds.get_col_names()
+    (3, ['x', 'y'])
+"""
+from __future__ import annotations
+
+import itertools
+import numbers
+
+import numpy as np
+
+#: rows per block that the in-memory sources emit
+BLOCK_ROWS = 1024
+
+
+# ---------------------------------------------------------------------------------------------
+# blocks: {column name: np.ndarray (rows first) or list of per-row values}
+# ---------------------------------------------------------------------------------------------
+def _nrows(block) -> int:
+    for col in block.values():
+        return len(col)
+    return 0
+
+
+def _col_take(col, idx):
+    if isinstance(col, np.ndarray):
+        return col[idx]
+    return [col[i] for i in idx]
+
+
+def _as_row_value(v):
+    """A row value as the pipeline stores it: numpy arrays (0-d for scalars)."""
+    if isinstance(v, np.ndarray):
+        return v
+    if hasattr(v, "asnumpy"):  # a Tensor
+        return v.asnumpy()
+    if isinstance(v, (str, bytes)):
+        return np.asarray(v)
+    return np.asarray(v)
+
+
+def _stack_rows(values):
+    """Stack per-row values into one array when they agree in shape and dtype, else keep a list."""
+    values = [_as_row_value(v) for v in values]
+    if not values:
+        return values
+    first = values[0]
+    shape, dtype = first.shape, first.dtype
+    if dtype != object and all(v.shape == shape and v.dtype == dtype for v in values):
+        return np.stack(values)
+    return values
+
+
+def _col_concat(cols):
+    cols = [c for c in cols if len(c)]
+    if not cols:
+        return []
+    if len(cols) == 1:
+        return cols[0]
+    if all(isinstance(c, np.ndarray) for c in cols):
+        a0 = cols[0]
+        if all(c.shape[1:] == a0.shape[1:] and c.dtype == a0.dtype for c in cols):
+            return np.concatenate(cols)
+    rows = []
+    for c in cols:
+        rows.extend(list(c))
+    return _stack_rows(rows)
+
+
+def _block_concat(blocks):
+    if len(blocks) == 1:
+        return blocks[0]
+    names = list(blocks[0])
+    return {n: _col_concat([b[n] for b in blocks]) for n in names}
+
+
+def _block_slice(block, start, stop):
+    return {n: c[start:stop] for n, c in block.items()}
+
+
+def _block_take(block, idx):
+    return {n: _col_take(c, idx) for n, c in block.items()}
+
+
+def _row_of(col, i):
+    v = col[i]
+    if isinstance(v, np.generic):
+        v = np.asarray(v)
+    return v
+
+
+def _column_list(columns, what):
+    if columns is None:
+        return None
+    if isinstance(columns, str):
+        return [columns]
+    if isinstance(columns, (list, tuple)) and all(isinstance(c, str) for c in columns):
+        if len(set(columns)) != len(columns):
+            raise ValueError(f"{what}: column names must be unique, got {list(columns)}")
+        return list(columns)
+    raise TypeError(f"{what}: expected a column name or a list of column names, got {columns!r}")
+
+
+def _check_int(value, name, what, minimum=None, allow=()):
+    if value in allow and not isinstance(value, bool):
+        return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{what}: {name} must be an int, got {value!r}")
+    if minimum is not None and value < minimum:
+        extra = f" (or one of {list(allow)})" if allow else ""
+        raise ValueError(f"{what}: {name} must be >= {minimum}{extra}, got {value}")
+    return int(value)
+
+
+# ---------------------------------------------------------------------------------------------
+# pipeline launch context: per-node random generators, seeded from ms.set_seed
+# ---------------------------------------------------------------------------------------------
+class _Launch:
+    """State of one pipeline launch (one iterator): a random generator per node.
+
+    With a seed set (``ms.set_seed`` or ``runtime.data.config.set_seed``) every launch gives the
+    same sequence; each epoch of a launch draws new numbers (a new shuffle order per epoch).
+    """
+
+    def __init__(self, root):
+        from . import config
+        self.seed = config.get_seed()
+        self._index = {}
+        for i, node in enumerate(root._walk()):
+            self._index.setdefault(id(node), i)
+        self._gens = {}
+
+    def rng(self, node) -> np.random.Generator:
+        g = self._gens.get(id(node))
+        if g is None:
+            if self.seed is None:
+                g = np.random.default_rng()
+            else:
+                g = np.random.default_rng(np.random.SeedSequence([int(self.seed), self._index.get(id(node), 0)]))
+            self._gens[id(node)] = g
+        return g
+
+
+# ---------------------------------------------------------------------------------------------
+# base class
+# ---------------------------------------------------------------------------------------------
+class Dataset:
+    """Base class of all datasets (mirrors ``mindspore.dataset.Dataset``).
+
+    Subclasses implement ``_blocks(launch)`` (a generator of blocks for one epoch),
+    ``_columns()`` and ``_size()`` (rows per epoch, or None when unknown without iterating).
+    """
+
+    def __init__(self, children=(), num_parallel_workers=None):
+        self.children = list(children)
+        self.num_parallel_workers = num_parallel_workers
+        self._cached_size = None
+
+    # -- tree ---------------------------------------------------------------------------------
+    def _walk(self):
+        yield self
+        for c in self.children:
+            yield from c._walk()
+
+    def _blocks(self, launch):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _columns(self):
+        return self.children[0]._columns()
+
+    def _size(self):
+        return self.children[0]._size()
+
+    # -- information ----------------------------------------------------------------------------
+    def get_col_names(self):
+        """Names of the columns each row has, in order."""
+        return list(self._columns())
+
+    def get_dataset_size(self):
+        """Rows (batches, after ``batch``) per epoch. Iterates once when the size is not known."""
+        n = self._size()
+        if n is None:
+            if self._cached_size is None:
+                launch = _Launch(self)
+                self._cached_size = sum(_nrows(b) for b in self._blocks(launch))
+            n = self._cached_size
+        return n
+
+    def get_batch_size(self):
+        for node in self._walk():
+            if isinstance(node, BatchDataset):
+                return node.batch_size
+        return 1
+
+    def get_repeat_count(self):
+        for node in self._walk():
+            if isinstance(node, RepeatDataset):
+                return node.count
+        return 1
+
+    def output_shapes(self):
+        row = next(iter(self.create_tuple_iterator(num_epochs=1, output_numpy=True)))
+        return [list(np.shape(v)) for v in row]
+
+    def output_types(self):
+        row = next(iter(self.create_tuple_iterator(num_epochs=1, output_numpy=True)))
+        return [np.asarray(v).dtype for v in row]
+
+    # -- pipeline operations --------------------------------------------------------------------
+    def map(self, operations=None, input_columns=None, output_columns=None, column_order=None,
+            num_parallel_workers=None, python_multiprocessing=False, cache=None, callbacks=None,
+            max_rowsize=16, offload=None):
+        """Apply ``operations`` (a transform or a list, applied in order) to ``input_columns`` of
+        each row; the results replace those columns (named ``output_columns``)."""
+        return MapDataset(self, operations, input_columns, output_columns, column_order,
+                          num_parallel_workers)
+
+    def batch(self, batch_size, drop_remainder=False, num_parallel_workers=None, per_batch_map=None,
+              input_columns=None, output_columns=None, **kwargs):
+        """Stack ``batch_size`` consecutive rows into one row (arrays gain a leading axis)."""
+        return BatchDataset(self, batch_size, drop_remainder, per_batch_map, input_columns,
+                            output_columns, num_parallel_workers)
+
+    def shuffle(self, buffer_size):
+        """Shuffle rows through a buffer of ``buffer_size`` rows (a new order every epoch)."""
+        return ShuffleDataset(self, buffer_size)
+
+    def repeat(self, count=None):
+        """Repeat the dataset ``count`` times (None or -1: forever)."""
+        return RepeatDataset(self, count)
+
+    def take(self, count=-1):
+        """The first ``count`` rows (-1: all)."""
+        return TakeDataset(self, count)
+
+    def skip(self, count):
+        """Drop the first ``count`` rows."""
+        return SkipDataset(self, count)
+
+    def project(self, columns):
+        """Keep only ``columns``, in that order."""
+        return ProjectDataset(self, columns)
+
+    def rename(self, input_columns, output_columns):
+        """Rename columns."""
+        return RenameDataset(self, input_columns, output_columns)
+
+    # -- iteration ------------------------------------------------------------------------------
+    def create_tuple_iterator(self, columns=None, num_epochs=-1, output_numpy=False, do_copy=True):
+        """An iterator over rows as lists (Tensors, or numpy arrays with ``output_numpy=True``).
+
+        Each pass over the iterator (``for row in it``) is one epoch; it can be iterated
+        ``num_epochs`` times (-1: any number of times).
+        """
+        return TupleIterator(self, columns, num_epochs, output_numpy)
+
+    def create_dict_iterator(self, num_epochs=-1, output_numpy=False, do_copy=True):
+        """Like :meth:`create_tuple_iterator` but each row is a dict column name -> value."""
+        return DictIterator(self, None, num_epochs, output_numpy)
+
+    def __iter__(self):
+        return iter(self.create_tuple_iterator(num_epochs=1))
+
+    def _epoch_rows(self, launch):
+        """(column names, generator of rows as lists of numpy values) for one epoch."""
+        for block in self._blocks(launch):
+            cols = list(block.values())
+            n = _nrows(block)
+            for i in range(n):
+                yield [_row_of(c, i) for c in cols]
+
+    def __repr__(self):
+        return f"{type(self).__name__}(columns={self.get_col_names()})"
+
+
+# ---------------------------------------------------------------------------------------------
+# iterators
+# ---------------------------------------------------------------------------------------------
+def _to_tensor(v):
+    from ..tensor import Tensor
+    if isinstance(v, np.ndarray) and v.dtype.kind in "USO":
+        return v  # strings stay numpy (no string tensors)
+    return Tensor(v)
+
+
+class _IteratorBase:
+    def __init__(self, dataset, columns, num_epochs, output_numpy):
+        if not isinstance(dataset, Dataset):
+            raise TypeError(f"create_iterator: expected a Dataset, got {type(dataset).__name__}")
+        num_epochs = _check_int(num_epochs, "num_epochs", "create_tuple_iterator", 1, allow=(-1,))
+        self.dataset = dataset
+        names = dataset.get_col_names()
+        columns = _column_list(columns, "create_tuple_iterator")
+        if columns is not None:
+            missing = [c for c in columns if c not in names]
+            if missing:
+                raise ValueError(f"create_tuple_iterator: unknown column(s) {missing}; the dataset has {names}")
+        self.columns = columns
+        self.num_epochs = num_epochs
+        self.output_numpy = bool(output_numpy)
+        self._launch = _Launch(dataset)
+        self._epochs_done = 0
+        self._rows = None
+
+    def __iter__(self):
+        return self
+
+    def _next_row(self):
+        if self._rows is None:
+            if self.num_epochs != -1 and self._epochs_done >= self.num_epochs:
+                raise StopIteration
+            self._rows = self._gen_rows()
+        try:
+            return next(self._rows)
+        except StopIteration:
+            self._rows = None
+            self._epochs_done += 1
+            raise
+
+    def _gen_rows(self):
+        sel = None
+        for block in self.dataset._blocks(self._launch):
+            names = list(block)
+            if sel is None and self.columns is not None:
+                sel = [names.index(c) for c in self.columns]
+            cols = list(block.values())
+            if sel is not None:
+                cols = [cols[j] for j in sel]
+                names = [names[j] for j in sel]
+            conv = (lambda v: v) if self.output_numpy else _to_tensor
+            for i in range(_nrows(block)):
+                yield names, [conv(_row_of(c, i)) for c in cols]
+
+    def stop(self):
+        self._rows = None
+        self._epochs_done = self.num_epochs if self.num_epochs != -1 else self._epochs_done
+
+    def get_col_names(self):
+        return self.columns or self.dataset.get_col_names()
+
+
+class TupleIterator(_IteratorBase):
+    """Rows as lists, in column order."""
+
+    def __next__(self):
+        return self._next_row()[1]
+
+
+class DictIterator(_IteratorBase):
+    """Rows as dicts column name -> value."""
+
+    def __next__(self):
+        names, values = self._next_row()
+        return dict(zip(names, values))
+
+
+# ---------------------------------------------------------------------------------------------
+# sources held in memory (used by MnistDataset, NumpySlicesDataset, random-access generators)
+# ---------------------------------------------------------------------------------------------
+class MappableDataset(Dataset):
+    """A source whose rows can be indexed: supports shuffle (a permutation per epoch),
+    ``num_samples`` and sharding (``num_shards``/``shard_id``) like MindSpore's samplers."""
+
+    def __init__(self, num_samples=None, shuffle=None, num_shards=None, shard_id=None,
+                 num_parallel_workers=None, sampler=None):
+        super().__init__((), num_parallel_workers)
+        what = type(self).__name__
+        if shuffle is not None and not isinstance(shuffle, bool):
+            raise TypeError(f"{what}: shuffle must be True, False or None, got {shuffle!r}")
+        if num_samples is not None:
+            num_samples = _check_int(num_samples, "num_samples", what, 0)
+        if (num_shards is None) != (shard_id is None):
+            raise ValueError(f"{what}: give both num_shards and shard_id, or neither")
+        if num_shards is not None:
+            num_shards = _check_int(num_shards, "num_shards", what, 1)
+            shard_id = _check_int(shard_id, "shard_id", what, 0)
+            if shard_id >= num_shards:
+                raise ValueError(f"{what}: shard_id {shard_id} must be < num_shards {num_shards}")
+        if sampler is not None:
+            raise ValueError(f"{what}: samplers are not supported; use shuffle=, num_samples=, "
+                             "num_shards= and shard_id=")
+        # MindSpore: shuffle=None on a mappable source means a random order
+        self.shuffle_flag = True if shuffle is None else shuffle
+        self.num_samples = num_samples
+        self.num_shards = num_shards
+        self.shard_id = shard_id
+
+    # subclasses: _num_rows() and _fetch(indices) -> block, or _fetch_slice(start, stop)
+    def _num_rows(self):
+        raise NotImplementedError
+
+    def _fetch(self, idx):
+        raise NotImplementedError
+
+    def _fetch_slice(self, start, stop):
+        return self._fetch(np.arange(start, stop))
+
+    def _size(self):
+        n = self._num_rows()
+        if self.num_shards is not None:
+            n = len(range(self.shard_id, n, self.num_shards)) if n else 0
+            # MindSpore pads shards to equal size; we keep the exact split
+        if self.num_samples:
+            n = min(n, self.num_samples)
+        return n
+
+    def _indices(self, launch):
+        n = self._num_rows()
+        if self.shuffle_flag:
+            idx = launch.rng(self).permutation(n)
+        else:
+            idx = None
+        if self.num_shards is not None:
+            base = idx if idx is not None else np.arange(n)
+            idx = base[self.shard_id::self.num_shards]
+        if self.num_samples:
+            if idx is None:
+                idx = np.arange(min(n, self.num_samples))
+            else:
+                idx = idx[:self.num_samples]
+        return idx
+
+    def _blocks(self, launch):
+        idx = self._indices(launch)
+        if idx is None:
+            n = self._num_rows()
+            for s in range(0, n, BLOCK_ROWS):
+                yield self._fetch_slice(s, min(s + BLOCK_ROWS, n))
+        else:
+            for s in range(0, len(idx), BLOCK_ROWS):
+                yield self._fetch(idx[s:s + BLOCK_ROWS])
+
+
+class _ArraySource(MappableDataset):
+    """Rows are slices of in-memory columns (arrays or lists)."""
+
+    def _init_columns(self, names, columns):
+        self._names = list(names)
+        self._data = list(columns)
+
+    def _columns(self):
+        return list(self._names)
+
+    def _num_rows(self):
+        return len(self._data[0]) if self._data else 0
+
+    def _fetch(self, idx):
+        return {n: _col_take(c, idx) for n, c in zip(self._names, self._data)}
+
+    def _fetch_slice(self, start, stop):
+        # copies of read-only data (e.g. a cached file) so that rows handed out are writable
+        return {n: (c[start:stop].copy() if isinstance(c, np.ndarray) and not c.flags.writeable else c[start:stop])
+                for n, c in zip(self._names, self._data)}
+
+
+# ---------------------------------------------------------------------------------------------
+# pipeline nodes
+# ---------------------------------------------------------------------------------------------
+def _is_vectorizable(op):
+    return hasattr(op, "_apply_batch")
+
+
+class MapDataset(Dataset):
+    def __init__(self, child, operations, input_columns, output_columns, column_order, num_parallel_workers):
+        super().__init__([child], num_parallel_workers)
+        if operations is None:
+            raise ValueError("map: operations is required (a transform or a list of transforms)")
+        ops = list(operations) if isinstance(operations, (list, tuple)) else [operations]
+        if not ops:
+            raise ValueError("map: operations is an empty list")
+        for op in ops:
+            if not callable(op):
+                raise TypeError(f"map: each operation must be callable (a transform or a function), got {op!r}")
+        self.operations = ops
+        names = child.get_col_names()
+        ins = _column_list(input_columns, "map(input_columns=)")
+        if ins is None:
+            ins = names[:1]
+        missing = [c for c in ins if c not in names]
+        if missing:
+            raise ValueError(f"map: input column(s) {missing} not in the dataset's columns {names}")
+        outs = _column_list(output_columns, "map(output_columns=)") or list(ins)
+        self.input_columns = ins
+        self.output_columns = outs
+        # new column order: outputs take the place of the first input column, other inputs vanish
+        first = names.index(ins[0])
+        kept_before = [n for n in names[:first] if n not in ins and n not in outs]
+        kept_after = [n for n in names[first:] if n not in ins and n not in outs]
+        order = kept_before + outs + kept_after
+        if column_order is not None:
+            co = _column_list(column_order, "map(column_order=)")
+            bad = [c for c in co if c not in order]
+            if bad:
+                raise ValueError(f"map: column_order names unknown column(s) {bad}; columns are {order}")
+            order = co
+        self._order = order
+        # runs of ops that can work on a whole block at once
+        self._vector = len(ins) == 1 and len(outs) == 1 and all(_is_vectorizable(o) for o in ops)
+
+    def _columns(self):
+        return list(self._order)
+
+    def _apply_rows(self, values_per_col, n):
+        outs_cols = [[] for _ in self.output_columns]
+        for i in range(n):
+            vals = tuple(_row_of(c, i) for c in values_per_col)
+            for op in self.operations:
+                try:
+                    res = op(*vals)
+                except (ValueError, TypeError) as e:
+                    raise type(e)(f"map: {_op_name(op)} failed on input column(s) {self.input_columns}: {e}") from e
+                vals = tuple(res) if isinstance(res, (tuple, list)) else (res,)
+            if len(vals) != len(self.output_columns):
+                raise ValueError(f"map: the operations returned {len(vals)} value(s) but output_columns "
+                                 f"names {len(self.output_columns)}: {self.output_columns}")
+            for j, v in enumerate(vals):
+                outs_cols[j].append(v)
+        return [_stack_rows(c) for c in outs_cols]
+
+    def _blocks(self, launch):
+        for block in self.children[0]._blocks(launch):
+            n = _nrows(block)
+            ins = [block[c] for c in self.input_columns]
+            if self._vector and isinstance(ins[0], np.ndarray):
+                arr = ins[0]
+                for op in self.operations:
+                    try:
+                        arr = op._apply_batch(arr)
+                    except (ValueError, TypeError) as e:
+                        raise type(e)(f"map: {_op_name(op)} failed on column {self.input_columns[0]!r}: {e}") from e
+                outs = [arr]
+            else:
+                outs = self._apply_rows(ins, n)
+            new = dict(block)
+            for c in self.input_columns:
+                new.pop(c, None)
+            for c, v in zip(self.output_columns, outs):
+                new[c] = v
+            yield {c: new[c] for c in self._order}
+
+
+def _op_name(op):
+    return getattr(op, "__name__", None) or type(op).__name__
+
+
+class BatchDataset(Dataset):
+    def __init__(self, child, batch_size, drop_remainder, per_batch_map, input_columns, output_columns,
+                 num_parallel_workers):
+        super().__init__([child], num_parallel_workers)
+        self.batch_size = _check_int(batch_size, "batch_size", "batch", 1)
+        if not isinstance(drop_remainder, bool):
+            raise TypeError(f"batch: drop_remainder must be a bool, got {drop_remainder!r}")
+        self.drop_remainder = drop_remainder
+        if per_batch_map is not None and not callable(per_batch_map):
+            raise TypeError("batch: per_batch_map must be callable")
+        self.per_batch_map = per_batch_map
+        names = child.get_col_names()
+        self.input_columns = _column_list(input_columns, "batch(input_columns=)") or (names if per_batch_map else None)
+        self.output_columns = _column_list(output_columns, "batch(output_columns=)")
+        if self.input_columns:
+            missing = [c for c in self.input_columns if c not in names]
+            if missing:
+                raise ValueError(f"batch: input column(s) {missing} not in the dataset's columns {names}")
+
+    def _columns(self):
+        names = self.children[0].get_col_names()
+        if self.per_batch_map is None or not self.output_columns or self.output_columns == self.input_columns:
+            return names
+        return [n for n in names if n not in self.input_columns] + self.output_columns
+
+    def _size(self):
+        n = self.children[0]._size()
+        if n is None:
+            return None
+        return n // self.batch_size if self.drop_remainder else -(-n // self.batch_size)
+
+    def _emit(self, block, nb, bs):
+        """``nb`` batches of ``bs`` rows from the first nb*bs rows of block -> a block of nb rows."""
+        out = {}
+        for name, col in block.items():
+            if isinstance(col, np.ndarray):
+                a = col[:nb * bs]
+                out[name] = np.ascontiguousarray(a.reshape((nb, bs) + a.shape[1:]))
+            else:
+                rows = []
+                for b in range(nb):
+                    part = [_as_row_value(v) for v in col[b * bs:(b + 1) * bs]]
+                    shapes = {p.shape for p in part}
+                    if len(shapes) > 1:
+                        raise ValueError(f"batch: cannot stack column {name!r}: its rows have different shapes "
+                                         f"{sorted(shapes, key=str)[:4]}; make them equal (e.g. with a Resize or "
+                                         "padding map) before batch")
+                    rows.append(np.stack(part))
+                out[name] = _stack_rows(rows)
+        if self.per_batch_map is not None:
+            out = self._per_batch(out, nb)
+        return out
+
+    def _per_batch(self, block, nb):
+        ins = self.input_columns
+        outs = self.output_columns or ins
+        results = [[] for _ in outs]
+        for b in range(nb):
+            args = [[np.asarray(r) for r in _row_of(block[c], b)] for c in ins]
+            res = self.per_batch_map(*args, BatchInfo(b))
+            res = tuple(res) if isinstance(res, (tuple, list)) else (res,)
+            if len(res) != len(outs):
+                raise ValueError(f"batch: per_batch_map returned {len(res)} value(s) for output columns {outs}")
+            for j, r in enumerate(res):
+                results[j].append(np.stack([np.asarray(x) for x in r]) if isinstance(r, (list, tuple)) else np.asarray(r))
+        new = {k: v for k, v in block.items() if k not in ins}
+        for c, vals in zip(outs, results):
+            new[c] = _stack_rows(vals)
+        return {c: new[c] for c in self._columns()}
+
+    def _blocks(self, launch):
+        bs = self.batch_size
+        carry = []
+        carried = 0
+        for block in self.children[0]._blocks(launch):
+            n = _nrows(block)
+            if n == 0:
+                continue
+            if carried + n < bs:
+                carry.append(block)
+                carried += n
+                continue
+            whole = _block_concat(carry + [block]) if carry else block
+            total = carried + n
+            nb = total // bs
+            yield self._emit(whole, nb, bs)
+            rest = total - nb * bs
+            carry = [_block_slice(whole, nb * bs, total)] if rest else []
+            carried = rest
+        if carried and not self.drop_remainder:
+            yield self._emit(_block_concat(carry), 1, carried)
+
+
+class BatchInfo:
+    """What ``per_batch_map`` receives last: the batch number within the epoch."""
+
+    def __init__(self, batch_num, epoch_num=0):
+        self._batch_num = batch_num
+        self._epoch_num = epoch_num
+
+    def get_batch_num(self):
+        return self._batch_num
+
+    def get_epoch_num(self):
+        return self._epoch_num
+
+
+class ShuffleDataset(Dataset):
+    def __init__(self, child, buffer_size):
+        super().__init__([child])
+        self.buffer_size = _check_int(buffer_size, "buffer_size", "shuffle", 2)
+
+    def _blocks(self, launch):
+        rng = launch.rng(self)
+        buf = None
+        pending = []
+        pending_rows = 0
+        chunk = max(1, min(BLOCK_ROWS, self.buffer_size))
+        for block in self.children[0]._blocks(launch):
+            pending.append(block)
+            pending_rows += _nrows(block)
+            size = (_nrows(buf) if buf is not None else 0) + pending_rows
+            if size < self.buffer_size + chunk:
+                continue
+            buf = _block_concat(([buf] if buf is not None else []) + pending)
+            pending, pending_rows = [], 0
+            # draw from the buffer until it is back to buffer_size rows
+            while _nrows(buf) >= self.buffer_size + chunk:
+                n = _nrows(buf)
+                k = n - self.buffer_size
+                pick = rng.choice(n, size=k, replace=False)
+                mask = np.ones(n, bool)
+                mask[pick] = False
+                yield _block_take(buf, pick)
+                buf = _block_take(buf, np.nonzero(mask)[0])
+        rest = ([buf] if buf is not None else []) + pending
+        if rest:
+            buf = _block_concat(rest)
+            n = _nrows(buf)
+            if n:
+                perm = rng.permutation(n)
+                for s in range(0, n, BLOCK_ROWS):
+                    yield _block_take(buf, perm[s:s + BLOCK_ROWS])
+
+
+class RepeatDataset(Dataset):
+    def __init__(self, child, count):
+        super().__init__([child])
+        if count is None:
+            count = -1
+        self.count = _check_int(count, "count", "repeat", 1, allow=(-1,))
+
+    def _size(self):
+        n = self.children[0]._size()
+        if n is None:
+            return None
+        return n * self.count if self.count != -1 else n
+
+    def get_dataset_size(self):
+        if self.count == -1:
+            raise ValueError("get_dataset_size: the dataset repeats forever (repeat(-1))")
+        return super().get_dataset_size()
+
+    def _blocks(self, launch):
+        it = itertools.count() if self.count == -1 else range(self.count)
+        for _ in it:
+            yield from self.children[0]._blocks(launch)
+
+
+class TakeDataset(Dataset):
+    def __init__(self, child, count):
+        super().__init__([child])
+        self.count = _check_int(count, "count", "take", 0, allow=(-1,))
+
+    def _size(self):
+        n = self.children[0]._size()
+        if self.count == -1:
+            return n
+        return None if n is None else min(n, self.count)
+
+    def _blocks(self, launch):
+        if self.count == -1:
+            yield from self.children[0]._blocks(launch)
+            return
+        left = self.count
+        if left == 0:
+            return
+        for block in self.children[0]._blocks(launch):
+            n = _nrows(block)
+            if n >= left:
+                yield _block_slice(block, 0, left)
+                return
+            left -= n
+            yield block
+
+
+class SkipDataset(Dataset):
+    def __init__(self, child, count):
+        super().__init__([child])
+        self.count = _check_int(count, "count", "skip", 0)
+
+    def _size(self):
+        n = self.children[0]._size()
+        return None if n is None else max(0, n - self.count)
+
+    def _blocks(self, launch):
+        left = self.count
+        for block in self.children[0]._blocks(launch):
+            n = _nrows(block)
+            if left >= n:
+                left -= n
+                continue
+            if left:
+                block = _block_slice(block, left, n)
+                left = 0
+            yield block
+
+
+class ProjectDataset(Dataset):
+    def __init__(self, child, columns):
+        super().__init__([child])
+        cols = _column_list(columns, "project")
+        names = child.get_col_names()
+        missing = [c for c in cols if c not in names]
+        if missing:
+            raise ValueError(f"project: unknown column(s) {missing}; the dataset has {names}")
+        self.columns = cols
+
+    def _columns(self):
+        return list(self.columns)
+
+    def _blocks(self, launch):
+        for block in self.children[0]._blocks(launch):
+            yield {c: block[c] for c in self.columns}
+
+
+class RenameDataset(Dataset):
+    def __init__(self, child, input_columns, output_columns):
+        super().__init__([child])
+        ins = _column_list(input_columns, "rename(input_columns=)")
+        outs = _column_list(output_columns, "rename(output_columns=)")
+        if len(ins) != len(outs):
+            raise ValueError(f"rename: {len(ins)} input column(s) but {len(outs)} output column(s)")
+        names = child.get_col_names()
+        missing = [c for c in ins if c not in names]
+        if missing:
+            raise ValueError(f"rename: unknown column(s) {missing}; the dataset has {names}")
+        self.mapping = dict(zip(ins, outs))
+        new = [self.mapping.get(n, n) for n in names]
+        if len(set(new)) != len(new):
+            raise ValueError(f"rename: the new column names {new} are not unique")
+        self._new = new
+
+    def _columns(self):
+        return list(self._new)
+
+    def _blocks(self, launch):
+        for block in self.children[0]._blocks(launch):
+            yield {self.mapping.get(k, k): v for k, v in block.items()}

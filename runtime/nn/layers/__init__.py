@@ -1,0 +1,13 @@
+"""nn layers (``runtime.nn.Dense``...), one module per family as in ``mindspore.nn.layer``."""
+from .basic import *  # noqa: F401,F403
+from .basic import __all__ as _basic
+from .conv import *  # noqa: F401,F403
+from .conv import __all__ as _conv
+from .pooling import *  # noqa: F401,F403
+from .pooling import __all__ as _pool
+from .normalization import *  # noqa: F401,F403
+from .normalization import __all__ as _norm
+from .embedding import *  # noqa: F401,F403
+from .embedding import __all__ as _emb
+
+__all__ = _basic + _conv + _pool + _norm + _emb

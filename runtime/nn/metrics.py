@@ -1,0 +1,252 @@
+"""Evaluation metrics (host-side, numpy): Metric, Accuracy, MAE, MSE, Loss, TopKCategoricalAccuracy.
+
+Each has ``clear()``, ``update(*inputs)`` and ``eval()``; inputs may be Tensors, numpy arrays or
+lists. ``Model(..., metrics={"Accuracy": nn.Accuracy()})`` calls them with ``(logits, labels)``
+(``Loss`` takes the loss value).
+
+Example:
+    >>> import numpy as np
+    >>> from runtime import nn
+    >>> acc = nn.Accuracy()
+    >>> acc.update(np.array([[0.1, 0.9], [0.8, 0.2]]), np.array([1, 1]))
+    >>> acc.eval()
+    0.5
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tensor import Tensor
+
+__all__ = ["Metric", "Accuracy", "MAE", "MSE", "Loss", "TopKCategoricalAccuracy", "rearrange_inputs"]
+
+
+def _to_numpy(x, cls_name):
+    if isinstance(x, Tensor):
+        return x.asnumpy()
+    if isinstance(x, np.ndarray):
+        return x
+    if isinstance(x, (list, tuple, int, float, np.generic)):
+        return np.asarray(x)
+    raise TypeError(f"{cls_name}: inputs must be Tensors, numpy arrays or lists, got {type(x).__name__}")
+
+
+def rearrange_inputs(func):
+    """Decorator for ``update``: reorder its inputs by the metric's ``indexes`` (set_indexes)."""
+    def wrapper(self, *inputs):
+        idx = getattr(self, "_indexes", None)
+        if idx is not None:
+            inputs = [inputs[i] for i in idx]
+        return func(self, *inputs)
+    wrapper.__name__ = func.__name__
+    wrapper.__doc__ = func.__doc__
+    return wrapper
+
+
+class Metric:
+    """Base class: ``clear()``, ``update(*inputs)``, ``eval()``; calling it runs all three."""
+
+    def __init__(self):
+        self._indexes = None
+
+    @property
+    def indexes(self):
+        return self._indexes
+
+    def set_indexes(self, indexes):
+        """Choose which of the network's outputs ``update`` receives (e.g. [0, 2])."""
+        if not isinstance(indexes, (list, tuple)) or not all(isinstance(i, int) for i in indexes):
+            raise TypeError(f"{type(self).__name__}.set_indexes: indexes must be a list of ints, got {indexes!r}")
+        self._indexes = list(indexes)
+        return self
+
+    def _convert_data(self, data):
+        return _to_numpy(data, type(self).__name__)
+
+    def clear(self):
+        raise NotImplementedError
+
+    def update(self, *inputs):
+        raise NotImplementedError
+
+    def eval(self):
+        raise NotImplementedError
+
+    def __call__(self, *inputs):
+        self.clear()
+        self.update(*inputs)
+        return self.eval()
+
+
+def _need(cls_name, inputs, n):
+    if len(inputs) != n:
+        raise ValueError(f"{cls_name}.update: needs {n} inputs, got {len(inputs)}")
+
+
+class Accuracy(Metric):
+    """Fraction of correct predictions.
+
+    ``eval_type='classification'``: y_pred (N, C) scores, y class indices (N,) or one-hot (N, C).
+    ``eval_type='multilabel'``: y_pred rounded to 0/1 must equal y (N, C) in every column.
+    """
+
+    def __init__(self, eval_type="classification"):
+        super().__init__()
+        if eval_type not in ("classification", "multilabel"):
+            raise ValueError(f"Accuracy: eval_type must be 'classification' or 'multilabel', got {eval_type!r}")
+        self.eval_type = eval_type
+        self.clear()
+
+    def clear(self):
+        self._correct_num = 0
+        self._total_num = 0
+        self._class_num = 0
+
+    @rearrange_inputs
+    def update(self, *inputs):
+        _need("Accuracy", inputs, 2)
+        y_pred = self._convert_data(inputs[0])
+        y = self._convert_data(inputs[1])
+        if self.eval_type == "classification":
+            if y_pred.ndim < 1:
+                raise ValueError(f"Accuracy: y_pred must have a class axis, got shape {y_pred.shape}")
+            if y.ndim == y_pred.ndim and y.shape == y_pred.shape and y_pred.ndim > 1:
+                y = y.argmax(axis=-1)  # one-hot labels
+            if y_pred.ndim == y.ndim + 1:
+                if self._class_num == 0:
+                    self._class_num = y_pred.shape[-1]
+                elif y_pred.shape[-1] != self._class_num:
+                    raise ValueError(f"Accuracy: class number changed from {self._class_num} to "
+                                     f"{y_pred.shape[-1]}")
+                indices = y_pred.argmax(axis=-1)
+            elif y_pred.shape == y.shape:
+                indices = y_pred  # already class indices
+            else:
+                raise ValueError(f"Accuracy: y_pred shape {y_pred.shape} and y shape {y.shape} do not match "
+                                 "(expected y_pred (N, C) with y (N,) or (N, C))")
+            result = (np.equal(indices, y) * 1).reshape(-1)
+        else:
+            if y_pred.shape != y.shape:
+                raise ValueError(f"Accuracy(multilabel): y_pred shape {y_pred.shape} != y shape {y.shape}")
+            y_pred = y_pred.round()
+            result = np.all(np.equal(y_pred, y), axis=tuple(range(1, y.ndim))).reshape(-1) * 1
+        self._correct_num += int(result.sum())
+        self._total_num += int(result.shape[0])
+
+    def eval(self):
+        if self._total_num == 0:
+            raise RuntimeError("Accuracy: cannot be calculated because the number of samples is 0; "
+                               "call update() first")
+        return self._correct_num / self._total_num
+
+
+class _ErrorMetric(Metric):
+    _name = "Error"
+
+    def __init__(self):
+        super().__init__()
+        self.clear()
+
+    def clear(self):
+        self._error_sum = 0.0
+        self._samples_num = 0
+
+    @rearrange_inputs
+    def update(self, *inputs):
+        _need(self._name, inputs, 2)
+        y_pred = self._convert_data(inputs[0]).astype(np.float64)
+        y = self._convert_data(inputs[1]).astype(np.float64)
+        if y.shape != y_pred.shape:
+            try:
+                y = y.reshape(y_pred.shape)
+            except ValueError:
+                raise ValueError(f"{self._name}: y_pred shape {y_pred.shape} and y shape {y.shape} differ") from None
+        err = self._error(y_pred - y)
+        n = y.shape[0] if y.ndim else 1
+        self._error_sum += float(err.reshape(n, -1).mean(axis=1).sum())
+        self._samples_num += n
+
+    def eval(self):
+        if self._samples_num == 0:
+            raise RuntimeError(f"{self._name}: the number of samples is 0; call update() first")
+        return self._error_sum / self._samples_num
+
+
+class MAE(_ErrorMetric):
+    """Mean absolute error."""
+
+    _name = "MAE"
+
+    @staticmethod
+    def _error(d):
+        return np.abs(d)
+
+
+class MSE(_ErrorMetric):
+    """Mean squared error."""
+
+    _name = "MSE"
+
+    @staticmethod
+    def _error(d):
+        return d * d
+
+
+class Loss(Metric):
+    """Average of the loss values passed to ``update(loss)``."""
+
+    def __init__(self):
+        super().__init__()
+        self.clear()
+
+    def clear(self):
+        self._sum_loss = 0.0
+        self._total_num = 0
+
+    @rearrange_inputs
+    def update(self, *inputs):
+        if len(inputs) != 1:
+            raise ValueError(f"Loss.update: needs 1 input (the loss), got {len(inputs)}")
+        loss = self._convert_data(inputs[0])
+        if loss.ndim == 1 and loss.size == 1:
+            loss = loss.reshape(())
+        if loss.ndim != 0:
+            raise ValueError(f"Loss.update: the loss must be a scalar, got shape {loss.shape}")
+        self._sum_loss += float(loss)
+        self._total_num += 1
+
+    def eval(self):
+        if self._total_num == 0:
+            raise RuntimeError("Loss: the number of samples is 0; call update() first")
+        return self._sum_loss / self._total_num
+
+
+class TopKCategoricalAccuracy(Metric):
+    """Fraction of samples whose label is among the top ``k`` scores."""
+
+    def __init__(self, k):
+        super().__init__()
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ValueError(f"TopKCategoricalAccuracy: k must be an int >= 1, got {k!r}")
+        self.k = k
+        self.clear()
+
+    def clear(self):
+        self._correct_num = 0
+        self._samples_num = 0
+
+    @rearrange_inputs
+    def update(self, *inputs):
+        _need("TopKCategoricalAccuracy", inputs, 2)
+        y_pred = self._convert_data(inputs[0])
+        y = self._convert_data(inputs[1])
+        if y.ndim == y_pred.ndim and y.shape == y_pred.shape:
+            y = y.argmax(axis=1)
+        top = np.argsort(-y_pred, axis=1, kind="stable")[:, :self.k]
+        self._correct_num += int((top == y.reshape(-1, 1)).any(axis=1).sum())
+        self._samples_num += y.shape[0]
+
+    def eval(self):
+        if self._samples_num == 0:
+            raise RuntimeError("TopKCategoricalAccuracy: the number of samples is 0; call update() first")
+        return self._correct_num / self._samples_num

@@ -1,0 +1,6 @@
+"""Optimizers: ``optimizer(grads)`` updates the parameters in place (see optimizer.py)."""
+from .optimizer import Optimizer  # noqa: F401
+from .sgd import SGD, Momentum  # noqa: F401
+from .adam import Adam, AdamW, AdamWeightDecay  # noqa: F401
+
+__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "AdamWeightDecay"]

@@ -1,0 +1,156 @@
+"""Adam-family optimizers: ``nn.Adam`` (MindSpore 2.x), ``nn.AdamW`` (decoupled weight decay,
+PyTorch/``mindspore.mint.optim.AdamW`` formula) and ``nn.AdamWeightDecay`` (MindSpore's, no bias
+correction).
+
+Example:
+    >>> import runtime as ms
+    >>> from runtime import nn
+    >>> opt = nn.Adam(nn.Dense(2, 1).trainable_params())
+    >>> [p.name for p in opt.moment1]
+    ['moment1.weight', 'moment1.bias']
+"""
+from __future__ import annotations
+
+from ... import ops
+from .optimizer import Optimizer, _check_number
+
+__all__ = ["Adam", "AdamW", "AdamWeightDecay"]
+
+
+def _check_betas(name, beta1, beta2, eps):
+    b1 = _check_number(name, "beta1", beta1, 0.0, True, 1.0, True)
+    b2 = _check_number(name, "beta2", beta2, 0.0, True, 1.0, True)
+    e = _check_number(name, "eps", eps, 0.0, True)
+    return b1, b2, e
+
+
+class _AdamBase(Optimizer):
+    def _init_adam(self, name, beta1, beta2, eps):
+        self.beta1, self.beta2, self.eps = _check_betas(name, beta1, beta2, eps)
+        self.moment1 = self._clone_state("moment1", "zeros")
+        self.moment2 = self._clone_state("moment2", "zeros")
+
+    def _moments(self, m, v, g):
+        """m <- b1 m + (1 - b1) g; v <- b2 v + (1 - b2) g^2 (in place); returns the new values."""
+        b1, b2 = self.beta1, self.beta2
+        m = ops.assign(m, ops.add(ops.mul(m, b1), ops.mul(g, 1.0 - b1)))
+        v = ops.assign(v, ops.add(ops.mul(v, b2), ops.mul(ops.square(g), 1.0 - b2)))
+        return m, v
+
+
+class Adam(_AdamBase):
+    """Adam (MindSpore ApplyAdam): with g = grad / loss_scale + weight_decay * param (L2),
+    m, v as usual, ``lr_t = lr * sqrt(1 - beta2^t) / (1 - beta1^t)`` and
+    ``param -= lr_t * m / (sqrt(v) + eps)``; ``use_nesterov`` uses ``beta1 * m + (1 - beta1) * g``
+    in place of m."""
+
+    def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, use_locking=False,
+                 use_nesterov=False, weight_decay=0.0, loss_scale=1.0, use_amsgrad=False):
+        super().__init__(learning_rate, params, weight_decay, loss_scale)
+        self._init_adam("Adam", beta1, beta2, eps)
+        for k, v in (("use_locking", use_locking), ("use_nesterov", use_nesterov), ("use_amsgrad", use_amsgrad)):
+            if not isinstance(v, bool):
+                raise TypeError(f"Adam: {k} must be a bool, got {v!r}")
+        if use_amsgrad:
+            raise ValueError("Adam: use_amsgrad=True is not supported")
+        self.use_locking = use_locking
+        self.use_nesterov = use_nesterov
+        self.beta1_power = self._scalar_state("beta1_power", 1.0)
+        self.beta2_power = self._scalar_state("beta2_power", 1.0)
+
+    def construct(self, gradients):
+        self._check_grads(gradients)
+        gradients = self.decay_weight(gradients)
+        gradients = self.scale_grad(gradients)
+        lr = self.get_lr()
+        lrs = self.param_lrs(lr)
+        self._increase_step()
+        b1p = ops.assign(self.beta1_power, ops.mul(self.beta1_power, self.beta1))
+        b2p = ops.assign(self.beta2_power, ops.mul(self.beta2_power, self.beta2))
+        # sqrt(1 - beta2^t) / (1 - beta1^t), shared by every parameter
+        corr = ops.div(ops.sqrt(ops.sub(1.0, b2p)), ops.sub(1.0, b1p))
+        eps, b1 = self.eps, self.beta1
+        for p, m, v, g, lr_i in zip(self.parameters, self.moment1, self.moment2, gradients, lrs):
+            m, v = self._moments(m, v, g)
+            num = ops.add(ops.mul(m, b1), ops.mul(g, 1.0 - b1)) if self.use_nesterov else m
+            upd = ops.div(num, ops.add(ops.sqrt(v), eps))
+            ops.assign(p, ops.sub(p, ops.mul(upd, ops.mul(lr_i, corr))))
+        return True
+
+
+class AdamW(_AdamBase):
+    """Adam with decoupled weight decay (PyTorch's AdamW formula), applied to every parameter:
+    ``param *= 1 - lr * weight_decay``; m, v as in Adam;
+    ``param -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)``."""
+
+    def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, weight_decay=1e-2):
+        super().__init__(learning_rate, params, 0.0, 1.0)
+        self._init_adam("AdamW", beta1, beta2, eps)
+        if self.is_group:
+            self._decoupled_wd = tuple(_check_number("AdamW", "weight_decay", w, 0.0)
+                                       for w in self._group_weight_decays(params, weight_decay))
+        else:
+            wd = _check_number("AdamW", "weight_decay", weight_decay, 0.0)
+            self._decoupled_wd = (wd,) * self.param_length
+        self.weight_decay = weight_decay
+        # the base class folded nothing into the gradients (decay is decoupled here)
+        self._wd = (0.0,) * self.param_length
+        self.exec_weight_decay = False
+        self.beta1_power = self._scalar_state("beta1_power", 1.0)
+        self.beta2_power = self._scalar_state("beta2_power", 1.0)
+
+    def _group_weight_decays(self, params, default):
+        out = {}
+        for g in params:
+            if "params" in g:
+                for p in g["params"]:
+                    out[id(p)] = g.get("weight_decay", default)
+        return [out[id(p)] for p in self.parameters]
+
+    def construct(self, gradients):
+        self._check_grads(gradients)
+        lr = self.get_lr()
+        lrs = self.param_lrs(lr)
+        self._increase_step()
+        b1p = ops.assign(self.beta1_power, ops.mul(self.beta1_power, self.beta1))
+        b2p = ops.assign(self.beta2_power, ops.mul(self.beta2_power, self.beta2))
+        inv_bc1 = ops.div(1.0, ops.sub(1.0, b1p))
+        inv_sqrt_bc2 = ops.rsqrt(ops.sub(1.0, b2p))
+        eps = self.eps
+        for p, m, v, g, lr_i, wd in zip(self.parameters, self.moment1, self.moment2, gradients, lrs,
+                                        self._decoupled_wd):
+            pv = p
+            if wd != 0.0:
+                pv = ops.mul(p, ops.sub(1.0, ops.mul(lr_i, wd)))
+            m, v = self._moments(m, v, g)
+            denom = ops.add(ops.mul(ops.sqrt(v), inv_sqrt_bc2), eps)
+            step = ops.mul(lr_i, inv_bc1)
+            ops.assign(p, ops.sub(pv, ops.mul(ops.div(m, denom), step)))
+        return True
+
+
+class AdamWeightDecay(_AdamBase):
+    """MindSpore's AdamWeightDecay (no bias correction): ``update = m / (sqrt(v) + eps)
+    + weight_decay * param`` (for parameters passing the decay filter); ``param -= lr * update``."""
+
+    def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-6, weight_decay=0.0):
+        super().__init__(learning_rate, params, weight_decay, 1.0)
+        self._init_adam("AdamWeightDecay", beta1, beta2, eps)
+        self._decoupled_wd = self._wd
+        self._wd = (0.0,) * self.param_length
+        self.exec_weight_decay = False
+
+    def construct(self, gradients):
+        self._check_grads(gradients)
+        lr = self.get_lr()
+        lrs = self.param_lrs(lr)
+        self._increase_step()
+        eps = self.eps
+        for p, m, v, g, lr_i, wd in zip(self.parameters, self.moment1, self.moment2, gradients, lrs,
+                                        self._decoupled_wd):
+            m, v = self._moments(m, v, g)
+            upd = ops.div(m, ops.add(ops.sqrt(v), eps))
+            if wd != 0.0:
+                upd = ops.add(upd, ops.mul(p, wd))
+            ops.assign(p, ops.sub(p, ops.mul(upd, lr_i)))
+        return True

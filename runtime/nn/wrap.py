@@ -1,0 +1,94 @@
+"""Training wrappers: WithLossCell, WithEvalCell, TrainOneStepCell (``mindspore.nn.wrap``).
+
+Example:
+    >>> import runtime as ms
+    >>> from runtime import nn
+    >>> net = nn.Dense(2, 1)
+    >>> loss_net = nn.WithLossCell(net, nn.MSELoss())
+    >>> train = nn.TrainOneStepCell(loss_net, nn.SGD(net.trainable_params(), 0.1)).set_train()
+    >>> float(train(ms.Tensor([[1.0, 2.0]]), ms.Tensor([[1.0]])).asnumpy()) >= 0
+    True
+"""
+from __future__ import annotations
+
+import numbers
+
+from .. import ops
+from ..autograd import value_and_grad
+from .cell import Cell
+from .optim.optimizer import Optimizer
+
+__all__ = ["WithLossCell", "WithEvalCell", "TrainOneStepCell"]
+
+
+def _check_cell(owner, name, v):
+    if not isinstance(v, Cell):
+        raise TypeError(f"{owner}: {name} must be a Cell, got {type(v).__name__}")
+    return v
+
+
+class WithLossCell(Cell):
+    """``loss_fn(backbone(data), label)``."""
+
+    def __init__(self, backbone, loss_fn):
+        super().__init__(auto_prefix=False)
+        self._backbone = _check_cell("WithLossCell", "backbone", backbone)
+        self._loss_fn = _check_cell("WithLossCell", "loss_fn", loss_fn)
+
+    def construct(self, data, label):
+        out = self._backbone(data)
+        return self._loss_fn(out, label)
+
+    @property
+    def backbone_network(self):
+        return self._backbone
+
+
+class WithEvalCell(Cell):
+    """Returns ``(loss, outputs, label)`` for evaluation."""
+
+    def __init__(self, network, loss_fn, add_cast_fp32=False):
+        super().__init__(auto_prefix=False)
+        self._network = _check_cell("WithEvalCell", "network", network)
+        self._loss_fn = _check_cell("WithEvalCell", "loss_fn", loss_fn)
+        self.add_cast_fp32 = add_cast_fp32
+
+    def construct(self, data, label):
+        outputs = self._network(data)
+        if self.add_cast_fp32:
+            from graph.dtypes import float32
+            label = ops.cast(label, float32)
+            outputs = ops.cast(outputs, float32)
+        loss = self._loss_fn(outputs, label)
+        return loss, outputs, label
+
+
+class TrainOneStepCell(Cell):
+    """One training step: forward + backward of ``network`` (which returns the loss) with respect
+    to ``optimizer.parameters``, then ``optimizer(grads)``; returns the loss.
+
+    ``sens`` scales the gradients (the backward seed), as MindSpore's loss-scale sens does.
+    """
+
+    def __init__(self, network, optimizer, sens=1.0, return_grad=False):
+        super().__init__(auto_prefix=False)
+        self.network = _check_cell("TrainOneStepCell", "network", network)
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"TrainOneStepCell: optimizer must be an nn.Optimizer, got {type(optimizer).__name__}")
+        if isinstance(sens, bool) or not isinstance(sens, numbers.Real):
+            raise TypeError(f"TrainOneStepCell: sens must be a float, got {sens!r}")
+        self.network.set_grad()
+        self.optimizer = optimizer
+        self.weights = optimizer.parameters
+        self.sens = float(sens)
+        self.return_grad = return_grad
+        self.grad_fn = value_and_grad(self.network, None, self.weights)
+
+    def construct(self, *inputs):
+        loss, grads = self.grad_fn(*inputs)
+        if self.sens != 1.0:
+            grads = tuple(ops.mul(g, self.sens) for g in grads)
+        self.optimizer(grads)
+        if self.return_grad:
+            return loss, grads
+        return loss

@@ -1,0 +1,276 @@
+"""Registry-wide invariants: every op is complete, reachable from runtime.ops, its scalar expression
+(elementwise ops) agrees with its array implementation, and its shape inference agrees with what the
+implementation actually produces on a sample input.
+
+Adding an op without a sample in ``SAMPLES`` fails ``test_infer_matches_impl``: add one.
+"""
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pytest
+
+import runtime  # noqa: F401  (registers the eager handler)
+from graph.aval import AVal
+from graph.dtypes import bool_, from_numpy
+from graph.ops import REGISTRY
+from graph.ops.core import ELEMENTWISE, KINDS, REDUCTION
+from graph.ops.emit import PRIMITIVES, NumpyEmitter
+from runtime import ops
+from runtime.ops import Primitive
+
+OPS = sorted(REGISTRY)
+ELEMENTWISE_OPS = sorted(n for n, op in REGISTRY.items() if op.kind == ELEMENTWISE)
+
+f32 = np.float32
+
+
+def _r(rng, *shape, lo=-2.0, hi=2.0, dtype=f32):
+    return rng.uniform(lo, hi, shape).astype(dtype)
+
+
+def _pos(rng, *shape):
+    return _r(rng, *shape, lo=0.5, hi=2.0)
+
+
+def _ints(rng, *shape, lo=0, hi=5, dtype=np.int32):
+    return rng.integers(lo, hi, shape).astype(dtype)
+
+
+def _bools(rng, *shape):
+    return rng.random(shape) > 0.5
+
+
+# name -> rng -> (inputs, attrs). Inputs are numpy arrays or Python scalars; attrs are raw
+# (normalised by the op). Samples exercise broadcasting where the op allows it.
+SAMPLES = {
+    # elementwise
+    "add": lambda r: ([_r(r, 3, 4), _r(r, 4)], {}),
+    "sub": lambda r: ([_r(r, 2, 1, 4), _r(r, 3, 1)], {}),
+    "mul": lambda r: ([_r(r, 3, 4), 2.5], {}),
+    "div": lambda r: ([_r(r, 3, 4), _pos(r, 3, 1)], {}),
+    "floor_div": lambda r: ([_r(r, 3, 4), _pos(r, 4)], {}),
+    "mod": lambda r: ([_r(r, 3, 4), _pos(r, 4)], {}),
+    "pow": lambda r: ([_pos(r, 3, 4), _r(r, 4)], {}),
+    "maximum": lambda r: ([_r(r, 3, 4), _r(r, 3, 1)], {}),
+    "minimum": lambda r: ([_r(r, 3, 4), _r(r, 1, 4)], {}),
+    "neg": lambda r: ([_r(r, 3, 4)], {}),
+    "abs": lambda r: ([_r(r, 3, 4)], {}),
+    "sign": lambda r: ([_r(r, 3, 4)], {}),
+    "square": lambda r: ([_r(r, 3, 4)], {}),
+    "exp": lambda r: ([_r(r, 3, 4)], {}),
+    "log": lambda r: ([_pos(r, 3, 4)], {}),
+    "log1p": lambda r: ([_pos(r, 3, 4)], {}),
+    "sqrt": lambda r: ([_pos(r, 3, 4)], {}),
+    "rsqrt": lambda r: ([_pos(r, 3, 4)], {}),
+    "reciprocal": lambda r: ([_pos(r, 3, 4)], {}),
+    "floor": lambda r: ([_r(r, 3, 4)], {}),
+    "ceil": lambda r: ([_r(r, 3, 4)], {}),
+    "sin": lambda r: ([_r(r, 3, 4)], {}),
+    "cos": lambda r: ([_r(r, 3, 4)], {}),
+    "erf": lambda r: ([_r(r, 3, 4)], {}),
+    "relu": lambda r: ([_r(r, 3, 4)], {}),
+    "sigmoid": lambda r: ([_r(r, 3, 4, lo=-30, hi=30)], {}),
+    "tanh": lambda r: ([_r(r, 3, 4)], {}),
+    "softplus": lambda r: ([_r(r, 3, 4, lo=-30, hi=30)], {}),
+    "gelu": lambda r: ([_r(r, 3, 4)], {}),
+    "leaky_relu": lambda r: ([_r(r, 3, 4)], {"alpha": 0.1}),
+    "equal": lambda r: ([_ints(r, 3, 4).astype(f32), _ints(r, 4).astype(f32)], {}),
+    "not_equal": lambda r: ([_ints(r, 3, 4).astype(f32), _ints(r, 4).astype(f32)], {}),
+    "less": lambda r: ([_r(r, 3, 4), _r(r, 4)], {}),
+    "less_equal": lambda r: ([_r(r, 3, 4), _r(r, 4)], {}),
+    "greater": lambda r: ([_r(r, 3, 4), _r(r, 4)], {}),
+    "greater_equal": lambda r: ([_r(r, 3, 4), _r(r, 4)], {}),
+    "logical_and": lambda r: ([_bools(r, 3, 4), _bools(r, 4)], {}),
+    "logical_or": lambda r: ([_bools(r, 3, 4), _bools(r, 4)], {}),
+    "logical_not": lambda r: ([_bools(r, 3, 4)], {}),
+    "where": lambda r: ([_bools(r, 3, 4), _r(r, 3, 4), _r(r, 4)], {}),
+    "cast": lambda r: ([_r(r, 3, 4)], {"dtype": "int32"}),
+    "zeros_like": lambda r: ([_r(r, 3, 4)], {}),
+    "ones_like": lambda r: ([_ints(r, 3, 4)], {}),
+    # reductions
+    "reduce_sum": lambda r: ([_r(r, 3, 4, 5)], {"axis": (0, 2)}),
+    "reduce_mean": lambda r: ([_r(r, 3, 4, 5)], {"axis": 1, "keep_dims": True}),
+    "reduce_max": lambda r: ([_r(r, 3, 4, 5)], {"axis": -1}),
+    "reduce_min": lambda r: ([_r(r, 3, 4, 5)], {}),
+    "reduce_prod": lambda r: ([_pos(r, 3, 4)], {"axis": 0, "keep_dims": True}),
+    "argmax": lambda r: ([_r(r, 3, 4, 5)], {"axis": 1}),
+    "argmin": lambda r: ([_r(r, 3, 4, 5)], {"axis": 0, "keep_dims": True}),
+    "softmax": lambda r: ([_r(r, 3, 4)], {"axis": 0}),
+    "log_softmax": lambda r: ([_r(r, 3, 4)], {}),
+    "logsumexp": lambda r: ([_r(r, 3, 4)], {"axis": 1}),
+    # shape
+    "reshape": lambda r: ([_r(r, 3, 4)], {"shape": (2, -1)}),
+    "transpose": lambda r: ([_r(r, 2, 3, 4)], {"perm": (2, 0, 1)}),
+    "broadcast_to": lambda r: ([_r(r, 3, 1)], {"shape": (2, 3, 4)}),
+    "expand_dims": lambda r: ([_r(r, 3, 4)], {"axis": -1}),
+    "squeeze": lambda r: ([_r(r, 3, 1, 4, 1)], {"axis": 1}),
+    "concat": lambda r: ([_r(r, 2, 3), _r(r, 2, 5), _ints(r, 2, 1)], {"axis": 1}),
+    "stack": lambda r: ([_r(r, 2, 3), _r(r, 2, 3)], {"axis": -1}),
+    "split": lambda r: ([_r(r, 2, 6)], {"axis": 1, "output_num": 3}),
+    "tile": lambda r: ([_r(r, 2, 3)], {"multiples": (2, 1, 3)}),
+    "slice": lambda r: ([_r(r, 4, 5)], {"begin": (1, 2), "size": (2, -1)}),
+    "strided_slice": lambda r: ([_r(r, 4, 5, 6)], {"begin": (0, 4, 1), "end": (4, 0, 5), "strides": (2, -1, 1),
+                                                   "shrink_axis_mask": 0b100}),
+    "getitem": lambda r: ([_r(r, 3, 4, 5), np.array([[0, 2], [1, 1]])],
+                          {"index": (("slice", None, None, -1), None, ("tensor", 0), 3)}),
+    "getitem_grad": lambda r: ([_r(r, 3, 1, 2, 2), np.array([[0, 2], [1, 1]])],
+                               {"index": (("slice", None, None, -1), None, ("tensor", 0), 3),
+                                "shape": (3, 4, 5)}),
+    # linear algebra
+    "matmul": lambda r: ([_r(r, 2, 3, 4), _r(r, 5, 4)], {"transpose_b": True}),
+    "bias_add": lambda r: ([_r(r, 2, 3, 4, 4), _r(r, 3)], {}),
+    # state
+    "assign": lambda r: ([_r(r, 3, 4), _r(r, 4)], {}),
+    # nn (graph/ops/nn.py)
+    "conv2d": lambda r: ([_r(r, 2, 3, 8, 8), _r(r, 4, 3, 3, 3)], {"stride": 2, "pad_mode": "pad", "padding": 1}),
+    "conv2d_backprop_input": lambda r: ([_r(r, 2, 4, 4, 4), _r(r, 4, 3, 3, 3)],
+                                        {"input_size": (2, 3, 8, 8), "stride": 2, "pad_mode": "pad", "padding": 1}),
+    "conv2d_backprop_filter": lambda r: ([_r(r, 2, 4, 4, 4), _r(r, 2, 3, 8, 8)],
+                                         {"filter_size": (4, 3, 3, 3), "stride": 2, "pad_mode": "pad",
+                                          "padding": 1}),
+    "max_pool2d_grad": lambda r: ([_r(r, 2, 3, 8, 8), _r(r, 2, 3, 4, 4)], {"kernel_size": 2, "stride": 2}),
+    "avg_pool2d_grad": lambda r: ([_r(r, 2, 3, 6, 6)], {"input_size": (2, 3, 8, 8), "kernel_size": 3,
+                                                        "stride": 1}),
+    "unsorted_segment_sum": lambda r: ([_r(r, 5, 3), np.array([0, 3, 3, 1, 0], np.int32)], {"num_segments": 4}),
+    "max_pool2d": lambda r: ([_r(r, 2, 3, 8, 8)], {"kernel_size": 2, "stride": 2}),
+    "avg_pool2d": lambda r: ([_r(r, 2, 3, 8, 8)], {"kernel_size": 3, "stride": 1}),
+    "batch_norm": lambda r: ([_r(r, 4, 3, 5, 5), _pos(r, 3), _r(r, 3), _r(r, 3), _pos(r, 3)], {}),
+    "layer_norm": lambda r: ([_r(r, 4, 6), _pos(r, 6), _r(r, 6)], {}),
+    "dropout": lambda r: ([_r(r, 4, 6)], {}),
+    "softmax_cross_entropy": lambda r: ([_r(r, 4, 5), np.eye(5, dtype=f32)[[0, 3, 1, 4]]], {}),
+    "sparse_softmax_cross_entropy": lambda r: ([_r(r, 4, 5), np.array([0, 3, 1, 4], np.int32)], {}),
+    "one_hot": lambda r: ([np.array([0, 3, 1], np.int32)], {"depth": 5}),
+    "gather": lambda r: ([_r(r, 6, 4), np.array([[0, 5], [2, 2]], np.int32)], {"axis": 0}),
+}
+
+
+def _aval(a):
+    if isinstance(a, np.ndarray):
+        return AVal(a.shape, from_numpy(a.dtype))
+    return a
+
+
+def _sample(name):
+    if name not in SAMPLES:
+        pytest.fail(f"op {name!r} has no sample input in tests/graph/test_registry.py SAMPLES; add one "
+                    "so its shape inference is checked against its implementation")
+    return SAMPLES[name](np.random.default_rng(zlib.crc32(name.encode())))
+
+
+# -- completeness ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", OPS)
+def test_op_record_is_complete(name):
+    op = REGISTRY[name]
+    assert op.name == name
+    assert isinstance(op.prim, str) and op.prim[:1].isupper(), f"{name}: prim must be a CamelCase name"
+    assert callable(op.impl), f"{name}: no impl"
+    assert callable(op.infer_rule), f"{name}: no infer"
+    assert op.kind in KINDS, f"{name}: unknown kind {op.kind!r}"
+    if op.vjp is None:
+        assert isinstance(op.nondiff, str) and op.nondiff.strip(), \
+            f"{name}: no vjp rule and no nondiff reason"
+    else:
+        assert callable(op.vjp)
+    if op.kind == ELEMENTWISE:
+        assert callable(op.expr), f"{name}: elementwise op without expr"
+    if op.kind == REDUCTION:
+        assert op.reduce in ("add", "max", "min", "mul"), f"{name}: bad reduce {op.reduce!r}"
+    for k, a in op.attrs.items():
+        assert a.check is None or callable(a.check), f"{name}.{k}: check must be callable"
+    for k in op.call_attrs:
+        assert k in op.attrs, f"{name}: call attribute {k!r} is not an attribute"
+
+
+def test_prims_are_unique():
+    prims = [op.prim for op in REGISTRY.values()]
+    dupes = sorted({p for p in prims if prims.count(p) > 1})
+    assert not dupes, f"Primitive names registered twice: {dupes}"
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_functional_and_primitive_exist(name):
+    op = REGISTRY[name]
+    fn = getattr(ops, op.name, None)
+    assert callable(fn), f"runtime.ops.{op.name} is missing"
+    prim = getattr(ops, op.prim, None)
+    assert isinstance(prim, type), f"runtime.ops.{op.prim} is missing"
+    if issubclass(prim, Primitive):
+        assert prim.op is op
+
+
+# -- expr vs impl -------------------------------------------------------------------------------------------
+def test_emitter_has_every_primitive():
+    E = NumpyEmitter(f32)
+    missing = [p for p in PRIMITIVES if not callable(getattr(E, p, None))]
+    assert not missing
+
+
+@pytest.mark.parametrize("name", ELEMENTWISE_OPS)
+def test_expr_matches_impl(name):
+    op = REGISTRY[name]
+    args, attrs = _sample(name)
+    attrs = op.normalize(attrs)
+    # expressions see operands that already have the result dtype (codegen casts first)
+    args = [np.broadcast_to(a, np.broadcast_shapes(*[np.shape(b) for b in args if isinstance(b, np.ndarray)]))
+            if isinstance(a, np.ndarray) else a for a in args]
+    want = np.asarray(op.impl(np, *args, **attrs))
+    E = NumpyEmitter(f32)
+    scal = [np.asarray(a, f32) if not isinstance(a, np.ndarray) else a for a in args]
+    got = np.asarray(op.expr(E, *scal, **attrs))
+    got = np.broadcast_to(got, want.shape)  # a scalar expression may be a constant (zeros_like)
+    if want.dtype == np.bool_ or got.dtype == np.bool_:
+        np.testing.assert_array_equal(got.astype(want.dtype), want)
+    else:
+        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=2e-6, atol=1e-6)
+
+
+def test_expr_matches_impl_gelu_tanh():
+    op = REGISTRY["gelu"]
+    x = np.linspace(-5, 5, 101).astype(f32)
+    np.testing.assert_allclose(op.expr(NumpyEmitter(f32), x, approximate="tanh"),
+                               op.impl(np, x, approximate="tanh"), rtol=2e-6, atol=1e-6)
+
+
+# -- infer vs impl ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", OPS)
+def test_infer_matches_impl(name):
+    op = REGISTRY[name]
+    args, attrs = _sample(name)
+    attrs = op.normalize(attrs)
+    inferred = op.infer(*[_aval(a) for a in args], **attrs)
+    out = op.impl(np, *[a.copy() if isinstance(a, np.ndarray) else a for a in args], **attrs)
+    if isinstance(inferred, tuple):
+        assert isinstance(out, (tuple, list)) and len(out) == len(inferred), \
+            f"{name}: infer gives {len(inferred)} outputs, impl {type(out).__name__}"
+        pairs = list(zip(inferred, out))
+    else:
+        pairs = [(inferred, out)]
+    for av, o in pairs:
+        o = np.asarray(o)
+        assert isinstance(av, AVal)
+        assert av.shape == o.shape, f"{name}: infer shape {av.shape} != impl shape {o.shape}"
+        assert av.dtype is from_numpy(o.dtype), f"{name}: infer dtype {av.dtype} != impl dtype {o.dtype}"
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_eager_call_matches_infer(name):
+    """The same sample through the user-facing functional API (dtype promotion included)."""
+    op = REGISTRY[name]
+    args, attrs = _sample(name)
+    from runtime import Tensor
+    targs = [Tensor(a) if isinstance(a, np.ndarray) else a for a in args]
+    inferred = op.infer(*targs, **op.normalize(attrs))
+    from graph.ops import bind
+    out = bind(op, *targs, **attrs)
+    outs = out if isinstance(out, tuple) else (out,)
+    avs = inferred if isinstance(inferred, tuple) else (inferred,)
+    for av, o in zip(avs, outs):
+        assert tuple(o.shape) == av.shape and o.dtype is av.dtype, f"{name}: {o.dtype}{o.shape} vs {av}"
+
+
+def test_comparisons_infer_bool():
+    for name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
+        av = REGISTRY[name].infer(AVal((2, 3), from_numpy(np.int32)), AVal((3,), from_numpy(f32)))
+        assert av.dtype is bool_ and av.shape == (2, 3)

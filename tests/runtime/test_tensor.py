@@ -1,0 +1,118 @@
+"""Tensor construction, dtypes, repr, operators and context validation."""
+import numpy as np
+import pytest
+
+import runtime as ms
+from runtime import Tensor, nn, ops
+
+
+def test_default_dtypes():
+    assert Tensor(1.0).dtype == ms.float32
+    assert Tensor([1, 2]).dtype == ms.int64
+    assert Tensor([True]).dtype == ms.bool_
+    assert Tensor(np.zeros(2, np.float64)).dtype == ms.float64
+    assert Tensor([1, 2], dtype=ms.float32).dtype == ms.float32
+    assert Tensor([[1.0, 2.0]]).shape == (1, 2)
+
+
+def test_repr_matches_mindspore_style():
+    assert repr(Tensor([5.0, 7.0, 9.0])) == "Tensor(shape=[3], dtype=Float32, value=[5., 7., 9.])"
+    r = repr(Tensor([[1, 2], [3, 4]], dtype=ms.int32))
+    assert r.startswith("Tensor(shape=[2, 2], dtype=Int32, value=\n[[1, 2],")
+
+
+def test_cell_adds_two_tensors():
+    class Net(nn.Cell):
+        def construct(self, x, y):
+            return ops.add(x, y)
+
+    out = Net()(Tensor([1.0, 2.0, 3.0]), Tensor([4.0, 5.0, 6.0]))
+    np.testing.assert_array_equal(out.asnumpy(), [5.0, 7.0, 9.0])
+
+
+def test_print_inside_construct_prints_every_call(capsys):
+    class Net(nn.Cell):
+        def construct(self, x):
+            y = x * 2
+            print("y:", y)
+            return y
+
+    net = Net()
+    for _ in range(3):
+        net(Tensor([1.0, 2.0]))
+    assert capsys.readouterr().out.count("y: [2. 4.]") == 3
+
+
+def test_operators_and_methods():
+    x = Tensor([[1.0, -2.0], [3.0, 4.0]])
+    a = x.asnumpy()
+    np.testing.assert_allclose((x @ x).asnumpy(), a @ a)
+    np.testing.assert_allclose((2 - x).asnumpy(), 2 - a)
+    np.testing.assert_allclose((x ** 2).asnumpy(), a ** 2)
+    np.testing.assert_allclose(abs(x).asnumpy(), np.abs(a))
+    np.testing.assert_allclose(x.T.asnumpy(), a.T)
+    np.testing.assert_allclose(x.sum(axis=1).asnumpy(), a.sum(1))
+    np.testing.assert_allclose(x.mean().asnumpy(), a.mean())
+    assert x.argmax(axis=1).asnumpy().tolist() == [0, 1]
+    assert (x > 0).dtype == ms.bool_
+    assert x.reshape(4).shape == (4,)
+    assert x.astype(ms.int32).dtype == ms.int32
+    assert Tensor([3.5]).item() == 3.5
+    with pytest.raises(ValueError, match="ambiguous"):
+        bool(x)
+
+
+def test_setitem_in_place():
+    x = Tensor(np.zeros((2, 3), np.float32))
+    x[0, 1] = 5.0
+    x[1] = Tensor([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(x.asnumpy(), [[0, 5, 0], [1, 2, 3]])
+
+
+def test_unsupported_data_raises_type_error():
+    with pytest.raises(TypeError):
+        Tensor("abc")
+    with pytest.raises(TypeError):
+        Tensor(np.array([1 + 2j]))
+    with pytest.raises(ValueError, match="ragged"):
+        Tensor([[1.0], [1.0, 2.0]])
+
+
+def test_context_validation():
+    with pytest.raises(ValueError, match="valid keys"):
+        ms.set_context(bogus=1)
+    with pytest.raises(ValueError, match="GRAPH_MODE"):
+        ms.set_context(mode=5)
+    with pytest.raises(ValueError, match="device_target"):
+        ms.set_context(device_target="TPU")
+    with pytest.raises(ValueError, match="valid keys"):
+        ms.get_context("bogus")
+    ms.set_context(mode=ms.GRAPH_MODE)
+    assert ms.get_context("mode") == ms.GRAPH_MODE
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
+def test_jitconfig_validation():
+    with pytest.raises(ValueError, match="jit_level"):
+        ms.JitConfig(jit_level="O7")
+    with pytest.raises(ValueError, match="exec_mode"):
+        ms.JitConfig(exec_mode="fast")
+
+
+def test_int_float_promotion_follows_mindspore():
+    i = Tensor([1, 2], dtype=ms.int32)
+    f = Tensor([0.5, 0.5], dtype=ms.float32)
+    assert (i + f).dtype == ms.float32
+    assert (i + 2.5).dtype == ms.float32
+    assert (i + 2).dtype == ms.int32
+    assert (i / i).dtype == ms.float32
+
+
+def test_error_names_user_line():
+    x = Tensor(np.ones((3, 8), np.float32))
+    b = Tensor(np.ones(4, np.float32))
+    with pytest.raises(ValueError) as info:
+        ops.bias_add(x, b)  # this line is reported
+    msg = str(info.value)
+    assert "BiasAdd" in msg and "bias_add" in msg and "(3, 8)" in msg and "(4,)" in msg
+    assert "test_tensor.py" in msg and "ops.bias_add(x, b)  # this line is reported" in msg
