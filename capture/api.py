@@ -21,6 +21,7 @@ import os
 import time
 import traceback
 import types
+import weakref
 
 from graph.ir import GraphBuildError  # noqa: F401
 from runtime import context as _context
@@ -66,13 +67,18 @@ def _simple_signature(fn):
     return not (code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)) and code.co_kwonlyargcount == 0
 
 
+_SIGNATURES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def flatten_call(fn, args, kwargs):
     """Positional tuple of a call's arguments in the code's parameter order (defaults applied)."""
     code = fn.__code__
-    if not kwargs and len(args) == code.co_argcount:
+    if not kwargs and len(args) == code.co_argcount and _simple_signature(fn):
         return tuple(args), None
-    sig = inspect.signature(fn)
-    bound = sig.bind(*args, **kwargs)
+    sig = _SIGNATURES.get(fn)
+    if sig is None:
+        sig = _SIGNATURES[fn] = inspect.signature(fn)
+    bound = sig.bind(*args, **kwargs)  # a bad call raises the same TypeError as calling fn
     bound.apply_defaults()
     names = list(bound.arguments)
     return tuple(bound.arguments.values()), names
@@ -217,11 +223,11 @@ def _wrap_root(tx, value, expr, path, desc):
         g.add(f"type({expr}) is {g.obj(type(value))} and len({expr}) == {len(value)}",
               f"{desc}: {type(value).__name__} of length {len(value)}")
         items = [_wrap_root(tx, v, f"{expr}[{i}]", path + (i,), f"{desc}[{i}]") for i, v in enumerate(value)]
-        return TupleVariable(items) if isinstance(value, tuple) else ListVariable(items)
+        return TupleVariable(items) if isinstance(value, tuple) else ListVariable(items, external=True)
     if isinstance(value, dict) and all(isinstance(k, str) for k in value):
         g.add(f"type({expr}) is dict and list({expr}) == {g.obj(list(value))}", f"{desc}: dict keys {list(value)}")
         return DictVariable({k: _wrap_root(tx, v, f"{expr}[{k!r}]", path + (k,), f"{desc}[{k!r}]")
-                             for k, v in value.items()})
+                             for k, v in value.items()}, external=True)
     g.identity(expr, value, desc)
     if isinstance(value, Cell):
         return CellVariable(value)

@@ -14,28 +14,32 @@ import linecache
 import types
 
 import numpy as np
-from bytecode import Bytecode, Instr, Label
+from bytecode import Bytecode, Instr, Label, TryBegin, TryEnd
 
 from graph.dtypes import DType
 
 from . import bytecode_compat as bc
 from .builder import GraphBuilder, SymTensor
-from .errors import GraphBreak
+from .errors import CaptureUserError, GraphBreak
 from .guards import GuardSet
 from .variables import (NULL, Box, BoxVariable, CellVariable, ClassVariable, ConstantVariable,
                         DictVariable, IteratorVariable, ListVariable, ModuleVariable,
                         NestedFunctionVariable, NullVariable, ObjectVariable, SliceVariable,
                         TensorVariable, TupleVariable, Variable, wrap_callable)
 from .variables.base import BINARY_OPS, COMPARE_OPS
+from .variables.containers import check_mutable
 
 MAX_INSTRUCTIONS = 500_000
 MAX_INLINE_DEPTH = 64
 _CONST_TYPES = (int, float, bool, str, bytes, complex, type(None), type(Ellipsis), range, slice,
                 DType, np.dtype, np.generic)
 _CODE_CACHE: dict[types.CodeType, tuple] = {}
+_MAX_GUARDED_ITEMS = 64  # containers read while tracing are guarded item by item up to this size
+_MAX_GUARD_DEPTH = 4
 
 
 def _instructions(code):
+    """(instructions, label -> index, in_user_try flags) of a code object, cached."""
     hit = _CODE_CACHE.get(code)
     if hit is None:
         insts = list(Bytecode.from_code(code))
@@ -43,9 +47,38 @@ def _instructions(code):
         for i, ins in enumerate(insts):
             if isinstance(ins, Label):
                 labels[ins] = i + 1
-        hit = (insts, labels)
+        hit = (insts, labels, _user_try_flags(insts, labels))
         _CODE_CACHE[code] = hit
     return hit
+
+
+def _user_try_flags(insts, labels):
+    """For each instruction: is it covered (directly, or through compiler cleanup handlers that
+    re-raise) by a user ``try``/``with`` handler? Exception-table ranges never overlap, so the
+    handler of an instruction is the one of the last TryBegin before it not yet ended."""
+    handler_of = [None] * len(insts)
+    current = None
+    for i, ins in enumerate(insts):
+        if isinstance(ins, TryBegin):
+            current = ins.target
+        elif isinstance(ins, TryEnd):
+            current = None
+        handler_of[i] = current
+    memo = {}
+
+    def user(label, depth=0):
+        if label is None or depth > 50:
+            return False
+        if label not in memo:
+            memo[label] = False
+            j = labels[label]
+            while j < len(insts) and not isinstance(insts[j], Instr):
+                j += 1
+            if j < len(insts):
+                memo[label] = insts[j].name == "PUSH_EXC_INFO" or user(handler_of[j], depth + 1)
+        return memo[label]
+
+    return [user(h) for h in handler_of]
 
 
 class Tracer:
@@ -71,11 +104,12 @@ class InstructionTranslator:
         self.self_var = self_var
         self.cls = cls
         self.stack: list[Variable] = []
-        self.insts, self.labels = _instructions(code)
+        self.insts, self.labels, self.in_user_try = _instructions(code)
         self.ip = 0
         self.kw_names = ()
         self.loc = (code.co_filename, code.co_firstlineno, "")
         self.return_value = None
+        self.generator_items = None  # list of yielded values while tracing a generator
 
     # -- running ---------------------------------------------------------------------------------
     def run(self) -> Variable:
@@ -99,11 +133,19 @@ class InstructionTranslator:
             if handler is None:
                 raise GraphBreak(f"the bytecode instruction {ins.name} is not supported by graph capture",
                                  loc=self.loc)
+            here = self.ip - 1
             try:
                 handler(ins)
             except GraphBreak as e:
                 if e.loc is None:
                     e.loc = self.loc
+                raise
+            except CaptureUserError as e:
+                if self.in_user_try[here]:
+                    # the user's except/with may handle it: let the eager run decide
+                    raise GraphBreak(f"{type(e.error).__name__} raised inside a try/with block while tracing: "
+                                     f"{str(e.error).splitlines()[0]}",
+                                     hint="the frame runs eagerly so its exception handler runs", loc=self.loc)
                 raise
             if self.return_value is not None:
                 return self.return_value
@@ -139,9 +181,9 @@ class InstructionTranslator:
         if isinstance(value, tuple):
             return TupleVariable([self.wrap(v) for v in value])
         if isinstance(value, list):
-            return ListVariable([self.wrap(v) for v in value])
+            return ListVariable([self.wrap(v) for v in value], external=True)
         if isinstance(value, dict):
-            return DictVariable({k: self.wrap(v) for k, v in value.items()})
+            return DictVariable({k: self.wrap(v) for k, v in value.items()}, external=True)
         if isinstance(value, Cell):
             return CellVariable(value)
         if isinstance(value, types.ModuleType):
@@ -167,21 +209,42 @@ class InstructionTranslator:
         self._guard_value(expr, value, f"{type(owner).__name__}.{name}")
         return self.wrap(value)
 
-    def _guard_value(self, expr, value, desc):
+    def _guard_value(self, expr, value, desc, depth=0):
+        """Guard that ``expr`` (evaluated on later calls) still gives what tracing assumed:
+        Python scalars by type and value, containers by type, length and item, everything else
+        (Cells, Parameters, functions, objects) by identity."""
         from runtime.tensor import Tensor
+        g = self.guards
         if isinstance(value, types.ModuleType):
             return
         if isinstance(value, types.MethodType):
             # a bound method is a new object on every attribute read: guard what it binds
-            self.guards.identity(f"{expr}.__func__", value.__func__, f"{desc} (method)")
-            self.guards.identity(f"{expr}.__self__", value.__self__, f"{desc} (bound object)")
+            g.identity(f"{expr}.__func__", value.__func__, f"{desc} (method)")
+            g.identity(f"{expr}.__self__", value.__self__, f"{desc} (bound object)")
             return
         if isinstance(value, (int, float, bool, str, type(None))):
-            self.guards.constant(expr, value, desc)
-        elif isinstance(value, (tuple, list)) and all(isinstance(v, (int, float, bool, str, type(None))) for v in value):
-            self.guards.add(f"{expr} == {self.guards.obj(value)}", f"{desc} == {value!r}")
+            g.constant(expr, value, desc)
+        elif isinstance(value, (tuple, list)) and type(value) in (tuple, list) and \
+                len(value) <= _MAX_GUARDED_ITEMS and depth < _MAX_GUARD_DEPTH:
+            if all(isinstance(v, (int, float, bool, str, type(None))) for v in value):
+                g.add(f"type({expr}) is {g.obj(type(value))} and {expr} == {g.obj(value)} and "
+                      f"tuple(map(type, {expr})) == {g.obj(tuple(map(type, value)))}", f"{desc} == {value!r}")
+                return
+            g.add(f"type({expr}) is {g.obj(type(value))} and len({expr}) == {len(value)}",
+                  f"{desc}: {type(value).__name__} of length {len(value)}")
+            for i, v in enumerate(value):
+                self._guard_value(f"{expr}[{i}]", v, f"{desc}[{i}]", depth + 1)
+        elif type(value) is dict and len(value) <= _MAX_GUARDED_ITEMS and depth < _MAX_GUARD_DEPTH and \
+                all(isinstance(k, (str, int)) and not isinstance(k, bool) for k in value):
+            g.add(f"type({expr}) is dict and list({expr}) == {g.obj(list(value))}", f"{desc}: dict keys {list(value)}")
+            for k, v in value.items():
+                self._guard_value(f"{expr}[{k!r}]", v, f"{desc}[{k!r}]", depth + 1)
         elif isinstance(value, Tensor) or not isinstance(value, _CONST_TYPES):
-            self.guards.identity(expr, value, desc)
+            g.identity(expr, value, desc)
+        elif isinstance(value, (DType, np.dtype)):
+            g.add(f"{expr} == {g.obj(value)}", f"{desc} == {value}")
+        else:  # other immutable constants (range, slice, complex, numpy scalars...)
+            g.add(f"type({expr}) is {g.obj(type(value))} and {expr} == {g.obj(value)}", f"{desc} == {value!r}")
 
     def python_value(self, var):
         if isinstance(var, (ConstantVariable, ClassVariable)):
@@ -260,8 +323,8 @@ class InstructionTranslator:
     def inline_code(self, code, f_globals, args, kwargs, defaults, kwdefaults, closure, name="fn", cls=None):
         if self.depth >= MAX_INLINE_DEPTH:
             raise GraphBreak("call depth too large while inlining (recursion?)")
-        if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
-            raise GraphBreak(f"calling generator/coroutine function {name}")
+        if code.co_flags & (inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE):
+            raise GraphBreak(f"calling coroutine function {name}")
         local_vars = bind_arguments(self, code, args, kwargs, defaults, kwdefaults)
         if isinstance(closure, dict):
             boxes = dict(closure)
@@ -270,8 +333,15 @@ class InstructionTranslator:
         self_var = args[0] if args else None
         sub = InstructionTranslator(self.tracer, code, f_globals, local_vars, boxes, self.depth + 1,
                                     self_var=self_var, cls=cls)
+        if code.co_flags & inspect.CO_GENERATOR:
+            # a generator (genexp or user generator function) is run to exhaustion at trace
+            # time; its yielded values become a trace-time iterator (loops are unrolled anyway)
+            sub.generator_items = []
         try:
-            return sub.run()
+            ret = sub.run()
+            if sub.generator_items is not None:
+                return IteratorVariable(sub.generator_items)
+            return ret
         finally:
             self.builder.graph.current_loc = self.loc
 
@@ -308,6 +378,9 @@ class InstructionTranslator:
 
     # locals
     def LOAD_FAST(self, ins):
+        if not isinstance(ins.arg, str):  # 3.13 loads a cell (CellVar/FreeVar) to build a closure
+            self.push(BoxVariable(self._box(self._box_name(ins.arg))))
+            return
         try:
             self.push(self.locals[ins.arg])
         except KeyError:
@@ -349,9 +422,14 @@ class InstructionTranslator:
         name = self._box_name(ins.arg)
         self.boxes[name] = Box(self.locals.get(name))
 
+    def _box(self, name):
+        box = self.boxes.get(name)
+        if box is None:
+            box = self.boxes[name] = Box(self.locals.get(name))
+        return box
+
     def LOAD_CLOSURE(self, ins):
-        name = self._box_name(ins.arg)
-        self.push(BoxVariable(self.boxes[name]))
+        self.push(BoxVariable(self._box(self._box_name(ins.arg))))
 
     def LOAD_DEREF(self, ins):
         box = self.boxes.get(self._box_name(ins.arg))
@@ -507,12 +585,29 @@ class InstructionTranslator:
         obj = self.pop()
         value = self.pop()
         if isinstance(obj, ListVariable) and key.is_const():
-            obj.items[key.value] = value
+            check_mutable(obj, "item assignment")
+            try:
+                obj.items[key.value] = value
+            except (IndexError, TypeError) as e:
+                raise GraphBreak(f"list assignment fails at trace time: {e}")
         elif isinstance(obj, DictVariable) and key.is_const():
+            check_mutable(obj, "item assignment")
             obj.items[key.value] = value
         else:
             raise GraphBreak(f"item assignment on a {obj.describe()} inside a captured region",
                              hint="build a new tensor with ops (e.g. ops.where / concat) instead of writing in place")
+
+    def DELETE_SUBSCR(self, ins):
+        key = self.pop()
+        obj = self.pop()
+        if isinstance(obj, (ListVariable, DictVariable)) and key.is_const():
+            check_mutable(obj, "del")
+            try:
+                del obj.items[key.value]
+            except (IndexError, KeyError, TypeError) as e:
+                raise GraphBreak(f"del fails at trace time: {e!r}")
+        else:
+            raise GraphBreak(f"del of an item of a {obj.describe()} inside a captured region")
 
     # building containers
     def BUILD_TUPLE(self, ins):
@@ -711,12 +806,12 @@ class InstructionTranslator:
     def MAKE_FUNCTION(self, ins):
         code_var = self.pop()
         code = code_var.value
-        flags = ins.arg or 0
+        flags = ins.arg if isinstance(ins.arg, int) else 0  # 3.13: no arg (SET_FUNCTION_ATTRIBUTE)
         closure = self.pop().items if flags & 0x08 else ()
         if flags & 0x04:
             self.pop()
-        kwdefaults = self.pop().realize(self) if flags & 0x02 else None
-        defaults = self.pop().realize(self) if flags & 0x01 else None
+        kwdefaults = self.pop().items if flags & 0x02 else None
+        defaults = self.pop().items if flags & 0x01 else None
         boxes = tuple(b.box for b in closure)
         self.push(NestedFunctionVariable(code, self.f_globals, defaults, kwdefaults, boxes))
 
@@ -727,9 +822,9 @@ class InstructionTranslator:
         if flag & 0x08:
             fn.closure = tuple(b.box for b in value.items)
         elif flag & 0x02:
-            fn.kwdefaults = value.realize(self)
+            fn.kwdefaults = dict(value.items)
         elif flag & 0x01:
-            fn.defaults = value.realize(self)
+            fn.defaults = tuple(value.items)
         self.push(fn)
 
     # strings
@@ -784,7 +879,18 @@ class InstructionTranslator:
         raise GraphBreak("`with` block inside a captured region")
 
     def RETURN_GENERATOR(self, ins):
-        raise GraphBreak("generator function")
+        if self.generator_items is None:
+            raise GraphBreak("generator function")
+        self.push(ConstantVariable(None))  # the value the first next() sends in (popped next)
+
+    def YIELD_VALUE(self, ins):
+        if self.generator_items is None:
+            raise GraphBreak("yield outside a generator being traced")
+        self.generator_items.append(self.pop())
+        self.push(ConstantVariable(None))  # next() sends None
+
+    def GET_YIELD_FROM_ITER(self, ins):
+        raise GraphBreak("`yield from` inside a captured region")
 
     def IMPORT_NAME(self, ins):
         raise GraphBreak("import statement inside a captured region", hint="import at module level")
@@ -808,27 +914,56 @@ class OpaqueCallableVariable(Variable):
 
 
 def bind_arguments(tx, code, args, kwargs, defaults, kwdefaults):
-    """Map call arguments (Variables) onto the code's local names, applying defaults."""
-    closure = tuple(types.CellType() for _ in code.co_freevars)
-    try:
-        fn = types.FunctionType(code, {}, code.co_name, tuple(defaults) if defaults else None, closure)
-    except TypeError as e:
-        raise GraphBreak(f"cannot bind arguments: {e}")
-    if kwdefaults:
-        fn.__kwdefaults__ = dict(kwdefaults)
-    try:
-        bound = inspect.signature(fn).bind(*args, **kwargs)
-    except TypeError as e:
-        raise GraphBreak(f"call of {code.co_name} with these arguments fails: {e}")
-    bound.apply_defaults()
-    local_vars = {}
-    for name, value in bound.arguments.items():
-        param = bound.signature.parameters[name]
-        if param.kind == inspect.Parameter.VAR_POSITIONAL:
-            value = TupleVariable([tx.wrap(v) for v in value])
-        elif param.kind == inspect.Parameter.VAR_KEYWORD:
-            value = DictVariable({k: tx.wrap(v) for k, v in value.items()})
+    """Map call arguments (Variables) onto the code's local names, applying defaults.
+
+    Follows CPython's own binding from the code object (not ``inspect``, which renames the
+    implicit ``.0`` argument of comprehensions). ``defaults``/``kwdefaults`` hold Python values
+    or Variables. A call that would raise TypeError breaks, so the eager call raises it.
+    """
+    flags = code.co_flags
+    nargs, nposonly, nkwonly = code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount
+    names = code.co_varnames
+    pos_names = names[:nargs]
+    kwonly_names = names[nargs:nargs + nkwonly]
+    i = nargs + nkwonly
+    varargs_name = varkw_name = None
+    if flags & inspect.CO_VARARGS:
+        varargs_name = names[i]
+        i += 1
+    if flags & inspect.CO_VARKEYWORDS:
+        varkw_name = names[i]
+    fname = code.co_name
+
+    def fail(msg):
+        return GraphBreak(f"call of {fname}() fails: {msg}", hint="the frame runs eagerly so Python raises the error")
+
+    if len(args) > nargs and varargs_name is None:
+        raise fail(f"takes {nargs} positional argument(s) but {len(args)} were given")
+    local_vars = dict(zip(pos_names, args))
+    if varargs_name is not None:
+        local_vars[varargs_name] = TupleVariable(list(args[nargs:]))
+    extra_kw = {}
+    for k, v in kwargs.items():
+        if k in pos_names[nposonly:] or k in kwonly_names:
+            if k in local_vars:
+                raise fail(f"got multiple values for argument {k!r}")
+            local_vars[k] = v
+        elif varkw_name is not None:
+            extra_kw[k] = v
         else:
-            value = tx.wrap(value)
-        local_vars[name] = value
+            raise fail(f"got an unexpected keyword argument {k!r}")
+    defaults = tuple(defaults or ())
+    first_default = nargs - len(defaults)
+    for j, name in enumerate(pos_names):
+        if name not in local_vars:
+            if j < first_default:
+                raise fail(f"missing required argument {name!r}")
+            local_vars[name] = tx.wrap(defaults[j - first_default])
+    for name in kwonly_names:
+        if name not in local_vars:
+            if not kwdefaults or name not in kwdefaults:
+                raise fail(f"missing required keyword-only argument {name!r}")
+            local_vars[name] = tx.wrap(kwdefaults[name])
+    if varkw_name is not None:
+        local_vars[varkw_name] = DictVariable(extra_kw)
     return local_vars

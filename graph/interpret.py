@@ -1,7 +1,9 @@
 """Reference interpreter: runs a Graph node by node with each op's array ``impl``.
 
 It is the semantic baseline every compiled backend is checked against (``CAPTURE_VERIFY``), the
-``backend="numpy"`` debugging backend, and what constant folding uses.
+``backend="numpy"`` debugging backend, and what constant folding uses. It applies the same operand
+promotion as PyNative execution before calling an op's ``impl`` (an int32 tensor times a Python
+float computes in float32, not numpy's float64), so its results equal eager results bit for bit.
 
 Example:
     >>> import numpy as np
@@ -10,16 +12,70 @@ Example:
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .ir import CONST, Graph, Value
+from .ops.elementwise import result_dtype
+
+_PLANS: "weakref.WeakKeyDictionary[Graph, tuple]" = weakref.WeakKeyDictionary()
+_NO_CAST = None
 
 
-def run(graph: Graph, inputs, xp=np, trace=None):
+def promotion_target(node):
+    """numpy dtype the promoted operands of ``node`` are cast to before ``impl`` (None: none).
+
+    Mirrors the eager handler: operands of one dtype need no cast unless a Python scalar would
+    make numpy widen an integer/bool tensor; mixed dtypes cast to the promoted dtype.
+    """
+    op = node.op
+    if not op.promote:
+        return _NO_CAST
+    operands = [node.inputs[i] for i in op.promote_idx if i < len(node.inputs)]
+    operands = [a for a in operands if a is not None]
+    tensors = [a for a in operands if isinstance(a, Value)]
+    if not tensors:
+        return _NO_CAST
+    has_scalar = len(tensors) != len(operands)
+    first = tensors[0].dtype
+    if all(t.dtype is first for t in tensors):
+        if not has_scalar or first.is_float:
+            return _NO_CAST
+    target = result_dtype(op.name, *operands).np
+    return target
+
+
+def _plan(graph):
+    plan = _PLANS.get(graph)
+    if plan is None or len(plan) != len(graph.nodes):
+        plan = tuple(promotion_target(n) for n in graph.nodes)
+        _PLANS[graph] = plan
+    return plan
+
+
+def _cast(op, args, target):
+    args = list(args)
+    for i in op.promote_idx:
+        if i >= len(args):
+            continue
+        a = args[i]
+        if a is None:
+            continue
+        if hasattr(a, "dtype"):
+            if a.dtype != target:
+                args[i] = a.astype(target)
+        else:
+            args[i] = target.type(a)
+    return args
+
+
+def run(graph: Graph, inputs, xp=np, trace=None, check=False):
     """Execute ``graph`` on arrays for ``graph.inputs`` (in order).
 
     Returns ``(outputs, updates)``: the output arrays, and {parameter input index: new array}.
-    ``trace``, if given, is called as ``trace(node, output_arrays)`` after each node.
+    ``trace``, if given, is called as ``trace(node, output_arrays)`` after each node. ``check``
+    verifies every node's result against its inferred shape and dtype (raises AssertionError).
     """
     if len(inputs) != len(graph.inputs):
         raise ValueError(f"graph {graph.name}: expected {len(graph.inputs)} inputs, got {len(inputs)}")
@@ -32,12 +88,20 @@ def run(graph: Graph, inputs, xp=np, trace=None):
     def get(v):
         return env[v.id] if isinstance(v, Value) else v
 
-    for node in graph.nodes:
+    plan = _plan(graph)
+    for node, target in zip(graph.nodes, plan):
         args = [get(v) for v in node.inputs]
+        if target is not None:
+            args = _cast(node.op, args, target)
         out = node.op.impl(xp, *args, **node.attrs)
         outs = tuple(out) if node.op.n_outputs != 1 else (out,)
         for v, o in zip(node.outputs, outs):
             env[v.id] = o if isinstance(o, xp.ndarray) else xp.asarray(o)
+            if check:
+                arr = env[v.id]
+                if tuple(arr.shape) != tuple(v.aval.shape) or arr.dtype != v.aval.dtype.np:
+                    raise AssertionError(f"{node.op.name}: impl gave {arr.dtype}{list(arr.shape)}, "
+                                         f"inferred {v.aval}")
         if trace is not None:
             trace(node, [env[v.id] for v in node.outputs])
     outputs = [get(v) for v in graph.outputs]

@@ -14,6 +14,7 @@ Example:
     Tensor(shape=[3], dtype=Float32, value=[5., 7., 9.])
 """
 from . import dtype  # noqa: F401
+from .device import limit_blas_threads as _limit_blas_threads
 from .dtype import (bool_, float16, float32, float64, int8, int16, int32, int64, uint8)  # noqa: F401
 from .context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context  # noqa: F401
 from .tensor import Tensor, is_tensor  # noqa: F401
@@ -27,9 +28,11 @@ from . import common  # noqa: F401
 from .common.initializer import Normal, Uniform, XavierUniform, HeUniform, HeNormal, initializer  # noqa: F401
 from .common.initializer import One, Zero, TruncatedNormal, Constant  # noqa: F401
 from . import nn  # noqa: F401
-# from .train import (Model, LossMonitor, TimeMonitor, ModelCheckpoint, CheckpointConfig,  # noqa: F401
-#                     save_checkpoint, load_checkpoint, load_param_into_net, Callback)
+from .train import (Model, LossMonitor, TimeMonitor, ModelCheckpoint, CheckpointConfig,  # noqa: F401
+                    save_checkpoint, load_checkpoint, load_param_into_net, Callback)
 from . import data  # noqa: F401
 from . import dataset  # noqa: F401  (MindSpore's module name for runtime.data)
+
+_limit_blas_threads()
 
 __version__ = "0.1.0"

@@ -10,6 +10,25 @@ from __future__ import annotations
 import numpy as np
 
 _cupy = None
+_blas_limit = None
+
+
+def limit_blas_threads(n: int | None = None) -> None:
+    """Cap numpy's BLAS threads (default 1, or $RUNTIME_BLAS_THREADS).
+
+    Eager ops are many small GEMMs (im2col convolutions, Dense layers at small batch) for which
+    OpenBLAS's thread hand-off costs more than it gains, and on a loaded 2-core machine a
+    2-thread OpenBLAS made the LeNet5 b32 step 7x slower (139 ms vs 21 ms) — see bench/.
+    """
+    global _blas_limit
+    import os
+    if n is None:
+        n = int(os.environ.get("RUNTIME_BLAS_THREADS", "1"))
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # optional at import time; a plain install always has it
+        return
+    _blas_limit = threadpool_limits(limits=n, user_api="blas")
 
 
 def cupy_module():

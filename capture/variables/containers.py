@@ -5,11 +5,21 @@ from ..errors import GraphBreak
 from .base import ConstantVariable, Variable
 
 
+def check_mutable(var, what):
+    """Mutating a list/dict that exists outside the captured frame (an attribute, a global, an
+    argument) is a side effect the graph cannot replay: break instead of mutating a copy."""
+    if var.external:
+        raise GraphBreak(f"{what} on a {var.describe()} that exists outside the captured frame "
+                         "(an attribute, global or argument)",
+                         hint="build a new list/dict instead of mutating it, or mutate it outside construct")
+
+
 class TupleVariable(Variable):
     kind = tuple
 
-    def __init__(self, items):
+    def __init__(self, items, external=False):
         self.items = list(items)
+        self.external = external  # wraps a Python list/dict the frame did not create
 
     def python_type(self):
         return self.kind
@@ -68,6 +78,7 @@ class ListMethodVariable(Variable):
     def call(self, tx, args, kwargs):
         if kwargs:
             raise GraphBreak(f"list.{self.name} with keyword arguments")
+        check_mutable(self.lst, f"list.{self.name}()")
         items = self.lst.items
         if self.name == "append":
             items.append(args[0])
@@ -83,8 +94,9 @@ class ListMethodVariable(Variable):
 
 
 class DictVariable(Variable):
-    def __init__(self, items: dict):
+    def __init__(self, items: dict, external=False):
         self.items = dict(items)  # const key -> Variable
+        self.external = external
 
     def python_type(self):
         return dict
@@ -117,7 +129,7 @@ class DictVariable(Variable):
         return [ConstantVariable(k) for k in self.items]
 
     def getattr(self, tx, name):
-        if name in ("keys", "values", "items", "get"):
+        if name in ("keys", "values", "items", "get", "update", "pop", "setdefault"):
             return DictMethodVariable(self, name)
         raise GraphBreak(f"dict.{name} is not supported in graph mode")
 
@@ -135,9 +147,33 @@ class DictMethodVariable(Variable):
         if self.name == "items":
             return ListVariable([TupleVariable([ConstantVariable(k), v]) for k, v in items.items()])
         if self.name == "get":
-            key = args[0].value
+            key = _const_key(args[0])
             return items.get(key, args[1] if len(args) > 1 else ConstantVariable(None))
+        check_mutable(self.d, f"dict.{self.name}()")
+        if self.name == "update":
+            for a in args:
+                if not isinstance(a, DictVariable):
+                    raise GraphBreak("dict.update with a non-dict argument")
+                items.update(a.items)
+            items.update(kwargs)
+            return ConstantVariable(None)
+        if self.name == "pop":
+            key = _const_key(args[0])
+            if key in items:
+                return items.pop(key)
+            if len(args) > 1:
+                return args[1]
+            raise GraphBreak(f"KeyError {key!r} at trace time")
+        if self.name == "setdefault":
+            key = _const_key(args[0])
+            return items.setdefault(key, args[1] if len(args) > 1 else ConstantVariable(None))
         raise GraphBreak(f"dict.{self.name}")
+
+
+def _const_key(var):
+    if not var.is_const():
+        raise GraphBreak("dict key is a traced value")
+    return var.value
 
 
 class SliceVariable(Variable):
@@ -161,6 +197,14 @@ class IteratorVariable(Variable):
     def __init__(self, items):
         self.items = list(items)
         self.pos = 0
+
+    def iterate(self, tx):
+        rest = self.items[self.pos:]
+        self.pos = len(self.items)
+        return rest
+
+    def describe(self):
+        return "iterator"
 
     def next(self):
         if self.pos >= len(self.items):

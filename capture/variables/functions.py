@@ -107,6 +107,9 @@ class BuiltinVariable(Variable):
     def describe(self):
         return f"builtin {self.fn.__name__}"
 
+    def realize(self, tx):
+        return self.fn
+
     def call(self, tx, args, kwargs):
         name = self.fn.__name__
         handler = getattr(self, f"_call_{name}", None)
@@ -121,14 +124,13 @@ class BuiltinVariable(Variable):
         return ConstantVariable(x.length(tx))
 
     def _call_isinstance(self, tx, obj, cls):
-        if not cls.is_const() and not isinstance(cls, (ClassVariable, TupleVariable)):
-            raise GraphBreak("isinstance with a traced class")
-        target = cls.realize(tx) if not isinstance(cls, ClassVariable) else cls.cls
+        target = _class_spec(tx, cls)
         if isinstance(obj, TensorVariable):
-            from runtime.tensor import Tensor
-            t = target if isinstance(target, tuple) else (target,)
-            return ConstantVariable(any(issubclass(Tensor, c) or c is SymTensor for c in t if isinstance(c, type)))
+            return ConstantVariable(_is_tensor_class(target, obj.python_type()))
         return ConstantVariable(isinstance(tx.python_value(obj), target))
+
+    def _call_issubclass(self, tx, sub, cls):
+        return ConstantVariable(issubclass(_class_spec(tx, sub), _class_spec(tx, cls)))
 
     def _call_range(self, tx, *args):
         if not _all_const(args):
@@ -234,6 +236,31 @@ class BuiltinVariable(Variable):
         return ClassVariable(x.python_type())
 
 
+def _class_spec(tx, var):
+    """The class (or tuple of classes) a Variable stands for, for isinstance/issubclass."""
+    if isinstance(var, ClassVariable):
+        return var.cls
+    if isinstance(var, BuiltinVariable) and isinstance(var.fn, type):
+        return var.fn
+    if isinstance(var, TupleVariable):
+        return tuple(_class_spec(tx, v) for v in var.items)
+    if var.is_const() and isinstance(var.value, (type, tuple)):
+        return var.value
+    raise GraphBreak(f"isinstance/issubclass with a {var.describe()} as the class")
+
+
+def _is_tensor_class(target, tensor_cls):
+    """isinstance(<a traced tensor>, target): traced tensors stand for eager Tensors."""
+    classes = target if isinstance(target, tuple) else (target,)
+    out = False
+    for c in classes:
+        if isinstance(c, tuple):
+            out = out or _is_tensor_class(c, tensor_cls)
+        elif isinstance(c, type):
+            out = out or issubclass(tensor_cls, c) or c is SymTensor
+    return out
+
+
 _CONST_FOLDABLE = {"int", "float", "bool", "str", "round", "divmod", "pow", "sorted", "all", "any",
                    "repr", "format", "hash", "ord", "chr", "callable", "set", "frozenset", "slice"}
 
@@ -269,11 +296,26 @@ class ClassVariable(Variable):
             return tx.wrap(self.cls(*[a.value for a in args]))
         if self.cls is Tensor and args and _all_const(args) and _all_const(kwargs.values()):
             return tx.wrap(Tensor(*[a.value for a in args], **{k: v.value for k, v in kwargs.items()}))
+        if _pure_constructor(self.cls) and _all_const(args) and _all_const(kwargs.values()):
+            # Primitives / GradOperation only record their attributes: build them at trace time
+            try:
+                obj = self.cls(*[a.value for a in args], **{k: v.value for k, v in kwargs.items()})
+            except (TypeError, ValueError) as e:
+                from ..errors import CaptureUserError
+                raise CaptureUserError(e) from None
+            return tx.wrap(obj)
         raise GraphBreak(f"creating a {self.cls.__name__} object inside a captured region",
                          hint="create objects in __init__, not in construct")
 
     def getattr(self, tx, name):
         return tx.wrap(getattr(self.cls, name))
+
+
+def _pure_constructor(cls) -> bool:
+    """Framework classes whose construction has no side effects (safe to run while tracing)."""
+    from runtime.autograd import GradOperation
+    from runtime.ops import Primitive
+    return isinstance(cls, type) and issubclass(cls, (Primitive, GradOperation))
 
 
 class GradVariable(Variable):

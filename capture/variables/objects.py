@@ -71,6 +71,50 @@ class CellVariable(ObjectVariable):
             return
         super().setattr(tx, name, value)
 
+    # containers (CellList, SequentialCell, user Cells with __iter__/__getitem__/__len__)
+    def _children(self, tx):
+        """The items iterating this Cell gives, guarded (count and identity of each)."""
+        if not hasattr(type(self.obj), "__iter__"):
+            raise GraphBreak(f"iterating over a {self.describe()} (it defines no __iter__)")
+        items = list(self.obj)
+        g = tx.guards
+        o = g.obj(self.obj)
+        g.add(f"len({o}) == {len(items)} and all(a is b for a, b in zip({o}, {g.obj(tuple(items))}))",
+              f"{type(self.obj).__name__} holds the same {len(items)} item(s)")
+        return items
+
+    def iterate(self, tx):
+        return [tx.wrap(c) for c in self._children(tx)]
+
+    def length(self, tx):
+        if not hasattr(type(self.obj), "__len__"):
+            raise GraphBreak(f"len() of a {self.describe()}")
+        n = len(self.obj)
+        tx.guards.add(f"len({tx.guards.obj(self.obj)}) == {n}", f"len({type(self.obj).__name__}) == {n}")
+        return n
+
+    def truth(self, tx):
+        if hasattr(type(self.obj), "__bool__") or hasattr(type(self.obj), "__len__"):
+            v = bool(self.obj)
+            tx.guards.add(f"bool({tx.guards.obj(self.obj)}) is {v}", f"bool({type(self.obj).__name__}) is {v}")
+            return v
+        return True
+
+    def getitem(self, tx, key):
+        if not key.is_const() or not hasattr(type(self.obj), "__getitem__"):
+            raise GraphBreak(f"indexing a {self.describe()} with a {key.describe()}")
+        k = key.value
+        if isinstance(k, slice):
+            # slicing builds a new container each time: guard the items it is made of
+            self._children(tx)
+            return type(self)(self.obj[k])
+        try:
+            value = self.obj[k]
+        except (IndexError, KeyError, TypeError) as e:
+            raise GraphBreak(f"indexing {type(self.obj).__name__} fails at trace time: {e}")
+        tx._guard_value(f"{tx.guards.obj(self.obj)}[{k!r}]", value, f"{type(self.obj).__name__}[{k!r}]")
+        return tx.wrap(value)
+
     def call(self, tx, args, kwargs):
         from runtime.nn.cell import Cell
         cls = type(self.obj)

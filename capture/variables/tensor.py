@@ -18,7 +18,8 @@ class TensorVariable(Variable):
 
     def python_type(self):
         from runtime.tensor import Tensor
-        return Tensor
+        ref = self.sym.value.ref  # a lifted Parameter / held tensor: its real class
+        return type(ref) if ref is not None else Tensor
 
     def realize(self, tx):
         return self.sym

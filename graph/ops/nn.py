@@ -18,6 +18,8 @@ Example:
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from ..aval import AVal
@@ -73,6 +75,39 @@ def a_shape4(v, op, name):
     return t
 
 
+# -- scratch memory ----------------------------------------------------------------------------------
+# im2col columns and the other large temporaries of conv never escape an op. Allocating them fresh
+# on every call costs more than the arithmetic with numpy (glibc maps big blocks with mmap, so each
+# call page-faults them in again), so each thread keeps one reusable buffer per slot. cupy has its
+# own memory pool and always allocates normally.
+_SCRATCH = threading.local()
+_SCRATCH_MAX_BYTES = 64 << 20
+
+
+def _work(xp, slot, shape, dtype):
+    """An uninitialised temporary array; the same memory is handed out again for ``slot``."""
+    dtype = np.dtype(dtype)
+    size = dtype.itemsize
+    for d in shape:
+        size *= d
+    if xp is not np or size > _SCRATCH_MAX_BYTES:
+        return xp.empty(shape, dtype=dtype)
+    bufs = getattr(_SCRATCH, "bufs", None)
+    if bufs is None:
+        bufs = _SCRATCH.bufs = {}
+    buf = bufs.get(slot)
+    if buf is None or buf.nbytes < size:
+        buf = bufs[slot] = np.empty(max(size, 1), dtype=np.uint8)
+    return buf[:size].view(dtype).reshape(shape)
+
+
+def _contiguous_work(xp, slot, a):
+    """A C-contiguous copy of ``a`` in scratch memory."""
+    out = _work(xp, slot, a.shape, a.dtype)
+    out[...] = a
+    return out
+
+
 # -- shared checks and geometry ------------------------------------------------------------------------
 def _shape(a):
     return tuple(a.shape)
@@ -87,6 +122,11 @@ def _require_float(op_name, *named):
 def _require_int(op_name, what, a):
     if not a.dtype.is_int:
         fail(op_name, f"{what} must be an integer tensor, got {describe(a)}", TypeError)
+
+
+def _same_dtype(op_name, a, b):
+    if a[1].dtype is not b[1].dtype:
+        fail(op_name, f"{a[0]} and {b[0]} dtypes differ: {describe(a[1])} and {describe(b[1])}", TypeError)
 
 
 def _require_rank4(op_name, what, a):
@@ -134,11 +174,14 @@ def _pad(xp, x, pads, value=0, h_ax=2):
     return out
 
 
-def _crop(x, pads, hw, h_ax=2):
+def _crop(xp, x, pads, hw, h_ax=2, copy=True):
+    """Undo ``_pad``: the (hw) spatial window at offset (top, left); a contiguous copy unless
+    ``copy`` is False (the caller copies anyway)."""
     t, _, l, _ = pads
     if x.shape[h_ax] == hw[0] and x.shape[h_ax + 1] == hw[1]:
         return x
-    return x[(slice(None),) * h_ax + (slice(t, t + hw[0]), slice(l, l + hw[1]))]
+    x = x[(slice(None),) * h_ax + (slice(t, t + hw[0]), slice(l, l + hw[1]))]
+    return xp.ascontiguousarray(x) if copy else x
 
 
 def _offset_slice(i, j, stride, dilation, out_hw, h_ax=2):
@@ -185,8 +228,7 @@ def _infer_conv2d(x, weight, stride=(1, 1), pad_mode="valid", padding=(0, 0, 0, 
     _require_rank4("conv2d", "input", x)
     _require_rank4("conv2d", "weight", weight)
     _require_float("conv2d", ("input", x), ("weight", weight))
-    if x.dtype is not weight.dtype:
-        fail("conv2d", f"input and weight dtypes differ: {describe(x)} and {describe(weight)}", TypeError)
+    _same_dtype("conv2d", ("input", x), ("weight", weight))
     _, (ho, wo) = _conv_check("conv2d", _shape(x), _shape(weight), stride, pad_mode, padding,
                               dilation, groups)
     return AVal((x.shape[0], weight.shape[0], ho, wo), x.dtype)
@@ -210,24 +252,24 @@ def _im2col(xp, x, w_shape, stride, pads, dilation, out_hw, groups, nlast):
     _, cg, kh, kw = w_shape
     k, p = cg * kh * kw, out_hw[0] * out_hw[1]
     if nlast:
-        xp_ = _pad(xp, xp.ascontiguousarray(xp.transpose(x, (1, 2, 3, 0))), pads, 0, h_ax=1)
+        xp_ = _pad(xp, _contiguous_work(xp, "xt", xp.transpose(x, (1, 2, 3, 0))), pads, 0, h_ax=1)
         s0, s1, s2, s3 = xp_.strides
         win = xp.lib.stride_tricks.as_strided(  # (C, kh, kw, Ho, Wo, N)
             xp_, shape=(xp_.shape[0], kh, kw, out_hw[0], out_hw[1], n),
             strides=(s0, s1 * dilation[0], s2 * dilation[1], s1 * stride[0], s2 * stride[1], s3))
-        return xp.ascontiguousarray(win).reshape(groups, k, p * n)
+        return _contiguous_work(xp, "cols", win).reshape(groups, k, p * n)
     xp_ = _pad(xp, x, pads)
     s0, s1, s2, s3 = xp_.strides
     win = xp.lib.stride_tricks.as_strided(  # (N, C, kh, kw, Ho, Wo)
         xp_, shape=(n, xp_.shape[1], kh, kw, out_hw[0], out_hw[1]),
         strides=(s0, s1, s2 * dilation[0], s3 * dilation[1], s2 * stride[0], s3 * stride[1]))
-    return xp.ascontiguousarray(win).reshape(n, groups, k, p)
+    return _contiguous_work(xp, "cols", win).reshape(n, groups, k, p)
 
 
 def _batch_last_dout(xp, dout, groups):
     """(N, O, Ho, Wo) -> (g, O/g, Ho*Wo*N) contiguous."""
     o = dout.shape[1]
-    return xp.ascontiguousarray(xp.transpose(dout, (1, 2, 3, 0))).reshape(groups, o // groups, -1)
+    return _contiguous_work(xp, "dout", xp.transpose(dout, (1, 2, 3, 0))).reshape(groups, o // groups, -1)
 
 
 def _conv2d_impl(xp, x, weight, stride=(1, 1), pad_mode="valid", padding=(0, 0, 0, 0),
@@ -240,8 +282,11 @@ def _conv2d_impl(xp, x, weight, stride=(1, 1), pad_mode="valid", padding=(0, 0, 
     cols = _im2col(xp, x, weight.shape, stride, pads, dilation, out_hw, groups, nlast)
     w2 = weight.reshape(groups, o // groups, -1)
     if nlast:
-        out = xp.matmul(w2, cols).reshape(o, out_hw[0], out_hw[1], n)  # (g, O/g, P*N)
-        return xp.ascontiguousarray(xp.transpose(out, (3, 0, 1, 2)))
+        out = _work(xp, "mm", (groups, o // groups, cols.shape[2]), cols.dtype)  # (g, O/g, P*N)
+        xp.matmul(w2, cols, out=out)
+        # .copy(), not ascontiguousarray: with N == 1 the transpose is already contiguous and
+        # the scratch buffer must not escape
+        return xp.transpose(out.reshape(o, out_hw[0], out_hw[1], n), (3, 0, 1, 2)).copy()
     out = xp.matmul(w2[0], cols[:, 0]) if groups == 1 else xp.matmul(w2, cols)  # (N, [g,] O/g, P)
     return out.reshape(n, o, out_hw[0], out_hw[1])
 
@@ -270,6 +315,7 @@ def _infer_conv2d_backprop_input(dout, weight, input_size, stride=(1, 1), pad_mo
     _require_rank4(name, "dout", dout)
     _require_rank4(name, "weight", weight)
     _require_float(name, ("dout", dout), ("weight", weight))
+    _same_dtype(name, ("dout", dout), ("weight", weight))
     _, (ho, wo) = _conv_check(name, input_size, _shape(weight), stride, pad_mode, padding,
                               dilation, groups)
     _dout_check(name, dout, (input_size[0], weight.shape[0], ho, wo))
@@ -287,21 +333,28 @@ def _conv2d_backprop_input_impl(xp, dout, weight, input_size, stride=(1, 1), pad
     t, b, l, r = pads
     hp, wp = h + t + b, w + l + r
     if _batch_last(out_hw):
-        dcols = xp.matmul(w2t, _batch_last_dout(xp, dout, groups))  # (g, K, P*N)
+        dcols = _work(xp, "mm", (groups, cg * kh * kw, p * n), dout.dtype)  # (g, K, P*N)
+        xp.matmul(w2t, _batch_last_dout(xp, dout, groups), out=dcols)
         dcols = dcols.reshape(c, kh, kw, out_hw[0], out_hw[1], n)
-        dx = xp.zeros((c, hp, wp, n), dtype=dout.dtype)
+        dx = _work(xp, "dx", (c, hp, wp, n), dout.dtype)
+        dx.fill(0)
         for i in range(kh):
             for j in range(kw):
                 dx[_offset_slice(i, j, stride, dilation, out_hw, h_ax=1)] += dcols[:, i, j]
-        return xp.ascontiguousarray(xp.transpose(_crop(dx, pads, (h, w), h_ax=1), (3, 0, 1, 2)))
+        dx = _crop(xp, dx, pads, (h, w), h_ax=1, copy=False)
+        return xp.transpose(dx, (3, 0, 1, 2)).copy()  # a fresh array: dx is scratch
     g2 = dout.reshape(n, groups, o // groups, p)
-    dcols = xp.matmul(w2t[0], g2[:, 0]) if groups == 1 else xp.matmul(w2t, g2)  # (N, [g,] K, P)
+    dcols = _work(xp, "mm", (n, groups, cg * kh * kw, p), dout.dtype)
+    if groups == 1:
+        xp.matmul(w2t[0], g2[:, 0], out=dcols[:, 0])  # (N, K, P)
+    else:
+        xp.matmul(w2t, g2, out=dcols)  # (N, g, K, P)
     dcols = dcols.reshape(n, c, kh, kw, out_hw[0], out_hw[1])
     dx = xp.zeros((n, c, hp, wp), dtype=dout.dtype)
     for i in range(kh):
         for j in range(kw):
             dx[_offset_slice(i, j, stride, dilation, out_hw)] += dcols[:, :, i, j]
-    return _crop(dx, pads, (h, w))
+    return _crop(xp, dx, pads, (h, w))
 
 
 def _conv2d_backprop_input_vjp(g, out, dout, weight, input_size, **attrs):
@@ -325,6 +378,7 @@ def _infer_conv2d_backprop_filter(dout, x, filter_size, stride=(1, 1), pad_mode=
     _require_rank4(name, "dout", dout)
     _require_rank4(name, "input", x)
     _require_float(name, ("dout", dout), ("input", x))
+    _same_dtype(name, ("dout", dout), ("input", x))
     _, (ho, wo) = _conv_check(name, _shape(x), filter_size, stride, pad_mode, padding, dilation, groups)
     _dout_check(name, dout, (x.shape[0], filter_size[0], ho, wo))
     return AVal(filter_size, dout.dtype)
@@ -342,7 +396,9 @@ def _conv2d_backprop_filter_impl(xp, dout, x, filter_size, stride=(1, 1), pad_mo
     if nlast:  # (g, O/g, P*N) @ (g, P*N, K): one GEMM per group
         dw = xp.matmul(_batch_last_dout(xp, dout, groups), xp.swapaxes(cols, 1, 2))
     else:  # (N, g, O/g, P) @ (N, g, P, K), summed over the batch (the transposed operand is a view)
-        dw = xp.matmul(dout.reshape(n, groups, og, p), xp.swapaxes(cols, 2, 3)).sum(axis=0)
+        dw = _work(xp, "mm", (n, groups, og, cols.shape[2]), cols.dtype)
+        xp.matmul(dout.reshape(n, groups, og, p), xp.swapaxes(cols, 2, 3), out=dw)
+        dw = dw.sum(axis=0)
     return dw.reshape(filter_size).astype(dout.dtype, copy=False)
 
 
@@ -387,8 +443,10 @@ def _infer_pool(name):
     return infer
 
 
-def _nonoverlapping(kernel_size, stride, pads):
-    return kernel_size == stride and not any(pads)
+def _tiles(hw, kernel_size, stride, pads, out_hw):
+    """Whether the windows tile the input exactly (each position in exactly one window)."""
+    return (stride == kernel_size and not any(pads)
+            and tuple(hw) == (out_hw[0] * kernel_size[0], out_hw[1] * kernel_size[1]))
 
 
 def _max_pool2d_impl(xp, x, kernel_size=(1, 1), stride=None, pad_mode="valid"):
@@ -425,7 +483,7 @@ def _max_pool2d_grad_impl(xp, x, out, dout, kernel_size=(1, 1), stride=None, pad
     xpad = _pad(xp, x, pads, -np.inf)
     idx = [_offset_slice(i, j, stride, (1, 1), out_hw) for i in range(kh) for j in range(kw)]
     # windows that tile the input exactly write every position once: no zero fill, no +=
-    tiles = stride == kernel_size and not any(pads) and (h, w) == (out_hw[0] * kh, out_hw[1] * kw)
+    tiles = _tiles((h, w), kernel_size, stride, pads, out_hw)
     dx = xp.empty(xpad.shape, dtype=x.dtype) if tiles else xp.zeros(xpad.shape, dtype=x.dtype)
     # each window sends dout to its first position equal to the max (row-major order)
     taken = None
@@ -440,7 +498,7 @@ def _max_pool2d_grad_impl(xp, x, out, dout, kernel_size=(1, 1), stride=None, pad
             xp.multiply(dout, hit, out=dx[s])
         else:
             dx[s] += dout * hit
-    return _crop(dx, pads, (h, w))
+    return _crop(xp, dx, pads, (h, w))
 
 
 register(Op("max_pool2d_grad", prim="MaxPoolGrad", inputs=("x", "out", "dout"),
@@ -499,19 +557,16 @@ def _avg_pool2d_grad_impl(xp, dout, input_size, kernel_size=(1, 1), stride=None,
     n, c, h, w = input_size
     kh, kw = kernel_size
     g = dout / _avg_divisor(xp, input_size, kernel_size, stride, pads, out_hw, dout.dtype)
-    if _nonoverlapping(kernel_size, stride, pads):
-        d = xp.broadcast_to(g[:, :, :, None, :, None], (n, c, out_hw[0], kh, out_hw[1], kw))
-        d = d.reshape(n, c, out_hw[0] * kh, out_hw[1] * kw)
-        if d.shape[2:] == (h, w):
-            return d
-        dx = xp.zeros(input_size, dtype=dout.dtype)
-        dx[:, :, :d.shape[2], :d.shape[3]] = d
+    idx = [_offset_slice(i, j, stride, (1, 1), out_hw) for i in range(kh) for j in range(kw)]
+    if _tiles((h, w), kernel_size, stride, pads, out_hw):
+        dx = xp.empty(input_size, dtype=dout.dtype)
+        for s in idx:
+            dx[s] = g
         return dx
     dx = xp.zeros((n, c, h + pads[0] + pads[1], w + pads[2] + pads[3]), dtype=dout.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            dx[_offset_slice(i, j, stride, (1, 1), out_hw)] += g
-    return _crop(dx, pads, (h, w))
+    for s in idx:
+        dx[s] += g
+    return _crop(xp, dx, pads, (h, w))
 
 
 register(Op("avg_pool2d_grad", prim="AvgPoolGrad", inputs=("dout",), impl=_avg_pool2d_grad_impl,

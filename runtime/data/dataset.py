@@ -51,8 +51,6 @@ def _as_row_value(v):
         return v
     if hasattr(v, "asnumpy"):  # a Tensor
         return v.asnumpy()
-    if isinstance(v, (str, bytes)):
-        return np.asarray(v)
     return np.asarray(v)
 
 
@@ -277,14 +275,6 @@ class Dataset:
 
     def __iter__(self):
         return iter(self.create_tuple_iterator(num_epochs=1))
-
-    def _epoch_rows(self, launch):
-        """(column names, generator of rows as lists of numpy values) for one epoch."""
-        for block in self._blocks(launch):
-            cols = list(block.values())
-            n = _nrows(block)
-            for i in range(n):
-                yield [_row_of(c, i) for c in cols]
 
     def __repr__(self):
         return f"{type(self).__name__}(columns={self.get_col_names()})"
@@ -525,7 +515,7 @@ class MapDataset(Dataset):
                 try:
                     res = op(*vals)
                 except (ValueError, TypeError) as e:
-                    raise type(e)(f"map: {_op_name(op)} failed on input column(s) {self.input_columns}: {e}") from e
+                    raise _rewrap(e, f"map: {_op_name(op)} failed on input column(s) {self.input_columns}: {e}") from e
                 vals = tuple(res) if isinstance(res, (tuple, list)) else (res,)
             if len(vals) != len(self.output_columns):
                 raise ValueError(f"map: the operations returned {len(vals)} value(s) but output_columns "
@@ -544,7 +534,7 @@ class MapDataset(Dataset):
                     try:
                         arr = op._apply_batch(arr)
                     except (ValueError, TypeError) as e:
-                        raise type(e)(f"map: {_op_name(op)} failed on column {self.input_columns[0]!r}: {e}") from e
+                        raise _rewrap(e, f"map: {_op_name(op)} failed on column {self.input_columns[0]!r}: {e}") from e
                 outs = [arr]
             else:
                 outs = self._apply_rows(ins, n)
@@ -554,6 +544,14 @@ class MapDataset(Dataset):
             for c, v in zip(self.output_columns, outs):
                 new[c] = v
             yield {c: new[c] for c in self._order}
+
+
+def _rewrap(e, msg):
+    """The same kind of exception with ``msg`` (the original when its type cannot be rebuilt)."""
+    try:
+        return type(e)(msg)
+    except Exception:
+        return e
 
 
 def _op_name(op):
@@ -673,36 +671,36 @@ class ShuffleDataset(Dataset):
         self.buffer_size = _check_int(buffer_size, "buffer_size", "shuffle", 2)
 
     def _blocks(self, launch):
+        """Buffered shuffle: rows enter a buffer of ``buffer_size`` rows; each output row is drawn
+        uniformly from the buffer (in vectorised chunks of at most buffer_size rows)."""
         rng = launch.rng(self)
+        size = self.buffer_size
+        chunk = max(1, min(BLOCK_ROWS, size))
         buf = None
-        pending = []
-        pending_rows = 0
-        chunk = max(1, min(BLOCK_ROWS, self.buffer_size))
+        out, out_rows = [], 0
         for block in self.children[0]._blocks(launch):
-            pending.append(block)
-            pending_rows += _nrows(block)
-            size = (_nrows(buf) if buf is not None else 0) + pending_rows
-            if size < self.buffer_size + chunk:
-                continue
-            buf = _block_concat(([buf] if buf is not None else []) + pending)
-            pending, pending_rows = [], 0
-            # draw from the buffer until it is back to buffer_size rows
-            while _nrows(buf) >= self.buffer_size + chunk:
+            n_in = _nrows(block)
+            for s in range(0, n_in, chunk):
+                piece = _block_slice(block, s, min(s + chunk, n_in)) if n_in > chunk else block
+                buf = piece if buf is None else _block_concat([buf, piece])
                 n = _nrows(buf)
-                k = n - self.buffer_size
-                pick = rng.choice(n, size=k, replace=False)
-                mask = np.ones(n, bool)
-                mask[pick] = False
-                yield _block_take(buf, pick)
-                buf = _block_take(buf, np.nonzero(mask)[0])
-        rest = ([buf] if buf is not None else []) + pending
-        if rest:
-            buf = _block_concat(rest)
-            n = _nrows(buf)
-            if n:
-                perm = rng.permutation(n)
-                for s in range(0, n, BLOCK_ROWS):
-                    yield _block_take(buf, perm[s:s + BLOCK_ROWS])
+                if n < size + chunk:
+                    continue
+                pick = rng.choice(n, size=n - size, replace=False)
+                keep = np.ones(n, bool)
+                keep[pick] = False
+                out.append(_block_take(buf, pick))
+                out_rows += len(pick)
+                buf = _block_take(buf, np.nonzero(keep)[0])
+                if out_rows >= BLOCK_ROWS:
+                    yield _block_concat(out)
+                    out, out_rows = [], 0
+        if out:
+            yield _block_concat(out)
+        if buf is not None and _nrows(buf):
+            perm = rng.permutation(_nrows(buf))
+            for s in range(0, len(perm), BLOCK_ROWS):
+                yield _block_take(buf, perm[s:s + BLOCK_ROWS])
 
 
 class RepeatDataset(Dataset):

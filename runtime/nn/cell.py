@@ -54,12 +54,12 @@ class Cell:
                 if not value._named or value.name == "Parameter":
                     value.name = name
                     value._named = True
-                if d["_scope"]:
+                if d["_scope"] and not value.name.startswith(d["_scope"] + "."):
                     value.name = f"{d['_scope']}.{value.name}"
             d["_params"][name] = value
             d["_cells"].pop(name, None)
         elif isinstance(value, Cell):
-            if d["_cells"].get(name) is not value:
+            if not any(c is value for c in d["_cells"].values()):  # a second alias keeps its names
                 if self._auto_prefix:
                     value._prefix_param_names(name)
                 if d["_scope"]:
@@ -86,11 +86,14 @@ class Cell:
         object.__delattr__(self, name)
 
     def _prefix_param_names(self, prefix):
-        object.__setattr__(self, "_scope", f"{prefix}.{self._scope}" if self._scope else prefix)
-        for p in self._params.values():
-            p.name = f"{prefix}.{p.name}"
-        for c in self._cells.values():
-            c._prefix_param_names(prefix)
+        # each sub-Cell and Parameter once, even when shared (tied weights) inside this subtree
+        seen = set()
+        for _, cell in self.cells_and_names():
+            object.__setattr__(cell, "_scope", f"{prefix}.{cell._scope}" if cell._scope else prefix)
+            for p in cell._params.values():
+                if id(p) not in seen:
+                    seen.add(id(p))
+                    p.name = f"{prefix}.{p.name}"
 
     def insert_child_to_cell(self, child_name, child_cell):
         if not isinstance(child_cell, Cell):

@@ -1,1 +1,19 @@
-"""training (filled in by the train module)."""
+"""``runtime.train`` (``mindspore.train``): Model, callbacks, metrics and checkpoints.
+
+Example:
+    >>> from runtime.train import Model, LossMonitor, TimeMonitor, ModelCheckpoint, CheckpointConfig
+    >>> cfg = CheckpointConfig(save_checkpoint_steps=100, keep_checkpoint_max=3)
+    >>> cfg.keep_checkpoint_max
+    3
+"""
+from .callbacks import (Callback, CallbackList, CheckpointConfig, History, LambdaCallback, LossMonitor,  # noqa: F401
+                        ModelCheckpoint, ProgressBar, RunContext, TimeMonitor)
+from .checkpoint import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: F401
+from .model import Model  # noqa: F401
+from .metrics import *  # noqa: F401,F403
+from .metrics import __all__ as _metrics_all
+from . import callbacks as callback  # noqa: F401  (mindspore.train.callback)
+
+__all__ = ["Model", "Callback", "CallbackList", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint",
+           "CheckpointConfig", "ProgressBar", "LambdaCallback", "History", "save_checkpoint", "load_checkpoint",
+           "load_param_into_net"] + list(_metrics_all)

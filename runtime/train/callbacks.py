@@ -277,11 +277,8 @@ class TimeMonitor(Callback):
         self.data_time = data_time
         self.epoch_time = time.time()
 
-    def _begin(self, run_context):
-        self.epoch_time = time.time()
-
-    def _end(self, run_context, mode):
-        ms = (time.time() - self.epoch_time) * 1000
+    def _end(self, run_context, mode, t0):
+        ms = (time.time() - t0) * 1000
         cb_params = run_context.original_args()
         steps = self.data_size
         batch_num = cb_params.get("batch_num")
@@ -293,18 +290,18 @@ class TimeMonitor(Callback):
         _print("{} epoch time: {:5.3f} ms, per step time: {:5.3f} ms".format(mode, ms, ms / steps))
 
     def on_train_epoch_begin(self, run_context):
-        self._begin(run_context)
+        self.epoch_time = time.time()
         super().on_train_epoch_begin(run_context)
 
     def on_train_epoch_end(self, run_context):
-        self._end(run_context, "Train")
+        self._end(run_context, "Train", self.epoch_time)
         super().on_train_epoch_end(run_context)
 
     def on_eval_epoch_begin(self, run_context):
-        self._begin(run_context)
+        self._eval_time = time.time()
 
     def on_eval_epoch_end(self, run_context):
-        self._end(run_context, "Eval")
+        self._end(run_context, "Eval", getattr(self, "_eval_time", time.time()))
 
 
 class LambdaCallback(Callback):

@@ -130,7 +130,7 @@ SAMPLES = {
     "conv2d_backprop_filter": lambda r: ([_r(r, 2, 4, 4, 4), _r(r, 2, 3, 8, 8)],
                                          {"filter_size": (4, 3, 3, 3), "stride": 2, "pad_mode": "pad",
                                           "padding": 1}),
-    "max_pool2d_grad": lambda r: ([_r(r, 2, 3, 8, 8), _r(r, 2, 3, 4, 4)], {"kernel_size": 2, "stride": 2}),
+    "max_pool2d_grad": lambda r: ([_r(r, 2, 3, 8, 8), _r(r, 2, 3, 4, 4), _r(r, 2, 3, 4, 4)], {"kernel_size": 2, "stride": 2}),
     "avg_pool2d_grad": lambda r: ([_r(r, 2, 3, 6, 6)], {"input_size": (2, 3, 8, 8), "kernel_size": 3,
                                                         "stride": 1}),
     "unsorted_segment_sum": lambda r: ([_r(r, 5, 3), np.array([0, 3, 3, 1, 0], np.int32)], {"num_segments": 4}),

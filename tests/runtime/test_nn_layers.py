@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import runtime as ms
-from runtime import Parameter, Tensor, nn, ops
+from runtime import Tensor, nn
 from gradcheck import check_grad, numeric_grad
 
 

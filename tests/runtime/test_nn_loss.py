@@ -3,7 +3,6 @@ differences, and bad input."""
 import numpy as np
 import pytest
 
-import runtime as ms
 from runtime import Tensor, nn
 from gradcheck import check_grad
 

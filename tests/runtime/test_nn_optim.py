@@ -59,7 +59,8 @@ def _np_momentum(start, grads, names, lr, momentum, weight_decay=0.0, use_nester
     return ps
 
 
-def _np_adam(start, grads, names, lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, weight_decay=0.0, use_nesterov=False):
+def _np_adam(start, grads, names, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, weight_decay=0.0, use_nesterov=False):
+    lr = learning_rate
     ps = [p.copy() for p in start]
     m = [np.zeros_like(p) for p in ps]
     v = [np.zeros_like(p) for p in ps]
@@ -75,7 +76,8 @@ def _np_adam(start, grads, names, lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, wei
     return ps
 
 
-def _np_adamw(start, grads, lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, weight_decay=1e-2):
+def _np_adamw(start, grads, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, weight_decay=1e-2):
+    lr = learning_rate
     ps = [p.copy() for p in start]
     m = [np.zeros_like(p) for p in ps]
     v = [np.zeros_like(p) for p in ps]
@@ -90,7 +92,8 @@ def _np_adamw(start, grads, lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, weight_de
     return ps
 
 
-def _np_adam_weight_decay(start, grads, names, lr=1e-3, beta1=0.9, beta2=0.999, eps=1e-6, weight_decay=0.0):
+def _np_adam_weight_decay(start, grads, names, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-6, weight_decay=0.0):
+    lr = learning_rate
     ps = [p.copy() for p in start]
     m = [np.zeros_like(p) for p in ps]
     v = [np.zeros_like(p) for p in ps]

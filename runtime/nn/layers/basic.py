@@ -269,11 +269,12 @@ class Dropout(Cell):
         self.keep_prob = keep_prob
         self.p = p
         self.dtype = dtype
+        self._op = ops.Dropout(keep_prob=keep_prob)
 
     def construct(self, x):
         if not self.training or self.keep_prob == 1.0:
             return x
-        return ops.dropout(x, self.keep_prob)[0]
+        return self._op(x)[0]
 
     def extend_repr(self):
         return f"p={self.p}"
@@ -296,7 +297,8 @@ class _CellContainer(Cell):
 
     def _add(self, name, cell):
         self.insert_child_to_cell(name, self._check_cell(cell))
-        self.cell_list.append(cell)
+        # a new list object (not an in-place append): compiled graphs guard on its identity
+        self.cell_list = self.cell_list + [cell]
 
     def _rename_child(self, cell, old, new):
         """Rename ``cell``'s parameters (and nested scopes) from key ``old`` to key ``new``."""
@@ -350,7 +352,9 @@ class _CellContainer(Cell):
         i = self._index(index)
         key = list(self._cells)[i]
         self.insert_child_to_cell(key, self._check_cell(cell))
-        self.cell_list[i] = cell
+        cells = list(self.cell_list)
+        cells[i] = cell
+        self.cell_list = cells
 
     def __delitem__(self, index):
         items = list(self._cells.items())

@@ -100,9 +100,11 @@ class Conv2d(Cell):
             self.bias = Parameter(initializer(bias_init, (out_channels,), dtype), name="bias")
         self._pads = self.padding if isinstance(self.padding, tuple) else (self.padding,) * 4
         self._bias_add = ops.BiasAdd()
+        self._conv = ops.Conv2D(stride=self.stride, pad_mode=self.pad_mode, padding=self._pads,
+                                dilation=self.dilation, groups=self.group)
 
     def construct(self, x):
-        y = ops.conv2d(x, self.weight, self.stride, self.pad_mode, self._pads, self.dilation, self.group)
+        y = self._conv(x, self.weight)
         if self.has_bias:
             y = self._bias_add(y, self.bias)
         return y

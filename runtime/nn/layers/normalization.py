@@ -63,6 +63,8 @@ class _BatchNorm(Cell):
         self.beta = Parameter(initializer(beta_init, c, dtype), requires_grad=affine)
         self._keep = self.momentum          # weight of the old moving statistic
         self._take = 1.0 - self.momentum    # weight of the batch statistic
+        self._bn_train = ops.BatchNorm(training=True, eps=self.eps)
+        self._bn_infer = ops.BatchNorm(training=False, eps=self.eps)
 
     def construct(self, x):
         if x.ndim not in self._ranks:
@@ -70,14 +72,12 @@ class _BatchNorm(Cell):
                              f"{' or '.join(map(str, self._ranks))} (N, C, ...), got shape {tuple(x.shape)}")
         use_batch = self.training if self.use_batch_statistics is None else self.use_batch_statistics
         if use_batch:
-            y, mean, var = ops.batch_norm(x, self.gamma, self.beta, self.moving_mean, self.moving_variance,
-                                          training=True, eps=self.eps)
+            y, mean, var = self._bn_train(x, self.gamma, self.beta, self.moving_mean, self.moving_variance)
             ops.assign(self.moving_mean, ops.add(ops.mul(self.moving_mean, self._keep), ops.mul(mean, self._take)))
             ops.assign(self.moving_variance,
                        ops.add(ops.mul(self.moving_variance, self._keep), ops.mul(var, self._take)))
             return y
-        return ops.batch_norm(x, self.gamma, self.beta, self.moving_mean, self.moving_variance,
-                              training=False, eps=self.eps)[0]
+        return self._bn_infer(x, self.gamma, self.beta, self.moving_mean, self.moving_variance)[0]
 
     def extend_repr(self):
         return (f"num_features={self.num_features}, eps={self.eps}, momentum={self.momentum}, "

@@ -31,6 +31,7 @@ class _Pool2d(Cell):
         # MindSpore echoes the arguments as given (ints stay ints) in the repr
         self._repr_kernel = kernel_size
         self._repr_stride = stride
+        self._op = self._prim(kernel_size=self.kernel_size, stride=self.stride, pad_mode=self.pad_mode)
 
     def extend_repr(self):
         return f"kernel_size={self._repr_kernel}, stride={self._repr_stride}, pad_mode={self.pad_mode.upper()}"
@@ -40,15 +41,17 @@ class MaxPool2d(_Pool2d):
     """Max over ``kernel_size`` windows moved by ``stride`` (pad_mode 'valid' or 'same')."""
 
     _name = "MaxPool2d"
+    _prim = ops.MaxPool
 
     def construct(self, x):
-        return ops.max_pool2d(x, self.kernel_size, self.stride, self.pad_mode)
+        return self._op(x)
 
 
 class AvgPool2d(_Pool2d):
     """Mean over ``kernel_size`` windows moved by ``stride`` (pad_mode 'valid' or 'same')."""
 
     _name = "AvgPool2d"
+    _prim = ops.AvgPool
 
     def construct(self, x):
-        return ops.avg_pool2d(x, self.kernel_size, self.stride, self.pad_mode)
+        return self._op(x)

@@ -215,9 +215,12 @@ class Optimizer(Cell):
         return gradients
 
     def decay_weight(self, gradients):
-        """L2 weight decay folded into the gradients: g + weight_decay * param."""
+        """L2 weight decay folded into the (still loss-scaled) gradients:
+        g + weight_decay * loss_scale * param, so that after :meth:`scale_grad` the update sees
+        g / loss_scale + weight_decay * param."""
         if self.exec_weight_decay:
-            return tuple(g if wd == 0.0 else ops.add(g, ops.mul(p, wd))
+            ls = self.loss_scale
+            return tuple(g if wd == 0.0 else ops.add(g, ops.mul(p, wd * ls))
                          for g, p, wd in zip(gradients, self.parameters, self._wd))
         return gradients
 
