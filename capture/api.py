@@ -23,6 +23,9 @@ import traceback
 import types
 import weakref
 
+import numpy as np
+
+from graph.errors import user_location
 from graph.ir import GraphBuildError  # noqa: F401
 from runtime import context as _context
 from runtime import tape as _tape
@@ -33,8 +36,10 @@ from runtime.tensor import Tensor
 
 from . import backends
 from .builder import SymTensor
-from .cache import COMPILE_LOCK, RECOMPILE_LIMIT, Entry, cache_for
+from . import cache as _cache_mod
+from .cache import COMPILE_LOCK, Entry, cache_for
 from .errors import CaptureUserError, FullGraphError, GraphBreak
+from .guards import GuardSet
 from .report import BreakInfo, CompileInfo, events
 from .runner import build_output, fetch_inputs, replay_eager
 from .translator import InstructionTranslator, Tracer
@@ -88,29 +93,41 @@ def flatten_call(fn, args, kwargs):
 def call_captured(fn, args, kwargs, config: CaptureConfig = DEFAULT_CONFIG, name=None):
     """Run ``fn(*args, **kwargs)`` through the capture cache (compiling on a miss)."""
     fn = getattr(fn, "__wrapped_jit__", fn)
-    if not isinstance(fn, types.FunctionType) or fn.__code__.co_flags & (
-            inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
+    if isinstance(fn, types.MethodType):  # a bound method: capture its function with self first
+        fn, args = getattr(fn.__func__, "__wrapped_jit__", fn.__func__), (fn.__self__,) + tuple(args)
+    if not isinstance(fn, types.FunctionType) or fn.__code__.co_flags & _NOT_CAPTURED:
         return fn(*args, **kwargs)
     flat, names = flatten_call(fn, args, kwargs)
     cache = cache_for(fn.__code__)
-    entry = cache.lookup(flat)
+    entry = cache.lookup(flat, config, fn.__closure__)
     if entry is None:
-        entry = compile_entry(fn, flat, names, config, cache, name)
+        try:
+            entry = compile_entry(fn, flat, names, config, cache, name)
+        except _UserErrorWhileCapturing as r:
+            return _run_eagerly_after_user_error(fn, args, kwargs, flat, r, config, cache, name)
     if entry.eager:
         return fn(*args, **kwargs)
-    return run_entry(entry, flat)
-
-
-def run_entry(entry: Entry, flat):
-    arrays, tensors = fetch_inputs(entry.sources, flat)
-    if _tape.ACTIVE and _any_tracked(tensors):
-        outs = replay_eager(entry.graph, tensors)
-    else:
-        outs, updates = entry.runner(arrays)
-        for idx, arr in updates.items():
-            tensors[idx]._data = arr
-        outs = [Tensor._wrap(o) for o in outs]
+    try:
+        arrays, tensors = fetch_inputs(entry.sources, flat)
+        if _tape.ACTIVE and _any_tracked(tensors):
+            outs = replay_eager(entry.graph, tensors)
+        else:
+            outs, updates = entry.runner(arrays)
+            for idx, arr in updates.items():
+                tensors[idx]._data = arr
+            outs = [Tensor._wrap(o) for o in outs]
+    except Exception as e:  # the backend failed at run time: never crash a working script
+        qual = entry.name
+        if config.fullgraph:
+            raise FullGraphError(f"internal error running the compiled graph of {qual}: "
+                                 f"{type(e).__name__}: {e}") from e
+        info = _internal_break(fn, qual, "internal capture error while running the compiled graph", e)
+        entry.make_eager(info)
+        return fn(*args, **kwargs)
     return build_output(entry.template, outs)
+
+
+_NOT_CAPTURED = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
 
 def _any_tracked(tensors):
@@ -121,28 +138,52 @@ def _any_tracked(tensors):
     return False
 
 
-def _owner_key(flat):
-    return id(flat[0]) if flat and isinstance(flat[0], Cell) else 0
+def _owner_key(fn, flat, config):
+    """Recompile budgets are per Cell instance (many Dense layers share one construct), config and
+    closure (many closures share one code object)."""
+    return (id(flat[0]) if flat and isinstance(flat[0], Cell) else 0, id(config), id(fn.__closure__))
+
+
+def _internal_break(fn, qual, what, e):
+    tb = traceback.format_exc(limit=8)
+    info = BreakInfo(f"{what}: {type(e).__name__}: {e}", fn.__code__.co_filename, fn.__code__.co_firstlineno,
+                     "", "please report this bug; the frame runs eagerly meanwhile", qual, internal=tb)
+    log.warning("capture of %s failed internally; running eagerly\n%s", qual, tb)
+    events.record_break(info)
+    return info
+
+
+def _eager_entry(fn, flat, info, qual, config):
+    tracer = Tracer(qual)
+    _arg_guards_only(tracer, flat)
+    return Entry(tracer.guards, break_info=info, name=qual, config=config, closure=fn.__closure__)
 
 
 def compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
     with COMPILE_LOCK:
         qual = name or fn.__qualname__
-        owner = _owner_key(flat)
+        owner = _owner_key(fn, flat, config)
         n = cache.compiles_per_owner.get(owner, 0)
-        reason = cache.failure_reason(flat)
-        if cache.disabled_reason or n >= RECOMPILE_LIMIT:
-            if not cache.disabled_reason:
-                cache.disabled_reason = (f"recompile limit ({RECOMPILE_LIMIT}) reached for {qual}; "
-                                         f"last reason: {reason}")
-                log.warning(cache.disabled_reason)
-            info = BreakInfo(cache.disabled_reason, fn.__code__.co_filename, fn.__code__.co_firstlineno, "",
-                             "make input shapes/dtypes and Python values read in construct stable", qual)
+        reason = cache.failure_reason(flat, config, fn.__closure__)
+        disabled = cache.disabled.get(owner)
+        if disabled is not None:
+            return disabled  # over the recompile limit: eager (reported once, when it was hit)
+        limit = _cache_mod.RECOMPILE_LIMIT  # read per call: users may change capture.cache.RECOMPILE_LIMIT
+        if n >= limit or len(cache.entries) >= _cache_mod.ACCUMULATED_LIMIT:
+            if n >= limit:
+                msg = f"recompile limit ({limit}) reached for {qual}; last reason: {reason}"
+            else:
+                msg = (f"accumulated recompile limit ({_cache_mod.ACCUMULATED_LIMIT} entries for one code "
+                       f"object, over all instances) reached for {qual}")
+            if config.fullgraph:
+                raise FullGraphError(msg + " (fullgraph=True)")
+            log.warning(msg)
+            info = BreakInfo(msg, fn.__code__.co_filename, fn.__code__.co_firstlineno, "",
+                             "make input shapes/dtypes and the Python values read in construct stable "
+                             "(or raise capture.cache.RECOMPILE_LIMIT)", qual)
             events.record_break(info)
-            tracer = Tracer(qual)
-            _arg_guards_only(tracer, flat)
-            entry = Entry(tracer.guards, break_info=info, name=qual)
-            cache.add(entry)
+            entry = Entry(GuardSet(), break_info=info, name=qual, config=config, closure=fn.__closure__)
+            cache.disabled[owner] = entry
             return entry
         if n:
             events.record_recompile(qual, reason)
@@ -151,6 +192,7 @@ def compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
         tracer = Tracer(qual.replace(".", "_").replace("<", "").replace(">", ""))
         try:
             graph, sources, template = translate(tracer, fn, flat, names)
+            runner = backends.get_backend(config.backend)(graph)
         except GraphBreak as e:
             if config.fullgraph:
                 loc = e.loc or (fn.__code__.co_filename, fn.__code__.co_firstlineno, "")
@@ -158,37 +200,69 @@ def compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
                                      f"\n    {loc[2]}" + (f"\n  hint: {e.hint}" if e.hint else "")) from None
             info = BreakInfo.from_break(e, qual, fn)
             events.record_break(info)
-            entry = Entry(tracer.guards, break_info=info, name=qual)
+            entry = Entry(tracer.guards, break_info=info, name=qual, config=config, closure=fn.__closure__)
             cache.add(entry)
             return entry
         except CaptureUserError as e:
-            path = _dump_analyze_fail(e.graph, qual)
-            err = e.error
-            msg = str(err) + (f"\n  IR of the graph up to the failing op: {path}" if path else "")
-            raise type(err)(msg) from None
+            raise _UserErrorWhileCapturing(e.error, _dump_analyze_fail(e.graph, qual)) from None
         except (FullGraphError, KeyboardInterrupt):
             raise
         except Exception as e:  # an internal capture error: never crash a working script
-            tb = traceback.format_exc(limit=6)
             if config.fullgraph:
                 raise FullGraphError(f"internal capture error in {qual}: {type(e).__name__}: {e}") from e
-            info = BreakInfo(f"internal capture error: {type(e).__name__}: {e}", fn.__code__.co_filename,
-                             fn.__code__.co_firstlineno, "", "please report this; the frame runs eagerly", qual,
-                             internal=tb)
-            log.warning("capture of %s failed internally; running eagerly\n%s", qual, tb)
-            events.record_break(info)
-            fresh = Tracer(qual)
-            _arg_guards_only(fresh, flat)
-            entry = Entry(fresh.guards, break_info=info, name=qual)
+            info = _internal_break(fn, qual, "internal capture error", e)
+            entry = _eager_entry(fn, flat, info, qual, config)
             cache.add(entry)
             return entry
-        entry = Entry(tracer.guards, graph=graph, sources=sources, template=template, name=qual)
-        entry.runner = backends.get_backend(config.backend)(graph)
+        entry = Entry(tracer.guards, graph=graph, sources=sources, template=template, name=qual, config=config,
+                      closure=fn.__closure__)
+        entry.runner = runner
         entry.compile_time = time.perf_counter() - t0
         cache.add(entry)
         events.record_compile(CompileInfo(qual, graph, entry.guard_set.descs, entry.compile_time))
         _maybe_save(graph, qual)
         return entry
+
+
+class _UserErrorWhileCapturing(Exception):
+    """Graph building hit a user error (bad shapes/dtypes): carries it and the IR dump's path."""
+
+    def __init__(self, error, path):
+        super().__init__(str(error))
+        self.error = error
+        self.path = path
+
+
+_DUMP_NOTE = "IR of the graph up to the failing op: "
+
+
+def _with_dump_path(err, path):
+    """``err`` with the analyze_fail dump's path appended to its message (same exception type)."""
+    msg = str(err)
+    if path and _DUMP_NOTE not in msg:
+        msg += f"\n  {_DUMP_NOTE}{path}"
+    new = type(err)(msg)
+    new.user_location = getattr(err, "user_location", None)
+    return new
+
+
+def _run_eagerly_after_user_error(fn, args, kwargs, flat, r, config, cache, name):
+    """Capture found a user error. Run the frame eagerly: PyNative raises the same error (re-raised
+    with the dump's path); if PyNative succeeds instead, capture was wrong: record an internal
+    capture error, keep the frame eager and return PyNative's result (never fail a working script)."""
+    try:
+        result = fn(*args, **kwargs)
+    except (TypeError, ValueError) as e:
+        raise _with_dump_path(e, r.path) from None
+    qual = name or fn.__qualname__
+    with COMPILE_LOCK:
+        try:
+            raise r.error
+        except Exception as err:
+            info = _internal_break(fn, qual, "internal capture error: graph building rejected a call that "
+                                   "runs in PyNative", err)
+        cache.add(_eager_entry(fn, flat, info, qual, config))
+    return result
 
 
 def _arg_guards_only(tracer, flat):
@@ -238,6 +312,7 @@ def translate(tracer, fn, flat, names):
     """Translate one frame; returns (graph, input sources, output template)."""
     code = fn.__code__
     names = names or list(code.co_varnames[:code.co_argcount])
+    tracer.call_site = user_location(2)
     root = InstructionTranslator(tracer, code, fn.__globals__, {}, {}, depth=0)
     local_vars = {}
     for i, (nm, value) in enumerate(zip(names, flat)):
@@ -247,9 +322,12 @@ def translate(tracer, fn, flat, names):
     if code.co_freevars:
         from .variables import Box
         for nm, cell in zip(code.co_freevars, fn.__closure__ or ()):
-            contents = cell.cell_contents
+            try:
+                contents = cell.cell_contents
+            except ValueError:
+                raise GraphBreak(f"closure variable {nm!r} is not bound yet") from None
             root._guard_value(f"{root.guards.obj(cell)}.cell_contents", contents, f"closure variable {nm}")
-            root.boxes[nm] = Box(root.wrap(contents))
+            root.locals[nm] = Box(root.wrap(contents))
         if "__class__" in code.co_freevars:
             root.cls = fn.__closure__[code.co_freevars.index("__class__")].cell_contents
     tracer.guards.add(f"{tracer.guards.obj(_context._state)}['mode'] == {_context.mode()}",
@@ -271,6 +349,8 @@ def _template(tx, var: Variable, outputs):
         outputs.append(var.sym.value)
         return ("t", len(outputs) - 1)
     if isinstance(var, ConstantVariable):
+        if isinstance(var.value, (set, np.ndarray, bytearray)):
+            return ("copy", var.value)  # a mutable value: each call returns its own copy
         return ("c", var.value)
     if isinstance(var, TupleVariable):
         kind = "list" if isinstance(var, ListVariable) else "tuple"
@@ -370,9 +450,13 @@ class GraphModeHandler:
         construct = getattr(type(cell).construct, "__wrapped_jit__", type(cell).construct)
         flat, names = flatten_call(construct, (cell,) + tuple(args), kwargs)
         cache = cache_for(construct.__code__)
-        entry = cache.lookup(flat)
+        entry = cache.lookup(flat, DEFAULT_CONFIG, construct.__closure__)
         if entry is None:
-            entry = compile_entry(construct, flat, names, DEFAULT_CONFIG, cache, f"{type(cell).__name__}.construct")
+            try:
+                entry = compile_entry(construct, flat, names, DEFAULT_CONFIG, cache,
+                                      f"{type(cell).__name__}.construct")
+            except _UserErrorWhileCapturing as r:
+                raise _with_dump_path(r.error, r.path) from None
         if not entry.eager and cell._jit is None:
             object.__setattr__(cell, "_jit", types.MethodType(JitFunction(construct, DEFAULT_CONFIG), cell))
         return entry

@@ -2,21 +2,28 @@
 
 An :class:`Entry` is what one capture produced for one set of guards: either a compiled graph
 (with its input sources and output template) or an ``eager`` marker recording why capture broke.
-Lookup checks entries most-recently-hit first.
+Entries belong to the capture config (backend, fullgraph...) they were made under: two ``jit``
+wrappers of one function with different backends never share entries. Lookup checks entries
+most-recently-hit first.
 """
 from __future__ import annotations
 
 import threading
 
 RECOMPILE_LIMIT = 8
+#: entries one code object may accumulate over all Cell instances/closures/configs (bounds the
+#: lookup cost and the memory held by entries when many instances share one ``construct``)
+ACCUMULATED_LIMIT = 256
 
 COMPILE_LOCK = threading.RLock()
 
 
 class Entry:
     def __init__(self, guard_set, graph=None, sources=None, template=None, break_info=None,
-                 compile_time=0.0, name=""):
+                 compile_time=0.0, name="", config=None, closure=None):
         self.guard_set = guard_set
+        self.config = config
+        self.closure = closure  # the function's __closure__: closures of one code never share entries
         self.check = guard_set.compile()
         self.graph = graph
         self.sources = sources
@@ -31,17 +38,25 @@ class Entry:
     def eager(self) -> bool:
         return self.graph is None
 
+    def make_eager(self, break_info) -> None:
+        """Turn a compiled entry into an eager one (its backend failed at run time)."""
+        self.graph = None
+        self.runner = None
+        self.break_info = break_info
+
 
 class CodeCache:
     def __init__(self, code):
         self.code = code
         self.entries: list[Entry] = []
-        self.compiles_per_owner: dict[int, int] = {}
-        self.disabled_reason: str | None = None
+        self.compiles_per_owner: dict = {}  # (Cell id or 0, config id) -> compiles so far
+        self.disabled: dict = {}  # same keys -> the eager Entry used once the limit was hit
 
-    def lookup(self, flat_args):
+    def lookup(self, flat_args, config=None, closure=None):
         entries = self.entries
         for i, e in enumerate(entries):
+            if e.config is not config or e.closure is not closure:
+                continue
             try:
                 ok = e.check(flat_args)
             except Exception:
@@ -53,11 +68,11 @@ class CodeCache:
                 return e
         return None
 
-    def failure_reason(self, flat_args) -> str:
-        if not self.entries:
+    def failure_reason(self, flat_args, config=None, closure=None) -> str:
+        mine = [e for e in self.entries if e.config is config and e.closure is closure]
+        if not mine:
             return "first call"
-        reasons = [e.guard_set.first_failure(flat_args) for e in self.entries[:1]]
-        return reasons[0] or "guard failed"
+        return mine[0].guard_set.first_failure(flat_args) or "guard failed"
 
     def add(self, entry: Entry) -> None:
         self.entries.insert(0, entry)

@@ -121,7 +121,7 @@ class recording:
 
 def explain(fn_or_cell):
     """Return a function that runs ``fn_or_cell(*args, **kwargs)`` captured and returns a report."""
-    from .api import DEFAULT_CONFIG, GraphModeHandler, JitFunction, call_captured
+    from .api import DEFAULT_CONFIG, CaptureConfig, GraphModeHandler, JitFunction, call_captured
 
     def run(*args, **kwargs):
         target = fn_or_cell
@@ -132,9 +132,15 @@ def explain(fn_or_cell):
                 report.result = GraphModeHandler()(target, args, kwargs)
             else:
                 fn = getattr(target, "__wrapped_jit__", target)
-                if hasattr(fn, "__code__"):
-                    _cache.reset(fn.__code__)
-                config = target.config if isinstance(target, JitFunction) else DEFAULT_CONFIG
+                func = getattr(fn, "__func__", fn)  # bound methods
+                func = getattr(func, "__wrapped_jit__", func)
+                if hasattr(func, "__code__"):
+                    _cache.reset(func.__code__)
+                config = DEFAULT_CONFIG
+                jf = target if isinstance(target, JitFunction) else getattr(target, "__func__", None)
+                if isinstance(jf, JitFunction) and (jf.config.backend is not None or jf.config.fullgraph):
+                    # the function's own backend, but never fullgraph: explain reports breaks
+                    config = CaptureConfig(False, jf.config.backend, jf.config.jit_config)
                 report.result = call_captured(fn, args, kwargs, config)
         return report
 

@@ -44,6 +44,8 @@ def build_output(template, outs):
         return outs[payload]
     if kind == "c":
         return payload
+    if kind == "copy":
+        return payload.copy()
     if kind == "tuple":
         return tuple(build_output(t, outs) for t in payload)
     if kind == "list":

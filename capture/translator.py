@@ -11,12 +11,15 @@ from __future__ import annotations
 import builtins
 import inspect
 import linecache
+import os
+import sys
 import types
 
 import numpy as np
 from bytecode import Bytecode, Instr, Label, TryBegin, TryEnd
 
 from graph.dtypes import DType
+from graph.errors import is_internal_file
 
 from . import bytecode_compat as bc
 from .builder import GraphBuilder, SymTensor
@@ -88,64 +91,81 @@ class Tracer:
         self.builder = GraphBuilder(name)
         self.guards = GuardSet()
         self.instruction_count = 0
+        self.call_site = None  # the user's line that called the captured frame (if known)
 
 
 class InstructionTranslator:
     def __init__(self, tracer: Tracer, code, f_globals, local_vars: dict, boxes: dict, depth=0,
-                 self_var=None, cls=None):
+                 self_var=None, cls=None, parent=None):
         self.tracer = tracer
         self.builder = tracer.builder
         self.guards = tracer.guards
         self.code = code
         self.f_globals = f_globals
-        self.locals = local_vars
-        self.boxes = boxes  # cell and free variable name -> Box
+        self.locals = local_vars  # name -> Variable, or Box for cells and free variables
+        self.locals.update(boxes)
         self.depth = depth
         self.self_var = self_var
         self.cls = cls
+        self.parent = parent
         self.stack: list[Variable] = []
         self.insts, self.labels, self.in_user_try = _instructions(code)
         self.ip = 0
         self.kw_names = ()
-        self.loc = (code.co_filename, code.co_firstlineno, "")
+        self.loc = (code.co_filename, code.co_firstlineno,
+                    linecache.getline(code.co_filename, code.co_firstlineno).strip())
         self.return_value = None
         self.generator_items = None  # list of yielded values while tracing a generator
+        # locations reported to the user (node locs, errors, breaks) are those of the innermost
+        # *user* frame: framework code inlined from runtime/graph/... points at the user's call
+        self.is_user = not is_internal_file(code.co_filename)
+        self.user_frame = self if self.is_user else (parent.user_frame if parent is not None else None)
+
+    def user_loc(self):
+        """(file, line, source) of the innermost user frame's current line."""
+        if self.user_frame is not None:
+            return self.user_frame.loc
+        return self.tracer.call_site or self.loc
 
     # -- running ---------------------------------------------------------------------------------
     def run(self) -> Variable:
         insts = self.insts
         tracer = self.tracer
+        graph = self.builder.graph
         while True:
             ins = insts[self.ip]
             self.ip += 1
             if not isinstance(ins, Instr):
                 continue
-            tracer.instruction_count += 1
-            if tracer.instruction_count > MAX_INSTRUCTIONS:
-                raise GraphBreak("the traced code runs too many instructions (an unbounded loop?)",
-                                 loc=self.loc)
-            if ins.lineno is not None and ins.lineno != self.loc[1]:
-                fn = self.code.co_filename
-                self.loc = (fn, ins.lineno, linecache.getline(fn, ins.lineno).strip())
-            self.builder.graph.current_loc = self.loc
-            name = bc.opname(ins)
-            handler = getattr(self, name, None)
-            if handler is None:
-                raise GraphBreak(f"the bytecode instruction {ins.name} is not supported by graph capture",
-                                 loc=self.loc)
             here = self.ip - 1
             try:
+                tracer.instruction_count += 1
+                if tracer.instruction_count > MAX_INSTRUCTIONS:
+                    raise GraphBreak("the traced code runs too many instructions (an unbounded loop?)")
+                if ins.lineno is not None and ins.lineno != self.loc[1]:
+                    fn = self.code.co_filename
+                    self.loc = (fn, ins.lineno, linecache.getline(fn, ins.lineno).strip())
+                graph.current_loc = self.user_loc()
+                handler = getattr(self, bc.opname(ins), None)
+                if handler is None:
+                    raise GraphBreak(f"the bytecode instruction {ins.name} is not supported by graph capture")
                 handler(ins)
             except GraphBreak as e:
                 if e.loc is None:
-                    e.loc = self.loc
+                    if not self.is_user:
+                        e.reason = (f"{e.reason} (in {getattr(self.code, 'co_qualname', self.code.co_name)} at "
+                                    f"{os.path.basename(self.loc[0])}:{self.loc[1]})")
+                        e.args = (e.reason,)
+                    if self.user_frame is not None or self.parent is None:
+                        e.loc = self.user_loc()
                 raise
             except CaptureUserError as e:
                 if self.in_user_try[here]:
                     # the user's except/with may handle it: let the eager run decide
                     raise GraphBreak(f"{type(e.error).__name__} raised inside a try/with block while tracing: "
                                      f"{str(e.error).splitlines()[0]}",
-                                     hint="the frame runs eagerly so its exception handler runs", loc=self.loc)
+                                     hint="the frame runs eagerly so its exception handler runs",
+                                     loc=self.user_loc())
                 raise
             if self.return_value is not None:
                 return self.return_value
@@ -167,7 +187,9 @@ class InstructionTranslator:
         self.ip = self.labels[label]
 
     # -- wrapping Python values ----------------------------------------------------------------------
-    def wrap(self, value) -> Variable:
+    def wrap(self, value, fresh=False) -> Variable:
+        """The Variable for a Python value met while tracing. Lists/dicts are marked as living
+        outside the frame (mutating them breaks) unless ``fresh`` (just computed at trace time)."""
         from runtime.nn.cell import Cell
         from runtime.tensor import Tensor
         if isinstance(value, Variable):
@@ -179,11 +201,11 @@ class InstructionTranslator:
         if isinstance(value, _CONST_TYPES):
             return ConstantVariable(value)
         if isinstance(value, tuple):
-            return TupleVariable([self.wrap(v) for v in value])
+            return TupleVariable([self.wrap(v, fresh) for v in value])
         if isinstance(value, list):
-            return ListVariable([self.wrap(v) for v in value], external=True)
+            return ListVariable([self.wrap(v, fresh) for v in value], external=not fresh)
         if isinstance(value, dict):
-            return DictVariable({k: self.wrap(v) for k, v in value.items()}, external=True)
+            return DictVariable({k: self.wrap(v, fresh) for k, v in value.items()}, external=not fresh)
         if isinstance(value, Cell):
             return CellVariable(value)
         if isinstance(value, types.ModuleType):
@@ -277,11 +299,13 @@ class InstructionTranslator:
     def apply_python_operator(self, fn, args):
         if all(a.is_const() for a in args):
             try:
-                return self.wrap(fn(*[a.value for a in args]))
+                out = fn(*[a.value for a in args])
             except Exception as e:
-                raise GraphBreak(f"{fn.__name__} raised {type(e).__name__} at trace time: {e}")
+                raise GraphBreak(f"{fn.__name__} raised {type(e).__name__} at trace time: {e}",
+                                 hint="the frame runs eagerly so Python raises the error")
+            return self.wrap(out, fresh=True)
         if any(isinstance(a, TensorVariable) for a in args):
-            return self.wrap(fn(*[a.realize(self) for a in args]))
+            return self.wrap(fn(*[a.realize(self) for a in args]), fresh=True)
         if len(args) == 2 and isinstance(args[0], TupleVariable) and fn.__name__ in ("add", "iadd"):
             if isinstance(args[1], TupleVariable):
                 return type(args[0])(args[0].items + args[1].items)
@@ -332,7 +356,7 @@ class InstructionTranslator:
             boxes = dict(zip(code.co_freevars, closure))
         self_var = args[0] if args else None
         sub = InstructionTranslator(self.tracer, code, f_globals, local_vars, boxes, self.depth + 1,
-                                    self_var=self_var, cls=cls)
+                                    self_var=self_var, cls=cls, parent=self)
         if code.co_flags & inspect.CO_GENERATOR:
             # a generator (genexp or user generator function) is run to exhaustion at trace
             # time; its yielded values become a trace-time iterator (loops are unrolled anyway)
@@ -343,7 +367,7 @@ class InstructionTranslator:
                 return IteratorVariable(sub.generator_items)
             return ret
         finally:
-            self.builder.graph.current_loc = self.loc
+            self.builder.graph.current_loc = self.user_loc()
 
     # ================================ opcode handlers ================================================
     def NOP(self, ins):
@@ -376,73 +400,84 @@ class InstructionTranslator:
     def RETURN_CONST(self, ins):
         self.return_value = self.wrap(ins.arg)
 
-    # locals
-    def LOAD_FAST(self, ins):
-        if not isinstance(ins.arg, str):  # 3.13 loads a cell (CellVar/FreeVar) to build a closure
-            self.push(BoxVariable(self._box(self._box_name(ins.arg))))
-            return
-        try:
-            self.push(self.locals[ins.arg])
-        except KeyError:
-            raise GraphBreak(f"local variable {ins.arg!r} is not bound (UnboundLocalError at run time)")
-
-    def LOAD_FAST_AND_CLEAR(self, ins):
-        self.push(self.locals.pop(ins.arg, NULL))
-
-    def LOAD_FAST_LOAD_FAST(self, ins):
-        a, b = ins.arg
-        self.push(self.locals[a])
-        self.push(self.locals[b])
-
-    def STORE_FAST(self, ins):
-        v = self.pop()
-        if isinstance(v, NullVariable):
-            self.locals.pop(ins.arg, None)
-        else:
-            self.locals[ins.arg] = v
-
-    def STORE_FAST_LOAD_FAST(self, ins):
-        a, b = ins.arg
-        self.locals[a] = self.pop()
-        self.push(self.locals[b])
-
-    def STORE_FAST_STORE_FAST(self, ins):
-        a, b = ins.arg
-        self.locals[a] = self.pop()
-        self.locals[b] = self.pop()
-
-    def DELETE_FAST(self, ins):
-        self.locals.pop(ins.arg, None)
-
-    # cells and closures
+    # locals, cells and free variables
+    # One slot per name, as in CPython's fast locals: a slot holds a Variable, or a Box for a
+    # cell / free variable. The slot's kind is dynamic: 3.12+ inlined comprehensions save and
+    # restore a cell with LOAD_FAST_AND_CLEAR/STORE_FAST and may use the same name as a plain
+    # local in between; 3.13 builds closure tuples with LOAD_FAST on the cell.
     def _box_name(self, arg):
         return arg.name if hasattr(arg, "name") else arg
 
+    def _load_fast(self, arg):
+        name = self._box_name(arg)
+        v = self.locals.get(name)
+        if v is None:
+            raise GraphBreak(f"local variable {name!r} is not bound (UnboundLocalError at run time)")
+        self.push(BoxVariable(v) if isinstance(v, Box) else v)
+
+    def _store_fast(self, arg, v):
+        name = self._box_name(arg)
+        if isinstance(v, BoxVariable):
+            self.locals[name] = v.box
+        elif isinstance(v, NullVariable):
+            self.locals.pop(name, None)
+        else:
+            self.locals[name] = v
+
+    def LOAD_FAST(self, ins):
+        self._load_fast(ins.arg)
+
+    def LOAD_FAST_AND_CLEAR(self, ins):
+        v = self.locals.pop(self._box_name(ins.arg), None)
+        self.push(NULL if v is None else BoxVariable(v) if isinstance(v, Box) else v)
+
+    def LOAD_FAST_LOAD_FAST(self, ins):
+        a, b = ins.arg
+        self._load_fast(a)
+        self._load_fast(b)
+
+    def STORE_FAST(self, ins):
+        self._store_fast(ins.arg, self.pop())
+
+    def STORE_FAST_LOAD_FAST(self, ins):
+        a, b = ins.arg
+        self._store_fast(a, self.pop())
+        self._load_fast(b)
+
+    def STORE_FAST_STORE_FAST(self, ins):
+        a, b = ins.arg
+        self._store_fast(a, self.pop())
+        self._store_fast(b, self.pop())
+
+    def DELETE_FAST(self, ins):
+        self.locals.pop(self._box_name(ins.arg), None)
+
     def MAKE_CELL(self, ins):
         name = self._box_name(ins.arg)
-        self.boxes[name] = Box(self.locals.get(name))
+        cur = self.locals.get(name)
+        self.locals[name] = Box(None if isinstance(cur, Box) else cur)
 
     def _box(self, name):
-        box = self.boxes.get(name)
-        if box is None:
-            box = self.boxes[name] = Box(self.locals.get(name))
+        box = self.locals.get(name)
+        if not isinstance(box, Box):
+            box = self.locals[name] = Box(box)
         return box
 
     def LOAD_CLOSURE(self, ins):
         self.push(BoxVariable(self._box(self._box_name(ins.arg))))
 
     def LOAD_DEREF(self, ins):
-        box = self.boxes.get(self._box_name(ins.arg))
-        if box is None or box.value is None:
-            raise GraphBreak(f"free variable {self._box_name(ins.arg)!r} is not bound")
+        name = self._box_name(ins.arg)
+        box = self.locals.get(name)
+        if not isinstance(box, Box) or box.value is None:
+            raise GraphBreak(f"free variable {name!r} is not bound (NameError at run time)")
         self.push(box.value)
 
     def STORE_DEREF(self, ins):
-        name = self._box_name(ins.arg)
-        box = self.boxes.get(name)
-        if box is None:
-            box = self.boxes[name] = Box()
-        box.value = self.pop()
+        self._box(self._box_name(ins.arg)).value = self.pop()
+
+    def DELETE_DEREF(self, ins):
+        self._box(self._box_name(ins.arg)).value = None
 
     # globals
     def LOAD_GLOBAL(self, ins):
@@ -520,6 +555,10 @@ class InstructionTranslator:
     def UNARY_NEGATIVE(self, ins):
         import operator
         self.push(self.apply_python_operator(operator.neg, [self.pop()]))
+
+    def UNARY_POSITIVE(self, ins):  # 3.11 (3.12+ use CALL_INTRINSIC_1 INTRINSIC_UNARY_POSITIVE)
+        import operator
+        self.push(self.apply_python_operator(operator.pos, [self.pop()]))
 
     def UNARY_INVERT(self, ins):
         import operator
@@ -619,8 +658,16 @@ class InstructionTranslator:
     def BUILD_SET(self, ins):
         items = self.popn(ins.arg)
         if not all(i.is_const() for i in items):
-            raise GraphBreak("set of traced values")
-        self.push(ConstantVariable({i.value for i in items}))
+            raise GraphBreak("a set of traced values (tensors) inside a captured region")
+        self.push(SetVariable({i.value for i in items}))
+
+    def SET_UPDATE(self, ins):
+        v = self.pop()
+        target = self.stack[-ins.arg]
+        items = v.iterate(self)
+        if not isinstance(target, SetVariable) or not all(i.is_const() for i in items):
+            raise GraphBreak("a set of traced values (tensors) inside a captured region")
+        target.value.update(i.value for i in items)
 
     def BUILD_MAP(self, ins):
         items = self.popn(2 * ins.arg)
@@ -645,7 +692,11 @@ class InstructionTranslator:
         self.stack[-ins.arg].items.extend(v.iterate(self))
 
     def SET_ADD(self, ins):
-        raise GraphBreak("set comprehension inside a captured region")
+        v = self.pop()
+        target = self.stack[-ins.arg]
+        if not isinstance(target, SetVariable) or not v.is_const():
+            raise GraphBreak("a set of traced values (tensors) inside a captured region")
+        target.value.add(v.value)
 
     def MAP_ADD(self, ins):
         v = self.pop()
@@ -800,7 +851,14 @@ class InstructionTranslator:
         args = list(argsv.iterate(self))
         if not isinstance(null, NullVariable):
             args = [null] + args
-        kw = dict(kwargs.items) if isinstance(kwargs, DictVariable) else {}
+        if kwargs is None:
+            kw = {}
+        elif isinstance(kwargs, DictVariable):
+            kw = dict(kwargs.items)
+        elif kwargs.is_const() and isinstance(kwargs.value, dict):
+            kw = {k: self.wrap(v) for k, v in kwargs.value.items()}
+        else:
+            raise GraphBreak(f"**kwargs from a {kwargs.describe()}")
         self.push(self.call_variable(fn, args, kw))
 
     def MAKE_FUNCTION(self, ins):
@@ -893,7 +951,42 @@ class InstructionTranslator:
         raise GraphBreak("`yield from` inside a captured region")
 
     def IMPORT_NAME(self, ins):
-        raise GraphBreak("import statement inside a captured region", hint="import at module level")
+        """``import x.y`` / ``from x import y`` of a module that is already imported (no side
+        effects); importing a new module breaks (its import runs code)."""
+        fromlist = self.pop()
+        level = self.pop()
+        name = ins.arg
+        try:
+            lvl = int(level.value)
+            if lvl:
+                import importlib.util
+                name = importlib.util.resolve_name("." * lvl + name, self.f_globals.get("__package__") or "")
+        except Exception:
+            raise GraphBreak("relative import inside a captured region", hint="import at module level")
+        mod = sys.modules.get(name)
+        if mod is None:
+            raise GraphBreak(f"import of {name!r}, which is not imported yet, inside a captured region",
+                             hint="import at module level")
+        if not fromlist.is_const() or not fromlist.value:
+            mod = sys.modules.get(name.partition(".")[0], mod)  # `import a.b` binds `a`
+        self.push(ModuleVariable(mod))
+
+    def IMPORT_FROM(self, ins):
+        mod = self.stack[-1]
+        if not isinstance(mod, ModuleVariable):
+            raise GraphBreak("from-import of a non-module")
+        m = mod.mod
+        try:
+            value = getattr(m, ins.arg)
+        except AttributeError:
+            value = sys.modules.get(f"{m.__name__}.{ins.arg}")
+            if value is None:
+                raise GraphBreak(f"cannot import name {ins.arg!r} from {m.__name__!r}")
+        self.push(self.wrap(value))
+
+
+class SetVariable(ConstantVariable):
+    """A set built by the traced code (BUILD_SET / set comprehension) of Python constants."""
 
 
 class OpaqueCallableVariable(Variable):

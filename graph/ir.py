@@ -99,8 +99,10 @@ def _fmt_attr(v):
     return str(v)
 
 
-def format_operand(v) -> str:
+def format_operand(v, names=None) -> str:
     if isinstance(v, Value):
+        if names is not None and id(v) in names:
+            return f"%{names[id(v)]}"
         return repr(v)
     return _fmt_attr(v)
 
@@ -203,41 +205,66 @@ class Graph:
     def __str__(self) -> str:
         return self.format()
 
+    def printed_ids(self) -> dict[int, int]:
+        """id(Value) -> the number the printer shows: inputs, then constants, then node outputs in
+        order (so the text does not depend on the order Parameters were met while capturing)."""
+        names: dict[int, int] = {}
+        for v in self.inputs:
+            names[id(v)] = len(names)
+        for v in self.consts:
+            names[id(v)] = len(names)
+        for n in self.nodes:
+            for v in n.outputs:
+                names[id(v)] = len(names)
+        return names
+
     def format(self, upto: Node | None = None, show_loc: bool = True) -> str:
-        ins = ", ".join(f"%{v.id}:{v.aval} {('param ' if v.kind == PARAM else '')}{v.name}" for v in self.inputs)
+        """The IR text: one line per input list, constant, node (``%3:f32[2,8] = relu %2  # file:line``),
+        then ``return`` and the in-place parameter ``update`` lines. ``upto`` stops after that node."""
+        names = self.printed_ids()
+        ins = ", ".join(f"%{names[id(v)]}:{v.aval} {('param ' if v.kind == PARAM else '')}{v.name}"
+                        for v in self.inputs)
         lines = [f"graph {self.name}({ins}) {{"]
         for c in self.consts:
-            lines.append(f"  %{c.id}:{c.aval} = const{' ' + c.name if c.name else ''}")
+            lines.append(f"  %{names[id(c)]}:{c.aval} = const{' ' + c.name if c.name else ''}")
         for n in self.nodes:
-            lines.append("  " + format_node(n, show_loc))
+            lines.append("  " + format_node(n, show_loc, names))
             if n is upto:
                 lines.append("  # ^ failing node")
                 break
         if upto is None:
             if self.outputs:
-                lines.append("  return " + ", ".join(format_operand(v) for v in self.outputs))
+                lines.append("  return " + ", ".join(format_operand(v, names) for v in self.outputs))
             for p, v in self.updates.items():
-                lines.append(f"  update {p.name} <- %{v.id}")
+                lines.append(f"  update {p.name} <- {format_operand(v, names)}")
         lines.append("}")
         return "\n".join(lines)
 
     def to_dot(self) -> str:
-        """Graphviz text: inputs/consts as boxes, nodes as ellipses, edges for data flow."""
-        out = [f'digraph "{self.name}" {{', "  rankdir=TB;"]
+        """Graphviz text: inputs/consts as boxes, nodes as ellipses, outputs as double circles,
+        one edge per data dependency (per operand occurrence)."""
+        names = self.printed_ids()
+        out = [f'digraph "{_dot_escape(self.name)}" {{', "  rankdir=TB;"]
         for v in self.inputs + self.consts:
-            out.append(f'  v{v.id} [shape=box,label="%{v.id} {v.name or v.kind}\\n{v.aval}"];')
+            label = _dot_escape(f"%{names[id(v)]} {v.name or v.kind}")
+            out.append(f'  v{v.id} [shape=box,label="{label}\\n{v.aval}"];')
+        node_index = {id(n): k for k, n in enumerate(self.nodes)}
+
+        def src(v):
+            if v.kind == NODE and id(v.producer) in node_index:
+                return f"n{node_index[id(v.producer)]}"
+            return f"v{v.id}"
+
         for k, n in enumerate(self.nodes):
-            label = f"{n.op.name}\\n" + ",".join(str(v.aval) for v in n.outputs)
+            label = f"{_dot_escape(n.op.name)}\\n" + ",".join(str(v.aval) for v in n.outputs)
             out.append(f'  n{k} [label="{label}"];')
             for v in n.inputs:
                 if isinstance(v, Value):
-                    src = f"n{self.nodes.index(v.producer)}" if v.kind == NODE else f"v{v.id}"
-                    out.append(f"  {src} -> n{k};")
+                    out.append(f"  {src(v)} -> n{k};")
         for i, v in enumerate(self.outputs):
             if isinstance(v, Value):
-                src = f"n{self.nodes.index(v.producer)}" if v.kind == NODE else f"v{v.id}"
                 out.append(f'  out{i} [shape=doublecircle,label="out{i}"];')
-                out.append(f"  {src} -> out{i};")
+                out.append(f"  {src(v)} -> out{i};")
         out.append("}")
         return "\n".join(out)
 
@@ -260,9 +287,13 @@ def _atomic_write(path: str, text: str) -> None:
     os.replace(tmp, path)
 
 
-def format_node(n: Node, show_loc: bool = True) -> str:
-    outs = ", ".join(f"%{v.id}:{v.aval}" for v in n.outputs)
-    args = " ".join(format_operand(v) for v in n.inputs)
+def _dot_escape(text: str) -> str:
+    return str(text).replace("\\", "\\\\").replace('"', '\\"')
+
+
+def format_node(n: Node, show_loc: bool = True, names=None) -> str:
+    outs = ", ".join(f"{format_operand(v, names)}:{v.aval}" for v in n.outputs)
+    args = " ".join(format_operand(v, names) for v in n.inputs)
     attrs = " ".join(f"{k}={_fmt_attr(v)}" for k, v in n.attrs.items())
     line = f"{outs} = {n.op.name}" + (f" {args}" if args else "") + (f" {attrs}" if attrs else "")
     if show_loc and n.loc:

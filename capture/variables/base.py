@@ -68,6 +68,10 @@ class ConstantVariable(Variable):
             attr = getattr(self.value, name)
         except AttributeError as e:
             raise GraphBreak(f"{type(self.value).__name__} has no attribute {name!r}: {e}")
+        if isinstance(self.value, _IMMUTABLE) and callable(attr) and not isinstance(attr, type):
+            # methods of immutable Python values ("a,b".split(","), (1.5).is_integer()) are pure
+            from .functions import PureFunctionVariable
+            return PureFunctionVariable(attr)
         return tx.wrap(attr)
 
     def getitem(self, tx, key):
@@ -90,6 +94,9 @@ class ConstantVariable(Variable):
 
     def __repr__(self):
         return f"Const({self.value!r})"
+
+
+_IMMUTABLE = (str, bytes, int, float, complex, bool, tuple, frozenset, range, slice)
 
 
 class NullVariable(Variable):

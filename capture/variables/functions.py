@@ -7,11 +7,13 @@ import math
 import operator
 import types
 
+import numpy as np
+
 from graph.ops import F
 from graph.autodiff import append_vjp
 
 from ..builder import SymTensor
-from ..errors import GraphBreak
+from ..errors import CaptureUserError, GraphBreak
 from .base import ConstantVariable, Variable
 from .containers import DictVariable, IteratorVariable, ListVariable, TupleVariable
 from .tensor import TensorVariable
@@ -37,7 +39,10 @@ class UserFunctionVariable(Variable):
     def call(self, tx, args, kwargs):
         if self.self_var is not None:
             args = [self.self_var] + list(args)
-        return tx.inline_function(self.fn, args, kwargs)
+        fn = getattr(self.fn, "__wrapped_jit__", self.fn)  # a jitted function is inlined too
+        if not isinstance(fn, types.FunctionType):
+            return tx.wrap(fn).call(tx, args, kwargs)
+        return tx.inline_function(fn, args, kwargs)
 
     def describe(self):
         return f"function {getattr(self.fn, '__qualname__', self.fn)}"
@@ -70,11 +75,11 @@ class FrameworkCallableVariable(Variable):
         rkw = {k: v.realize(tx) for k, v in kwargs.items()}
         try:
             out = self.fn(*rargs, **rkw)
-        except GraphBreak:
+        except (GraphBreak, CaptureUserError):
             raise
         except (AttributeError, NotImplementedError) as e:
             raise GraphBreak(f"{getattr(self.fn, '__name__', self.fn)} cannot run on symbolic tensors: {e}")
-        return tx.wrap(out)
+        return tx.wrap(out, fresh=True)
 
     def describe(self):
         return f"framework callable {getattr(self.fn, '__name__', type(self.fn).__name__)}"
@@ -88,14 +93,29 @@ class PureFunctionVariable(Variable):
 
     def call(self, tx, args, kwargs):
         if all(a.is_const() for a in args) and all(v.is_const() for v in kwargs.values()):
-            return tx.wrap(self.fn(*[a.value for a in args], **{k: v.value for k, v in kwargs.items()}))
-        if self.fn.__module__ in ("operator", "_operator"):
+            return _call_at_trace_time(tx, self.fn, args, kwargs)
+        if getattr(self.fn, "__module__", None) in ("operator", "_operator"):
             return tx.apply_python_operator(self.fn, args)
-        raise GraphBreak(f"{self.fn.__name__} called with traced values")
+        mod = getattr(self.fn, "__module__", None) or ("numpy" if isinstance(self.fn, np.ufunc) else "")
+        raise GraphBreak(f"call to {mod + '.' if mod else ''}{self.fn.__name__} with traced values (tensors), "
+                         "which capture cannot trace",
+                         hint="use the framework's ops (runtime.ops) on tensors, or accept the graph break")
 
 
 def _all_const(args):
     return all(a.is_const() for a in args)
+
+
+def _call_at_trace_time(tx, fn, args, kwargs):
+    """Evaluate a pure function on Python constants now; its errors make the frame run eagerly
+    (where Python raises them)."""
+    try:
+        out = fn(*[a.value for a in args], **{k: v.value for k, v in kwargs.items()})
+    except Exception as e:
+        name = getattr(fn, "__name__", type(fn).__name__)
+        raise GraphBreak(f"{name}() raised {type(e).__name__} at trace time: {e}",
+                         hint="the frame runs eagerly so Python raises the error")
+    return tx.wrap(out, fresh=True)
 
 
 class BuiltinVariable(Variable):
@@ -116,7 +136,7 @@ class BuiltinVariable(Variable):
         if handler is not None:
             return handler(tx, *args, **kwargs)
         if name in _CONST_FOLDABLE and _all_const(args) and _all_const(kwargs.values()):
-            return tx.wrap(self.fn(*[a.value for a in args], **{k: v.value for k, v in kwargs.items()}))
+            return _call_at_trace_time(tx, self.fn, args, kwargs)
         raise GraphBreak(f"builtin {name}() with these arguments is not supported in graph mode",
                          hint="call it outside construct, or accept the graph break")
 
@@ -291,9 +311,15 @@ class ClassVariable(Variable):
         return self.cls
 
     def call(self, tx, args, kwargs):
+        import functools
         from runtime.tensor import Tensor
-        if self.cls in (int, float, bool, str) and _all_const(args):
-            return tx.wrap(self.cls(*[a.value for a in args]))
+        if self.cls is functools.partial and args:
+            return PartialVariable(args[0], args[1:], kwargs)
+        if _is_framework_print(self.cls):
+            return PrintVariable(self.cls())
+        if (self.cls in (int, float, bool, str, complex, slice, range) or issubclass(self.cls, np.generic)) \
+                and _all_const(args) and _all_const(kwargs.values()):
+            return _call_at_trace_time(tx, self.cls, args, kwargs)
         if self.cls is Tensor and args and _all_const(args) and _all_const(kwargs.values()):
             return tx.wrap(Tensor(*[a.value for a in args], **{k: v.value for k, v in kwargs.items()}))
         if _pure_constructor(self.cls) and _all_const(args) and _all_const(kwargs.values()):
@@ -318,48 +344,162 @@ def _pure_constructor(cls) -> bool:
     return isinstance(cls, type) and issubclass(cls, (Primitive, GradOperation))
 
 
-class GradVariable(Variable):
-    """``ms.grad``/``ms.value_and_grad``/``GradOperation`` results: the forward is inlined and
-    its backward appended to the same graph by graph autodiff."""
+class GradSpec:
+    """What a gradient transform computes (from ``grad``/``value_and_grad``/``GradOperation``)."""
 
-    def __init__(self, gradfn):
-        self.g = gradfn
+    __slots__ = ("kind", "grad_position", "weights", "has_aux", "return_value", "op")
+
+    def __init__(self, kind, grad_position=0, weights=None, has_aux=False, return_value=False, op=None):
+        self.kind = kind  # "grad" (ms.grad / value_and_grad) or "gradop" (GradOperation)
+        self.grad_position = grad_position
+        self.weights = weights  # list of Parameters or None
+        self.has_aux = has_aux
+        self.return_value = return_value
+        self.op = op
+
+
+def _param_of(tx, var):
+    """The Parameter a traced tensor stands for (weights of a gradient transform)."""
+    if isinstance(var, TensorVariable):
+        p = tx.builder.graph.param_of(var.sym.value)
+        if p is not None and p.ref is not None:
+            return p.ref
+    raise GraphBreak(f"gradient weights must be Parameters, got a {var.describe()}")
+
+
+def _weights_from_var(tx, var):
+    from runtime.parameter import Parameter
+    if var is None or (var.is_const() and var.value is None):
+        return None
+    if isinstance(var, TensorVariable):
+        return [_param_of(tx, var)]
+    if isinstance(var, TupleVariable):
+        return [_param_of(tx, v) for v in var.items]
+    obj = tx.python_value(var)
+    if hasattr(obj, "trainable_params") and callable(obj.trainable_params):
+        ps = list(obj.trainable_params())
+        if all(isinstance(p, Parameter) for p in ps):
+            return ps
+    raise GraphBreak(f"gradient weights given as a {var.describe()}")
+
+
+class GradTransformVariable(Variable):
+    """``ms.grad`` / ``ms.value_and_grad`` / a ``GradOperation`` instance called while tracing:
+    returns a :class:`GradVariable` over the traced function (any callable Variable)."""
+
+    def __init__(self, kind, op=None):
+        self.kind = kind  # "grad", "value_and_grad" or "gradop"
+        self.op = op
+
+    def describe(self):
+        return "GradOperation" if self.kind == "gradop" else f"ms.{self.kind}"
 
     def call(self, tx, args, kwargs):
-        from runtime.autograd import _GradFn, _positions, _weights_list
-        g = self.g
-        sens = None
+        if self.kind == "gradop":
+            names = ("fn", "weights")
+            bound = _bind_simple(self.describe(), names, args, kwargs, {"weights": None})
+            weights = _weights_from_var(tx, bound["weights"]) if self.op.get_by_list else None
+            if self.op.get_by_list and weights is None:
+                raise GraphBreak("GradOperation(get_by_list=True) needs weights")
+            return GradVariable(bound["fn"], GradSpec("gradop", op=self.op, weights=weights))
+        names = ("fn", "grad_position", "weights", "has_aux")
+        bound = _bind_simple(self.describe(), names, args, kwargs,
+                             {"grad_position": ConstantVariable(0), "weights": None, "has_aux": ConstantVariable(False)})
+        for k in ("grad_position", "has_aux"):
+            if not bound[k].is_const():
+                raise GraphBreak(f"{self.describe()}: {k} must be a Python value")
+        weights = _weights_from_var(tx, bound["weights"])
+        if bound["grad_position"].value is None and weights is None:
+            raise GraphBreak("grad: grad_position and weights cannot both be None",
+                             hint="the frame runs eagerly so the error is raised there")
+        return GradVariable(bound["fn"], GradSpec("grad", bound["grad_position"].value, weights,
+                                                  bool(bound["has_aux"].value), self.kind == "value_and_grad"))
+
+
+def _bind_simple(what, names, args, kwargs, defaults):
+    if len(args) > len(names) or any(k not in names for k in kwargs):
+        raise GraphBreak(f"{what} called with unexpected arguments")
+    bound = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k in bound:
+            raise GraphBreak(f"{what}: multiple values for {k}")
+        bound[k] = v
+    for k in names:
+        if k not in bound:
+            if k not in defaults:
+                raise GraphBreak(f"{what}: missing argument {k}")
+            bound[k] = defaults[k]
+    return bound
+
+
+class GradVariable(Variable):
+    """A gradient function (``ms.grad``/``ms.value_and_grad``/``GradOperation`` result) called
+    while tracing: the forward is inlined and its backward appended to the same graph by graph
+    autodiff (``append_vjp``)."""
+
+    def __init__(self, fn_var, spec: GradSpec):
+        self.fn_var = fn_var
+        self.spec = spec
+
+    @classmethod
+    def from_object(cls, tx, g):
+        """From an existing _GradFn / GradOperation result object (e.g. a Cell attribute)."""
+        from runtime.autograd import _GradFn, _weights_list
         if isinstance(g, _GradFn):
-            fn, has_aux, return_value = g.fn, g.has_aux, g.return_value
-            positions = _positions(g.grad_position, len(args))
-            weights = _weights_list(g.weights)
-            mode = ("grad", g.grad_position, weights)
-        else:  # GradOperation(...)(fn, weights)
+            spec = GradSpec("grad", g.grad_position, _weights_list(g.weights), g.has_aux, g.return_value)
+        else:
             op = g.grad_operation
-            fn, has_aux, return_value = g.fn, False, False
+            spec = GradSpec("gradop", op=op, weights=_weights_list(g.weights) if op.get_by_list else None)
+        return cls(tx.wrap(g.fn), spec)
+
+    def describe(self):
+        return "gradient function"
+
+    def call(self, tx, args, kwargs):
+        from runtime.autograd import _positions
+        spec = self.spec
+        args = list(args)
+        sens = None
+        if spec.kind == "grad":
+            try:
+                positions = _positions(spec.grad_position, len(args))
+            except (TypeError, ValueError) as e:
+                raise GraphBreak(f"grad: {e}", hint="the frame runs eagerly so the error is raised there")
+            has_aux, return_value = spec.has_aux, spec.return_value
+        else:
+            op = spec.op
+            has_aux = return_value = False
             if op.sens_param:
-                args, sens = list(args[:-1]), args[-1]
+                if not args:
+                    raise GraphBreak("GradOperation(sens_param=True) called without sens")
+                args, sens = args[:-1], args[-1]
             positions = tuple(range(len(args))) if op.get_all else ((0,) if args and not op.get_by_list else ())
-            weights = _weights_list(g.weights) if op.get_by_list else None
-            mode = ("gradop", op, weights)
+        weights = spec.weights
         b = tx.builder
         for p in positions:
             if not isinstance(args[p], TensorVariable):
-                raise GraphBreak(f"grad with respect to argument {p}, which is not a tensor")
+                raise GraphBreak(f"grad with respect to argument {p}, which is a {args[p].describe()}, not a tensor")
         wrt = [args[p].sym.value for p in positions] + [b.lift(w) for w in (weights or ())]
-        out = tx.call_variable(tx.wrap(fn), list(args), kwargs)
-        diff = out.items[0] if has_aux else out
+        out = tx.call_variable(self.fn_var, args, kwargs)
+        if has_aux:
+            if not isinstance(out, TupleVariable) or len(out.items) < 2:
+                raise GraphBreak("grad(has_aux=True): the function must return (output, aux...)")
+            diff = out.items[0]
+        else:
+            diff = out
         flat = tx.flatten_tensors(diff)
         if sens is None:
             seeds = [F.ones_like(v.sym.value) for v in flat]
         else:
             seeds = [v.sym.value for v in tx.flatten_tensors(sens)]
+            if len(seeds) != len(flat):
+                raise GraphBreak(f"grad: sens has {len(seeds)} tensors but the function returned {len(flat)}")
         grads = append_vjp(b.graph, [v.sym.value for v in flat], seeds, wrt)
         grads = [F.zeros_like(w) if gr is None else gr for gr, w in zip(grads, wrt)]
         gvars = [TensorVariable(SymTensor(gr, b)) for gr in grads]
         pg, wg = gvars[:len(positions)], gvars[len(positions):]
-        if mode[0] == "grad":
-            grad_position = mode[1]
+        if spec.kind == "grad":
+            grad_position = spec.grad_position
             if weights is None:
                 packed = pg[0] if isinstance(grad_position, int) else TupleVariable(pg)
             elif grad_position is None:
@@ -370,7 +510,7 @@ class GradVariable(Variable):
             if has_aux and not return_value:
                 return packed
             return TupleVariable([out, packed]) if return_value else packed
-        op = mode[1]
+        op = spec.op
         if op.get_all and op.get_by_list:
             return TupleVariable([TupleVariable(pg), TupleVariable(wg)])
         if op.get_by_list:
@@ -380,17 +520,58 @@ class GradVariable(Variable):
         return pg[0]
 
 
+class PartialVariable(Variable):
+    """``functools.partial(fn, *args, **kw)``: calls ``fn`` with the bound arguments prepended."""
+
+    def __init__(self, fn_var, args, kwargs):
+        self.fn = fn_var
+        self.args = list(args)
+        self.kwargs = dict(kwargs)
+
+    @classmethod
+    def from_object(cls, tx, p):
+        return cls(tx.wrap(p.func), [tx.wrap(a) for a in p.args], {k: tx.wrap(v) for k, v in p.keywords.items()})
+
+    def call(self, tx, args, kwargs):
+        return self.fn.call(tx, self.args + list(args), {**self.kwargs, **kwargs})
+
+
+def _is_framework_print(obj):
+    from runtime.ops import composite
+    return obj is composite.print_ or obj is composite.Print or isinstance(obj, composite.Print)
+
+
+class PrintVariable(Variable):
+    """``ops.print_`` / ``ops.Print()``: printing must happen on every call, with run-time values."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def call(self, tx, args, kwargs):
+        raise GraphBreak("ops.Print / ops.print_ inside a captured region: it must print on every call",
+                         hint="remove the print, or accept the graph break (the frame runs eagerly)")
+
+
 def wrap_callable(tx, obj):
     """Variable for a callable Python object."""
-    from runtime.autograd import _GradFn
+    import functools
+    if type(obj) is functools.partial:
+        return PartialVariable.from_object(tx, obj)
+    from runtime import autograd
     from runtime.nn.cell import Cell
-    if isinstance(obj, _GradFn) or hasattr(obj, "grad_operation"):
-        return GradVariable(obj)
+    if isinstance(obj, autograd._GradFn) or (isinstance(obj, types.FunctionType) and hasattr(obj, "grad_operation")):
+        return GradVariable.from_object(tx, obj)
+    if obj is autograd.grad or obj is autograd.value_and_grad:
+        return GradTransformVariable(obj.__name__)
+    if isinstance(obj, autograd.GradOperation):
+        return GradTransformVariable("gradop", obj)
     if isinstance(obj, Cell):
         return None  # handled by CellVariable
     jitted = getattr(obj, "__wrapped_jit__", None)
     if jitted is not None:
         return UserFunctionVariable(jitted)
+    if isinstance(obj, np.ufunc):
+        return PureFunctionVariable(obj)  # numpy ufuncs on Python numbers: evaluated while tracing
     if isinstance(obj, types.BuiltinFunctionType) or isinstance(obj, types.BuiltinMethodType):
         mod = getattr(obj, "__module__", None)
         if getattr(builtins, obj.__name__, None) is obj:
@@ -398,6 +579,8 @@ def wrap_callable(tx, obj):
         if mod in _PURE_MODULES:
             return PureFunctionVariable(obj)
         return None
+    if _is_framework_print(obj):
+        return PrintVariable(obj)
     if is_framework_callable(obj):
         return FrameworkCallableVariable(obj)
     if isinstance(obj, types.FunctionType):

@@ -5,6 +5,7 @@ functions) by identity, so a compiled entry is reused only while what it read is
 """
 from __future__ import annotations
 
+import inspect
 import types
 
 from ..errors import GraphBreak
@@ -24,6 +25,11 @@ class ObjectVariable(Variable):
         return self.obj
 
     def getattr(self, tx, name):
+        static = inspect.getattr_static(type(self.obj), name, None)
+        if isinstance(static, property) and isinstance(static.fget, types.FunctionType):
+            # trace the property's getter (evaluating it now could bake in a stale tensor)
+            from .functions import UserFunctionVariable
+            return UserFunctionVariable(static.fget).call(tx, [self], {})
         try:
             value = getattr(self.obj, name)
         except AttributeError as e:
@@ -121,7 +127,7 @@ class CellVariable(ObjectVariable):
         if cls.__call__ is not Cell.__call__:
             from .functions import UserFunctionVariable
             return UserFunctionVariable(cls.__call__, self).call(tx, args, kwargs)
-        construct = cls.construct
+        construct = getattr(cls.construct, "__wrapped_jit__", cls.construct)  # @ms.jit on construct
         from .functions import UserFunctionVariable
         return UserFunctionVariable(construct, self).call(tx, args, kwargs)
 

@@ -1,0 +1,28 @@
+"""Fixtures for the capture tests: every test starts with empty capture caches and
+PYNATIVE_MODE, and ends the same way (the graph-mode handler and the per-code caches are
+process-global)."""
+import numpy as np
+import pytest
+
+import capture
+import runtime as ms
+from capture_helpers import Checker
+
+
+@pytest.fixture(autouse=True)
+def _fresh_capture():
+    capture.reset()
+    ms.set_context(mode=ms.PYNATIVE_MODE, save_graphs=False)
+    yield
+    capture.reset()
+    ms.set_context(mode=ms.PYNATIVE_MODE, save_graphs=False, save_graphs_path=".")
+
+
+@pytest.fixture
+def check():
+    return Checker()
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(1234)

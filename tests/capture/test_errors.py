@@ -1,0 +1,182 @@
+"""User errors found while capturing: the same message as PyNative (op, shapes, the user's
+file:line and source) plus the path of an IR dump of the graph up to the failing op; internal
+capture errors are never swallowed silently (the frame runs eagerly and explain says why)."""
+import os
+
+import numpy as np
+import pytest
+
+import capture
+import capture.translator as translator
+import runtime as ms
+from capture_helpers import assert_same, line_of, randn
+from runtime import Tensor, nn, ops
+
+
+class BiasNet(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.bias = ms.Parameter(Tensor(np.zeros(4, np.float32)), name="bias")
+
+    def construct(self, x):
+        y = ops.relu(x) * 2
+        return ops.bias_add(y, self.bias)  # ERR:bias_add
+
+
+def _pynative_error(fn, *args):
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    with pytest.raises(ValueError) as info:
+        fn(*args)
+    return str(info.value)
+
+
+def test_bias_add_shape_error_in_graph_mode(tmp_path):
+    net = BiasNet()
+    x = Tensor(np.ones((3, 8), np.float32))
+    lineno, source = line_of("ERR:bias_add", BiasNet)
+    eager_msg = _pynative_error(net, x)
+    assert f"{os.path.abspath(__file__)}:{lineno}" in eager_msg and source in eager_msg
+    ms.set_context(mode=ms.GRAPH_MODE, save_graphs_path=str(tmp_path))
+    with pytest.raises(ValueError) as info:
+        net(x)
+    msg = str(info.value)
+    assert msg.startswith(eager_msg), (msg, eager_msg)
+    assert "BiasAdd" in msg and "(4,)" in msg and "(3, 8)" in msg
+    tail = msg[len(eager_msg):]
+    assert "IR of the graph up to the failing op: " in tail
+    path = tail.split("IR of the graph up to the failing op: ")[1].strip()
+    assert os.path.dirname(path) == str(tmp_path)
+    assert os.path.basename(path).startswith("analyze_fail_") and path.endswith(".ir")
+    assert os.path.exists(path)
+    dump = open(path).read()
+    assert "graph BiasNet_construct(" in dump
+    assert "= relu %" in dump and "= mul %" in dump and "param bias" in dump
+    assert f":{lineno}" in dump and source in dump
+    # the error is raised again on the next call (nothing half-cached)
+    with pytest.raises(ValueError):
+        net(x)
+
+
+def test_error_inside_an_inlined_framework_cell_points_at_the_users_line(tmp_path):
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(5, 2)
+
+        def construct(self, x):
+            h = x + 1
+            return self.fc(h)  # ERR:dense
+
+    net = Net()
+    x = Tensor(np.ones((2, 3), np.float32))
+    lineno, source = line_of("ERR:dense", Net)
+    eager_msg = _pynative_error(net, x)
+    ms.set_context(mode=ms.GRAPH_MODE, save_graphs_path=str(tmp_path))
+    with pytest.raises(ValueError) as info:
+        net(x)
+    msg = str(info.value)
+    assert msg.startswith(eager_msg)
+    assert f"{os.path.abspath(__file__)}:{lineno}" in msg and source in msg
+
+
+def test_error_in_a_jitted_function(tmp_path):
+    ms.set_context(save_graphs_path=str(tmp_path))
+
+    @ms.jit
+    def f(x, y):
+        return ops.matmul(x, y)  # ERR:matmul
+
+    x, y = Tensor(np.ones((2, 3), np.float32)), Tensor(np.ones((4, 2), np.float32))
+    eager_msg = _pynative_error(f.__wrapped_jit__, x, y)
+    with pytest.raises(ValueError) as info:
+        f(x, y)
+    assert str(info.value).startswith(eager_msg)
+    assert "analyze_fail_" in str(info.value)
+
+
+def test_bad_call_arguments_raise_type_error(rng):
+    f = capture.jit(lambda x, y: x + y)
+    with pytest.raises(TypeError):
+        f(randn(rng, 2))
+    with pytest.raises(TypeError):
+        f(randn(rng, 2), randn(rng, 2), randn(rng, 2))
+
+
+def test_internal_error_runs_eagerly_and_is_reported(rng, monkeypatch):
+    def boom(self, ins):
+        raise RuntimeError("synthetic translator bug")
+
+    monkeypatch.setattr(translator.InstructionTranslator, "BINARY_OP", boom)
+
+    def f(x):
+        return x * 2 + 1
+
+    for _ in range(3):
+        x = randn(rng, 3)
+        assert_same(capture.jit(f)(x), f(x))
+    report = capture.explain(f)(randn(rng, 3))
+    assert report.graph_count == 0 and report.graph_break_count == 1
+    b = report.break_reasons[0]
+    assert "internal capture error" in b.reason and "synthetic translator bug" in b.reason
+    assert b.filename == os.path.abspath(__file__)
+    assert "internal capture error" in str(report)
+    with pytest.raises(capture.FullGraphError, match="internal capture error"):
+        capture.jit(f, fullgraph=True)(randn(rng, 3))
+
+
+def test_internal_error_in_a_variable_is_reported(rng, monkeypatch):
+    from capture.variables import functions
+
+    def boom(self, tx, args, kwargs):
+        raise KeyError("synthetic")
+
+    monkeypatch.setattr(functions.FrameworkCallableVariable, "call", boom)
+
+    class Net(nn.Cell):
+        def construct(self, x):
+            return ops.relu(x)
+
+    net = Net()
+    ms.set_context(mode=ms.GRAPH_MODE)
+    x = randn(rng, 4)
+    assert_same(net(x), ops.relu(x))
+    report = capture.explain(net)(x)
+    assert "internal capture error: KeyError" in report.break_reasons[0].reason
+
+
+def test_internal_error_in_the_backend_runs_eagerly(rng):
+    def bad_backend(graph):
+        raise RuntimeError("backend exploded")
+
+    f = capture.jit(lambda x: x * 3, backend=bad_backend)
+    report = capture.explain(f)(randn(rng, 2))
+    x = randn(rng, 2)
+    assert_same(f(x), x * 3)
+    assert "backend exploded" in report.break_reasons[0].reason
+
+
+def test_capture_never_fails_a_call_that_works_in_pynative(rng, monkeypatch):
+    """If graph building rejects an op that PyNative runs (an over-strict infer rule), the frame
+    runs eagerly and the disagreement is reported as an internal capture error."""
+    from graph.ops import REGISTRY
+
+    def strict(*avals, **attrs):
+        raise ValueError("Sigmoid (ops.sigmoid): synthetic over-strict inference")
+
+    monkeypatch.setattr(REGISTRY["sigmoid"], "infer_rule", strict)
+
+    def f(x):
+        return ops.sigmoid(x) * 2
+
+    x = randn(rng, 3)
+    report = capture.explain(f)(x)
+    assert_same(report.result, f(x))
+    assert "internal capture error" in report.break_reasons[0].reason
+    assert "over-strict" in report.break_reasons[0].reason
+
+
+def test_cell_compile_raises_user_errors(tmp_path):
+    ms.set_context(save_graphs_path=str(tmp_path))
+    net = BiasNet()
+    with pytest.raises(ValueError, match="IR of the graph up to the failing op"):
+        net.compile(Tensor(np.ones((3, 8), np.float32)))
