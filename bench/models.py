@@ -1,6 +1,8 @@
 """Benchmark models, written once for our framework and once for PyTorch (when installed)."""
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 import runtime as ms
@@ -70,7 +72,9 @@ def torch_net(model: str, batch: int):
     """(net, x, y) for PyTorch with the same architecture."""
     import torch
     torch.manual_seed(0)
-    torch.set_num_threads(2)
+    # Same thread count as our BLAS (runtime.device.limit_blas_threads): on this 2-core machine a
+    # 2-thread torch under any other load spins in OpenMP (370 ms instead of 4 ms per LeNet step).
+    torch.set_num_threads(int(os.environ.get("RUNTIME_BLAS_THREADS", "1")))
     if model == "lenet":
         net = torch.nn.Sequential(
             torch.nn.Conv2d(1, 6, 5), torch.nn.ReLU(), torch.nn.MaxPool2d(2, 2),

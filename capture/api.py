@@ -18,6 +18,7 @@ from __future__ import annotations
 import inspect
 import logging
 import os
+import threading
 import time
 import traceback
 import types
@@ -26,7 +27,7 @@ import weakref
 import numpy as np
 
 from graph.errors import user_location
-from graph.ir import GraphBuildError  # noqa: F401
+from graph.ir import CONST, GraphBuildError  # noqa: F401
 from runtime import context as _context
 from runtime import tape as _tape
 from runtime.jit_api import JitConfig
@@ -95,7 +96,9 @@ def call_captured(fn, args, kwargs, config: CaptureConfig = DEFAULT_CONFIG, name
     fn = getattr(fn, "__wrapped_jit__", fn)
     if isinstance(fn, types.MethodType):  # a bound method: capture its function with self first
         fn, args = getattr(fn.__func__, "__wrapped_jit__", fn.__func__), (fn.__self__,) + tuple(args)
-    if not isinstance(fn, types.FunctionType) or fn.__code__.co_flags & _NOT_CAPTURED:
+    if not isinstance(fn, types.FunctionType) or fn.__code__.co_flags & _NOT_CAPTURED or _TRACING.depth:
+        # (while tracing, framework code calling a Cell/jitted function on symbolic tensors just
+        # runs it: its ops are recorded into the graph being built)
         return fn(*args, **kwargs)
     flat, names = flatten_call(fn, args, kwargs)
     cache = cache_for(fn.__code__)
@@ -116,6 +119,8 @@ def call_captured(fn, args, kwargs, config: CaptureConfig = DEFAULT_CONFIG, name
             for idx, arr in updates.items():
                 tensors[idx]._data = arr
             outs = [Tensor._wrap(o) for o in outs]
+        for i in entry.copy_outputs:  # graph constants returned: each call gets its own tensor
+            outs[i] = Tensor._wrap(outs[i]._data.copy())
     except Exception as e:  # the backend failed at run time: never crash a working script
         qual = entry.name
         if config.fullgraph:
@@ -128,6 +133,13 @@ def call_captured(fn, args, kwargs, config: CaptureConfig = DEFAULT_CONFIG, name
 
 
 _NOT_CAPTURED = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+
+
+class _TracingState(threading.local):
+    depth = 0
+
+
+_TRACING = _TracingState()
 
 
 def _any_tracked(tensors):
@@ -146,8 +158,9 @@ def _owner_key(fn, flat, config):
 
 def _internal_break(fn, qual, what, e):
     tb = traceback.format_exc(limit=8)
-    info = BreakInfo(f"{what}: {type(e).__name__}: {e}", fn.__code__.co_filename, fn.__code__.co_firstlineno,
-                     "", "please report this bug; the frame runs eagerly meanwhile", qual, internal=tb)
+    loc = getattr(e, "capture_loc", None) or (fn.__code__.co_filename, fn.__code__.co_firstlineno, "")
+    info = BreakInfo(f"{what}: {type(e).__name__}: {e}", loc[0], loc[1], loc[2],
+                     "please report this bug; the frame runs eagerly meanwhile", qual, internal=tb)
     log.warning("capture of %s failed internally; running eagerly\n%s", qual, tb)
     events.record_break(info)
     return info
@@ -160,6 +173,17 @@ def _eager_entry(fn, flat, info, qual, config):
 
 
 def compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
+    entry = _compile_entry(fn, flat, names, config, cache, name)
+    owner = _owner_key(fn, flat, config)
+    entry.owner = owner
+    if flat and isinstance(flat[0], Cell) and owner not in cache.watched:
+        # entries hold the Cell only weakly; when it is collected, drop them (and its Parameters)
+        cache.watched.add(owner)
+        weakref.finalize(flat[0], cache.forget_owner, owner)
+    return entry
+
+
+def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
     with COMPILE_LOCK:
         qual = name or fn.__qualname__
         owner = _owner_key(fn, flat, config)
@@ -191,7 +215,11 @@ def compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
         t0 = time.perf_counter()
         tracer = Tracer(qual.replace(".", "_").replace("<", "").replace(">", ""))
         try:
-            graph, sources, template = translate(tracer, fn, flat, names)
+            _TRACING.depth += 1
+            try:
+                graph, sources, template = translate(tracer, fn, flat, names)
+            finally:
+                _TRACING.depth -= 1
             runner = backends.get_backend(config.backend)(graph)
         except GraphBreak as e:
             if config.fullgraph:
@@ -217,6 +245,7 @@ def compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
         entry = Entry(tracer.guards, graph=graph, sources=sources, template=template, name=qual, config=config,
                       closure=fn.__closure__)
         entry.runner = runner
+        entry.copy_outputs = tuple(i for i, v in enumerate(graph.outputs) if v.kind == CONST)
         entry.compile_time = time.perf_counter() - t0
         cache.add(entry)
         events.record_compile(CompileInfo(qual, graph, entry.guard_set.descs, entry.compile_time))
@@ -255,6 +284,11 @@ def _run_eagerly_after_user_error(fn, args, kwargs, flat, r, config, cache, name
     except (TypeError, ValueError) as e:
         raise _with_dump_path(e, r.path) from None
     qual = name or fn.__qualname__
+    if r.path:
+        try:
+            os.remove(r.path)  # no error is reported: don't leave its dump behind
+        except OSError:
+            pass
     with COMPILE_LOCK:
         try:
             raise r.error
@@ -281,6 +315,8 @@ def _guard_root_value(tracer, value, expr, desc):
               f"{desc}: {type(value).__name__} of length {len(value)}")
         for i, v in enumerate(value):
             _guard_root_value(tracer, v, f"{expr}[{i}]", f"{desc}[{i}]")
+    elif isinstance(value, Cell):
+        g.arg_identity(expr, value, desc)
     else:
         g.identity(expr, value, desc)
 
@@ -302,9 +338,10 @@ def _wrap_root(tx, value, expr, path, desc):
         g.add(f"type({expr}) is dict and list({expr}) == {g.obj(list(value))}", f"{desc}: dict keys {list(value)}")
         return DictVariable({k: _wrap_root(tx, v, f"{expr}[{k!r}]", path + (k,), f"{desc}[{k!r}]")
                              for k, v in value.items()}, external=True)
-    g.identity(expr, value, desc)
     if isinstance(value, Cell):
+        g.arg_identity(expr, value, desc)  # weakly: entries must not keep Cells alive
         return CellVariable(value)
+    g.identity(expr, value, desc)
     return tx.wrap(value)
 
 

@@ -115,10 +115,9 @@ def _sym_handler(op, args, attrs):
             vals.append(a.value)
         elif isinstance(a, Tensor):
             vals.append(b.lift(a))
-        elif isinstance(a, np.ndarray):
+        elif isinstance(a, (np.ndarray, np.generic)):
+            # numpy scalars keep their dtype (strong typing, as in PyNative), unlike Python numbers
             vals.append(b.graph.add_const(a))
-        elif isinstance(a, np.generic):
-            vals.append(a.item())
         else:
             vals.append(a)
     if op.mutates is not None and isinstance(args[op.mutates], Tensor) and not isinstance(args[op.mutates], Parameter):

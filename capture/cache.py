@@ -33,6 +33,8 @@ class Entry:
         self.name = name
         self.hits = 0
         self.runner = None  # the backend's compiled callable
+        self.copy_outputs = ()  # output indices that are graph constants (copied per call)
+        self.owner = None  # the recompile-budget key it was compiled under (see api._owner_key)
 
     @property
     def eager(self) -> bool:
@@ -51,6 +53,7 @@ class CodeCache:
         self.entries: list[Entry] = []
         self.compiles_per_owner: dict = {}  # (Cell id or 0, config id) -> compiles so far
         self.disabled: dict = {}  # same keys -> the eager Entry used once the limit was hit
+        self.watched: set = set()  # owner keys whose Cell has a finalizer dropping its entries
 
     def lookup(self, flat_args, config=None, closure=None):
         entries = self.entries
@@ -76,6 +79,13 @@ class CodeCache:
 
     def add(self, entry: Entry) -> None:
         self.entries.insert(0, entry)
+
+    def forget_owner(self, owner) -> None:
+        """Drop what was compiled for one Cell instance (called when that Cell is collected)."""
+        self.entries = [e for e in self.entries if e.owner != owner]
+        self.compiles_per_owner.pop(owner, None)
+        self.disabled.pop(owner, None)
+        self.watched.discard(owner)
 
 
 _CACHES: dict = {}

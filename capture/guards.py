@@ -13,6 +13,8 @@ Example:
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 
@@ -25,7 +27,8 @@ class GuardSet:
         self._seen: set[str] = set()
 
     def obj(self, value) -> str:
-        """Name under which ``value`` is visible to guard expressions (kept alive by the entry)."""
+        """Name under which ``value`` is visible to guard expressions (kept alive by the entry),
+        or the argument expression it was bound to with :meth:`arg_identity`."""
         key = id(value)
         name = self._ids.get(key)
         if name is None:
@@ -44,6 +47,23 @@ class GuardSet:
     # -- common guard kinds -------------------------------------------------------------------------
     def identity(self, expr: str, value, desc: str) -> None:
         self.add(f"{expr} is {self.obj(value)}", f"{desc} is the same object")
+
+    def arg_identity(self, expr: str, value, desc: str) -> None:
+        """``expr`` (an argument, e.g. ``args[0]``: the Cell) is ``value``, held by a weak reference
+        so a cache entry does not keep a Cell alive; later guards reach the object through
+        ``expr`` (checked first, so it is the same object)."""
+        try:
+            ref = weakref.ref(value)
+        except TypeError:
+            self.identity(expr, value, desc)
+            return
+        self.add(f"{expr} is {self._fresh_name(ref)}()", f"{desc} is the same object")
+        self._ids.setdefault(id(value), expr)
+
+    def _fresh_name(self, value) -> str:
+        name = f"o{len(self._ids)}_{len(self.namespace)}"
+        self.namespace[name] = value
+        return name
 
     def constant(self, expr: str, value, desc: str) -> None:
         """Python constant: same type and equal value (1 == 1.0 == True must not alias)."""

@@ -4,7 +4,12 @@ the registered ops it reaches into the IR.
 One handler method per (normalised) opcode name; version differences come from
 ``bytecode_compat``. Python-valued control flow is followed at trace time (loops unrolled);
 anything that needs run-time data raises :class:`GraphBreak` with a reason and the user's line.
-Calls into user functions, methods, closures and sub-Cells' ``construct`` are inlined.
+Calls into user functions, methods, closures, properties and sub-Cells' ``construct`` are
+inlined; generators (generator expressions) are run to exhaustion at trace time; ``try`` bodies
+are traced along the path that raises nothing (a user error inside one becomes a graph break, so
+the eager run lets the ``except`` clause handle it); importing an already-imported module is
+allowed. Locations reported to the user (node locations, breaks, errors) are those of the
+innermost *user* frame: inlined framework code points at the user's call.
 """
 from __future__ import annotations
 
@@ -166,6 +171,13 @@ class InstructionTranslator:
                                      f"{str(e.error).splitlines()[0]}",
                                      hint="the frame runs eagerly so its exception handler runs",
                                      loc=self.user_loc())
+                raise
+            except Exception as e:  # an internal error: remember the innermost user line for the report
+                if getattr(e, "capture_loc", None) is None:
+                    try:
+                        e.capture_loc = self.user_loc()
+                    except AttributeError:
+                        pass
                 raise
             if self.return_value is not None:
                 return self.return_value
@@ -488,6 +500,8 @@ class InstructionTranslator:
             self._guard_value(expr, value, f"global {name}")
         elif hasattr(builtins, name):
             value = getattr(builtins, name)
+            # a global defined later with this name would shadow the builtin
+            self.guards.add(f"{name!r} not in {self.guards.obj(self.f_globals)}", f"global {name} is the builtin")
         else:
             raise GraphBreak(f"name {name!r} is not defined")
         var = self.wrap(value)

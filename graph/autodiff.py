@@ -42,6 +42,16 @@ def _relevant_nodes(graph: Graph, outputs, wrt):
     return relevant  # reverse topological order
 
 
+def apply_vjp(op, attrs, inputs, outputs, gs):
+    """Input cotangents of one application of ``op``, given its output cotangents ``gs`` (None for
+    outputs that received none). Shared by graph autodiff and the eager tape so both apply the
+    registry's rules identically."""
+    if len(gs) == 1:
+        return op.vjp(gs[0], outputs[0], *inputs, **attrs)
+    g = tuple(F.zeros_like(o) if gi is None else gi for gi, o in zip(gs, outputs))
+    return op.vjp(g, tuple(outputs), *inputs, **attrs)
+
+
 def append_vjp(graph: Graph, outputs, seeds, wrt):
     grads: dict[int, Value] = {}
     for o, s in zip(outputs, seeds):
@@ -56,12 +66,7 @@ def append_vjp(graph: Graph, outputs, seeds, wrt):
             if node.op.vjp is None:
                 continue  # non-differentiable op (comparison, argmax...): no gradient flows
             graph.current_loc = node.loc  # backward nodes point at the forward line
-            if len(gs) == 1:
-                g, out = gs[0], node.outputs[0]
-            else:
-                g = tuple(F.zeros_like(o) if gi is None else gi for gi, o in zip(gs, node.outputs))
-                out = node.outputs
-            in_grads = node.op.vjp(g, out, *node.inputs, **node.attrs)
+            in_grads = apply_vjp(node.op, node.attrs, node.inputs, node.outputs, gs)
             for v, gi in zip(node.inputs, in_grads):
                 if gi is not None and isinstance(v, Value):
                     prev = grads.get(id(v))

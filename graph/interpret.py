@@ -17,57 +17,21 @@ import weakref
 import numpy as np
 
 from .ir import CONST, Graph, Value
-from .ops.elementwise import result_dtype
+from .ops.promotion import cast_operands, promotion_target
 
 _PLANS: "weakref.WeakKeyDictionary[Graph, tuple]" = weakref.WeakKeyDictionary()
-_NO_CAST = None
 
 
-def promotion_target(node):
-    """numpy dtype the promoted operands of ``node`` are cast to before ``impl`` (None: none).
-
-    Mirrors the eager handler: operands of one dtype need no cast unless a Python scalar would
-    make numpy widen an integer/bool tensor; mixed dtypes cast to the promoted dtype.
-    """
-    op = node.op
-    if not op.promote:
-        return _NO_CAST
-    operands = [node.inputs[i] for i in op.promote_idx if i < len(node.inputs)]
-    operands = [a for a in operands if a is not None]
-    tensors = [a for a in operands if isinstance(a, Value)]
-    if not tensors:
-        return _NO_CAST
-    has_scalar = len(tensors) != len(operands)
-    first = tensors[0].dtype
-    if all(t.dtype is first for t in tensors):
-        if not has_scalar or first.is_float:
-            return _NO_CAST
-    target = result_dtype(op.name, *operands).np
-    return target
+def _node_target(node):
+    return promotion_target(node.op, node.inputs)
 
 
 def _plan(graph):
     plan = _PLANS.get(graph)
     if plan is None or len(plan) != len(graph.nodes):
-        plan = tuple(promotion_target(n) for n in graph.nodes)
+        plan = tuple(_node_target(n) for n in graph.nodes)
         _PLANS[graph] = plan
     return plan
-
-
-def _cast(op, args, target):
-    args = list(args)
-    for i in op.promote_idx:
-        if i >= len(args):
-            continue
-        a = args[i]
-        if a is None:
-            continue
-        if hasattr(a, "dtype"):
-            if a.dtype != target:
-                args[i] = a.astype(target)
-        else:
-            args[i] = target.type(a)
-    return args
 
 
 def run(graph: Graph, inputs, xp=np, trace=None, check=False):
@@ -92,7 +56,7 @@ def run(graph: Graph, inputs, xp=np, trace=None, check=False):
     for node, target in zip(graph.nodes, plan):
         args = [get(v) for v in node.inputs]
         if target is not None:
-            args = _cast(node.op, args, target)
+            args = cast_operands(node.op, args, target)
         out = node.op.impl(xp, *args, **node.attrs)
         outs = tuple(out) if node.op.n_outputs != 1 else (out,)
         for v, o in zip(node.outputs, outs):

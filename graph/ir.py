@@ -318,9 +318,7 @@ def _graph_handler(op: Op, args, attrs):
             if isinstance(a, Value) and a.graph is not graph:
                 raise ValueError(f"{op.prim} (ops.{op.name}): operands come from different graphs")
             inputs.append(a)
-        elif isinstance(a, np.generic):
-            inputs.append(a.item())
-        elif hasattr(a, "shape") and hasattr(a, "dtype"):
+        elif hasattr(a, "shape") and hasattr(a, "dtype"):  # arrays, numpy scalars (typed), eager Tensors
             inputs.append(graph.add_const(a))
         else:
             raise TypeError(f"{op.prim} (ops.{op.name}): unsupported operand of type {type(a).__name__} in a graph")

@@ -14,6 +14,7 @@ Example:
 """
 from __future__ import annotations
 
+from graph.autodiff import apply_vjp
 from graph.ops import F
 
 from . import context as _context
@@ -31,12 +32,7 @@ def backward(tape: Tape, outputs, sens, wrt):
         gs = [grads.get(id(o)) for o in entry.outputs]
         if all(g is None for g in gs):
             continue
-        if len(gs) == 1:
-            g, out = gs[0], entry.outputs[0]
-        else:
-            g = tuple(F.zeros_like(o) if gi is None else gi for gi, o in zip(gs, entry.outputs))
-            out = entry.outputs
-        in_grads = entry.op.vjp(g, out, *entry.inputs, **entry.attrs)
+        in_grads = apply_vjp(entry.op, entry.attrs, entry.inputs, entry.outputs, gs)
         for inp, gi in zip(entry.inputs, in_grads):
             if gi is not None and isinstance(inp, Tensor) and id(inp) in tape.tracked:
                 _accumulate(grads, inp, gi)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from graph.dtypes import from_numpy, promote, weak_scalar_type
 from graph.errors import relocate
 from graph.ops import register_handler, set_default_handler
 from graph.ops.core import describe
+from graph.ops.promotion import cast_operands, promotion_target
 
 from . import tape as _tape
 from .device import module_of
@@ -30,53 +30,8 @@ def _as_tensor_out(x):
 
 def _promote(op, args, arrays):
     """Cast operands to the promoted dtype (numpy would give float64 for int32 + float32)."""
-    idx = op.promote_idx
-    first = None
-    same = True
-    has_scalar = False
-    for i in idx:
-        a = arrays[i]
-        dt = getattr(a, "dtype", None)
-        if dt is None:
-            has_scalar = True
-            continue
-        if first is None:
-            first = dt
-        elif dt != first:
-            same = False
-    if first is None:
-        return arrays
-    if same:
-        if not has_scalar or first.kind == "f":
-            return arrays  # numpy's weak-scalar rule (NEP 50) already matches ours
-        target = from_numpy(first)
-        for i in idx:
-            a = arrays[i]
-            if not hasattr(a, "dtype"):
-                target = weak_scalar_type(target, a)
-        if target.np == first:
-            return arrays
-    else:
-        target = None
-        for i in idx:
-            dt = getattr(arrays[i], "dtype", None)
-            if dt is not None:
-                d = from_numpy(dt)
-                target = d if target is None else promote(target, d)
-        for i in idx:
-            a = arrays[i]
-            if not hasattr(a, "dtype"):
-                target = weak_scalar_type(target, a)
-    arrays = list(arrays)
-    tnp = target.np
-    for i in idx:
-        a = arrays[i]
-        if hasattr(a, "dtype"):
-            if a.dtype != tnp:
-                arrays[i] = a.astype(tnp)
-        elif a is not None:
-            arrays[i] = tnp.type(a)
-    return arrays
+    target = promotion_target(op, args)
+    return arrays if target is None else cast_operands(op, arrays, target)
 
 
 def _explain_failure(op, args, attrs, exc):

@@ -73,12 +73,18 @@ class FrameworkCallableVariable(Variable):
     def call(self, tx, args, kwargs):
         rargs = [a.realize(tx) for a in args]
         rkw = {k: v.realize(tx) for k, v in kwargs.items()}
+        name = getattr(self.fn, "__qualname__", None) or type(self.fn).__name__
         try:
             out = self.fn(*rargs, **rkw)
         except (GraphBreak, CaptureUserError):
             raise
-        except (AttributeError, NotImplementedError) as e:
-            raise GraphBreak(f"{getattr(self.fn, '__name__', self.fn)} cannot run on symbolic tensors: {e}")
+        except Exception as e:
+            # framework code that cannot run on symbolic tensors (or a bad argument: the eager run
+            # raises it with PyNative's message)
+            raise GraphBreak(f"{name}() cannot run on traced values: {type(e).__name__}: {e}",
+                             hint="the frame runs eagerly") from None
+        if _all_const(args) and _all_const(kwargs.values()):
+            return _const_tensors(tx, out)  # built from Python values only: graph constants
         return tx.wrap(out, fresh=True)
 
     def describe(self):
@@ -92,7 +98,7 @@ class PureFunctionVariable(Variable):
         self.fn = fn
 
     def call(self, tx, args, kwargs):
-        if all(a.is_const() for a in args) and all(v.is_const() for v in kwargs.values()):
+        if all(a.is_const() for a in args) and all(v.is_const() for v in kwargs.values()) and "out" not in kwargs:
             return _call_at_trace_time(tx, self.fn, args, kwargs)
         if getattr(self.fn, "__module__", None) in ("operator", "_operator"):
             return tx.apply_python_operator(self.fn, args)
@@ -104,6 +110,26 @@ class PureFunctionVariable(Variable):
 
 def _all_const(args):
     return all(a.is_const() for a in args)
+
+
+def _const_tensors(tx, value):
+    """Wrap a result computed from Python values only: fresh eager tensors in it become graph
+    constants (each call returns its own copy), Parameters stay graph inputs."""
+    from runtime.parameter import Parameter
+    from runtime.tensor import Tensor
+    if isinstance(value, Tensor) and not isinstance(value, Parameter):
+        return TensorVariable(tx.builder.const(value._data))
+    if isinstance(value, (tuple, list)) and not isinstance(value, Parameter):
+        items = [_const_tensors(tx, v) for v in value]
+        return TupleVariable(items) if isinstance(value, tuple) else ListVariable(items)
+    return tx.wrap(value, fresh=True)
+
+
+def _is_numpy_function(obj) -> bool:
+    """numpy's functions are pure on constant arguments (np.random is not: it must run per call)."""
+    mod = getattr(obj, "__module__", None) or ""
+    return (mod == "numpy" or mod.startswith("numpy.")) and not mod.startswith("numpy.random") and \
+        isinstance(obj, (types.FunctionType, types.BuiltinFunctionType))
 
 
 def _call_at_trace_time(tx, fn, args, kwargs):
@@ -228,17 +254,55 @@ class BuiltinVariable(Variable):
             acc = tx.binary_op("ADD", acc, v)
         return acc
 
-    def _minmax(self, tx, fn, args):
+    def _keys(self, tx, items, key):
+        """Trace-time sort/min/max keys: ``key`` called on each item must give a Python value."""
+        if key is None or (key.is_const() and key.value is None):
+            if not _all_const(items):
+                return None
+            return [a.value for a in items]
+        out = []
+        for item in items:
+            k = key.call(tx, [item], {})
+            if not k.is_const():
+                return None
+            out.append(k.value)
+        return out
+
+    def _minmax(self, tx, fn, args, key=None, default=None):
         items = args[0].iterate(tx) if len(args) == 1 else list(args)
-        if _all_const(items):
-            return tx.wrap(fn(a.value for a in items))
-        raise GraphBreak(f"{fn.__name__}() over tensors: use ops.maximum/ops.minimum or reduce_max")
+        if not items and default is not None:
+            return default
+        keys = self._keys(tx, items, key)
+        if keys is None:
+            raise GraphBreak(f"{fn.__name__}() over tensors: use ops.maximum/ops.minimum or reduce_max")
+        try:
+            best = fn(range(len(items)), key=lambda i: keys[i])
+        except Exception as e:
+            raise GraphBreak(f"{fn.__name__}() raised {type(e).__name__} at trace time: {e}")
+        return items[best]
 
-    def _call_max(self, tx, *args):
-        return self._minmax(tx, max, args)
+    def _call_max(self, tx, *args, key=None, default=None):
+        return self._minmax(tx, max, args, key, default)
 
-    def _call_min(self, tx, *args):
-        return self._minmax(tx, min, args)
+    def _call_min(self, tx, *args, key=None, default=None):
+        return self._minmax(tx, min, args, key, default)
+
+    def _call_any(self, tx, it):
+        return ConstantVariable(any(v.truth(tx) for v in it.iterate(tx)))
+
+    def _call_all(self, tx, it):
+        return ConstantVariable(all(v.truth(tx) for v in it.iterate(tx)))
+
+    def _call_sorted(self, tx, it, key=None, reverse=None):
+        items = it.iterate(tx)
+        keys = self._keys(tx, items, key)
+        if keys is None or (reverse is not None and not reverse.is_const()):
+            raise GraphBreak("sorted() of traced values (tensors)")
+        try:
+            order = sorted(range(len(items)), key=lambda i: keys[i], reverse=bool(reverse.value) if reverse else False)
+        except Exception as e:
+            raise GraphBreak(f"sorted() raised {type(e).__name__} at trace time: {e}")
+        return ListVariable([items[i] for i in order])
 
     def _call_abs(self, tx, x):
         if isinstance(x, TensorVariable):
@@ -321,7 +385,12 @@ class ClassVariable(Variable):
                 and _all_const(args) and _all_const(kwargs.values()):
             return _call_at_trace_time(tx, self.cls, args, kwargs)
         if self.cls is Tensor and args and _all_const(args) and _all_const(kwargs.values()):
-            return tx.wrap(Tensor(*[a.value for a in args], **{k: v.value for k, v in kwargs.items()}))
+            try:
+                t = Tensor(*[a.value for a in args], **{k: v.value for k, v in kwargs.items()})
+            except Exception as e:
+                raise GraphBreak(f"Tensor() raised {type(e).__name__} at trace time: {e}",
+                                 hint="the frame runs eagerly so the error is raised there") from None
+            return _const_tensors(tx, t)
         if _pure_constructor(self.cls) and _all_const(args) and _all_const(kwargs.values()):
             # Primitives / GradOperation only record their attributes: build them at trace time
             try:
@@ -570,8 +639,8 @@ def wrap_callable(tx, obj):
     jitted = getattr(obj, "__wrapped_jit__", None)
     if jitted is not None:
         return UserFunctionVariable(jitted)
-    if isinstance(obj, np.ufunc):
-        return PureFunctionVariable(obj)  # numpy ufuncs on Python numbers: evaluated while tracing
+    if isinstance(obj, np.ufunc) or _is_numpy_function(obj):
+        return PureFunctionVariable(obj)  # numpy on Python values/arrays: evaluated while tracing
     if isinstance(obj, types.BuiltinFunctionType) or isinstance(obj, types.BuiltinMethodType):
         mod = getattr(obj, "__module__", None)
         if getattr(builtins, obj.__name__, None) is obj:

@@ -43,6 +43,11 @@ class TensorVariable(Variable):
                          hint="branch on Python values (shapes, flags), or use ops.where / ops.select")
 
     def getitem(self, tx, key):
+        parts = key.items if hasattr(key, "items") and isinstance(key.items, list) else [key]
+        for k in parts:
+            if isinstance(k, TensorVariable) and k.sym.dtype.is_bool:
+                raise GraphBreak("boolean mask indexing: the result's shape depends on the tensor's values",
+                                 hint="use ops.where / ops.masked_fill with a static shape, or accept the break")
         return tx.wrap(self.sym[key.realize(tx)])
 
     def length(self, tx):

@@ -89,8 +89,8 @@ def _float_np(xp, x):
 # -- gradient helpers --------------------------------------------------------------------------------
 def unbroadcast(g, x):
     """Sum ``g`` over the axes along which ``x`` was broadcast; None for scalars/non-float x."""
-    if not is_tensorlike(x) or not x.dtype.is_float:
-        return None
+    if not is_tensorlike(x) or not getattr(x.dtype, "is_float", False):
+        return None  # scalars, raw arrays (constants) and integer tensors get no gradient
     shape = tuple(x.shape)
     gshape = tuple(g.shape)
     if gshape != shape:

@@ -10,9 +10,11 @@ from capture_helpers import Checker
 
 
 @pytest.fixture(autouse=True)
-def _fresh_capture():
+def _fresh_capture(tmp_path_factory):
     capture.reset()
-    ms.set_context(mode=ms.PYNATIVE_MODE, save_graphs=False)
+    # IR dumps (analyze_fail_*.ir of user errors) go to a temporary folder, never the checkout
+    dumps = tmp_path_factory.mktemp("graphs")
+    ms.set_context(mode=ms.PYNATIVE_MODE, save_graphs=False, save_graphs_path=str(dumps))
     yield
     capture.reset()
     ms.set_context(mode=ms.PYNATIVE_MODE, save_graphs=False, save_graphs_path=".")

@@ -509,3 +509,26 @@ def test_many_calls_hit_one_entry(rng):
     assert backend.graph_count == 1
     entry = capture.cache.cache_for(f.__wrapped_jit__.__code__).entries[0]
     assert entry.hits == 9
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.float16])
+def test_numpy_scalars_keep_their_dtype_like_pynative(check, dtype):
+    def f(x):
+        return x * np.float64(2.0) + np.int64(1) + np.float32(1.5) + 2
+
+    check(f, lambda i: ((Tensor((np.arange(3) + i).astype(dtype)),), {}))
+
+
+def test_tensors_built_from_python_values_are_graph_constants(check, rng):
+    def f(x):
+        w = Tensor(np.ones((2, 3), np.float32))
+        z = ops.zeros((2, 3)) + ops.ones((2, 3), ms.float32)
+        return x * w + z, Tensor([1.0, 2.0]), ops.fill(ms.float32, (2,), 3.0)
+
+    backend = check(f, args_fn(rng, (2, 3)))
+    g = backend.graphs[0]
+    assert len(g.consts) >= 3 and all(v.kind == "input" for v in g.inputs) and len(g.inputs) == 1
+    jf = capture.jit(f)
+    x = randn(rng, 2, 3)
+    a, b = jf(x)[1], jf(x)[1]
+    assert a is not b and a._data is not b._data  # each call returns its own constant tensor

@@ -109,7 +109,7 @@ def test_internal_error_runs_eagerly_and_is_reported(rng, monkeypatch):
     monkeypatch.setattr(translator.InstructionTranslator, "BINARY_OP", boom)
 
     def f(x):
-        return x * 2 + 1
+        return x * 2 + 1  # INTERNAL:line
 
     for _ in range(3):
         x = randn(rng, 3)
@@ -119,6 +119,7 @@ def test_internal_error_runs_eagerly_and_is_reported(rng, monkeypatch):
     b = report.break_reasons[0]
     assert "internal capture error" in b.reason and "synthetic translator bug" in b.reason
     assert b.filename == os.path.abspath(__file__)
+    assert (b.lineno, b.source) == line_of("INTERNAL:line", f)  # where the translator was
     assert "internal capture error" in str(report)
     with pytest.raises(capture.FullGraphError, match="internal capture error"):
         capture.jit(f, fullgraph=True)(randn(rng, 3))

@@ -271,11 +271,35 @@ def test_recompile_limit_can_be_changed(rng, monkeypatch):
 def test_accumulated_limit_over_many_instances(rng, monkeypatch):
     monkeypatch.setattr(capture.cache, "ACCUMULATED_LIMIT", 3)
     ms.set_context(mode=ms.GRAPH_MODE)
+    nets = []  # kept alive: a collected Cell's entries are dropped, which frees budget
     with recording() as report:
         for _ in range(5):
             net = nn.Dense(2, 2)
+            nets.append(net)
             x = randn(rng, 1, 2)
             got = net(x)
             np.testing.assert_allclose(got.asnumpy(), net.construct(x).asnumpy(), rtol=1e-6)
     assert report.graph_count == 3
     assert "accumulated recompile limit" in report.break_reasons[0].reason
+
+
+def test_cache_entries_do_not_keep_cells_alive(rng):
+    import gc
+    import weakref
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net = Net()
+    x = randn(rng, 2, 4)
+    _run(net, x)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net.set_train(True)
+    net(x)
+    code = Net.construct.__code__
+    assert len(capture.cache.cache_for(code).entries) == 2
+    ref = weakref.ref(net)
+    param_ref = weakref.ref(net.fc.weight)
+    del net
+    gc.collect()  # collects the Cell; its finalizer drops the entries (cycles: collected next)
+    gc.collect()
+    assert ref() is None and param_ref() is None
+    assert capture.cache.cache_for(code).entries == []

@@ -272,3 +272,27 @@ def test_random_ops_draw_at_run_time_and_follow_the_seed(rng):
     net.set_train(False)
     ms.set_context(mode=ms.GRAPH_MODE)
     np.testing.assert_allclose(net(x).asnumpy(), net.fc.construct(x).asnumpy(), rtol=1e-6)
+
+
+def test_framework_code_calling_a_cell_while_tracing_records_into_the_same_graph(rng, monkeypatch):
+    """A framework callable that calls a Cell with symbolic tensors (here simulated through a
+    framework-module function) must not start a nested capture."""
+    import types as _types
+
+    net = MLP()
+    helper = _types.FunctionType((lambda cell, x: cell(x) * 2).__code__, {}, "helper")
+    helper.__module__ = "runtime.fake_helpers"  # looks like framework code: called, not inlined
+
+    def f(x):
+        return helper(net, x)
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    backend = capture.CountingBackend()
+    jf = capture.jit(f, backend=backend, fullgraph=True)
+    for _ in range(2):
+        x = randn(rng, 2, 4)
+        got = jf(x)
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        assert_same(got, net(x) * 2)
+        ms.set_context(mode=ms.GRAPH_MODE)
+    assert backend.graph_count == 1 and backend.op_counts == [6]

@@ -252,3 +252,19 @@ def test_other_optimizers_in_a_jitted_step(rng, opt_name):
     for x, y in zip(xs, ys):
         assert_same(graph_step(x, y), eager_step(x, y))
     _assert_params_close(_params(graph_net), _params(eager_net))
+
+
+def test_grad_variants_inside_jit(rng, check):
+    w = ms.Parameter(Tensor(rng.standard_normal((3, 2)).astype(np.float32)), name="w")
+
+    def f(x, y):
+        out = ops.matmul(x, w) * y
+        return out.sum(), out  # (loss, aux)
+
+    def g(x, y):
+        a = ms.grad(f, grad_position=(0, 1), has_aux=True)(x, y)
+        (loss, aux), grads = ms.value_and_grad(f, grad_position=1, weights=[w], has_aux=True)(x, y)
+        wonly = ms.grad(lambda x, y: f(x, y)[0], grad_position=None, weights=w)(x, y)
+        return a, loss, aux, grads, wonly
+
+    check(g, lambda i: ((randn(rng, 4, 3), randn(rng, 4, 2)), {}))
