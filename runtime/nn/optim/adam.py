@@ -59,12 +59,7 @@ class Adam(_AdamBase):
         self.beta2_power = self._scalar_state("beta2_power", 1.0)
 
     def construct(self, gradients):
-        self._check_grads(gradients)
-        gradients = self.decay_weight(gradients)
-        gradients = self.scale_grad(gradients)
-        lr = self.get_lr()
-        lrs = self.param_lrs(lr)
-        self._increase_step()
+        gradients, lrs = self._prepare_step(gradients)
         b1p = ops.assign(self.beta1_power, ops.mul(self.beta1_power, self.beta1))
         b2p = ops.assign(self.beta2_power, ops.mul(self.beta2_power, self.beta2))
         # sqrt(1 - beta2^t) / (1 - beta1^t), shared by every parameter

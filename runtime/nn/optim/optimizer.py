@@ -247,6 +247,16 @@ class Optimizer(Cell):
                 return self.learning_rate[self._lr_index[i]]
         raise ValueError(f"{type(self).__name__}: {param!r} is not optimised by this optimizer")
 
+    def _prepare_step(self, gradients):
+        """The common start of every update: check, weight-decay and loss-scale the gradients,
+        look up each parameter's learning rate and count the step. Returns (gradients, lrs)."""
+        self._check_grads(gradients)
+        gradients = self.decay_weight(gradients)
+        gradients = self.scale_grad(gradients)
+        lrs = self.param_lrs(self.get_lr())
+        self._increase_step()
+        return gradients, lrs
+
     def _increase_step(self):
         ops.assign(self.global_step, ops.add(self.global_step, 1))
 

@@ -42,12 +42,7 @@ class SGD(Optimizer):
         self._use_momentum = self.momentum > 0.0
 
     def construct(self, gradients):
-        self._check_grads(gradients)
-        gradients = self.decay_weight(gradients)
-        gradients = self.scale_grad(gradients)
-        lr = self.get_lr()
-        lrs = self.param_lrs(lr)
-        self._increase_step()
+        gradients, lrs = self._prepare_step(gradients)
         if not self._use_momentum:
             for p, g, lr_i in zip(self.parameters, gradients, lrs):
                 ops.assign(p, ops.sub(p, ops.mul(g, lr_i)))
@@ -83,12 +78,7 @@ class Momentum(Optimizer):
         self.moments = self._clone_state("moments", "zeros")
 
     def construct(self, gradients):
-        self._check_grads(gradients)
-        gradients = self.decay_weight(gradients)
-        gradients = self.scale_grad(gradients)
-        lr = self.get_lr()
-        lrs = self.param_lrs(lr)
-        self._increase_step()
+        gradients, lrs = self._prepare_step(gradients)
         mom = self.momentum
         for p, acc, g, lr_i in zip(self.parameters, self.moments, gradients, lrs):
             a = ops.assign(acc, ops.add(ops.mul(acc, mom), g))
