@@ -15,10 +15,20 @@ from runtime import context as _context
 from . import bytecode_compat as _bc
 from .api import GraphModeHandler, JitFunction, call_captured, jit  # noqa: F401
 from .backends import CountingBackend, register_backend  # noqa: F401
-from .cache import RECOMPILE_LIMIT, reset  # noqa: F401
+from .cache import RECOMPILE_LIMIT  # noqa: F401
+from .cache import reset as _reset_caches
 from .errors import FullGraphError, GraphBreak  # noqa: F401
 from .explain import ExplainReport, explain  # noqa: F401
 from .report import events  # noqa: F401
+from . import frame_eval  # noqa: F401
+from .frame_eval import disable, enable, enabled, is_enabled  # noqa: F401
+
+
+def reset(code=None) -> None:
+    """Drop all compiled entries (or those of one code object) and the frame hook's decisions."""
+    _reset_caches(code)
+    frame_eval.reset(code)
+
 
 if not _bc.SUPPORTED:  # pragma: no cover - depends on the interpreter
     import warnings

@@ -15,6 +15,7 @@ Example:
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
 import os
@@ -109,7 +110,19 @@ def call_captured(fn, args, kwargs, config: CaptureConfig = DEFAULT_CONFIG, name
         except _UserErrorWhileCapturing as r:
             return _run_eagerly_after_user_error(fn, args, kwargs, flat, r, config, cache, name)
     if entry.eager:
-        return fn(*args, **kwargs)
+        return call_eagerly(fn, args, kwargs)
+    out = _run_compiled(fn, entry, flat, config)
+    if out is _FAILED:
+        return call_eagerly(fn, args, kwargs)
+    return out
+
+
+_FAILED = object()
+
+
+def _run_compiled(fn, entry, flat, config):
+    """Run a compiled entry on the flat arguments. If the backend fails at run time, the entry turns
+    eager (reason recorded) and ``_FAILED`` is returned: the caller then runs the frame eagerly."""
     try:
         arrays, tensors = fetch_inputs(entry.sources, flat)
         if _tape.ACTIVE and _any_tracked(tensors):
@@ -128,8 +141,123 @@ def call_captured(fn, args, kwargs, config: CaptureConfig = DEFAULT_CONFIG, name
                                  f"{type(e).__name__}: {e}") from e
         info = _internal_break(fn, qual, "internal capture error while running the compiled graph", e)
         entry.make_eager(info)
-        return fn(*args, **kwargs)
+        return _FAILED
     return build_output(entry.template, outs)
+
+
+# -- the frame-evaluation hook's side (capture/frame_eval) ---------------------------------------------
+class _Bypass(threading.local):
+    code = None
+
+
+_BYPASS = _Bypass()
+
+
+def call_eagerly(fn, args, kwargs):
+    """``fn(*args, **kwargs)`` evaluated as plain Python: the frame hook lets exactly this frame
+    through (frames it calls are still intercepted)."""
+    _BYPASS.code = fn.__code__
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _BYPASS.code = None
+
+
+#: code objects of jitted functions -> their config (id(code) -> (weakref to code, config))
+JIT_CODES: dict = {}
+#: set by capture.frame_eval: forgets the hook's cached decision for a code object
+on_code_registered = None
+
+
+def register_code(code, config) -> None:
+    """Register a jitted function's code: with the frame hook enabled its frames are captured."""
+    key = id(code)
+    JIT_CODES[key] = (weakref.ref(code, lambda _r, key=key: JIT_CODES.pop(key, None)), config)
+    if on_code_registered is not None:
+        on_code_registered(code)
+
+
+def jit_config_of(code):
+    """The config ``code`` was registered with by ``jit``, or None."""
+    item = JIT_CODES.get(id(code))
+    if item is not None and item[0]() is code:
+        return item[1]
+    return None
+
+
+_VAR_FLAGS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
+
+
+def _flat_from_slots(code, slots):
+    """A frame's argument slots (``co_varnames`` order: positional, kw-only, ``*args``, ``**kwargs``)
+    -> ``flatten_call``'s (flat, names) (signature order: positional, ``*args``, kw-only, ``**kwargs``)."""
+    flags = code.co_flags
+    kw = code.co_kwonlyargcount
+    if not (flags & _VAR_FLAGS) and not kw:
+        return slots, None
+    ac = code.co_argcount
+    order = list(range(ac))
+    i = ac + kw
+    if flags & inspect.CO_VARARGS:
+        order.append(i)
+        i += 1
+    order.extend(range(ac, ac + kw))
+    if flags & inspect.CO_VARKEYWORDS:
+        order.append(i)
+    names = code.co_varnames
+    return tuple(slots[j] for j in order), [names[j] for j in order]
+
+
+def _call_from_slots(code, slots):
+    """A frame's argument slots -> (args, kwargs) that call the function the same way."""
+    ac = code.co_argcount
+    kw = code.co_kwonlyargcount
+    args = tuple(slots[:ac])
+    kwargs = dict(zip(code.co_varnames[ac:ac + kw], slots[ac:ac + kw]))
+    i = ac + kw
+    if code.co_flags & inspect.CO_VARARGS:
+        args += tuple(slots[i])
+        i += 1
+    if code.co_flags & inspect.CO_VARKEYWORDS:
+        kwargs.update(slots[i])
+    return args, kwargs
+
+
+def frame_replacement(config, is_construct, fn, *slots):
+    """Asked by the frame hook for a registered code object's frame (the hook is off meanwhile):
+    ``fn`` is the frame's function, ``slots`` its argument slots. Returns None (evaluate the frame
+    normally) or a callable that the hook calls with the same slots instead of evaluating it."""
+    code = fn.__code__
+    if _BYPASS.code is code:
+        _BYPASS.code = None
+        return None
+    if _TRACING.depth or not isinstance(fn, types.FunctionType):
+        return None
+    flat, names = _flat_from_slots(code, slots)
+    name = f"{type(slots[0]).__name__}.construct" if is_construct and slots else None
+    cache = cache_for(code)
+    entry = cache.lookup(flat, config, fn.__closure__)
+    if entry is None:
+        try:
+            entry = compile_entry(fn, flat, names, config, cache, name)
+        except _UserErrorWhileCapturing as r:
+            return functools.partial(_frame_after_user_error, fn, flat, r, config, cache, name)
+    if entry.eager:
+        return None
+    return functools.partial(_frame_run_compiled, fn, entry, flat, config)
+
+
+def _frame_run_compiled(fn, entry, flat, config, *slots):
+    out = _run_compiled(fn, entry, flat, config)
+    if out is _FAILED:
+        args, kwargs = _call_from_slots(fn.__code__, slots)
+        return call_eagerly(fn, args, kwargs)
+    return out
+
+
+def _frame_after_user_error(fn, flat, r, config, cache, name, *slots):
+    args, kwargs = _call_from_slots(fn.__code__, slots)
+    return _run_eagerly_after_user_error(fn, args, kwargs, flat, r, config, cache, name)
 
 
 _NOT_CAPTURED = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
@@ -280,9 +408,9 @@ def _run_eagerly_after_user_error(fn, args, kwargs, flat, r, config, cache, name
     with the dump's path); if PyNative succeeds instead, capture was wrong: record an internal
     capture error, keep the frame eager and return PyNative's result (never fail a working script)."""
     try:
-        result = fn(*args, **kwargs)
-    except (TypeError, ValueError) as e:
-        raise _with_dump_path(e, r.path) from None
+        result = call_eagerly(fn, args, kwargs)
+    except (TypeError, ValueError) as e:  # keeps PyNative's traceback (the user's frames)
+        raise _with_dump_path(e, r.path).with_traceback(e.__traceback__) from None
     qual = name or fn.__qualname__
     if r.path:
         try:
@@ -434,6 +562,8 @@ class JitFunction:
         self.__qualname__ = getattr(fn, "__qualname__", self.__name__)
         self.__doc__ = getattr(fn, "__doc__", None)
         self.__module__ = getattr(fn, "__module__", None)
+        if isinstance(getattr(fn, "__code__", None), types.CodeType):
+            register_code(fn.__code__, config)
 
     def __call__(self, *args, **kwargs):
         return call_captured(self.__wrapped_jit__, args, kwargs, self.config)

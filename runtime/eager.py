@@ -45,7 +45,14 @@ def _explain_failure(op, args, attrs, exc):
                                f"(inputs: {shapes}; attributes: {attrs})"))
 
 
+#: non-empty while graph capture calls framework code that must not compute on real tensors
+#: (its last element is the exception type to raise); see capture.variables.objects
+FORBID_EAGER: list = []
+
+
 def eager_handler(op, args, attrs):
+    if FORBID_EAGER:
+        raise FORBID_EAGER[-1](f"{op.name} would run eagerly at trace time")
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
     if op.promote:
         # fast path: two arrays of one dtype (the overwhelmingly common case) need no promotion

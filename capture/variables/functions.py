@@ -650,6 +650,9 @@ def wrap_callable(tx, obj):
         return None
     if _is_framework_print(obj):
         return PrintVariable(obj)
+    if isinstance(obj, types.MethodType) and isinstance(obj.__self__, Cell) and is_framework_callable(obj):
+        from .objects import CellMethodVariable
+        return CellMethodVariable(obj, tx.wrap(obj.__self__))
     if is_framework_callable(obj):
         return FrameworkCallableVariable(obj)
     if isinstance(obj, types.FunctionType):

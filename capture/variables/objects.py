@@ -35,7 +35,13 @@ class ObjectVariable(Variable):
         except AttributeError as e:
             raise GraphBreak(f"AttributeError at trace time: {e}")
         if isinstance(value, types.MethodType) and value.__self__ is self.obj:
+            from runtime.nn.cell import Cell
             from .functions import UserFunctionVariable, is_framework_callable
+            # A Cell's methods (framework ones too) read and update its Parameters: inline them so
+            # those reads become graph inputs and updates graph updates. Calling one directly
+            # would run it once, eagerly, at trace time.
+            if isinstance(self.obj, Cell) and is_framework_callable(value):
+                return CellMethodVariable(value, self)
             if not is_framework_callable(value):
                 return UserFunctionVariable(value.__func__, self)
         return tx.wrap_attr(self.obj, name, value)
@@ -53,6 +59,45 @@ class ObjectVariable(Variable):
 
     def describe(self):
         return f"{type(self.obj).__name__} object"
+
+
+class _EagerOpAtTraceTime(Exception):
+    pass
+
+
+class CellMethodVariable(Variable):
+    """A framework method of a Cell (e.g. ``Optimizer._increase_step``, ``trainable_params``).
+
+    Inlined first, so Parameter reads and updates it makes land in the graph. If inlining breaks
+    (the method uses Python the translator does not model), it is called directly — allowed only
+    when it runs no op on real tensors, which would otherwise happen once at trace time.
+    """
+
+    def __init__(self, method, self_var):
+        self.method = method
+        self.self_var = self_var
+
+    def call(self, tx, args, kwargs):
+        from runtime import eager
+        from .functions import UserFunctionVariable
+        graph = tx.builder.graph
+        n_nodes, updates = len(graph.nodes), dict(graph.updates)
+        try:
+            return UserFunctionVariable(self.method.__func__, self.self_var).call(tx, args, kwargs)
+        except GraphBreak as inline_break:
+            del graph.nodes[n_nodes:]  # drop what the abandoned inlining recorded
+            graph.updates.clear()
+            graph.updates.update(updates)
+            rargs = [a.realize(tx) for a in args]
+            rkw = {k: v.realize(tx) for k, v in kwargs.items()}
+            eager.FORBID_EAGER.append(_EagerOpAtTraceTime)
+            try:
+                out = self.method(*rargs, **rkw)
+            except _EagerOpAtTraceTime:
+                raise inline_break from None
+            finally:
+                eager.FORBID_EAGER.pop()
+            return tx.wrap(out)
 
 
 class CellVariable(ObjectVariable):

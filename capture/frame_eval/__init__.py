@@ -1,0 +1,181 @@
+"""The PEP 523 frame-evaluation hook: capture without decorators or a mode switch.
+
+``enable()`` (or ``with enabled():``) turns capture on for the calling thread: every frame of a
+Cell's ``construct`` (any ``runtime.nn.Cell`` subclass, however it is called, PyNative
+``Cell.__call__`` included) and of every ``jit``-registered function goes through
+:func:`capture.api.frame_replacement` (cache lookup, compile on a miss) before it is evaluated.
+Nothing else is ever captured: each other code object is marked "skip" the first time the hook
+sees it and costs one C check per call afterwards. ``disable()`` turns it off; the C shim is
+uninstalled from the interpreter when no thread has capture on.
+
+The C helper (``_frame_eval.c``, CPython 3.11-3.13) is optional. Without it (not built, another
+interpreter, or ``CAPTURE_NO_FRAME_EVAL=1``) ``enable()`` warns once and does nothing: ``jit``,
+GRAPH_MODE and ``Cell.compile`` keep working through their Python entry points.
+
+Example:
+    >>> import capture, runtime as ms
+    >>> with capture.enabled():          # doctest: +SKIP
+    ...     out = net(x)                  # net.construct is captured, compiled and cached
+
+Notes:
+- The switch is per thread (another thread keeps running eagerly until it enables capture too).
+- Recursion: while the hook is installed CPython stops inlining Python-to-Python calls, so deep
+  recursion costs C stack. CPython 3.12 raises RecursionError after ~750 nested Python calls
+  whatever ``sys.setrecursionlimit`` says (cpython#105003); 3.13 stops near 5000 even with a
+  raised limit; 3.11 keeps the limit, and the helper raises RecursionError when less than 256 KiB
+  of the thread's C stack is left (instead of the segfault 3.11 would hit with a raised limit).
+- Debuggers and ``sys.settrace`` see the replacement's frames instead of a captured ``construct``.
+"""
+from __future__ import annotations
+
+import atexit
+import contextlib
+import functools
+import importlib
+import os
+import threading
+import types
+import warnings
+
+from .. import api as _api
+from .. import bytecode_compat as _bc
+
+_C = None
+_UNAVAILABLE_REASON = None
+if os.environ.get("CAPTURE_NO_FRAME_EVAL"):
+    _UNAVAILABLE_REASON = "disabled by CAPTURE_NO_FRAME_EVAL"
+elif not _bc.SUPPORTED:  # pragma: no cover - depends on the interpreter
+    _UNAVAILABLE_REASON = f"Python {_bc.PY} is not supported"
+else:
+    try:
+        _C = importlib.import_module(__name__ + "._frame_eval")
+    except ImportError as e:  # not built (pip install -e . could not compile it)
+        _UNAVAILABLE_REASON = f"the C helper capture.frame_eval._frame_eval is not available ({e})"
+
+#: True when the C hook can be installed on this interpreter
+AVAILABLE = _C is not None
+
+_ROOTS = tuple(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), p)
+               + os.sep for p in ("graph", "runtime", "codegen", "capture"))
+_warned = False
+_fallback = threading.local()
+
+
+def _own_code(code) -> bool:
+    return code.co_filename.startswith(_ROOTS)
+
+
+def _is_cell_construct(code) -> bool:
+    """Is ``code`` the ``construct`` of some ``runtime.nn.Cell`` subclass (found by walking the
+    subclasses, so classes defined after ``enable()`` count too; asked once per code object)."""
+    if code.co_name != "construct":
+        return False
+    from runtime.nn.cell import Cell
+    stack = list(Cell.__subclasses__())
+    seen = set()
+    while stack:
+        cls = stack.pop()
+        if id(cls) in seen:
+            continue
+        seen.add(id(cls))
+        stack.extend(type.__subclasses__(cls))
+        fn = cls.__dict__.get("construct")
+        fn = getattr(fn, "__wrapped_jit__", fn)
+        if isinstance(fn, types.FunctionType) and fn.__code__ is code:
+            return True
+    return False
+
+
+_CONSTRUCT_DISPATCH = functools.partial(_api.frame_replacement, _api.DEFAULT_CONFIG, True)
+
+
+def _decide(code):
+    """The hook's per-code-object question: a dispatcher for a captured code object, else None."""
+    try:
+        construct = _is_cell_construct(code)
+        config = _api.jit_config_of(code)
+        if config is not None and (construct or not _own_code(code)):
+            return functools.partial(_api.frame_replacement, config, construct)
+        if construct:
+            return _CONSTRUCT_DISPATCH
+    except Exception:  # an internal error here must never fail the user's frame: don't capture it
+        _api.log.warning("capture: deciding whether to capture %s failed", code.co_qualname, exc_info=True)
+    return None
+
+
+def _warn_unavailable():
+    global _warned
+    if not _warned:
+        _warned = True
+        warnings.warn(f"capture.enable(): {_UNAVAILABLE_REASON}; frames are not intercepted "
+                      "(jit, GRAPH_MODE and Cell.compile still capture)", RuntimeWarning, stacklevel=3)
+
+
+def enable() -> None:
+    """Capture every Cell ``construct`` and jitted function called on this thread from now on."""
+    if _C is None:
+        _warn_unavailable()
+        _fallback.on = True
+        return
+    _C.set_callback(_decide)
+
+
+def disable() -> None:
+    """Stop capturing on this thread (the hook is uninstalled when no thread captures)."""
+    if _C is None:
+        _fallback.on = False
+        return
+    _C.set_callback(None)
+
+
+def is_enabled() -> bool:
+    """Is capture enabled on this thread?"""
+    if _C is None:
+        return getattr(_fallback, "on", False)
+    return _C.get_callback() is not None
+
+
+@contextlib.contextmanager
+def enabled():
+    """``with capture.enabled(): ...`` -- capture on for the block, then back to what it was."""
+    if _C is None:
+        _warn_unavailable()
+        prev = getattr(_fallback, "on", False)
+        _fallback.on = True
+        try:
+            yield
+        finally:
+            _fallback.on = prev
+        return
+    prev = _C.set_callback(_decide)
+    try:
+        yield
+    finally:
+        _C.set_callback(prev)
+
+
+def reset(code=None) -> None:
+    """Forget the hook's per-code decisions (all, or one code object's)."""
+    if _C is None:
+        return
+    if code is None:
+        _C.reset_all()
+    else:
+        _C.reset_code(code)
+
+
+def stats() -> dict:
+    """Counters of the C hook (empty without it)."""
+    return _C.stats() if _C is not None else {}
+
+
+def _at_exit():
+    # interpreter shutdown tears our modules down: stop intercepting first (this thread; the C
+    # side also stops consulting Python once the interpreter is finalizing)
+    if _C is not None and _C.get_callback() is not None:
+        _C.set_callback(None)
+
+
+if _C is not None:
+    _api.on_code_registered = _C.reset_code
+    atexit.register(_at_exit)

@@ -1,0 +1,17 @@
+"""Build glue for the optional C helper of the capture JIT (metadata lives in pyproject.toml).
+
+``capture.frame_eval._frame_eval`` is the PEP 523 frame-evaluation hook (CPython 3.11-3.13).
+It is optional: where it cannot be compiled (another interpreter, no compiler), installation
+still succeeds and ``capture.enable()`` falls back to the pure-Python path with one warning.
+"""
+from setuptools import Extension, setup
+
+setup(
+    ext_modules=[
+        Extension(
+            "capture.frame_eval._frame_eval",
+            ["capture/frame_eval/_frame_eval.c"],
+            optional=True,
+        ),
+    ],
+)
