@@ -1,0 +1,277 @@
+"""Fusion: split a graph into the ordered kernels of a :class:`~graph.passes.schedule.Schedule`.
+
+A fused kernel is a DAG of ELEMENTWISE nodes whose outputs all have the same shape (operands may
+broadcast into it), optionally ended by one REDUCTION of that shape. Every other node is a kernel
+of its own (``extern``/``view``/``random``/``state``); a lone elementwise node or reduction is a
+one-node ``fused`` kernel. A value read outside its kernel (or returned, or a parameter update)
+is a kernel output.
+
+Algorithm (one pass in graph order, greedy):
+  * each node starts a group or joins the open fused groups of its producers that have its shape;
+    a reduction joins the group of its operand and closes it;
+  * joining must keep the kernel graph acyclic. Every group carries ``anc``, a bitmask of the
+    groups it depends on (transitively, at group level: group A depends on B when any node of A
+    reads any value of B). Group ``S`` may absorb node ``n`` only if no other producer of ``n``
+    depends on ``S`` (the path S -> X -> n would become a cycle), and two groups are merged only
+    if neither depends on the other. Masks are Python ints (one bit per group ever created), so a
+    check costs O(n/64) word operations; when a merged group gains ancestors the new bits are
+    pushed to its descendants, stopping where nothing changes.
+  * side effects keep their order: each RANDOM/STATE node depends on the previous one, and a node
+    that mutates a parameter depends on every earlier reader of the value it overwrites (so a
+    backend may write the parameter in place once the state kernel runs).
+  * kernels are emitted in a topological order of the group graph (Kahn's algorithm, ties broken
+    by the group's first node in graph order), O(n log n).
+
+Example:
+    >>> from graph.passes.fusion import fuse
+    >>> # print(fuse(graph).describe())
+"""
+from __future__ import annotations
+
+import heapq
+
+from ..ir import Graph, Value, NODE
+from ..ops.core import ELEMENTWISE, EXTERN, RANDOM, REDUCTION, STATE, VIEW
+from .schedule import Kernel, Schedule
+
+_SINGLE_KIND = {EXTERN: "extern", VIEW: "view", RANDOM: "random", STATE: "state"}
+
+
+class _Group:
+    __slots__ = ("nodes", "bits", "anc", "consumers", "fusible", "open", "shape", "reduce",
+                 "first", "parent")
+
+    def __init__(self, node, index, bit, fusible):
+        self.nodes = [(index, node)]
+        self.bits = bit  # one bit per original group merged into this one
+        self.anc = 0  # bits of every group this one depends on
+        self.consumers: set = set()  # groups reading this one (possibly merged away: use find)
+        self.fusible = fusible
+        self.open = fusible
+        self.shape = node.outputs[0].shape if fusible else None
+        self.reduce = None
+        self.first = index
+        self.parent = None
+
+
+def _find(g: _Group) -> _Group:
+    root = g
+    while root.parent is not None:
+        root = root.parent
+    while g.parent is not None and g.parent is not root:  # path compression
+        g.parent, g = root, g.parent
+    return root
+
+
+def _is_elementwise(node) -> bool:
+    return node.op.kind == ELEMENTWISE and len(node.outputs) == 1
+
+
+def _is_reduction(node) -> bool:
+    return (node.op.kind == REDUCTION and len(node.outputs) == 1 and node.inputs
+            and isinstance(node.inputs[0], Value))
+
+
+class _Fuser:
+    def __init__(self, graph: Graph, fuse: bool):
+        self.graph = graph
+        self.fuse = fuse
+        self.group_of: dict[int, _Group] = {}  # id(node) -> group (maybe merged away: use find)
+        self.next_bit = 1
+        self.groups: list[_Group] = []
+        self.readers: dict[int, list] = {}  # id(value) -> nodes read it so far (for mutations)
+        self.last_effect = None  # the previous RANDOM/STATE node
+
+    # -- dependencies ---------------------------------------------------------------------------
+    def _producers(self, node) -> list[_Group]:
+        """Groups ``node`` must run after: its operands' producers plus side-effect order."""
+        deps = []
+        for v in node.inputs:
+            if isinstance(v, Value) and v.kind == NODE:
+                deps.append(self.group_of[id(v.producer)])
+        if node.op.kind in (RANDOM, STATE) or node.op.mutates is not None:
+            if self.last_effect is not None:
+                deps.append(self.group_of[id(self.last_effect)])
+            if node.op.mutates is not None:
+                target = node.inputs[node.op.mutates]
+                for r in self.readers.get(id(target), ()):
+                    if r is not node:
+                        deps.append(self.group_of[id(r)])
+        out, seen = [], set()
+        for g in deps:
+            g = _find(g)
+            if id(g) not in seen:
+                seen.add(id(g))
+                out.append(g)
+        return out
+
+    def _new_group(self, node, index, fusible) -> _Group:
+        g = _Group(node, index, self.next_bit, fusible)
+        self.next_bit <<= 1
+        self.groups.append(g)
+        return g
+
+    # -- the pass ---------------------------------------------------------------------------------
+    def run(self) -> list[_Group]:
+        for index, node in enumerate(self.graph.nodes):
+            producers = self._producers(node)
+            group = None
+            if self.fuse and _is_elementwise(node):
+                group = self._join_elementwise(node, index, producers)
+            elif self.fuse and _is_reduction(node):
+                group = self._join_reduction(node, index, producers)
+            if group is None:
+                fusible = _is_elementwise(node)
+                group = self._new_group(node, index, fusible)
+                if node.op.kind == REDUCTION and len(node.outputs) == 1:
+                    group.reduce, group.open = node, False
+                self._link(group, producers)
+            self.group_of[id(node)] = group
+            for v in node.inputs:
+                if isinstance(v, Value):
+                    self.readers.setdefault(id(v), []).append(node)
+            if node.op.kind in (RANDOM, STATE) or node.op.mutates is not None:
+                self.last_effect = node
+        return [g for g in self.groups if g.parent is None]
+
+    def _link(self, group: _Group, producers) -> None:
+        """Record edges producers -> group and push new ancestors to group's descendants."""
+        anc = group.anc
+        for p in producers:
+            if p is not group:
+                anc |= p.anc | p.bits
+                p.consumers.add(group)
+        anc &= ~group.bits
+        if anc != group.anc:
+            group.anc = anc
+            self._propagate(group)
+
+    def _propagate(self, group: _Group) -> None:
+        bits = group.anc | group.bits
+        stack = [group]
+        while stack:
+            g = stack.pop()
+            for c in list(g.consumers):
+                c = _find(c)
+                if c is group or c is g:
+                    continue
+                if bits & ~c.anc & ~c.bits:
+                    c.anc |= bits & ~c.bits
+                    stack.append(c)
+
+    def _join_elementwise(self, node, index, producers):
+        shape = node.outputs[0].shape
+        candidates = sorted((p for p in producers if p.open and p.shape == shape), key=lambda g: g.first)
+        chosen, mask, anc = [], 0, 0
+        for cand in candidates:
+            if cand.anc & mask or anc & cand.bits:
+                continue  # one chosen group depends on the other: merging would hide a path
+            new_mask = mask | cand.bits
+            if any(p.anc & new_mask for p in producers if p is not cand and p not in chosen):
+                continue  # some other producer of `node` reads the merged group: a cycle
+            chosen.append(cand)
+            mask, anc = new_mask, anc | cand.anc
+        if not chosen:
+            return None
+        root = max(chosen, key=lambda g: len(g.nodes))
+        for g in chosen:
+            if g is not root:
+                self._merge_into(root, g)
+        root.nodes.append((index, node))
+        self._link(root, [p for p in producers if p not in chosen])
+        return root
+
+    def _join_reduction(self, node, index, producers):
+        src = node.inputs[0]
+        if src.kind != NODE or len(producers) != 1:
+            return None
+        g = producers[0]
+        if not g.open or src.shape != g.shape:
+            return None
+        g.nodes.append((index, node))
+        g.reduce, g.open = node, False
+        return g
+
+    def _merge_into(self, root: _Group, g: _Group) -> None:
+        root.nodes.extend(g.nodes)
+        root.bits |= g.bits
+        root.anc = (root.anc | g.anc) & ~root.bits
+        root.consumers |= g.consumers
+        root.first = min(root.first, g.first)
+        g.parent = root
+        g.consumers = set()
+        # descendants of either half now depend on everything the union depends on
+        self._propagate(root)
+
+
+def _order(groups: list[_Group]) -> list[_Group]:
+    indeg = {id(g): 0 for g in groups}
+    succ: dict[int, list[_Group]] = {}
+    for g in groups:
+        out, seen = [], set()
+        for c in g.consumers:
+            c = _find(c)
+            if c is not g and id(c) not in seen:
+                seen.add(id(c))
+                out.append(c)
+                indeg[id(c)] += 1
+        succ[id(g)] = out
+    heap = [(g.first, i, g) for i, g in enumerate(groups) if indeg[id(g)] == 0]
+    heapq.heapify(heap)
+    pos = {id(g): i for i, g in enumerate(groups)}
+    order = []
+    while heap:
+        _, _, g = heapq.heappop(heap)
+        order.append(g)
+        for c in succ[id(g)]:
+            indeg[id(c)] -= 1
+            if indeg[id(c)] == 0:
+                heapq.heappush(heap, (c.first, pos[id(c)], c))
+    if len(order) != len(groups):
+        raise AssertionError("fusion produced a cyclic kernel graph (internal error)")
+    return order
+
+
+def _kernels(graph: Graph, groups: list[_Group]) -> list[Kernel]:
+    kernel_of: dict[int, int] = {}
+    for k, g in enumerate(groups):
+        g.nodes.sort(key=lambda t: t[0])
+        for _, n in g.nodes:
+            kernel_of[id(n)] = k
+    escapes = {id(v) for v in graph.outputs if isinstance(v, Value)}
+    escapes.update(id(v) for v in graph.updates.values())
+    for n in graph.nodes:
+        k = kernel_of[id(n)]
+        for v in n.inputs:
+            if isinstance(v, Value) and v.kind == NODE and kernel_of[id(v.producer)] != k:
+                escapes.add(id(v))
+    kernels = []
+    for k, g in enumerate(groups):
+        nodes = [n for _, n in g.nodes]
+        produced = {id(o) for n in nodes for o in n.outputs}
+        inputs, seen = [], set()
+        for n in nodes:
+            for v in n.inputs:
+                if isinstance(v, Value) and id(v) not in produced and id(v) not in seen:
+                    seen.add(id(v))
+                    inputs.append(v)
+        outputs = [o for n in nodes for o in n.outputs if id(o) in escapes]
+        if g.fusible or g.reduce is not None:
+            kind = "fused"
+        else:
+            kind = _SINGLE_KIND.get(nodes[0].op.kind, "extern")
+        name = f"k{k}_" + "_".join(n.op.name for n in nodes[:4]) + ("_etc" if len(nodes) > 4 else "")
+        kernels.append(Kernel(kind, nodes, inputs, outputs, reduce=g.reduce, name=name))
+    return kernels
+
+
+def fuse(graph: Graph) -> Schedule:
+    """Group elementwise chains (+ one trailing reduction) into fused kernels; see the module doc."""
+    groups = _order(_Fuser(graph, fuse=True).run())
+    return Schedule(graph, _kernels(graph, groups))
+
+
+def schedule_nodes(graph: Graph) -> Schedule:
+    """One kernel per node, in graph order (the O0 schedule: no fusion)."""
+    groups = _order(_Fuser(graph, fuse=False).run())
+    return Schedule(graph, _kernels(graph, groups))

@@ -1,0 +1,144 @@
+"""Algebraic simplification: identities that make a node disappear or shrink a chain of layout ops.
+
+Rules are a table keyed by op name (:data:`RULES`); each takes ``(node, operands, rewriter)`` with
+operands already mapped into the new graph and returns the new-graph Value that replaces the
+node's output, or None to keep the node. A replacement is only accepted when its shape *and* dtype
+equal the node's output (``int32 * 1.0`` is float32, so it stays a multiplication).
+
+    x*1, 1*x, x+0, 0+x, x-0, x/1 -> x          (1 and 0: Python scalars or all-one/zero constants)
+    neg(neg x), logical_not(logical_not x) -> x
+    reshape/squeeze/expand_dims/broadcast_to to the same shape -> x;  cast to x's dtype -> x
+    reshape(reshape x) -> reshape x;  transpose(transpose x) -> one transpose, or x if identity
+
+Returns a new Graph; nodes left unused by a rewrite are removed by the next :func:`dce`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir import CONST, NODE, Graph, Value
+from .rewrite import Rewriter
+
+_CONST_CHECK_LIMIT = 4096  # constants larger than this are not inspected for all-ones/zeros
+
+
+def _is_scalar_const(v, want: float) -> bool:
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, (int, float)):
+        return v == want
+    if isinstance(v, Value) and v.kind == CONST and v.data is not None and v.data.size <= _CONST_CHECK_LIMIT:
+        return v.data.size > 0 and bool(np.all(v.data == want))
+    return False
+
+
+def _producer(v, op_name):
+    if isinstance(v, Value) and v.kind == NODE and v.producer.op.name == op_name:
+        return v.producer
+    return None
+
+
+def _mul(node, ins, rw):
+    x, y = ins
+    if _is_scalar_const(y, 1):
+        return x
+    if _is_scalar_const(x, 1):
+        return y
+    return None
+
+
+def _add(node, ins, rw):
+    x, y = ins
+    if _is_scalar_const(y, 0):
+        return x
+    if _is_scalar_const(x, 0):
+        return y
+    return None
+
+
+def _sub(node, ins, rw):
+    return ins[0] if _is_scalar_const(ins[1], 0) else None
+
+
+def _div(node, ins, rw):
+    return ins[0] if _is_scalar_const(ins[1], 1) else None
+
+
+def _involution(name):
+    def rule(node, ins, rw):
+        inner = _producer(ins[0], name)
+        return inner.inputs[0] if inner is not None else None
+    return rule
+
+
+def _same_shape(node, ins, rw):
+    x = ins[0]
+    return x if isinstance(x, Value) and x.shape == node.outputs[0].shape else None
+
+
+def _cast(node, ins, rw):
+    x = ins[0]
+    return x if isinstance(x, Value) and x.dtype is node.attrs["dtype"] else None
+
+
+def _reshape(node, ins, rw):
+    x = ins[0]
+    out = node.outputs[0]
+    if isinstance(x, Value) and x.shape == out.shape:
+        return x
+    inner = _producer(x, "reshape")
+    if inner is not None:
+        base = inner.inputs[0]
+        if base.shape == out.shape:
+            return base
+        return rw.emit_new(node.op, (base,), {"shape": tuple(out.shape)}, (out.aval,), node.loc).outputs[0]
+    return None
+
+
+def _full_perm(perm, ndim):
+    if perm is None:
+        return tuple(reversed(range(ndim)))
+    return tuple(p % ndim for p in perm)
+
+
+def _transpose(node, ins, rw):
+    x = ins[0]
+    out = node.outputs[0]
+    perm = _full_perm(node.attrs.get("perm"), x.ndim)
+    if perm == tuple(range(x.ndim)):
+        return x
+    inner = _producer(x, "transpose")
+    if inner is not None:
+        base = inner.inputs[0]
+        p1 = _full_perm(inner.attrs.get("perm"), base.ndim)
+        q = tuple(p1[p] for p in perm)
+        if q == tuple(range(base.ndim)):
+            return base
+        return rw.emit_new(node.op, (base,), {"perm": q}, (out.aval,), node.loc).outputs[0]
+    return None
+
+
+RULES = {
+    "mul": _mul, "add": _add, "sub": _sub, "div": _div,
+    "neg": _involution("neg"), "logical_not": _involution("logical_not"),
+    "reshape": _reshape, "transpose": _transpose, "cast": _cast,
+    "broadcast_to": _same_shape, "squeeze": _same_shape, "expand_dims": _same_shape,
+}
+
+
+def simplify(graph: Graph) -> Graph:
+    """Apply :data:`RULES` once over the graph in order (new Graph)."""
+    rw = Rewriter(graph)
+    for node in graph.nodes:
+        rule = RULES.get(node.op.name)
+        if rule is not None and len(node.outputs) == 1:
+            ins = tuple(rw.get(v) for v in node.inputs)
+            repl = rule(node, ins, rw)
+            if isinstance(repl, Value) and repl.aval == node.outputs[0].aval:
+                rw.alias(node.outputs[0], repl)
+                continue
+            rw.emit(node, ins)
+        else:
+            rw.emit(node)
+    return rw.finish()
+
