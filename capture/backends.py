@@ -1,9 +1,23 @@
 """Execution backends for captured graphs.
 
 A backend turns a Graph into ``run(arrays) -> (outputs, {param_input_index: new_array})``.
-``"numpy"`` is the reference interpreter (the default until a compiled backend is registered);
-``CountingBackend`` records graphs and op counts for tests; compiled backends (LLVM on the CPU,
-CUDA on the GPU) register themselves with :func:`register_backend`.
+``"numpy"`` is the reference interpreter (the default); ``"llvm"`` runs
+``graph.passes.optimize(graph, level)`` (or codegen's simple scheduler while that pipeline is
+missing) and compiles the schedule with llvmlite (codegen/cpu). ``CountingBackend`` records graphs
+and op counts for tests; other compiled backends register themselves with :func:`register_backend`.
+
+A factory is called as ``factory(graph)`` or ``factory(graph, jit_level="O0"|"O1"|"O2")``; factories
+that do not take ``jit_level`` keep working (:func:`make_runner` passes it only when accepted).
+
+Environment:
+  * ``CAPTURE_BACKEND=llvm`` picks the backend used when ``jit(backend=None)``.
+  * ``CAPTURE_VERIFY=1``: every graph newly compiled by the "llvm" backend is run once next to
+    the reference interpreter on the same inputs; on a mismatch a :class:`VerifyError` is raised
+    naming the first mismatching node, its op and its source line (values inside a fused kernel
+    are located by re-running the graph compiled one kernel per node). Graphs with random ops are
+    not checked (the reference would draw different numbers from the shared stream). Raised from the compiled entry's
+    first run, capture turns that entry eager (results stay correct) and ``explain()`` reports it;
+    with ``fullgraph=True`` it propagates.
 
 Example:
     >>> counter = CountingBackend()
@@ -11,16 +25,141 @@ Example:
 """
 from __future__ import annotations
 
+import inspect
+import os
+
+import numpy as np
+
 from graph.interpret import run as interpret
 
 _BACKENDS: dict[str, object] = {}
 DEFAULT = "numpy"
+JIT_LEVELS = ("O0", "O1", "O2")
 
 
-def numpy_backend(graph):
+def numpy_backend(graph, jit_level=None):
     def run(arrays):
         return interpret(graph, arrays)
     return run
+
+
+class VerifyError(AssertionError):
+    """A compiled graph disagrees with the reference interpreter (``CAPTURE_VERIFY=1``)."""
+
+
+def llvm_backend(graph, jit_level=None):
+    """Optimise, fuse and compile ``graph`` with llvmlite; see codegen/cpu."""
+    from codegen import compile_schedule, schedule_graph
+    level = _level(jit_level)
+    compiled = compile_schedule(schedule_graph(graph, level))
+    if os.environ.get("CAPTURE_VERIFY") == "1":
+        return _verifying(graph, compiled)
+    return compiled
+
+
+def _level(jit_level):
+    level = jit_level if jit_level is not None else os.environ.get("CAPTURE_JIT_LEVEL", "O1")
+    if hasattr(level, "jit_level"):  # a JitConfig
+        level = level.jit_level
+    if level not in JIT_LEVELS:
+        raise ValueError(f"jit_level must be one of {list(JIT_LEVELS)}, got {level!r}")
+    return level
+
+
+def _close(a, b, rtol=1e-4, atol=1e-5):
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    if a.dtype.kind in "fc":
+        return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True))
+    return bool(np.array_equal(a, b))
+
+
+def _verifying(graph, compiled):
+    """Wrap a compiled graph so its first call is checked against the reference interpreter."""
+    # random ops would draw twice from the shared stream (and differ): such graphs are not checked
+    state = {"checked": any(n.op.kind == "random" for n in graph.nodes)}
+
+    def run(arrays):
+        if state["checked"]:
+            return compiled(arrays)
+        state["checked"] = True
+        snapshot = [np.array(a, copy=True) for a in arrays]
+        ref = {}
+        order = []
+
+        def trace(node, outs):
+            for v, o in zip(node.outputs, outs):
+                ref[id(v)] = np.array(o, copy=True)
+            order.append(node)
+        ref_outs, ref_updates = interpret(graph, snapshot, trace=trace)
+        recordable = getattr(compiled, "accepts_record", False)
+        got, got2 = {}, {}
+        outs, updates = compiled(arrays, record=got) if recordable else compiled(arrays)
+        bad = _first_bad(order, got, ref)
+        ok = bad is None and all(_close(a, b) for a, b in zip(outs, ref_outs)) and all(
+            _close(updates.get(k), b) for k, b in ref_updates.items())
+        if ok:
+            return outs, updates
+        if recordable:
+            # values inside fused kernels are not materialised: bisect with one kernel per node
+            try:
+                from codegen import compile_schedule
+                from codegen.simple_schedule import simple_schedule
+                per_node = compile_schedule(simple_schedule(graph, fuse=False))
+                per_node([np.array(a, copy=True) for a in snapshot], record=got2)
+                bad = _first_bad(order, got2, ref) or bad
+            except Exception:  # pragma: no cover - the report below still names the output
+                pass
+        if bad is not None:
+            node, v = bad
+            raise VerifyError(_mismatch(graph, node, v, got.get(id(v), got2.get(id(v))),
+                                        ref[id(v)]))
+        raise VerifyError(f"CAPTURE_VERIFY: graph {graph.name}: outputs or parameter updates differ "
+                          f"from the reference interpreter")
+
+    run.compiled = compiled
+    return run
+
+
+def _first_bad(order, got, ref):
+    for node in order:
+        for v in node.outputs:
+            g = got.get(id(v))
+            if g is not None and not _close(g, ref[id(v)]):
+                return node, v
+    return None
+
+
+def _mismatch(graph, node, v, got, want):
+    loc = ""
+    if node.loc:
+        loc = f" at {node.loc[0]}:{node.loc[1]}"
+        if len(node.loc) > 2 and node.loc[2]:
+            loc += f"\n    {str(node.loc[2]).strip()}"
+    a, b = np.asarray(got), np.asarray(want)
+    detail = f"shape/dtype {a.dtype}{list(a.shape)} vs {b.dtype}{list(b.shape)}"
+    if a.shape == b.shape and a.dtype.kind in "fc" and b.dtype.kind in "fc":
+        err = np.abs(a.astype(np.float64) - b.astype(np.float64))
+        detail = f"max abs error {np.nanmax(err) if err.size else 0:.3g}"
+    return (f"CAPTURE_VERIFY: graph {graph.name}: first mismatching node is {v!r} = "
+            f"{node.op.name} ({node.op.prim}){loc}: compiled result differs from the reference "
+            f"interpreter ({detail})")
+
+
+def _accepts(fn, name):
+    try:
+        return name in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def make_runner(spec, graph, jit_level=None):
+    """``get_backend(spec)(graph, jit_level=...)``, passing the level only to factories taking it."""
+    factory = get_backend(spec)
+    if jit_level is not None and _accepts(factory, "jit_level"):
+        return factory(graph, jit_level=jit_level)
+    return factory(graph)
 
 
 def register_backend(name: str, factory) -> None:
@@ -29,7 +168,7 @@ def register_backend(name: str, factory) -> None:
 
 def get_backend(spec):
     if spec is None:
-        spec = DEFAULT
+        spec = os.environ.get("CAPTURE_BACKEND") or DEFAULT
     if callable(spec) and not isinstance(spec, str):
         return spec
     try:
@@ -58,3 +197,4 @@ class CountingBackend:
 
 
 register_backend("numpy", numpy_backend)
+register_backend("llvm", llvm_backend)

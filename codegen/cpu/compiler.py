@@ -1,0 +1,137 @@
+"""One LLVM module per schedule -> optimised PIC object code -> loaded function pointers.
+
+The cache key is the sha256 of the host CPU, its features, the llvmlite version, a hash of the
+codegen/op sources and the canonical description of every kernel of the schedule
+(:func:`build_described`; or of the LLVM IR text with :func:`build`); a hit loads the ``.o`` from
+the disk cache without building IR, parsing, optimising or generating code (see :mod:`codegen.cpu.diskcache`). ``STATS`` counts what happened
+(tests read it to check that a second process skips LLVM codegen).
+"""
+from __future__ import annotations
+
+import ctypes
+import functools
+import hashlib
+import os
+import threading
+import time
+
+import llvmlite.binding as llvm
+from llvmlite import ir
+
+from . import diskcache, target
+
+STATS = {"compiled": 0, "cache_hits": 0, "compile_s": 0.0, "load_s": 0.0}
+
+KERNEL_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
+
+_ENGINES = []  # engines stay alive while their function pointers may be used
+_LOCK = threading.Lock()
+
+
+def new_module(name="msjit") -> ir.Module:
+    triple, _, _ = target.host()
+    m = ir.Module(name=name)
+    m.triple = triple
+    m.data_layout = str(target.target_machine().target_data)
+    return m
+
+
+def _optimize(mod):
+    tm = target.target_machine()
+    pto = llvm.create_pipeline_tuning_options(speed_level=3)
+    pto.loop_vectorization = True
+    pto.slp_vectorization = True
+    pto.loop_unrolling = True
+    pb = llvm.create_pass_builder(tm, pto)
+    pb.getModulePassManager().run(mod, pb)
+
+
+def compile_ir(text: str):
+    """IR text -> (optimised module, object bytes)."""
+    mod = llvm.parse_assembly(text)
+    mod.verify()
+    _optimize(mod)
+    return mod, target.target_machine().emit_object(mod)
+
+
+def assembly(text: str) -> str:
+    """Optimised assembly of IR text (for tests and debugging)."""
+    mod = llvm.parse_assembly(text)
+    _optimize(mod)
+    return target.target_machine().emit_assembly(mod)
+
+
+class Library:
+    """Loaded object code: ``address(name)`` of its exported kernels."""
+
+    def __init__(self, obj: bytes):
+        with _LOCK:
+            ee = llvm.create_mcjit_compiler(llvm.parse_assembly(""), target.jit_target_machine())
+            ee.add_object_file(llvm.ObjectFileRef.from_data(obj))
+            ee.finalize_object()
+            _ENGINES.append(ee)
+        self.ee = ee
+
+    def address(self, name: str) -> int:
+        addr = self.ee.get_function_address(name)
+        if not addr:
+            raise RuntimeError(f"codegen: symbol {name} missing from the compiled object")
+        return addr
+
+    def cfunc(self, name: str):
+        return KERNEL_CFUNC(self.address(name))
+
+
+_SOURCES = ("codegen/cpu/vmath.py", "codegen/cpu/emitter.py", "codegen/cpu/kernels.py",
+            "graph/ops/elementwise.py", "graph/ops/shape.py", "graph/ops/reduction.py",
+            "graph/ops/promotion.py", "graph/ops/emit.py", "graph/dtypes.py")
+
+
+@functools.lru_cache(maxsize=None)
+def code_version() -> str:
+    """Hash of the sources that decide what a kernel description compiles to."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    h = hashlib.sha256()
+    for rel in _SOURCES:
+        try:
+            with open(os.path.join(root, rel), "rb") as f:
+                h.update(f.read())
+        except OSError:
+            h.update(rel.encode())
+    return h.hexdigest()
+
+
+def build_described(description: str, make_module) -> Library:
+    """Load the object for a canonical kernel description from the disk cache, or build the
+    module with ``make_module()`` and compile it. A hit builds no IR at all."""
+    target._init()
+    key = hashlib.sha256("\n".join([target.cache_salt(), code_version(), description]).encode()).hexdigest()
+    return build(None, key=key, make_module=make_module)
+
+
+def build(module: ir.Module | None, key: str | None = None, make_module=None) -> Library:
+    """Compile (or load from the disk cache) a module; return the loaded library."""
+    target._init()
+    t0 = time.perf_counter()
+    if key is None:
+        text = str(module)
+        key = hashlib.sha256((target.cache_salt() + "\n" + text).encode()).hexdigest()
+    obj = diskcache.load(key)
+    if obj is not None:
+        try:
+            lib = Library(obj)
+            STATS["cache_hits"] += 1
+            STATS["load_s"] += time.perf_counter() - t0
+            return lib
+        except Exception:  # unloadable object: recompile and overwrite
+            diskcache.discard(key)
+    if module is None:
+        module = make_module()
+    text = str(module)
+    with target.LOCK:
+        _, obj = compile_ir(text)
+    diskcache.store(key, obj)
+    lib = Library(obj)
+    STATS["compiled"] += 1
+    STATS["compile_s"] += time.perf_counter() - t0
+    return lib

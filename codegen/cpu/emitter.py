@@ -1,0 +1,327 @@
+"""LLVM implementation of graph/ops/emit.py's scalar-expression interface.
+
+Values are :class:`LV` (an llvmlite value plus its numpy compute dtype). float16 is computed in
+float32; bools are ``i1`` in registers (``i8`` in memory). float32 transcendental functions use
+the inline polynomials of :mod:`codegen.cpu.vmath`; float64 ones call the ``llvm.*`` intrinsics
+(libm), and ``erf``/``pow`` call libm.
+"""
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+
+from . import vmath
+
+F16, F32, F64 = ir.HalfType(), ir.FloatType(), ir.DoubleType()
+I1, I8, I16, I32, I64 = (ir.IntType(n) for n in (1, 8, 16, 32, 64))
+
+BOOL = np.dtype(np.bool_)
+FLOAT32 = np.dtype(np.float32)
+
+
+def np_dtype(dt) -> np.dtype:
+    return dt.np if hasattr(dt, "np") else np.dtype(dt)
+
+
+def compute_dtype(dt) -> np.dtype:
+    dt = np_dtype(dt)
+    return FLOAT32 if dt == np.float16 else dt
+
+
+def reg_type(dt):
+    """LLVM register type of a compute dtype."""
+    dt = np.dtype(dt)
+    if dt == np.bool_:
+        return I1
+    if dt.kind == "f":
+        return {2: F16, 4: F32, 8: F64}[dt.itemsize]
+    return ir.IntType(dt.itemsize * 8)
+
+
+def mem_type(dt):
+    """LLVM memory type of a storage dtype."""
+    dt = np.dtype(dt)
+    if dt == np.bool_:
+        return I8
+    return reg_type(dt)
+
+
+class LV:
+    __slots__ = ("v", "dt")
+
+    def __init__(self, v, dt):
+        self.v = v
+        self.dt = np.dtype(dt)
+
+    @property
+    def dtype(self):
+        return self.dt
+
+    def __repr__(self):
+        return f"LV({self.dt})"
+
+
+def convert(b, v, src, dst):
+    """Convert llvm value ``v`` of compute dtype src to compute dtype dst (numpy casting rules)."""
+    src, dst = np.dtype(src), np.dtype(dst)
+    if src == dst:
+        return v
+    ts, td = reg_type(src), reg_type(dst)
+    if dst == np.bool_:
+        if src.kind == "f":
+            return b.fcmp_unordered("!=", v, ir.Constant(ts, 0.0))
+        return b.icmp_unsigned("!=", v, ir.Constant(ts, 0))
+    if src.kind == "f" and dst.kind == "f":
+        return b.fpext(v, td) if dst.itemsize > src.itemsize else b.fptrunc(v, td)
+    if src.kind == "f":
+        return b.fptoui(v, td) if dst.kind == "u" else b.fptosi(v, td)
+    if dst.kind == "f":
+        return b.uitofp(v, td) if src.kind in "ub" else b.sitofp(v, td)
+    # int -> int
+    if td.width == ts.width:
+        return v
+    if td.width < ts.width:
+        return b.trunc(v, td)
+    return b.zext(v, td) if src.kind in "ub" else b.sext(v, td)
+
+
+class LLVMEmitter:
+    """Emitter over an IRBuilder; ``dtype`` is the default for ``const`` without ``like``."""
+
+    def __init__(self, builder: ir.IRBuilder, dtype=np.float32):
+        self.b = builder
+        self.dtype = compute_dtype(dtype)
+        self.transcendentals = 0  # cost estimate for the threading heuristic
+
+    # -- helpers --------------------------------------------------------------------------------
+    def wrap(self, x, like_dt=None) -> LV:
+        if isinstance(x, LV):
+            return x
+        if isinstance(x, (bool, np.bool_)):
+            return self.const(bool(x), dtype=BOOL)
+        dt = like_dt if like_dt is not None else (
+            self.dtype if isinstance(x, float) else np.dtype(np.int64))
+        return self.const(x, dtype=dt)
+
+    def to(self, x: LV, dt) -> LV:
+        dt = compute_dtype(dt)
+        return LV(convert(self.b, x.v, x.dt, dt), dt)
+
+    def _unify(self, *xs):
+        lvs = [x for x in xs if isinstance(x, LV)]
+        if not lvs:
+            dt = self.dtype
+        else:
+            dt = lvs[0].dt
+            for x in lvs[1:]:
+                if x.dt != dt:
+                    dt = np.result_type(dt, x.dt)
+        dt = compute_dtype(dt)
+        return [self.to(self.wrap(x, dt), dt) for x in xs], dt
+
+    def _floatify(self, x):
+        x = self.wrap(x)
+        if x.dt.kind != "f":
+            x = self.to(x, FLOAT32)
+        return x
+
+    def _intr(self, name, x: LV, *more):
+        return LV(vmath.intrinsic(self.b, name, x.v, *[m.v for m in more]), x.dt)
+
+    # -- primitives -----------------------------------------------------------------------------
+    def const(self, v, like=None, dtype=None):
+        if dtype is None:
+            dtype = like.dt if isinstance(like, LV) else (
+                compute_dtype(like.dtype) if hasattr(like, "dtype") else self.dtype)
+        dt = compute_dtype(dtype)
+        t = reg_type(dt)
+        if dt == np.bool_:
+            return LV(ir.Constant(I1, int(bool(v))), dt)
+        if dt.kind == "f":
+            return LV(ir.Constant(t, float(v)), dt)
+        return LV(ir.Constant(t, int(v)), dt)
+
+    def _arith(self, fop, iop, x, y):
+        (x, y), dt = self._unify(x, y)
+        b = self.b
+        if dt.kind == "f":
+            return LV(getattr(b, fop)(x.v, y.v, flags=vmath.FM), dt)
+        if dt == np.bool_:
+            return LV({"add": b.or_, "mul": b.and_, "sub": b.xor}[iop](x.v, y.v), dt)
+        return LV(getattr(b, iop)(x.v, y.v), dt)
+
+    def add(self, x, y):
+        return self._arith("fadd", "add", x, y)
+
+    def sub(self, x, y):
+        return self._arith("fsub", "sub", x, y)
+
+    def mul(self, x, y):
+        return self._arith("fmul", "mul", x, y)
+
+    def div(self, x, y):
+        (x, y), dt = self._unify(x, y)
+        if dt.kind != "f":
+            x, y = self.to(x, FLOAT32), self.to(y, FLOAT32)
+        return LV(self.b.fdiv(x.v, y.v, flags=vmath.FM), x.dt)
+
+    def neg(self, x):
+        x = self.wrap(x)
+        if x.dt.kind == "f":
+            return LV(self.b.fneg(x.v), x.dt)
+        return LV(self.b.neg(x.v), x.dt)
+
+    def abs(self, x):
+        x = self.wrap(x)
+        if x.dt.kind == "f":
+            return self._intr("fabs", x)
+        if x.dt.kind in "ub":
+            return x
+        neg = self.b.icmp_signed("<", x.v, ir.Constant(x.v.type, 0))
+        return LV(self.b.select(neg, self.b.neg(x.v), x.v), x.dt)
+
+    def _unary_math(self, name, x):
+        x = self._floatify(x)
+        self.transcendentals += 1
+        if x.dt == np.float32:
+            return LV(getattr(vmath, name)(self.b, x.v), x.dt)
+        return None
+
+    def exp(self, x):
+        r = self._unary_math("exp", x)
+        return r if r is not None else self._intr("exp", self._floatify(x))
+
+    def log(self, x):
+        r = self._unary_math("log", x)
+        return r if r is not None else self._intr("log", self._floatify(x))
+
+    def log1p(self, x):
+        r = self._unary_math("log1p", x)
+        return r if r is not None else self._libm("log1p", self._floatify(x))
+
+    def tanh(self, x):
+        r = self._unary_math("tanh", x)
+        return r if r is not None else self._libm("tanh", self._floatify(x))
+
+    def erf(self, x):
+        r = self._unary_math("erf", x)
+        return r if r is not None else self._libm("erf", self._floatify(x))
+
+    def sin(self, x):
+        r = self._unary_math("sin", x)
+        return r if r is not None else self._intr("sin", self._floatify(x))
+
+    def cos(self, x):
+        r = self._unary_math("cos", x)
+        return r if r is not None else self._intr("cos", self._floatify(x))
+
+    def _libm(self, name, x: LV):
+        mod = self.b.module
+        fn = mod.globals.get(name)
+        if fn is None:
+            fn = ir.Function(mod, ir.FunctionType(F64, [F64]), name)
+        return LV(self.b.call(fn, [x.v]), x.dt)
+
+    def sqrt(self, x):
+        return self._intr("sqrt", self._floatify(x))
+
+    def floor(self, x):
+        x = self.wrap(x)
+        return self._intr("floor", x) if x.dt.kind == "f" else x
+
+    def ceil(self, x):
+        x = self.wrap(x)
+        return self._intr("ceil", x) if x.dt.kind == "f" else x
+
+    def _minmax(self, x, y, pred):
+        (x, y), dt = self._unify(x, y)
+        b = self.b
+        if dt.kind == "f":
+            c = b.or_(b.fcmp_ordered(pred, x.v, y.v), b.fcmp_unordered("uno", x.v, x.v))
+        elif dt.kind in "ub":
+            c = b.icmp_unsigned(pred, x.v, y.v)
+        else:
+            c = b.icmp_signed(pred, x.v, y.v)
+        return LV(b.select(c, x.v, y.v), dt)
+
+    def max(self, x, y):
+        return self._minmax(x, y, ">")
+
+    def min(self, x, y):
+        return self._minmax(x, y, "<")
+
+    def pow(self, x, y):
+        if not isinstance(y, LV) and isinstance(y, (int, float)):
+            x = self.wrap(x)
+            yv = float(y)
+            if yv == 2.0:
+                return self.mul(x, x)
+            if yv == 1.0:
+                return x
+            if yv == 3.0:
+                return self.mul(self.mul(x, x), x)
+            if yv == 0.5 and x.dt.kind == "f":
+                return self.sqrt(x)
+            if yv == -1.0 and x.dt.kind == "f":
+                return self.div(self.const(1.0, x), x)
+        (x, y), dt = self._unify(x, y)
+        if dt.kind != "f":
+            xf, yf = self.to(x, np.float64), self.to(y, np.float64)
+            return self.to(LV(vmath.intrinsic(self.b, "pow", xf.v, yf.v), np.float64), dt)
+        self.transcendentals += 4
+        return LV(vmath.intrinsic(self.b, "pow", x.v, y.v), dt)
+
+    def _cmp(self, x, y, fpred, ipred, ordered=True):
+        (x, y), dt = self._unify(x, y)
+        b = self.b
+        if dt.kind == "f":
+            c = (b.fcmp_ordered if ordered else b.fcmp_unordered)(fpred, x.v, y.v)
+        elif dt.kind in "ub":
+            c = b.icmp_unsigned(ipred, x.v, y.v)
+        else:
+            c = b.icmp_signed(ipred, x.v, y.v)
+        return LV(c, BOOL)
+
+    def lt(self, x, y):
+        return self._cmp(x, y, "<", "<")
+
+    def le(self, x, y):
+        return self._cmp(x, y, "<=", "<=")
+
+    def gt(self, x, y):
+        return self._cmp(x, y, ">", ">")
+
+    def ge(self, x, y):
+        return self._cmp(x, y, ">=", ">=")
+
+    def eq(self, x, y):
+        return self._cmp(x, y, "==", "==")
+
+    def ne(self, x, y):
+        return self._cmp(x, y, "!=", "!=", ordered=False)
+
+    def _bool(self, x):
+        return self.to(self.wrap(x), BOOL)
+
+    def and_(self, x, y):
+        return LV(self.b.and_(self._bool(x).v, self._bool(y).v), BOOL)
+
+    def or_(self, x, y):
+        return LV(self.b.or_(self._bool(x).v, self._bool(y).v), BOOL)
+
+    def not_(self, x):
+        return LV(self.b.xor(self._bool(x).v, ir.Constant(I1, 1)), BOOL)
+
+    def select(self, c, x, y):
+        c = self._bool(c)
+        (x, y), dt = self._unify(x, y)
+        return LV(self.b.select(c.v, x.v, y.v), dt)
+
+    def cast(self, x, dtype):
+        return self.to(self.wrap(x), np_dtype(dtype))
+
+
+from graph.ops.emit import PRIMITIVES  # noqa: E402
+
+_missing = [p for p in PRIMITIVES if not hasattr(LLVMEmitter, p)]
+assert not _missing, f"LLVMEmitter lacks primitives {_missing}"

@@ -1,0 +1,301 @@
+"""Schedule -> a compiled callable ``run(arrays) -> (outputs, {param_input_index: new_array})``.
+
+All fused kernels of a schedule go into one LLVM module (one compile, one cache entry). The runner
+is a precomputed list of steps over a flat environment list: fused steps call their kernel through
+a cached ctypes function pointer with a preallocated ``void*`` argument array (only pointers that
+change per call are rewritten), extern/view/random/state steps call the op's ``impl(numpy, ...)``.
+Intermediate results of fused kernels live in buffers allocated once per schedule and reused by
+every call (an alias-aware linear-scan plan shares buffers between values whose lifetimes do not
+overlap); graph outputs and parameter updates get fresh arrays on each call, since the caller keeps
+them.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+import threading
+
+import numpy as np
+
+from graph.ir import Value
+from graph.ops.promotion import cast_operands, promotion_target
+
+from . import compiler, kernels, threads
+
+
+def _free_rc():
+    probe = [(np.empty(1), 0)]
+    return sys.getrefcount(probe[0][0])
+
+
+_FREE_RC = _free_rc()  # refcount of an array referenced only by a pool entry (while checked)
+
+
+def _matmul_out(node, target):
+    """np.matmul(..., out=buf) for 2-D float matmuls without promotion."""
+    if node.op.name != "matmul" or target is not None:
+        return None
+    a, b = node.inputs
+    o = node.outputs[0]
+    if a.ndim != 2 or b.ndim != 2 or a.dtype is not b.dtype or not o.dtype.is_float:
+        return None
+    ta, tb = node.attrs.get("transpose_a", False), node.attrs.get("transpose_b", False)
+
+    def call(x, y, out):
+        np.matmul(x.T if ta else x, y.T if tb else y, out=out)
+        return out
+    return call
+
+
+class CompiledGraph:
+    """The callable a backend returns. ``describe()`` lists the steps; ``run(arrays, record={})``
+    also snapshots every materialised value (id(Value) -> array) for verification."""
+
+    accepts_record = True
+
+    def __init__(self, schedule, name=None):
+        self.schedule = schedule
+        self.graph = graph = schedule.graph
+        self._lock = threading.Lock()
+        self.name = name or graph.name
+        self._slot = {}
+        self._init = []  # (slot, array) set once: constants
+        for i, v in enumerate(graph.inputs):
+            self._slot[id(v)] = i
+        self.n_inputs = len(graph.inputs)
+        nslots = self.n_inputs
+        for c in graph.consts:
+            self._slot[id(c)] = nslots
+            self._init.append((nslots, c.data))
+            nslots += 1
+        kernels_ = schedule.kernels
+        for k in kernels_:
+            for n in k.nodes:
+                for v in n.outputs:
+                    if id(v) not in self._slot:
+                        self._slot[id(v)] = nslots
+                        nslots += 1
+        self.nslots = nslots
+        keep = {id(v) for v in graph.outputs if isinstance(v, Value)} | {id(v) for v in graph.updates.values()}
+        plans = {}
+        for ki, k in enumerate(kernels_):
+            if k.kind == "fused":
+                try:
+                    plans[ki] = kernels.plan_fused(k, f"{_ident(self.name)}_k{ki}")
+                except kernels.NotFusable as e:
+                    plans[ki] = e
+        fused = [p for p in plans.values() if isinstance(p, kernels.FusedPlan)]
+        self.library = None
+        if fused:
+            def make_module():
+                module = compiler.new_module(self.name)
+                for p in fused:
+                    kernels.emit_fused(module, p)
+                return module
+            desc = "\n".join(f"kernel {p.name}\n{p.description()}" for p in fused)
+            self.library = compiler.build_described(desc, make_module)
+        # -- buffer plan -----------------------------------------------------------------------
+        roots = self._alias_roots(kernels_)
+        fresh_roots = set(keep) | {r for v, rs in roots.items() if v in keep for r in rs}
+        last_use = {}
+        for ki, k in enumerate(kernels_):
+            for n in k.nodes:
+                for a in n.inputs:
+                    if isinstance(a, Value):
+                        for r in roots.get(id(a), (id(a),)):
+                            last_use[r] = ki
+        buffers = {}  # id(value) -> preallocated array
+        free: dict[int, list] = {}
+        releases: dict[int, list] = {}
+        for ki, k in enumerate(kernels_):
+            plan = plans.get(ki)
+            if isinstance(plan, kernels.FusedPlan):
+                for o in plan.operands:
+                    if o.role == "in" or id(o.value) in fresh_roots:
+                        continue
+                    nbytes = max(int(np.prod(o.value.shape, dtype=np.int64)) * o.dtype.itemsize, 1)
+                    pool = free.get(nbytes)
+                    raw = pool.pop() if pool else np.empty(nbytes, np.uint8)
+                    buffers[id(o.value)] = raw[:o.value.size * o.dtype.itemsize].view(o.dtype).reshape(o.value.shape)
+                    releases.setdefault(last_use.get(id(o.value), ki), []).append((nbytes, raw))
+            for nbytes, raw in releases.pop(ki, ()):
+                free.setdefault(nbytes, []).append(raw)
+        self.buffer_bytes = sum(b.nbytes for b in {id(b.base): b for b in buffers.values()}.values())
+        # -- steps -----------------------------------------------------------------------------
+        self.steps = []
+        self.step_values = []  # ids of the values each step writes
+        self.descr = []
+        split_ok = threads.n_threads() > 1
+        for ki, k in enumerate(kernels_):
+            plan = plans.get(ki)
+            if isinstance(plan, kernels.FusedPlan):
+                self.steps.append(self._fused_step(plan, buffers, split_ok))
+                self.step_values.append([id(o.value) for o in plan.operands if o.role != "in"])
+                self.descr.append(f"k{ki} fused[llvm] {plan.name} dims={plan.dims}"
+                                  f"{' split' if self._split(plan, split_ok) else ''}")
+            else:
+                for n in k.nodes:
+                    self.steps.append(self._impl_step(n))
+                    self.step_values.append([id(v) for v in n.outputs])
+                why = f" (numpy fallback: {plan})" if isinstance(plan, Exception) else ""
+                self.descr.append(f"k{ki} {k.kind}[numpy] {'+'.join(n.op.name for n in k.nodes)}{why}")
+        self.out_slots = [(self._slot[id(v)] if isinstance(v, Value) else None, v) for v in graph.outputs]
+        index = {id(v): i for i, v in enumerate(graph.inputs)}
+        self.update_slots = [(index[id(p)], self._slot[id(v)]) for p, v in graph.updates.items()]
+
+    # -- analysis --------------------------------------------------------------------------------
+    def _alias_roots(self, kernels_):
+        """id(value) -> ids of the buffers it may alias (non-fused ops may return views)."""
+        roots = {}
+        for k in kernels_:
+            if k.kind == "fused":
+                continue
+            for n in k.nodes:
+                rs = set()
+                for a in n.inputs:
+                    if isinstance(a, Value):
+                        rs |= roots.get(id(a), {id(a)})
+                for v in n.outputs:
+                    roots[id(v)] = rs | {id(v)}
+        return roots
+
+    @staticmethod
+    def _split(plan, split_ok):
+        return split_ok and plan.splittable and plan.size * plan.cost >= threads.SPLIT_THRESHOLD
+
+    # -- steps -------------------------------------------------------------------------------------
+    def _fused_step(self, plan, buffers, split_ok):
+        fn = self.library.cfunc(plan.name)
+        n_ops = len(plan.operands)
+        argv = (ctypes.c_void_p * n_ops)()
+        static = []
+        dynamic_in = []  # (arg index, slot, dtype)
+        fresh_out = []  # (arg index, slot, shape, dtype)
+        keep_static = []
+        for j, o in enumerate(plan.operands):
+            slot = self._slot[id(o.value)]
+            buf = buffers.get(id(o.value))
+            if o.role != "in":
+                if buf is not None:
+                    argv[j] = buf.ctypes.data
+                    static.append((slot, buf))
+                    keep_static.append(buf)
+                else:
+                    fresh_out.append((j, slot, tuple(o.value.shape), o.dtype))
+            else:
+                c = next((arr for s, arr in self._init if s == slot), None)
+                if c is not None and c.dtype == o.dtype and c.flags.c_contiguous:
+                    argv[j] = c.ctypes.data
+                    keep_static.append(c)
+                else:
+                    dynamic_in.append((j, slot, o.dtype))
+        hi = plan.dims[0] if plan.dims else 1
+        split = self._split(plan, split_ok)
+        align = 64 if len(plan.dims) == 1 else 1
+        helper = threads.helper() if split else None
+        asc = np.ascontiguousarray
+        empty = np.empty
+        # graph outputs are handed to the caller, so each call needs an array nobody else holds;
+        # recycling a previously returned one whose only owner is this pool avoids page-faulting
+        # a fresh allocation on every call (large numpy allocations are fresh mmaps)
+        pools = [[] for _ in fresh_out]
+        getrc = sys.getrefcount
+
+        def step(env):
+            keep = []
+            for j, slot, dt in dynamic_in:
+                a = env[slot]
+                if a.dtype != dt or not a.flags.c_contiguous:
+                    a = asc(a, dtype=dt)
+                    keep.append(a)
+                argv[j] = a.ctypes.data
+            for slot, buf in static:
+                env[slot] = buf
+            for (j, slot, shape, dt), pool in zip(fresh_out, pools):
+                for entry in pool:
+                    if getrc(entry[0]) == _FREE_RC:
+                        a = entry[0]
+                        argv[j] = entry[1]
+                        break
+                else:
+                    a = empty(shape, dt)
+                    argv[j] = ptr = a.ctypes.data
+                    if len(pool) < 3:
+                        pool.append((a, ptr))
+                env[slot] = a
+            if split:
+                helper.split(fn, argv, 0, hi, align)
+            else:
+                fn(argv, 0, hi)
+
+        step.keep_alive = (keep_static, fn, argv)
+        return step
+
+    def _impl_step(self, node):
+        op = node.op
+        ins = [(self._slot[id(a)], None) if isinstance(a, Value) else (None, a) for a in node.inputs]
+        outs = [self._slot[id(v)] for v in node.outputs]
+        target = promotion_target(op, node.inputs)
+        attrs = dict(node.attrs)
+        impl = op.impl
+        multi = op.n_outputs != 1
+        asarray = np.asarray
+        mm = _matmul_out(node, target)
+        if mm is not None:
+            oshape, odt = tuple(node.outputs[0].shape), node.outputs[0].dtype.np
+            (sa, _), (sb, _) = ins
+            o = outs[0]
+
+            def step(env):
+                env[o] = mm(env[sa], env[sb], np.empty(oshape, odt))
+            return step
+
+        def step(env):
+            args = [env[s] if s is not None else c for s, c in ins]
+            if target is not None:
+                args = cast_operands(op, args, target)
+            r = impl(np, *args, **attrs)
+            if multi:
+                for s, x in zip(outs, r):
+                    env[s] = x if isinstance(x, np.ndarray) else asarray(x)
+            else:
+                env[outs[0]] = r if isinstance(r, np.ndarray) else asarray(r)
+        return step
+
+    # -- running -----------------------------------------------------------------------------------
+    def __call__(self, arrays, record=None):
+        if len(arrays) != self.n_inputs:
+            raise ValueError(f"graph {self.name}: expected {self.n_inputs} inputs, got {len(arrays)}")
+        env = [None] * self.nslots
+        env[:self.n_inputs] = arrays
+        for s, a in self._init:
+            env[s] = a
+        with self._lock:  # steps share argument arrays and buffers: one call at a time
+            if record is None:
+                for step in self.steps:
+                    step(env)
+            else:  # snapshot every value right after it is computed (buffers get reused)
+                for step, vids in zip(self.steps, self.step_values):
+                    step(env)
+                    for vid in vids:
+                        s = self._slot[vid]
+                        if env[s] is not None:
+                            record[vid] = np.array(env[s], copy=True)
+            outs = [env[s] if s is not None else v for s, v in self.out_slots]
+            updates = {i: env[s] for i, s in self.update_slots}
+        return outs, updates
+
+    def value_slot(self, v):
+        return self._slot.get(id(v))
+
+    def describe(self) -> str:
+        return "\n".join([f"compiled {self.name}: {len(self.steps)} steps, "
+                          f"{self.buffer_bytes} bytes of reused buffers"] + self.descr)
+
+
+def _ident(s):
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in s) or "g"
+
+
+os  # (environment knobs live in threads.py / diskcache.py)

@@ -1,0 +1,70 @@
+"""Graph builders and schedule helpers for the codegen tests."""
+from __future__ import annotations
+
+import numpy as np
+
+from graph.aval import AVal
+from graph.dtypes import from_numpy
+from graph.interpret import run as interpret
+from graph.ir import Graph
+from graph.passes.schedule import Kernel, Schedule
+
+
+def graph_of(fn, *specs, name="g"):
+    """Graph of ``fn(*inputs)`` for input specs ``(shape, numpy dtype)``."""
+    g = Graph(name)
+    xs = [g.add_input(AVal(tuple(s), from_numpy(np.dtype(d))), f"x{i}") for i, (s, d) in enumerate(specs)]
+    out = fn(*xs)
+    g.set_outputs(list(out) if isinstance(out, (tuple, list)) else [out])
+    return g
+
+
+def one_kernel(graph):
+    """All nodes of an elementwise(+reduction) graph as one hand-built fused kernel."""
+    nodes = list(graph.nodes)
+    red = nodes[-1] if nodes[-1].op.kind == "reduction" else None
+    consts = [c for c in graph.consts]
+    return Schedule(graph, [Kernel("fused", nodes, list(graph.inputs) + consts, list(graph.outputs), reduce=red)])
+
+
+def per_node(graph):
+    """One kernel per node (elementwise/reductions as single fused kernels)."""
+    from codegen.simple_schedule import simple_schedule
+    return simple_schedule(graph, fuse=False)
+
+
+def optimized(graph, level="O1"):
+    """graph.passes.optimize when it exists, else the simple fusing scheduler."""
+    from codegen import schedule_graph
+    return schedule_graph(graph, level)
+
+
+def compile_and_run(schedule, arrays):
+    from codegen import compile_schedule
+    cg = compile_schedule(schedule)
+    return cg, cg(arrays)
+
+
+def reference(graph, arrays):
+    return interpret(graph, arrays)
+
+
+def assert_ulp(got, want, ulps=4, atol=0.0, what=""):
+    """|got - want| <= ulps * spacing(want) (+ atol), nan/inf positions equal."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    if got.dtype.kind not in "fc":
+        np.testing.assert_array_equal(got, want, err_msg=what)
+        return
+    fin = np.isfinite(want)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=f"{what}: nan positions")
+    inf = np.isinf(want)
+    np.testing.assert_array_equal(got[inf], want[inf], err_msg=f"{what}: inf values")
+    g, w = got[fin].astype(np.float64), want[fin].astype(np.float64)
+    tol = ulps * np.spacing(np.abs(want[fin])).astype(np.float64) + atol
+    bad = np.abs(g - w) > tol
+    if bad.any():
+        i = np.argmax(np.abs(g - w) - tol)
+        raise AssertionError(f"{what}: {bad.sum()} of {bad.size} values off by more than {ulps} ulp "
+                             f"(+{atol}); worst got {g[i]!r} want {w[i]!r}")
