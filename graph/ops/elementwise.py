@@ -191,8 +191,9 @@ unary("neg", "Neg", lambda xp, x: xp.negative(x), lambda E, x: E.neg(x),
 unary("abs", "Abs", lambda xp, x: xp.abs(x), lambda E, x: E.abs(x),
       lambda g, out, x: (F.mul(g, F.sign(x)),), doc="|x|")
 unary("sign", "Sign", lambda xp, x: xp.sign(x),
-      lambda E, x: E.select(E.gt(x, E.const(0, x)), E.const(1, x),
-                            E.select(E.lt(x, E.const(0, x)), E.const(-1, x), E.const(0, x))),
+      lambda E, x: E.select(E.ne(x, x), x,  # NaN stays NaN, as in numpy
+                            E.select(E.gt(x, E.const(0, x)), E.const(1, x),
+                                     E.select(E.lt(x, E.const(0, x)), E.const(-1, x), E.const(0, x)))),
       lambda g, out, x: (F.zeros_like(g),), doc="-1, 0 or 1; gradient zero")
 unary("square", "Square", lambda xp, x: xp.square(x), lambda E, x: E.mul(x, x),
       lambda g, out, x: (F.mul(g, F.mul(x, 2.0)),), doc="x * x")
