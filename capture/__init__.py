@@ -1,7 +1,7 @@
 """``capture``: graph mode as a bytecode-capture JIT.
 
-``jit`` / GRAPH_MODE / ``Cell.compile`` translate a frame's bytecode into the IR (graph breaks
-fall back to eager with a recorded reason), cache it per code object behind guards, and run it
+``jit`` / GRAPH_MODE / ``Cell.compile`` translate a frame's bytecode into the IR (at a graph break
+the prefix is a graph, the breaking instruction runs eagerly and capture resumes after it), cache it per code object behind guards, and run it
 with a backend. ``explain()`` reports graphs and breaks.
 
 Example:

@@ -2,8 +2,10 @@
 
 ``jit`` (decorator / function transform), GRAPH_MODE Cell calls, and ``Cell.compile`` look up the
 per-code-object cache; on a miss the frame is translated into a graph (guards recorded), compiled
-by the backend and cached. A graph break (or an internal capture error) makes the frame run
-eagerly, recorded with its reason and line for ``explain()``.
+by the backend and cached. At a graph break the part before it is a compiled graph, the breaking
+instruction runs eagerly and a resume function (itself captured) continues (capture/resume.py);
+the break is recorded with its reason and line for ``explain()``. When the state at a break
+cannot be rebuilt, or on an internal capture error, the frame runs eagerly.
 
 Example:
     >>> import capture, runtime as ms
@@ -44,7 +46,8 @@ from .errors import CaptureUserError, FullGraphError, GraphBreak
 from .guards import GuardSet
 from .report import BreakInfo, CompileInfo, events
 from .runner import build_output, fetch_inputs, replay_eager
-from .translator import InstructionTranslator, Tracer
+from . import resume as _resume
+from .translator import STOPPED, InstructionTranslator, Tracer
 from .variables import (CellVariable, ConstantVariable, DictVariable, ListVariable, ObjectVariable,
                         TensorVariable, TupleVariable, Variable)
 
@@ -124,16 +127,19 @@ def _run_compiled(fn, entry, flat, config):
     """Run a compiled entry on the flat arguments. If the backend fails at run time, the entry turns
     eager (reason recorded) and ``_FAILED`` is returned: the caller then runs the frame eagerly."""
     try:
-        arrays, tensors = fetch_inputs(entry.sources, flat)
-        if _tape.ACTIVE and _any_tracked(tensors):
-            outs = replay_eager(entry.graph, tensors)
+        if entry.runner is None:  # a break before any op: nothing to run before the eager step
+            outs = []
         else:
-            outs, updates = entry.runner(arrays)
-            for idx, arr in updates.items():
-                tensors[idx]._data = arr
-            outs = [Tensor._wrap(o) for o in outs]
-        for i in entry.copy_outputs:  # graph constants returned: each call gets its own tensor
-            outs[i] = Tensor._wrap(outs[i]._data.copy())
+            arrays, tensors = fetch_inputs(entry.sources, flat)
+            if _tape.ACTIVE and _any_tracked(tensors):
+                outs = replay_eager(entry.graph, tensors)
+            else:
+                outs, updates = entry.runner(arrays)
+                for idx, arr in updates.items():
+                    tensors[idx]._data = arr
+                outs = [Tensor._wrap(o) for o in outs]
+            for i in entry.copy_outputs:  # graph constants returned: each call gets its own tensor
+                outs[i] = Tensor._wrap(outs[i]._data.copy())
     except Exception as e:  # the backend failed at run time: never crash a working script
         qual = entry.name
         if config.fullgraph:
@@ -142,6 +148,9 @@ def _run_compiled(fn, entry, flat, config):
         info = _internal_break(fn, qual, "internal capture error while running the compiled graph", e)
         entry.make_eager(info)
         return _FAILED
+    if entry.plan is not None:
+        # graph break: rebuild the stack/locals, run the breaking instruction eagerly, resume
+        return entry.plan.run(outs, flat)
     return build_output(entry.template, outs)
 
 
@@ -356,7 +365,11 @@ def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
                                      f"\n    {loc[2]}" + (f"\n  hint: {e.hint}" if e.hint else "")) from None
             info = BreakInfo.from_break(e, qual, fn)
             events.record_break(info)
-            entry = Entry(tracer.guards, break_info=info, name=qual, config=config, closure=fn.__closure__)
+            entry = None
+            if e.resumable and e.root_index is not None and RESUME_ENABLED:
+                entry = _compile_resume(fn, flat, names, config, qual, e, info, t0)
+            if entry is None:
+                entry = Entry(tracer.guards, break_info=info, name=qual, config=config, closure=fn.__closure__)
             cache.add(entry)
             return entry
         except CaptureUserError as e:
@@ -376,9 +389,57 @@ def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
         entry.copy_outputs = tuple(i for i, v in enumerate(graph.outputs) if v.kind == CONST)
         entry.compile_time = time.perf_counter() - t0
         cache.add(entry)
+        if graph.nodes or fn.__code__ not in _resume.RESUME_INFO:  # (a resume that only returns: no graph)
+            events.record_compile(CompileInfo(qual, graph, entry.guard_set.descs, entry.compile_time))
+            _maybe_save(graph, qual)
+        return entry
+
+
+#: graph breaks resume (compiled prefix + eager instruction + captured resume function); when
+#: False a break makes its whole frame eager
+RESUME_ENABLED = os.environ.get("CAPTURE_NO_RESUME", "") in ("", "0")
+
+
+def _compile_resume(fn, flat, names, config, qual, brk, info, t0):
+    """Re-translate ``fn`` up to the breaking root instruction and build an entry that runs the
+    prefix graph, the instruction eagerly and a resume function (see capture.resume). Returns
+    None when the state at the break cannot be rebuilt (the frame then runs eagerly)."""
+    tracer = Tracer(qual.replace(".", "_").replace("<", "").replace(">", "").replace(" ", "_")
+                    .replace("(", "").replace(")", ""))
+    try:
+        _TRACING.depth += 1
+        try:
+            root = _setup_root(tracer, fn, flat, names)
+            root.stop_at = brk.root_count
+            out = root.run()
+        finally:
+            _TRACING.depth -= 1
+        if out is not STOPPED or root.ip != brk.root_index:
+            raise _resume.NotResumable("the re-translation did not reach the break")
+        plan, outputs = _resume.make_plan(root, fn, config, qual, tracer.arg_paths, tracer.free_cells,
+                                          tracer.initial_free)
+        graph = tracer.builder.graph
+        graph.set_outputs(outputs)
+        for obj in tracer.builder.lifted_objs.values():
+            tracer.guards.tensor(tracer.guards.obj(obj), obj, getattr(obj, "name", "captured tensor"))
+        graph.verify()
+        runner = backends.get_backend(config.backend)(graph) if graph.nodes else None
+    except (FullGraphError, KeyboardInterrupt):
+        raise
+    except Exception as e:  # not resumable (or an internal error): the frame runs eagerly
+        log.debug("capture: cannot resume after the break in %s: %s: %s", qual, type(e).__name__, e)
+        events.record_resume_fallback(qual, f"{type(e).__name__}: {e}")
+        return None
+    entry = Entry(tracer.guards, graph=graph, sources=tracer.builder.sources, template=None, name=qual,
+                  config=config, closure=fn.__closure__)
+    entry.runner = runner
+    entry.plan = plan
+    entry.break_info = info
+    entry.compile_time = time.perf_counter() - t0
+    if graph.nodes:
         events.record_compile(CompileInfo(qual, graph, entry.guard_set.descs, entry.compile_time))
         _maybe_save(graph, qual)
-        return entry
+    return entry
 
 
 class _UserErrorWhileCapturing(Exception):
@@ -449,7 +510,34 @@ def _guard_root_value(tracer, value, expr, desc):
         g.identity(expr, value, desc)
 
 
-def _wrap_root(tx, value, expr, path, desc):
+_ITER_TYPES = (type(iter([])), type(iter(())), type(iter(range(0))), type(iter({})), types.GeneratorType,
+               type(iter(set())), type(iter("")))
+
+
+def _wrap_root(tx, value, expr, path, desc, is_resume=False):
+    g = tx.guards
+    memo = getattr(tx.tracer, "root_memo", None)
+    if memo is not None and isinstance(value, (list, dict)):
+        # the same list/dict passed twice (aliased locals of a resume function) is one Variable
+        hit = memo.get(id(value))
+        if hit is not None:
+            g.add(f"{expr} is {hit[1]}", f"{desc} is {hit[2]}")
+            return hit[0]
+    if memo is not None and not isinstance(value, (int, float, bool, str, type(None), tuple)):
+        tx.tracer.arg_paths.setdefault(id(value), path)
+    if is_resume and (isinstance(value, (np.ndarray,) + _ITER_TYPES) or
+                      (isinstance(value, types.MethodType) and isinstance(value.__self__, Tensor))):
+        # run-time data handed over by an earlier break: guarded by type only
+        from .resume import RuntimeValueVariable
+        g.add(f"type({expr}) is {g.obj(type(value))}", f"{desc}: a {type(value).__name__}")
+        return RuntimeValueVariable(value, path)
+    var = _wrap_root_value(tx, value, expr, path, desc, is_resume)
+    if memo is not None and isinstance(value, (list, dict)):
+        memo[id(value)] = (var, expr, desc)
+    return var
+
+
+def _wrap_root_value(tx, value, expr, path, desc, is_resume):
     g = tx.guards
     if isinstance(value, Tensor) and not isinstance(value, Parameter):
         g.tensor(expr, value, desc)
@@ -460,12 +548,19 @@ def _wrap_root(tx, value, expr, path, desc):
     if isinstance(value, (tuple, list)):
         g.add(f"type({expr}) is {g.obj(type(value))} and len({expr}) == {len(value)}",
               f"{desc}: {type(value).__name__} of length {len(value)}")
-        items = [_wrap_root(tx, v, f"{expr}[{i}]", path + (i,), f"{desc}[{i}]") for i, v in enumerate(value)]
-        return TupleVariable(items) if isinstance(value, tuple) else ListVariable(items, external=True)
+        items = [_wrap_root(tx, v, f"{expr}[{i}]", path + (i,), f"{desc}[{i}]", is_resume)
+                 for i, v in enumerate(value)]
+        if isinstance(value, tuple):
+            return TupleVariable(items)
+        var = ListVariable(items, external=True)
+        var.source = ("arg", path)
+        return var
     if isinstance(value, dict) and all(isinstance(k, str) for k in value):
         g.add(f"type({expr}) is dict and list({expr}) == {g.obj(list(value))}", f"{desc}: dict keys {list(value)}")
-        return DictVariable({k: _wrap_root(tx, v, f"{expr}[{k!r}]", path + (k,), f"{desc}[{k!r}]")
-                             for k, v in value.items()}, external=True)
+        var = DictVariable({k: _wrap_root(tx, v, f"{expr}[{k!r}]", path + (k,), f"{desc}[{k!r}]", is_resume)
+                            for k, v in value.items()}, external=True)
+        var.source = ("arg", path)
+        return var
     if isinstance(value, Cell):
         g.arg_identity(expr, value, desc)  # weakly: entries must not keep Cells alive
         return CellVariable(value)
@@ -473,15 +568,20 @@ def _wrap_root(tx, value, expr, path, desc):
     return tx.wrap(value)
 
 
-def translate(tracer, fn, flat, names):
-    """Translate one frame; returns (graph, input sources, output template)."""
+def _setup_root(tracer, fn, flat, names):
+    """The root translator of a frame, its arguments and closure wrapped (guards recorded)."""
     code = fn.__code__
     names = names or list(code.co_varnames[:code.co_argcount])
-    tracer.call_site = user_location(2)
+    tracer.call_site = user_location(3)
+    tracer.arg_paths = {}
+    tracer.free_cells = {}
+    tracer.initial_free = {}
+    tracer.root_memo = {}
     root = InstructionTranslator(tracer, code, fn.__globals__, {}, {}, depth=0)
     local_vars = {}
+    is_resume = code in _resume.RESUME_INFO
     for i, (nm, value) in enumerate(zip(names, flat)):
-        local_vars[nm] = _wrap_root(root, value, f"args[{i}]", (i,), nm)
+        local_vars[nm] = _wrap_root(root, value, f"args[{i}]", (i,), nm, is_resume)
     root.locals = local_vars
     root.self_var = local_vars.get(names[0]) if names else None
     if code.co_freevars:
@@ -490,13 +590,21 @@ def translate(tracer, fn, flat, names):
             try:
                 contents = cell.cell_contents
             except ValueError:
-                raise GraphBreak(f"closure variable {nm!r} is not bound yet") from None
+                raise GraphBreak(f"closure variable {nm!r} is not bound yet", resumable=False) from None
             root._guard_value(f"{root.guards.obj(cell)}.cell_contents", contents, f"closure variable {nm}")
-            root.locals[nm] = Box(root.wrap(contents))
+            box = root.locals[nm] = Box(root.wrap(contents))
+            tracer.free_cells[id(box)] = cell
+            tracer.initial_free[nm] = box.value
         if "__class__" in code.co_freevars:
             root.cls = fn.__closure__[code.co_freevars.index("__class__")].cell_contents
     tracer.guards.add(f"{tracer.guards.obj(_context._state)}['mode'] == {_context.mode()}",
                       f"context mode is {'GRAPH_MODE' if _context.mode() == 0 else 'PYNATIVE_MODE'}")
+    return root
+
+
+def translate(tracer, fn, flat, names):
+    """Translate one frame; returns (graph, input sources, output template)."""
+    root = _setup_root(tracer, fn, flat, names)
     ret = root.run()
     builder = tracer.builder
     outputs = []

@@ -63,3 +63,8 @@ def compare_name(arg) -> str:
 
 def binary_op_name(arg) -> str:
     return getattr(arg, "name", str(arg))
+
+
+def compare_casts(arg) -> bool:
+    """3.13: does this COMPARE_OP convert its result to bool (it feeds a jump)?"""
+    return PY313 and "_CAST" in getattr(arg, "name", "")

@@ -35,6 +35,7 @@ class Entry:
         self.runner = None  # the backend's compiled callable
         self.copy_outputs = ()  # output indices that are graph constants (copied per call)
         self.owner = None  # the recompile-budget key it was compiled under (see api._owner_key)
+        self.plan = None  # capture.resume.ResumePlan: what runs after the prefix graph at a graph break
 
     @property
     def eager(self) -> bool:
@@ -104,3 +105,6 @@ def reset(code=None) -> None:
         _CACHES.clear()
     else:
         _CACHES.pop(code, None)
+        from .resume import DERIVED
+        for derived in list(DERIVED.get(code, ())):  # resume functions generated from it
+            _CACHES.pop(derived, None)

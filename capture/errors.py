@@ -9,11 +9,14 @@ class GraphBreak(Exception):
     (filename, lineno, source_line) of the user's instruction, filled in by the translator.
     """
 
-    def __init__(self, reason: str, hint: str = "", loc=None):
+    def __init__(self, reason: str, hint: str = "", loc=None, resumable=True):
         super().__init__(reason)
         self.reason = reason
         self.hint = hint
         self.loc = loc
+        self.resumable = resumable  # False: the whole frame runs eagerly (no resume after it)
+        self.root_index = None  # the root frame's instruction it happened in (set by the translator)
+        self.root_count = None
 
 
 class CaptureUserError(Exception):

@@ -22,6 +22,7 @@ class ExplainReport:
         self.compiles = []
         self.breaks = []
         self.recompiles = []
+        self.resume_fallbacks = []  # (frame, why): breaks after which the whole frame ran eagerly
         self.result = None
 
     # -- the numbers ----------------------------------------------------------------------------------
@@ -72,6 +73,7 @@ class ExplainReport:
             "guards": self.guards,
             "compile_times": self.compile_times,
             "recompiles": [{"frame": f, "reason": r} for f, r in self.recompiles],
+            "resume_fallbacks": [{"frame": f, "reason": r} for f, r in self.resume_fallbacks],
         }
 
     def __str__(self):
@@ -85,6 +87,9 @@ class ExplainReport:
             lines.append(f"Graph {i} ({c.frame}): {c.graph.op_count()} ops, compiled in {c.seconds * 1e3:.1f} ms")
             lines.append("  Guards:")
             lines.extend(f"    - {g}" for g in c.guards)
+        if self.resume_fallbacks:
+            lines.append("Frames that ran eagerly after a break (the state could not be rebuilt):")
+            lines.extend(f"  {f}: {r}" for f, r in self.resume_fallbacks)
         if self.recompiles:
             lines.append("Recompiles:")
             lines.extend(f"  {f}: {r}" for f, r in self.recompiles)

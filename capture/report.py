@@ -30,7 +30,7 @@ class BreakInfo:
         return cls(e.reason, loc[0], loc[1], loc[2], e.hint, frame)
 
     def key(self):
-        return (self.reason, self.filename, self.lineno)
+        return (self.filename, self.lineno)  # one break per user line (chained breaks merge)
 
     def to_dict(self):
         return {"reason": self.reason, "filename": self.filename, "lineno": self.lineno,
@@ -63,7 +63,8 @@ class Events:
     def __init__(self):
         self.recorders: list = []
         self.saved: list = []
-        self.totals = {"graphs": 0, "breaks": 0, "recompiles": 0, "compile_seconds": 0.0}
+        self.totals = {"graphs": 0, "breaks": 0, "recompiles": 0, "compile_seconds": 0.0, "resume_fallbacks": 0}
+        self.resume_fallbacks: list = []  # (frame, why) of breaks after which the whole frame ran eagerly
 
     def _emit(self, kind, text):
         if kind in _log_kinds() or "all" in _log_kinds():
@@ -83,6 +84,14 @@ class Events:
             r.breaks.append(info)
         self._emit("graph_breaks", f"Graph break in user code at {info.filename}:{info.lineno}\n"
                    f"  Reason: {info.reason}\n  Source: {info.source}" + (f"\n  Hint: {info.hint}" if info.hint else ""))
+
+    def record_resume_fallback(self, frame, why):
+        self.totals["resume_fallbacks"] += 1
+        self.resume_fallbacks.append((frame, why))
+        del self.resume_fallbacks[:-100]
+        for r in self.recorders:
+            r.resume_fallbacks.append((frame, why))
+        self._emit("graph_breaks", f"cannot resume after the break in {frame} ({why}): the frame runs eagerly")
 
     def record_recompile(self, frame, reason):
         self.totals["recompiles"] += 1

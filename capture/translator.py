@@ -39,6 +39,7 @@ from .variables.containers import check_mutable
 
 MAX_INSTRUCTIONS = 500_000
 MAX_INLINE_DEPTH = 64
+STOPPED = object()  # returned by a root translator stopped before a graph break
 _CONST_TYPES = (int, float, bool, str, bytes, complex, type(None), type(Ellipsis), range, slice,
                 DType, np.dtype, np.generic)
 _CODE_CACHE: dict[types.CodeType, tuple] = {}
@@ -125,6 +126,10 @@ class InstructionTranslator:
         # *user* frame: framework code inlined from runtime/graph/... points at the user's call
         self.is_user = not is_internal_file(code.co_filename)
         self.user_frame = self if self.is_user else (parent.user_frame if parent is not None else None)
+        # root frame only: number of instructions begun, and where to stop (re-translation of
+        # the prefix before a graph break: stop before the ``stop_at``-th instruction)
+        self.exec_count = 0
+        self.stop_at = None
 
     def user_loc(self):
         """(file, line, source) of the innermost user frame's current line."""
@@ -143,10 +148,15 @@ class InstructionTranslator:
             if not isinstance(ins, Instr):
                 continue
             here = self.ip - 1
+            if self.stop_at is not None and self.exec_count + 1 == self.stop_at:
+                self.ip = here
+                return STOPPED
+            self.exec_count += 1
             try:
                 tracer.instruction_count += 1
                 if tracer.instruction_count > MAX_INSTRUCTIONS:
-                    raise GraphBreak("the traced code runs too many instructions (an unbounded loop?)")
+                    raise GraphBreak("the traced code runs too many instructions (an unbounded loop?)",
+                                     resumable=False)
                 if ins.lineno is not None and ins.lineno != self.loc[1]:
                     fn = self.code.co_filename
                     self.loc = (fn, ins.lineno, linecache.getline(fn, ins.lineno).strip())
@@ -156,6 +166,8 @@ class InstructionTranslator:
                     raise GraphBreak(f"the bytecode instruction {ins.name} is not supported by graph capture")
                 handler(ins)
             except GraphBreak as e:
+                if self.parent is None and e.root_index is None:
+                    e.root_index, e.root_count = here, self.exec_count
                 if e.loc is None:
                     if not self.is_user:
                         e.reason = (f"{e.reason} (in {getattr(self.code, 'co_qualname', self.code.co_name)} at "
@@ -241,7 +253,10 @@ class InstructionTranslator:
         """Wrap ``owner.name`` and guard on it (value for constants, identity for objects)."""
         expr = f"{self.guards.obj(owner)}.{name}"
         self._guard_value(expr, value, f"{type(owner).__name__}.{name}")
-        return self.wrap(value)
+        var = self.wrap(value)
+        if isinstance(value, (list, dict)):
+            var.source = ("attr", owner, name)  # rebuilt at a graph break as this same object
+        return var
 
     def _guard_value(self, expr, value, desc, depth=0):
         """Guard that ``expr`` (evaluated on later calls) still gives what tracing assumed:
@@ -505,6 +520,8 @@ class InstructionTranslator:
         else:
             raise GraphBreak(f"name {name!r} is not defined")
         var = self.wrap(value)
+        if name in self.f_globals and isinstance(value, (list, dict)):
+            var.source = ("global", self.f_globals, name)
         if push_null and not bc.NULL_AFTER_CALLABLE:
             self.push(NULL)
         self.push(var)
@@ -588,7 +605,11 @@ class InstructionTranslator:
     def COMPARE_OP(self, ins):
         b = self.pop()
         a = self.pop()
-        self.push(self.apply_python_operator(COMPARE_OPS[bc.compare_name(ins.arg)], [a, b]))
+        out = self.apply_python_operator(COMPARE_OPS[bc.compare_name(ins.arg)], [a, b])
+        if isinstance(out, TensorVariable) and bc.compare_casts(ins.arg):
+            # 3.13: the comparison feeds a jump and is converted to bool by CPython
+            out.truth(self)
+        self.push(out)
 
     def IS_OP(self, ins):
         b = self.pop()
@@ -699,10 +720,12 @@ class InstructionTranslator:
 
     def LIST_APPEND(self, ins):
         v = self.pop()
+        check_mutable(self.stack[-ins.arg], "appending")  # (a list handed over by a graph break)
         self.stack[-ins.arg].items.append(v)
 
     def LIST_EXTEND(self, ins):
         v = self.pop()
+        check_mutable(self.stack[-ins.arg], "extending")
         self.stack[-ins.arg].items.extend(v.iterate(self))
 
     def SET_ADD(self, ins):
@@ -717,12 +740,14 @@ class InstructionTranslator:
         k = self.pop()
         if not k.is_const():
             raise GraphBreak("dict with a traced key")
+        check_mutable(self.stack[-ins.arg], "item assignment")
         self.stack[-ins.arg].items[k.value] = v
 
     def DICT_UPDATE(self, ins):
         v = self.pop()
         target = self.stack[-ins.arg]
         if isinstance(v, DictVariable):
+            check_mutable(target, "dict update")
             target.items.update(v.items)
         else:
             raise GraphBreak("dict.update with a non-dict")
@@ -769,6 +794,8 @@ class InstructionTranslator:
 
     def FOR_ITER(self, ins):
         it = self.stack[-1]
+        if not isinstance(it, IteratorVariable):
+            raise GraphBreak(f"iterating over a {it.describe()} produced at run time")
         nxt = it.next()
         if nxt is None:
             self.pop()
@@ -945,10 +972,13 @@ class InstructionTranslator:
         self.push(ConstantVariable(AssertionError))
 
     def RAISE_VARARGS(self, ins):
-        raise GraphBreak("raise inside a captured region", hint="the frame runs eagerly so the exception is raised")
+        raise GraphBreak("raise inside a captured region",
+                         hint="the raise (and what follows it) runs eagerly, so the exception is raised and handled")
 
     def BEFORE_WITH(self, ins):
-        raise GraphBreak("`with` block inside a captured region")
+        raise GraphBreak("`with` block inside a captured region",
+                         hint="the context manager is entered eagerly; capture resumes inside the block "
+                              "(a break inside the block runs the rest of the frame eagerly)")
 
     def RETURN_GENERATOR(self, ins):
         if self.generator_items is None:

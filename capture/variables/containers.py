@@ -8,7 +8,7 @@ from .base import ConstantVariable, Variable
 def check_mutable(var, what):
     """Mutating a list/dict that exists outside the captured frame (an attribute, a global, an
     argument) is a side effect the graph cannot replay: break instead of mutating a copy."""
-    if var.external:
+    if getattr(var, "external", False):
         raise GraphBreak(f"{what} on a {var.describe()} that exists outside the captured frame "
                          "(an attribute, global or argument)",
                          hint="build a new list/dict instead of mutating it, or mutate it outside construct")
@@ -16,6 +16,7 @@ def check_mutable(var, what):
 
 class TupleVariable(Variable):
     kind = tuple
+    source = None  # where an external list lives: ("arg", path) / ("attr", obj, name) / ("global", dict, name)
 
     def __init__(self, items, external=False):
         self.items = list(items)
@@ -94,6 +95,8 @@ class ListMethodVariable(Variable):
 
 
 class DictVariable(Variable):
+    source = None
+
     def __init__(self, items: dict, external=False):
         self.items = dict(items)  # const key -> Variable
         self.external = external

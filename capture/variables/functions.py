@@ -232,7 +232,7 @@ class BuiltinVariable(Variable):
 
     def _call_print(self, tx, *args, **kwargs):
         raise GraphBreak("print() inside a captured region: it must print on every call",
-                         hint="remove the print, or accept the graph break (the frame runs eagerly)")
+                         hint="remove the print, or accept the graph break (the print runs eagerly between two graphs)")
 
     def _call_iter(self, tx, it):
         return IteratorVariable(it.iterate(tx))
@@ -618,7 +618,7 @@ class PrintVariable(Variable):
 
     def call(self, tx, args, kwargs):
         raise GraphBreak("ops.Print / ops.print_ inside a captured region: it must print on every call",
-                         hint="remove the print, or accept the graph break (the frame runs eagerly)")
+                         hint="remove the print, or accept the graph break (the print runs eagerly between two graphs)")
 
 
 def wrap_callable(tx, obj):

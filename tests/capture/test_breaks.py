@@ -1,5 +1,6 @@
-"""When capture can't: the frame runs eagerly with PyNative results, ``explain`` reports the break
-(reason, file, line, source, hint), and ``fullgraph=True`` raises naming the construct and line."""
+"""When capture can't: the graphable parts before and after the break are graphs, the breaking
+instruction runs eagerly (PyNative results), ``explain`` reports the break (reason, file, line,
+source, hint), and ``fullgraph=True`` raises naming the construct and line."""
 import os
 
 import numpy as np
@@ -59,10 +60,13 @@ CASES = [
     (f_item, "BREAK:item", "item()"),
     (f_while_on_tensor, "BREAK:while", "tensor value"),
 ]
+# graphs of the split frame (prefix before the break + what the resume functions capture)
+GRAPHS = {"BREAK:asnumpy": 2, "BREAK:opaque": 2, "BREAK:branch": 2, "BREAK:print": 2, "BREAK:item": 2,
+          "BREAK:while": None}  # 2 or 3: 3.12+ compile the loop test twice (top and bottom)
 
 
 @pytest.mark.parametrize("fn,marker,reason", CASES, ids=[c[1] for c in CASES])
-def test_break_runs_eagerly_and_is_explained(fn, marker, reason, rng, capsys):
+def test_break_splits_the_frame_and_is_explained(fn, marker, reason, rng, capsys):
     lineno, source = line_of(marker, fn)
     # correct results on several inputs (both branches of the data-dependent if)
     jitted = capture.jit(fn)
@@ -70,8 +74,11 @@ def test_break_runs_eagerly_and_is_explained(fn, marker, reason, rng, capsys):
         x = randn(rng, 3) + (5.0 if i % 2 else -5.0)
         assert_same(jitted(x), fn(x))
     capsys.readouterr()
-    report = capture.explain(fn)(randn(rng, 3))
-    assert report.graph_count == 0
+    report = capture.explain(fn)(randn(rng, 3) - 5.0)
+    if GRAPHS[marker] is None:
+        assert report.graph_count in (2, 3), report.ops_per_graph
+    else:
+        assert report.graph_count == GRAPHS[marker], report.ops_per_graph
     assert report.graph_break_count == 1
     (b,) = report.break_reasons
     assert reason in b.reason, b.reason
@@ -98,8 +105,8 @@ def test_fullgraph_raises_naming_the_construct_and_line(fn, marker, reason, rng)
     assert fn.__name__ in msg
 
 
-def test_eager_break_in_a_frame_is_cached(rng):
-    """After a break the frame's entry says 'eager': later calls don't retranslate."""
+def test_break_in_a_frame_is_cached(rng):
+    """After a break the frame's entry (prefix + resume) is cached: later calls don't retranslate."""
     with recording() as report:
         f = capture.jit(f_print)
         for _ in range(3):
@@ -137,8 +144,8 @@ def test_break_in_a_sub_cell_reports_the_inner_line_and_other_cells_still_compil
     (b,) = report.break_reasons
     assert b.lineno == lineno and b.source == source and "print()" in b.reason
     assert b.frame == "OuterNet.construct"
-    # the outer frame ran eagerly; in GRAPH_MODE its sub-Cells (pre, post, and inner's fc, called
-    # from inner's eager frame) were captured on their own
+    # the outer frame is split at the call of inner (pre+relu | inner eagerly | post); in GRAPH_MODE
+    # the eager call of inner is captured on its own (fc | print eagerly | return)
     assert report.graph_count == 3
     for _ in range(3):
         x = randn(rng, 2, 3)
@@ -280,6 +287,6 @@ def test_framework_print_breaks_instead_of_printing_a_symbol(rng, capsys):
     report = capture.explain(f)(randn(rng, 2))
     (b,) = report.break_reasons
     assert "ops.Print" in b.reason and b.lineno == lineno
-    assert capture.explain(g)(randn(rng, 2)).graph_break_count == 1
+    assert capture.explain(g)(randn(rng, 2)).graph_break_count == 2  # two prints, two lines
     out = capsys.readouterr().out
     assert "SymTensor" not in out and out.count("[") >= 3  # printed real values, eagerly

@@ -60,7 +60,8 @@ def test_explain_recompiles_fresh_each_time(rng):
 def test_report_for_a_break(rng):
     lineno, source = line_of("EXPLAIN:print", broken)
     report = capture.explain(broken)(randn(rng, 2))
-    assert report.graph_count == 0 and report.graph_break_count == 1
+    # the prefix (x * 2) is a graph; the print runs eagerly; the resume only returns y (no graph)
+    assert report.graph_count == 1 and report.graph_break_count == 1 and report.ops_per_graph == [1]
     b = report.break_reasons[0]
     d = b.to_dict()
     assert set(d) >= {"reason", "filename", "lineno", "source", "hint"}
@@ -151,8 +152,9 @@ def test_report_counts_several_graphs_and_breaks(rng):
 
     ms.set_context(mode=ms.GRAPH_MODE)
     report = capture.explain(Outer())(randn(rng, 1, 2))
-    # Outer breaks (at Inner's print) and runs eagerly: Dense compiles; Inner breaks again at
-    # the same line (one deduplicated reason)
+    # Outer breaks at the call of inner (its print): the prefix (Dense) is a graph, inner runs
+    # eagerly and is captured on its own, breaking again at the same line (one deduplicated
+    # reason); what follows both breaks only returns (no more graphs)
     assert report.graph_count == 1
     assert report.graph_break_count == 1 and len(report.breaks) == 2
     assert np.isfinite(report.result.asnumpy()).all()

@@ -1,0 +1,842 @@
+"""Graph breaks that resume: compiled prefix + the breaking instruction run eagerly + a resume
+function that is itself captured.
+
+When the root frame's translation breaks at instruction ``k`` (a break inside an inlined call
+counts as a break at the root's call instruction), capture re-translates the frame and stops
+right *before* ``k``. The graph built so far is the *prefix*; its outputs and the symbolic state
+(stack and live locals) are turned into *recipes* that rebuild the Python values at run time.
+A compiled entry with a :class:`ResumePlan` then runs:
+
+1. the prefix graph;
+2. the recipes: the Python stack and the live locals as real objects (tensors from the graph's
+   outputs or the call's arguments, Python values from the trace, fresh lists/dicts rebuilt,
+   written-to free variables stored back into their cells);
+3. a generated *step* function: bytecode that re-pushes the stack, executes the original
+   instruction ``k`` (CPython itself runs it, so it behaves exactly as in PyNative) and calls the
+   *resume function* of the instruction that follows (both successors for a conditional jump);
+4. the resume function, through :func:`capture.api.call_captured`: it is captured on its first
+   call and cached per code object like any other frame.
+
+A resume function is the original code object with a prologue (``MAKE_CELL`` for the cells,
+``COPY_FREE_VARS``, ``RESUME``, pushes of the saved stack, a jump to the resume offset); its
+parameters are the live locals (by their own names) then the stack values. Resume and step code
+objects are generated from the *original* code and cached by (code, offset, stack layout, live
+names), so converging paths share them. Instructions that cannot be stepped on their own (e.g.
+a break inside a ``try``/``with`` body, whose handler must see the eager exception) resume *at*
+``k`` and run the rest of the frame eagerly: the prefix still runs as a graph.
+"""
+from __future__ import annotations
+
+import copy
+import functools
+import inspect
+import threading
+import types
+
+from bytecode import Bytecode, CellVar, Instr, Label, TryBegin, TryEnd
+
+from . import bytecode_compat as bc
+from .errors import GraphBreak
+from .variables.base import Variable
+
+
+class NotResumable(Exception):
+    """The state at a break cannot be rebuilt as Python objects: the whole frame runs eagerly."""
+
+
+# -- resume-code bookkeeping ------------------------------------------------------------------------
+class ResumeInfo:
+    """What a generated resume code object is: ``orig`` code, its index map into ``orig``'s
+    abstract instruction list, and the offset it resumes at."""
+
+    __slots__ = ("orig", "index_map", "orig_index", "line")
+
+    def __init__(self, orig, index_map, orig_index, line):
+        self.orig = orig
+        self.index_map = index_map
+        self.orig_index = orig_index
+        self.line = line
+
+
+RESUME_INFO: dict = {}  # resume code -> ResumeInfo
+_RESUME_CODES: dict = {}  # (orig code, orig index, layout, live names) -> resume code
+_STEP_CODES: dict = {}
+DERIVED: dict = {}  # orig code -> set of resume codes made from it (reset with it)
+_LIVENESS: dict = {}
+_LOCK = threading.RLock()
+
+
+def origin_of(code, index):
+    """(original code, index in its abstract instruction list) of instruction ``index`` of ``code``."""
+    info = RESUME_INFO.get(code)
+    if info is None:
+        return code, index
+    j = info.index_map[index]
+    if j is None:
+        raise NotResumable("break inside a resume prologue")
+    return info.orig, j
+
+
+def _instructions(code):
+    from .translator import _instructions as ti
+    return ti(code)
+
+
+# -- liveness of fast locals -----------------------------------------------------------------------
+_UNCOND = {"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP", "JUMP_NO_INTERRUPT",
+           "JUMP_ABSOLUTE"}
+_FINAL = {"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE"}
+
+
+def _name_of(arg):
+    return arg if isinstance(arg, str) else getattr(arg, "name", None)
+
+
+def _local_effects(ins):
+    """[(is_load, name)] in execution order for the fast-local accesses of one instruction."""
+    n = ins.name
+    if n in ("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR"):
+        return [(True, _name_of(ins.arg))]
+    if n in ("STORE_FAST", "DELETE_FAST"):
+        return [(False, _name_of(ins.arg))]
+    if n == "LOAD_FAST_LOAD_FAST":
+        return [(True, _name_of(ins.arg[0])), (True, _name_of(ins.arg[1]))]
+    if n == "STORE_FAST_LOAD_FAST":
+        return [(False, _name_of(ins.arg[0])), (True, _name_of(ins.arg[1]))]
+    if n == "STORE_FAST_STORE_FAST":
+        return [(False, _name_of(ins.arg[0])), (False, _name_of(ins.arg[1]))]
+    return ()
+
+
+def liveness(code):
+    """Per abstract-instruction index: the fast locals read before being written on some path
+    from there (exception handlers included). Cells/free variables are not tracked here."""
+    hit = _LIVENESS.get(code)
+    if hit is not None:
+        return hit
+    insts, labels, _ = _instructions(code)
+    n = len(insts)
+    handler = [None] * n
+    cur = None
+    for i, ins in enumerate(insts):
+        if isinstance(ins, TryBegin):
+            cur = labels[ins.target]
+        elif isinstance(ins, TryEnd):
+            cur = None
+        handler[i] = cur
+    succ = []
+    for i, ins in enumerate(insts):
+        s = []
+        if isinstance(ins, Instr):
+            if ins.name in _FINAL:
+                pass
+            elif ins.name in _UNCOND:
+                s.append(labels[ins.arg])
+            else:
+                s.append(i + 1)
+                if isinstance(ins.arg, Label):
+                    s.append(labels[ins.arg])
+            if handler[i] is not None:
+                s.append(handler[i])
+        else:
+            s.append(i + 1)
+        succ.append([j for j in s if j < n])
+    effects = [_local_effects(ins) if isinstance(ins, Instr) else () for ins in insts]
+    live = [frozenset()] * (n + 1)
+    changed = True
+    while changed:
+        changed = False
+        for i in range(n - 1, -1, -1):
+            out = set()
+            for j in succ[i]:
+                out |= live[j]
+            for is_load, name in reversed(effects[i]):
+                if is_load:
+                    out.add(name)
+                else:
+                    out.discard(name)
+            fs = frozenset(out)
+            if fs != live[i]:
+                live[i] = fs
+                changed = True
+    _LIVENESS[code] = live
+    return live
+
+
+# -- code generation --------------------------------------------------------------------------------
+_GEN_FLAGS_OFF = (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS | inspect.CO_GENERATOR | inspect.CO_COROUTINE
+                  | inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE)
+_PROLOGUE = {"MAKE_CELL", "COPY_FREE_VARS", "RESUME"}
+_SUPER = {"LOAD_FAST_LOAD_FAST": ("LOAD_FAST_CHECK", "LOAD_FAST_CHECK"),
+          "STORE_FAST_LOAD_FAST": ("STORE_FAST", "LOAD_FAST_CHECK"),
+          "STORE_FAST_STORE_FAST": ("STORE_FAST", "STORE_FAST")}
+
+
+def _loc_of(insts, index):
+    for j in range(index, len(insts)):
+        ins = insts[j]
+        if isinstance(ins, Instr) and ins.lineno is not None:
+            return ins.location
+    return None
+
+
+def _set_meta(b, orig, name):
+    b.name = orig.co_name
+    b.qualname = getattr(orig, "co_qualname", orig.co_name)
+    b.filename = orig.co_filename
+    b.first_lineno = orig.co_firstlineno
+    b.flags = (orig.co_flags & ~_GEN_FLAGS_OFF) | inspect.CO_OPTIMIZED | inspect.CO_NEWLOCALS
+    b.docstring = None
+
+
+def _stack_names(layout):
+    return [f"___stack{i}" for i, kind in enumerate(layout) if kind != "null"]
+
+
+def resume_code(orig, index, layout, names):
+    """The resume function's code: ``orig`` continued at abstract index ``index`` with the stack
+    ``layout`` (per slot: "null", "val" or "iter" (a sequence turned back into an iterator)) and
+    the locals ``names`` as its parameters (locals first, then the non-NULL stack slots)."""
+    key = (orig, index, tuple(layout), tuple(names))
+    with _LOCK:
+        hit = _RESUME_CODES.get(key)
+        if hit is not None:
+            return hit
+        insts, labels, _ = _instructions(orig)
+        loc = _loc_of(insts, index)
+        b = Bytecode()
+        _set_meta(b, orig, orig.co_name)
+        snames = _stack_names(layout)
+        b.argnames = list(names) + snames
+        b.argcount = len(b.argnames)
+        b.posonlyargcount = 0
+        b.kwonlyargcount = 0
+        b.cellvars = list(orig.co_cellvars)
+        b.freevars = list(orig.co_freevars)
+        pro = []
+        for c in orig.co_cellvars:
+            pro.append(Instr("MAKE_CELL", CellVar(c), location=loc))
+        if orig.co_freevars:
+            pro.append(Instr("COPY_FREE_VARS", len(orig.co_freevars), location=loc))
+        pro.append(Instr("RESUME", 0, location=loc))
+        si = iter(snames)
+        for kind in layout:
+            if kind == "null":
+                pro.append(Instr("PUSH_NULL", location=loc))
+            else:
+                pro.append(Instr("LOAD_FAST", next(si), location=loc))
+                if kind == "iter":
+                    pro.append(Instr("GET_ITER", location=loc))
+        target = Label()
+        pro.append(Instr("JUMP_FORWARD", target, location=loc))
+        body, index_map = [], [None] * (len(pro) + 1)
+        tb_map = {}
+        started = False
+        for j, ins in enumerate(insts):
+            if j == index:
+                body.append(target)
+                index_map.append(None)
+            if isinstance(ins, Instr):
+                if not started and ins.name in _PROLOGUE:
+                    new = Instr("NOP", location=ins.location)
+                    if ins.name == "RESUME":
+                        started = True
+                elif ins.name == "LOAD_FAST" and not bc.PY311:
+                    new = Instr("LOAD_FAST_CHECK", ins.arg, location=ins.location)  # never read NULL
+                elif ins.name in _SUPER:
+                    # 3.13 super-instructions pack two local indices in 4 bits each: the resume
+                    # code's locals are reordered (parameters first), so split them in two
+                    first, second = _SUPER[ins.name]
+                    body.append(Instr(first, ins.arg[0], location=ins.location))
+                    index_map.append(j)
+                    body.append(Instr(second, ins.arg[1], location=ins.location))
+                    index_map.append(None)
+                    continue
+                else:
+                    new = ins.copy()
+            elif isinstance(ins, TryBegin):
+                new = TryBegin(ins.target, ins.push_lasti, ins.stack_depth)
+                tb_map[id(ins)] = new
+            elif isinstance(ins, TryEnd):
+                new = TryEnd(tb_map.get(id(ins.entry), ins.entry))
+            else:
+                new = ins
+            body.append(new)
+            index_map.append(j)
+        if index >= len(insts):
+            body.append(target)
+            index_map.append(None)
+        b.extend(pro)
+        b.append(Label())  # the body starts after a label (index_map has a slot for it)
+        b.extend(body)
+        code = b.to_code()
+        assert len(index_map) == len(list(b)), (len(index_map), len(list(b)))
+        # the translator must see exactly this instruction list (the index map refers to it)
+        from .translator import _CODE_CACHE, _user_try_flags
+        lst = list(b)
+        lab = {ins: i + 1 for i, ins in enumerate(lst) if isinstance(ins, Label)}
+        _CODE_CACHE[code] = (lst, lab, _user_try_flags(lst, lab))
+        line = loc.lineno if loc is not None else orig.co_firstlineno
+        RESUME_INFO[code] = ResumeInfo(orig, index_map, index, line)
+        _RESUME_CODES[key] = code
+        DERIVED.setdefault(orig, set()).add(code)
+        return code
+
+
+def _call_seq(nargs, fn_name, loc):
+    """Instructions calling local ``fn_name`` with the ``nargs`` values pushed after them."""
+    pre = []
+    if bc.NULL_AFTER_CALLABLE:
+        pre = [Instr("LOAD_FAST", fn_name, location=loc), Instr("PUSH_NULL", location=loc)]
+    else:
+        pre = [Instr("PUSH_NULL", location=loc), Instr("LOAD_FAST", fn_name, location=loc)]
+    post = []
+    if bc.PY311:
+        post.append(Instr("PRECALL", nargs, location=loc))
+    post.append(Instr("CALL", nargs, location=loc))
+    return pre, post
+
+
+class Continuation:
+    """One successor of a stepped instruction: the resume index, the real stack after the
+    instruction (per slot "null"/"val"), the layout the resume function gets, and its locals."""
+
+    def __init__(self, index, actual, layout, names):
+        self.index = index
+        self.actual = actual
+        self.layout = layout
+        self.names = names
+
+
+def step_code(orig, index, ins, pre_layout, consumed, conts, local_names, kw_names):
+    """The step function's code: parameters (resume callables..., stack values..., locals...);
+    re-pushes the stack, runs ``ins`` (abstract instruction of ``orig``), then calls the
+    continuation's resume callable with the locals and the new stack, and returns its result."""
+    key = (orig, index, tuple(pre_layout), tuple(local_names), kw_names,
+           tuple((c.index, tuple(c.actual), tuple(c.layout), tuple(c.names)) for c in conts))
+    with _LOCK:
+        hit = _STEP_CODES.get(key)
+        if hit is not None:
+            return hit
+        loc = ins.location
+        b = Bytecode()
+        _set_meta(b, orig, orig.co_name)
+        rnames = [f"___resume{i}" for i in range(len(conts))]
+        snames = _stack_names(pre_layout)
+        b.argnames = rnames + snames + list(local_names)
+        b.argcount = len(b.argnames)
+        b.flags = inspect.CO_OPTIMIZED | inspect.CO_NEWLOCALS
+        b.append(Instr("RESUME", 0, location=loc))
+        si = iter(snames)
+        depth = len(pre_layout)
+        for i, kind in enumerate(pre_layout):
+            if kind == "null":
+                b.append(Instr("PUSH_NULL", location=loc))
+            else:
+                b.append(Instr("LOAD_FAST", next(si), location=loc))
+                if kind == "iter" and i >= depth - consumed:
+                    b.append(Instr("GET_ITER", location=loc))
+        name = ins.name
+        jump_label = Label() if len(conts) == 2 else None
+        if name in ("CALL",) and kw_names and not bc.PY313:
+            b.append(Instr("KW_NAMES", tuple(kw_names), location=loc))
+        if name == "CALL" and bc.PY311:
+            b.append(Instr("PRECALL", ins.arg, location=loc))
+        if name in ("LOAD_ATTR", "LOAD_METHOD"):
+            _, attr = bc.load_attr_arg(ins)
+            b.append(Instr("LOAD_ATTR", (False, attr) if not bc.PY311 else attr, location=loc))
+        elif jump_label is not None:
+            jname = name
+            if bc.PY311 and name.startswith("POP_JUMP_") and "FORWARD" not in name:
+                jname = name.replace("BACKWARD_", "").replace("POP_JUMP_", "POP_JUMP_FORWARD_")
+            b.append(Instr(jname, jump_label, location=loc))
+        else:
+            b.append(ins.copy())
+        for ci, c in enumerate(conts):
+            if ci == 1:
+                b.append(jump_label)
+            tnames = []
+            for i in reversed(range(len(c.actual))):
+                t = f"___tmp{ci}_{i}"
+                b.append(Instr("STORE_FAST", t, location=loc))
+                tnames.append((i, t))
+            tnames.reverse()
+            args = [Instr("LOAD_FAST", n, location=loc) for n in c.names]
+            args += [Instr("LOAD_FAST", t, location=loc) for (i, t) in tnames if c.actual[i] != "null"]
+            pre, post = _call_seq(len(args), rnames[ci], loc)
+            b.extend(pre)
+            b.extend(args)
+            b.extend(post)
+            b.append(Instr("RETURN_VALUE", location=loc))
+        code = b.to_code()
+        _STEP_CODES[key] = code
+        return code
+
+
+# -- which instructions can be stepped on their own ----------------------------------------------------
+# name -> (consumed, pushed) for single-successor instructions (pushed values are never NULL)
+def _simple_effect(ins):
+    n, a = ins.name, ins.arg
+    if n == "CALL":
+        return a + 2, 1
+    if n == "CALL_KW":
+        return a + 3, 1
+    if n == "CALL_FUNCTION_EX":
+        return 3 + (a & 1 if isinstance(a, int) else 0), 1
+    if n in ("BINARY_OP", "BINARY_SUBSCR", "COMPARE_OP", "IS_OP", "CONTAINS_OP", "FORMAT_WITH_SPEC"):
+        return 2, 1
+    if n in ("UNARY_NEGATIVE", "UNARY_NOT", "UNARY_INVERT", "UNARY_POSITIVE", "TO_BOOL", "GET_ITER",
+             "FORMAT_SIMPLE", "CONVERT_VALUE", "CALL_INTRINSIC_1"):
+        return 1, 1
+    if n == "FORMAT_VALUE":
+        return (2 if isinstance(a, int) and a & 0x04 else 1), 1
+    if n == "BUILD_STRING" or n == "BUILD_SET":
+        return a, 1
+    if n == "BINARY_SLICE":
+        return 3, 1
+    if n == "STORE_ATTR":
+        return 2, 0
+    if n == "STORE_SUBSCR":
+        return 3, 0
+    if n == "DELETE_SUBSCR":
+        return 2, 0
+    if n == "STORE_SLICE":
+        return 4, 0
+    if n == "STORE_GLOBAL":
+        return 1, 0
+    if n == "BEFORE_WITH":
+        return 1, 2
+    if n == "UNPACK_SEQUENCE":
+        return 1, a
+    if n in ("LIST_APPEND", "LIST_EXTEND", "SET_ADD", "SET_UPDATE", "DICT_UPDATE", "DICT_MERGE"):
+        return 1, 0  # (mutates the container deeper in the stack: a real object passed through)
+    if n == "MAP_ADD":
+        return 2, 0
+    return None
+
+
+_COND_JUMPS = ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE")
+
+
+def plan_step(orig, index, ins, layout, live, bound):
+    """Continuations for stepping ``ins`` at ``index`` with stack ``layout``, or None when it
+    cannot be stepped alone (then the frame resumes *at* it and runs the rest eagerly)."""
+    insts, labels, _ = _instructions(orig)
+    name = bc.opname(ins)
+
+    def names_at(j):
+        return [n for n in _ordered(orig, live[j]) if n in bound]
+
+    if name in ("LOAD_ATTR", "LOAD_METHOD"):
+        is_method, _ = bc.load_attr_arg(ins)
+        if not layout or layout[-1] == "null":
+            return None
+        base = layout[:-1]
+        if is_method:
+            lay = base + (["val", "null"] if bc.NULL_AFTER_CALLABLE else ["null", "val"])
+        else:
+            lay = base + ["val"]
+        return 1, [Continuation(index + 1, base + ["val"], lay, names_at(index + 1))]
+    if name in _COND_JUMPS:
+        if not layout or layout[-1] != "val" or bc.PY313 and name in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE"):
+            # 3.13's jumps need an exact bool: the translator breaks at the COMPARE_OP/TO_BOOL instead
+            return None
+        base = layout[:-1]
+        t = labels[ins.arg]
+        return 1, [Continuation(index + 1, base, base, names_at(index + 1)),
+                   Continuation(t, base, base, names_at(t))]
+    if name in ("JUMP_IF_FALSE_OR_POP", "JUMP_IF_TRUE_OR_POP"):
+        if not layout or layout[-1] != "val":
+            return None
+        base = layout[:-1]
+        t = labels[ins.arg]
+        return 1, [Continuation(index + 1, base, base, names_at(index + 1)),
+                   Continuation(t, layout, layout, names_at(t))]
+    eff = _simple_effect(ins)
+    if eff is None:
+        return None
+    consumed, pushed = eff
+    if consumed > len(layout):
+        return None
+    if name not in ("CALL", "CALL_KW", "CALL_FUNCTION_EX") and "null" in layout[len(layout) - consumed:]:
+        return None
+    after = layout[:len(layout) - consumed] + ["val"] * pushed
+    return consumed, [Continuation(index + 1, after, after, names_at(index + 1))]
+
+
+def _ordered(orig, names):
+    order = {n: i for i, n in enumerate(orig.co_varnames + orig.co_cellvars)}
+    return sorted((n for n in names if n in order), key=order.__getitem__)
+
+
+# -- recipes: rebuilding Python values at run time -----------------------------------------------------
+class Recipes:
+    """Turns Variables into recipes (tuples) evaluated per call by :func:`build`."""
+
+    def __init__(self, builder, arg_paths, free_cells):
+        self.builder = builder
+        self.arg_paths = arg_paths  # id(python object) -> argument path
+        self.free_cells = free_cells  # id(Box) -> the real cell of a root free variable
+        self.outputs = []  # graph Values to output
+        self._out_index = {}
+        self._memo = {}
+        self._next = 0
+
+    def _out(self, value):
+        i = self._out_index.get(id(value))
+        if i is None:
+            i = self._out_index[id(value)] = len(self.outputs)
+            self.outputs.append(value)
+        return i
+
+    def _mid(self):
+        self._next += 1
+        return self._next
+
+    def of(self, var):
+        key = id(var)
+        hit = self._memo.get(key)
+        if hit is not None:
+            return hit
+        r = self._make(var)
+        self._memo[key] = r
+        return r
+
+    def _tensor(self, sym):
+        from graph.ir import CONST, INPUT, PARAM
+        v = sym.value
+        if v.kind == PARAM or (v.kind == INPUT and v.ref is not None):
+            if v not in self.builder.graph.updates:
+                return ("obj", v.ref)
+        if v.kind == INPUT and v.ref is None:
+            idx = self.builder.graph.inputs.index(v)
+            kind, where = self.builder.sources[idx]
+            if kind == "arg":
+                return ("arg", where)
+            return ("obj", where)
+        if v.kind == CONST:
+            return ("tconst", v.data, self._mid())
+        return ("out", self._out(v))
+
+    def _make(self, var):
+        from . import variables as V
+        from .variables import functions as F
+        from .variables import objects as O
+        from .translator import OpaqueCallableVariable, SetVariable
+        if isinstance(var, V.TensorVariable):
+            return self._tensor(var.sym)
+        if isinstance(var, RuntimeValueVariable):
+            return ("arg", var.path)
+        if isinstance(var, SetVariable):
+            return ("copy", var.value, self._mid())
+        if isinstance(var, V.ClassVariable):
+            return ("val", var.cls)
+        if isinstance(var, V.ConstantVariable):
+            val = var.value
+            if isinstance(val, (set, bytearray, list, dict)):
+                return ("copy", val, self._mid())
+            if id(val) in self.arg_paths and not isinstance(val, (int, float, str, bool, type(None))):
+                return ("arg", self.arg_paths[id(val)])
+            return ("val", val)
+        if isinstance(var, (V.TupleVariable, V.DictVariable)):
+            src = var.source
+            if var.external:
+                if src is not None:
+                    if src[0] == "arg":
+                        return src
+                    if src[0] == "attr":
+                        return ("getattr", self._obj(src[1]), src[2])
+                    return ("gitem", src[1], src[2])
+                if isinstance(var, V.DictVariable) or var.kind is list:
+                    raise NotResumable("a list/dict read from outside the frame is live at the break")
+            if isinstance(var, V.DictVariable):
+                return ("dict", {k: self.of(v) for k, v in var.items.items()}, self._mid())
+            return (var.kind.__name__, [self.of(v) for v in var.items], self._mid())
+        if isinstance(var, V.IteratorVariable):
+            return ("iter", [self.of(v) for v in var.items[var.pos:]], self._mid())
+        if isinstance(var, V.SliceVariable):
+            return ("slice", [self.of(p) for p in var.parts])
+        if isinstance(var, (O.ObjectVariable,)):  # CellVariable too
+            return self._obj(var.obj)
+        if isinstance(var, V.ModuleVariable):
+            return ("val", var.mod)
+        if isinstance(var, F.BuiltinVariable):
+            return ("val", var.fn)
+        if isinstance(var, (F.PureFunctionVariable, F.FrameworkCallableVariable, OpaqueCallableVariable,
+                            F.PrintVariable)):
+            return self._obj(var.fn)
+        if isinstance(var, F.UserFunctionVariable):
+            if var.self_var is None:
+                return self._obj(var.fn)
+            return ("method", self._obj(var.fn), self.of(var.self_var))
+        if isinstance(var, O.CellMethodVariable):
+            return ("method", ("val", var.method.__func__), self.of(var.self_var))
+        if isinstance(var, F.PartialVariable):
+            return ("partial", self.of(var.fn), [self.of(a) for a in var.args],
+                    {k: self.of(v) for k, v in var.kwargs.items()})
+        if isinstance(var, F.NestedFunctionVariable):
+            cells = []
+            for box in var.closure:
+                cell = self.free_cells.get(id(box))
+                if cell is None:
+                    raise NotResumable("a closure over a local of the frame is live at the break")
+                cells.append(("val", cell))
+            return ("func", var.code, var.f_globals, [self.of(d) if isinstance(d, V.Variable) else ("val", d)
+                                                      for d in var.defaults],
+                    {k: self.of(v) if isinstance(v, V.Variable) else ("val", v) for k, v in var.kwdefaults.items()},
+                    cells, self._mid())
+        if isinstance(var, F.SuperVariable):
+            return ("super", ("val", var.cls), self.of(var.obj_var))
+        from .variables.containers import DictMethodVariable, ListMethodVariable
+        if isinstance(var, ListMethodVariable):
+            return ("getattr", self.of(var.lst), var.name)
+        if isinstance(var, DictMethodVariable):
+            return ("getattr", self.of(var.d), var.name)
+        raise NotResumable(f"a {var.describe()} is live at the break")
+
+    def _obj(self, obj):
+        path = self.arg_paths.get(id(obj))
+        if path is not None:
+            return ("arg", path)
+        return ("val", obj)
+
+
+def build(r, outs, flat, memo):
+    """Evaluate a recipe for one call."""
+    kind = r[0]
+    if kind == "val":
+        return r[1]
+    if kind == "out":
+        return outs[r[1]]
+    if kind == "arg":
+        obj = flat
+        for k in r[1]:
+            obj = obj[k]
+        return obj
+    if kind == "obj":
+        return r[1]
+    if kind in ("tconst", "copy", "list", "tuple", "dict", "iter", "func"):
+        key = r[-1]
+        if key in memo:
+            return memo[key]
+        if kind == "tconst":
+            from runtime.tensor import Tensor
+            out = Tensor._wrap(r[1].copy())
+        elif kind == "copy":
+            out = copy.copy(r[1])
+        elif kind == "list":
+            out = [build(x, outs, flat, memo) for x in r[1]]
+        elif kind == "tuple":
+            out = tuple(build(x, outs, flat, memo) for x in r[1])
+        elif kind == "dict":
+            out = {k: build(x, outs, flat, memo) for k, x in r[1].items()}
+        elif kind == "iter":
+            out = iter([build(x, outs, flat, memo) for x in r[1]])
+        else:
+            _, code, glob, defaults, kwdefaults, cells, _k = r
+            out = types.FunctionType(code, glob, code.co_name,
+                                     tuple(build(d, outs, flat, memo) for d in defaults) or None, tuple(cells))
+            if kwdefaults:
+                out.__kwdefaults__ = {k: build(v, outs, flat, memo) for k, v in kwdefaults.items()}
+            out.__qualname__ = getattr(code, "co_qualname", code.co_name)
+        memo[key] = out
+        return out
+    if kind == "slice":
+        return slice(*(build(x, outs, flat, memo) for x in r[1]))
+    if kind == "method":
+        return types.MethodType(build(r[1], outs, flat, memo), build(r[2], outs, flat, memo))
+    if kind == "partial":
+        return functools.partial(build(r[1], outs, flat, memo), *(build(a, outs, flat, memo) for a in r[2]),
+                                 **{k: build(v, outs, flat, memo) for k, v in r[3].items()})
+    if kind == "super":
+        return super(build(r[1], outs, flat, memo), build(r[2], outs, flat, memo))
+    if kind == "getattr":
+        return getattr(build(r[1], outs, flat, memo), r[2])
+    if kind == "gitem":
+        return r[1][r[2]]
+    raise ValueError(f"bad recipe {r!r}")
+
+
+# -- run-time objects ------------------------------------------------------------------------------------
+class _Depth(threading.local):
+    n = 0
+
+
+_DEPTH = _Depth()
+#: resume functions nested deeper than this run eagerly (a Python loop on a tensor condition
+#: chains one resume call per iteration)
+MAX_RESUME_DEPTH = 48
+
+
+class ResumeCaller:
+    """Calls a resume function through the capture cache (captured on its first call)."""
+
+    __slots__ = ("fn", "config", "name")
+
+    def __init__(self, fn, config, name):
+        self.fn = fn
+        self.config = config
+        self.name = name
+
+    def __call__(self, *args):
+        if _DEPTH.n >= MAX_RESUME_DEPTH:
+            return self.fn(*args)
+        from .api import call_captured
+        _DEPTH.n += 1
+        try:
+            return call_captured(self.fn, args, {}, self.config, name=self.name)
+        finally:
+            _DEPTH.n -= 1
+
+
+class ResumePlan:
+    """What a compiled entry does after its prefix graph (see the module docstring)."""
+
+    def __init__(self, stack_recipes, local_recipes, free_writes, step_fn, callers, tail_fn):
+        self.stack_recipes = stack_recipes  # per non-NULL stack slot
+        self.local_recipes = local_recipes
+        self.free_writes = free_writes  # [(cell, recipe)]
+        self.step_fn = step_fn
+        self.callers = callers
+        self.tail_fn = tail_fn
+
+    def run(self, outs, flat):
+        memo = {}
+        stack = [build(r, outs, flat, memo) for r in self.stack_recipes]
+        local_vals = [build(r, outs, flat, memo) for r in self.local_recipes]
+        for cell, r in self.free_writes:
+            cell.cell_contents = build(r, outs, flat, memo)
+        if self.step_fn is not None:
+            return self.step_fn(*self.callers, *stack, *local_vals)
+        return self.tail_fn(*local_vals, *stack)
+
+
+class RuntimeValueVariable(Variable):
+    """A resume-function argument that is run-time data (a numpy array, a tensor's bound method,
+    an iterator): guarded by type only; anything done with it breaks (runs eagerly)."""
+
+    def __init__(self, value, path):
+        self.path = path
+        self.type = type(value)
+
+    def python_type(self):
+        return self.type
+
+    def _brk(self, *a, **k):
+        raise GraphBreak(f"using a {self.type.__name__} computed at run time (after an earlier graph break)",
+                         hint="this part runs eagerly")
+
+    getattr = setattr = call = iterate = truth = getitem = length = realize = _brk
+
+    def describe(self):
+        return f"run-time {self.type.__name__}"
+
+
+def make_function(code, fn):
+    """A function object for generated ``code`` with ``fn``'s globals and closure."""
+    closure = fn.__closure__ if code.co_freevars else None
+    f = types.FunctionType(code, fn.__globals__, code.co_name, None, closure)
+    f.__qualname__ = getattr(code, "co_qualname", code.co_name)
+    return f
+
+
+
+# -- planning a break -------------------------------------------------------------------------------------
+def base_name(qual):
+    return qual.split(" (resumed at line ")[0]
+
+
+def make_plan(root, fn, config, qual, arg_paths, free_cells, initial_free):
+    """Build the :class:`ResumePlan` for a root translator stopped before its breaking
+    instruction (``root.ip``). Returns (plan, graph outputs). Raises NotResumable."""
+    from .translator import IteratorVariable, NullVariable
+    from .variables import Box
+    code = root.code
+    orig, oidx = origin_of(code, root.ip)
+    insts, labels, user_try = _instructions(orig)
+    ins = insts[oidx]
+    if not isinstance(ins, Instr):
+        raise NotResumable("break at a pseudo-instruction")
+    live = liveness(orig)
+    layout, stack_vars = [], []
+    for v in root.stack:
+        if isinstance(v, NullVariable):
+            layout.append("null")
+        elif isinstance(v, IteratorVariable):
+            layout.append("iter")
+            stack_vars.append(v)
+        else:
+            layout.append("val")
+            stack_vars.append(v)
+    cellvars = set(orig.co_cellvars)
+    bound = {}
+    for name, v in root.locals.items():
+        if name in cellvars:
+            if not isinstance(v, Box):
+                raise NotResumable(f"cell variable {name!r} holds a plain value at the break")
+            if v.value is not None:
+                bound[name] = v.value
+        elif name in orig.co_freevars:
+            continue
+        elif isinstance(v, Box):
+            raise NotResumable(f"local {name!r} holds a cell at the break")
+        elif name in orig.co_varnames:
+            bound[name] = v
+    always = set(cellvars)
+    if orig.co_argcount or orig.co_kwonlyargcount:
+        always.add(orig.co_varnames[0])  # zero-argument super() reads the first argument
+
+    def names_at(j):
+        return [n for n in _ordered(orig, live[j] | always) if n in bound]
+
+    planned = None
+    if not user_try[oidx]:
+        planned = plan_step(orig, oidx, ins, layout, live, bound)
+        if planned is not None:
+            for c in planned[1]:  # plan_step's names ignore cells and super(): recompute
+                c.names = names_at(c.index)
+    rec = Recipes(root.builder, arg_paths, free_cells)
+
+    def stack_recipe(v):
+        if isinstance(v, IteratorVariable):
+            return ("tuple", [rec.of(x) for x in v.items[v.pos:]], rec._mid())
+        return rec.of(v)
+
+    stack_recipes = [stack_recipe(v) for v in stack_vars]
+    free_writes = []
+    for name in orig.co_freevars:
+        box = root.locals.get(name)
+        if isinstance(box, Box) and id(box) in free_cells and box.value is not None \
+                and box.value is not initial_free.get(name):
+            free_writes.append((free_cells[id(box)], rec.of(box.value)))
+    base = base_name(qual)
+    if planned is not None:
+        consumed, conts = planned
+        step_names = _ordered(orig, set().union(*[set(c.names) for c in conts]))
+        callers = []
+        for c in conts:
+            rcode = resume_code(orig, c.index, c.layout, c.names)
+            line = RESUME_INFO[rcode].line
+            callers.append(ResumeCaller(make_function(rcode, fn), config, f"{base} (resumed at line {line})"))
+        kw = tuple(root.kw_names) if bc.opname(ins) == "CALL" else ()
+        scode = step_code(orig, oidx, ins, layout, consumed, conts, step_names, kw)
+        step_fn = types.FunctionType(scode, fn.__globals__, scode.co_name)
+        local_recipes = [rec.of(bound[n]) for n in step_names]
+        plan = ResumePlan(stack_recipes, local_recipes, free_writes, step_fn, callers, None)
+    else:
+        k = oidx
+        if ins.name == "CALL" and not bc.PY313:
+            # resume at the call's PRECALL / KW_NAMES (they don't change the stack)
+            j = k - 1
+            while j >= 0 and isinstance(insts[j], Instr) and insts[j].name in ("PRECALL", "KW_NAMES"):
+                k = j
+                j -= 1
+            if k != oidx and root.kw_names and not any(
+                    isinstance(insts[i], Instr) and insts[i].name == "KW_NAMES" for i in range(k, oidx)):
+                raise NotResumable("keyword names of a call are pending at the break")
+        names = names_at(k)
+        rcode = resume_code(orig, k, layout, names)
+        tail = make_function(rcode, fn)
+        local_recipes = [rec.of(bound[n]) for n in names]
+        plan = ResumePlan(stack_recipes, local_recipes, free_writes, None, [], tail)
+    return plan, rec.outputs
