@@ -45,6 +45,7 @@ from .cache import COMPILE_LOCK, Entry, cache_for
 from .errors import CaptureUserError, FullGraphError, GraphBreak
 from .guards import GuardSet
 from .report import BreakInfo, CompileInfo, events
+from .differentiable import run_differentiable
 from .runner import build_output, fetch_inputs, replay_eager
 from . import resume as _resume
 from .translator import STOPPED, InstructionTranslator, Tracer
@@ -132,7 +133,7 @@ def _run_compiled(fn, entry, flat, config):
         else:
             arrays, tensors = fetch_inputs(entry.sources, flat)
             if _tape.ACTIVE and _any_tracked(tensors):
-                outs = replay_eager(entry.graph, tensors)
+                outs = _run_under_tape(entry, arrays, tensors, config)
             else:
                 outs, updates = entry.runner(arrays)
                 for idx, arr in updates.items():
@@ -277,6 +278,22 @@ class _TracingState(threading.local):
 
 
 _TRACING = _TracingState()
+
+
+def _run_under_tape(entry, arrays, tensors, config):
+    """A captured region called under ``grad``: one tape entry whose backward is a compiled graph.
+    Nested tapes (higher-order gradients) replay the ops eagerly so the backward is itself
+    differentiable; so does a region whose split fails (recorded once in the log)."""
+    if len(_tape.ACTIVE) == 1 and not getattr(entry, "training_failed", False):
+        try:
+            level = config.jit_config.jit_level if config.jit_config is not None else None
+            return run_differentiable(entry, arrays, tensors,
+                                      lambda g: backends.make_runner(config.backend, g, level))
+        except Exception as e:  # never fail a call that eager replay can do
+            entry.training_failed = True
+            log.warning("compiled backward for %s failed (%s: %s); replaying ops on the tape",
+                        entry.name, type(e).__name__, e)
+    return replay_eager(entry.graph, tensors)
 
 
 def _any_tracked(tensors):

@@ -1,7 +1,7 @@
 """Execution backends for captured graphs.
 
 A backend turns a Graph into ``run(arrays) -> (outputs, {param_input_index: new_array})``.
-``"numpy"`` is the reference interpreter (the default); ``"llvm"`` runs
+``"numpy"`` is the reference interpreter (for debugging); ``"llvm"`` (the default) runs
 ``graph.passes.optimize(graph, level)`` (or codegen's simple scheduler while that pipeline is
 missing) and compiles the schedule with llvmlite (codegen/cpu). ``CountingBackend`` records graphs
 and op counts for tests; other compiled backends register themselves with :func:`register_backend`.
@@ -33,7 +33,11 @@ import numpy as np
 from graph.interpret import run as interpret
 
 _BACKENDS: dict[str, object] = {}
-DEFAULT = "numpy"
+try:  # the compiled CPU backend is the default wherever llvmlite loads
+    import llvmlite  # noqa: F401
+    DEFAULT = "llvm"
+except ImportError:  # pragma: no cover - llvmlite is a declared dependency
+    DEFAULT = "numpy"
 JIT_LEVELS = ("O0", "O1", "O2")
 
 

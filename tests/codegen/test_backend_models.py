@@ -40,12 +40,12 @@ def test_train_step_llvm_equals_numpy(model):
 
 
 def test_backend_selection_and_default(monkeypatch):
-    assert backends.DEFAULT == "numpy"
+    assert backends.DEFAULT == "llvm"  # llvmlite is a dependency: the compiled backend is the default
     assert backends.get_backend("llvm") is backends.llvm_backend
-    monkeypatch.setenv("CAPTURE_BACKEND", "llvm")
-    assert backends.get_backend(None) is backends.llvm_backend
-    monkeypatch.delenv("CAPTURE_BACKEND")
+    monkeypatch.setenv("CAPTURE_BACKEND", "numpy")
     assert backends.get_backend(None) is backends.numpy_backend
+    monkeypatch.delenv("CAPTURE_BACKEND")
+    assert backends.get_backend(None) is backends.llvm_backend
 
 
 def test_factory_jit_level_keyword(rng):
