@@ -280,15 +280,19 @@ class _TracingState(threading.local):
 _TRACING = _TracingState()
 
 
+def _make_runner(config, graph):
+    """Compile ``graph`` with the configured backend at the configured JitConfig level."""
+    level = config.jit_config.jit_level if config.jit_config is not None else None
+    return backends.make_runner(config.backend, graph, level)
+
+
 def _run_under_tape(entry, arrays, tensors, config):
     """A captured region called under ``grad``: one tape entry whose backward is a compiled graph.
     Nested tapes (higher-order gradients) replay the ops eagerly so the backward is itself
     differentiable; so does a region whose split fails (recorded once in the log)."""
     if len(_tape.ACTIVE) == 1 and not getattr(entry, "training_failed", False):
         try:
-            level = config.jit_config.jit_level if config.jit_config is not None else None
-            return run_differentiable(entry, arrays, tensors,
-                                      lambda g: backends.make_runner(config.backend, g, level))
+            return run_differentiable(entry, arrays, tensors, lambda g: _make_runner(config, g))
         except Exception as e:  # never fail a call that eager replay can do
             entry.training_failed = True
             log.warning("compiled backward for %s failed (%s: %s); replaying ops on the tape",
@@ -374,7 +378,7 @@ def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
                 graph, sources, template = translate(tracer, fn, flat, names)
             finally:
                 _TRACING.depth -= 1
-            runner = backends.get_backend(config.backend)(graph)
+            runner = _make_runner(config, graph)
         except GraphBreak as e:
             if config.fullgraph:
                 loc = e.loc or (fn.__code__.co_filename, fn.__code__.co_firstlineno, "")
@@ -440,7 +444,7 @@ def _compile_resume(fn, flat, names, config, qual, brk, info, t0):
         for obj in tracer.builder.lifted_objs.values():
             tracer.guards.tensor(tracer.guards.obj(obj), obj, getattr(obj, "name", "captured tensor"))
         graph.verify()
-        runner = backends.get_backend(config.backend)(graph) if graph.nodes else None
+        runner = _make_runner(config, graph) if graph.nodes else None
     except (FullGraphError, KeyboardInterrupt):
         raise
     except Exception as e:  # not resumable (or an internal error): the frame runs eagerly

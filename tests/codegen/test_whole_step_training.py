@@ -5,7 +5,7 @@ import pytest
 
 import capture
 import runtime as ms
-from runtime import Tensor, nn
+from runtime import Tensor, nn, ops
 
 
 def _model():
@@ -39,3 +39,22 @@ def test_50_steps_equal_pynative(backend):
         np.testing.assert_allclose(b.asnumpy(), a.asnumpy(), rtol=1e-5, atol=1e-6)
     report = capture.explain(jitted)(*data[0])
     assert report.graph_count == 1 and report.graph_break_count == 0
+
+
+@pytest.mark.parametrize("level", ["O0", "O1", "O2"])
+def test_jit_config_level_reaches_the_pass_pipeline(level, monkeypatch):
+    from graph import passes
+    seen = []
+    original = passes.optimize
+
+    def spy(graph, lvl="O1", *args, **kwargs):
+        seen.append(lvl)
+        return original(graph, lvl, *args, **kwargs)
+
+    monkeypatch.setattr(passes, "optimize", spy)
+    capture.reset()
+    f = capture.jit(lambda x: ops.tanh(x * 2.0 + 1.0) * 3.0, backend="llvm",
+                    jit_config=ms.JitConfig(jit_level=level))
+    x = Tensor(np.linspace(-1, 1, 7).astype(np.float32))
+    np.testing.assert_allclose(f(x).asnumpy(), np.tanh(x.asnumpy() * 2 + 1) * 3, rtol=1e-6)
+    assert seen == [level]
