@@ -9,6 +9,7 @@ equal the node's output (``int32 * 1.0`` is float32, so it stays a multiplicatio
     neg(neg x), logical_not(logical_not x) -> x
     reshape/squeeze/expand_dims/broadcast_to to the same shape -> x;  cast to x's dtype -> x
     reshape(reshape x) -> reshape x;  transpose(transpose x) -> one transpose, or x if identity
+    bias_add(x, b) -> add(x, reshape(b, channel view)), so fusion can merge it with what follows
 
 Returns a new Graph; nodes left unused by a rewrite are removed by the next :func:`dce`.
 """
@@ -118,7 +119,25 @@ def _transpose(node, ins, rw):
     return None
 
 
+def _bias_add(node, ins, rw):
+    """Lower bias_add to a broadcasting add (an elementwise op the fusion pass can group with the
+    activation after it) over a layout-only view of the bias."""
+    from ..aval import AVal
+    from ..ops import REGISTRY
+    x, b = ins
+    if not (isinstance(x, Value) and isinstance(b, Value)) or x.dtype is not b.dtype:
+        return None
+    fmt = node.attrs.get("data_format", "nchw")
+    axis = x.ndim - 1 if fmt == "nhwc" else 1
+    view = tuple(x.shape[axis] if i == axis else 1 for i in range(x.ndim))
+    if axis != x.ndim - 1:
+        b = rw.emit_new(REGISTRY["reshape"], (b,), {"shape": view}, (AVal(view, b.dtype),), node.loc).outputs[0]
+    out = node.outputs[0]
+    return rw.emit_new(REGISTRY["add"], (x, b), {}, (out.aval,), node.loc).outputs[0]
+
+
 RULES = {
+    "bias_add": _bias_add,
     "mul": _mul, "add": _add, "sub": _sub, "div": _div,
     "neg": _involution("neg"), "logical_not": _involution("logical_not"),
     "reshape": _reshape, "transpose": _transpose, "cast": _cast,

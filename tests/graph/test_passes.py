@@ -629,3 +629,27 @@ def test_large_graph_compiles_without_recursion_or_blowup():
     s = optimize(g, "O2")
     check_schedule(s)
     assert len(s.kernels) == 2 * 60
+
+
+def test_bias_add_is_lowered_and_fused_with_the_activation():
+    """bias_add + relu become one fused kernel (bias read through a layout view)."""
+    from graph.aval import AVal
+    from graph.dtypes import float32
+    from graph.interpret import run as _run
+    from graph.ir import Graph as _Graph
+    from graph.ops import F as _F
+    from graph.passes import optimize as _optimize
+    from graph.passes.execute import run_schedule as _run_schedule
+    g = _Graph("bias_relu")
+    x = g.add_input(AVal((2, 3, 4, 4), float32), "x")
+    b = g.add_input(AVal((3,), float32), "b")
+    g.set_outputs([_F.relu(_F.bias_add(x, b))])
+    sched = _optimize(g, "O1")
+    fused = [k for k in sched.kernels if k.kind == "fused"]
+    assert len(fused) == 1 and {n.op.name for n in fused[0].nodes} == {"add", "relu"}
+    assert all(n.op.name != "bias_add" for k in sched.kernels for n in k.nodes)
+    rng = np.random.default_rng(0)
+    arrays = [rng.normal(size=(2, 3, 4, 4)).astype(np.float32), rng.normal(size=3).astype(np.float32)]
+    want = np.maximum(arrays[0] + arrays[1].reshape(1, 3, 1, 1), 0)
+    np.testing.assert_allclose(_run(g, arrays)[0][0], want, rtol=1e-6)
+    np.testing.assert_allclose(_run_schedule(sched, arrays)[0][0], want, rtol=1e-6)
