@@ -34,6 +34,23 @@ def _plan(graph):
     return plan
 
 
+_AUTO = object()
+
+
+def run_node(node, env, xp=np, target=_AUTO):
+    """Run one node on arrays in ``env`` (id -> array), storing its outputs there; ``target`` is
+    the operand promotion dtype (computed from the node when not given)."""
+    args = [env[v.id] if isinstance(v, Value) else v for v in node.inputs]
+    if target is _AUTO:
+        target = promotion_target(node.op, node.inputs)
+    if target is not None:
+        args = cast_operands(node.op, args, target)
+    out = node.op.impl(xp, *args, **node.attrs)
+    outs = tuple(out) if node.op.n_outputs != 1 else (out,)
+    for v, o in zip(node.outputs, outs):
+        env[v.id] = o if isinstance(o, xp.ndarray) else xp.asarray(o)
+
+
 def run(graph: Graph, inputs, xp=np, trace=None, check=False):
     """Execute ``graph`` on arrays for ``graph.inputs`` (in order).
 
@@ -54,13 +71,8 @@ def run(graph: Graph, inputs, xp=np, trace=None, check=False):
 
     plan = _plan(graph)
     for node, target in zip(graph.nodes, plan):
-        args = [get(v) for v in node.inputs]
-        if target is not None:
-            args = cast_operands(node.op, args, target)
-        out = node.op.impl(xp, *args, **node.attrs)
-        outs = tuple(out) if node.op.n_outputs != 1 else (out,)
-        for v, o in zip(node.outputs, outs):
-            env[v.id] = o if isinstance(o, xp.ndarray) else xp.asarray(o)
+        run_node(node, env, xp, target)
+        for v in node.outputs:
             if check:
                 arr = env[v.id]
                 if tuple(arr.shape) != tuple(v.aval.shape) or arr.dtype != v.aval.dtype.np:

@@ -17,19 +17,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import Value
-from ..ops.promotion import cast_operands, promotion_target
+from ..interpret import run_node
 from .schedule import Schedule
 
 
 def _run_node(node, env):
-    args = [env[v.id] if isinstance(v, Value) else v for v in node.inputs]
-    target = promotion_target(node.op, args)
-    if target is not None:
-        args = cast_operands(node.op, args, target)
-    out = node.op.impl(np, *args, **node.attrs)
-    outs = tuple(out) if node.op.n_outputs != 1 else (out,)
-    for v, o in zip(node.outputs, outs):
-        env[v.id] = o if isinstance(o, np.ndarray) else np.asarray(o)
+    run_node(node, env)
 
 
 def run_schedule(schedule: Schedule, inputs, use_slots: bool | None = None):
