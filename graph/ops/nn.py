@@ -855,7 +855,7 @@ register(Op("sparse_softmax_cross_entropy", prim="SparseSoftmaxCrossEntropyWithL
 # ====================================================================================================
 # indexing: one_hot, gather, unsorted_segment_sum
 # ====================================================================================================
-def _infer_one_hot(indices, depth, on_value=1.0, off_value=0.0, axis=-1):
+def _infer_one_hot(indices, depth, on_value=1.0, off_value=0.0, axis=-1, strict=False):
     _require_int("one_hot", "indices", indices)
     if not -1 <= axis <= indices.ndim:
         fail("one_hot", f"axis {axis} is out of range [-1, {indices.ndim}] for indices shape "
@@ -864,7 +864,11 @@ def _infer_one_hot(indices, depth, on_value=1.0, off_value=0.0, axis=-1):
     return AVal(indices.shape[:ax] + (depth,) + indices.shape[ax:], float32)
 
 
-def _one_hot_impl(xp, indices, depth, on_value=1.0, off_value=0.0, axis=-1):
+def _one_hot_impl(xp, indices, depth, on_value=1.0, off_value=0.0, axis=-1, strict=False):
+    if strict and indices.size and (int(indices.min()) < 0 or int(indices.max()) >= depth):
+        bad = int(indices.max()) if int(indices.max()) >= depth else int(indices.min())
+        raise ValueError(f"OneHot (ops.one_hot): index {bad} is out of range [0, {depth}) "
+                         f"(indices shape {tuple(indices.shape)})")
     hot = indices[..., None] == xp.arange(depth, dtype=indices.dtype)
     out = xp.where(hot, np.float32(on_value), np.float32(off_value))
     if axis != -1 and axis != indices.ndim:
@@ -875,9 +879,10 @@ def _one_hot_impl(xp, indices, depth, on_value=1.0, off_value=0.0, axis=-1):
 register(Op("one_hot", prim="OneHot", inputs=("indices",), impl=_one_hot_impl, infer=_infer_one_hot,
             kind=EXTERN, nondiff="integer indices have no gradient",
             attrs={"depth": Attr(REQUIRED, a_nonneg_int), "on_value": Attr(1.0, a_float),
-                   "off_value": Attr(0.0, a_float), "axis": Attr(-1, a_int)},
+                   "off_value": Attr(0.0, a_float), "axis": Attr(-1, a_int),
+                   "strict": Attr(False, a_bool)},
             doc="float32 one-hot encoding of integer indices along a new axis (indices outside "
-                "[0, depth) give all off_value)"))
+                "[0, depth) give all off_value, or raise ValueError with strict=True)"))
 
 
 def _infer_gather(params, indices, axis=0):
