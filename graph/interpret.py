@@ -27,11 +27,14 @@ def _node_target(node):
 
 
 def _plan(graph):
-    plan = _PLANS.get(graph)
-    if plan is None or len(plan) != len(graph.nodes):
-        plan = tuple(_node_target(n) for n in graph.nodes)
-        _PLANS[graph] = plan
-    return plan
+    """Per-node promotion targets, cached per graph and rebuilt whenever its node list changed
+    (checked by node identity, not just count: a pass may replace nodes in place)."""
+    key = tuple(map(id, graph.nodes))
+    cached = _PLANS.get(graph)
+    if cached is None or cached[0] != key:
+        cached = (key, tuple(_node_target(n) for n in graph.nodes))
+        _PLANS[graph] = cached
+    return cached[1]
 
 
 _AUTO = object()
