@@ -411,7 +411,7 @@ def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
         entry.compile_time = time.perf_counter() - t0
         cache.add(entry)
         if graph.nodes or fn.__code__ not in _resume.RESUME_INFO:  # (a resume that only returns: no graph)
-            events.record_compile(CompileInfo(qual, graph, entry.guard_set.descs, entry.compile_time))
+            events.record_compile(CompileInfo(qual, graph, entry.guard_set.descs, entry.compile_time, runner))
             _maybe_save(graph, qual)
         return entry
 
@@ -458,7 +458,7 @@ def _compile_resume(fn, flat, names, config, qual, brk, info, t0):
     entry.break_info = info
     entry.compile_time = time.perf_counter() - t0
     if graph.nodes:
-        events.record_compile(CompileInfo(qual, graph, entry.guard_set.descs, entry.compile_time))
+        events.record_compile(CompileInfo(qual, graph, entry.guard_set.descs, entry.compile_time, runner))
         _maybe_save(graph, qual)
     return entry
 

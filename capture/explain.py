@@ -8,8 +8,8 @@ Example:
 """
 from __future__ import annotations
 
-import html
 import json
+import time
 
 from runtime.nn.cell import Cell
 
@@ -24,6 +24,8 @@ class ExplainReport:
         self.recompiles = []
         self.resume_fallbacks = []  # (frame, why): breaks after which the whole frame ran eagerly
         self.result = None
+        self.compiled_seconds = 0.0  # time spent running compiled entries while recording
+        self.compiled_calls = 0
 
     # -- the numbers ----------------------------------------------------------------------------------
     @property
@@ -63,6 +65,11 @@ class ExplainReport:
     def compile_times(self):
         return [c.seconds for c in self.compiles]
 
+    @property
+    def frames_captured(self):
+        """Names of the frames that got at least one compiled graph, in compile order."""
+        return list(dict.fromkeys(c.frame.split(" (resumed")[0] for c in self.compiles))
+
     # -- rendering --------------------------------------------------------------------------------------
     def to_dict(self):
         return {
@@ -74,6 +81,9 @@ class ExplainReport:
             "compile_times": self.compile_times,
             "recompiles": [{"frame": f, "reason": r} for f, r in self.recompiles],
             "resume_fallbacks": [{"frame": f, "reason": r} for f, r in self.resume_fallbacks],
+            "frames_captured": self.frames_captured,
+            "compiled_seconds": self.compiled_seconds,
+            "compiled_calls": self.compiled_calls,
         }
 
     def __str__(self):
@@ -98,29 +108,45 @@ class ExplainReport:
     def to_json(self):
         return json.dumps(self.to_dict(), indent=2, default=str)
 
-    def to_html(self):
-        rows = "".join(f"<tr><td>{html.escape(b.reason)}</td><td>{html.escape(b.filename)}:{b.lineno}</td>"
-                       f"<td><code>{html.escape(b.source)}</code></td><td>{html.escape(b.hint)}</td></tr>"
-                       for b in self.break_reasons)
-        graphs = "".join(f"<h3>{html.escape(c.frame)} ({c.graph.op_count()} ops)</h3><pre>"
-                         f"{html.escape(c.graph.format())}</pre>" for c in self.compiles)
-        return (f"<html><body><h2>Capture report</h2><p>{self.graph_count} graph(s), {self.graph_break_count} "
-                f"break(s)</p><table border=1><tr><th>reason</th><th>where</th><th>source</th><th>hint</th></tr>"
-                f"{rows}</table>{graphs}</body></html>")
+    def to_html(self) -> str:
+        """This report as one self-contained web page (see :mod:`capture.explain_html`)."""
+        from .explain_html import render
+        return render(self)
+
+    def save_html(self, path: str) -> str:
+        """Write :meth:`to_html` to ``path`` atomically; returns the path."""
+        from .webpage import write_atomically
+        return write_atomically(path, self.to_html())
 
 
 class recording:
-    """Context manager collecting capture events into an :class:`ExplainReport`."""
+    """Context manager collecting capture events into an :class:`ExplainReport`, and timing the
+    calls of compiled entries made meanwhile (``report.compiled_seconds``/``compiled_calls``)."""
 
     def __init__(self):
         self.report = ExplainReport()
+        self._api = self._orig_run = None
 
     def __enter__(self):
+        from . import api
+        report, orig = self.report, api._run_compiled
+
+        def timed(*args, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return orig(*args, **kwargs)
+            finally:
+                report.compiled_seconds += time.perf_counter() - t0
+                report.compiled_calls += 1
+
+        self._api, self._orig_run = api, orig
+        api._run_compiled = timed
         events.recorders.append(self.report)
         return self.report
 
     def __exit__(self, *exc):
         events.recorders.remove(self.report)
+        self._api._run_compiled = self._orig_run
         return False
 
 

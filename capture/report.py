@@ -46,11 +46,15 @@ class BreakInfo:
 
 
 class CompileInfo:
-    def __init__(self, frame, graph, guards, seconds):
+    """One compiled graph: its frame, IR, guard descriptions, compile seconds and the backend's
+    runner (whose ``schedule``, when it has one, lists the fused kernels)."""
+
+    def __init__(self, frame, graph, guards, seconds, runner=None):
         self.frame = frame
         self.graph = graph
         self.guards = list(guards)
         self.seconds = seconds
+        self.runner = runner
 
 
 def _log_kinds():
