@@ -1,14 +1,22 @@
 """``python -m bench``: the comparison table (ours PyNative / GRAPH / @jit whole step vs PyTorch
-eager and torch.compile when installed), printed and written to bench/results/latest.json.
+eager, torch.compile and JAX jit when installed), printed for terminals and saved as JSON: this
+run in ``bench/results/runs/<time>-<commit>.json`` (the history) and ``bench/results/latest.json``.
 
 Medians of repeated calls in one process, so the ratios are measured in the same run. Options:
-``--quick`` (fewer repeats), ``--no-torch``, ``--backend numpy|llvm`` (graph backend), ``--json PATH``.
+``--quick`` (fewer repeats), ``--no-torch``, ``--no-jax``, ``--backend numpy|llvm`` (graph
+backend), ``--json PATH``, ``--html PATH`` (the dashboard page: this run plus the saved history).
+
+``python -m bench dashboard FILES... [--out dashboard.html]`` draws the dashboard from saved runs
+without measuring anything.
 """
 from __future__ import annotations
 
 import argparse
+import datetime
+import glob
 import json
 import os
+import platform
 import statistics
 import subprocess
 import sys
@@ -52,7 +60,7 @@ def _ours_jit_step(model, batch, backend):
     return capture.jit(step, backend=backend), models._inputs(model, batch)
 
 
-def train_row(model, batch, repeats, backend, torch_ok):
+def train_row(model, batch, repeats, backend, torch_ok, jax_ok=False):
     row = {"case": f"{model} train b{batch}"}
     step, args = models.ours_train_step(model, batch)
     row["ours_pynative_ms"] = _median_ms(step, args, repeats)
@@ -74,6 +82,15 @@ def train_row(model, batch, repeats, backend, torch_ok):
                 os.environ["CAPTURE_BACKEND"] = old
     jstep, jargs = _ours_jit_step(model, batch, backend)
     row["ours_jit_step_ms"] = _median_ms(jstep, jargs, repeats)
+    row["gflop"] = models.train_step_flops(model, batch) / 1e9
+    row["ours_jit_gflops"] = row["gflop"] / (row["ours_jit_step_ms"] / 1e3)
+    if jax_ok:
+        try:
+            xstep, xargs = models.jax_train_step(model, batch)
+            row["jax_jit_ms"] = _median_ms(xstep, xargs, repeats, warmup=5)
+        except Exception as e:  # a broken jaxlib must not cost the rest of the table
+            row["jax_jit_ms"] = None
+            row["jax_error"] = f"{type(e).__name__}: {e}"[:200]
     if torch_ok:
         tstep, targs = models.torch_train_step(model, batch)
         row["torch_eager_ms"] = _median_ms(tstep, targs, repeats)
@@ -154,50 +171,139 @@ def first_step_rows(backend):
 
 
 COLUMNS = ["ours_pynative_ms", "ours_graph_ms", "ours_jit_step_ms", "torch_eager_ms", "torch_compile_ms",
-           "numpy_ms", "copy_ms", "graph_frac_of_copy_bw"]
+           "jax_jit_ms", "ours_jit_gflops", "numpy_ms", "copy_ms", "graph_frac_of_copy_bw"]
 
 
-def print_table(rows):
+def format_table(rows) -> str:
+    """The terminal table: one column per measured quantity, each as wide as its header needs.
+
+    >>> print(format_table([{"case": "a", "graph_frac_of_copy_bw": 0.5, "ours_graph_ms": 1.25}]))
+    case  ours_graph  graph_frac_of_copy_bw
+    a          1.250                  0.500
+    """
     cols = [c for c in COLUMNS if any(c in r for r in rows)]
-    width = max(len(r["case"]) for r in rows) + 2
-    print("case".ljust(width) + "".join(c.replace("_ms", "").rjust(18) for c in cols))
+    heads = [c[:-3] if c.endswith("_ms") else c for c in cols]
+    widths = [max(len(h), 10) + 2 for h in heads]
+    case_width = max(len("case"), *(len(r["case"]) for r in rows)) + 2
+
+    def cell(v):
+        return "-" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))
+
+    lines = ["case".ljust(case_width) + "".join(h.rjust(w) for h, w in zip(heads, widths))]
     for r in rows:
-        cells = []
-        for c in cols:
-            v = r.get(c)
-            cells.append(("-" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))).rjust(18))
-        print(r["case"].ljust(width) + "".join(cells))
+        lines.append(r["case"].ljust(case_width) + "".join(cell(r.get(c)).rjust(w) for c, w in zip(cols, widths)))
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def measured_sgemm_peak_gflops(n=1024, repeats=7) -> float:
+    """float32 matmul throughput of this machine's BLAS at its default threads: the roofline the
+    dashboard measures achieved GFLOP/s against."""
+    a = np.random.default_rng(0).normal(size=(n, n)).astype(np.float32)
+    return 2 * n ** 3 / (_median_ms(np.matmul, (a, a), repeats, warmup=2) / 1e3) / 1e9
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _commit() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                             cwd=os.path.dirname(os.path.abspath(__file__)), timeout=10)
+        return out.stdout.strip() if out.returncode == 0 else ""
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def run_meta(backend) -> dict:
+    """What a run was measured on: the stamp every saved run and every dashboard line carries."""
+    threads = None
+    try:
+        from codegen.cpu import threads as cpu_threads
+        threads = cpu_threads.n_threads()
+    except Exception:
+        threads = None
+    return {"time": datetime.datetime.now().isoformat(timespec="seconds"), "commit": _commit(),
+            "machine": platform.node(), "cpu": _cpu_model(), "cpus": os.cpu_count(), "threads": threads,
+            "python": platform.python_version(), "backend": backend,
+            "blas_threads": os.environ.get("RUNTIME_BLAS_THREADS"),
+            "sgemm_peak_gflops": measured_sgemm_peak_gflops()}
+
+
+RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+
+
+def save_run(run, latest_path) -> str:
+    """Write ``run`` to the history folder and to ``latest_path``, each atomically; the history file."""
+    from capture.webpage import write_atomically
+    stamp = run["meta"]["time"].replace(":", "").replace("-", "")
+    history = os.path.join(RESULTS, "runs", f"{stamp}-{run['meta']['commit'] or 'nogit'}.json")
+    text = json.dumps(run, indent=2)
+    for path in (history, latest_path):
+        write_atomically(path, text)
+    return history
+
+
+def dashboard_main(argv) -> int:
+    import dashboard
+    p = argparse.ArgumentParser(prog="python -m bench dashboard", description="benchmark dashboard from saved runs")
+    p.add_argument("files", nargs="*", help="saved runs (default: bench/results/runs/*.json)")
+    p.add_argument("--out", default="dashboard.html")
+    args = p.parse_args(argv)
+    files = args.files or sorted(glob.glob(os.path.join(RESULTS, "runs", "*.json")))
+    runs = dashboard.load_runs(files)
+    dashboard.save(runs, args.out)
+    print(f"wrote {args.out} ({len(runs)} run{'s' if len(runs) != 1 else ''})")
+    return 0 if runs else 1
+
+
+def _installed(module) -> bool:
+    try:
+        __import__(module)
+        return True
+    except Exception:  # an installed but broken peer counts as absent
+        return False
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description="benchmark table")
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["dashboard"]:
+        return dashboard_main(argv[1:])
+    p = argparse.ArgumentParser(prog="python -m bench", description="benchmark table (and dashboard)")
     p.add_argument("--quick", action="store_true")
     p.add_argument("--no-torch", action="store_true")
+    p.add_argument("--no-jax", action="store_true")
     p.add_argument("--backend", default=None)
-    p.add_argument("--json", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",
-                                                  "latest.json"))
+    p.add_argument("--json", default=os.path.join(RESULTS, "latest.json"))
+    p.add_argument("--html", default=None, help="also write the dashboard page (this run + saved history)")
     args = p.parse_args(argv)
     repeats = 10 if args.quick else 30
-    torch_ok = False
-    if not args.no_torch:
-        try:
-            import torch  # noqa: F401
-            torch_ok = True
-        except ImportError:
-            pass
+    torch_ok = not args.no_torch and _installed("torch")
+    jax_ok = not args.no_jax and _installed("jax")
+    meta = run_meta(args.backend)
     rows = []
     for model, batch in (("lenet", 32), ("lenet", 256), ("mlp", 32), ("mlp", 1024)):
         rows.append(train_row(model, batch, repeats if batch < 1000 else max(5, repeats // 3), args.backend,
-                              torch_ok))
+                              torch_ok, jax_ok))
     rows.append(inference_row(repeats, args.backend, torch_ok))
     rows.extend(chain_rows(repeats, args.backend))
     rows.extend(first_step_rows(args.backend))
-    print_table(rows)
-    os.makedirs(os.path.dirname(args.json), exist_ok=True)
-    with open(args.json + ".tmp", "w") as f:
-        json.dump({"rows": rows, "python": sys.version, "backend": args.backend}, f, indent=2)
-    os.replace(args.json + ".tmp", args.json)
-    print(f"wrote {args.json}")
+    print(format_table(rows))
+    run = {"meta": meta, "rows": rows}
+    history = save_run(run, args.json)
+    print(f"wrote {args.json} and {history}")
+    if args.html:
+        import dashboard
+        runs = dashboard.load_runs(sorted(glob.glob(os.path.join(RESULTS, "runs", "*.json"))))
+        dashboard.save(runs or [run], args.html)
+        print(f"wrote {args.html}")
     return 0
 
 

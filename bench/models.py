@@ -99,3 +99,77 @@ def torch_inference(model: str, batch: int):
         with torch.no_grad():
             return net(x)
     return infer, (x,)
+
+
+# -- JAX (when installed) -----------------------------------------------------------------------------
+def _jax_init(model, key):
+    import jax
+    import jax.numpy as jnp
+
+    def dense(k, n_in, n_out):
+        return {"w": jax.random.normal(k, (n_in, n_out), jnp.float32) * 0.02, "b": jnp.zeros((n_out,), jnp.float32)}
+
+    keys = jax.random.split(key, 5)
+    if model == "lenet":
+        return {"c1": jax.random.normal(keys[0], (6, 1, 5, 5), jnp.float32) * 0.1,
+                "c2": jax.random.normal(keys[1], (16, 6, 5, 5), jnp.float32) * 0.1,
+                "f1": dense(keys[2], 400, 120), "f2": dense(keys[3], 120, 84), "f3": dense(keys[4], 84, 10)}
+    return {"f1": dense(keys[0], 784, 256), "f2": dense(keys[1], 256, 256), "f3": dense(keys[2], 256, 10)}
+
+
+def _jax_forward(model, params, x):
+    import jax
+    import jax.numpy as jnp
+    relu = jax.nn.relu
+
+    def fc(p, h):
+        return h @ p["w"] + p["b"]
+
+    if model == "lenet":
+        def conv_pool(h, w):
+            h = relu(jax.lax.conv_general_dilated(h, w, (1, 1), "VALID", dimension_numbers=("NCHW", "OIHW", "NCHW")))
+            return jax.lax.reduce_window(h, -jnp.inf, jax.lax.max, (1, 1, 2, 2), (1, 1, 2, 2), "VALID")
+        x = conv_pool(conv_pool(x, params["c1"]), params["c2"]).reshape(x.shape[0], -1)
+    x = relu(fc(params["f1"], x))
+    x = relu(fc(params["f2"], x))
+    return fc(params["f3"], x)
+
+
+def jax_train_step(model: str, batch: int):
+    """(step, inputs) for the same Momentum(0.01, 0.9) step under ``jax.jit`` (state kept in the
+    closure; the step blocks until its loss is ready so timings include the computation)."""
+    import jax
+    import jax.numpy as jnp
+
+    params = _jax_init(model, jax.random.PRNGKey(0))
+    state = {"params": params, "mom": jax.tree_util.tree_map(jnp.zeros_like, params)}
+
+    def loss_fn(p, x, y):
+        logp = jax.nn.log_softmax(_jax_forward(model, p, x))
+        return -jnp.mean(jnp.take_along_axis(logp, y[:, None], axis=1))
+
+    @jax.jit
+    def update(p, mom, x, y):
+        loss, g = jax.value_and_grad(loss_fn)(p, x, y)
+        mom = jax.tree_util.tree_map(lambda m, gi: 0.9 * m + gi, mom, g)
+        p = jax.tree_util.tree_map(lambda w, m: w - 0.01 * m, p, mom)
+        return p, mom, loss
+
+    def step(x, y):
+        state["params"], state["mom"], loss = update(state["params"], state["mom"], x, y)
+        return loss.block_until_ready()
+
+    rng = np.random.default_rng(0)
+    shape = (batch, 1, 32, 32) if model == "lenet" else (batch, 784)
+    x = jnp.asarray(rng.normal(size=shape).astype(np.float32))
+    y = jnp.asarray(rng.integers(0, 10, batch).astype(np.int32))
+    return step, (x, y)
+
+
+def train_step_flops(model: str, batch: int) -> float:
+    """Multiply-add FLOPs of one train step (forward + backward ~ 3x the forward's matmuls/convs)."""
+    if model == "lenet":
+        per_sample = 6 * 28 * 28 * (1 * 5 * 5) + 16 * 10 * 10 * (6 * 5 * 5) + 400 * 120 + 120 * 84 + 84 * 10
+    else:
+        per_sample = 784 * 256 + 256 * 256 + 256 * 10
+    return 3 * 2.0 * per_sample * batch

@@ -128,19 +128,7 @@ def _run_compiled(fn, entry, flat, config):
     """Run a compiled entry on the flat arguments. If the backend fails at run time, the entry turns
     eager (reason recorded) and ``_FAILED`` is returned: the caller then runs the frame eagerly."""
     try:
-        if entry.runner is None:  # a break before any op: nothing to run before the eager step
-            outs = []
-        else:
-            arrays, tensors = fetch_inputs(entry.sources, flat)
-            if _tape.ACTIVE and _any_tracked(tensors):
-                outs = _run_under_tape(entry, arrays, tensors, config)
-            else:
-                outs, updates = entry.runner(arrays)
-                for idx, arr in updates.items():
-                    tensors[idx]._data = arr
-                outs = [Tensor._wrap(o) for o in outs]
-            for i in entry.copy_outputs:  # graph constants returned: each call gets its own tensor
-                outs[i] = Tensor._wrap(outs[i]._data.copy())
+        outs = _run_graph(entry, flat, config)
     except Exception as e:  # the backend failed at run time: never crash a working script
         qual = entry.name
         if config.fullgraph:
@@ -153,6 +141,24 @@ def _run_compiled(fn, entry, flat, config):
         # graph break: rebuild the stack/locals, run the breaking instruction eagerly, resume
         return entry.plan.run(outs, flat)
     return build_output(entry.template, outs)
+
+
+def _run_graph(entry, flat, config):
+    """The compiled graph's outputs (as Tensors) for the flat arguments; parameter updates applied.
+    Only the graph itself runs here (``explain.recording`` times this as "time in compiled code")."""
+    if entry.runner is None:  # a break before any op: nothing to run before the eager step
+        return []
+    arrays, tensors = fetch_inputs(entry.sources, flat)
+    if _tape.ACTIVE and _any_tracked(tensors):
+        outs = _run_under_tape(entry, arrays, tensors, config)
+    else:
+        outs, updates = entry.runner(arrays)
+        for idx, arr in updates.items():
+            tensors[idx]._data = arr
+        outs = [Tensor._wrap(o) for o in outs]
+    for i in entry.copy_outputs:  # graph constants returned: each call gets its own tensor
+        outs[i] = Tensor._wrap(outs[i]._data.copy())
+    return outs
 
 
 # -- the frame-evaluation hook's side (capture/frame_eval) ---------------------------------------------

@@ -1,10 +1,16 @@
 """``capture.explain(fn_or_cell)(*args)``: run once with capture on and report graphs and breaks.
 
 Example:
-    >>> report = capture.explain(net)(x)            # doctest: +SKIP
+    >>> import numpy as np, capture, runtime as ms
+    >>> def f(x):
+    ...     y = ms.ops.relu(x) * 2
+    ...     print("a graph break")              # print cannot be traced
+    ...     return y + 1
+    >>> report = capture.explain(f)(ms.Tensor(np.ones(3, np.float32)))
+    a graph break
     >>> report.graph_count, report.graph_break_count
-    (1, 0)
-    >>> print(report)                               # readable summary
+    (2, 1)
+    >>> report.save_html("/tmp/explain-doctest.html")   # doctest: +SKIP
 """
 from __future__ import annotations
 
@@ -121,7 +127,8 @@ class ExplainReport:
 
 class recording:
     """Context manager collecting capture events into an :class:`ExplainReport`, and timing the
-    calls of compiled entries made meanwhile (``report.compiled_seconds``/``compiled_calls``)."""
+    compiled graphs run meanwhile (``report.compiled_seconds``/``compiled_calls``: the graphs
+    alone, not the eager code around a break nor compiling)."""
 
     def __init__(self):
         self.report = ExplainReport()
@@ -129,24 +136,26 @@ class recording:
 
     def __enter__(self):
         from . import api
-        report, orig = self.report, api._run_compiled
+        report, orig = self.report, api._run_graph
 
-        def timed(*args, **kwargs):
+        def timed(entry, *args):
+            if entry.runner is None:  # a break before any op: no graph ran
+                return orig(entry, *args)
             t0 = time.perf_counter()
             try:
-                return orig(*args, **kwargs)
+                return orig(entry, *args)
             finally:
                 report.compiled_seconds += time.perf_counter() - t0
                 report.compiled_calls += 1
 
         self._api, self._orig_run = api, orig
-        api._run_compiled = timed
+        api._run_graph = timed
         events.recorders.append(self.report)
         return self.report
 
     def __exit__(self, *exc):
         events.recorders.remove(self.report)
-        self._api._run_compiled = self._orig_run
+        self._api._run_graph = self._orig_run
         return False
 
 

@@ -181,8 +181,9 @@ def _source_section(report) -> str:
     else:
         legend = " ".join(f'<span class="tag g{i % len(GRAPH_COLOURS)}">{_graph_label(i)}</span>'
                           f"{esc(c.frame)}" for i, c in enumerate(report.compiles))
-        parts.append(f'<p class="note">Shaded lines ran inside a compiled graph ({legend}); '
-                     '<span class="tag brk-tag">break</span> lines ran eagerly.</p>')
+        compiled = (f"Shaded lines ran inside a compiled graph ({legend}); " if report.compiles
+                    else "No line ran inside a compiled graph; ")
+        parts.append(f'<p class="note">{compiled}<span class="tag brk-tag">break</span> lines ran eagerly.</p>')
     nested = _drop_nested(spans)
     for (filename, start, end), name in sorted(nested.items(), key=lambda kv: (order.index(kv[0][0]), kv[0][1])):
         parts.append(_source_block(filename, start, end, name, marks, breaks))

@@ -41,7 +41,9 @@ pre { background: var(--panel); border: 1px solid var(--line); border-radius: 6p
 table { border-collapse: collapse; width: 100%; margin: 6px 0 12px; font-size: 13.5px; }
 th, td { text-align: left; padding: 6px 10px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-weight: 600; color: var(--muted); background: var(--panel); position: sticky; top: 0; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num { white-space: nowrap; }
+.table-wrap { overflow-x: auto; }
 tr.best td { font-weight: 650; }
 details { margin: 6px 0 10px; }
 details > summary { cursor: pointer; color: var(--accent); font-weight: 550; }
@@ -101,7 +103,8 @@ def table(headers, rows, numeric=(), row_classes=None) -> str:
     for r, row in enumerate(rows):
         cls = f' class="{row_classes[r]}"' if row_classes and row_classes[r] else ""
         body.append(f"<tr{cls}>" + "".join(cell("td", i, v) for i, v in enumerate(row)) + "</tr>")
-    return f"<table><thead>{head}</thead><tbody>{''.join(body)}</tbody></table>"
+    # wide tables scroll inside their own box instead of running off the page
+    return f'<div class="table-wrap"><table><thead>{head}</thead><tbody>{"".join(body)}</tbody></table></div>'
 
 
 class Raw:

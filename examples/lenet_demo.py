@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -53,21 +54,34 @@ def create_dataset(data_dir, usage, batch_size=32):
     return ds.batch(batch_size, drop_remainder=True)
 
 
+class StepTimes(ms.train.Callback):
+    """Seconds of each train step (the network's own time, data loading excluded) and the last loss."""
+
+    def __init__(self):
+        super().__init__()
+        self.times, self.loss = [], None
+
+    def on_train_step_begin(self, run_context):
+        self._t0 = time.perf_counter()
+
+    def on_train_step_end(self, run_context):
+        self.times.append(time.perf_counter() - self._t0)
+        self.loss = run_context.original_args().net_outputs
+
+
 def run(mode, data_dir, epochs, batch_size):
-    """Train from the same seed in ``mode``; return (accuracy, step times, final loss)."""
+    """Train from the same seed in ``mode`` with ``Model.train``; return (accuracy, step times, final loss)."""
     ms.set_context(mode=mode)
     ms.set_seed(1)
     net = LeNet5()
     loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     opt = nn.Momentum(net.trainable_params(), learning_rate=0.01, momentum=0.9)
-    train_step = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), opt)
-    train_step.set_train(True)
-    times, loss = [], None
-    for _ in range(epochs):
-        for image, label in create_dataset(data_dir, "train", batch_size).create_tuple_iterator():
-            t0 = time.perf_counter()
-            loss = train_step(image, label)
-            times.append(time.perf_counter() - t0)
+    model = ms.Model(net, loss_fn, opt)
+    steps = StepTimes()
+    # A live line on a terminal; four plain progress lines per run in a log.
+    progress = ms.train.ProgressBar(stream=sys.stdout, every_percent=25)
+    model.train(epochs, create_dataset(data_dir, "train", batch_size), callbacks=[steps, progress])
+    times, loss = steps.times, steps.loss
     net.set_train(False)
     correct = total = 0
     for image, label in create_dataset(data_dir, "test", batch_size).create_tuple_iterator():

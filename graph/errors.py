@@ -4,7 +4,9 @@ Errors name the op (functional and Primitive spelling), the offending shapes/dty
 the user's ``file:line`` plus source text: the first stack frame outside this project's packages.
 
 Example:
-    >>> raise op_error(ValueError, "bias_add", "BiasAdd", "bias shape (4,) does not match ...")
+    >>> err = op_error(ValueError, "bias_add", "BiasAdd", "bias shape (4,) does not match (2, 3)")
+    >>> type(err).__name__, str(err).splitlines()[0]
+    ('ValueError', 'BiasAdd (ops.bias_add): bias shape (4,) does not match (2, 3)')
 """
 from __future__ import annotations
 

@@ -178,8 +178,11 @@ class GradOperation:
     call argument is the output cotangent.
 
     Example:
-        >>> grad_all = ops.GradOperation(get_all=True)
-        >>> # grad_all(net)(x, y) -> (dx, dy)
+        >>> import numpy as np, runtime as ms
+        >>> grad_all = ms.ops.GradOperation(get_all=True)
+        >>> dx, dy = grad_all(lambda x, y: x * y)(ms.Tensor(np.float32(3)), ms.Tensor(np.float32(4)))
+        >>> float(dx.asnumpy()), float(dy.asnumpy())
+        (4.0, 3.0)
     """
 
     def __init__(self, get_all=False, get_by_list=False, sens_param=False):

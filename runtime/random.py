@@ -4,7 +4,7 @@ Example:
     >>> import runtime as ms
     >>> ms.set_seed(1)
     >>> a = ms.nn.Dense(2, 2).weight.asnumpy(); ms.set_seed(1)
-    >>> (a == ms.nn.Dense(2, 2).weight.asnumpy()).all()
+    >>> bool((a == ms.nn.Dense(2, 2).weight.asnumpy()).all())
     True
 """
 from __future__ import annotations

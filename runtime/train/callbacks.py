@@ -549,6 +549,10 @@ class ModelCheckpoint(Callback):
 # ---------------------------------------------------------------------------------------------
 # progress
 # ---------------------------------------------------------------------------------------------
+def _fmt_ms(ms):
+    return f"{ms:.3g} ms" if ms < 100 else f"{ms:.0f} ms"
+
+
 def _fmt_secs(s):
     s = int(max(0, s))
     h, rem = divmod(s, 3600)
@@ -559,10 +563,13 @@ def _fmt_secs(s):
 class ProgressBar(Callback):
     """Training progress on ``stream`` (default stderr).
 
-    On a terminal: one line redrawn in place at most every ``interval`` seconds (steps, epoch,
-    rate, ETA, last loss). Elsewhere (logs, CI): one line per ``every_percent`` percent of the
-    steps (default 10, so at most ~10 lines per training run). ``Model.train`` adds one
+    On a terminal: one line redrawn in place at most every ``interval`` seconds (epoch, steps,
+    step time, ETA, last loss). Elsewhere (logs, CI): one line per ``every_percent`` percent of
+    the steps (default 10, so at most ~10 lines per training run). ``Model.train`` adds one
     automatically when stderr is a terminal (set ``RUNTIME_PROGRESS=0`` to disable).
+
+    The step time is the network's own time per step (from step begin to step end, smoothed over
+    the recent steps); the ETA uses the wall time per step, data loading included.
     """
 
     def __init__(self, stream=None, interval=0.2, every_percent=10, width=28):
@@ -587,8 +594,23 @@ class ProgressBar(Callback):
         self._last_draw = 0.0
         self._next_pct = self.every_percent
         self._shown = False
+        self._step_t0 = None
+        self._step_ms = None
         if self._tty:
             _ACTIVE_BARS.append(self)
+
+    def on_train_step_begin(self, run_context):
+        self._step_t0 = time.perf_counter()
+        self._step_n0 = run_context.original_args().get("cur_step_num", 0) or 0
+
+    def _time_step(self, cb):
+        if self._step_t0 is None:
+            return
+        steps = max(1, (cb.get("cur_step_num", 0) or 0) - self._step_n0)  # a sunk epoch is many steps
+        ms = (time.perf_counter() - self._step_t0) * 1e3 / steps
+        # Smoothed, so one slow step (a compile, a GC pause) does not make the line jump.
+        self._step_ms = ms if self._step_ms is None else 0.8 * self._step_ms + 0.2 * ms
+        self._step_t0 = None
 
     def _line(self, cb, done):
         frac = min(1.0, done / self._total)
@@ -598,10 +620,12 @@ class ProgressBar(Callback):
         loss = _handle_loss(cb.get("net_outputs"))
         loss_s = f" loss {loss:.4f}" if isinstance(loss, float) else ""
         epoch = f"epoch {cb.get('cur_epoch_num', 1)}/{cb.get('epoch_num', 1)}"
-        return frac, elapsed, rate, eta, loss_s, epoch
+        step_s = f" {_fmt_ms(self._step_ms)}/step" if self._step_ms is not None else ""
+        return frac, elapsed, rate, eta, step_s + loss_s, epoch
 
     def on_train_step_end(self, run_context):
         cb = run_context.original_args()
+        self._time_step(cb)
         done = (cb.get("cur_step_num", 0) or 0) - self._start_step
         now = time.time()
         if self._tty:
@@ -613,7 +637,7 @@ class ProgressBar(Callback):
             bar = "#" * filled + "-" * (self.width - filled)
             out = self._out()
             out.write(f"\r\x1b[K{epoch} [{bar}] {done}/{self._total} {frac * 100:5.1f}% "
-                      f"{rate:.1f} step/s ETA {_fmt_secs(eta)}{loss_s}")
+                      f"{loss_s.lstrip()} ETA {_fmt_secs(eta)}")
             out.flush()
             self._shown = True
         else:

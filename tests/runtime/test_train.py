@@ -231,6 +231,7 @@ def test_progress_bar_output_budget():
     lines = stream.getvalue().splitlines()
     assert 5 <= len(lines) <= 11 and "\r" not in stream.getvalue()
     assert lines[-1].startswith("progress: 100.0% (500/500 steps")
+    assert all(re.search(r" \d[\d.]* ms/step loss \d+\.\d{4}$", line) for line in lines), lines
 
     class FakeTTY(io.StringIO):
         def isatty(self):
@@ -240,3 +241,4 @@ def test_progress_bar_output_budget():
     model.train(1, dataset(x, y, batch=40), callbacks=ProgressBar(stream=tty, interval=0.0))
     text = tty.getvalue()
     assert text.count("\r") >= 10 and text.endswith("\n") and "10/10" in text
+    assert re.search(r"epoch 1/1 \[#+\] 10/10 100\.0% \d[\d.]* ms/step loss \d+\.\d{4} ETA 00:00", text), text
