@@ -107,8 +107,8 @@ def _workload(row, runs, peak):
     parts.append(bar_chart(bars, unit="ms", title="ms per step (lower is better)"))
     gf = row.get("ours_jit_gflops")
     if gf and peak:
-        pct = min(100.0, 100.0 * gf / peak)
-        parts.append(f'<div class="roof" title="{gf:.1f} of {peak:.0f} GFLOP/s"><div style="width:{pct:.1f}%">'
+        pct = 100.0 * gf / peak
+        parts.append(f'<div class="roof" title="{gf:.1f} of {peak:.0f} GFLOP/s"><div style="width:{min(pct, 100):.1f}%">'
                      f'</div></div><p class="note">ours @jit: {gf:.1f} GFLOP/s achieved, {pct:.1f}% of the '
                      f"{peak:.0f} GFLOP/s sgemm peak measured in this run ({row.get('gflop', 0) * 1e3:.1f} "
                      "MFLOP per step)</p>")

@@ -447,8 +447,7 @@ def _compile_resume(fn, flat, names, config, qual, brk, info, t0):
                                           tracer.initial_free)
         graph = tracer.builder.graph
         graph.set_outputs(outputs)
-        for obj in tracer.builder.lifted_objs.values():
-            tracer.guards.tensor(tracer.guards.obj(obj), obj, getattr(obj, "name", "captured tensor"))
+        _guard_lifted_tensors(tracer)
         graph.verify()
         runner = _make_runner(config, graph) if graph.nodes else None
     except (FullGraphError, KeyboardInterrupt):
@@ -566,6 +565,7 @@ def _wrap_root(tx, value, expr, path, desc, is_resume=False):
 
 def _wrap_root_value(tx, value, expr, path, desc, is_resume):
     g = tx.guards
+    g.name_object(value, desc)
     if isinstance(value, Tensor) and not isinstance(value, Parameter):
         g.tensor(expr, value, desc)
         return TensorVariable(tx.builder.arg_input(value, path, desc))
@@ -629,6 +629,14 @@ def _setup_root(tracer, fn, flat, names):
     return root
 
 
+def _guard_lifted_tensors(tracer):
+    """Lifted tensors (Parameters, tensors held by objects): their dtype and shape were baked into
+    the graph. Named as the code reached them (``self.fc1.weight``), else by Parameter name."""
+    g = tracer.guards
+    for obj in tracer.builder.lifted_objs.values():
+        g.tensor(g.obj(obj), obj, g.path_of(obj, getattr(obj, "name", None) or "captured tensor"))
+
+
 def translate(tracer, fn, flat, names):
     """Translate one frame; returns (graph, input sources, output template)."""
     root = _setup_root(tracer, fn, flat, names)
@@ -637,9 +645,7 @@ def translate(tracer, fn, flat, names):
     outputs = []
     template = _template(root, ret, outputs)
     builder.graph.set_outputs(outputs)
-    # lifted tensors (Parameters, held tensors): their dtype/shape were baked into the graph
-    for obj in builder.lifted_objs.values():
-        tracer.guards.tensor(tracer.guards.obj(obj), obj, getattr(obj, "name", "captured tensor"))
+    _guard_lifted_tensors(tracer)
     builder.graph.verify()
     return builder.graph, builder.sources, template
 

@@ -25,6 +25,8 @@ class GuardSet:
         self.namespace: dict[str, object] = {"np": np}
         self._ids: dict[int, str] = {}
         self._seen: set[str] = set()
+        # How the user's code reaches each object (``self.fc1``), so guards read in source terms.
+        self._paths: dict[int, str] = {}
 
     def obj(self, value) -> str:
         """Name under which ``value`` is visible to guard expressions (kept alive by the entry),
@@ -36,6 +38,16 @@ class GuardSet:
             self._ids[key] = name
             self.namespace[name] = value
         return name
+
+    def name_object(self, value, path: str) -> None:
+        """Remember ``path`` (e.g. ``self.fc1``) as how the traced code reached ``value``; the first
+        path seen wins. Immutable values are not named: equal ones share identities."""
+        if not isinstance(value, (int, float, complex, str, bytes, tuple, frozenset, type(None))):
+            self._paths.setdefault(id(value), path)
+
+    def path_of(self, value, default: str | None = None) -> str:
+        """The source path recorded for ``value``, else ``default``, else its type's name."""
+        return self._paths.get(id(value)) or default or type(value).__name__
 
     def add(self, expr: str, desc: str | None = None) -> None:
         if expr in self._seen:

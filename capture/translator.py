@@ -252,7 +252,9 @@ class InstructionTranslator:
     def wrap_attr(self, owner, name: str, value) -> Variable:
         """Wrap ``owner.name`` and guard on it (value for constants, identity for objects)."""
         expr = f"{self.guards.obj(owner)}.{name}"
-        self._guard_value(expr, value, f"{type(owner).__name__}.{name}")
+        path = f"{self.guards.path_of(owner)}.{name}"
+        self._guard_value(expr, value, path)
+        self.guards.name_object(value, path)
         var = self.wrap(value)
         if isinstance(value, (list, dict)):
             var.source = ("attr", owner, name)  # rebuilt at a graph break as this same object

@@ -106,7 +106,7 @@ class CellVariable(ObjectVariable):
     def getattr(self, tx, name):
         if name == "training":
             tx.guards.constant(f"{tx.guards.obj(self.obj)}.training", self.obj.training,
-                               f"{type(self.obj).__name__}.training")
+                               f"{tx.guards.path_of(self.obj)}.training")
             return tx.wrap(self.obj.training)
         return super().getattr(tx, name)
 

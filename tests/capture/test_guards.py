@@ -86,7 +86,7 @@ def test_changing_a_python_constant_attribute_recompiles(rng):
         net.dropout_like = 0.25  # not read while training is False: no recompile
         _run(net, x)
     assert report.graph_count == 2
-    assert "Net.mode == 'relu'" in report.recompiles[0][1]
+    assert "self.mode == 'relu'" in report.recompiles[0][1]
     assert np.all(np.abs(out.asnumpy()) < 1)  # tanh branch taken
 
 
@@ -215,9 +215,10 @@ def test_explain_lists_guards(rng):
     guards = report.guards[0]
     text = "\n".join(guards)
     assert "x: Tensor Float32[2, 4]" in text
-    assert "Net.training is False" in text
-    assert "Net.mode == 'relu'" in text
-    assert "fc.weight: Tensor Float32[4, 4]" in text
+    # in the user's terms: the path the code took to reach each value
+    assert "self.training is False" in text
+    assert "self.mode == 'relu'" in text
+    assert "self.fc.weight: Tensor Float32[4, 4]" in text
 
 
 def test_reset_drops_the_caches(rng):
