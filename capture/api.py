@@ -742,8 +742,19 @@ def jit(fn=None, *, fullgraph=False, backend=None, jit_config=None, **options):
     if not callable(fn):
         raise TypeError(f"jit: expected a function or Cell, got {type(fn).__name__}")
     if not isinstance(fn, types.FunctionType):
-        raise TypeError(f"jit: cannot capture {type(fn).__name__} objects; pass a Python function")
+        return JitFunction(_calling(fn), config)
     return JitFunction(fn, config)
+
+
+def _calling(target):
+    """A Python function that calls ``target`` (a ``grad``/``value_and_grad`` function, a
+    ``functools.partial``, an object with ``__call__``): what ``jit`` captures for callables that
+    have no bytecode of their own. ``target`` is a closure variable, so the cache guards on it."""
+    def call(*args, **kwargs):
+        return target(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = getattr(target, "__name__", type(target).__name__)
+    return call
 
 
 class GraphModeHandler:

@@ -38,7 +38,7 @@ def backward(tape: Tape, outputs, sens, wrt):
                 _accumulate(grads, inp, gi)
     result = []
     for w in wrt:
-        g = grads.get(id(w))
+        g = grads.get(id(tape.leaf(w)))
         if g is None:
             g = F.zeros_like(w)
         result.append(g)
@@ -151,8 +151,8 @@ class _GradFn:
         weights = _weights_list(self.weights)
         out, pg, wg = _run_with_tape(self.fn, args, kwargs, positions, weights, self.has_aux)
         grads = _pack(pg, wg, positions, self.grad_position, weights)
-        if self.has_aux and not self.return_value:
-            return grads
+        if self.has_aux and not self.return_value:  # MindSpore 2.x: (gradient, (aux outputs...))
+            return grads, tuple(out[1:])
         return (out, grads) if self.return_value else grads
 
 
@@ -161,6 +161,16 @@ def grad(fn, grad_position=0, weights=None, has_aux=False):
 
     grad_position: int or tuple of input indices (None: only ``weights``); weights: Parameters
     or a Cell (its trainable parameters). Returns one grad, a tuple, or (input grads, weight grads).
+    has_aux: ``fn`` returns ``(out, aux...)``; only ``out`` is differentiated and the gradient
+    function returns ``(grads, (aux...))``.
+
+    Example:
+        >>> import numpy as np, runtime as ms
+        >>> def fn(x):
+        ...     return (x * x).sum(), x + 1
+        >>> g, aux = ms.grad(fn, has_aux=True)(ms.Tensor(np.array([1.0, 2.0], np.float32)))
+        >>> g.asnumpy().tolist(), len(aux), aux[0].asnumpy().tolist()
+        ([2.0, 4.0], 1, [2.0, 3.0])
     """
     return _GradFn(fn, grad_position, weights, has_aux, return_value=False)
 

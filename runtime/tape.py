@@ -32,6 +32,7 @@ class Tape:
         self.entries: list[Entry] = []
         self.tracked: set[int] = set()
         self._keep: list = []  # keeps watched leaves alive so their ids stay unique
+        self._leaves: dict = {}  # id(watched tensor overwritten in place) -> Tensor of its first value
 
     def watch(self, tensor) -> None:
         self.tracked.add(id(tensor))
@@ -39,6 +40,29 @@ class Tape:
 
     def is_tracked(self, tensor) -> bool:
         return id(tensor) in self.tracked
+
+    def replace(self, current, old) -> None:
+        """``current`` is about to be overwritten in place: every recorded use of it so far refers
+        to ``old`` (a Tensor holding the previous contents) from now on. A watched leaf stays
+        reachable as the value gradients are taken with respect to (see :meth:`leaf`)."""
+        if id(current) not in self.tracked:
+            return
+        self.tracked.add(id(old))
+        self._keep.append(old)
+        for e in self.entries:
+            if any(t is current for t in e.inputs):
+                e.inputs = tuple(old if t is current else t for t in e.inputs)
+            if any(t is current for t in e.outputs):
+                e.outputs = tuple(old if t is current else t for t in e.outputs)
+        first = self._leaves.pop(id(current), None)
+        if first is None and any(t is current for t in self._keep):
+            first = old  # ``current`` was watched: gradients for it are those of its first value
+        if first is not None:
+            self._leaves[id(current)] = first
+
+    def leaf(self, tensor):
+        """The tensor whose gradient ``tensor`` (a watched input, maybe overwritten since) stands for."""
+        return self._leaves.get(id(tensor), tensor)
 
     def record(self, op, args, attrs, outputs) -> None:
         """Append ``op`` if any tensor argument is tracked; outputs (a tuple) become tracked."""

@@ -188,7 +188,17 @@ class Tensor(TensorMethods):
             yield self[i]
 
     def __setitem__(self, index, value):
-        """In-place write (eager). ``value`` may be a scalar, array or Tensor."""
+        """In-place write (eager). ``value`` may be a scalar, array or Tensor.
+
+        Under a gradient tape that tracks this tensor or ``value``, the write is recorded as the
+        differentiable ``setitem`` op: the gradient reaches both the old contents (except the
+        overwritten elements) and ``value``.
+        """
+        from . import tape as _tape
+        if _tape.ACTIVE and any(tp.is_tracked(self) or (isinstance(value, Tensor) and tp.is_tracked(value))
+                                for tp in _tape.ACTIVE):
+            self._setitem_recorded(index, value)
+            return
         v = value._data if isinstance(value, Tensor) else value
         idx = index._data if isinstance(index, Tensor) else index
         if isinstance(idx, tuple):
@@ -199,6 +209,24 @@ class Tensor(TensorMethods):
             from graph.errors import relocate
             raise relocate(ValueError(f"Tensor.__setitem__: cannot assign value of shape "
                                       f"{getattr(v, 'shape', ())} at {index!r} into shape {tuple(self.shape)}: {e}")) from None
+
+    def _setitem_recorded(self, index, value):
+        """``self[index] = value`` as ``self <- setitem(old, value)`` on the tape: the tape's earlier
+        entries are re-pointed at a Tensor holding the old contents (their VJPs need those values),
+        and this object becomes the op's output."""
+        from graph.ops import REGISTRY, bind
+        from graph.ops.shape import split_index
+        from . import tape as _tape
+        spec, tensors = split_index(index)
+        if not isinstance(value, Tensor):
+            value = Tensor(np.asarray(value, dtype=self._data.dtype))
+        with _tape.paused():
+            new = bind(REGISTRY["setitem"], self, value, *tensors, index=spec)
+        old = Tensor._wrap(self._data)
+        self._data = new._data
+        for tp in _tape.ACTIVE:
+            tp.replace(self, old)
+            tp.record(REGISTRY["setitem"], (old, value) + tuple(tensors), {"index": spec}, (self,))
 
     def __repr__(self) -> str:
         a = self.asnumpy()

@@ -576,8 +576,8 @@ class GradVariable(Variable):
             else:
                 packed = TupleVariable([pg[0] if isinstance(grad_position, int) else TupleVariable(pg),
                                         TupleVariable(wg)])
-            if has_aux and not return_value:
-                return packed
+            if has_aux and not return_value:  # MindSpore 2.x: (gradient, (aux outputs...))
+                return TupleVariable([packed, TupleVariable(out.items[1:])])
             return TupleVariable([out, packed]) if return_value else packed
         op = spec.op
         if op.get_all and op.get_by_list:

@@ -556,6 +556,67 @@ register(Op("getitem_grad", prim="GetItemGrad", inputs=("g", "*indices"), impl=_
                 "gradient of getitem"))
 
 
+# -- setitem: x[index] = value as a new tensor (the functional form of in-place assignment) ------------
+def _infer_setitem(x, value, *indices, index):
+    if not is_tensorlike(x):
+        fail("setitem", f"cannot assign into {describe(x)}", TypeError)
+    target = index_result_shape("setitem", x.shape, index, indices)
+    vshape = tuple(value.shape)
+    try:
+        np.broadcast_shapes(vshape, target)
+        ok = len(vshape) <= len(target) or all(d == 1 for d in vshape[:len(vshape) - len(target)])
+    except ValueError:
+        ok = False
+    if not ok:
+        fail("setitem", f"cannot assign a value of shape {vshape} to x{_spec_str(index, indices)} of shape "
+                        f"{target} (x has shape {tuple(x.shape)})")
+    return AVal(tuple(x.shape), x.dtype)
+
+
+def _setitem_impl(xp, x, value, *indices, index):
+    out = x.copy()
+    idx = build_index(index, indices, xp)
+    target = out[idx]
+    # numpy drops leading size-1 axes of the value (x[0] = v[None]); do the same explicitly
+    v = value.reshape(value.shape[value.ndim - target.ndim:]) if value.ndim > target.ndim else value
+    out[idx] = v.astype(x.dtype, copy=False)
+    return out
+
+
+def _setitem_vjp(g, out, x, value, *indices, index):
+    gx = gv = None
+    if x.dtype.is_float:  # the overwritten elements no longer depend on x
+        gx = F.setitem(g, F.zeros_like(value if tuple(value.shape) == () else F.getitem(g, *indices, index=index)),
+                       *indices, index=index)
+    if is_tensorlike(value) and value.dtype.is_float:
+        gv = F.getitem(g, *indices, index=index)
+        lead = gv.ndim - value.ndim
+        if lead < 0:  # value had extra leading size-1 axes
+            gv = F.reshape(gv, shape=tuple(value.shape))
+        gv = _cotangent_for(unbroadcast_to(gv, value), value)
+    return (gx, gv) + (None,) * len(indices)
+
+
+def unbroadcast_to(g, x):
+    """``g`` summed down to ``x``'s shape (the axes broadcasting added or stretched)."""
+    shape, gshape = tuple(x.shape), tuple(g.shape)
+    if gshape == shape:
+        return g
+    lead = len(gshape) - len(shape)
+    axes = tuple(range(lead)) + tuple(i + lead for i, d in enumerate(shape) if d == 1 and gshape[i + lead] != 1)
+    if axes:
+        g = F.reduce_sum(g, axis=axes, keep_dims=False)
+    return F.reshape(g, shape=shape) if tuple(g.shape) != shape else g
+
+
+register(Op("setitem", prim="TensorSetItem", inputs=("x", "value", "*indices"), impl=_setitem_impl,
+            infer=_infer_setitem, vjp=_setitem_vjp, kind=EXTERN, eager_infer=False,
+            attrs={"index": Attr(check=a_index)},
+            doc="a copy of x with x[index] = value (value broadcast and cast to x's dtype); the "
+                "functional form of Tensor.__setitem__, differentiable in x and value (with repeated "
+                "advanced indices the last write wins, as in numpy)"))
+
+
 # -- slice / strided_slice ----------------------------------------------------------------------------
 def _slice_spec(x, begin, size):
     shape = tuple(x.shape)

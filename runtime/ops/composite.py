@@ -21,7 +21,7 @@ _R = REGISTRY
 
 __all__ = ["dense", "flatten", "zeros", "ones", "full", "fill", "zeros_like", "ones_like", "sum",
            "mean", "square", "clamp", "clip_by_value", "Print", "print_", "numel",
-           "rank", "shape", "size", "mse_loss", "sub", "maximum", "minimum"]
+           "rank", "shape", "size", "mse_loss", "sub", "maximum", "minimum", "dropout", "split"]
 
 
 def dense(x, weight, bias=None):
@@ -157,3 +157,68 @@ class Print:
 
     def __call__(self, *values):
         print_(*values)
+
+
+def dropout(input, p=0.5, training=True, seed=None, *, keep_prob=None):  # noqa: A002 - MindSpore names
+    """MindSpore 2.x ``ops.dropout``: zero each element with probability ``p`` (the *drop*
+    probability) and scale the kept ones by ``1 / (1 - p)``; the input itself when not training or
+    when ``p == 0``. Returns the output only (the ``ops.Dropout`` Primitive returns ``(y, mask)``).
+
+    ``keep_prob=`` (the 1.x spelling) is accepted instead of ``p``. ``seed`` is accepted for
+    MindSpore's signature; masks are drawn from the one random stream ``ms.set_seed`` seeds.
+
+    Example:
+        >>> import numpy as np, runtime as ms
+        >>> ms.set_seed(0)
+        >>> y = ms.ops.dropout(ms.Tensor(np.ones((100, 100), np.float32)), p=0.1)
+        >>> kept = float((y.asnumpy() != 0).mean()); 0.88 < kept < 0.92, round(float(y.asnumpy().max()), 4)
+        (True, 1.1111)
+    """
+    if keep_prob is not None:
+        if p != 0.5:
+            raise ValueError("ops.dropout: give either p (the drop probability) or keep_prob, not both")
+        if isinstance(keep_prob, bool) or not isinstance(keep_prob, (int, float)) or not 0.0 < keep_prob <= 1.0:
+            raise ValueError(f"ops.dropout: keep_prob must be a float in (0, 1], got {keep_prob!r}")
+        p = 1.0 - float(keep_prob)
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p < 1.0:
+        raise ValueError(f"ops.dropout: p (the probability to drop an element) must be a float in [0, 1), "
+                         f"got {p!r}")
+    if not isinstance(training, (bool, np.bool_)):
+        raise TypeError(f"ops.dropout: training must be a bool, got {type(training).__name__}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise TypeError(f"ops.dropout: seed must be an int or None, got {type(seed).__name__}")
+    if not training or p == 0.0:
+        return input
+    return bind(_R["dropout"], input, keep_prob=1.0 - float(p))[0]
+
+
+def split(tensor, split_size_or_sections, axis=0):
+    """MindSpore 2.x ``ops.split``: a tuple of parts along ``axis``. An int gives parts of that
+    size (the last one smaller when the axis does not divide evenly); a list/tuple gives each
+    part's size. (The 1.x ``(axis, output_num)`` form is the Primitive ``ops.Split(axis, output_num)``.)
+
+    Example:
+        >>> import numpy as np, runtime as ms
+        >>> [p.shape for p in ms.ops.split(ms.Tensor(np.zeros((5, 2), np.float32)), 2)]
+        [(2, 2), (2, 2), (1, 2)]
+        >>> [p.shape for p in ms.ops.split(ms.Tensor(np.zeros((5, 2), np.float32)), [1, 4])]
+        [(1, 2), (4, 2)]
+    """
+    shape = tuple(tensor.shape)
+    if not shape:
+        raise ValueError("Split (ops.split): cannot split a 0-d tensor")
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) or not -len(shape) <= axis < len(shape):
+        raise ValueError(f"Split (ops.split): axis {axis!r} is out of range for shape {shape}")
+    dim = shape[axis]
+    size = split_size_or_sections
+    if isinstance(size, (int, np.integer)) and not isinstance(size, bool):
+        if size <= 0:
+            raise ValueError(f"Split (ops.split): split_size_or_sections must be positive, got {size}")
+        sizes = (int(size),) * (dim // size) + ((dim % size,) if dim % size else ())
+    elif isinstance(size, (list, tuple)) and all(isinstance(s, (int, np.integer)) and not isinstance(s, bool)
+                                                 for s in size):
+        sizes = tuple(int(s) for s in size)
+    else:
+        raise TypeError(f"Split (ops.split): split_size_or_sections must be an int or a list/tuple of ints, "
+                        f"got {size!r}")
+    return bind(_R["split"], tensor, axis=int(axis), sizes=sizes)

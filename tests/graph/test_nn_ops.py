@@ -13,7 +13,7 @@ from gradcheck import check_grad
 from graph.aval import AVal
 from graph.dtypes import float32, float64, int32
 from graph.ops import REGISTRY
-from runtime import Tensor, ops
+from runtime import Tensor, nn, ops
 
 NN_OPS = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "max_pool2d",
           "max_pool2d_grad", "avg_pool2d", "avg_pool2d_grad", "batch_norm", "layer_norm", "dropout",
@@ -510,17 +510,17 @@ def test_layer_norm_bad_input():
 def test_dropout_forward_and_seed():
     x = np.random.default_rng(1).standard_normal((200, 50)).astype(np.float32)
     ms.set_seed(7)
-    y, mask = call("dropout", Tensor(x), 0.8)
+    y, mask = ops.Dropout(0.8)(Tensor(x))
     y, mask = y.asnumpy(), mask.asnumpy()
     assert mask.dtype == np.float32 and set(np.unique(mask)) <= {0.0, 1.0}
     assert abs(mask.mean() - 0.8) < 0.02
     np.testing.assert_allclose(y, x * mask / 0.8, rtol=1e-6)
     ms.set_seed(7)
-    y2, mask2 = ops.dropout(Tensor(x), 0.8)
+    y2, mask2 = ops.Dropout(0.8)(Tensor(x))
     np.testing.assert_array_equal(mask2.asnumpy(), mask)
-    _, mask3 = ops.dropout(Tensor(x), 0.8)  # the stream moves on
+    _, mask3 = ops.Dropout(keep_prob=0.8)(Tensor(x))  # the stream moves on
     assert (mask3.asnumpy() != mask).any()
-    y1, m1 = ops.dropout(Tensor(x), 1.0)
+    y1, m1 = ops.Dropout(1.0)(Tensor(x))
     np.testing.assert_array_equal(y1.asnumpy(), x)
     assert m1.asnumpy().all()
 
@@ -531,7 +531,7 @@ def test_dropout_grad(rng):
     masks = []
 
     def f(t):
-        y, m = ops.dropout(t, 0.6)
+        y, m = ops.Dropout(0.6)(t)
         masks.append(m.asnumpy())
         return (y * Tensor(w)).sum()
 
@@ -540,7 +540,7 @@ def test_dropout_grad(rng):
 
     def seeded(t):  # the same mask on every call, so finite differences see one function
         ms.set_seed(3)
-        return ops.dropout(t, 0.6)[0]
+        return ops.Dropout(0.6)(t)[0]
 
     check_grad(seeded, x)
 
@@ -549,7 +549,12 @@ def test_dropout_bad_input():
     x = Tensor(np.zeros((2, 2), np.float32))
     for kp in (0.0, 1.5, -0.1):
         with pytest.raises(ValueError, match=r"\(0, 1\]"):
-            ops.dropout(x, kp)
+            ops.Dropout(kp)(x)
+        with pytest.raises(ValueError, match=r"keep_prob.*\(0, 1\]"):
+            ops.dropout(x, keep_prob=kp)
+    for p in (1.0, 1.5, -0.1, "0.5"):
+        with pytest.raises(ValueError, match=r"ops.dropout: p .*\[0, 1\)"):
+            ops.dropout(x, p)
     with pytest.raises(TypeError, match="floating-point"):
         ops.dropout(Tensor(np.zeros((2, 2), np.int32)))
 
@@ -711,3 +716,35 @@ def test_lenet_block_grad_matches_finite_differences(rng):
 
     check_grad(net, w1, w2, rtol=1e-4, atol=1e-6)
     assert math.isfinite(float(net(Tensor(w1), Tensor(w2)).sum().asnumpy()))
+
+
+def test_functional_dropout_takes_the_drop_probability():
+    # MindSpore 2.x: ops.dropout(input, p=0.5, training=True, seed=None); p is the probability to DROP
+    x = np.ones((400, 250), np.float32)
+    ms.set_seed(11)
+    y = ops.dropout(Tensor(x), 0.1)
+    assert isinstance(y, Tensor)
+    kept = y.asnumpy() != 0
+    assert abs(kept.mean() - 0.9) < 0.01  # 100,000 draws: the standard error is 0.001
+    np.testing.assert_allclose(y.asnumpy()[kept], 1 / 0.9, rtol=1e-6)
+    ms.set_seed(11)
+    np.testing.assert_array_equal(ops.dropout(Tensor(x), keep_prob=0.9).asnumpy(), y.asnumpy())  # 1.x spelling
+    t = Tensor(x)
+    assert ops.dropout(t, 0.5, training=False) is t and ops.dropout(t, 0.0) is t
+    for layer in (nn.Dropout(p=0.1), nn.Dropout(keep_prob=0.9)):
+        layer.set_train(True)
+        assert abs((layer(Tensor(x)).asnumpy() != 0).mean() - 0.9) < 0.01
+
+
+def test_functional_dropout_in_graph_mode_matches_pynative():
+    x = Tensor(np.random.default_rng(0).standard_normal((64, 32)).astype(np.float32))
+
+    def f(x):
+        return ops.dropout(x, p=0.25) * 2
+
+    ms.set_seed(5)
+    eager = f(x).asnumpy()
+    ms.set_seed(5)
+    graph = ms.jit(f)(x).asnumpy()
+    np.testing.assert_array_equal(graph, eager)
+    assert abs((eager != 0).mean() - 0.75) < 0.03

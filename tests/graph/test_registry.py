@@ -118,6 +118,8 @@ SAMPLES = {
     "getitem_grad": lambda r: ([_r(r, 3, 1, 2, 2), np.array([[0, 2], [1, 1]])],
                                {"index": (("slice", None, None, -1), None, ("tensor", 0), 3),
                                 "shape": (3, 4, 5)}),
+    "setitem": lambda r: ([_r(r, 3, 4, 5), _r(r, 2, 2), np.array([0, 2])],
+                          {"index": (("tensor", 0), ("slice", 1, 3, None), 4)}),
     # linear algebra
     "matmul": lambda r: ([_r(r, 2, 3, 4), _r(r, 5, 4)], {"transpose_b": True}),
     "bias_add": lambda r: ([_r(r, 2, 3, 4, 4), _r(r, 3)], {}),

@@ -82,7 +82,7 @@ def test_expand_dims_and_squeeze(rng):
 def test_layout_ops_keep_dtype():
     x = Tensor(np.arange(6, dtype=np.int32).reshape(2, 3))
     for out in (x.reshape(3, 2), x.T, ops.expand_dims(x, 0), ops.broadcast_to(x, (2, 2, 3)), x[0],
-                ops.concat((x, x)), ops.stack((x, x)), ops.split(x, 1, 3)[0], ops.tile(x, (2, 2)),
+                ops.concat((x, x)), ops.stack((x, x)), ops.split(x, 1, 1)[0], ops.tile(x, (2, 2)),
                 ops.slice(x, (0, 1), (2, 2))):
         assert out.dtype == ms.int32
 
@@ -117,17 +117,23 @@ def test_stack(rng):
 def test_split(rng):
     x = _x(rng, 4, 6)
     X = Tensor(x)
-    parts = ops.split(X, 1, 3)
+    parts = ops.split(X, 2, axis=1)  # 2.x: (tensor, split_size_or_sections, axis)
     assert isinstance(parts, tuple) and len(parts) == 3
     for p, w in zip(parts, np.split(x, 3, 1)):
         _eq(p, w)
+    parts = ops.split(X, 4, 1)  # the last part is smaller when the axis does not divide evenly
+    assert [p.shape for p in parts] == [(4, 4), (4, 2)]
+    _eq(parts[1], x[:, 4:])
+    parts = ops.split(X, 3)  # axis 0 by default
+    assert [p.shape for p in parts] == [(3, 6), (1, 6)]
+    _eq(parts[1], x[3:])
     parts = ops.Split(0, 2)(X)
     for p, w in zip(parts, np.split(x, 2, 0)):
         _eq(p, w)
     one = ops.Split(axis=-1)(X)
     assert isinstance(one, tuple) and len(one) == 1
     _eq(one[0], x)
-    parts = ops.split(X, axis=1, sizes=(1, 0, 5))
+    parts = ops.split(X, [1, 0, 5], axis=1)
     assert [p.shape for p in parts] == [(4, 1), (4, 0), (4, 5)]
     _eq(parts[2], x[:, 1:])
 
@@ -289,11 +295,12 @@ def test_concat_stack_split_grads(rng):
     check_grad(lambda x, y: ops.concat((x, y), 0) * 2.0, a, a.copy())
     check_grad(lambda x, y: ops.stack((x, y), 1), a, a.copy())
     check_grad(lambda x, y: ops.stack((x, y), -1), a, a.copy())
-    check_grad(lambda x: ops.split(x, 1, 2), _x(rng, 2, 4))
-    check_grad(lambda x: ops.split(x, 0, 1), _x(rng, 2, 4))
-    check_grad(lambda x: ops.split(x, axis=1, sizes=(1, 3)), _x(rng, 2, 4))
+    check_grad(lambda x: ops.split(x, 2, 1), _x(rng, 2, 4))
+    check_grad(lambda x: ops.split(x, 2, 0), _x(rng, 2, 4))
+    check_grad(lambda x: ops.split(x, (1, 3), axis=1), _x(rng, 2, 4))
+    check_grad(lambda x: ops.Split(1, 2)(x), _x(rng, 2, 4))
     # only one part used: the other gets a zero cotangent
-    check_grad(lambda x: ops.split(x, 1, 2)[1] * 3.0, _x(rng, 2, 4))
+    check_grad(lambda x: ops.split(x, 2, 1)[1] * 3.0, _x(rng, 2, 4))
 
 
 def test_concat_grad_to_int_input_is_none(rng):
@@ -385,11 +392,17 @@ def test_layout_op_errors():
     with pytest.raises(ValueError, match="Stack.*same shape"):
         ops.stack((x, Tensor(np.zeros((3, 2), f32))))
     with pytest.raises(ValueError, match=r"Split.*\(2, 3\).*2 equal parts"):
-        ops.split(x, 1, 2)
+        ops.Split(1, 2)(x)
     with pytest.raises(ValueError, match="Split.*sizes"):
-        ops.split(x, 1, sizes=(1, 1))
+        ops.split(x, (1, 1), 1)
     with pytest.raises(ValueError, match="Split.*output_num"):
-        ops.split(x, 1, 0)
+        ops.Split(1, 0)(x)
+    with pytest.raises(ValueError, match="Split.*positive"):
+        ops.split(x, 0, 1)
+    with pytest.raises(ValueError, match="Split.*axis 2 is out of range"):
+        ops.split(x, 1, 2)
+    with pytest.raises(TypeError, match="Split.*split_size_or_sections"):
+        ops.split(x, 1.5)
     with pytest.raises(ValueError, match="Tile.*non-negative"):
         ops.tile(x, (1, -1))
     with pytest.raises(ValueError, match=r"Slice.*\(2, 3\)"):

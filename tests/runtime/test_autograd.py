@@ -133,3 +133,22 @@ def test_no_recording_outside_grad():
     for _ in range(3):
         x = x * 2
     assert not tape.ACTIVE
+
+
+@pytest.mark.parametrize("mode", ["pynative", "jit"])
+def test_grad_with_aux_returns_the_gradient_and_the_aux_outputs(mode):
+    # MindSpore 2.x: fn returns (out1, out2...); grad(..., has_aux=True) returns (gradient, (out2...))
+    def fn(x, y, z):
+        return x * ops.exp(y) * ops.pow(z, 2), z, y + 1
+
+    grad_fn = ms.grad(fn, grad_position=(1, 2), has_aux=True)
+    if mode == "jit":
+        grad_fn = ms.jit(grad_fn)
+    x, y, z = Tensor([-2.0, 3.0]), Tensor([0.5, -1.0]), Tensor([1.5, 2.0])
+    (gy, gz), aux = grad_fn(x, y, z)
+    xn, yn, zn = x.asnumpy(), y.asnumpy(), z.asnumpy()
+    np.testing.assert_allclose(gy.asnumpy(), xn * np.exp(yn) * zn ** 2, rtol=1e-6)
+    np.testing.assert_allclose(gz.asnumpy(), xn * np.exp(yn) * 2 * zn, rtol=1e-6)
+    assert isinstance(aux, tuple) and len(aux) == 2
+    np.testing.assert_allclose(aux[0].asnumpy(), zn)
+    np.testing.assert_allclose(aux[1].asnumpy(), yn + 1)
