@@ -51,6 +51,7 @@ from . import resume as _resume
 from .translator import STOPPED, InstructionTranslator, Tracer
 from .variables import (CellVariable, ConstantVariable, DictVariable, ListVariable, ObjectVariable,
                         TensorVariable, TupleVariable, Variable)
+from .variables.containers import PLAIN_DICT_TYPES, plain_tuple
 
 log = logging.getLogger("capture")
 
@@ -519,8 +520,12 @@ def _arg_guards_only(tracer, flat):
         _guard_root_value(tracer, v, f"args[{i}]", f"argument {i}")
 
 
-def _guard_root_value(tracer, value, expr, desc):
+def _guard_root_value(tracer, value, expr, desc, _open=None):
     g = tracer.guards
+    _open = set() if _open is None else _open  # containers being guarded: a cycle stops at identity
+    if isinstance(value, (tuple, list)) and id(value) in _open:
+        g.identity(expr, value, desc)
+        return
     if isinstance(value, Tensor) and not isinstance(value, Parameter):
         g.tensor(expr, value, desc)
     elif isinstance(value, (int, float, bool, str, type(None))):
@@ -528,8 +533,10 @@ def _guard_root_value(tracer, value, expr, desc):
     elif isinstance(value, (tuple, list)):
         g.add(f"type({expr}) is {g.obj(type(value))} and len({expr}) == {len(value)}",
               f"{desc}: {type(value).__name__} of length {len(value)}")
+        _open.add(id(value))
         for i, v in enumerate(value):
-            _guard_root_value(tracer, v, f"{expr}[{i}]", f"{desc}[{i}]")
+            _guard_root_value(tracer, v, f"{expr}[{i}]", f"{desc}[{i}]", _open)
+        _open.discard(id(value))
     elif isinstance(value, Cell):
         g.arg_identity(expr, value, desc)
     else:
@@ -557,10 +564,26 @@ def _wrap_root(tx, value, expr, path, desc, is_resume=False):
         from .resume import RuntimeValueVariable
         g.add(f"type({expr}) is {g.obj(type(value))}", f"{desc}: a {type(value).__name__}")
         return RuntimeValueVariable(value, path)
-    var = _wrap_root_value(tx, value, expr, path, desc, is_resume)
+    var = _wrap_containers_once(tx, value, lambda: _wrap_root_value(tx, value, expr, path, desc, is_resume))
     if memo is not None and isinstance(value, (list, dict)):
         memo[id(value)] = (var, expr, desc)
     return var
+
+
+def _wrap_containers_once(tx, value, wrap):
+    """``wrap()`` for ``value``, refusing a container that contains itself (``a.append(a)``):
+    modelling it item by item would never end, so the frame runs eagerly."""
+    if not isinstance(value, (tuple, list, dict)):
+        return wrap()
+    open_ids = tx.tracer.wrapping
+    if id(value) in open_ids:
+        raise GraphBreak(f"a {type(value).__name__} that contains itself", resumable=False,
+                         hint="self-referencing containers are not traced; the frame runs eagerly")
+    open_ids.add(id(value))
+    try:
+        return wrap()
+    finally:
+        open_ids.discard(id(value))
 
 
 def _wrap_root_value(tx, value, expr, path, desc, is_resume):
@@ -572,20 +595,21 @@ def _wrap_root_value(tx, value, expr, path, desc, is_resume):
     if isinstance(value, (int, float, bool, str, type(None))):
         g.constant(expr, value, desc)
         return ConstantVariable(value)
-    if isinstance(value, (tuple, list)):
+    if (isinstance(value, tuple) and plain_tuple(value)) or type(value) is list:
         g.add(f"type({expr}) is {g.obj(type(value))} and len({expr}) == {len(value)}",
               f"{desc}: {type(value).__name__} of length {len(value)}")
         items = [_wrap_root(tx, v, f"{expr}[{i}]", path + (i,), f"{desc}[{i}]", is_resume)
                  for i, v in enumerate(value)]
         if isinstance(value, tuple):
-            return TupleVariable(items)
+            return TupleVariable(items, cls=type(value))
         var = ListVariable(items, external=True)
         var.source = ("arg", path)
         return var
-    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
-        g.add(f"type({expr}) is dict and list({expr}) == {g.obj(list(value))}", f"{desc}: dict keys {list(value)}")
+    if type(value) in PLAIN_DICT_TYPES and all(isinstance(k, str) for k in value):
+        g.add(f"type({expr}) is {g.obj(type(value))} and list({expr}) == {g.obj(list(value))}",
+              f"{desc}: {type(value).__name__} keys {list(value)}")
         var = DictVariable({k: _wrap_root(tx, v, f"{expr}[{k!r}]", path + (k,), f"{desc}[{k!r}]", is_resume)
-                            for k, v in value.items()}, external=True)
+                            for k, v in value.items()}, external=True, cls=type(value))
         var.source = ("arg", path)
         return var
     if isinstance(value, Cell):
@@ -660,9 +684,9 @@ def _template(tx, var: Variable, outputs):
         return ("c", var.value)
     if isinstance(var, TupleVariable):
         kind = "list" if isinstance(var, ListVariable) else "tuple"
-        return (kind, [_template(tx, v, outputs) for v in var.items])
+        return (kind, [_template(tx, v, outputs) for v in var.items], var.cls)
     if isinstance(var, DictVariable):
-        return ("dict", {k: _template(tx, v, outputs) for k, v in var.items.items()})
+        return ("dict", {k: _template(tx, v, outputs) for k, v in var.items.items()}, var.cls)
     if isinstance(var, (CellVariable, ObjectVariable)):
         return ("c", var.obj)
     raise GraphBreak(f"returning a {var.describe()} from a captured region is not supported")

@@ -19,6 +19,11 @@ class GraphBreak(Exception):
         self.root_count = None
 
 
+class MissingAttribute(GraphBreak):
+    """``obj.name`` raises AttributeError at trace time: ``hasattr`` is False and
+    ``getattr(obj, name, default)`` gives the default (a guard keeps the attribute absent)."""
+
+
 class CaptureUserError(Exception):
     """A user error (bad shapes/dtypes) found while building the graph: re-raised to the user."""
 

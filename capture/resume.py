@@ -38,6 +38,7 @@ from bytecode import Bytecode, CellVar, Instr, Label, TryBegin, TryEnd
 from . import bytecode_compat as bc
 from .errors import GraphBreak
 from .variables.base import Variable
+from .variables.containers import rebuild_dict, rebuild_tuple
 
 
 class NotResumable(Exception):
@@ -550,8 +551,8 @@ class Recipes:
                 if isinstance(var, V.DictVariable) or var.kind is list:
                     raise NotResumable("a list/dict read from outside the frame is live at the break")
             if isinstance(var, V.DictVariable):
-                return ("dict", {k: self.of(v) for k, v in var.items.items()}, self._mid())
-            return (var.kind.__name__, [self.of(v) for v in var.items], self._mid())
+                return ("dict", {k: self.of(v) for k, v in var.items.items()}, var.cls, self._mid())
+            return (var.kind.__name__, [self.of(v) for v in var.items], var.cls, self._mid())
         if isinstance(var, V.IteratorVariable):
             return ("iter", [self.of(v) for v in var.items[var.pos:]], self._mid())
         if isinstance(var, V.SliceVariable):
@@ -626,10 +627,10 @@ def build(r, outs, flat, memo):
             out = copy.copy(r[1])
         elif kind == "list":
             out = [build(x, outs, flat, memo) for x in r[1]]
-        elif kind == "tuple":
-            out = tuple(build(x, outs, flat, memo) for x in r[1])
+        elif kind == "tuple":  # (kind, items, exact tuple type or None, memo key)
+            out = rebuild_tuple(r[2], [build(x, outs, flat, memo) for x in r[1]])
         elif kind == "dict":
-            out = {k: build(x, outs, flat, memo) for k, x in r[1].items()}
+            out = rebuild_dict(r[2], {k: build(x, outs, flat, memo) for k, x in r[1].items()})
         elif kind == "iter":
             out = iter([build(x, outs, flat, memo) for x in r[1]])
         else:
@@ -799,7 +800,7 @@ def make_plan(root, fn, config, qual, arg_paths, free_cells, initial_free):
 
     def stack_recipe(v):
         if isinstance(v, IteratorVariable):
-            return ("tuple", [rec.of(x) for x in v.items[v.pos:]], rec._mid())
+            return ("tuple", [rec.of(x) for x in v.items[v.pos:]], None, rec._mid())
         return rec.of(v)
 
     stack_recipes = [stack_recipe(v) for v in stack_vars]

@@ -7,6 +7,8 @@ from graph.ir import Value
 from graph.ops import bind
 from runtime.tensor import Tensor
 
+from .variables.containers import rebuild_dict, rebuild_tuple
+
 
 def fetch_inputs(sources, flat):
     """(arrays, tensor objects) for the graph inputs, read from the call's arguments and from the
@@ -39,17 +41,17 @@ def replay_eager(graph, tensors):
 
 
 def build_output(template, outs):
-    kind, payload = template
+    kind, payload = template[0], template[1]
     if kind == "t":
         return outs[payload]
     if kind == "c":
         return payload
     if kind == "copy":
         return payload.copy()
-    if kind == "tuple":
-        return tuple(build_output(t, outs) for t in payload)
+    if kind == "tuple":  # (kind, items, exact tuple type or None)
+        return rebuild_tuple(template[2], [build_output(t, outs) for t in payload])
     if kind == "list":
         return [build_output(t, outs) for t in payload]
     if kind == "dict":
-        return {k: build_output(t, outs) for k, t in payload.items()}
+        return rebuild_dict(template[2], {k: build_output(t, outs) for k, t in payload.items()})
     raise ValueError(f"bad output template {template!r}")

@@ -35,12 +35,12 @@ from .variables import (NULL, Box, BoxVariable, CellVariable, ClassVariable, Con
                         NestedFunctionVariable, NullVariable, ObjectVariable, SliceVariable,
                         TensorVariable, TupleVariable, Variable, wrap_callable)
 from .variables.base import BINARY_OPS, COMPARE_OPS
-from .variables.containers import check_mutable
+from .variables.containers import PLAIN_DICT_TYPES, check_mutable, plain_tuple
 
 MAX_INSTRUCTIONS = 500_000
 MAX_INLINE_DEPTH = 64
 STOPPED = object()  # returned by a root translator stopped before a graph break
-_CONST_TYPES = (int, float, bool, str, bytes, complex, type(None), type(Ellipsis), range, slice,
+_CONST_TYPES = (int, float, bool, str, bytes, complex, type(None), type(Ellipsis), range, slice, frozenset,
                 DType, np.dtype, np.generic)
 _CODE_CACHE: dict[types.CodeType, tuple] = {}
 _MAX_GUARDED_ITEMS = 64  # containers read while tracing are guarded item by item up to this size
@@ -98,6 +98,7 @@ class Tracer:
         self.guards = GuardSet()
         self.instruction_count = 0
         self.call_site = None  # the user's line that called the captured frame (if known)
+        self.wrapping: set[int] = set()  # ids of containers being wrapped (a cycle must not recurse)
 
 
 class InstructionTranslator:
@@ -214,6 +215,12 @@ class InstructionTranslator:
     def wrap(self, value, fresh=False) -> Variable:
         """The Variable for a Python value met while tracing. Lists/dicts are marked as living
         outside the frame (mutating them breaks) unless ``fresh`` (just computed at trace time)."""
+        if isinstance(value, (tuple, list, dict)):
+            from .api import _wrap_containers_once
+            return _wrap_containers_once(self, value, lambda: self._wrap(value, fresh))
+        return self._wrap(value, fresh)
+
+    def _wrap(self, value, fresh):
         from runtime.nn.cell import Cell
         from runtime.tensor import Tensor
         if isinstance(value, Variable):
@@ -224,12 +231,13 @@ class InstructionTranslator:
             return TensorVariable(self.builder.sym(value))
         if isinstance(value, _CONST_TYPES):
             return ConstantVariable(value)
-        if isinstance(value, tuple):
-            return TupleVariable([self.wrap(v, fresh) for v in value])
-        if isinstance(value, list):
+        if isinstance(value, tuple) and plain_tuple(value):
+            return TupleVariable([self.wrap(v, fresh) for v in value], cls=type(value))
+        if type(value) is list:
             return ListVariable([self.wrap(v, fresh) for v in value], external=not fresh)
-        if isinstance(value, dict):
-            return DictVariable({k: self.wrap(v, fresh) for k, v in value.items()}, external=not fresh)
+        if type(value) in PLAIN_DICT_TYPES:
+            return DictVariable({k: self.wrap(v, fresh) for k, v in value.items()}, external=not fresh,
+                                cls=type(value))
         if isinstance(value, Cell):
             return CellVariable(value)
         if isinstance(value, types.ModuleType):
@@ -306,6 +314,9 @@ class InstructionTranslator:
             return var.mod
         if isinstance(var, TensorVariable):
             return var.sym
+        fn = getattr(var, "fn", None)  # functions, builtins, framework callables: the object itself
+        if fn is not None and not isinstance(fn, Variable) and getattr(var, "self_var", None) is None:
+            return fn
         return var.realize(self)
 
     # -- helpers used by variables ----------------------------------------------------------------------
@@ -630,10 +641,19 @@ class InstructionTranslator:
         item = self.pop()
         if not item.is_const():
             raise GraphBreak("`in` test on a traced value")
-        if isinstance(container, DictVariable):
+        if container.is_const():  # strings (substrings), ranges, sets...: Python itself answers
+            try:
+                found = item.value in container.value
+            except Exception as e:
+                raise GraphBreak(f"`in` test raises at trace time: {type(e).__name__}: {e}")
+        elif isinstance(container, DictVariable):
             found = item.value in container.items
         else:
-            found = any(v.is_const() and v.value == item.value for v in container.iterate(self))
+            items = list(container.iterate(self))
+            if not all(v.is_const() for v in items):
+                # `c in [tensor, ...]` compares with ==, whose result depends on tensor values
+                raise GraphBreak("`in` test against a container holding traced values")
+            found = item.value in [v.value for v in items]
         self.push(ConstantVariable(found != bool(ins.arg)))
 
     # subscripts and slices

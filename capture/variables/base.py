@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import operator
 
-from ..errors import GraphBreak
+from ..errors import GraphBreak, MissingAttribute
 
 
 class Variable:
@@ -21,6 +21,10 @@ class Variable:
 
     def getattr(self, tx, name: str) -> "Variable":
         raise GraphBreak(f"attribute {name!r} of a {self.describe()} is not supported")
+
+    def has_attribute(self, tx, name: str):
+        """``hasattr(value, name)`` when it is known without reading the attribute, else None."""
+        return None
 
     def setattr(self, tx, name: str, value: "Variable") -> None:
         raise GraphBreak(f"setting attribute {name!r} on a {self.describe()} is not supported",
@@ -67,7 +71,7 @@ class ConstantVariable(Variable):
         try:
             attr = getattr(self.value, name)
         except AttributeError as e:
-            raise GraphBreak(f"{type(self.value).__name__} has no attribute {name!r}: {e}")
+            raise MissingAttribute(f"{type(self.value).__name__} has no attribute {name!r}: {e}")
         if isinstance(self.value, _IMMUTABLE) and callable(attr) and not isinstance(attr, type):
             # methods of immutable Python values ("a,b".split(","), (1.5).is_integer()) are pure
             from .functions import PureFunctionVariable

@@ -1,8 +1,35 @@
 """Tuples, lists, dicts, slices and iterators built or read while tracing."""
 from __future__ import annotations
 
-from ..errors import GraphBreak
+import collections
+import inspect
+import types
+
+from ..errors import GraphBreak, MissingAttribute
 from .base import ConstantVariable, Variable
+
+
+def rebuild_tuple(cls, items):
+    """An instance of the tuple type ``cls`` (tuple, a namedtuple, another tuple subclass) holding
+    ``items``: what the traced code built, with its exact type."""
+    if cls is None or cls is tuple:
+        return tuple(items)
+    return tuple.__new__(cls, items)  # a namedtuple's __new__ takes fields, not an iterable
+
+
+def rebuild_dict(cls, items: dict):
+    """``items`` as an instance of the dict type ``cls`` (dict or OrderedDict)."""
+    return items if cls is None or cls is dict else cls(items)
+
+
+#: dict types whose instances behave like a plain dict while tracing (no missing-key hook)
+PLAIN_DICT_TYPES = (dict, collections.OrderedDict)
+
+
+def plain_tuple(value) -> bool:
+    """A tuple modelled item by item: a tuple, namedtuple or tuple-subclass instance without
+    per-instance attributes (fully described by its type and its items)."""
+    return type(value) is tuple or not getattr(value, "__dict__", None)
 
 
 def check_mutable(var, what):
@@ -18,22 +45,26 @@ class TupleVariable(Variable):
     kind = tuple
     source = None  # where an external list lives: ("arg", path) / ("attr", obj, name) / ("global", dict, name)
 
-    def __init__(self, items, external=False):
+    def __init__(self, items, external=False, cls=None):
         self.items = list(items)
         self.external = external  # wraps a Python list/dict the frame did not create
+        self.cls = None if cls is self.kind else cls  # a tuple subclass (namedtuple...), else None
 
     def python_type(self):
-        return self.kind
+        return self.cls or self.kind
 
     def is_const(self):
         return all(i.is_const() for i in self.items)
 
+    def _make(self, values):
+        return rebuild_tuple(self.cls, values) if self.kind is tuple else self.kind(values)
+
     @property
     def value(self):
-        return self.kind(i.value for i in self.items)
+        return self._make([i.value for i in self.items])
 
     def realize(self, tx):
-        return self.kind(i.realize(tx) for i in self.items)
+        return self._make([i.realize(tx) for i in self.items])
 
     def iterate(self, tx):
         return list(self.items)
@@ -48,7 +79,7 @@ class TupleVariable(Variable):
         if not key.is_const():
             raise GraphBreak("indexing a tuple/list with a traced value")
         k = key.value
-        if isinstance(k, slice):
+        if isinstance(k, slice):  # slicing a namedtuple gives a plain tuple, as in Python
             return type(self)(self.items[k])
         try:
             return self.items[k]
@@ -58,12 +89,62 @@ class TupleVariable(Variable):
     def getattr(self, tx, name):
         if self.kind is list and name in ("append", "extend", "pop", "insert", "reverse"):
             return ListMethodVariable(self, name)
+        if self.cls is not None:
+            return self._subclass_attr(tx, name)
         if name in ("index", "count") and self.is_const():
             return tx.wrap(getattr(self.value, name))
+        if not hasattr(self.kind, name):
+            raise MissingAttribute(f"'{self.kind.__name__}' object has no attribute {name!r}")
         raise GraphBreak(f"{self.kind.__name__}.{name} is not supported in graph mode")
 
+    def _subclass_attr(self, tx, name):
+        """Fields, ``_asdict``/``_replace`` and the class's own methods and properties of a
+        namedtuple or tuple subclass."""
+        cls = self.cls
+        fields = getattr(cls, "_fields", None)
+        if fields is not None and name in fields:
+            return self.items[fields.index(name)]
+        if fields is not None and name in ("_asdict", "_replace"):
+            return NamedTupleMethodVariable(self, name)
+        static = inspect.getattr_static(cls, name, _MISSING)
+        if static is _MISSING:
+            raise MissingAttribute(f"'{cls.__name__}' object has no attribute {name!r}")
+        from .functions import UserFunctionVariable
+        if isinstance(static, types.FunctionType):
+            return UserFunctionVariable(static, self)
+        if isinstance(static, property) and isinstance(static.fget, types.FunctionType):
+            return UserFunctionVariable(static.fget).call(tx, [self], {})
+        if name in ("index", "count") and self.is_const():
+            return tx.wrap(getattr(self.value, name))
+        if isinstance(static, (staticmethod, classmethod)) or not callable(static):
+            return tx.wrap_attr(cls, name, getattr(cls, name))
+        raise GraphBreak(f"{cls.__name__}.{name} is not supported in graph mode")
+
     def describe(self):
-        return self.kind.__name__
+        return self.python_type().__name__
+
+
+_MISSING = object()
+
+
+class NamedTupleMethodVariable(Variable):
+    """``nt._asdict()`` and ``nt._replace(field=value, ...)`` of a traced namedtuple."""
+
+    def __init__(self, nt, name):
+        self.nt, self.name = nt, name
+
+    def call(self, tx, args, kwargs):
+        fields = self.nt.cls._fields
+        if self.name == "_asdict":
+            if args or kwargs:
+                raise GraphBreak("_asdict() takes no arguments")
+            return DictVariable(dict(zip(fields, self.nt.items)))
+        if args:
+            raise GraphBreak("_replace() takes keyword arguments only")
+        unknown = [k for k in kwargs if k not in fields]
+        if unknown:
+            raise GraphBreak(f"_replace() got unexpected field names {unknown}")  # eager raises ValueError
+        return TupleVariable([kwargs.get(f, v) for f, v in zip(fields, self.nt.items)], cls=self.nt.cls)
 
 
 class ListVariable(TupleVariable):
@@ -97,22 +178,23 @@ class ListMethodVariable(Variable):
 class DictVariable(Variable):
     source = None
 
-    def __init__(self, items: dict, external=False):
+    def __init__(self, items: dict, external=False, cls=None):
         self.items = dict(items)  # const key -> Variable
         self.external = external
+        self.cls = None if cls is dict else cls  # OrderedDict, else None
 
     def python_type(self):
-        return dict
+        return self.cls or dict
 
     def is_const(self):
         return all(v.is_const() for v in self.items.values())
 
     @property
     def value(self):
-        return {k: v.value for k, v in self.items.items()}
+        return rebuild_dict(self.cls, {k: v.value for k, v in self.items.items()})
 
     def realize(self, tx):
-        return {k: v.realize(tx) for k, v in self.items.items()}
+        return rebuild_dict(self.cls, {k: v.realize(tx) for k, v in self.items.items()})
 
     def getitem(self, tx, key):
         if not key.is_const():
@@ -134,7 +216,9 @@ class DictVariable(Variable):
     def getattr(self, tx, name):
         if name in ("keys", "values", "items", "get", "update", "pop", "setdefault"):
             return DictMethodVariable(self, name)
-        raise GraphBreak(f"dict.{name} is not supported in graph mode")
+        if not hasattr(self.python_type(), name):
+            raise MissingAttribute(f"'{self.python_type().__name__}' object has no attribute {name!r}")
+        raise GraphBreak(f"{self.python_type().__name__}.{name} is not supported in graph mode")
 
 
 class DictMethodVariable(Variable):

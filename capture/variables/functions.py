@@ -3,6 +3,9 @@ symbolic tensors), builtins, Cells, gradient transforms, and plain objects."""
 from __future__ import annotations
 
 import builtins
+import collections
+import functools
+import inspect
 import math
 import operator
 import types
@@ -13,9 +16,9 @@ from graph.ops import F
 from graph.autodiff import append_vjp
 
 from ..builder import SymTensor
-from ..errors import CaptureUserError, GraphBreak
+from ..errors import CaptureUserError, GraphBreak, MissingAttribute
 from .base import ConstantVariable, Variable
-from .containers import DictVariable, IteratorVariable, ListVariable, TupleVariable
+from .containers import DictVariable, IteratorVariable, ListVariable, TupleVariable, plain_tuple
 from .tensor import TensorVariable
 
 FRAMEWORK_PREFIXES = ("runtime.", "graph.", "codegen.")
@@ -119,9 +122,9 @@ def _const_tensors(tx, value):
     from runtime.tensor import Tensor
     if isinstance(value, Tensor) and not isinstance(value, Parameter):
         return TensorVariable(tx.builder.const(value._data))
-    if isinstance(value, (tuple, list)) and not isinstance(value, Parameter):
+    if (isinstance(value, tuple) and plain_tuple(value)) or type(value) is list:
         items = [_const_tensors(tx, v) for v in value]
-        return TupleVariable(items) if isinstance(value, tuple) else ListVariable(items)
+        return TupleVariable(items, cls=type(value)) if isinstance(value, tuple) else ListVariable(items)
     return tx.wrap(value, fresh=True)
 
 
@@ -218,17 +221,25 @@ class BuiltinVariable(Variable):
             raise GraphBreak("getattr with a traced name")
         try:
             return obj.getattr(tx, name.value)
-        except GraphBreak:
+        except MissingAttribute:
             if default is not None:
                 return default
             raise
 
     def _call_hasattr(self, tx, obj, name):
+        if not name.is_const():
+            raise GraphBreak("hasattr with a traced name")
+        known = obj.has_attribute(tx, name.value)
+        if known is not None:
+            return ConstantVariable(known)
         try:
             obj.getattr(tx, name.value)
             return ConstantVariable(True)
-        except GraphBreak:
+        except MissingAttribute:
             return ConstantVariable(False)
+        except GraphBreak as e:  # the attribute may well exist: only Python can answer
+            raise GraphBreak(f"hasattr({obj.describe()}, {name.value!r}) cannot be decided at trace time: "
+                             f"{e.reason}") from None
 
     def _call_print(self, tx, *args, **kwargs):
         raise GraphBreak("print() inside a captured region: it must print on every call",
@@ -381,6 +392,11 @@ class ClassVariable(Variable):
             return PartialVariable(args[0], args[1:], kwargs)
         if _is_framework_print(self.cls):
             return PrintVariable(self.cls())
+        if isinstance(self.cls, type) and issubclass(self.cls, tuple) and hasattr(self.cls, "_fields"):
+            return self._namedtuple(tx, args, kwargs)
+        if self.cls is collections.OrderedDict:
+            d = BuiltinVariable(dict).call(tx, args, kwargs)
+            return DictVariable(d.items, cls=collections.OrderedDict)
         if (self.cls in (int, float, bool, str, complex, slice, range) or issubclass(self.cls, np.generic)) \
                 and _all_const(args) and _all_const(kwargs.values()):
             return _call_at_trace_time(tx, self.cls, args, kwargs)
@@ -401,6 +417,17 @@ class ClassVariable(Variable):
             return tx.wrap(obj)
         raise GraphBreak(f"creating a {self.cls.__name__} object inside a captured region",
                          hint="create objects in __init__, not in construct")
+
+    def _namedtuple(self, tx, args, kwargs):
+        """``P(a, b=...)`` for a namedtuple / typing.NamedTuple class: fields bound as Python
+        binds them (defaults included), the result keeps its type."""
+        try:
+            bound = inspect.signature(self.cls).bind(*args, **kwargs)
+        except TypeError as e:
+            raise GraphBreak(f"{self.cls.__name__}() raises TypeError: {e}") from None  # eager raises it
+        bound.apply_defaults()
+        items = [v if isinstance(v, Variable) else tx.wrap(v) for v in bound.arguments.values()]
+        return TupleVariable(items, cls=self.cls)
 
     def getattr(self, tx, name):
         return tx.wrap(getattr(self.cls, name))
@@ -604,6 +631,18 @@ class PartialVariable(Variable):
     def call(self, tx, args, kwargs):
         return self.fn.call(tx, self.args + list(args), {**self.kwargs, **kwargs})
 
+    def getattr(self, tx, name):
+        from .containers import DictVariable, TupleVariable
+        if name == "func":
+            return self.fn
+        if name == "args":
+            return TupleVariable(list(self.args))
+        if name == "keywords":
+            return DictVariable(dict(self.kwargs))
+        if not hasattr(functools.partial, name):
+            raise MissingAttribute(f"'functools.partial' object has no attribute {name!r}")
+        return super().getattr(tx, name)
+
 
 def _is_framework_print(obj):
     from runtime.ops import composite
@@ -619,6 +658,13 @@ class PrintVariable(Variable):
     def call(self, tx, args, kwargs):
         raise GraphBreak("ops.Print / ops.print_ inside a captured region: it must print on every call",
                          hint="remove the print, or accept the graph break (the print runs eagerly between two graphs)")
+
+
+def _traced_framework_functions():
+    """Framework functions whose bytecode is traced like user code: type predicates, which must
+    see the user-visible type of a value (a Tensor), not the symbolic stand-in."""
+    from runtime import tensor
+    return (tensor.is_tensor,)
 
 
 def wrap_callable(tx, obj):
@@ -653,6 +699,8 @@ def wrap_callable(tx, obj):
     if isinstance(obj, types.MethodType) and isinstance(obj.__self__, Cell) and is_framework_callable(obj):
         from .objects import CellMethodVariable
         return CellMethodVariable(obj, tx.wrap(obj.__self__))
+    if obj in _traced_framework_functions():
+        return UserFunctionVariable(obj)
     if is_framework_callable(obj):
         return FrameworkCallableVariable(obj)
     if isinstance(obj, types.FunctionType):

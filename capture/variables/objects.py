@@ -8,7 +8,7 @@ from __future__ import annotations
 import inspect
 import types
 
-from ..errors import GraphBreak
+from ..errors import GraphBreak, MissingAttribute
 from .base import Variable
 
 
@@ -33,7 +33,10 @@ class ObjectVariable(Variable):
         try:
             value = getattr(self.obj, name)
         except AttributeError as e:
-            raise GraphBreak(f"AttributeError at trace time: {e}")
+            g = tx.guards
+            # hasattr()/getattr(obj, name, default) decided on the absence: keep it absent
+            g.add(f"not hasattr({g.obj(self.obj)}, {name!r})", f"{g.path_of(self.obj)}.{name} does not exist")
+            raise MissingAttribute(f"AttributeError at trace time: {e}")
         if isinstance(value, types.MethodType) and value.__self__ is self.obj:
             from runtime.nn.cell import Cell
             from .functions import UserFunctionVariable, is_framework_callable

@@ -4,7 +4,7 @@ from __future__ import annotations
 from runtime.tensor_methods import TensorMethods
 
 from ..builder import SymTensor
-from ..errors import GraphBreak
+from ..errors import GraphBreak, MissingAttribute
 from .base import Variable
 
 _DATA_METHODS = {"asnumpy", "numpy", "item", "tolist", "__bool__", "__float__", "__int__", "any", "all"}
@@ -25,6 +25,8 @@ class TensorVariable(Variable):
         return self.sym
 
     def getattr(self, tx, name):
+        if name == "__class__":  # the user-visible class (Tensor / Parameter), never SymTensor
+            return tx.wrap(self.python_type())
         if name in ("shape", "dtype", "ndim", "size"):
             return tx.wrap(getattr(self.sym, name))
         if name in _DATA_METHODS:
@@ -35,8 +37,15 @@ class TensorVariable(Variable):
             return TensorVariable(self.sym.T)
         attr = getattr(TensorMethods, name, None)
         if attr is None:
+            ref = self.sym.value.ref  # a lifted Parameter / held tensor: ask the object itself
+            if not (hasattr(ref, name) if ref is not None else hasattr(self.python_type(), name)):
+                raise MissingAttribute(f"'{self.python_type().__name__}' object has no attribute {name!r}")
             raise GraphBreak(f"Tensor attribute {name!r} is not supported in graph mode")
         return tx.wrap(getattr(self.sym, name))
+
+    def has_attribute(self, tx, name):
+        ref = self.sym.value.ref  # Tensor and Parameter have __slots__: no attribute appears later
+        return hasattr(ref if ref is not None else self.python_type(), name)
 
     def truth(self, tx):
         raise GraphBreak("branch on a tensor value: the condition is only known at run time",

@@ -1,0 +1,176 @@
+"""Issue 9 reproducers that capture used to get silently wrong: each compares the captured
+function with eager Python (results, types, and that a later change is seen)."""
+import collections
+import functools
+import typing
+
+import numpy as np
+
+import capture
+import runtime as ms
+from capture_helpers import assert_same, randn
+from runtime import Tensor, ops
+
+
+def test_substring_and_constant_containment(check, rng):
+    def f(x):
+        # B: `in` on strings is substring containment; ranges, sets and tuples by value
+        flags = ("ab" in "abc", "x" in "abc", 3 in range(5), 2.0 in {1, 2}, "k" in {"k": 1}, 5 not in (1, 2))
+        return x * 2, flags
+
+    check(f, lambda i: ((randn(rng, 3),), {}))
+
+
+def test_containment_against_tensors_is_not_guessed():
+    def f(x):
+        return 3 in [x, 1]  # compares 3 == x, whose answer depends on x's value
+
+    for value in (3.0, 4.0):
+        x = Tensor(np.array([value], np.float32))
+        report = capture.explain(f)(x)
+        assert report.result == f(x) == (value == 3.0)
+        assert report.graph_break_count == 1 and "traced values" in str(report.breaks[0])
+
+
+def test_a_tensor_looks_like_a_tensor(check, rng):
+    def f(x):
+        # C: the user-visible class, never the symbolic stand-in
+        return x + 1, x.__class__.__name__, ms.is_tensor(x), type(x).__name__, isinstance(x, Tensor)
+
+    check(f, lambda i: ((randn(rng, 2, 2),), {}))
+
+
+def test_partial_attributes(check, rng):
+    def f(x):
+        p = functools.partial(ops.add, 1.0)
+        # E: the attributes of a partial object, and real absence
+        return p(x), hasattr(p, "func"), hasattr(p, "args"), hasattr(p, "nope"), len(p.args), p.func is ops.add
+
+    check(f, lambda i: ((randn(rng, 3),), {}))
+
+
+def test_hasattr_on_tensors(check, rng):
+    def f(x):
+        return x * 1, hasattr(x, "shape"), hasattr(x, "no_such_attribute"), hasattr(x, "asnumpy")
+
+    check(f, lambda i: ((randn(rng, 3),), {}))
+
+
+class Flags:
+    pass
+
+
+def test_a_missing_attribute_is_guarded(rng):
+    # F: getattr(obj, name, default) that found no attribute must notice when it appears
+    obj = Flags()
+
+    def f(x):
+        if getattr(obj, "flag", False):
+            return x + 1
+        return x - 1
+
+    jf = capture.jit(f)
+    x = randn(rng, 3)
+    assert_same(jf(x), f(x))
+    obj.flag = True
+    assert_same(jf(x), x + 1)
+    del obj.flag
+    assert_same(jf(x), x - 1)
+    report = capture.explain(f)(x)
+    assert any("obj.flag does not exist" in g or "flag does not exist" in g for g in report.guards[0])
+
+
+def test_hasattr_that_cannot_be_decided_breaks_instead_of_guessing(rng):
+    class Weird:
+        @property
+        def value(self):
+            raise RuntimeError("computed lazily")
+
+    w = Weird()
+
+    def f(x):
+        try:
+            ok = hasattr(w, "value")
+        except RuntimeError:
+            ok = "raised"
+        return x + 1, ok
+
+    x = randn(rng, 2)
+    want = f(x)
+    got = capture.jit(f)(x)
+    assert_same(got, want)
+
+
+# -- A: namedtuples, tuple subclasses and OrderedDict keep their type ---------------------------------
+Point = collections.namedtuple("Point", "x y")
+
+
+class Pair(typing.NamedTuple):
+    first: Tensor
+    second: float = 2.0
+
+    def total(self):
+        return self.first * self.second
+
+    @property
+    def doubled(self):
+        return self.first * 2
+
+
+ORIGIN = Point(0.0, 1.0)
+
+
+def test_namedtuple_built_in_the_graph_keeps_its_type(check, rng):
+    def f(x):
+        p = Point(x, x + 1)
+        q = p._replace(y=p.x * 3)
+        return p, q, q._asdict(), p.y, p[0] + ORIGIN.y, Pair(x).total(), Pair(x, 0.5).doubled
+
+    check(f, lambda i: ((randn(rng, 3),), {}))
+
+
+def test_namedtuple_arguments_and_globals(check, rng):
+    def f(p, pair):
+        return Point(p.y, p.x), pair.first * pair.second + ORIGIN.x, pair._fields, len(p), p[::-1]
+
+    check(f, lambda i: ((Point(randn(rng, 2), randn(rng, 2)), Pair(randn(rng, 2), 3.0)), {}))
+
+
+def test_a_namedtuple_is_rebuilt_with_its_type_after_a_graph_break(rng):
+    def f(x):
+        p = Point(x + 1, x * 2)
+        print("break")  # p is live across the break: rebuilt for the resumed code
+        return p, type(p).__name__, p.y - 1
+
+    x = randn(rng, 2)
+    want = f(x)
+    got = capture.jit(f)(x)
+    assert_same(got, want)
+    assert type(got[0]) is Point
+
+
+def test_ordered_dict_keeps_its_type(check, rng):
+    def f(x, d):
+        made = collections.OrderedDict(b=x, a=x * 2)
+        return made, d, type(d).__name__, d["k"] + 1
+
+    check(f, lambda i: ((randn(rng, 2), collections.OrderedDict(k=randn(rng, 2))), {}))
+
+
+# -- H: a self-referencing container runs eagerly instead of recursing forever ------------------------
+def test_self_referencing_containers(rng):
+    a = [1]
+    a.append(a)
+    d = {"x": 1}
+    d["self"] = d
+
+    def f(x, a, d):
+        return x + len(a) + len(d)
+
+    x = randn(rng, 2)
+    assert_same(capture.jit(f)(x, a, d), f(x, a, d))
+
+    def g(x):
+        return x + len(a)  # the same list as a global
+
+    assert_same(capture.jit(g)(x), g(x))
