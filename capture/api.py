@@ -445,7 +445,7 @@ def _compile_resume(fn, flat, names, config, qual, brk, info, t0):
         if out is not STOPPED or root.ip != brk.root_index:
             raise _resume.NotResumable("the re-translation did not reach the break")
         plan, outputs = _resume.make_plan(root, fn, config, qual, tracer.arg_paths, tracer.free_cells,
-                                          tracer.initial_free)
+                                          tracer.changed_cells())
         graph = tracer.builder.graph
         graph.set_outputs(outputs)
         _guard_lifted_tensors(tracer)
@@ -625,8 +625,6 @@ def _setup_root(tracer, fn, flat, names):
     names = names or list(code.co_varnames[:code.co_argcount])
     tracer.call_site = user_location(3)
     tracer.arg_paths = {}
-    tracer.free_cells = {}
-    tracer.initial_free = {}
     tracer.root_memo = {}
     root = InstructionTranslator(tracer, code, fn.__globals__, {}, {}, depth=0)
     local_vars = {}
@@ -636,16 +634,8 @@ def _setup_root(tracer, fn, flat, names):
     root.locals = local_vars
     root.self_var = local_vars.get(names[0]) if names else None
     if code.co_freevars:
-        from .variables import Box
         for nm, cell in zip(code.co_freevars, fn.__closure__ or ()):
-            try:
-                contents = cell.cell_contents
-            except ValueError:
-                raise GraphBreak(f"closure variable {nm!r} is not bound yet", resumable=False) from None
-            root._guard_value(f"{root.guards.obj(cell)}.cell_contents", contents, f"closure variable {nm}")
-            box = root.locals[nm] = Box(root.wrap(contents))
-            tracer.free_cells[id(box)] = cell
-            tracer.initial_free[nm] = box.value
+            root.locals[nm] = tracer.box_for_cell(root, cell, nm)
         if "__class__" in code.co_freevars:
             root.cls = fn.__closure__[code.co_freevars.index("__class__")].cell_contents
     tracer.guards.add(f"{tracer.guards.obj(_context._state)}['mode'] == {_context.mode()}",
@@ -668,6 +658,9 @@ def translate(tracer, fn, flat, names):
     builder = tracer.builder
     outputs = []
     template = _template(root, ret, outputs)
+    writes = [(cell, _template(root, value, outputs)) for cell, value in tracer.changed_cells()]
+    if writes:
+        template = ("cell_writes", template, writes)
     builder.graph.set_outputs(outputs)
     _guard_lifted_tensors(tracer)
     builder.graph.verify()

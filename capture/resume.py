@@ -747,7 +747,7 @@ def base_name(qual):
     return qual.split(" (resumed at line ")[0]
 
 
-def make_plan(root, fn, config, qual, arg_paths, free_cells, initial_free):
+def make_plan(root, fn, config, qual, arg_paths, free_cells, changed_cells):
     """Build the :class:`ResumePlan` for a root translator stopped before its breaking
     instruction (``root.ip``). Returns (plan, graph outputs). Raises NotResumable."""
     from .translator import IteratorVariable, NullVariable
@@ -804,12 +804,7 @@ def make_plan(root, fn, config, qual, arg_paths, free_cells, initial_free):
         return rec.of(v)
 
     stack_recipes = [stack_recipe(v) for v in stack_vars]
-    free_writes = []
-    for name in orig.co_freevars:
-        box = root.locals.get(name)
-        if isinstance(box, Box) and id(box) in free_cells and box.value is not None \
-                and box.value is not initial_free.get(name):
-            free_writes.append((free_cells[id(box)], rec.of(box.value)))
+    free_writes = [(cell, rec.of(value)) for cell, value in changed_cells]
     base = base_name(qual)
     if planned is not None:
         consumed, conts = planned

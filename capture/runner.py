@@ -42,6 +42,11 @@ def replay_eager(graph, tensors):
 
 def build_output(template, outs):
     kind, payload = template[0], template[1]
+    if kind == "cell_writes":  # (kind, result template, [(closure cell, value template)])
+        result = build_output(payload, outs)
+        for cell, t in template[2]:  # nonlocal writes of the traced code, after it ran
+            cell.cell_contents = build_output(t, outs)
+        return result
     if kind == "t":
         return outs[payload]
     if kind == "c":

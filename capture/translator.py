@@ -99,6 +99,33 @@ class Tracer:
         self.instruction_count = 0
         self.call_site = None  # the user's line that called the captured frame (if known)
         self.wrapping: set[int] = set()  # ids of containers being wrapped (a cycle must not recurse)
+        # Closure cells of Python functions outside the frame, read or written while tracing: one
+        # Box per real cell (every function sharing the cell sees its writes); changed ones are
+        # written back after the graph runs (nonlocal writes are side effects of the frame).
+        self.cell_boxes: dict[int, tuple] = {}  # id(cell) -> (cell, Box, value at entry)
+        self.free_cells: dict[int, object] = {}  # id(Box) -> cell (what resume recipes rebuild)
+
+    def box_for_cell(self, tx, cell, name):
+        """The Box standing for the real closure ``cell`` (guarded on its contents)."""
+        known = self.cell_boxes.get(id(cell))
+        if known is not None:
+            return known[1]
+        try:
+            contents = cell.cell_contents
+        except ValueError:
+            # At the root the frame cannot start without it; in a callee the call runs eagerly.
+            raise GraphBreak(f"closure variable {name!r} is not bound yet",
+                             resumable=tx.depth > 0) from None
+        tx._guard_value(f"{tx.guards.obj(cell)}.cell_contents", contents, f"closure variable {name}")
+        box = Box(tx.wrap(contents))
+        self.cell_boxes[id(cell)] = (cell, box, box.value)
+        self.free_cells[id(box)] = cell
+        return box
+
+    def changed_cells(self):
+        """[(cell, new value Variable)] for closure cells the traced code wrote."""
+        return [(cell, box.value) for cell, box, initial in self.cell_boxes.values()
+                if box.value is not None and box.value is not initial]
 
 
 class InstructionTranslator:
@@ -368,16 +395,8 @@ class InstructionTranslator:
     # -- inlining -----------------------------------------------------------------------------------------
     def inline_function(self, fn, args, kwargs):
         code = fn.__code__
-        boxes = {}
-        if code.co_freevars:
-            for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
-                try:
-                    contents = cell.cell_contents
-                except ValueError:
-                    raise GraphBreak(f"closure variable {name!r} is not bound yet")
-                expr = f"{self.guards.obj(cell)}.cell_contents"
-                self._guard_value(expr, contents, f"closure variable {name}")
-                boxes[name] = Box(self.wrap(contents))
+        boxes = {name: self.tracer.box_for_cell(self, cell, name)
+                 for name, cell in zip(code.co_freevars, fn.__closure__ or ()) if name != "__class__"}
         cls = None
         if "__class__" in code.co_freevars:
             cls = fn.__closure__[code.co_freevars.index("__class__")].cell_contents

@@ -174,3 +174,60 @@ def test_self_referencing_containers(rng):
         return x + len(a)  # the same list as a global
 
     assert_same(capture.jit(g)(x), g(x))
+
+
+# -- D: writes to enclosing-function variables (nonlocal) happen, in the closure and its callees -----
+def _counter_pair():
+    count = 0
+    total = None
+
+    def bump():
+        nonlocal count
+        count += 1
+
+    def step(x):
+        nonlocal total
+        bump()  # a callee writing a cell shared with step's own closure
+        total = x * 2 if total is None else total + x
+        return x + count
+
+    return step, lambda: (count, total)
+
+
+def test_nonlocal_writes_in_a_jitted_closure_and_its_callees(rng):
+    eager_step, eager_state = _counter_pair()
+    jit_step, jit_state = _counter_pair()
+    jit_step = capture.jit(jit_step)
+    for _ in range(3):  # the guard on the cell sees each new count: same numbers every call
+        x = randn(rng, 3)
+        assert_same(jit_step(x), eager_step(x))
+        count, total = jit_state()
+        want_count, want_total = eager_state()
+        assert count == want_count
+        assert_same(total, want_total)
+
+
+def test_nonlocal_write_across_a_graph_break(rng):
+    seen = []
+
+    def make():
+        calls = 0
+
+        def f(x):
+            nonlocal calls
+            calls += 1
+            y = x * 2
+            seen.append(calls)  # list.append of a closure-held list: a side effect
+            print("break")
+            calls += 10
+            return y + calls
+
+        return f, lambda: calls
+
+    f, calls = make()
+    g, g_calls = make()
+    g = capture.jit(g)
+    for _ in range(2):
+        x = randn(rng, 2)
+        assert_same(g(x), f(x))
+        assert g_calls() == calls()
