@@ -141,7 +141,7 @@ def _run_compiled(fn, entry, flat, config):
     if entry.plan is not None:
         # graph break: rebuild the stack/locals, run the breaking instruction eagerly, resume
         return entry.plan.run(outs, flat)
-    return build_output(entry.template, outs)
+    return build_output(entry.template, outs, flat)
 
 
 def _run_graph(entry, flat, config):
@@ -600,10 +600,9 @@ def _wrap_root_value(tx, value, expr, path, desc, is_resume):
               f"{desc}: {type(value).__name__} of length {len(value)}")
         items = [_wrap_root(tx, v, f"{expr}[{i}]", path + (i,), f"{desc}[{i}]", is_resume)
                  for i, v in enumerate(value)]
-        if isinstance(value, tuple):
-            return TupleVariable(items, cls=type(value))
-        var = ListVariable(items, external=True)
-        var.source = ("arg", path)
+        var = TupleVariable(items, cls=type(value)) if isinstance(value, tuple) \
+            else ListVariable(items, external=True)
+        var.source = ("arg", path)  # returned (or live at a break) as the caller's own object
         return var
     if type(value) in PLAIN_DICT_TYPES and all(isinstance(k, str) for k in value):
         g.add(f"type({expr}) is {g.obj(type(value))} and list({expr}) == {g.obj(list(value))}",
@@ -675,6 +674,8 @@ def _template(tx, var: Variable, outputs):
         if isinstance(var.value, (set, np.ndarray, bytearray)):
             return ("copy", var.value)  # a mutable value: each call returns its own copy
         return ("c", var.value)
+    if isinstance(var, (TupleVariable, DictVariable)) and var.source is not None:
+        return ("src", var.source)  # a list/dict/tuple the frame received: the same object back
     if isinstance(var, TupleVariable):
         kind = "list" if isinstance(var, ListVariable) else "tuple"
         return (kind, [_template(tx, v, outputs) for v in var.items], var.cls)

@@ -541,7 +541,7 @@ class Recipes:
             return ("val", val)
         if isinstance(var, (V.TupleVariable, V.DictVariable)):
             src = var.source
-            if var.external:
+            if var.external or src is not None:  # the caller's own object, never a copy
                 if src is not None:
                     if src[0] == "arg":
                         return src
@@ -554,6 +554,8 @@ class Recipes:
                 return ("dict", {k: self.of(v) for k, v in var.items.items()}, var.cls, self._mid())
             return (var.kind.__name__, [self.of(v) for v in var.items], var.cls, self._mid())
         if isinstance(var, V.IteratorVariable):
+            if var.lazy:
+                raise NotResumable(f"a {var.describe()} over another iterator is live at the break")
             return ("iter", [self.of(v) for v in var.items[var.pos:]], self._mid())
         if isinstance(var, V.SliceVariable):
             return ("slice", [self.of(p) for p in var.parts])
@@ -764,6 +766,8 @@ def make_plan(root, fn, config, qual, arg_paths, free_cells, changed_cells):
         if isinstance(v, NullVariable):
             layout.append("null")
         elif isinstance(v, IteratorVariable):
+            if v.lazy:
+                raise NotResumable(f"a {v.describe()} over another iterator is live at the break")
             layout.append("iter")
             stack_vars.append(v)
         else:

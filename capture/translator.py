@@ -837,7 +837,7 @@ class InstructionTranslator:
         it = self.stack[-1]
         if not isinstance(it, IteratorVariable):
             raise GraphBreak(f"iterating over a {it.describe()} produced at run time")
-        nxt = it.next()
+        nxt = it.next(self)
         if nxt is None:
             self.pop()
             self.jump(ins.arg)

@@ -1,6 +1,7 @@
 """Tuples, lists, dicts, slices and iterators built or read while tracing."""
 from __future__ import annotations
 
+import builtins
 import collections
 import inspect
 import types
@@ -281,9 +282,13 @@ class SliceVariable(Variable):
 class IteratorVariable(Variable):
     """An iterator over items known at trace time (loops are unrolled)."""
 
-    def __init__(self, items):
+    def __init__(self, items, python_type=None):
         self.items = list(items)
         self.pos = 0
+        self._type = python_type  # the iterator type Python would have made (zip, map, ...)
+
+    def python_type(self):
+        return self._type or type(iter(()))
 
     def iterate(self, tx):
         rest = self.items[self.pos:]
@@ -293,9 +298,69 @@ class IteratorVariable(Variable):
     def describe(self):
         return "iterator"
 
-    def next(self):
+    lazy = False  # items all known now (rebuilt as a fresh iterator at a graph break)
+
+    def next(self, tx):
         if self.pos >= len(self.items):
             return None
         v = self.items[self.pos]
         self.pos += 1
         return v
+
+
+class LazyIteratorVariable(IteratorVariable):
+    """``zip``/``enumerate``/``map``/``filter`` over a stateful iterator: items are pulled one at
+    a time when the frame asks for them, as Python does, so whatever a loop leaves unconsumed
+    is still in the underlying iterator afterwards. ``pull(tx)`` gives the next item or None."""
+
+    lazy = True  # cannot be rebuilt at a graph break without consuming its sources early
+
+    def __init__(self, pull, what):
+        super().__init__([], getattr(builtins, what))
+        self.pull, self.what, self.done = pull, what, False
+
+    def describe(self):
+        return f"{self.what} iterator"
+
+    def next(self, tx):
+        if self.done:
+            return None
+        v = self.pull(tx)
+        self.done = v is None
+        return v
+
+    def iterate(self, tx):
+        rest = []
+        while (v := self.next(tx)) is not None:
+            rest.append(v)
+        return rest
+
+
+SKIP = object()
+
+
+def iterator_pipeline(tx, sources, step, what):
+    """The iterator ``what`` (zip, map, ...) over the iterables ``sources``: each item is
+    ``step(tx, [one value from each source])`` (``SKIP`` drops it); it ends with the shortest
+    source. Over lists, tuples, ranges and dicts the items are computed now; over a stateful
+    iterator they are pulled lazily (see :class:`LazyIteratorVariable`)."""
+    iters = [s if isinstance(s, IteratorVariable) else IteratorVariable(s.iterate(tx)) for s in sources]
+
+    def pull(tx):
+        while True:
+            values = []
+            for it in iters:
+                v = it.next(tx)
+                if v is None:
+                    return None
+                values.append(v)
+            out = step(tx, values)
+            if out is not SKIP:
+                return out
+
+    if any(isinstance(s, IteratorVariable) for s in sources):
+        return LazyIteratorVariable(pull, what)
+    items = []
+    while (v := pull(tx)) is not None:
+        items.append(v)
+    return IteratorVariable(items, getattr(builtins, what))

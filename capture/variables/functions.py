@@ -18,7 +18,8 @@ from graph.autodiff import append_vjp
 from ..builder import SymTensor
 from ..errors import CaptureUserError, GraphBreak, MissingAttribute
 from .base import ConstantVariable, Variable
-from .containers import DictVariable, IteratorVariable, ListVariable, TupleVariable, plain_tuple
+from .containers import (SKIP, DictVariable, IteratorVariable, ListVariable, TupleVariable,
+                         iterator_pipeline, plain_tuple)
 from .tensor import TensorVariable
 
 FRAMEWORK_PREFIXES = ("runtime.", "graph.", "codegen.")
@@ -187,15 +188,34 @@ class BuiltinVariable(Variable):
         return ConstantVariable(range(*[a.value for a in args]))
 
     def _call_zip(self, tx, *its, strict=None):
-        cols = [it.iterate(tx) for it in its]
-        return ListVariable([TupleVariable(list(row)) for row in zip(*cols)])
+        if strict is not None and (not strict.is_const() or strict.value):
+            # strict zip raises at the end when lengths differ: Python decides that
+            if not strict.is_const() or any(isinstance(it, IteratorVariable) for it in its) \
+                    or len({it.length(tx) for it in its}) > 1:
+                raise GraphBreak("zip(strict=True) whose lengths are not known to match")
+        return iterator_pipeline(tx, its, lambda tx, row: TupleVariable(row), "zip")
 
     def _call_enumerate(self, tx, it, start=None):
-        s = start.value if start is not None else 0
-        return ListVariable([TupleVariable([ConstantVariable(i + s), v]) for i, v in enumerate(it.iterate(tx))])
+        count = [start.value if start is not None else 0]
+
+        def numbered(tx, row):
+            count[0] += 1
+            return TupleVariable([ConstantVariable(count[0] - 1), row[0]])
+        return iterator_pipeline(tx, [it], numbered, "enumerate")
+
+    def _call_map(self, tx, fn, *its):
+        return iterator_pipeline(tx, its, lambda tx, row: fn.call(tx, row, {}), "map")
+
+    def _call_filter(self, tx, fn, it):
+        def keep(tx, row):
+            test = row[0] if fn.is_const() and fn.value is None else fn.call(tx, row, {})
+            return row[0] if test.truth(tx) else SKIP
+        return iterator_pipeline(tx, [it], keep, "filter")
 
     def _call_reversed(self, tx, it):
-        return ListVariable(list(reversed(it.iterate(tx))))
+        if isinstance(it, IteratorVariable):
+            raise GraphBreak("reversed() of an iterator raises TypeError")
+        return IteratorVariable(list(reversed(it.iterate(tx))), type(reversed(())))
 
     def _call_list(self, tx, it=None):
         return ListVariable([] if it is None else it.iterate(tx))
@@ -246,11 +266,14 @@ class BuiltinVariable(Variable):
                          hint="remove the print, or accept the graph break (the print runs eagerly between two graphs)")
 
     def _call_iter(self, tx, it):
-        return IteratorVariable(it.iterate(tx))
+        if isinstance(it, IteratorVariable):
+            return it  # iter() of an iterator is the iterator itself
+        made = it.python_type()
+        return IteratorVariable(it.iterate(tx), type(iter(made())) if made in (list, tuple, dict, str) else None)
 
     def _call_next(self, tx, it, default=None):
         if isinstance(it, IteratorVariable):
-            v = it.next()
+            v = it.next(tx)
             if v is None:
                 if default is None:
                     raise GraphBreak("next() on an exhausted iterator")

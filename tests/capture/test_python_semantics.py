@@ -231,3 +231,68 @@ def test_nonlocal_write_across_a_graph_break(rng):
         x = randn(rng, 2)
         assert_same(g(x), f(x))
         assert g_calls() == calls()
+
+
+# -- J: zip/enumerate/map/filter are iterators: what a loop leaves unconsumed stays ---------------------
+def test_builtin_iterators_are_consumed_like_python(check, rng):
+    def f(x):
+        pairs = zip([1, 2, 3], [4, 5, 6])
+        for a, b in pairs:
+            x = x + a * b
+            if a == 2:
+                break
+        numbered = enumerate([7, 8, 9], start=1)
+        first = next(numbered)
+        doubled = map(lambda v: v * 2, [1, 2, 3])
+        head = next(doubled)
+        odd = filter(lambda v: v % 2, range(6))
+        evens = list(filter(None, [0, 1, 0, 2]))
+        return x, list(pairs), first, list(numbered), head, list(doubled), list(odd), evens, type(pairs).__name__
+
+    check(f, lambda i: ((randn(rng, 3),), {}))
+
+
+def test_iterators_over_iterators_pull_lazily(check, rng):
+    def f(xs):
+        source = iter(xs)
+        for i, x in enumerate(source):  # enumerate pulls from `source` one item at a time
+            if i == 1:
+                break
+        rest = list(source)
+        squares = map(lambda a, b: a * b, iter(xs), xs)
+        return rest, next(squares), list(zip(iter(rest), [0])), [t * 2 for t in map(ops.abs, xs)]
+
+    check(f, lambda i: (([randn(rng, 2) for _ in range(4)],), {}))
+
+
+def test_a_lazy_iterator_live_at_a_break_runs_the_frame_eagerly(rng):
+    def f(xs):
+        pairs = enumerate(iter(xs))
+        k, first = next(pairs)
+        print("break")
+        return [x + k for _, x in pairs], first
+
+    xs = [randn(rng, 2) for _ in range(3)]
+    assert_same(capture.jit(f)(xs), f(xs))
+
+
+# -- G: a container the frame received comes back as the same object -----------------------------------
+def test_returned_arguments_keep_their_identity(rng):
+    def mutate(x, d, items):
+        d["k"] = 1  # mutating outside containers breaks the graph; identity must survive it
+        items.append(x)
+        return d, items, x + 1
+
+    def untouched(x, t, d):
+        return t, d, x * 2
+
+    x = randn(rng, 2)
+    d, items = {"a": 1}, [1]
+    got = capture.jit(mutate)(x, d, items)
+    assert got[0] is d and got[1] is items and d == {"a": 1, "k": 1} and len(items) == 2
+    jf = capture.jit(untouched)
+    for _ in range(2):  # compiled and cached: still the caller's own objects
+        t, d = (x, 3), {"b": x}
+        got = jf(x, t, d)
+        assert got[0] is t and got[1] is d
+        assert_same(got[2], x * 2)
