@@ -269,7 +269,8 @@ class InstructionTranslator:
             return CellVariable(value)
         if isinstance(value, types.ModuleType):
             return ModuleVariable(value)
-        if getattr(builtins, getattr(value, "__name__", ""), None) is value and not isinstance(value, BaseException):
+        name = getattr(value, "__name__", None)  # (a __getattr__ may answer anything here)
+        if isinstance(name, str) and getattr(builtins, name, None) is value and not isinstance(value, BaseException):
             from .variables import BuiltinVariable
             if not (isinstance(value, type) and issubclass(value, BaseException)):
                 return BuiltinVariable(value)

@@ -265,6 +265,30 @@ class BuiltinVariable(Variable):
         raise GraphBreak("print() inside a captured region: it must print on every call",
                          hint="remove the print, or accept the graph break (the print runs eagerly between two graphs)")
 
+    def _call_locals(self, tx):
+        """A snapshot of the calling frame's variables, as Python 3.11-3.13 give it."""
+        from .objects import Box
+        code, snapshot = tx.code, {}
+        for name in code.co_varnames + code.co_cellvars + code.co_freevars:
+            v = tx.locals.get(name)
+            if isinstance(v, Box):
+                v = v.value
+            if v is not None and name not in snapshot and not (name == "__class__" and name in code.co_freevars):
+                snapshot[name] = v
+        return DictVariable(snapshot)
+
+    def _frame_reader(self, tx, *args, **kwargs):
+        # eval/exec/vars()/dir() see every local by name: resumed code after a break would only
+        # have the live ones, so the whole frame runs eagerly (in a callee, the call does)
+        if self.fn.__name__ in ("eval", "exec") and len(args) + len(kwargs) >= 2:
+            raise GraphBreak(f"{self.fn.__name__}() runs Python code")
+        if self.fn.__name__ in ("eval", "exec") or not (args or kwargs):
+            raise GraphBreak(f"{self.fn.__name__}() reads the frame's local variables by name",
+                             resumable=tx.depth > 0, hint="the function runs eagerly")
+        raise GraphBreak(f"builtin {self.fn.__name__}() is not supported in graph mode")
+
+    _call_eval = _call_exec = _call_vars = _call_dir = _frame_reader
+
     def _call_iter(self, tx, it):
         if isinstance(it, IteratorVariable):
             return it  # iter() of an iterator is the iterator itself
@@ -460,7 +484,8 @@ def _pure_constructor(cls) -> bool:
     """Framework classes whose construction has no side effects (safe to run while tracing)."""
     from runtime.autograd import GradOperation
     from runtime.ops import Primitive
-    return isinstance(cls, type) and issubclass(cls, (Primitive, GradOperation))
+    from runtime.ops.composite import CompositePrimitive
+    return isinstance(cls, type) and issubclass(cls, (Primitive, CompositePrimitive, GradOperation))
 
 
 class GradSpec:

@@ -40,8 +40,11 @@ def promotion_target(op, operands):
                 first = d
             elif d is not first:
                 same = False
-        else:
+        elif isinstance(a, (bool, int, float)):
             scalars.append(a)
+        else:  # a tuple, list, string...: the same error shape inference gives in a graph
+            from .core import describe, fail
+            fail(op.name, f"unsupported operand {describe(a)}", TypeError)
     if first is None:
         return None
     if same and (not scalars or first.is_float):

@@ -21,7 +21,8 @@ _R = REGISTRY
 
 __all__ = ["dense", "flatten", "zeros", "ones", "full", "fill", "zeros_like", "ones_like", "sum",
            "mean", "square", "clamp", "clip_by_value", "Print", "print_", "numel",
-           "rank", "shape", "size", "mse_loss", "sub", "maximum", "minimum", "dropout", "split"]
+           "rank", "shape", "size", "mse_loss", "sub", "maximum", "minimum", "dropout", "split",
+           "assign_add", "assign_sub", "AssignAdd", "AssignSub"]
 
 
 def dense(x, weight, bias=None):
@@ -145,6 +146,44 @@ def mse_loss(input, target, reduction="mean"):  # noqa: A002
     if reduction == "none":
         return d
     raise ValueError(f"mse_loss: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+
+
+def assign_add(variable, value):
+    """``variable <- variable + value`` in place (a Parameter update); returns ``variable``.
+
+    >>> from runtime import Parameter
+    >>> p = Parameter(Tensor([1.0, 2.0]), name="p")
+    >>> _ = assign_add(p, Tensor([0.5, 0.5])); p.asnumpy().tolist()
+    [1.5, 2.5]
+    """
+    return bind(_R["assign"], variable, bind(_R["add"], variable, value))
+
+
+def assign_sub(variable, value):
+    """``variable <- variable - value`` in place; returns ``variable``."""
+    return bind(_R["assign"], variable, bind(_R["sub"], variable, value))
+
+
+class CompositePrimitive:
+    """A Primitive-style class over a composite function: constructing one has no side effects
+    (graph capture builds them at trace time, as it does generated Primitives)."""
+
+    function = None
+
+    def __call__(self, *args):
+        return type(self).function(*args)
+
+
+class AssignAdd(CompositePrimitive):
+    """``ops.AssignAdd()(variable, value)``: :func:`assign_add` as a Primitive."""
+
+    function = staticmethod(assign_add)
+
+
+class AssignSub(CompositePrimitive):
+    """``ops.AssignSub()(variable, value)``: :func:`assign_sub` as a Primitive."""
+
+    function = staticmethod(assign_sub)
 
 
 def print_(*values):

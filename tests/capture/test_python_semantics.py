@@ -296,3 +296,107 @@ def test_returned_arguments_keep_their_identity(rng):
         got = jf(x, t, d)
         assert got[0] is t and got[1] is d
         assert_same(got[2], x * 2)
+
+
+# -- K: what used to be internal capture errors --------------------------------------------------------
+class AnswersEverything:
+    def __getattr__(self, name):
+        return 3  # even for __name__: capture must not trip over it
+
+
+ANSWERS = AnswersEverything()
+
+
+class Suppress:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return True
+
+
+def test_objects_with_a_catch_all_getattr(check, rng):
+    def f(x):
+        return x + ANSWERS.foo + ANSWERS.__name__
+
+    check(f, lambda i: ((randn(rng, 2),), {}))
+
+
+def test_a_sequence_operand_raises_the_same_error_eagerly_and_captured(rng):
+    def f(x):
+        return (1, 2) / x
+
+    x = randn(rng, 2)
+    errors = []
+    for run in (f, capture.jit(f)):
+        try:
+            run(x)
+        except TypeError as e:
+            errors.append(str(e).splitlines()[0])
+    assert len(errors) == 2 and errors[0] == errors[1] and "unsupported operand tuple" in errors[0]
+
+
+def test_with_suppressing_a_raise(rng):
+    def f(x):
+        with Suppress():
+            raise ValueError("swallowed by __exit__")
+        return x + 1
+
+    x = randn(rng, 2)
+    assert_same(capture.jit(f)(x), f(x))
+
+
+def test_locals_eval_and_exec_see_every_local(rng):
+    def f(x):
+        y = x + 1
+        names = locals()
+        z = eval("y * 2")  # y is not otherwise live after this line
+        return names["y"] * 3 + z, sorted(names)
+
+    class Net(ms.nn.Cell):
+        def construct(self, x):
+            hidden = x * 2
+            return eval("hidden + 1"), sorted(locals())
+
+    x = randn(rng, 3)
+    assert_same(capture.jit(f)(x), f(x))
+    net = Net()
+    want = net(x)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        assert_same(net(x), want)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    report = capture.explain(f)(x)
+    assert any("reads the frame's local variables" in str(b) for b in report.breaks)
+
+
+# -- I: reads after an in-place parameter update see the new value, inside one graph ------------------
+class Updating(ms.nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.p = ms.Parameter(Tensor(np.ones(2, np.float32)), name="p")
+
+    def construct(self, y):
+        before = self.p * 1
+        ops.assign(self.p, y)
+        after_assign = self.p + 0
+        ops.assign_add(self.p, y)
+        ops.AssignSub()(self.p, y * 0.5)
+        return before, after_assign, self.p * 1
+
+
+def test_reads_after_assign_see_the_new_value(rng):
+    eager, graph = Updating(), Updating()
+    for _ in range(2):
+        y = randn(rng, 2)
+        want = eager(y)
+        ms.set_context(mode=ms.GRAPH_MODE)
+        try:
+            got = graph(y)
+        finally:
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+        assert_same(got, want)
+        assert_same(graph.p * 1, eager.p * 1)
+        np.testing.assert_allclose(want[2].asnumpy(), y.asnumpy() * 1.5, rtol=1e-6)
+    assert capture.explain(Updating().construct)(y).graph_break_count == 0
