@@ -1,10 +1,12 @@
-"""``python -m capture run|explain [--html OUT.html] script.py [args]``: accelerate an unmodified script.
+"""``python -m capture run|explain [--html OUT.html] [--mindspore] script.py [args]``: accelerate
+an unmodified script.
 
 ``run`` executes the script with the frame-evaluation hook on (every ``Cell.construct`` is
 captured, compiled and cached; graph breaks run eagerly) and prints a short summary to stderr at
 exit. ``explain`` does the same and prints the full graph-break report; with ``--html OUT.html``
-it also writes the report as a self-contained web page. The script's exit code and exceptions are
-preserved.
+it also writes the report as a self-contained web page. ``--mindspore`` makes ``import
+mindspore`` resolve to this framework (:mod:`runtime.compat`), so a MindSpore script runs with
+no edit at all. The script's exit code and exceptions are preserved.
 
 Example:
     $ python -m capture run train.py --epochs 1
@@ -19,7 +21,7 @@ import runpy
 import sys
 import traceback
 
-USAGE = "usage: python -m capture {run,explain} [--html OUT.html] script.py [args...]"
+USAGE = "usage: python -m capture {run,explain} [--html OUT.html] [--mindspore] script.py [args...]"
 
 
 def _summary(report) -> str:
@@ -29,21 +31,40 @@ def _summary(report) -> str:
             f"{report.compiled_seconds:.2f} s in compiled code ({report.compiled_calls} calls)")
 
 
+def _options(argv):
+    """(html path or None, alias mindspore?, remaining argv) from the options after the command."""
+    html_path, mindspore = None, False
+    while len(argv) >= 2 and argv[1].startswith("--"):
+        if argv[1] == "--mindspore":
+            mindspore = True
+            del argv[1]
+        elif argv[1] == "--html" and len(argv) >= 3:
+            html_path = argv[2]
+            del argv[1:3]
+        elif argv[1].startswith("--html="):
+            html_path = argv.pop(1).split("=", 1)[1]
+        else:
+            return None, False, None
+    return html_path, mindspore, argv
+
+
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    html_path = None
-    if len(argv) >= 3 and argv[1] == "--html":
-        html_path = argv[2]
-        del argv[1:3]
-    elif len(argv) >= 2 and argv[1].startswith("--html="):
-        html_path = argv.pop(1).split("=", 1)[1]
-    if len(argv) < 2 or argv[0] not in ("run", "explain") or (html_path is not None and not html_path):
+    html_path, mindspore, argv = _options(argv)
+    if argv is None or len(argv) < 2 or argv[0] not in ("run", "explain") or (html_path is not None and not html_path):
         print(USAGE, file=sys.stderr)
         return 2
     command, script, script_args = argv[0], argv[1], argv[2:]
     if not os.path.exists(script):
         print(f"python -m capture: can't open file {script!r}: no such file", file=sys.stderr)
         return 2
+    if mindspore:
+        from runtime.compat import alias_mindspore
+        try:
+            alias_mindspore()
+        except RuntimeError as e:
+            print(f"python -m capture: {e}", file=sys.stderr)
+            return 2
     from . import frame_eval
     from .explain import recording
 

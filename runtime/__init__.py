@@ -16,7 +16,7 @@ Example:
 from . import dtype  # noqa: F401
 from .device import limit_blas_threads as _limit_blas_threads
 from .dtype import (bool_, float16, float32, float64, int8, int16, int32, int64, uint8)  # noqa: F401
-from .context import GRAPH_MODE, PYNATIVE_MODE, get_context, set_context  # noqa: F401
+from .context import GRAPH_MODE, PYNATIVE_MODE, STRICT, COMPATIBLE, LAX, get_context, set_context  # noqa: F401
 from .tensor import Tensor, is_tensor  # noqa: F401
 from . import eager as _eager  # noqa: F401  (registers the eager bind handler)
 from .parameter import Parameter, ParameterTuple  # noqa: F401
@@ -32,6 +32,9 @@ from .train import (Model, LossMonitor, TimeMonitor, ModelCheckpoint, Checkpoint
                     save_checkpoint, load_checkpoint, load_param_into_net, Callback)
 from . import data  # noqa: F401
 from . import dataset  # noqa: F401  (MindSpore's module name for runtime.data)
+
+# ``ms.tensor(...)`` is MindSpore's function; the module stays importable as ``runtime.tensor``
+from .compat_names import tensor, mutable, jit_class, ParallelMode  # noqa: F401,E402
 
 _limit_blas_threads()
 

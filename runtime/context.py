@@ -60,6 +60,17 @@ def _check_nonneg_int(key):
     return check
 
 
+#: ``set_context(jit_syntax_level=...)`` values (MindSpore's names). Capture accepts the LAX
+#: language everywhere (what it cannot compile runs eagerly), so the level is recorded, not enforced.
+STRICT, COMPATIBLE, LAX = 0, 1, 2
+
+
+def _check_syntax_level(v):
+    if v not in (STRICT, COMPATIBLE, LAX) or isinstance(v, bool):
+        raise ValueError(f"set_context: jit_syntax_level must be ms.STRICT, ms.COMPATIBLE or ms.LAX, got {v!r}")
+    return v
+
+
 _CHECKS = {
     "mode": _check_mode,
     "device_target": _check_device,
@@ -67,6 +78,7 @@ _CHECKS = {
     "save_graphs": _check_bool("save_graphs"),
     "save_graphs_path": _check_path,
     "max_call_depth": _check_nonneg_int("max_call_depth"),
+    "jit_syntax_level": _check_syntax_level,
 }
 
 _state = {
@@ -76,6 +88,7 @@ _state = {
     "save_graphs": False,
     "save_graphs_path": ".",
     "max_call_depth": 1000,
+    "jit_syntax_level": LAX,
 }
 
 

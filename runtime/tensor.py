@@ -154,6 +154,29 @@ class Tensor(TensorMethods):
     def copy(self) -> "Tensor":
         return Tensor._wrap(self._data.copy())
 
+    @staticmethod
+    def from_numpy(array) -> "Tensor":
+        """A Tensor sharing ``array``'s memory (MindSpore's ``Tensor.from_numpy``).
+
+        >>> a = np.zeros(2, np.float32); t = Tensor.from_numpy(a); a[0] = 5; t.asnumpy().tolist()
+        [5.0, 0.0]
+        """
+        if not isinstance(array, np.ndarray):
+            raise TypeError(f"Tensor.from_numpy: expects a numpy.ndarray, got {type(array).__name__}")
+        return Tensor._wrap(np.ascontiguousarray(array))
+
+    @property
+    def strides(self) -> tuple:
+        """Byte steps between elements along each dimension (as numpy)."""
+        return to_numpy(self._data).strides
+
+    def init_data(self) -> "Tensor":
+        """The tensor itself: its data is always materialised here."""
+        return self
+
+    def clone(self) -> "Tensor":
+        return self.copy()
+
     def set_dtype(self, dtype):
         self._data = self._data.astype(as_dtype(dtype).np)
         return self

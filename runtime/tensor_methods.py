@@ -207,3 +207,99 @@ class TensorMethods:
     def int(self):
         from graph.dtypes import int32
         return bind(_R["cast"], self, dtype=int32)
+
+    def long(self):
+        from graph.dtypes import int64
+        return bind(_R["cast"], self, dtype=int64)
+
+    def half(self):
+        from graph.dtypes import float16
+        return bind(_R["cast"], self, dtype=float16)
+
+    def bool(self):
+        from graph.dtypes import bool_
+        return bind(_R["cast"], self, dtype=bool_)
+
+    # -- MindSpore 2.x Tensor methods composed from functional ops ----------------------------------
+    def add(self, other):
+        return bind(_R["add"], self, other)
+
+    def sub(self, other):
+        return bind(_R["sub"], self, other)
+
+    def mul(self, other):
+        return bind(_R["mul"], self, other)
+
+    def div(self, other):
+        return bind(_R["div"], self, other)
+
+    def pow(self, exponent):
+        return bind(_R["pow"], self, exponent)
+
+    def matmul(self, other):
+        return bind(_R["matmul"], self, other)
+
+    def softmax(self, axis=-1):
+        return bind(_R["softmax"], self, axis=axis)
+
+    def clamp(self, min=None, max=None):  # noqa: A002 - MindSpore's names
+        from runtime.ops.composite import clamp
+        return clamp(self, min, max)
+
+    def permute(self, *axis):
+        return bind(_R["transpose"], self, perm=tuple(axis[0] if len(axis) == 1 and not isinstance(axis[0], int)
+                                                      else axis))
+
+    def swapaxes(self, axis0, axis1):
+        from runtime.ops.composite import swapaxes
+        return swapaxes(self, axis0, axis1)
+
+    def gather(self, input_indices, axis, batch_dims=0):
+        if batch_dims:
+            raise ValueError("Tensor.gather: batch_dims other than 0 is not supported")
+        return bind(_R["gather"], self, input_indices, axis=axis)
+
+    def tile(self, multiples):
+        return bind(_R["tile"], self, multiples=tuple(multiples))
+
+    def var(self, axis=None, ddof=0, keepdims=False):
+        from runtime.ops.composite import var
+        return var(self, axis, ddof, keepdims)
+
+    def std(self, axis=None, ddof=0, keepdims=False):
+        from runtime.ops.composite import std
+        return std(self, axis, ddof, keepdims)
+
+    def split(self, split_size_or_sections, axis=0):
+        from runtime.ops.composite import split
+        return split(self, split_size_or_sections, axis)
+
+    def chunk(self, chunks, axis=0):
+        from runtime.ops.composite import chunk
+        return chunk(self, chunks, axis)
+
+    def narrow(self, axis, start, length):
+        from runtime.ops.composite import narrow
+        return narrow(self, axis, start, length)
+
+    def masked_fill(self, mask, value):
+        from runtime.ops.composite import masked_fill
+        return masked_fill(self, mask, value)
+
+    def expand_as(self, other):
+        return bind(_R["broadcast_to"], self, shape=tuple(other.shape))
+
+    def view_as(self, other):
+        return bind(_R["reshape"], self, shape=tuple(other.shape))
+
+    def ravel(self):
+        return bind(_R["reshape"], self, shape=(-1,))
+
+    def numel(self):
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    nelement = numel
+

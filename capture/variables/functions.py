@@ -711,8 +711,8 @@ class PrintVariable(Variable):
 def _traced_framework_functions():
     """Framework functions whose bytecode is traced like user code: type predicates, which must
     see the user-visible type of a value (a Tensor), not the symbolic stand-in."""
-    from runtime import tensor
-    return (tensor.is_tensor,)
+    from runtime.tensor import is_tensor
+    return (is_tensor,)
 
 
 def wrap_callable(tx, obj):

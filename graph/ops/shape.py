@@ -152,6 +152,12 @@ register(Op("ones_like", prim="OnesLike", inputs=("x",),
             infer=_like_infer, nondiff="constant output: no gradient flows to x",
             kind=ELEMENTWISE, doc="ones of x's shape and dtype"))
 
+register(Op("stop_gradient", prim="StopGradient", inputs=("x",),
+            impl=lambda xp, x: x.copy(), expr=lambda E, x: x,
+            infer=_like_infer, nondiff="stop_gradient: no gradient flows to x by definition",
+            kind=ELEMENTWISE, doc="x itself, cut from differentiation (gradients through it are zero)"))
+
+
 
 # -- helpers for multi-tensor layout ops ----------------------------------------------------------------
 def _tensors(name, xs):

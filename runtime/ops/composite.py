@@ -254,10 +254,370 @@ def split(tensor, split_size_or_sections, axis=0):
         if size <= 0:
             raise ValueError(f"Split (ops.split): split_size_or_sections must be positive, got {size}")
         sizes = (int(size),) * (dim // size) + ((dim % size,) if dim % size else ())
-    elif isinstance(size, (list, tuple)) and all(isinstance(s, (int, np.integer)) and not isinstance(s, bool)
-                                                 for s in size):
+    elif isinstance(size, (list, tuple)) and builtins.all(isinstance(s, (int, np.integer)) and not isinstance(s, bool)
+                                                          for s in size):
         sizes = tuple(int(s) for s in size)
     else:
         raise TypeError(f"Split (ops.split): split_size_or_sections must be an int or a list/tuple of ints, "
                         f"got {size!r}")
     return bind(_R["split"], tensor, axis=int(axis), sizes=sizes)
+
+
+# -- MindSpore 2.x functional names composed from registered ops ---------------------------------------
+def _seq(tensors, op_name):
+    if not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"ops.{op_name}: expects a tuple or list of tensors, got {type(tensors).__name__}")
+    return tuple(tensors)
+
+
+def cat(tensors, axis=0):
+    """``ops.cat(tensors, axis=0)``: join a tuple/list of tensors along ``axis`` (``ops.concat``)."""
+    return bind(_R["concat"], *_seq(tensors, "cat"), axis=axis)
+
+
+def permute(input, axis):  # noqa: A002
+    """``ops.permute(input, axis)``: reorder the dimensions (``ops.transpose``)."""
+    return bind(_R["transpose"], input, perm=tuple(axis))
+
+
+def unsqueeze(input, dim):  # noqa: A002
+    """``ops.unsqueeze(input, dim)``: insert a size-1 dimension at ``dim``."""
+    return bind(_R["expand_dims"], input, axis=dim)
+
+
+def swapaxes(input, axis0, axis1):  # noqa: A002
+    """``ops.swapaxes(input, axis0, axis1)``: exchange two dimensions."""
+    perm = list(range(input.ndim))
+    perm[axis0], perm[axis1] = perm[axis1], perm[axis0]
+    return bind(_R["transpose"], input, perm=tuple(perm))
+
+
+def addn(x):
+    """``ops.addn(x)``: the element-wise sum of a tuple/list of same-shaped tensors."""
+    parts = _seq(x, "addn")
+    if not parts:
+        raise ValueError("ops.addn: expects at least one tensor")
+    total = parts[0]
+    for t in parts[1:]:
+        total = bind(_R["add"], total, t)
+    return total
+
+
+def bmm(input_x, mat2):
+    """``ops.bmm``: batched matrix product of ``(..., n, m)`` and ``(..., m, p)`` tensors."""
+    if input_x.ndim < 3 or mat2.ndim < 3:
+        raise ValueError(f"ops.bmm: expects tensors of rank >= 3, got shapes {tuple(input_x.shape)} "
+                         f"and {tuple(mat2.shape)}")
+    return bind(_R["matmul"], input_x, mat2)
+
+
+def stop_gradient(value):
+    """``ops.stop_gradient``: ``value`` itself, with no gradient flowing through it."""
+    return bind(_R["stop_gradient"], value)
+
+
+def depend(value, expr):
+    """``ops.depend(value, expr)``: ``value``; ``expr`` is evaluated first (Python already does)."""
+    return value
+
+
+def partial(func, *args):
+    """``ops.partial(func, *args)``: ``func`` with its first arguments bound."""
+    import functools
+    return functools.partial(func, *args)
+
+
+def unstack(input_x, axis=0):
+    """``ops.unstack(input_x, axis=0)``: a tuple of the slices along ``axis`` (rank drops by one)."""
+    n = input_x.shape[axis]
+    parts = bind(_R["split"], input_x, axis=axis, output_num=n) if n > 1 else (input_x,)
+    return tuple(bind(_R["squeeze"], p, axis=axis) for p in parts)
+
+
+def chunk(input, chunks, axis=0):  # noqa: A002
+    """``ops.chunk(input, chunks, axis=0)``: at most ``chunks`` parts of size ceil(n / chunks)."""
+    n = input.shape[axis]
+    size = -(-n // chunks)
+    return split(input, size, axis)
+
+
+def narrow(input, axis, start, length):  # noqa: A002
+    """``ops.narrow(input, axis, start, length)``: ``length`` elements from ``start`` along ``axis``."""
+    begin = [0] * input.ndim
+    size = list(input.shape)
+    begin[axis], size[axis] = start, length
+    return bind(_R["slice"], input, begin=tuple(begin), size=tuple(size))
+
+
+def flip(input, dims):  # noqa: A002
+    """``ops.flip(input, dims)``: reverse the order of elements along each axis in ``dims``."""
+    index = [builtins.slice(None)] * input.ndim
+    for d in (dims,) if isinstance(dims, int) else dims:
+        index[d] = builtins.slice(None, None, -1)
+    return input[tuple(index)]
+
+
+def masked_fill(input_x, mask, value):
+    """``ops.masked_fill(input_x, mask, value)``: ``value`` where ``mask`` is True."""
+    if not isinstance(value, Tensor) and not hasattr(value, "dtype"):
+        value = bind(_R["cast"], Tensor(value), dtype=input_x.dtype)
+    return bind(_R["where"], mask, value, input_x)
+
+
+def prod(input, axis=None, keep_dims=False):  # noqa: A002
+    return bind(_R["reduce_prod"], input, axis=axis, keep_dims=keep_dims)
+
+
+def _reduce_axes(x, axis):
+    if axis is None:
+        return tuple(range(x.ndim))
+    return (axis,) if isinstance(axis, int) else tuple(axis)
+
+
+def var(input, axis=None, ddof=0, keepdims=False):  # noqa: A002
+    """``ops.var``: variance over ``axis`` with ``ddof`` delta degrees of freedom."""
+    axes = _reduce_axes(input, axis)
+    count = 1
+    for a in axes:
+        count *= input.shape[a]
+    centred = input - bind(_R["reduce_mean"], input, axis=axes, keep_dims=True)
+    total = bind(_R["reduce_sum"], centred * centred, axis=axes, keep_dims=keepdims)
+    return total / builtins.max(count - ddof, 0)
+
+
+def std(input, axis=None, ddof=0, keepdims=False):  # noqa: A002
+    """``ops.std``: standard deviation (square root of :func:`var`)."""
+    return bind(_R["sqrt"], var(input, axis, ddof, keepdims))
+
+
+def all(input, axis=None, keep_dims=False):  # noqa: A001,A002
+    """``ops.all``: True where every element along ``axis`` is non-zero."""
+    ones_where_true = bind(_R["cast"], bind(_R["not_equal"], input, 0), dtype=float32)
+    return bind(_R["cast"], bind(_R["reduce_min"], ones_where_true, axis=axis, keep_dims=keep_dims), dtype="bool")
+
+
+def any(input, axis=None, keep_dims=False):  # noqa: A001,A002
+    """``ops.any``: True where some element along ``axis`` is non-zero."""
+    ones_where_true = bind(_R["cast"], bind(_R["not_equal"], input, 0), dtype=float32)
+    return bind(_R["cast"], bind(_R["reduce_max"], ones_where_true, axis=axis, keep_dims=keep_dims), dtype="bool")
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A002
+    """``ops.isclose``: ``|input - other| <= atol + rtol * |other|``."""
+    if equal_nan:
+        raise ValueError("ops.isclose: equal_nan=True is not supported")
+    diff = bind(_R["abs"], input - other)
+    return bind(_R["less_equal"], diff, atol + rtol * bind(_R["abs"], other))
+
+
+def full_like(input, fill_value, *, dtype=None):  # noqa: A002
+    """``ops.full_like``: a tensor of ``input``'s shape filled with ``fill_value``."""
+    filled = bind(_R["ones_like"], input) * fill_value
+    return bind(_R["cast"], filled, dtype=dtype or input.dtype)
+
+
+def outer(input, vec2):  # noqa: A002
+    """``ops.outer``: the outer product of two 1-D tensors."""
+    return bind(_R["expand_dims"], input, axis=1) * bind(_R["expand_dims"], vec2, axis=0)
+
+
+def arange(start=0, end=None, step=1, *, dtype=None):
+    """``ops.arange(start=0, end=None, step=1, *, dtype=None)``: ``[start, end)`` by ``step``
+    (int64 for integer arguments, float32 otherwise, as MindSpore)."""
+    if end is None:
+        start, end = 0, start
+    values = np.arange(start, end, step)
+    if dtype is None:
+        dtype = "int64" if values.dtype.kind in "iu" else float32
+    return Tensor._wrap(values.astype(as_dtype(dtype).np))
+
+
+def eye(n, m=None, dtype=None):
+    """``ops.eye(n, m=None, dtype=float32)``: ones on the diagonal."""
+    return Tensor._wrap(np.eye(n, m, dtype=as_dtype(dtype or float32).np))
+
+
+def _triangle(input, diagonal, lower):
+    rows, cols = input.shape[-2], input.shape[-1]
+    keep = np.tri(rows, cols, diagonal, dtype=bool) if lower else ~np.tri(rows, cols, diagonal - 1, dtype=bool)
+    return bind(_R["where"], Tensor._wrap(keep), input, bind(_R["zeros_like"], input))
+
+
+def tril(input, diagonal=0):  # noqa: A002
+    """``ops.tril``: the lower triangle (elements above ``diagonal`` zeroed)."""
+    return _triangle(input, diagonal, True)
+
+
+def triu(input, diagonal=0):  # noqa: A002
+    """``ops.triu``: the upper triangle (elements below ``diagonal`` zeroed)."""
+    return _triangle(input, diagonal, False)
+
+
+def binary_cross_entropy_with_logits(logits, label, weight=None, pos_weight=None, reduction="mean"):
+    """``ops.binary_cross_entropy_with_logits``: sigmoid cross-entropy computed stably as
+    ``max(x, 0) - x * y + log(1 + exp(-|x|))`` (with ``pos_weight``: ``(1 - y) * x +
+    (1 + (p - 1) * y) * (log(1 + exp(-|x|)) + max(-x, 0))``)."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"ops.binary_cross_entropy_with_logits: reduction must be 'mean', 'sum' or "
+                         f"'none', got {reduction!r}")
+    softplus_neg_abs = bind(_R["log1p"], bind(_R["exp"], -bind(_R["abs"], logits)))
+    if pos_weight is None:
+        loss = bind(_R["maximum"], logits, 0.0) - logits * label + softplus_neg_abs
+    else:
+        log_weight = 1.0 + (pos_weight - 1.0) * label
+        loss = (1.0 - label) * logits + log_weight * (softplus_neg_abs + bind(_R["maximum"], -logits, 0.0))
+    if weight is not None:
+        loss = loss * weight
+    if reduction == "mean":
+        return bind(_R["reduce_mean"], loss)
+    if reduction == "sum":
+        return bind(_R["reduce_sum"], loss)
+    return loss
+
+
+class AddN(CompositePrimitive):
+    """``ops.AddN()(tensors)``: :func:`addn`."""
+
+    function = staticmethod(addn)
+
+
+class BatchMatMul(CompositePrimitive):
+    """``ops.BatchMatMul(transpose_a=False, transpose_b=False)(x, y)``."""
+
+    def __init__(self, transpose_a=False, transpose_b=False):
+        self.transpose_a, self.transpose_b = transpose_a, transpose_b
+
+    def __call__(self, x, y):
+        return bind(_R["matmul"], x, y, transpose_a=self.transpose_a, transpose_b=self.transpose_b)
+
+
+class StopGradient(CompositePrimitive):
+    function = staticmethod(stop_gradient)
+
+
+class Depend(CompositePrimitive):
+    function = staticmethod(depend)
+
+
+class Partial(CompositePrimitive):
+    function = staticmethod(partial)
+
+
+class Unstack(CompositePrimitive):
+    """``ops.Unstack(axis=0)(x)``: :func:`unstack`."""
+
+    def __init__(self, axis=0, num=None):
+        self.axis = axis
+
+    def __call__(self, x):
+        return unstack(x, self.axis)
+
+
+__all__ += ["cat", "permute", "unsqueeze", "swapaxes", "addn", "bmm", "stop_gradient", "depend", "partial",
+            "unstack", "chunk", "narrow", "flip", "masked_fill", "prod", "var", "std", "all", "any",
+            "isclose", "full_like", "outer", "arange", "eye", "tril", "triu",
+            "binary_cross_entropy_with_logits", "AddN", "BatchMatMul", "StopGradient", "Depend",
+            "Partial", "Unstack", "CompositePrimitive"]
+
+
+# -- mindspore.ops.composite: type-dispatched functions mapped over tuples -----------------------------
+def _is_tensor_like(x):
+    return hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, (np.generic, np.ndarray))
+
+
+_TYPE_TESTS = {
+    "Tensor": _is_tensor_like,
+    "Number": lambda x: isinstance(x, (int, float)) and not _is_tensor_like(x),
+    "Bool": lambda x: isinstance(x, bool),
+    "String": lambda x: isinstance(x, str),
+    "Tuple": lambda x: isinstance(x, tuple),
+    "List": lambda x: isinstance(x, list),
+    "Dictionary": lambda x: isinstance(x, dict),
+    "None": lambda x: x is None,
+    "Function": callable,
+}
+
+
+class MultitypeFuncGraph:
+    """``C.MultitypeFuncGraph(name)``: one name, several functions chosen by the types of the
+    arguments (``"Tensor"``, ``"Number"``, ``"Bool"``, ``"String"``, ``"Tuple"``, ``"List"``,
+    ``"Dictionary"``, ``"None"``, ``"Function"``), registered with ``@f.register(...)``.
+
+    Example:
+        >>> from runtime import Tensor
+        >>> scale = MultitypeFuncGraph("scale")
+        >>> @scale.register("Number", "Tensor")
+        ... def _(k, t):
+        ...     return t * k
+        >>> scale(2.0, Tensor([1.0, 3.0]))
+        Tensor(shape=[2], dtype=Float32, value=[2., 6.])
+    """
+
+    def __init__(self, name, read_value=False):
+        self.name = name
+        self._entries = []
+
+    def register(self, *type_names):
+        unknown = [n for n in type_names if n not in _TYPE_TESTS]
+        if unknown:
+            raise ValueError(f"MultitypeFuncGraph {self.name!r}: unknown type name(s) {unknown}; "
+                             f"known: {sorted(_TYPE_TESTS)}")
+
+        def deco(fn):
+            self._entries.append((type_names, fn))
+            return fn
+        return deco
+
+    def __call__(self, *args):
+        for names, fn in self._entries:
+            if len(names) == len(args) and builtins.all(_TYPE_TESTS[n](a) for n, a in zip(names, args)):
+                return fn(*args)
+        kinds = ", ".join(type(a).__name__ for a in args)
+        raise TypeError(f"MultitypeFuncGraph {self.name!r}: no function registered for arguments ({kinds})")
+
+
+def _map_leaves(fn, args, deep):
+    seqs = [a for a in args if isinstance(a, (tuple, list))]
+    if not seqs:
+        return fn(*args)
+    n = len(seqs[0])
+    if builtins.any(len(s) != n for s in seqs):
+        raise ValueError(f"HyperMap: the sequences have different lengths {[len(s) for s in seqs]}")
+    rows = ([a[i] if isinstance(a, (tuple, list)) else a for a in args] for i in range(n))
+    return tuple(_map_leaves(fn, row, deep) if deep else fn(*row) for row in rows)
+
+
+class HyperMap:
+    """``C.HyperMap(ops=None)``: apply ``ops`` (or the first call argument) element-wise over
+    tuples/lists, recursing into nested ones; non-sequence arguments are passed to every call.
+
+    Example:
+        >>> from runtime import Tensor
+        >>> HyperMap()(lambda a, b: a + b, (Tensor([1.0]), Tensor([2.0])), (1.0, 2.0))
+        (Tensor(shape=[1], dtype=Float32, value=[2.]), Tensor(shape=[1], dtype=Float32, value=[4.]))
+    """
+
+    _deep = True
+
+    def __init__(self, ops=None, reverse=False):
+        self.ops = ops
+
+    def __call__(self, *args):
+        fn, seqs = (self.ops, args) if self.ops is not None else (args[0], args[1:])
+        return _map_leaves(fn, seqs, self._deep)
+
+
+class Map(HyperMap):
+    """``C.Map(ops=None)``: like :class:`HyperMap`, one level deep."""
+
+    _deep = False
+
+
+def __getattr__(name):
+    if name == "GradOperation":  # defined with the autodiff (imported late: it imports this package)
+        from ..autograd import GradOperation
+        return GradOperation
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ += ["MultitypeFuncGraph", "HyperMap", "Map"]

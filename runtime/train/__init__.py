@@ -12,7 +12,7 @@ from .checkpoint import load_checkpoint, load_param_into_net, save_checkpoint  #
 from .model import Model  # noqa: F401
 from .metrics import *  # noqa: F401,F403
 from .metrics import __all__ as _metrics_all
-from . import callbacks as callback  # noqa: F401  (mindspore.train.callback)
+from . import callback, serialization  # noqa: F401,E402  (mindspore.train.callback / .serialization)
 
 __all__ = ["Model", "Callback", "CallbackList", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint",
            "CheckpointConfig", "ProgressBar", "LambdaCallback", "History", "save_checkpoint", "load_checkpoint",

@@ -89,6 +89,7 @@ SAMPLES = {
     "cast": lambda r: ([_r(r, 3, 4)], {"dtype": "int32"}),
     "zeros_like": lambda r: ([_r(r, 3, 4)], {}),
     "ones_like": lambda r: ([_ints(r, 3, 4)], {}),
+    "stop_gradient": lambda r: ([_r(r, 3, 4)], {}),
     # reductions
     "reduce_sum": lambda r: ([_r(r, 3, 4, 5)], {"axis": (0, 2)}),
     "reduce_mean": lambda r: ([_r(r, 3, 4, 5)], {"axis": 1, "keep_dims": True}),

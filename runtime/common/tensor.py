@@ -1,0 +1,2 @@
+"""``mindspore.common.tensor``: :class:`Tensor`."""
+from ..tensor import Tensor  # noqa: F401

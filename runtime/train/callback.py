@@ -1,0 +1,3 @@
+"""``mindspore.train.callback``: the training callbacks of :mod:`runtime.train.callbacks`."""
+from .callbacks import (Callback, CallbackList, CheckpointConfig, History, LambdaCallback, LossMonitor,  # noqa: F401
+                        ModelCheckpoint, ProgressBar, RunContext, TimeMonitor)

@@ -1,0 +1,2 @@
+"""``mindspore.train.serialization``: checkpoint saving and loading."""
+from .checkpoint import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: F401
