@@ -397,7 +397,7 @@ class InstructionTranslator:
     def inline_function(self, fn, args, kwargs):
         code = fn.__code__
         boxes = {name: self.tracer.box_for_cell(self, cell, name)
-                 for name, cell in zip(code.co_freevars, fn.__closure__ or ()) if name != "__class__"}
+                 for name, cell in zip(code.co_freevars, fn.__closure__ or ())}
         cls = None
         if "__class__" in code.co_freevars:
             cls = fn.__closure__[code.co_freevars.index("__class__")].cell_contents
