@@ -69,18 +69,26 @@ class Primitive:
         self._attrs = op.normalize(attrs) if self._static else None
         self.name = op.prim
 
-    def __call__(self, *args):
+    def __call__(self, *args, **call_attrs):
         op = self.op
         if self._static:
+            if call_attrs:
+                raise TypeError(f"{op.prim}(): takes no attributes at call time, got {sorted(call_attrs)}")
             if op.variadic and len(args) == 1 and isinstance(args[0], (list, tuple)):
                 args = tuple(args[0])
             return bind_normalized(op, args, self._attrs)
         n_in = len(op.inputs)
         inputs, extra = args[:n_in], args[n_in:]
-        attrs = dict(self._init_attrs)
-        for k, v in zip(op.call_attrs, extra):
-            attrs[k] = v
-        return bind(op, *inputs, **attrs)
+        if len(extra) > len(op.call_attrs):
+            raise TypeError(f"{op.prim}(): takes {n_in} input(s) and at most {len(op.call_attrs)} call-time "
+                            f"attribute(s) {list(op.call_attrs)}, got {len(args)} arguments")
+        positional = dict(zip(op.call_attrs, extra))
+        for k in call_attrs:  # MindSpore passes them by keyword too: ReduceSum()(x, axis=2)
+            if k not in op.call_attrs:
+                raise TypeError(f"{op.prim}(): unknown call-time attribute {k!r}; valid: {list(op.call_attrs)}")
+            if k in positional:
+                raise TypeError(f"{op.prim}(): attribute {k!r} given twice")
+        return bind(op, *inputs, **{**self._init_attrs, **positional, **call_attrs})
 
     def __repr__(self):
         return f"Prim[{self.op.prim}]"

@@ -262,3 +262,24 @@ def test_alias_in_process_is_the_same_modules():
     finally:
         compat.remove_alias()
     assert "mindspore" not in sys.modules
+
+
+def test_primitives_take_call_time_attributes_by_keyword():
+    x = Tensor(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    a = x.asnumpy()
+
+    def f(x):
+        return ops.ReduceSum(keep_dims=True)(x, axis=2), ops.ReduceMean()(x, axis=(0, 2)), ops.ReduceMax()(x, 1)
+
+    want = (a.sum(2, keepdims=True), a.mean((0, 2)), a.max(1))
+    for got in (f(x), ms.jit(f)(x)):
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g.asnumpy(), w, rtol=1e-6)
+    with pytest.raises(TypeError, match="given twice"):
+        ops.ReduceSum()(x, 1, axis=2)
+    with pytest.raises(TypeError, match="unknown call-time attribute 'axs'"):
+        ops.ReduceSum()(x, axs=2)
+    with pytest.raises(TypeError, match="at most 1 call-time"):
+        ops.ReduceSum()(x, 1, 2)
+    with pytest.raises(TypeError, match="no attributes at call time"):
+        ops.MatMul()(x[0], x[0].T, transpose_a=True)
