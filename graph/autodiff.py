@@ -73,4 +73,12 @@ def append_vjp(graph: Graph, outputs, seeds, wrt):
                     grads[id(v)] = gi if prev is None else F.add(prev, gi)
     finally:
         graph.current_loc = saved_loc
-    return [grads.get(id(v)) for v in wrt]
+    return [in_dtype_of(grads.get(id(v)), v) for v in wrt]
+
+
+def in_dtype_of(g, x):
+    """The gradient ``g`` for ``x`` in ``x``'s dtype: an integer input gets an integer gradient, as
+    MindSpore's implicit casts give (its bprop of Cast casts the cotangent back)."""
+    if g is None or g.dtype is x.dtype:
+        return g
+    return F.cast(g, dtype=x.dtype)

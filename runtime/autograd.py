@@ -14,7 +14,7 @@ Example:
 """
 from __future__ import annotations
 
-from graph.autodiff import apply_vjp
+from graph.autodiff import apply_vjp, in_dtype_of
 from graph.ops import F
 
 from . import context as _context
@@ -38,7 +38,7 @@ def backward(tape: Tape, outputs, sens, wrt):
                 _accumulate(grads, inp, gi)
     result = []
     for w in wrt:
-        g = grads.get(id(tape.leaf(w)))
+        g = in_dtype_of(grads.get(id(tape.leaf(w))), w)
         if g is None:
             g = F.zeros_like(w)
         result.append(g)

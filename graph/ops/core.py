@@ -248,6 +248,13 @@ def is_tensorlike(x) -> bool:
     return hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, (int, float, bool))
 
 
+def gets_gradient(x) -> bool:
+    """Whether an op operand receives a cotangent: float *and integer* tensors do, as in MindSpore
+    2.x (whose bprops compute integer gradients in the input's dtype, e.g. ``grad(x * x)`` at an
+    int32 ``x = 3`` is int32 ``6``); bool tensors, Python scalars and raw constants do not."""
+    return is_tensorlike(x) and not getattr(x.dtype, "is_bool", True)
+
+
 # attribute normalisers: (value, op, name) -> value
 def a_int(v, op, name):
     if isinstance(v, bool) or not isinstance(v, int):

@@ -10,7 +10,7 @@ import math
 from ..aval import AVal
 from ..dtypes import bool_, float32, promote, weak_scalar_type, scalar_dtype
 from .core import (ELEMENTWISE, Attr, F, Op, a_dtype, a_float, a_oneof, broadcast_shapes, describe,
-                   fail, is_tensorlike, register)
+                   fail, gets_gradient, is_tensorlike, register)
 from .emit import erf_array
 
 SQRT_2 = math.sqrt(2.0)
@@ -88,9 +88,10 @@ def _float_np(xp, x):
 
 # -- gradient helpers --------------------------------------------------------------------------------
 def unbroadcast(g, x):
-    """Sum ``g`` over the axes along which ``x`` was broadcast; None for scalars/non-float x."""
-    if not is_tensorlike(x) or not getattr(x.dtype, "is_float", False):
-        return None  # scalars, raw arrays (constants) and integer tensors get no gradient
+    """Sum ``g`` over the axes along which ``x`` was broadcast, in ``x``'s dtype; None where ``x``
+    gets no gradient (see :func:`gets_gradient`)."""
+    if not gets_gradient(x):
+        return None
     shape = tuple(x.shape)
     gshape = tuple(g.shape)
     if gshape != shape:
@@ -370,7 +371,7 @@ def _cast_impl(xp, x, dtype):
 
 
 def _cast_vjp(g, out, x, dtype):
-    if not is_tensorlike(x) or not x.dtype.is_float:
+    if not gets_gradient(x):
         return (None,)
     return (F.cast(g, dtype=x.dtype),)
 

@@ -19,7 +19,7 @@ import numpy as np
 from ..aval import AVal
 from ..dtypes import from_numpy, promote
 from .core import (ELEMENTWISE, EXTERN, VIEW, Attr, F, Op, a_int, a_ints, a_nonneg_int, a_pos_int,
-                   a_shape, a_axis, describe, fail, is_tensorlike, normalize_axes, normalize_axis,
+                   a_shape, a_axis, describe, fail, gets_gradient, is_tensorlike, normalize_axes, normalize_axis,
                    register)
 
 
@@ -188,8 +188,8 @@ def _np_promoted(arrays):
 
 
 def _cotangent_for(g, x):
-    """``g`` cast to ``x``'s dtype; None where ``x`` is not a float tensor (no gradient)."""
-    if not is_tensorlike(x) or not x.dtype.is_float:
+    """``g`` cast to ``x``'s dtype; None where ``x`` gets no gradient."""
+    if not gets_gradient(x):
         return None
     if g.dtype is not x.dtype:
         g = F.cast(g, dtype=x.dtype)
@@ -306,7 +306,7 @@ def _split_impl(xp, x, axis=0, output_num=1, sizes=None):
 
 
 def _split_vjp(g, out, x, axis=0, output_num=1, sizes=None):
-    if not x.dtype.is_float:
+    if not gets_gradient(x):
         return (None,)
     gs = g if isinstance(g, (tuple, list)) else (g,)
     outs = out if isinstance(out, (tuple, list)) else (out,)
@@ -340,7 +340,7 @@ def _infer_tile(x, multiples):
 
 
 def _tile_vjp(g, out, x, multiples):
-    if not x.dtype.is_float:
+    if not gets_gradient(x):
         return (None,)
     xs, ms = _tile_shapes(x, multiples)
     inter = []
@@ -519,7 +519,7 @@ def _getitem_impl(xp, x, *indices, index):
 
 def _getitem_vjp(g, out, x, *indices, index):
     gx = None
-    if x.dtype.is_float:
+    if gets_gradient(x):
         gx = F.getitem_grad(g, *indices, index=index, shape=tuple(x.shape))
     return (gx,) + (None,) * len(indices)
 
@@ -591,10 +591,10 @@ def _setitem_impl(xp, x, value, *indices, index):
 
 def _setitem_vjp(g, out, x, value, *indices, index):
     gx = gv = None
-    if x.dtype.is_float:  # the overwritten elements no longer depend on x
+    if gets_gradient(x):  # the overwritten elements no longer depend on x
         gx = F.setitem(g, F.zeros_like(value if tuple(value.shape) == () else F.getitem(g, *indices, index=index)),
                        *indices, index=index)
-    if is_tensorlike(value) and value.dtype.is_float:
+    if gets_gradient(value):
         gv = F.getitem(g, *indices, index=index)
         lead = gv.ndim - value.ndim
         if lead < 0:  # value had extra leading size-1 axes
@@ -647,7 +647,7 @@ register(Op("slice", prim="Slice", inputs=("x",), impl=_slice_impl,
                                               x.dtype),
             vjp=lambda g, out, x, begin, size: (
                 F.getitem_grad(g, index=_slice_spec(x, begin, size), shape=tuple(x.shape))
-                if x.dtype.is_float else None,),
+                if gets_gradient(x) else None,),
             kind=VIEW, attrs={"begin": Attr(check=a_ints), "size": Attr(check=a_ints)},
             call_attrs=("begin", "size"),
             doc="the block of the given size starting at begin (size -1: to the end of the axis)"))
@@ -686,7 +686,7 @@ def _ss_impl(xp, x, begin, end, strides, **masks):
 
 
 def _ss_vjp(g, out, x, begin, end, strides, **masks):
-    if not x.dtype.is_float:
+    if not gets_gradient(x):
         return (None,)
     return (F.getitem_grad(g, index=_strided_spec(x, begin, end, strides, **masks), shape=tuple(x.shape)),)
 

@@ -152,3 +152,33 @@ def test_grad_with_aux_returns_the_gradient_and_the_aux_outputs(mode):
     assert isinstance(aux, tuple) and len(aux) == 2
     np.testing.assert_allclose(aux[0].asnumpy(), zn)
     np.testing.assert_allclose(aux[1].asnumpy(), yn + 1)
+
+
+@pytest.mark.parametrize("mode", ["pynative", "jit", "graph_cell"])
+def test_gradient_for_an_integer_input_is_computed_in_its_dtype(mode):
+    # MindSpore 2.x: integer inputs are differentiated like float ones and the gradient comes back
+    # in the input's dtype -- not zeros. Where an int operand meets a float one, the implicit cast's
+    # bprop casts that use's cotangent back to int (truncation toward zero), use by use.
+    def fn(x, w):
+        return (x * w).sum() + (x * x).sum() * 2 + x[0:1].sum() * 3
+
+    grad_fn = ms.grad(fn, grad_position=(0, 1))
+    if mode == "jit":
+        grad_fn = ms.jit(grad_fn)
+    if mode == "graph_cell":
+        inner = grad_fn
+
+        class Net(nn.Cell):
+            def construct(self, x, w):
+                return inner(x, w)
+        grad_fn = ms.jit(Net().construct)
+    xn, wn = np.array([3, -4, 5], np.int32), np.array([0.5, 1.25, 2.0], np.float32)
+    gx, gw = grad_fn(Tensor(xn), Tensor(wn))
+    assert gx.dtype == ms.int32 and gw.dtype == ms.float32
+    expect = np.trunc(wn) + 4 * xn + np.array([3, 0, 0])
+    np.testing.assert_array_equal(gx.asnumpy(), expect.astype(np.int32))
+    np.testing.assert_allclose(gw.asnumpy(), xn.astype(np.float32))
+    # a bool input still gets no gradient: zeros, as for a path that does not reach the output
+    gb = ms.grad(lambda b, y: (ops.cast(b, ms.float32) * y).sum())(Tensor(np.array([True, False])),
+                                                                      Tensor(wn[:2]))
+    np.testing.assert_array_equal(gb.asnumpy(), [False, False])
