@@ -99,6 +99,11 @@ class GraphBuilder:
     def const(self, array) -> SymTensor:
         return SymTensor(self.graph.add_const(np.asarray(array)), self)
 
+    def draw(self, op, args, attrs):
+        """A random op bound with no tensor operand (``ops.randn(2, 3)``): a graph node, so every
+        run draws anew (see ``graph.ops.core.operandless_draws_to``)."""
+        return _sym_handler(op, args, attrs, builder=self)
+
 
 def _builder_of(args):
     for a in args:
@@ -107,8 +112,8 @@ def _builder_of(args):
     return None
 
 
-def _sym_handler(op, args, attrs):
-    b = _builder_of(args)
+def _sym_handler(op, args, attrs, builder=None):
+    b = builder or _builder_of(args)
     vals = []
     for a in args:
         if isinstance(a, SymTensor):

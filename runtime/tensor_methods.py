@@ -6,6 +6,7 @@ Every method ends in the op registry through ``bind``, so ``x + y`` means the sa
 """
 from __future__ import annotations
 
+from graph.dtypes import int64
 from graph.ops import REGISTRY, bind
 
 _R = REGISTRY
@@ -153,11 +154,12 @@ class TensorMethods:
     def prod(self, axis=None, keep_dims=False):
         return bind(_R["reduce_prod"], self, axis=axis, keep_dims=keep_dims)
 
-    def argmax(self, axis=-1, keepdims=False):
-        return bind(_R["argmax"], self, axis=axis, keep_dims=keepdims)
+    def argmax(self, axis=None, keepdims=False):
+        """Int64 index of the maximum along ``axis`` (of the flattened tensor when None)."""
+        return bind(_R["argmax"], self, axis=axis, output_type=int64, keep_dims=keepdims)
 
-    def argmin(self, axis=-1, keepdims=False):
-        return bind(_R["argmin"], self, axis=axis, keep_dims=keepdims)
+    def argmin(self, axis=None, keepdims=False):
+        return bind(_R["argmin"], self, axis=axis, output_type=int64, keep_dims=keepdims)
 
     def abs(self):
         return bind(_R["abs"], self)
@@ -258,6 +260,10 @@ class TensorMethods:
         if batch_dims:
             raise ValueError("Tensor.gather: batch_dims other than 0 is not supported")
         return bind(_R["gather"], self, input_indices, axis=axis)
+
+    def repeat(self, repeats, axis=None):
+        from runtime.ops.composite import repeat_interleave
+        return repeat_interleave(self, repeats, axis)
 
     def tile(self, multiples):
         return bind(_R["tile"], self, multiples=tuple(multiples))

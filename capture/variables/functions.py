@@ -13,6 +13,7 @@ import types
 import numpy as np
 
 from graph.ops import F
+from graph.ops.core import operandless_draws_to
 from graph.autodiff import append_vjp
 
 from ..builder import SymTensor
@@ -79,7 +80,8 @@ class FrameworkCallableVariable(Variable):
         rkw = {k: v.realize(tx) for k, v in kwargs.items()}
         name = getattr(self.fn, "__qualname__", None) or type(self.fn).__name__
         try:
-            out = self.fn(*rargs, **rkw)
+            with operandless_draws_to(tx.builder.draw):  # ops.randn(...) draws on every run
+                out = self.fn(*rargs, **rkw)
         except (GraphBreak, CaptureUserError):
             raise
         except Exception as e:

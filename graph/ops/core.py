@@ -172,6 +172,34 @@ def _resolve(cls: type):
 
 _MISSING = object()
 
+#: handlers for random draws that have no tensor operand (``ops.randn(2, 3)``), innermost last:
+#: a graph builder pushes one while it traces framework code, so such a draw becomes a graph
+#: node (drawn on every run) instead of a constant computed once at trace time
+_OPERANDLESS: list[Callable] = []
+
+
+class operandless_draws_to:
+    """Context manager routing random ops bound with no handled operand to ``handler``."""
+
+    def __init__(self, handler: Callable):
+        self.handler = handler
+
+    def __enter__(self):
+        _OPERANDLESS.append(self.handler)
+        return self
+
+    def __exit__(self, *exc):
+        _OPERANDLESS.remove(self.handler)
+        return False
+
+
+def _no_operand(op: Op, args, attrs):
+    if _OPERANDLESS and op.kind == RANDOM:
+        return _OPERANDLESS[-1](op, args, attrs)
+    if not _DEFAULT:
+        raise RuntimeError("no execution handler registered: import runtime first")
+    return _DEFAULT[0](op, args, attrs)
+
 
 def bind(op: Op, *args, **attrs):
     """Apply ``op`` to ``args``: the handler for the arguments' types decides what that means."""
@@ -187,9 +215,7 @@ def bind(op: Op, *args, **attrs):
         if h is not None and (best is None or h[0] > best[0]):
             best = h
     if best is None:
-        if not _DEFAULT:
-            raise RuntimeError("no execution handler registered: import runtime first")
-        return _DEFAULT[0](op, args, attrs)
+        return _no_operand(op, args, attrs)
     return best[1](op, args, attrs)
 
 
@@ -203,7 +229,7 @@ def bind_normalized(op: Op, args: tuple, attrs: dict):
         if h is not None and (best is None or h[0] > best[0]):
             best = h
     if best is None:
-        return _DEFAULT[0](op, args, attrs)
+        return _no_operand(op, args, attrs)
     return best[1](op, args, attrs)
 
 

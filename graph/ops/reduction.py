@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..aval import AVal
 from ..dtypes import int32, int64, float32
-from .core import (EXTERN, REDUCTION, Attr, F, Op, a_axis, a_bool, a_int, describe, fail,
+from .core import (EXTERN, REDUCTION, Attr, F, Op, a_axis, a_bool, a_dtype, a_int, describe, fail,
                    normalize_axes, normalize_axis, register)
 
 
@@ -111,35 +111,57 @@ register(Op("reduce_prod", prim="ReduceProd", inputs=("x",),
             vjp=_prod_vjp, doc="product over axis (gradient assumes no zero entries)"))
 
 
+def _index_dtype(v, op, name):
+    dt = a_dtype(v, op, name)
+    if dt not in (int32, int64):
+        fail(op.name, f"{name} must be int32 or int64, got {dt}", TypeError)
+    return dt
+
+
+def _arg_axis(name, x, axis):
+    """The axis of an argmax/argmin (None: over the flattened tensor), range-checked."""
+    if axis is None or x.ndim == 0:
+        return None
+    return normalize_axis(name, axis, x.ndim)
+
+
 def _infer_arg(name):
-    def infer(x, axis=-1, keep_dims=False):
-        if x.ndim == 0:
-            return AVal((), int32)
-        ax = normalize_axis(name, axis, x.ndim)
-        if x.shape[ax] == 0:
+    def infer(x, axis=-1, output_type=int32, keep_dims=False):
+        ax = _arg_axis(name, x, axis)
+        size = x.shape[ax] if ax is not None else _size(x.shape)
+        if size == 0:
             fail(name, f"cannot take {name} of an empty axis, shape {tuple(x.shape)}")
-        return AVal(reduced_shape(x.shape, (ax,), keep_dims), int32)
+        if ax is None:
+            return AVal((1,) * x.ndim if keep_dims else (), output_type)
+        return AVal(reduced_shape(x.shape, (ax,), keep_dims), output_type)
     return infer
 
 
+def _size(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
 def _arg_impl(fn):
-    def impl(xp, x, axis=-1, keep_dims=False):
-        if x.ndim == 0:
-            return xp.asarray(0, dtype=int32.np)
-        r = getattr(xp, fn)(x, axis=axis)
-        if keep_dims:
-            r = xp.expand_dims(r, axis)
-        return xp.asarray(r).astype(int32.np)
+    def impl(xp, x, axis=-1, output_type=int32, keep_dims=False):
+        ax = _arg_axis(fn, x, axis)
+        r = getattr(xp, fn)(x, axis=ax, keepdims=keep_dims)
+        return xp.asarray(r).astype(output_type.np)
     return impl
 
 
-ARG_ATTRS = {"axis": Attr(-1, a_int), "keep_dims": Attr(False, a_bool)}
+ARG_ATTRS = {"axis": Attr(-1, a_int), "output_type": Attr(int32, _index_dtype),
+             "keep_dims": Attr(False, a_bool)}
 register(Op("argmax", prim="Argmax", inputs=("x",), impl=_arg_impl("argmax"),
             infer=_infer_arg("argmax"), kind=EXTERN, attrs=ARG_ATTRS,
-            nondiff="integer index output has no gradient", doc="index of the max along axis (int32)"))
+            nondiff="integer index output has no gradient",
+            doc="index of the (first) max along axis (None: of the flattened tensor), as output_type"))
 register(Op("argmin", prim="Argmin", inputs=("x",), impl=_arg_impl("argmin"),
             infer=_infer_arg("argmin"), kind=EXTERN, attrs=ARG_ATTRS,
-            nondiff="integer index output has no gradient", doc="index of the min along axis (int32)"))
+            nondiff="integer index output has no gradient",
+            doc="index of the (first) min along axis (None: of the flattened tensor), as output_type"))
 
 
 # -- softmax family ---------------------------------------------------------------------------------

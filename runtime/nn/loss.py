@@ -187,7 +187,7 @@ def _nll_from_logp(cls_name, logp, target, weight, ignore_index, reduction, labe
                          f"expected class indices of shape {(n,) if rest is None else rest}")
     valid = ops.not_equal(t, ignore_index)
     safe_t = ops.where(valid, t, ops.zeros_like(t))
-    onehot = ops.one_hot(safe_t, c, 1.0, 0.0, -1, True)  # strict: a bad class index is an error
+    onehot = ops.one_hot(safe_t, c, 1.0, 0.0, -1, strict=True)  # strict: a bad class index is an error
     if onehot.dtype != logp.dtype:
         onehot = ops.cast(onehot, logp.dtype)
     maskf = ops.cast(valid, logp.dtype)

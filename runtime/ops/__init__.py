@@ -17,7 +17,13 @@ globals().update(_PRIMITIVES)
 
 from .composite import *  # noqa: E402,F401,F403
 from .composite import __all__ as _composite_all  # noqa: E402
+from .signatures import *  # noqa: E402,F401,F403
+from .signatures import __all__ as _signatures_all  # noqa: E402
+from .random_func import *  # noqa: E402,F401,F403
+from .random_func import __all__ as _random_all  # noqa: E402
+from .arrays import *  # noqa: E402,F401,F403
+from .arrays import __all__ as _arrays_all  # noqa: E402
 from ..autograd import GradOperation, grad, value_and_grad  # noqa: E402,F401
 
-__all__ = sorted(set(_FUNCTIONS) | set(_PRIMITIVES) | set(_composite_all)
+__all__ = sorted(set(_FUNCTIONS) | set(_PRIMITIVES) | set(_composite_all) | set(_signatures_all) | set(_random_all) | set(_arrays_all)
                  | {"GradOperation", "Primitive", "grad", "value_and_grad"})

@@ -22,7 +22,7 @@ _R = REGISTRY
 __all__ = ["dense", "flatten", "zeros", "ones", "full", "fill", "zeros_like", "ones_like", "sum",
            "mean", "square", "clamp", "clip_by_value", "Print", "print_", "numel",
            "rank", "shape", "size", "mse_loss", "sub", "maximum", "minimum", "dropout", "split",
-           "assign_add", "assign_sub", "AssignAdd", "AssignSub"]
+           "assign_add", "assign_sub", "AssignAdd", "AssignSub", "repeat_interleave"]
 
 
 def dense(x, weight, bias=None):
@@ -264,6 +264,38 @@ def split(tensor, split_size_or_sections, axis=0):
 
 
 # -- MindSpore 2.x functional names composed from registered ops ---------------------------------------
+def repeat_interleave(input, repeats, axis=None):  # noqa: A002 - MindSpore's names
+    """``ops.repeat_interleave`` / ``Tensor.repeat``: each element repeated ``repeats`` times along
+    ``axis`` (the flattened tensor when None), as ``numpy.repeat``; ``repeats`` is an int or one
+    count per element.
+
+    >>> repeat_interleave(Tensor([[1, 2], [3, 4]]), 2, axis=0).asnumpy().tolist()
+    [[1, 2], [1, 2], [3, 4], [3, 4]]
+    >>> repeat_interleave(Tensor([1, 2, 3]), [0, 1, 2]).asnumpy().tolist()
+    [2, 3, 3]
+    """
+    x = input
+    if axis is None:
+        x = bind(_R["reshape"], x, shape=(-1,))
+        axis = 0
+    shape = tuple(x.shape)
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) or not -len(shape) <= axis < len(shape):
+        raise ValueError(f"ops.repeat_interleave: axis {axis!r} is out of range for shape {shape}")
+    axis = int(axis) % len(shape)
+    if isinstance(repeats, (int, np.integer)) and not isinstance(repeats, bool):
+        if repeats < 0:
+            raise ValueError(f"ops.repeat_interleave: repeats must be >= 0, got {repeats}")
+        wide = shape[:axis + 1] + (int(repeats),) + shape[axis + 1:]
+        x = bind(_R["broadcast_to"], bind(_R["expand_dims"], x, axis=axis + 1), shape=wide)
+        return bind(_R["reshape"], x, shape=shape[:axis] + (shape[axis] * int(repeats),) + shape[axis + 1:])
+    counts = np.asarray(repeats.asnumpy() if isinstance(repeats, Tensor) else repeats)
+    if counts.ndim != 1 or counts.shape[0] != shape[axis] or counts.dtype.kind not in "iu" or (counts < 0).any():
+        raise ValueError(f"ops.repeat_interleave: repeats must be an int or {shape[axis]} non-negative ints "
+                         f"(one per element along axis {axis} of shape {shape}), got {repeats!r}")
+    index = Tensor._wrap(np.repeat(np.arange(shape[axis], dtype=np.int32), counts))
+    return bind(_R["gather"], x, index, axis=axis)
+
+
 def _seq(tensors, op_name):
     if not isinstance(tensors, (list, tuple)):
         raise TypeError(f"ops.{op_name}: expects a tuple or list of tensors, got {type(tensors).__name__}")

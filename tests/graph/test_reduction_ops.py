@@ -101,7 +101,8 @@ def test_tensor_reduction_methods(rng):
     _close(X.mean(1), x.astype(f64).mean(1))
     _close(X.max(), x.max())
     _close(X.min(0), x.min(0))
-    np.testing.assert_array_equal(X.argmax().asnumpy(), x.argmax(-1))
+    np.testing.assert_array_equal(X.argmax().asnumpy(), x.argmax())  # 2.x: flattened
+    np.testing.assert_array_equal(X.argmax(1).asnumpy(), x.argmax(1))
     np.testing.assert_array_equal(X.argmin(0).asnumpy(), x.argmin(0))
     assert ops.sum(X, 1).shape == (3,) and ops.mean(X).shape == ()
 
@@ -112,14 +113,15 @@ def test_argmax_argmin(axis, keep_dims, rng):
     x = _x(rng, 3, 4, 5)
     a = ops.argmax(Tensor(x), axis, keep_dims)
     b = ops.argmin(Tensor(x), axis, keep_dims)
-    assert a.dtype == ms.int32 and b.dtype == ms.int32
+    assert a.dtype == ms.int64 and b.dtype == ms.int64  # MindSpore 2.x functional forms
     np.testing.assert_array_equal(a.asnumpy(), np.argmax(x, axis, keepdims=keep_dims))
     np.testing.assert_array_equal(b.asnumpy(), np.argmin(x, axis, keepdims=keep_dims))
 
 
 def test_argmax_ties_take_first_index():
     x = Tensor(np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]], f32))
-    np.testing.assert_array_equal(ops.argmax(x).asnumpy(), [1, 0])
+    np.testing.assert_array_equal(ops.argmax(x, 1).asnumpy(), [1, 0])
+    assert ops.argmax(x).item() == 1  # dim=None: the flattened tensor
     np.testing.assert_array_equal(ops.argmin(x, 0).asnumpy(), [0, 1, 1])
 
 
@@ -211,7 +213,7 @@ def test_argmax_has_no_gradient(rng):
     from graph.ops import REGISTRY
     assert REGISTRY["argmax"].vjp is None and REGISTRY["argmax"].nondiff
     x = Tensor(_x(rng, 2, 3))
-    g = ms.grad(lambda t: (t * ops.cast(ops.argmax(t), ms.float32).reshape(2, 1)).sum())(x)
+    g = ms.grad(lambda t: (t * ops.cast(ops.argmax(t, -1), ms.float32).reshape(2, 1)).sum())(x)
     want = np.broadcast_to(x.asnumpy().argmax(-1).reshape(2, 1), (2, 3)).astype(f32)
     np.testing.assert_allclose(g.asnumpy(), want)
 

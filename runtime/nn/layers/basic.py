@@ -22,6 +22,7 @@ from graph.dtypes import as_dtype, float32
 from ... import ops
 from ...common.initializer import HeUniform, Uniform, initializer
 from ...parameter import Parameter
+from ...tensor import Tensor
 from ..cell import Cell
 
 __all__ = ["Dense", "Flatten", "ReLU", "ReLU6", "LeakyReLU", "Sigmoid", "Tanh", "GELU", "SiLU",
@@ -281,6 +282,12 @@ class Dropout(Cell):
 
 
 # -- containers -------------------------------------------------------------------------------------
+def _is_int_scalar_tensor(index) -> bool:
+    dtype = getattr(index, "dtype", None)
+    return (isinstance(index, Tensor) and tuple(index.shape) in ((), (1,))
+            and dtype is not None and dtype.is_int)
+
+
 class _CellContainer(Cell):
     """Shared bookkeeping of SequentialCell and CellList: children keyed "0", "1", ..."""
 
@@ -327,6 +334,8 @@ class _CellContainer(Cell):
 
     def _index(self, index):
         n = len(self.cell_list)
+        if _is_int_scalar_tensor(index):  # MindSpore indexes cell lists by a Tensor too
+            index = int(index.item())
         if isinstance(index, bool) or not isinstance(index, int):
             raise TypeError(f"{type(self).__name__} indices must be integers or slices, got {type(index).__name__}")
         if not -n <= index < n:
