@@ -1,0 +1,172 @@
+"""The MindSpore 2.x compatibility table (``docs/mindspore-compat.md``), generated from the code.
+
+Every public name of ``runtime`` (as ``mindspore``), ``runtime.ops``, ``runtime.nn`` and ``Tensor``
+is listed with the signature it really has here, plus a note where its behaviour differs from
+MindSpore 2.x (:data:`DIFFERENCES`); :data:`MISSING` lists MindSpore 2.x names users reach for
+that do not exist yet. ``tests/runtime/test_compat_table.py`` fails when the committed page and
+the code disagree, when a note names something that does not exist, or when a "missing" name
+appears (so the table is updated in the same change).
+
+Regenerate with ``python -m runtime.compat_table --write``.
+
+Example:
+    >>> from runtime.compat_table import lookup
+    >>> lookup("ops.argmax").__name__
+    'argmax'
+"""
+from __future__ import annotations
+
+import inspect
+import os
+import sys
+
+#: where a name here behaves differently from MindSpore 2.x, and how
+DIFFERENCES = {
+    "ops.dropout": "`seed` is accepted; masks come from the one stream `ms.set_seed` seeds. `keep_prob=` "
+                   "(the 1.x spelling) is accepted instead of `p`.",
+    "ops.randn": "`seed` is accepted and validated; numbers come from the global stream (`ms.set_seed`).",
+    "ops.rand": "as `ops.randn`.",
+    "ops.randint": "as `ops.randn`.",
+    "ops.uniform": "as `ops.randn`.",
+    "ops.normal": "as `ops.randn`.",
+    "ops.standard_normal": "`seed`/`seed2` are accepted and validated; numbers come from the global stream.",
+    "ops.StandardNormal": "as `ops.standard_normal`.",
+    "ops.UniformReal": "as `ops.standard_normal`.",
+    "ops.UniformInt": "as `ops.standard_normal`; minval/maxval are read at trace time.",
+    "ops.one_hot": "keyword-only `strict=True` (an extension) raises on indices outside [0, depth) "
+                   "instead of giving a row of `off_value`.",
+    "ops.topk": "results are always sorted (`sorted=False` is accepted); ties come in index order.",
+    "ops.pad": "modes constant, reflect, replicate, circular.",
+    "ops.Print": "prints on every call; in graph mode it is a graph break (the print happens in Python).",
+    "ops.depend": "returns `value`; Python already evaluates `expr` first.",
+    "ops.Split": "the 1.x Primitive `(axis, output_num)`; `ops.split` is the 2.x function.",
+    "ops.batch_norm": "running statistics must be Parameters when `training=True` under graph capture "
+                      "(they are updated in place).",
+    "ops.sort": "indices are int32 (MindSpore: int32 too); ties keep their order (stable).",
+    "jit": "a bytecode-capture JIT: unsupported Python falls back to eager through graph breaks "
+           "(`capture.explain()` lists them) instead of raising, so `jit_syntax_level` does not change "
+           "what runs.",
+    "set_context": "`device_target`, `mode`, `jit_syntax_level` and the other documented keys are "
+                   "accepted; device targets other than CPU/GPU are refused.",
+    "nn.BatchNorm2d": "momentum follows MindSpore (`moving = momentum * moving + (1 - momentum) * batch`).",
+    "Tensor.argmax": "2.x form: `axis=None` means the flattened tensor; int64 indices.",
+    "Tensor.repeat": "numpy's `repeat` (MindSpore 2.x Tensor.repeat), not torch's tile.",
+}
+
+#: MindSpore 2.x names users reach for that do not exist here yet (the test checks they are absent)
+MISSING = [
+    "nn.Conv1d", "nn.Conv2dTranspose", "nn.Conv3d", "nn.LSTM", "nn.GRU", "nn.RNN", "nn.LSTMCell",
+    "nn.GRUCell", "nn.AdaptiveAvgPool2d", "nn.AvgPool1d", "nn.MaxPool1d", "nn.GroupNorm",
+    "nn.InstanceNorm2d", "nn.ZeroPad2d", "nn.Upsample", "nn.PReLU", "nn.ELU", "nn.HSwish", "nn.Mish",
+    "nn.Transformer", "nn.MultiheadAttention", "nn.Adagrad", "nn.RMSProp", "nn.Lamb",
+    "nn.exponential_decay_lr", "nn.cosine_decay_lr", "nn.piecewise_constant_lr", "nn.warmup_lr",
+    "nn.CosineDecayLR", "nn.TrainOneStepWithLossScaleCell", "nn.DynamicLossScaleUpdateCell",
+    "nn.KLDivLoss", "nn.Dropout2d", "nn.PixelShuffle",
+    "ops.conv1d", "ops.conv3d", "ops.conv_transpose2d", "ops.scatter_nd", "ops.tensor_scatter_elements",
+    "ops.unique", "ops.nonzero", "ops.masked_select", "ops.interpolate", "ops.einsum", "ops.meshgrid",
+    "amp", "export", "load",
+]
+
+_SECTIONS = (
+    ("mindspore", "runtime"),
+    ("mindspore.ops", "runtime.ops"),
+    ("mindspore.nn", "runtime.nn"),
+)
+
+
+def lookup(name: str):
+    """The object a table name (``ops.argmax``, ``Tensor.repeat``, ``jit``) stands for; AttributeError
+    when it does not exist."""
+    import runtime
+    obj = runtime
+    for part in name.split("."):
+        obj = getattr(runtime, part) if obj is runtime and part == "Tensor" else getattr(obj, part)
+    return obj
+
+
+def _signature(obj) -> str:
+    from runtime.ops import Primitive
+    if isinstance(obj, type) and issubclass(obj, Primitive) and obj.op is not None:
+        op = obj.op
+        init = [k for k in op.attrs if k not in op.call_attrs]
+        call = [n.lstrip("*") for n in op.inputs] + list(op.call_attrs)
+        return f"({', '.join(init)})({', '.join(call)})"
+    if isinstance(obj, type) and obj.__init__ is object.__init__:
+        return "()"
+    target = obj.__init__ if isinstance(obj, type) else obj
+    try:
+        sig = str(inspect.signature(target))
+    except (TypeError, ValueError):
+        return ""
+    if isinstance(obj, type):
+        sig = sig.replace("(self, ", "(").replace("(self)", "()")
+    return sig.replace("|", "\\|")
+
+
+def _public(module_or_cls, names=None):
+    names = names if names is not None else [n for n in dir(module_or_cls) if not n.startswith("_")]
+    out = []
+    for n in sorted(set(names)):
+        obj = getattr(module_or_cls, n, None)
+        if obj is None or inspect.ismodule(obj):
+            continue
+        out.append((n, obj))
+    return out
+
+
+def _row(prefix, name, obj):
+    key = f"{prefix}{name}"
+    kind = "class" if isinstance(obj, type) else ("function" if callable(obj) else type(obj).__name__)
+    sig = _signature(obj) if callable(obj) else ""
+    note = DIFFERENCES.get(key, "")
+    return f"| `{key}` | {kind} | `{sig}` | {note} |" if sig else f"| `{key}` | {kind} | | {note} |"
+
+
+def generate() -> str:
+    """The whole page as Markdown."""
+    import runtime
+    from runtime import Tensor, nn, ops
+    lines = ["# MindSpore 2.x compatibility", "",
+             "Generated by `python -m runtime.compat_table --write` from the code; "
+             "`tests/runtime/test_compat_table.py` fails when this page and the code disagree.", "",
+             "Import `runtime` where a script imports `mindspore` (or run it unchanged with "
+             "`python -m capture run --mindspore script.py`). Every name below exists with the signature "
+             "shown; a note says where behaviour differs from MindSpore 2.x.", ""]
+    sections = [("mindspore", "", _public(runtime, [n for n in dir(runtime) if not n.startswith("_")])),
+                ("mindspore.ops", "ops.", _public(ops, ops.__all__)),
+                ("mindspore.nn", "nn.", _public(nn)),
+                ("mindspore.Tensor methods and properties", "Tensor.", _public(Tensor))]
+    for title, prefix, rows in sections:
+        lines += [f"## {title}", "", "| name | kind | signature | differs from MindSpore 2.x |",
+                  "|---|---|---|---|"]
+        lines += [_row(prefix, n, obj) for n, obj in rows]
+        lines.append("")
+    lines += ["## Not available yet", "",
+              "MindSpore 2.x names scripts use that do not exist here yet (importing them fails with an "
+              "AttributeError/ImportError naming them):", ""]
+    lines += [f"- `{name}`" for name in MISSING]
+    lines.append("")
+    return "\n".join(lines)
+
+
+def page_path() -> str:
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "mindspore-compat.md")
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    text = generate()
+    if "--write" in argv:
+        path = page_path()
+        tmp = path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)  # atomic: a reader never sees half a page
+        print(f"wrote {path}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,28 @@
+"""The MindSpore 2.x compatibility page (docs/mindspore-compat.md) agrees with the code."""
+import pytest
+
+from runtime import compat_table
+
+
+def test_committed_page_matches_the_code():
+    with open(compat_table.page_path(), encoding="utf-8") as f:
+        committed = f.read()
+    assert committed == compat_table.generate(), (
+        "docs/mindspore-compat.md is out of date: run `python -m runtime.compat_table --write` and commit it")
+
+
+@pytest.mark.parametrize("name", sorted(compat_table.DIFFERENCES))
+def test_every_noted_difference_names_something_that_exists(name):
+    compat_table.lookup(name)
+
+
+@pytest.mark.parametrize("name", compat_table.MISSING)
+def test_names_listed_as_missing_are_really_missing(name):
+    with pytest.raises(AttributeError):
+        compat_table.lookup(name)
+
+
+def test_the_page_lists_2x_signatures():
+    page = compat_table.generate()
+    assert "| `ops.argmax` | function | `(input, dim=None, keepdim=False)` |" in page
+    assert "| `ops.ReduceSum` | class | `(keep_dims)(x, axis)` |" in page
