@@ -258,7 +258,7 @@ class Tensor(TensorMethods):
         return f"Tensor(shape={list(a.shape)}, dtype={self.dtype}, value={sep}{body})"
 
     def __str__(self) -> str:
-        return np.array2string(self.asnumpy(), separator=" ", threshold=1000)
+        return str(self.asnumpy())  # as MindSpore: numpy's str (a 0-d tensor prints as "3.0")
 
     def __format__(self, spec):
         if spec and self._data.size == 1:
