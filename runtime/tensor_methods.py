@@ -135,12 +135,19 @@ class TensorMethods:
             perm = tuple(perm[0])
         return bind(_R["transpose"], self, perm=perm or None)
 
-    def flatten(self, start_dim=0, end_dim=-1):
+    def flatten(self, order="C", *, start_dim=0, end_dim=-1):
+        """MindSpore 2.x ``Tensor.flatten``: all axes into one by default."""
+        if order not in ("C", "F"):
+            raise ValueError(f"Tensor.flatten: order must be 'C' or 'F', got {order!r}")
         from . import ops
-        return ops.flatten(self, start_dim=start_dim, end_dim=end_dim)
+        x = self if order == "C" else bind(_R["transpose"], self, perm=None)
+        return ops.flatten(x, start_dim=start_dim, end_dim=end_dim)
 
-    def sum(self, axis=None, keepdims=False):
-        return bind(_R["reduce_sum"], self, axis=axis, keep_dims=keepdims)
+    def sum(self, axis=None, dtype=None, keepdims=False, initial=None):
+        """MindSpore 2.x ``Tensor.sum(axis, dtype, keepdims, initial)``."""
+        x = self if dtype is None else bind(_R["cast"], self, dtype=dtype)
+        r = bind(_R["reduce_sum"], x, axis=axis, keep_dims=keepdims)
+        return r if initial is None else bind(_R["add"], r, initial)
 
     def mean(self, axis=None, keep_dims=False):
         return bind(_R["reduce_mean"], self, axis=axis, keep_dims=keep_dims)

@@ -180,7 +180,7 @@ def test_conv2d_same_puts_extra_padding_bottom_right():
     # 4x4 input, 2x2 kernel, stride 1, 'same': one padding row/column, at the bottom/right
     x = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
     w = np.ones((1, 1, 2, 2), np.float32)
-    y = ops.conv2d(Tensor(x), Tensor(w), pad_mode="same").asnumpy()[0, 0]
+    y = reg.conv2d(Tensor(x), Tensor(w), pad_mode="same").asnumpy()[0, 0]
     assert y[0, 0] == 0 + 1 + 4 + 5
     assert y[3, 3] == 15  # bottom-right window sees only x[3, 3]
 
@@ -191,10 +191,10 @@ def test_conv2d_primitive_and_positional_attrs(rng):
     ref = conv_oracle(x, w, stride=1, pad_mode="same")
     np.testing.assert_allclose(ops.Conv2D(stride=1, pad_mode="same")(Tensor(x), Tensor(w)).asnumpy(),
                                ref, rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(ops.conv2d(Tensor(x), Tensor(w), 1, "same").asnumpy(), ref,
+    np.testing.assert_allclose(reg.conv2d(Tensor(x), Tensor(w), 1, "same").asnumpy(), ref,
                                rtol=1e-4, atol=1e-4)
     # MindSpore spelling of a 4-element stride (1, 1, sh, sw)
-    y = ops.conv2d(Tensor(x), Tensor(w), (1, 1, 2, 2))
+    y = reg.conv2d(Tensor(x), Tensor(w), (1, 1, 2, 2))
     np.testing.assert_allclose(y.asnumpy(), conv_oracle(x, w, stride=2), rtol=1e-4, atol=1e-4)
 
 
@@ -215,7 +215,7 @@ def test_conv2d_infer_on_abstract_values():
 def test_conv2d_grad(rng, xs, ws, attrs):
     x = rng.standard_normal(xs)
     w = rng.standard_normal(ws)
-    check_grad(lambda a, b: ops.conv2d(a, b, **attrs), x, w)
+    check_grad(lambda a, b: reg.conv2d(a, b, **attrs), x, w)
 
 
 def test_conv2d_backprop_ops_forward_are_adjoints(rng):
@@ -242,11 +242,11 @@ def test_conv2d_second_order_grad(rng):
     attrs = dict(stride=(1, 2), pad_mode="same")
     x = rng.standard_normal((1, 2, 5, 5))
     w = rng.standard_normal((2, 2, 3, 3))
-    g = rng.standard_normal(ops.conv2d(Tensor(x), Tensor(w), **attrs).shape)
+    g = rng.standard_normal(reg.conv2d(Tensor(x), Tensor(w), **attrs).shape)
     check_grad(lambda gg, ww: ops.conv2d_backprop_input(gg, ww, x.shape, **attrs), g, w)
     check_grad(lambda gg, xx: ops.conv2d_backprop_filter(gg, xx, w.shape, **attrs), g, x)
     # grad of (sum of squares of d loss / dx) with respect to w
-    loss = lambda a, b: (ops.conv2d(a, b, **attrs) * Tensor(g)).sum()
+    loss = lambda a, b: (reg.conv2d(a, b, **attrs) * Tensor(g)).sum()
     gx = lambda a, b: (ms.grad(loss, grad_position=0)(a, b) ** 2).sum()
     check_grad(gx, x, w, wrt=(1,))
 
@@ -260,7 +260,7 @@ def test_conv2d_results_survive_later_calls(rng, n, hw):
     w = rng.standard_normal((3, 2, 3, 3))
 
     def run(x):
-        y = ops.conv2d(Tensor(x), Tensor(w), **attrs)
+        y = reg.conv2d(Tensor(x), Tensor(w), **attrs)
         g = Tensor(rng.standard_normal(y.shape))
         return (y, ops.conv2d_backprop_input(g, Tensor(w), x.shape, **attrs),
                 ops.conv2d_backprop_filter(g, Tensor(x), w.shape, **attrs))
@@ -278,33 +278,33 @@ def test_conv2d_results_survive_later_calls(rng, n, hw):
 def test_conv2d_bad_input():
     x = Tensor(np.zeros((2, 3, 8, 8), np.float32))
     with pytest.raises(ValueError) as e:
-        ops.conv2d(x, Tensor(np.zeros((4, 2, 3, 3), np.float32)))
+        reg.conv2d(x, Tensor(np.zeros((4, 2, 3, 3), np.float32)))
     msg = str(e.value)
     assert "Conv2D" in msg and "(2, 3, 8, 8)" in msg and "(4, 2, 3, 3)" in msg and "groups" in msg
     w = Tensor(np.zeros((4, 3, 3, 3), np.float32))
     with pytest.raises(ValueError) as e:
-        ops.conv2d(x, w, pad_mode="full")
+        reg.conv2d(x, w, pad_mode="full")
     assert "valid" in str(e.value) and "same" in str(e.value) and "pad" in str(e.value)
     with pytest.raises(ValueError, match="4-D"):
-        ops.conv2d(Tensor(np.zeros((3, 8, 8), np.float32)), w)
+        reg.conv2d(Tensor(np.zeros((3, 8, 8), np.float32)), w)
     with pytest.raises(ValueError, match="4-D"):
-        ops.conv2d(x, Tensor(np.zeros((4, 3, 3), np.float32)))
+        reg.conv2d(x, Tensor(np.zeros((4, 3, 3), np.float32)))
     with pytest.raises(TypeError, match="floating-point"):
-        ops.conv2d(Tensor(np.zeros((2, 3, 8, 8), np.int32)), w)
+        reg.conv2d(Tensor(np.zeros((2, 3, 8, 8), np.int32)), w)
     with pytest.raises(TypeError, match="dtypes differ"):
-        ops.conv2d(x, Tensor(np.zeros((4, 3, 3, 3), np.float64)))
+        reg.conv2d(x, Tensor(np.zeros((4, 3, 3, 3), np.float64)))
     with pytest.raises(ValueError, match="pad_mode='pad'"):
-        ops.conv2d(x, w, pad_mode="same", padding=1)
+        reg.conv2d(x, w, pad_mode="same", padding=1)
     with pytest.raises(ValueError, match=">= 0"):
-        ops.conv2d(x, w, pad_mode="pad", padding=-1)
+        reg.conv2d(x, w, pad_mode="pad", padding=-1)
     with pytest.raises(ValueError, match="padding"):
-        ops.conv2d(x, w, pad_mode="pad", padding=(1, 2, 3))
+        reg.conv2d(x, w, pad_mode="pad", padding=(1, 2, 3))
     with pytest.raises(ValueError, match="positive"):
-        ops.conv2d(x, w, stride=0)
+        reg.conv2d(x, w, stride=0)
     with pytest.raises(ValueError, match="does not fit"):
-        ops.conv2d(x, Tensor(np.zeros((4, 3, 5, 5), np.float32)), dilation=2)
+        reg.conv2d(x, Tensor(np.zeros((4, 3, 5, 5), np.float32)), dilation=2)
     with pytest.raises(ValueError, match="groups"):
-        ops.conv2d(x, Tensor(np.zeros((4, 1, 3, 3), np.float32)), groups=3)
+        reg.conv2d(x, Tensor(np.zeros((4, 1, 3, 3), np.float32)), groups=3)
     with pytest.raises(ValueError, match="dout shape"):
         ops.conv2d_backprop_input(Tensor(np.zeros((2, 4, 5, 5), np.float32)), w, (2, 3, 8, 8))
 
@@ -344,9 +344,9 @@ def test_pool_primitives(rng):
 def test_max_pool_grad_matches_oracle(rng, xs, k, s, pm):
     x = rng.standard_normal(xs)
     s = k if s is None else s
-    out = ops.max_pool2d(Tensor(x), k, s, pm)
+    out = reg.max_pool2d(Tensor(x), k, s, pm)
     dout = rng.standard_normal(out.shape)
-    dx = ms.grad(lambda t: (ops.max_pool2d(t, k, s, pm) * Tensor(dout)).sum())(Tensor(x))
+    dx = ms.grad(lambda t: (reg.max_pool2d(t, k, s, pm) * Tensor(dout)).sum())(Tensor(x))
     np.testing.assert_allclose(dx.asnumpy(), max_pool_grad_oracle(x, dout, k, s, pm), rtol=1e-12)
     direct = call("max_pool2d_grad", Tensor(x), out, Tensor(dout), k, s, pm)
     np.testing.assert_allclose(direct.asnumpy(), dx.asnumpy())
@@ -355,12 +355,12 @@ def test_max_pool_grad_matches_oracle(rng, xs, k, s, pm):
 def test_max_pool_grad_ties_go_to_first():
     x = np.ones((1, 1, 4, 4))
     x[0, 0, 2:, 2:] = [[0.0, 5.0], [5.0, 5.0]]
-    dx = ms.grad(lambda t: ops.max_pool2d(t, 2, 2).sum())(Tensor(x)).asnumpy()[0, 0]
+    dx = ms.grad(lambda t: reg.max_pool2d(t, 2, 2).sum())(Tensor(x)).asnumpy()[0, 0]
     np.testing.assert_array_equal(dx, [[1, 0, 1, 0], [0, 0, 0, 0], [1, 0, 0, 1], [0, 0, 0, 0]])
     # overlapping windows: a shared max collects one unit per window
     x = np.zeros((1, 1, 3, 3))
     x[0, 0, 1, 1] = 1.0
-    dx = ms.grad(lambda t: ops.max_pool2d(t, 2, 1).sum())(Tensor(x)).asnumpy()[0, 0]
+    dx = ms.grad(lambda t: reg.max_pool2d(t, 2, 1).sum())(Tensor(x)).asnumpy()[0, 0]
     assert dx[1, 1] == 4 and dx.sum() == 4
 
 
@@ -368,18 +368,18 @@ def test_max_pool_grad_ties_go_to_first():
                                       ((1, 1, 7, 5), (2, 3), (1, 2), "valid")])
 def test_max_pool_grad_finite_differences(rng, xs, k, s, pm):
     x = rng.permutation(np.prod(xs)).reshape(xs) * 0.1  # distinct values: no ties
-    check_grad(lambda t: ops.max_pool2d(t, k, s, pm), x)
+    check_grad(lambda t: reg.max_pool2d(t, k, s, pm), x)
 
 
 @pytest.mark.parametrize("xs,k,s,pm", POOL_CASES)
 def test_avg_pool_grad(rng, xs, k, s, pm):
     x = rng.standard_normal(xs)
-    check_grad(lambda t: ops.avg_pool2d(t, k, s, pm), x)
+    check_grad(lambda t: reg.avg_pool2d(t, k, s, pm), x)
 
 
 def test_avg_pool_grad_op_and_second_order(rng):
     x = rng.standard_normal((1, 2, 7, 8))
-    out = ops.avg_pool2d(Tensor(x), 3, 2, "same")
+    out = reg.avg_pool2d(Tensor(x), 3, 2, "same")
     g = rng.standard_normal(out.shape)
     dx = call("avg_pool2d_grad", Tensor(g), x.shape, 3, 2, "same").asnumpy()
     # adjoint of pooling: <avg_pool(v), g> == <v, avg_pool_grad(g)> for random v
@@ -391,16 +391,16 @@ def test_avg_pool_grad_op_and_second_order(rng):
 def test_pool_bad_input():
     x = Tensor(np.zeros((1, 2, 4, 4), np.float32))
     with pytest.raises(ValueError) as e:
-        ops.max_pool2d(x, 2, 2, "pad")
+        reg.max_pool2d(x, 2, 2, "pad")
     assert "MaxPool" in str(e.value) and "valid" in str(e.value) and "same" in str(e.value)
     with pytest.raises(ValueError, match="does not fit"):
-        ops.avg_pool2d(x, 5)
+        reg.avg_pool2d(x, 5)
     with pytest.raises(ValueError, match="4-D"):
-        ops.max_pool2d(Tensor(np.zeros((2, 4, 4), np.float32)), 2)
+        reg.max_pool2d(Tensor(np.zeros((2, 4, 4), np.float32)), 2)
     with pytest.raises(TypeError, match="floating-point"):
-        ops.avg_pool2d(Tensor(np.zeros((1, 1, 4, 4), np.int32)), 2)
+        reg.avg_pool2d(Tensor(np.zeros((1, 1, 4, 4), np.int32)), 2)
     with pytest.raises(ValueError, match="positive"):
-        ops.max_pool2d(x, 0)
+        reg.max_pool2d(x, 0)
     with pytest.raises(ValueError, match="pooled shape"):
         ops.avg_pool2d_grad(Tensor(np.zeros((1, 2, 3, 3), np.float32)), (1, 2, 4, 4), 2)
 
@@ -714,8 +714,8 @@ def test_lenet_block_grad_matches_finite_differences(rng):
     labels = Tensor(np.array([1, 3], np.int32))
 
     def net(a, b):
-        h = ops.avg_pool2d(ops.relu(ops.conv2d(Tensor(x), a, pad_mode="same")), 2)  # (2, 3, 6, 6)
-        h = ops.max_pool2d(ops.tanh(ops.conv2d(h, b)), 2)  # (2, 4, 2, 2)
+        h = reg.avg_pool2d(ops.relu(reg.conv2d(Tensor(x), a, pad_mode="same")), 2)  # (2, 3, 6, 6)
+        h = reg.max_pool2d(ops.tanh(reg.conv2d(h, b)), 2)  # (2, 4, 2, 2)
         logits = ops.reshape(h, (2, 16))
         return ops.sparse_softmax_cross_entropy(logits, labels)
 

@@ -201,3 +201,102 @@ def test_random_functions_reject_bad_arguments():
         ops.randint(3, 3, (2,))
     with pytest.raises(TypeError, match="floating-point"):
         ops.randn(2, dtype=ms.int32)
+
+
+def _conv_ref(x, w, b, pad):
+    x = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    out = np.zeros((n, o, h - kh + 1, wd - kw + 1))
+    for i in range(out.shape[2]):
+        for j in range(out.shape[3]):
+            out[:, :, i, j] = np.einsum("nchw,ochw->no", x[:, :, i:i + kh, j:j + kw], w)
+    return out + b[None, :, None, None]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_nn_functions_2x_forms(mode):
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((2, 3, 6, 6)).astype(np.float32)
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    b = rng.standard_normal(4).astype(np.float32)
+    conv, mp, ap = run(mode, lambda t, w, b: (ops.conv2d(t, w, b, 1, "pad", 1), ops.max_pool2d(t, 3, 2, 1),
+                                               ops.avg_pool2d(t, 2, 2, 1)), Tensor(x), Tensor(w), Tensor(b))
+    np.testing.assert_allclose(_np(conv), _conv_ref(x.astype(np.float64), w, b, 1), rtol=1e-4, atol=1e-4)
+    xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=-np.inf)
+    want_mp = np.array([[[[xp[n, c, 2 * i:2 * i + 3, 2 * j:2 * j + 3].max() for j in range(3)] for i in range(3)]
+                         for c in range(3)] for n in range(2)])
+    np.testing.assert_array_equal(_np(mp), want_mp)
+    xz = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    want_ap = xz.reshape(2, 3, 4, 2, 4, 2).mean((3, 5))
+    np.testing.assert_allclose(_np(ap), want_ap, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_activation_functions_against_numpy(mode):
+    v = np.array([-30.0, -3.5, -1.0, -0.2, 0.0, 0.4, 2.0, 4.0, 25.0], np.float32)
+    outs = run(mode, lambda t: (ops.silu(t), ops.relu6(t), ops.hardswish(t), ops.hardsigmoid(t), ops.elu(t, 0.5),
+                                ops.selu(t), ops.mish(t), ops.softsign(t), ops.logsigmoid(t),
+                                ops.softplus(t, 2, 10)), Tensor(v))
+    x = v.astype(np.float64)
+    sp = np.logaddexp(0, x)
+    sel = 1.0507009873554805 * np.where(x > 0, x, 1.6732632423543772 * np.expm1(x))
+    want = [x / (1 + np.exp(-x)), np.clip(x, 0, 6), x * np.clip(x + 3, 0, 6) / 6, np.clip(x + 3, 0, 6) / 6,
+            np.where(x > 0, x, 0.5 * np.expm1(x)), sel, x * np.tanh(sp), x / (1 + np.abs(x)), -np.logaddexp(0, -x),
+            np.where(2 * x > 10, x, np.logaddexp(0, 2 * x) / 2)]
+    for k, (o, w) in enumerate(zip(outs, want)):
+        np.testing.assert_allclose(_np(o), w, rtol=2e-5, atol=2e-6, err_msg=f"activation {k}")
+
+
+def test_activation_gradients_match_finite_differences():
+    from gradcheck import check_grad
+    x = np.array([[-2.5, -0.7, 0.3], [1.2, 3.3, -4.1]])
+    for fn in (ops.silu, ops.hardswish, ops.elu, ops.selu, ops.mish, ops.softsign, ops.logsigmoid,
+               lambda t: ops.softplus(t, 2, 10), lambda t: ops.norm(t, dim=1), lambda t: ops.max(t, 1)[0]):
+        check_grad(fn, x)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_loss_functions_match_the_loss_cells_and_numpy(mode):
+    rng = np.random.default_rng(5)
+    logits = rng.standard_normal((4, 5)).astype(np.float32)
+    labels = np.array([1, 0, 4, -100], np.int32)
+    probs = 1 / (1 + np.exp(-logits))
+    target = rng.uniform(0, 1, (4, 5)).astype(np.float32)
+    outs = run(mode, lambda lg, lb, p, t: (ops.cross_entropy(lg, lb), ops.nll_loss(ops.log_softmax(lg, 1), lb),
+                                           ops.l1_loss(lg, t), ops.smooth_l1_loss(lg, t, 0.5, "mean"),
+                                           ops.binary_cross_entropy(p, t), ops.kl_div(ops.log_softmax(lg, 1),
+                                                                                      ops.softmax(t, 1), "batchmean")),
+               Tensor(logits), Tensor(labels), Tensor(probs), Tensor(target))
+    x = logits.astype(np.float64)
+    logp = x - np.log(np.exp(x).sum(1, keepdims=True))
+    ce = -logp[np.arange(3), labels[:3]].mean()
+    d = np.abs(x - target)
+    sm = np.exp(target) / np.exp(target).sum(1, keepdims=True)
+    want = [ce, ce, d.mean(), np.where(d < 0.5, 0.5 * d * d / 0.5, d - 0.25).mean(),
+            -(target * np.log(probs) + (1 - target) * np.log(1 - probs)).mean(), (sm * (np.log(sm) - logp)).sum() / 4]
+    for k, (o, w) in enumerate(zip(outs, want)):
+        np.testing.assert_allclose(_np(o), w, rtol=1e-5, err_msg=f"loss {k}")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_math_functions_against_numpy(mode):
+    x = np.array([[1.5, -2.5, 0.5, 7.0], [2.5, -0.5, 3.49, -7.0]], np.float32)
+    y = np.array([[2.0, 2.0, -2.0, 3.0], [-2.0, 1.5, 2.0, 4.0]], np.float32)
+    outs = run(mode, lambda a, b: (*ops.max(a, 1), *ops.min(a, 0, True), ops.amax(a), ops.amin(a, (0, 1)),
+                                   ops.norm(a), ops.norm(a, 1, 1), ops.norm(a, float("inf"), 0, True),
+                                   ops.clip(a, -1.0, 1.0), ops.round(a), ops.div(a, b, rounding_mode="floor"),
+                                   ops.div(a, b, rounding_mode="trunc"), ops.div(a, b), ops.mm(a, b.T),
+                                   ops.gt(a, b), ops.ge(a, b), ops.lt(a, b), ops.le(a, b), ops.eq(a, a), ops.ne(a, b),
+                                   a.sum(1, ms.float64), a.flatten()), Tensor(x), Tensor(y))
+    x64, y64 = x.astype(np.float64), y.astype(np.float64)
+    want = [x.max(1), x.argmax(1), x.min(0, keepdims=True), x.argmin(0)[None], x.max(), x.min(),
+            np.sqrt((x64 ** 2).sum()), np.abs(x64).sum(1), np.abs(x64).max(0, keepdims=True), np.clip(x, -1, 1),
+            np.round(x), np.floor(x64 / y64), np.trunc(x64 / y64), x64 / y64, x64 @ y64.T, x > y, x >= y, x < y,
+            x <= y, x == x, x != y, x64.sum(1), x.ravel()]
+    for k, (o, w) in enumerate(zip(outs, want)):
+        np.testing.assert_allclose(_np(o).astype(np.float64), np.asarray(w, np.float64), rtol=1e-5, err_msg=f"out {k}")
+    assert outs[1].dtype == ms.int64 and outs[-2].dtype == ms.float64
+    assert ops.linspace(0, 1, 5).asnumpy().tolist() == [0.0, 0.25, 0.5, 0.75, 1.0]
+    with pytest.raises(ValueError, match="rounding_mode"):
+        ops.div(Tensor(x), Tensor(y), rounding_mode="ceil")

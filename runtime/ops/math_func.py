@@ -1,0 +1,151 @@
+"""MindSpore 2.x math functions composed from registered ops: max/min (values and indices),
+amax/amin, norm, clip, round, div with a rounding mode, mm, linspace, and the short comparison
+names (gt, ge, lt, le, eq, ne).
+
+Example:
+    >>> from runtime import ops, Tensor
+    >>> values, index = ops.max(Tensor([[1.0, 5.0], [7.0, 2.0]]), axis=1)
+    >>> values.asnumpy().tolist(), index.asnumpy().tolist()
+    ([5.0, 7.0], [1, 0])
+    >>> ops.div(Tensor([-7.0, 7.0]), Tensor([2.0, 2.0]), rounding_mode="trunc").asnumpy().tolist()
+    [-3.0, 3.0]
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from graph.dtypes import as_dtype, float32, int64
+from graph.ops import REGISTRY, bind
+
+from ..tensor import Tensor
+
+_R = REGISTRY
+
+__all__ = ["max", "min", "amax", "amin", "norm", "clip", "round", "div", "mm", "linspace", "gt", "ge", "lt",
+           "le", "eq", "ne"]
+
+
+def _unsupported(fn, initial, where):
+    if initial is not None or where is not None:
+        raise ValueError(f"ops.{fn}: initial and where are not supported")
+
+
+def _extreme(reduce_name, arg_name, input, axis, keepdims, initial, where):  # noqa: A002
+    _unsupported(reduce_name[7:], initial, where)
+    values = bind(_R[reduce_name], input, axis=axis, keep_dims=keepdims)
+    index = bind(_R[arg_name], input, axis=axis, output_type=int64, keep_dims=keepdims)
+    return values, index
+
+
+def max(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa: A001,A002 - MindSpore's names
+    """``ops.max``: ``(values, int64 indices)`` of the maxima along ``axis`` (all axes when None)."""
+    return _extreme("reduce_max", "argmax", input, axis, keepdims, initial, where)
+
+
+def min(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa: A001,A002
+    """``ops.min``: ``(values, int64 indices)`` of the minima along ``axis``."""
+    return _extreme("reduce_min", "argmin", input, axis, keepdims, initial, where)
+
+
+def amax(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa: A002
+    """The maxima along ``axis`` (a tuple of axes allowed; all axes when None)."""
+    _unsupported("amax", initial, where)
+    return bind(_R["reduce_max"], input, axis=axis, keep_dims=keepdims)
+
+
+def amin(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa: A002
+    """The minima along ``axis``."""
+    _unsupported("amin", initial, where)
+    return bind(_R["reduce_min"], input, axis=axis, keep_dims=keepdims)
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002 - MindSpore's names
+    """``ops.norm``: the 2-norm (Frobenius for matrices) by default; ``ord`` 1, 2, inf, -inf or
+    'fro' over ``dim`` (all axes when None)."""
+    x = A if dtype is None else bind(_R["cast"], A, dtype=dtype)
+    a = bind(_R["abs"], x)
+    if ord in (None, 2, "fro"):
+        return bind(_R["sqrt"], bind(_R["reduce_sum"], bind(_R["square"], x), axis=dim, keep_dims=keepdim))
+    if ord == 1:
+        return bind(_R["reduce_sum"], a, axis=dim, keep_dims=keepdim)
+    if ord == float("inf"):
+        return bind(_R["reduce_max"], a, axis=dim, keep_dims=keepdim)
+    if ord == float("-inf"):
+        return bind(_R["reduce_min"], a, axis=dim, keep_dims=keepdim)
+    raise ValueError(f"ops.norm: ord must be None, 1, 2, inf, -inf or 'fro', got {ord!r}")
+
+
+def clip(input, min=None, max=None):  # noqa: A002
+    """``ops.clip`` (alias of ``ops.clamp``): each element limited to [min, max]."""
+    from .composite import clamp
+    return clamp(input, min, max)
+
+
+def round(input):  # noqa: A001,A002
+    """Round half to even (as numpy and MindSpore's Round)."""
+    f = bind(_R["floor"], input)
+    frac = bind(_R["sub"], input, f)
+    up = bind(_R["add"], f, 1.0)
+    half = bind(_R["add"], f, bind(_R["mod"], f, 2.0))  # .5 goes to the even neighbour
+    return bind(_R["where"], bind(_R["greater"], frac, 0.5), up,
+                bind(_R["where"], bind(_R["less"], frac, 0.5), f, half))
+
+
+def div(input, other, rounding_mode=None):  # noqa: A002
+    """``ops.div(input, other, rounding_mode=None)``: true division; ``'floor'`` rounds the quotient
+    down, ``'trunc'`` toward zero."""
+    if rounding_mode is None:
+        return bind(_R["div"], input, other)
+    if rounding_mode == "floor":
+        return bind(_R["floor_div"], input, other)
+    if rounding_mode == "trunc":
+        q = bind(_R["div"], input, other)
+        t = bind(_R["where"], bind(_R["less"], q, 0.0), bind(_R["ceil"], q), bind(_R["floor"], q))
+        dt = _common_dtype(input, other)
+        return t if dt is None or dt.is_float else bind(_R["cast"], t, dtype=dt)
+    raise ValueError(f"ops.div: rounding_mode must be None, 'floor' or 'trunc', got {rounding_mode!r}")
+
+
+def _common_dtype(a, b):
+    for v in (a, b):
+        if hasattr(v, "dtype") and not isinstance(v, np.ndarray):
+            return v.dtype
+    return None
+
+
+def mm(input, mat2):  # noqa: A002
+    """Matrix product of two 2-D tensors."""
+    if input.ndim != 2 or mat2.ndim != 2:
+        raise ValueError(f"ops.mm: expects 2-D tensors, got shapes {tuple(input.shape)} and {tuple(mat2.shape)}")
+    return bind(_R["matmul"], input, mat2)
+
+
+def linspace(start, end, steps, *, dtype=None):
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive (float32)."""
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, steps)]
+    dt = float32 if dtype is None else as_dtype(dtype)
+    return Tensor._wrap(np.linspace(vals[0], vals[1], int(vals[2])).astype(dt.np))
+
+
+def gt(input, other):  # noqa: A002
+    return bind(_R["greater"], input, other)
+
+
+def ge(input, other):  # noqa: A002
+    return bind(_R["greater_equal"], input, other)
+
+
+def lt(input, other):  # noqa: A002
+    return bind(_R["less"], input, other)
+
+
+def le(input, other):  # noqa: A002
+    return bind(_R["less_equal"], input, other)
+
+
+def eq(input, other):  # noqa: A002
+    return bind(_R["equal"], input, other)
+
+
+def ne(input, other):  # noqa: A002
+    return bind(_R["not_equal"], input, other)

@@ -1,0 +1,189 @@
+"""MindSpore 2.x neural-network functions (``mindspore.ops.function.nn_func``): conv2d with bias,
+max_pool2d/avg_pool2d with explicit padding, activations and losses, composed from registered ops
+(the losses are the ``nn`` loss Cells' own computations, so ``ops.cross_entropy`` and
+``nn.CrossEntropyLoss`` cannot disagree).
+
+Example:
+    >>> import numpy as np
+    >>> from runtime import ops, Tensor
+    >>> ops.relu6(Tensor([-1.0, 3.0, 8.0]))
+    Tensor(shape=[3], dtype=Float32, value=[0., 3., 6.])
+    >>> ops.max_pool2d(Tensor(np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)), 2).shape
+    (1, 1, 2, 2)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from graph.ops import REGISTRY, bind
+
+from .arrays import pad
+
+_R = REGISTRY
+
+__all__ = ["conv2d", "max_pool2d", "avg_pool2d", "silu", "relu6", "hardswish", "hardsigmoid", "elu", "selu",
+           "mish", "softsign", "logsigmoid", "softplus", "cross_entropy", "nll_loss", "l1_loss",
+           "smooth_l1_loss", "binary_cross_entropy", "kl_div"]
+
+
+def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1):  # noqa: A002
+    """``ops.conv2d(input, weight, bias=None, stride=1, pad_mode='valid', padding=0, dilation=1,
+    groups=1)``: 2-D convolution of NCHW ``input`` with OIHW ``weight``, plus ``bias`` (O,)."""
+    out = bind(_R["conv2d"], input, weight, stride=stride, pad_mode=pad_mode, padding=padding,
+               dilation=dilation, groups=groups)
+    return out if bias is None else bind(_R["bias_add"], out, bias)
+
+
+def _pair(v, what, fn):
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        return (int(v), int(v))
+    if isinstance(v, (tuple, list)) and len(v) == 2:
+        return (int(v[0]), int(v[1]))
+    raise ValueError(f"ops.{fn}: {what} must be an int or a pair of ints, got {v!r}")
+
+
+def _pool_padding(x, padding, fill, fn):
+    ph, pw = _pair(padding, "padding", fn)
+    if ph == 0 and pw == 0:
+        return x
+    return pad(x, (pw, pw, ph, ph), value=fill)
+
+
+def _no(flag, what, fn):
+    if flag:
+        raise ValueError(f"ops.{fn}: {what} is not supported")
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
+    """``ops.max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
+    ceil_mode=False)``: max over windows of NCHW ``x``; ``padding`` pads with -inf."""
+    _no(_pair(dilation, "dilation", "max_pool2d") != (1, 1), "dilation other than 1", "max_pool2d")
+    _no(return_indices, "return_indices=True", "max_pool2d")
+    _no(ceil_mode, "ceil_mode=True", "max_pool2d")
+    x = _pool_padding(x, padding, -np.inf, "max_pool2d")
+    return bind(_R["max_pool2d"], x, kernel_size=kernel_size, stride=kernel_size if stride is None else stride)
+
+
+def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """``ops.avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,
+    count_include_pad=True, divisor_override=None)``: mean over windows of NCHW ``input_x``;
+    ``padding`` pads with zeros that count in the mean."""
+    _no(ceil_mode, "ceil_mode=True", "avg_pool2d")
+    _no(not count_include_pad and padding, "count_include_pad=False with padding", "avg_pool2d")
+    x = _pool_padding(input_x, padding, 0.0, "avg_pool2d")
+    out = bind(_R["avg_pool2d"], x, kernel_size=kernel_size, stride=stride)
+    if divisor_override:
+        kh, kw = _pair(kernel_size, "kernel_size", "avg_pool2d")
+        out = bind(_R["mul"], out, float(kh * kw) / float(divisor_override))
+    return out
+
+
+# -- activations ------------------------------------------------------------------------------------------
+def silu(input):  # noqa: A002
+    """x * sigmoid(x)."""
+    return bind(_R["mul"], input, bind(_R["sigmoid"], input))
+
+
+def relu6(x):
+    """min(max(x, 0), 6)."""
+    return bind(_R["minimum"], bind(_R["relu"], x), 6.0)
+
+
+def hardsigmoid(input):  # noqa: A002
+    """relu6(x + 3) / 6."""
+    return bind(_R["div"], relu6(bind(_R["add"], input, 3.0)), 6.0)
+
+
+def hardswish(x):
+    """x * relu6(x + 3) / 6."""
+    return bind(_R["mul"], x, hardsigmoid(x))
+
+
+def elu(input_x, alpha=1.0):
+    """x where x > 0, alpha * (exp(x) - 1) elsewhere."""
+    neg = bind(_R["mul"], bind(_R["sub"], bind(_R["exp"], bind(_R["minimum"], input_x, 0.0)), 1.0), float(alpha))
+    return bind(_R["where"], bind(_R["greater"], input_x, 0.0), input_x, neg)
+
+
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772, 1.0507009873554805
+
+
+def selu(input_x):
+    """scale * elu(x, alpha) with the self-normalising constants."""
+    return bind(_R["mul"], elu(input_x, _SELU_ALPHA), _SELU_SCALE)
+
+
+def softplus(input, beta=1, threshold=20):  # noqa: A002
+    """log(1 + exp(beta * x)) / beta; the identity where beta * x > threshold."""
+    bx = bind(_R["mul"], input, float(beta)) if beta != 1 else input
+    soft = bind(_R["softplus"], bx)
+    if beta != 1:
+        soft = bind(_R["div"], soft, float(beta))
+    return bind(_R["where"], bind(_R["greater"], bx, float(threshold)), input, soft)
+
+
+def mish(x):
+    """x * tanh(softplus(x))."""
+    return bind(_R["mul"], x, bind(_R["tanh"], bind(_R["softplus"], x)))
+
+
+def softsign(x):
+    """x / (1 + |x|)."""
+    return bind(_R["div"], x, bind(_R["add"], bind(_R["abs"], x), 1.0))
+
+
+def logsigmoid(x):
+    """log(sigmoid(x)) = -softplus(-x), stable for large |x|."""
+    return bind(_R["neg"], bind(_R["softplus"], bind(_R["neg"], x)))
+
+
+# -- losses: the nn loss Cells' computations ------------------------------------------------------------------
+def _loss(cls_name, *args, **kwargs):
+    from .. import nn
+    return getattr(nn, cls_name)(*args, **kwargs).construct
+
+
+def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):  # noqa: A002
+    """``ops.cross_entropy``: as ``nn.CrossEntropyLoss`` (index or probability targets)."""
+    return _loss("CrossEntropyLoss", weight, ignore_index, reduction, label_smoothing)(input, target)
+
+
+def nll_loss(inputs, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+    """``ops.nll_loss``: negative log-likelihood of log-probabilities ``inputs`` (as ``nn.NLLLoss``)."""
+    from ..nn.loss import _nll_from_logp
+    from ..nn.loss import _check_reduction, _check_weight
+    _check_reduction("nll_loss", reduction)
+    return _nll_from_logp("nll_loss", inputs, target, _check_weight("nll_loss", weight), ignore_index, reduction,
+                          float(label_smoothing))
+
+
+def l1_loss(input, target, reduction="mean"):  # noqa: A002
+    """``ops.l1_loss``: |input - target|, reduced (as ``nn.L1Loss``)."""
+    return _loss("L1Loss", reduction)(input, target)
+
+
+def smooth_l1_loss(input, target, beta=1.0, reduction="none"):  # noqa: A002
+    """``ops.smooth_l1_loss`` (default reduction 'none', as MindSpore's function)."""
+    return _loss("SmoothL1Loss", beta, reduction)(input, target)
+
+
+def binary_cross_entropy(logits, labels, weight=None, reduction="mean"):
+    """``ops.binary_cross_entropy``: of probabilities ``logits`` against ``labels`` (as ``nn.BCELoss``)."""
+    return _loss("BCELoss", weight, reduction)(logits, labels)
+
+
+def kl_div(logits, labels, reduction="mean"):
+    """``ops.kl_div``: sum of labels * (log(labels) - logits) with ``logits`` log-probabilities;
+    reductions 'none', 'sum', 'mean' (over elements) and 'batchmean' (over the first axis)."""
+    if reduction not in ("none", "sum", "mean", "batchmean"):
+        raise ValueError(f"ops.kl_div: reduction must be 'none', 'sum', 'mean' or 'batchmean', got {reduction!r}")
+    safe = bind(_R["where"], bind(_R["greater"], labels, 0.0), labels, bind(_R["ones_like"], labels))
+    pointwise = bind(_R["mul"], labels, bind(_R["sub"], bind(_R["log"], safe), logits))
+    if reduction == "none":
+        return pointwise
+    total = bind(_R["reduce_sum"], pointwise)
+    if reduction == "sum":
+        return total
+    n = int(np.prod(logits.shape)) if reduction == "mean" else int(logits.shape[0])
+    return bind(_R["div"], total, float(n))
