@@ -57,7 +57,7 @@ DIFFERENCES = {
 MISSING = [
     "nn.Conv1d", "nn.Conv2dTranspose", "nn.Conv3d", "nn.LSTM", "nn.GRU", "nn.RNN", "nn.LSTMCell",
     "nn.GRUCell", "nn.AdaptiveAvgPool2d", "nn.AvgPool1d", "nn.MaxPool1d", "nn.GroupNorm",
-    "nn.InstanceNorm2d", "nn.ZeroPad2d", "nn.Upsample", "nn.PReLU", "nn.ELU", "nn.HSwish", "nn.Mish",
+    "nn.InstanceNorm2d", "nn.ZeroPad2d", "nn.Upsample",
     "nn.Transformer", "nn.MultiheadAttention", "nn.Adagrad", "nn.RMSProp", "nn.Lamb",
     "nn.exponential_decay_lr", "nn.cosine_decay_lr", "nn.piecewise_constant_lr", "nn.warmup_lr",
     "nn.CosineDecayLR", "nn.TrainOneStepWithLossScaleCell", "nn.DynamicLossScaleUpdateCell",

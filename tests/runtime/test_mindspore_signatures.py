@@ -300,3 +300,23 @@ def test_math_functions_against_numpy(mode):
     assert ops.linspace(0, 1, 5).asnumpy().tolist() == [0.0, 0.25, 0.5, 0.75, 1.0]
     with pytest.raises(ValueError, match="rounding_mode"):
         ops.div(Tensor(x), Tensor(y), rounding_mode="ceil")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_pooling_cells_with_explicit_padding_and_activation_cells(mode):
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((2, 3, 5, 5)).astype(np.float32)
+    prelu = nn.PReLU(3, 0.1)
+    cells = (nn.MaxPool2d(3, 2, "pad", 1), nn.AvgPool2d(2, 2, pad_mode="pad", padding=1), nn.ELU(0.5), nn.HSwish(),
+             nn.HSigmoid(), nn.Mish(), nn.Softsign(), nn.LogSigmoid(), nn.SeLU(), nn.Hardtanh(-0.5, 0.5), prelu,
+             nn.Softplus(2.0, 5.0))
+    outs = run(mode, lambda t: tuple(c(t) for c in cells), Tensor(x))
+    funcs = (lambda t: ops.max_pool2d(t, 3, 2, 1), lambda t: ops.avg_pool2d(t, 2, 2, 1), lambda t: ops.elu(t, 0.5),
+             ops.hardswish, ops.hardsigmoid, ops.mish, ops.softsign, ops.logsigmoid, ops.selu,
+             lambda t: ops.clamp(t, -0.5, 0.5), None, lambda t: ops.softplus(t, 2.0, 5.0))
+    for k, (o, f) in enumerate(zip(outs, funcs)):
+        want = np.where(x > 0, x, 0.1 * x) if f is None else f(Tensor(x)).asnumpy()
+        np.testing.assert_allclose(_np(o), want, rtol=1e-6, atol=1e-7, err_msg=f"cell {k}")
+    assert [n for n, _ in prelu.parameters_and_names()] == ["a"] and nn.get_activation("prelu") is not None
+    with pytest.raises(ValueError, match="pad_mode='pad'"):
+        nn.MaxPool2d(2, 2, padding=1)

@@ -9,5 +9,7 @@ from .normalization import *  # noqa: F401,F403
 from .normalization import __all__ as _norm
 from .embedding import *  # noqa: F401,F403
 from .embedding import __all__ as _emb
+from .activation import *  # noqa: F401,F403
+from .activation import __all__ as _act
 
-__all__ = _basic + _conv + _pool + _norm + _emb
+__all__ = _basic + _conv + _pool + _norm + _emb + _act

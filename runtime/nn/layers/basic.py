@@ -107,8 +107,21 @@ class SiLU(Cell):
 
 
 class Softplus(Cell):
+    """log(1 + exp(beta * x)) / beta, the identity where beta * x > threshold."""
+
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        for name, v in (("beta", beta), ("threshold", threshold)):
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise TypeError(f"Softplus: {name} must be a number, got {v!r}")
+        if beta <= 0:
+            raise ValueError(f"Softplus: beta must be > 0, got {beta!r}")
+        self.beta, self.threshold = float(beta), float(threshold)
+
     def construct(self, x):
-        return ops.softplus(x)
+        if self.beta == 1.0 and self.threshold == 20.0:
+            return ops.softplus(x, 1, 20)
+        return ops.softplus(x, self.beta, self.threshold)
 
 
 class Softmax(Cell):

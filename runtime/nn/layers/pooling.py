@@ -18,40 +18,74 @@ __all__ = ["MaxPool2d", "AvgPool2d"]
 class _Pool2d(Cell):
     _name = "Pool2d"
 
-    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", data_format="NCHW"):
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, data_format="NCHW"):
         super().__init__()
         self.kernel_size = _pair(self._name, "kernel_size", kernel_size)
         self.stride = _pair(self._name, "stride", stride)
-        if not isinstance(pad_mode, str) or pad_mode.lower() not in ("same", "valid"):
-            raise ValueError(f"{self._name}: pad_mode must be 'same' or 'valid', got {pad_mode!r}")
+        if not isinstance(pad_mode, str) or pad_mode.lower() not in ("same", "valid", "pad"):
+            raise ValueError(f"{self._name}: pad_mode must be 'same', 'valid' or 'pad', got {pad_mode!r}")
         self.pad_mode = pad_mode.lower()
+        if padding and self.pad_mode != "pad":
+            raise ValueError(f"{self._name}: padding={padding!r} needs pad_mode='pad', got pad_mode={pad_mode!r}")
+        self.padding = _pair(self._name, "padding", padding, minimum=0)
         if not isinstance(data_format, str) or data_format.upper() != "NCHW":
             raise ValueError(f"{self._name}: data_format must be 'NCHW', got {data_format!r}")
         self.data_format = "NCHW"
         # MindSpore echoes the arguments as given (ints stay ints) in the repr
         self._repr_kernel = kernel_size
         self._repr_stride = stride
-        self._op = self._prim(kernel_size=self.kernel_size, stride=self.stride, pad_mode=self.pad_mode)
+        mode = "valid" if self.pad_mode == "pad" else self.pad_mode
+        self._op = self._prim(kernel_size=self.kernel_size, stride=self.stride, pad_mode=mode)
+
+    def _padded(self, x, fill):
+        if self.padding == (0, 0):
+            return x
+        ph, pw = self.padding
+        return ops.pad(x, (pw, pw, ph, ph), value=fill)
 
     def extend_repr(self):
         return f"kernel_size={self._repr_kernel}, stride={self._repr_stride}, pad_mode={self.pad_mode.upper()}"
 
 
+def _unsupported(name, **flags):
+    for what, on in flags.items():
+        if on:
+            raise ValueError(f"{name}: {what} is not supported")
+
+
 class MaxPool2d(_Pool2d):
-    """Max over ``kernel_size`` windows moved by ``stride`` (pad_mode 'valid' or 'same')."""
+    """Max over ``kernel_size`` windows moved by ``stride``; pad_mode 'valid', 'same' or 'pad'
+    (``padding`` on each side, filled with -inf)."""
 
     _name = "MaxPool2d"
     _prim = ops.MaxPool
 
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, dilation=1, return_indices=False,
+                 ceil_mode=False, data_format="NCHW"):
+        super().__init__(kernel_size, stride, pad_mode, padding, data_format)
+        _unsupported("MaxPool2d", dilation=_pair("MaxPool2d", "dilation", dilation) != (1, 1),
+                     return_indices=return_indices, ceil_mode=ceil_mode)
+
     def construct(self, x):
-        return self._op(x)
+        return self._op(self._padded(x, float("-inf")))
 
 
 class AvgPool2d(_Pool2d):
-    """Mean over ``kernel_size`` windows moved by ``stride`` (pad_mode 'valid' or 'same')."""
+    """Mean over ``kernel_size`` windows moved by ``stride``; pad_mode 'valid', 'same' or 'pad'
+    (``padding`` zeros on each side, counted in the mean)."""
 
     _name = "AvgPool2d"
     _prim = ops.AvgPool
 
+    def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None, data_format="NCHW"):
+        super().__init__(kernel_size, stride, pad_mode, padding, data_format)
+        _unsupported("AvgPool2d", ceil_mode=ceil_mode,
+                     **{"count_include_pad=False with padding": not count_include_pad and self.padding != (0, 0)})
+        self.divisor_override = divisor_override
+
     def construct(self, x):
-        return self._op(x)
+        out = self._op(self._padded(x, 0.0))
+        if self.divisor_override:
+            out = ops.mul(out, float(self.kernel_size[0] * self.kernel_size[1]) / float(self.divisor_override))
+        return out
