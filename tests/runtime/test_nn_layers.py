@@ -205,7 +205,7 @@ def test_pooling_matches_numpy(rng):
     assert nn.MaxPool2d()(Tensor(x)).shape == x.shape  # kernel 1, stride 1
     assert repr(nn.MaxPool2d(2, 2)) == "MaxPool2d<kernel_size=2, stride=2, pad_mode=VALID>"
     with pytest.raises(ValueError, match="pad_mode"):
-        nn.MaxPool2d(2, 2, pad_mode="pad")
+        nn.MaxPool2d(2, 2, pad_mode="full")
 
 
 # -- BatchNorm / LayerNorm ----------------------------------------------------------------------------
