@@ -198,12 +198,6 @@ class Tensor(TensorMethods):
             raise TypeError(f"only integer scalar tensors can be used as an index, got {self.dtype}{list(self.shape)}")
         return int(self.item())
 
-    def any(self) -> bool:
-        return bool(self.asnumpy().any())
-
-    def all(self) -> bool:
-        return bool(self.asnumpy().all())
-
     def __iter__(self):
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")

@@ -152,11 +152,93 @@ class TensorMethods:
     def mean(self, axis=None, keep_dims=False):
         return bind(_R["reduce_mean"], self, axis=axis, keep_dims=keep_dims)
 
-    def max(self, axis=None, keepdims=False):
-        return bind(_R["reduce_max"], self, axis=axis, keep_dims=keepdims)
+    def max(self, axis=None, keepdims=False, *, initial=None, where=None, return_indices=False):
+        """The maxima along ``axis``; with ``return_indices=True`` also their int64 indices."""
+        from .ops import math_func
+        values, index = math_func.max(self, axis, keepdims, initial=initial, where=where)
+        return (values, index) if return_indices else values
 
-    def min(self, axis=None, keepdims=False):
-        return bind(_R["reduce_min"], self, axis=axis, keep_dims=keepdims)
+    def min(self, axis=None, keepdims=False, *, initial=None, where=None, return_indices=False):
+        from .ops import math_func
+        values, index = math_func.min(self, axis, keepdims, initial=initial, where=where)
+        return (values, index) if return_indices else values
+
+    def all(self, axis=None, keep_dims=False):
+        """A bool tensor: whether every element (along ``axis``) is true."""
+        from .ops import composite
+        return composite.all(self, axis, keep_dims)
+
+    def any(self, axis=None, keep_dims=False):
+        from .ops import composite
+        return composite.any(self, axis, keep_dims)
+
+    # -- MindSpore 2.x methods that are the functional op of the same name --------------------------
+    def cumsum(self, axis=None, dtype=None):
+        from .ops import signatures
+        x = self if axis is not None else bind(_R["reshape"], self, shape=(-1,))
+        return signatures.cumsum(x, 0 if axis is None else axis, dtype)
+
+    def sort(self, axis=-1, descending=False):
+        return bind(_R["sort"], self, axis=axis, descending=descending)
+
+    def argsort(self, axis=-1, descending=False):
+        return bind(_R["sort"], self, axis=axis, descending=descending)[1]
+
+    def topk(self, k, dim=None, largest=True, sorted=True):  # noqa: A002 - MindSpore's names
+        from .ops import arrays
+        return arrays.topk(self, k, dim, largest, sorted)
+
+    def norm(self, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+        from .ops import math_func
+        return math_func.norm(self, ord, dim, keepdim, dtype=dtype)
+
+    def round(self):
+        from .ops import math_func
+        return math_func.round(self)
+
+    def maximum(self, other):
+        return bind(_R["maximum"], self, other)
+
+    def minimum(self, other):
+        return bind(_R["minimum"], self, other)
+
+    def floor(self):
+        return bind(_R["floor"], self)
+
+    def ceil(self):
+        return bind(_R["ceil"], self)
+
+    def log1p(self):
+        return bind(_R["log1p"], self)
+
+    def sin(self):
+        return bind(_R["sin"], self)
+
+    def cos(self):
+        return bind(_R["cos"], self)
+
+    def neg(self):
+        return bind(_R["neg"], self)
+
+    def reciprocal(self):
+        return bind(_R["reciprocal"], self)
+
+    def rsqrt(self):
+        return bind(_R["rsqrt"], self)
+
+    def sign(self):
+        return bind(_R["sign"], self)
+
+    def erf(self):
+        return bind(_R["erf"], self)
+
+    def int(self):
+        from graph.dtypes import int32
+        return bind(_R["cast"], self, dtype=int32)
+
+    def double(self):
+        from graph.dtypes import float64
+        return bind(_R["cast"], self, dtype=float64)
 
     def prod(self, axis=None, keep_dims=False):
         return bind(_R["reduce_prod"], self, axis=axis, keep_dims=keep_dims)

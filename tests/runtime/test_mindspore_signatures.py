@@ -320,3 +320,19 @@ def test_pooling_cells_with_explicit_padding_and_activation_cells(mode):
     assert [n for n, _ in prelu.parameters_and_names()] == ["a"] and nn.get_activation("prelu") is not None
     with pytest.raises(ValueError, match="pad_mode='pad'"):
         nn.MaxPool2d(2, 2, padding=1)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_tensor_methods_of_mindspore_2x(mode):
+    x = np.array([[1.5, -2.5, 0.5], [2.5, 0.0, 3.0]], np.float32)
+    outs = run(mode, lambda t: (t.max(1, return_indices=True)[1], t.min(), t.all(), t.any(1), (t > 0).all(0, True),
+                                t.cumsum(1), t.cumsum(), t.sort(1, True)[0], t.argsort(0), t.topk(2)[0], t.norm(),
+                                t.round(), t.maximum(0.0), t.floor(), t.ceil(), t.neg(), t.sign(), t.int(), t.double()),
+               Tensor(x))
+    want = [x.argmax(1), x.min(), x.all(), x.any(1), (x > 0).all(0, keepdims=True), np.cumsum(x, 1), np.cumsum(x),
+            -np.sort(-x, 1), np.argsort(x, 0, kind="stable"), -np.sort(-x, 1)[:, :2], np.linalg.norm(x), np.round(x),
+            np.maximum(x, 0), np.floor(x), np.ceil(x), -x, np.sign(x), x.astype(np.int32), x.astype(np.float64)]
+    for k, (o, w) in enumerate(zip(outs, want)):
+        assert isinstance(o, Tensor), f"output {k} is {type(o).__name__}"
+        np.testing.assert_allclose(_np(o).astype(np.float64), np.asarray(w, np.float64), rtol=1e-6, err_msg=f"out {k}")
+    assert outs[2].dtype == ms.bool_ and outs[-2].dtype == ms.int32 and outs[-1].dtype == ms.float64
