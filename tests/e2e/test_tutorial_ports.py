@@ -1,4 +1,4 @@
-"""Code blocks of MindSpore's official tutorials (beginner: quick start, tensor, model, autograd in
+"""Code blocks of MindSpore's official tutorials (beginner: quick start, tensor, dataset, model, autograd in
 its 1.x and 2.x forms, train, save/load, accelerating with static graphs; the static graph syntax
 pages: statements, data types, control flow), ported with only their imports changed
 (``mindspore`` -> ``runtime``). Each runs in PyNative and in GRAPH_MODE; the printed numbers the
@@ -529,3 +529,68 @@ def test_static_graph_data_types(mode):
         else:
             assert g == w and type(g) is type(w)
     assert got[4:] == ("abc", got[5], True, "3 items")
+
+
+# -- beginner/dataset ---------------------------------------------------------------------------------------------------
+def test_dataset_tutorial():
+    from runtime.dataset import vision
+    from runtime.dataset import MnistDataset, GeneratorDataset
+
+    train_dataset = MnistDataset(os.path.abspath(MNIST), usage="train", shuffle=False)
+    train_dataset = train_dataset.shuffle(buffer_size=64)
+    image, label = next(train_dataset.create_tuple_iterator())
+    assert (image.shape, str(image.dtype)) == ((28, 28, 1), "UInt8")
+    train_dataset = train_dataset.map(vision.Rescale(1.0 / 255.0, 0), input_columns='image')
+    image, label = next(train_dataset.create_tuple_iterator())
+    assert (image.shape, str(image.dtype)) == ((28, 28, 1), "Float32") and float(image.max()) <= 1.0
+    train_dataset = train_dataset.batch(batch_size=32)
+    image, label = next(train_dataset.create_tuple_iterator())
+    assert (image.shape, str(image.dtype)) == ((32, 28, 28, 1), "Float32")
+
+    class RandomAccessDataset:
+        def __init__(self):
+            self._data = np.ones((5, 2))
+            self._label = np.zeros((5, 1))
+
+        def __getitem__(self, index):
+            return self._data[index], self._label[index]
+
+        def __len__(self):
+            return len(self._data)
+
+    loader = RandomAccessDataset()
+    dataset = GeneratorDataset(source=loader, column_names=["data", "label"])
+    rows = [data for data in dataset]
+    assert len(rows) == 5 and all(str(d.dtype) == "Float64" and d.asnumpy().tolist() == [1.0, 1.0] and
+                                  l.asnumpy().tolist() == [0.0] for d, l in rows)
+
+    loader = [np.array(0), np.array(1), np.array(2)]
+    dataset = GeneratorDataset(source=loader, column_names=["data"])
+    assert sorted(int(d[0].asnumpy()) for d in dataset) == [0, 1, 2]
+
+    class IterableDataset():
+        def __init__(self, start, end):
+            '''init the class object to hold the data'''
+            self.start = start
+            self.end = end
+
+        def __next__(self):
+            '''iter one data and return'''
+            return next(self.data)
+
+        def __iter__(self):
+            '''reset the iter'''
+            self.data = iter(range(self.start, self.end))
+            return self
+
+    loader = IterableDataset(1, 5)
+    dataset = GeneratorDataset(source=loader, column_names=["data"])
+    assert [int(d[0].asnumpy()) for d in dataset] == [1, 2, 3, 4]
+
+    def my_generator(start, end):
+        for i in range(start, end):
+            yield i
+
+    dataset = GeneratorDataset(source=lambda: my_generator(3, 6), column_names=["data"])
+    assert [int(d[0].asnumpy()) for d in dataset] == [3, 4, 5]
+    assert [str(d[0].dtype) for d in dataset] == ["Int64"] * 3
