@@ -396,7 +396,10 @@ def masked_fill(input_x, mask, value):
     return bind(_R["where"], mask, value, input_x)
 
 
-def prod(input, axis=None, keep_dims=False):  # noqa: A002
+def prod(input, axis=None, keep_dims=False, dtype=None):  # noqa: A002
+    """``ops.prod(input, axis=None, keep_dims=False, dtype=None)``: product over ``axis``."""
+    if dtype is not None:
+        input = bind(_R["cast"], input, dtype=dtype)
     return bind(_R["reduce_prod"], input, axis=axis, keep_dims=keep_dims)
 
 

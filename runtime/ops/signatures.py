@@ -27,7 +27,7 @@ from .composite import CompositePrimitive
 _R = REGISTRY
 
 __all__ = ["argmax", "argmin", "one_hot", "OneHot", "layer_norm", "batch_norm", "cumsum", "gather_elements",
-           "GatherD"]
+           "GatherD", "softmax"]
 
 
 def argmax(input, dim=None, keepdim=False):  # noqa: A002 - MindSpore's names
@@ -135,3 +135,11 @@ class GatherD(CompositePrimitive):
     """``ops.GatherD()(x, dim, index)``: :func:`gather_elements` as MindSpore's Primitive."""
 
     function = staticmethod(gather_elements)
+
+
+def softmax(input, axis=-1, *, dtype=None):  # noqa: A002
+    """``ops.softmax(input, axis=-1, *, dtype=None)``: exp normalised along ``axis`` (computed in
+    ``dtype`` when given)."""
+    if dtype is not None:
+        input = bind(_R["cast"], input, dtype=dtype)
+    return bind(_R["softmax"], input, axis=axis)
