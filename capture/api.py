@@ -41,7 +41,8 @@ from runtime.tensor import Tensor
 from . import backends
 from .builder import SymTensor
 from . import cache as _cache_mod
-from .cache import COMPILE_LOCK, Entry, cache_for
+from . import cache as _cache
+from .cache import Entry, cache_for
 from .errors import CaptureUserError, FullGraphError, GraphBreak
 from .guards import GuardSet
 from .report import BreakInfo, CompileInfo, events
@@ -349,7 +350,7 @@ def compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
 
 
 def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
-    with COMPILE_LOCK:
+    with _cache.COMPILE_LOCK:
         qual = name or fn.__qualname__
         owner = _owner_key(fn, flat, config)
         n = cache.compiles_per_owner.get(owner, 0)
@@ -505,7 +506,7 @@ def _run_eagerly_after_user_error(fn, args, kwargs, flat, r, config, cache, name
             os.remove(r.path)  # no error is reported: don't leave its dump behind
         except OSError:
             pass
-    with COMPILE_LOCK:
+    with _cache.COMPILE_LOCK:
         try:
             raise r.error
         except Exception as err:

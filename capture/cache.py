@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import threading
 
+from graph import forksafe
+
 RECOMPILE_LIMIT = 8
 #: entries one code object may accumulate over all Cell instances/closures/configs (bounds the
 #: lookup cost and the memory held by entries when many instances share one ``construct``)
 ACCUMULATED_LIMIT = 256
 
 COMPILE_LOCK = threading.RLock()
+forksafe.renew_in_child(globals(), "COMPILE_LOCK", threading.RLock)
 
 
 class Entry:

@@ -35,6 +35,8 @@ import types
 
 from bytecode import Bytecode, CellVar, Instr, Label, TryBegin, TryEnd
 
+from graph import forksafe
+
 from . import bytecode_compat as bc
 from .errors import GraphBreak
 from .variables.base import Variable
@@ -65,6 +67,7 @@ _STEP_CODES: dict = {}
 DERIVED: dict = {}  # orig code -> set of resume codes made from it (reset with it)
 _LIVENESS: dict = {}
 _LOCK = threading.RLock()
+forksafe.renew_in_child(globals(), "_LOCK", threading.RLock)
 
 
 def origin_of(code, index):

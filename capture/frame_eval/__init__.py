@@ -111,13 +111,38 @@ def _warn_unavailable():
                       "(jit, GRAPH_MODE and Cell.compile still capture)", RuntimeWarning, stacklevel=3)
 
 
+class _ReleaseAtThreadExit:
+    """Kept in a thread-local: when the thread ends, CPython drops its locals on that same thread
+    (its state still current), and this switches the thread's callback off so that the hook does
+    not stay installed for the whole process (one callback per live thread is counted in C)."""
+
+    __slots__ = ()
+
+    def __del__(self):
+        try:
+            if _C is not None and _C.get_callback() is not None:
+                _C.set_callback(None)
+        except Exception:  # interpreter shutdown: nothing left to release
+            pass
+
+
+_thread_release = threading.local()
+
+
+def _set_callback(cb):
+    """``_C.set_callback`` that also arms the release of this thread's state when it ends."""
+    if cb is not None and getattr(_thread_release, "armed", None) is None:
+        _thread_release.armed = _ReleaseAtThreadExit()
+    return _C.set_callback(cb)
+
+
 def enable() -> None:
     """Capture every Cell ``construct`` and jitted function called on this thread from now on."""
     if _C is None:
         _warn_unavailable()
         _fallback.on = True
         return
-    _C.set_callback(_decide)
+    _set_callback(_decide)
 
 
 def disable() -> None:
@@ -147,7 +172,7 @@ def enabled():
         finally:
             _fallback.on = prev
         return
-    prev = _C.set_callback(_decide)
+    prev = _set_callback(_decide)
     try:
         yield
     finally:

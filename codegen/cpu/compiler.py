@@ -18,6 +18,8 @@ import time
 import llvmlite.binding as llvm
 from llvmlite import ir
 
+from graph import forksafe
+
 from . import diskcache, target
 
 STATS = {"compiled": 0, "cache_hits": 0, "compile_s": 0.0, "load_s": 0.0}
@@ -26,6 +28,7 @@ KERNEL_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_
 
 _ENGINES = []  # engines stay alive while their function pointers may be used
 _LOCK = threading.Lock()
+forksafe.renew_in_child(globals(), "_LOCK", threading.Lock)
 
 
 def new_module(name="msjit") -> ir.Module:

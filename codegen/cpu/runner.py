@@ -18,6 +18,7 @@ import threading
 
 import numpy as np
 
+from graph import forksafe
 from graph.ir import Value
 from graph.ops.promotion import cast_operands, promotion_target
 
@@ -58,6 +59,7 @@ class CompiledGraph:
         self.schedule = schedule
         self.graph = graph = schedule.graph
         self._lock = threading.Lock()
+        forksafe.track(self)
         self.name = name or graph.name
         self._slot = {}
         self._init = []  # (slot, array) set once: constants
@@ -145,6 +147,9 @@ class CompiledGraph:
         self.update_slots = [(index[id(p)], self._slot[id(v)]) for p, v in graph.updates.items()]
 
     # -- analysis --------------------------------------------------------------------------------
+
+    def _reset_after_fork(self):
+        self._lock = threading.Lock()  # another thread of the parent may have held it
     def _alias_roots(self, kernels_):
         """id(value) -> ids of the buffers it may alias (non-fused ops may return views)."""
         roots = {}

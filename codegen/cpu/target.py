@@ -12,6 +12,8 @@ import threading
 import llvmlite
 import llvmlite.binding as llvm
 
+from graph import forksafe
+
 _LOCK = threading.RLock()
 
 
@@ -68,3 +70,4 @@ def cache_salt() -> str:
 
 
 LOCK = _LOCK
+forksafe.renew_in_child(globals(), ("_LOCK", "LOCK"), threading.RLock)

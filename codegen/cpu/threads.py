@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import threading
 
+from graph import forksafe
+
 #: minimum ``elements * per-element cost`` of a kernel before it is split over two threads
 SPLIT_THRESHOLD = float(os.environ.get("MSJIT_SPLIT_THRESHOLD", 600_000))
 
@@ -25,6 +27,10 @@ def n_threads() -> int:
 
 class _Helper:
     def __init__(self):
+        self._fresh_state()
+        forksafe.track(self)  # runners hold this object: a forked child restarts its thread
+
+    def _fresh_state(self):
         self._go = threading.Lock()
         self._done = threading.Lock()
         self._go.acquire()
@@ -32,8 +38,17 @@ class _Helper:
         self._job = None
         self._err = None
         self._busy = threading.Lock()  # one split at a time (other callers run single-threaded)
-        t = threading.Thread(target=self._loop, name="msjit-worker", daemon=True)
-        t.start()
+        self._thread = None
+
+    def _reset_after_fork(self):
+        # the child has a copy of this object but not its thread (and maybe a held lock): new
+        # locks now, a new thread on the next split (starting threads inside a fork handler is unsafe)
+        self._fresh_state()
+
+    def _ensure_thread(self):
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._loop, name="msjit-worker", daemon=True)
+            self._thread.start()
 
     def _loop(self):
         while True:
@@ -51,6 +66,7 @@ class _Helper:
             fn(args, lo, hi)
             return
         try:
+            self._ensure_thread()
             mid = lo + (hi - lo) // 2
             if hi - lo > 4 * align:
                 mid -= mid % align
@@ -67,6 +83,9 @@ class _Helper:
 
 _HELPER = None
 _HELPER_LOCK = threading.Lock()
+
+
+forksafe.renew_in_child(globals(), "_HELPER_LOCK", threading.Lock)
 
 
 def helper():

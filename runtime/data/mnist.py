@@ -25,6 +25,8 @@ from collections import OrderedDict
 
 import numpy as np
 
+from graph import forksafe
+
 from .dataset import _ArraySource
 
 IMAGES_MAGIC = 2051
@@ -45,6 +47,7 @@ _USAGES = (None, "train", "test", "all")
 
 _cache: "OrderedDict[tuple, np.ndarray]" = OrderedDict()
 _cache_lock = threading.Lock()
+forksafe.renew_in_child(globals(), "_cache_lock", threading.Lock)
 _CACHE_MAX = 8
 
 

@@ -568,3 +568,29 @@ def test_fallback_without_extension_warns_once_and_jit_works():
     env = dict(os.environ, CAPTURE_NO_FRAME_EVAL="1")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and r.stdout.strip() == "OK", r.stderr[-2000:]
+
+
+def test_a_thread_that_enables_capture_and_exits_releases_the_hook():
+    # issue 11 item 2: the thread's callback is switched off when the thread ends, so the hook is
+    # not left installed for the whole process
+    def enable_and_leave():
+        capture.enable()
+
+    def enable_in_block_then_enable():
+        with capture.enabled():
+            pass
+        capture.enable()
+
+    for target in (enable_and_leave, enable_in_block_then_enable):
+        threads = [threading.Thread(target=target) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        gc.collect()
+        stats = _C.stats()
+        assert stats["active_threads"] == 0 and not stats["installed"], stats
+
+    capture.enable()  # this thread's own state is untouched by the others' exits
+    assert _C.stats()["active_threads"] == 1
+    capture.disable()
