@@ -118,31 +118,45 @@ def call_captured(fn, args, kwargs, config: CaptureConfig = DEFAULT_CONFIG, name
     if entry.eager:
         return call_eagerly(fn, args, kwargs)
     out = _run_compiled(fn, entry, flat, config)
-    if out is _FAILED:
-        return call_eagerly(fn, args, kwargs)
+    if isinstance(out, _Suspect):
+        return _settle(fn, args, kwargs, entry, out, config)
     return out
 
 
-_FAILED = object()
+class _Suspect:
+    """The compiled graph raised: the user's own error (a bad label, no memory) or ours."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error):
+        self.error = error
 
 
 def _run_compiled(fn, entry, flat, config):
-    """Run a compiled entry on the flat arguments. If the backend fails at run time, the entry turns
-    eager (reason recorded) and ``_FAILED`` is returned: the caller then runs the frame eagerly."""
+    """Run a compiled entry on the flat arguments; a :class:`_Suspect` when the graph raised (no
+    parameter update or other effect of this call has happened then)."""
     try:
         outs = _run_graph(entry, flat, config)
-    except Exception as e:  # the backend failed at run time: never crash a working script
-        qual = entry.name
-        if config.fullgraph:
-            raise FullGraphError(f"internal error running the compiled graph of {qual}: "
-                                 f"{type(e).__name__}: {e}") from e
-        info = _internal_break(fn, qual, "internal capture error while running the compiled graph", e)
-        entry.make_eager(info)
-        return _FAILED
+    except Exception as e:
+        return _Suspect(e)
     if entry.plan is not None:
         # graph break: rebuild the stack/locals, run the breaking instruction eagerly, resume
         return entry.plan.run(outs, flat)
     return build_output(entry.template, outs, flat)
+
+
+def _settle(fn, args, kwargs, entry, suspect, config):
+    """The compiled graph raised: run this call eagerly to tell whose error it is. If eager raises
+    too, it is the user's (out-of-range label, MemoryError...): that exception propagates, with the
+    user's file:line, and the entry stays compiled for the next call. If eager succeeds, the
+    compiled graph was wrong: it is reported as an internal error and the entry turns eager."""
+    result = call_eagerly(fn, args, kwargs)
+    e = suspect.error
+    if config.fullgraph:
+        raise FullGraphError(f"internal error running the compiled graph of {entry.name}: "
+                             f"{type(e).__name__}: {e}") from e
+    entry.make_eager(_internal_break(fn, entry.name, "internal capture error while running the compiled graph", e))
+    return result
 
 
 def _run_graph(entry, flat, config):
@@ -267,9 +281,9 @@ def frame_replacement(config, is_construct, fn, *slots):
 
 def _frame_run_compiled(fn, entry, flat, config, *slots):
     out = _run_compiled(fn, entry, flat, config)
-    if out is _FAILED:
+    if isinstance(out, _Suspect):
         args, kwargs = _call_from_slots(fn.__code__, slots)
-        return call_eagerly(fn, args, kwargs)
+        return _settle(fn, args, kwargs, entry, out, config)
     return out
 
 
@@ -323,7 +337,7 @@ def _owner_key(fn, flat, config):
 
 
 def _internal_break(fn, qual, what, e):
-    tb = traceback.format_exc(limit=8)
+    tb = "".join(traceback.format_exception(type(e), e, e.__traceback__, limit=8))
     loc = getattr(e, "capture_loc", None) or (fn.__code__.co_filename, fn.__code__.co_firstlineno, "")
     info = BreakInfo(f"{what}: {type(e).__name__}: {e}", loc[0], loc[1], loc[2],
                      "please report this bug; the frame runs eagerly meanwhile", qual, internal=tb)

@@ -181,3 +181,62 @@ def test_cell_compile_raises_user_errors(tmp_path):
     net = BiasNet()
     with pytest.raises(ValueError, match="IR of the graph up to the failing op"):
         net.compile(Tensor(np.ones((3, 8), np.float32)))
+
+
+def _train_step():
+    net = nn.Dense(4, 3)
+    loss_fn = nn.CrossEntropyLoss()
+    opt = nn.SGD(net.trainable_params(), 0.1)
+
+    def fwd(x, y):
+        return loss_fn(net(x), y)  # ERR:label
+
+    grad_fn = ms.value_and_grad(fwd, None, opt.parameters)
+
+    def step(x, y):
+        loss, g = grad_fn(x, y)
+        opt(g)
+        return loss
+    return net, step, fwd
+
+
+@pytest.mark.parametrize("how", ["jit", "graph_mode_cell"])
+def test_a_bad_batch_raises_the_users_error_once_and_the_next_batch_runs_compiled(how, caplog):
+    # issue 11 item 6: an out-of-range label inside a compiled train step is the user's error: it
+    # propagates once (with the user's file:line), no "failed internally" report, the parameters are
+    # untouched, and the next good batch runs the same compiled entry
+    net, step, fwd = _train_step()
+    if how == "jit":
+        run = capture.jit(step)
+    else:
+        class Step(nn.Cell):
+            def construct(self, x, y):
+                return step(x, y)
+        ms.set_context(mode=ms.GRAPH_MODE)
+        run = Step()
+    x = Tensor(np.ones((2, 4), np.float32))
+    good, bad = Tensor(np.array([0, 1], np.int32)), Tensor(np.array([0, 7], np.int32))
+    run(x, good)
+    before = net.weight.asnumpy().copy()
+    with caplog.at_level("WARNING"):
+        with pytest.raises(ValueError, match=r"index 7 is out of range") as info:
+            run(x, bad)
+    lineno, _ = line_of("ERR:label", _train_step)
+    assert f"{os.path.abspath(__file__)}:{lineno}" in str(info.value)
+    assert "failed internally" not in caplog.text and "please report" not in caplog.text
+    np.testing.assert_array_equal(net.weight.asnumpy(), before)
+    code = step.__code__ if how == "jit" else type(run).construct.__code__
+    entries = capture.cache.cache_for(code).entries
+    assert entries and not any(e.eager for e in entries)
+    run(x, good)
+    assert not np.array_equal(net.weight.asnumpy(), before)  # the good batch trained
+
+
+def test_an_allocation_too_large_in_graph_mode_is_a_clean_memory_error():
+    class Big(nn.Cell):
+        def construct(self, x):
+            return ops.tile(x, (1 << 20, 1 << 20)).sum()
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    with pytest.raises(MemoryError):
+        Big()(Tensor(np.ones((4, 4), np.float32)))
