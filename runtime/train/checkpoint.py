@@ -37,6 +37,7 @@ import hashlib
 import json
 import logging
 import os
+import socket
 import struct
 import tempfile
 from collections import OrderedDict
@@ -188,7 +189,8 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     path = os.path.abspath(path)
     directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+    remove_stale_temp_files(path)
+    fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path) + f"{_HOST}.{os.getpid()}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as f:
             hasher = hashlib.sha256()
@@ -211,6 +213,46 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
             pass
         raise
     _fsync_dir(directory)
+
+
+_HOST = socket.gethostname().replace(".", "_") or "host"
+
+
+def _temp_prefix(path):
+    return "." + os.path.basename(path) + "."
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # exists (another user's) / not a pid we can judge: leave it
+    return True
+
+
+def remove_stale_temp_files(path) -> list:
+    """Delete the temp files that writers of ``path`` on this machine left when they died
+    (``kill -9`` mid-save leaves ``.NAME.HOST.PID.XXXX.tmp``); a live writer's file is kept.
+    Returns the removed paths."""
+    directory, prefix = os.path.dirname(os.path.abspath(path)), _temp_prefix(path) + _HOST + "."
+    removed = []
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return removed
+    for name in names:
+        if not (name.startswith(prefix) and name.endswith(".tmp")):
+            continue
+        pid = name[len(prefix):].split(".", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _pid_alive(int(pid)):
+            try:
+                os.unlink(os.path.join(directory, name))
+                removed.append(os.path.join(directory, name))
+            except OSError:
+                pass
+    return removed
 
 
 def _fsync_dir(directory):
@@ -247,6 +289,7 @@ def read_checkpoint(path):
     """Validate the file at ``path`` and return an ordered list of (name, numpy array or str)."""
     what = "load_checkpoint"
     path = _checkpoint_path(path, what)
+    remove_stale_temp_files(path)
     if not os.path.exists(path):
         raise ValueError(f"{what}: the checkpoint file {path} does not exist")
     if not os.path.isfile(path):
