@@ -70,7 +70,7 @@ def main(argv=None) -> int:
 
     sys.argv = [script] + script_args
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
-    code = 0
+    code, interrupted = 0, False
     with recording() as report:
         frame_eval.enable()
         try:
@@ -79,9 +79,9 @@ def main(argv=None) -> int:
             code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
             if e.code is not None and not isinstance(e.code, int):
                 print(e.code, file=sys.stderr)
-        except BaseException:  # the script's own exception: report it like Python would
-            traceback.print_exc()
-            code = 1
+        except BaseException as e:  # the script's own exception: report it as Python would
+            _report_uncaught(e, script)
+            code, interrupted = 1, isinstance(e, KeyboardInterrupt)
         finally:
             frame_eval.disable()
     print(_summary(report), file=sys.stderr)
@@ -89,4 +89,33 @@ def main(argv=None) -> int:
         print(str(report), file=sys.stderr)
     if html_path:
         print(f"[capture] wrote {report.save_html(html_path)}", file=sys.stderr)
+    if interrupted:
+        _die_of_sigint()
     return code
+
+
+def _report_uncaught(exc, script):
+    """What ``python script.py`` does with an uncaught exception: the script's ``sys.excepthook``
+    (the default prints the traceback) with a traceback that starts in the script, without this
+    module's and runpy's frames."""
+    tb = exc.__traceback__
+    target = os.path.abspath(script)
+    while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != target:
+        tb = tb.tb_next
+    if tb is not None:
+        exc.__traceback__ = tb  # the default hook prints the exception's own traceback
+    try:
+        sys.excepthook(type(exc), exc, exc.__traceback__)
+    except Exception:  # a broken hook: Python falls back to the default printer too
+        traceback.print_exception(type(exc), exc, tb)
+
+
+def _die_of_sigint():
+    """Exit the way an interrupted ``python script.py`` does: killed by SIGINT (status -2 / 130)."""
+    import signal
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if hasattr(signal, "SIGINT") and hasattr(os, "kill"):
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+    raise SystemExit(130)

@@ -84,3 +84,63 @@ def test_frames_really_go_through_the_hook(tmp_path):
         pytest.skip("the C frame-eval helper is not built")
     r = _run(tmp_path)
     assert "1 frame(s) captured" in r.stderr or "2 frame(s) captured" in r.stderr, r.stderr
+
+
+def _run_source(tmp_path, source, *args, capture_run=True):
+    script = tmp_path / "user_script.py"
+    script.write_text(textwrap.dedent(source))
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    cmd = [sys.executable, *(("-m", "capture", "run") if capture_run else ()), str(script), *args]
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=120)
+
+
+def test_tracebacks_excepthook_and_ctrl_c_behave_like_plain_python(tmp_path):
+    # issue 11 item 8
+    source = """
+        import sys
+        def hook(t, v, tb):
+            print("SCRIPT HOOK", t.__name__, v, file=sys.stderr)
+        if sys.argv[1] == "hook":
+            sys.excepthook = hook
+        if sys.argv[1] == "interrupt":
+            raise KeyboardInterrupt
+        def f():
+            raise ValueError("boom")
+        f()
+    """
+    for mode in ("plain", "hook", "interrupt"):
+        plain = _run_source(tmp_path, source, mode, capture_run=False)
+        captured = _run_source(tmp_path, source, mode)
+        assert captured.returncode == plain.returncode, (mode, captured.stderr)
+        user_part = captured.stderr.split("[capture]")[0]
+        assert user_part == plain.stderr, mode  # no capture/cli.py or runpy frames, same hook
+    assert _run_source(tmp_path, source, "interrupt").returncode == -2  # died of SIGINT
+
+
+def test_frames_are_counted_when_their_cells_die_before_exit(tmp_path):
+    import capture.frame_eval as fe
+    if not fe.AVAILABLE:
+        pytest.skip("the C frame-eval helper is not built")
+    r = _run_source(tmp_path, """
+        import gc
+        import numpy as np
+        import capture
+        from runtime import nn, Tensor
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Dense(4, 3)
+
+            def construct(self, x):
+                return self.fc(x) * 2
+
+        for _ in range(3):
+            net = Net()
+            net(Tensor(np.ones((2, 4), np.float32)))
+            del net
+            gc.collect()
+        capture.reset()
+    """)
+    assert r.returncode == 0, r.stderr
+    assert "1 frame(s) captured, 3 graph(s)" in r.stderr, r.stderr
