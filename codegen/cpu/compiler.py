@@ -112,6 +112,16 @@ def build_described(description: str, make_module) -> Library:
     return build(None, key=key, make_module=make_module)
 
 
+def _embed_key(module: ir.Module, key: str) -> None:
+    """Put the cache key into the object as a constant: a cached file whose code was compiled for
+    another key is refused before it is loaded (:func:`diskcache.unwrap`)."""
+    data = bytearray(diskcache.key_symbol(key))
+    arr = ir.ArrayType(ir.IntType(8), len(data))
+    g = ir.GlobalVariable(module, arr, name="msjit_cache_key")
+    g.global_constant = True
+    g.initializer = ir.Constant(arr, data)
+
+
 def build(module: ir.Module | None, key: str | None = None, make_module=None) -> Library:
     """Compile (or load from the disk cache) a module; return the loaded library."""
     target._init()
@@ -130,6 +140,7 @@ def build(module: ir.Module | None, key: str | None = None, make_module=None) ->
             diskcache.discard(key)
     if module is None:
         module = make_module()
+    _embed_key(module, key)
     text = str(module)
     with target.LOCK:
         _, obj = compile_ir(text)

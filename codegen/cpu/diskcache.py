@@ -1,17 +1,36 @@
 """On-disk cache of compiled object files: ``$MSJIT_CACHE_DIR`` or ``~/.cache/msjit``.
 
-Each entry is ``<sha256>.o``: an 8-byte magic, the sha256 of the payload, then the PIC object
-code. Writes go to a temporary file renamed into place (atomic); a truncated or corrupted file
-fails the checksum, is deleted and the kernel is recompiled. ``MSJIT_CACHE_DIR=""`` (empty) or
-``MSJIT_NO_CACHE=1`` disables the cache.
+Each entry ``<key>.o`` is an envelope: an 8-byte magic, the entry's full key (64 hex digits), the
+sha256 of key and payload, then the PIC object code. Nothing in a file is trusted:
+
+* a truncated or corrupted file fails the checksum;
+* a valid file stored under another key (two files swapped, a copy) carries the wrong key;
+* the object code itself must embed the key (the compiler puts it in a constant, see
+  :func:`key_symbol`), so another graph's object re-wrapped under this key is refused too;
+* the payload must be a well-formed relocatable object for this machine (header and section
+  table inside the file) before LLVM sees it, so a forged file cannot crash the loader.
+
+Any failed check deletes the file and the kernel is recompiled. Writes go to a temporary file
+renamed into place (atomic). ``MSJIT_CACHE_DIR=""`` (empty) or ``MSJIT_NO_CACHE=1`` disables the
+cache.
+
+Example:
+    >>> from codegen.cpu import diskcache
+    >>> diskcache.unwrap("0" * 64, diskcache.wrap("1" * 64, b"payload")) is None  # another key's file
+    True
 """
 from __future__ import annotations
 
 import hashlib
 import os
+import platform
+import struct
+import sys
 import tempfile
 
-MAGIC = b"MSJITO1\n"
+MAGIC = b"MSJITO2\n"
+_KEY_LEN = 64
+_HEAD = len(MAGIC) + _KEY_LEN + 32
 
 
 def cache_dir() -> str | None:
@@ -28,6 +47,60 @@ def _path(key: str) -> str | None:
     return os.path.join(d, key[:2], key + ".o") if d else None
 
 
+def key_symbol(key: str) -> bytes:
+    """The bytes every object compiled for ``key`` embeds (checked before loading it)."""
+    return b"msjit-cache-key:" + key.encode("ascii")
+
+
+def wrap(key: str, obj: bytes) -> bytes:
+    k = key.encode("ascii")
+    return MAGIC + k + hashlib.sha256(k + obj).digest() + obj
+
+
+def unwrap(key: str, data: bytes) -> bytes | None:
+    """The object of a cache file for ``key``, or None when any check fails."""
+    k = key.encode("ascii")
+    if len(k) != _KEY_LEN or len(data) < _HEAD or data[:len(MAGIC)] != MAGIC:
+        return None
+    if data[len(MAGIC):len(MAGIC) + _KEY_LEN] != k:
+        return None  # a valid entry of another key
+    obj = data[_HEAD:]
+    if hashlib.sha256(k + obj).digest() != data[len(MAGIC) + _KEY_LEN:_HEAD]:
+        return None
+    if key_symbol(key) not in obj or not well_formed_object(obj):
+        return None
+    return obj
+
+
+_ELF_MACHINES = {"x86_64": 62, "amd64": 62, "aarch64": 183, "arm64": 183, "ppc64le": 21, "s390x": 22,
+                 "riscv64": 243}
+
+
+def well_formed_object(obj: bytes) -> bool:
+    """A structural check of a 64-bit little-endian ELF relocatable for this machine (the format
+    LLVM emits on Linux): header, section table and every section's bytes inside the buffer.
+    Objects of other platforms' formats are accepted as they are (their key checks still apply)."""
+    if not sys.platform.startswith("linux"):
+        return True
+    if len(obj) < 64 or obj[:4] != b"\x7fELF" or obj[4] != 2 or obj[5] != 1:
+        return False
+    e_type, e_machine = struct.unpack_from("<HH", obj, 16)
+    want = _ELF_MACHINES.get(platform.machine().lower())
+    if e_type != 1 or (want is not None and e_machine != want):
+        return False
+    e_shoff, = struct.unpack_from("<Q", obj, 40)
+    e_shentsize, e_shnum, e_shstrndx = struct.unpack_from("<HHH", obj, 58)
+    if e_shentsize != 64 or e_shnum == 0 or e_shstrndx >= e_shnum or e_shoff + e_shnum * 64 > len(obj):
+        return False
+    for i in range(e_shnum):
+        base = e_shoff + i * 64
+        sh_type, = struct.unpack_from("<I", obj, base + 4)
+        sh_offset, sh_size = struct.unpack_from("<QQ", obj, base + 24)
+        if sh_type != 8 and sh_offset + sh_size > len(obj):  # 8: SHT_NOBITS takes no file bytes
+            return False
+    return True
+
+
 def load(key: str) -> bytes | None:
     p = _path(key)
     if p is None:
@@ -37,27 +110,29 @@ def load(key: str) -> bytes | None:
             data = f.read()
     except OSError:
         return None
-    if len(data) < 40 or data[:8] != MAGIC or hashlib.sha256(data[40:]).digest() != data[8:40]:
-        discard(key)  # corrupted or truncated: recompile
-        return None
-    return data[40:]
+    obj = unwrap(key, data)
+    if obj is None:
+        discard(key)  # corrupted, truncated, swapped or forged: recompile
+    return obj
 
 
 def store(key: str, obj: bytes) -> None:
     p = _path(key)
     if p is None:
         return
+    tmp = None
     try:
         os.makedirs(os.path.dirname(p), exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(p), prefix=".tmp-", suffix=".o")
         with os.fdopen(fd, "wb") as f:
-            f.write(MAGIC + hashlib.sha256(obj).digest() + obj)
+            f.write(wrap(key, obj))
         os.replace(tmp, p)
     except OSError:  # a read-only or full cache directory never breaks compilation
-        try:
-            os.unlink(tmp)
-        except Exception:
-            pass
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
 
 
 def discard(key: str) -> None:
