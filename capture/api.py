@@ -360,6 +360,11 @@ def compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
         # entries hold the Cell only weakly; when it is collected, drop them (and its Parameters)
         cache.watched.add(owner)
         weakref.finalize(flat[0], cache.forget_owner, owner)
+    closure_key = ("closure", id(fn.__closure__))
+    if fn.__closure__ is not None and closure_key not in cache.watched:
+        # entries of a closure hold its cells: when the function dies, drop them
+        cache.watched.add(closure_key)
+        weakref.finalize(fn, cache.forget_closure, id(fn.__closure__))
     return entry
 
 

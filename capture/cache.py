@@ -84,6 +84,12 @@ class CodeCache:
     def add(self, entry: Entry) -> None:
         self.entries.insert(0, entry)
 
+    def forget_closure(self, closure_id) -> None:
+        """Drop what was compiled for one closure (called when its function is collected: the
+        entries would otherwise keep the closure's cells -- a model, big tensors -- alive)."""
+        self.entries = [e for e in self.entries if e.closure is None or id(e.closure) != closure_id]
+        self.watched.discard(("closure", closure_id))
+
     def forget_owner(self, owner) -> None:
         """Drop what was compiled for one Cell instance (called when that Cell is collected)."""
         self.entries = [e for e in self.entries if e.owner != owner]

@@ -14,6 +14,7 @@ import hashlib
 import os
 import threading
 import time
+import weakref
 
 import llvmlite.binding as llvm
 from llvmlite import ir
@@ -26,7 +27,9 @@ STATS = {"compiled": 0, "cache_hits": 0, "compile_s": 0.0, "load_s": 0.0}
 
 KERNEL_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 
-_ENGINES = []  # engines stay alive while their function pointers may be used
+#: loaded libraries (weakly): an engine lives exactly as long as the Library holding it, and a
+#: runner holds its Library for as long as it may call the kernels' function pointers
+_LIBRARIES: "weakref.WeakSet[Library]" = weakref.WeakSet()
 _LOCK = threading.Lock()
 forksafe.renew_in_child(globals(), "_LOCK", threading.Lock)
 
@@ -72,8 +75,8 @@ class Library:
             ee = llvm.create_mcjit_compiler(llvm.parse_assembly(""), target.jit_target_machine())
             ee.add_object_file(llvm.ObjectFileRef.from_data(obj))
             ee.finalize_object()
-            _ENGINES.append(ee)
         self.ee = ee
+        _LIBRARIES.add(self)
 
     def address(self, name: str) -> int:
         addr = self.ee.get_function_address(name)
@@ -83,6 +86,11 @@ class Library:
 
     def cfunc(self, name: str):
         return KERNEL_CFUNC(self.address(name))
+
+
+def live_libraries() -> int:
+    """How many loaded libraries (execution engines) are alive (tests watch this stay flat)."""
+    return len(_LIBRARIES)
 
 
 _SOURCES = ("codegen/cpu/vmath.py", "codegen/cpu/emitter.py", "codegen/cpu/kernels.py",
