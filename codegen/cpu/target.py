@@ -1,8 +1,16 @@
 """LLVM initialisation and the (cached) host target machine.
 
-One target machine per process for object emission (PIC, so the ``.o`` files in the on-disk cache
-can be loaded anywhere); its CPU name, feature string and the llvmlite version are part of every
-cache key. On AVX-512 hosts ``-prefer-256-bit`` is dropped so loops use zmm registers.
+One target machine per process for object emission; its CPU name, feature string, the llvmlite
+version and the code model are part of every cache key. On AVX-512 hosts ``-prefer-256-bit`` is
+dropped so loops use zmm registers.
+
+Objects use the *large code model with absolute relocations*: every reference between sections
+(the kernels' constant pools, for one) is a 64-bit absolute address patched at load time. With the
+default small code model they are 32-bit PC-relative, and a process whose address space is large
+and fragmented (torch and jax loaded, long runs) can get a code section and a data section placed
+more than 2 GB apart by the JIT's memory manager: LLVM then aborts the whole process
+(``RuntimeDyldELF ... isInt<32>(RealOffset)``). A relocatable object with absolute relocations
+still loads at any address, so the disk cache keeps working.
 """
 from __future__ import annotations
 
@@ -15,6 +23,9 @@ import llvmlite.binding as llvm
 from graph import forksafe
 
 _LOCK = threading.RLock()
+
+#: no 32-bit offsets between sections: loading never depends on where the sections land
+RELOC, CODE_MODEL = "static", "large"
 
 
 @functools.lru_cache(maxsize=None)
@@ -53,20 +64,19 @@ def target_machine():
     """The cached PIC target machine used for optimisation and object emission."""
     triple, cpu, feats = host()
     target = llvm.Target.from_triple(triple)
-    return target.create_target_machine(cpu=cpu, features=feats, opt=3, reloc="pic",
-                                        codemodel="default")
+    return target.create_target_machine(cpu=cpu, features=feats, opt=3, reloc=RELOC, codemodel=CODE_MODEL)
 
 
 def jit_target_machine():
     """A fresh target machine for an MCJIT engine (the engine takes ownership of it)."""
     triple, cpu, feats = host()
     return llvm.Target.from_triple(triple).create_target_machine(cpu=cpu, features=feats, opt=3,
-                                                                 reloc="pic", codemodel="default")
+                                                                 reloc=RELOC, codemodel=CODE_MODEL)
 
 
 def cache_salt() -> str:
     triple, cpu, feats = host()
-    return f"{triple}|{cpu}|{feats}|llvmlite={llvmlite.__version__}|codegen=1"
+    return f"{triple}|{cpu}|{feats}|llvmlite={llvmlite.__version__}|{RELOC}/{CODE_MODEL}|codegen=2"
 
 
 LOCK = _LOCK
