@@ -359,12 +359,12 @@ def compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
     if flat and isinstance(flat[0], Cell) and owner not in cache.watched:
         # entries hold the Cell only weakly; when it is collected, drop them (and its Parameters)
         cache.watched.add(owner)
-        weakref.finalize(flat[0], cache.forget_owner, owner)
+        _cache.forget_when_dead(flat[0], cache, "forget_owner", owner)
     closure_key = ("closure", id(fn.__closure__))
     if fn.__closure__ is not None and closure_key not in cache.watched:
         # entries of a closure hold its cells: when the function dies, drop them
         cache.watched.add(closure_key)
-        weakref.finalize(fn, cache.forget_closure, id(fn.__closure__))
+        _cache.forget_when_dead(fn, cache, "forget_closure", id(fn.__closure__))
     return entry
 
 

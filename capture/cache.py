@@ -9,6 +9,7 @@ most-recently-hit first.
 from __future__ import annotations
 
 import threading
+import weakref
 
 from graph import forksafe
 
@@ -109,11 +110,29 @@ def cache_for(code) -> CodeCache:
 
 
 def reset(code=None) -> None:
-    """Drop all compiled entries (or those of one code object)."""
+    """Drop all compiled entries (or those of one code object and the resume functions generated
+    from it). The dropped caches are emptied too: finalizers of Cells and closures may still reach
+    them until their owners die."""
     if code is None:
+        dropped = list(_CACHES.values())
         _CACHES.clear()
     else:
-        _CACHES.pop(code, None)
         from .resume import DERIVED
-        for derived in list(DERIVED.get(code, ())):  # resume functions generated from it
-            _CACHES.pop(derived, None)
+        dropped = [_CACHES.pop(c, None) for c in (code, *DERIVED.get(code, ()))]
+    for c in dropped:
+        if c is not None:
+            c.entries = []
+            c.compiles_per_owner.clear()
+            c.disabled.clear()
+
+
+def forget_when_dead(obj, cache: CodeCache, method: str, key) -> None:
+    """When ``obj`` is collected, call ``cache.<method>(key)`` -- holding ``cache`` only weakly, so
+    a cache dropped by :func:`reset` is not kept alive by the objects it once compiled for."""
+    ref = weakref.ref(cache)
+
+    def forget(ref=ref, method=method, key=key):
+        c = ref()
+        if c is not None:
+            getattr(c, method)(key)
+    weakref.finalize(obj, forget)
