@@ -36,3 +36,7 @@ if not _bc.SUPPORTED:  # pragma: no cover - depends on the interpreter
                   RuntimeWarning)
 else:
     _context.set_graph_handler(GraphModeHandler())
+
+# set_context(num_threads=...) sizes the compiled kernels' thread pool
+from codegen.cpu import threads as _threads  # noqa: E402
+_context.on_setting("num_threads", _threads.set_num_threads)

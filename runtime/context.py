@@ -71,7 +71,15 @@ def _check_syntax_level(v):
     return v
 
 
+def _check_threads(v):
+    if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+        raise ValueError(f"set_context: num_threads must be a positive int or None (every core), got {v!r}")
+    return v
+
+
 _CHECKS = {
+    "num_threads": _check_threads,
+    "runtime_num_threads": _check_threads,  # MindSpore 2.x's name for the same setting
     "mode": _check_mode,
     "device_target": _check_device,
     "device_id": _check_nonneg_int("device_id"),
@@ -82,6 +90,7 @@ _CHECKS = {
 }
 
 _state = {
+    "num_threads": None,
     "mode": PYNATIVE_MODE,
     "device_target": "CPU",
     "device_id": 0,
@@ -97,11 +106,27 @@ def set_context(**kwargs) -> None:
     unknown = [k for k in kwargs if k not in _CHECKS]
     if unknown:
         raise ValueError(f"set_context: unknown key(s) {unknown}; valid keys: {sorted(_CHECKS)}")
-    checked = {k: _CHECKS[k](v) for k, v in kwargs.items()}
+    checked = {_ALIASES.get(k, k): _CHECKS[k](v) for k, v in kwargs.items()}
     _state.update(checked)
+    for k, v in checked.items():
+        for listener in _LISTENERS.get(k, ()):
+            listener(v)
+
+
+#: keys that are another name of a setting
+_ALIASES = {"runtime_num_threads": "num_threads"}
+#: key -> callables told each new value (upper layers register: the compiler's thread pool)
+_LISTENERS: dict = {}
+
+
+def on_setting(key: str, listener) -> None:
+    """Call ``listener(value)`` whenever ``set_context`` sets ``key`` (and now, with its value)."""
+    _LISTENERS.setdefault(key, []).append(listener)
+    listener(_state[key])
 
 
 def get_context(key: str):
+    key = _ALIASES.get(key, key)
     if key not in _state:
         raise ValueError(f"get_context: unknown key {key!r}; valid keys: {sorted(_state)}")
     return _state[key]

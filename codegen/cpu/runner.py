@@ -128,14 +128,14 @@ class CompiledGraph:
         self.steps = []
         self.step_values = []  # ids of the values each step writes
         self.descr = []
-        split_ok = threads.n_threads() > 1
+        split_ok = True  # the number of parts is decided per call (set_num_threads may change it)
         for ki, k in enumerate(kernels_):
             plan = plans.get(ki)
             if isinstance(plan, kernels.FusedPlan):
                 self.steps.append(self._fused_step(plan, buffers, split_ok))
                 self.step_values.append([id(o.value) for o in plan.operands if o.role != "in"])
                 self.descr.append(f"k{ki} fused[llvm] {plan.name} dims={plan.dims}"
-                                  f"{' split' if self._split(plan, split_ok) else ''}")
+                                  f"{' split' if self._parts(plan, split_ok) > 1 else ''}")
             else:
                 for n in k.nodes:
                     self.steps.append(self._impl_step(n))
@@ -166,8 +166,9 @@ class CompiledGraph:
         return roots
 
     @staticmethod
-    def _split(plan, split_ok):
-        return split_ok and plan.splittable and plan.size * plan.cost >= threads.SPLIT_THRESHOLD
+    def _parts(plan, split_ok):
+        """How many parts the kernel runs in with the current thread count."""
+        return threads.parts_for(plan.size * plan.cost, split_ok and plan.splittable)
 
     # -- steps -------------------------------------------------------------------------------------
     def _fused_step(self, plan, buffers, split_ok):
@@ -196,9 +197,11 @@ class CompiledGraph:
                 else:
                     dynamic_in.append((j, slot, o.dtype))
         hi = plan.dims[0] if plan.dims else 1
-        split = self._split(plan, split_ok)
+        work = plan.size * plan.cost
+        split = split_ok and plan.splittable and work >= threads.SPLIT_THRESHOLD
         align = 64 if len(plan.dims) == 1 else 1
-        helper = threads.helper() if split else None
+        workers = threads.pool() if split else None
+        parts_for = threads.parts_for
         asc = np.ascontiguousarray
         empty = np.empty
         # graph outputs are handed to the caller, so each call needs an array nobody else holds;
@@ -230,7 +233,7 @@ class CompiledGraph:
                         pool.append((a, ptr))
                 env[slot] = a
             if split:
-                helper.split(fn, argv, 0, hi, align)
+                workers.parallel_for(fn, argv, 0, hi, parts_for(work), align)
             else:
                 fn(argv, 0, hi)
 
