@@ -235,7 +235,8 @@ def run_meta(backend) -> dict:
     return {"time": datetime.datetime.now().isoformat(timespec="seconds"), "commit": _commit(),
             "machine": platform.node(), "cpu": _cpu_model(), "cpus": os.cpu_count(), "threads": threads,
             "python": platform.python_version(), "backend": backend,
-            "blas_threads": os.environ.get("RUNTIME_BLAS_THREADS"),
+            "blas_threads": os.environ.get("RUNTIME_BLAS_THREADS") or threads,
+            "pinned_threads": os.environ.get("BENCH_THREADS"),
             "sgemm_peak_gflops": measured_sgemm_peak_gflops()}
 
 
@@ -274,6 +275,18 @@ def _installed(module) -> bool:
         return False
 
 
+def pin_threads(n: int) -> None:
+    """Every framework on ``n`` threads: ours (kernel pool and BLAS), torch, and JAX/XLA (whose
+    flags must be set before jax is imported)."""
+    os.environ["BENCH_THREADS"] = str(n)
+    os.environ["RUNTIME_BLAS_THREADS"] = str(n)
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_cpu_multi_thread_eigen="
+                               + ("false" if n == 1 else "true") + f" intra_op_parallelism_threads={n}").strip()
+    ms.set_context(num_threads=n)
+    from runtime.device import limit_blas_threads
+    limit_blas_threads(n)
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["dashboard"]:
@@ -285,7 +298,11 @@ def main(argv=None):
     p.add_argument("--backend", default=None)
     p.add_argument("--json", default=os.path.join(RESULTS, "latest.json"))
     p.add_argument("--html", default=None, help="also write the dashboard page (this run + saved history)")
+    p.add_argument("--threads", type=int, default=None,
+                   help="pin every framework to N threads (default: each at its own default, all cores)")
     args = p.parse_args(argv)
+    if args.threads is not None:
+        pin_threads(args.threads)
     repeats = 10 if args.quick else 30
     torch_ok = not args.no_torch and _installed("torch")
     jax_ok = not args.no_jax and _installed("jax")

@@ -55,9 +55,10 @@ def torch_net(model: str, batch: int):
     """(net, x, y) for PyTorch with the same architecture."""
     import torch
     torch.manual_seed(0)
-    # Same thread count as our BLAS (runtime.device.limit_blas_threads): on this 2-core machine a
-    # 2-thread torch under any other load spins in OpenMP (370 ms instead of 4 ms per LeNet step).
-    torch.set_num_threads(int(os.environ.get("RUNTIME_BLAS_THREADS", "1")))
+    # peers run at their default settings (all cores) unless the bench pins every framework to
+    # the same thread count (python -m bench --threads N)
+    if os.environ.get("BENCH_THREADS"):
+        torch.set_num_threads(int(os.environ["BENCH_THREADS"]))
     if model == "lenet":
         net = torch.nn.Sequential(
             torch.nn.Conv2d(1, 6, 5), torch.nn.ReLU(), torch.nn.MaxPool2d(2, 2),

@@ -14,21 +14,31 @@ _blas_limit = None
 
 
 def limit_blas_threads(n: int | None = None) -> None:
-    """Cap numpy's BLAS threads (default 1, or $RUNTIME_BLAS_THREADS).
+    """Set numpy's BLAS threads: ``n``, else ``$RUNTIME_BLAS_THREADS``, else every core this
+    process may run on (as torch and JAX do by default).
 
-    Eager ops are many small GEMMs (im2col convolutions, Dense layers at small batch) for which
-    OpenBLAS's thread hand-off costs more than it gains, and on a loaded 2-core machine a
-    2-thread OpenBLAS made the LeNet5 b32 step 7x slower (139 ms vs 21 ms) — see bench/.
+    Measured on the 2-core bench machine (idle, ``python -m bench --quick``): BLAS on 2 threads
+    instead of 1 took the LeNet5 b32 train step from 2.98 to 2.05 ms and MLP b1024 from 12.4 to
+    6.4 ms. On a machine shared with other busy processes OpenBLAS's spinning threads can cost
+    far more than they gain (a LeNet5 b32 step once went from 21 to 139 ms): set
+    ``RUNTIME_BLAS_THREADS=1`` there.
     """
     global _blas_limit
     import os
     if n is None:
-        n = int(os.environ.get("RUNTIME_BLAS_THREADS", "1"))
+        env = os.environ.get("RUNTIME_BLAS_THREADS")
+        if env:
+            n = int(env)
+        else:
+            try:
+                n = len(os.sched_getaffinity(0))
+            except (AttributeError, OSError):
+                n = os.cpu_count() or 1
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:  # optional at import time; a plain install always has it
         return
-    _blas_limit = threadpool_limits(limits=n, user_api="blas")
+    _blas_limit = threadpool_limits(limits=max(1, n), user_api="blas")
 
 
 def cupy_module():
