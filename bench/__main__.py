@@ -243,15 +243,17 @@ def run_meta(backend) -> dict:
 RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
 
 
-def save_run(run, latest_path) -> str:
-    """Write ``run`` to the history folder and to ``latest_path``, each atomically; the history file."""
+def save_run(run, latest_path, history=True) -> str | None:
+    """Write ``run`` to ``latest_path`` and (unless ``history`` is False) to the history folder,
+    each atomically; the history file."""
     from capture.webpage import write_atomically
     stamp = run["meta"]["time"].replace(":", "").replace("-", "")
-    history = os.path.join(RESULTS, "runs", f"{stamp}-{run['meta']['commit'] or 'nogit'}.json")
+    path = os.path.join(RESULTS, "runs", f"{stamp}-{run['meta']['commit'] or 'nogit'}.json") if history else None
     text = json.dumps(run, indent=2)
-    for path in (history, latest_path):
-        write_atomically(path, text)
-    return history
+    for target in (path, latest_path):
+        if target:
+            write_atomically(target, text)
+    return path
 
 
 def dashboard_main(argv) -> int:
@@ -273,6 +275,22 @@ def _installed(module) -> bool:
         return True
     except Exception:  # an installed but broken peer counts as absent
         return False
+
+
+def one_thread_rows(args) -> list:
+    """The training rows measured again in a fresh process with every framework on one thread
+    (thread settings of torch's OpenMP and XLA only take effect before they start)."""
+    out = os.path.join(tempfile.mkdtemp(prefix="bench-1t-"), "rows.json")
+    cmd = [sys.executable, "-m", "bench", "--threads", "1", "--train-only", "--json", out]
+    cmd += [flag for flag, on in (("--quick", args.quick), ("--no-torch", args.no_torch), ("--no-jax", args.no_jax)) if on]
+    if args.backend:
+        cmd += ["--backend", args.backend]
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    done = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+    if done.returncode != 0:
+        return [{"case": "1-thread run failed", "error": done.stderr[-500:]}]
+    with open(out) as f:
+        return json.load(f)["rows"]
 
 
 def pin_threads(n: int) -> None:
@@ -300,6 +318,9 @@ def main(argv=None):
     p.add_argument("--html", default=None, help="also write the dashboard page (this run + saved history)")
     p.add_argument("--threads", type=int, default=None,
                    help="pin every framework to N threads (default: each at its own default, all cores)")
+    p.add_argument("--train-only", action="store_true", help="only the training rows")
+    p.add_argument("--no-1thread", action="store_true",
+                   help="skip the second table (training rows with every framework on one thread)")
     args = p.parse_args(argv)
     if args.threads is not None:
         pin_threads(args.threads)
@@ -311,13 +332,18 @@ def main(argv=None):
     for model, batch in (("lenet", 32), ("lenet", 256), ("mlp", 32), ("mlp", 1024)):
         rows.append(train_row(model, batch, repeats if batch < 1000 else max(5, repeats // 3), args.backend,
                               torch_ok, jax_ok))
-    rows.append(inference_row(repeats, args.backend, torch_ok))
-    rows.extend(chain_rows(repeats, args.backend))
-    rows.extend(first_step_rows(args.backend))
+    if not args.train_only:
+        rows.append(inference_row(repeats, args.backend, torch_ok))
+        rows.extend(chain_rows(repeats, args.backend))
+        rows.extend(first_step_rows(args.backend))
     print(format_table(rows))
     run = {"meta": meta, "rows": rows}
-    history = save_run(run, args.json)
-    print(f"wrote {args.json} and {history}")
+    if args.threads is None and not args.no_1thread and not args.train_only:
+        run["rows_1thread"] = one_thread_rows(args)
+        print("\nevery framework on 1 thread:")
+        print(format_table(run["rows_1thread"]))
+    history = save_run(run, args.json, history=not args.train_only)
+    print(f"wrote {args.json}" + (f" and {history}" if history else ""))
     if args.html:
         import dashboard
         runs = dashboard.load_runs(sorted(glob.glob(os.path.join(RESULTS, "runs", "*.json"))))
