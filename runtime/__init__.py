@@ -29,7 +29,8 @@ from .common.initializer import Normal, Uniform, XavierUniform, HeUniform, HeNor
 from .common.initializer import One, Zero, TruncatedNormal, Constant  # noqa: F401
 from . import nn  # noqa: F401
 from .train import (Model, LossMonitor, TimeMonitor, ModelCheckpoint, CheckpointConfig,  # noqa: F401
-                    save_checkpoint, load_checkpoint, load_param_into_net, Callback)
+                    save_checkpoint, load_checkpoint, load_param_into_net, Callback, EarlyStopping,
+                    ReduceLROnPlateau, LearningRateScheduler, SummaryCollector)
 from . import data  # noqa: F401
 from . import dataset  # noqa: F401  (MindSpore's module name for runtime.data)
 

@@ -18,7 +18,8 @@ import numpy as np
 
 from ..tensor import Tensor
 
-__all__ = ["Metric", "Accuracy", "MAE", "MSE", "Loss", "TopKCategoricalAccuracy", "rearrange_inputs"]
+__all__ = ["Metric", "Accuracy", "MAE", "MSE", "Loss", "TopKCategoricalAccuracy", "Top1CategoricalAccuracy",
+           "Top5CategoricalAccuracy", "Precision", "Recall", "Fbeta", "F1", "rearrange_inputs"]
 
 
 def _to_numpy(x, cls_name):
@@ -250,3 +251,120 @@ class TopKCategoricalAccuracy(Metric):
         if self._samples_num == 0:
             raise RuntimeError("TopKCategoricalAccuracy: the number of samples is 0; call update() first")
         return self._correct_num / self._samples_num
+
+
+class Top1CategoricalAccuracy(TopKCategoricalAccuracy):
+    """Fraction of samples whose label has the highest score."""
+
+    def __init__(self):
+        super().__init__(1)
+
+
+class Top5CategoricalAccuracy(TopKCategoricalAccuracy):
+    """Fraction of samples whose label is among the five highest scores."""
+
+    def __init__(self):
+        super().__init__(5)
+
+
+class _ClassCounts(Metric):
+    """Per-class true positives, predicted positives and actual positives (MindSpore's
+    ``eval_type``: 'classification' takes the argmax of scores (N, C) against indices (N,) or one-hot
+    labels; 'multilabel' rounds y_pred (N, C) against 0/1 labels)."""
+
+    def __init__(self, eval_type="classification"):
+        super().__init__()
+        if eval_type not in ("classification", "multilabel"):
+            raise ValueError(f"{type(self).__name__}: eval_type must be 'classification' or 'multilabel', "
+                             f"got {eval_type!r}")
+        self.eval_type = eval_type
+        self.clear()
+
+    def clear(self):
+        self._class_num = 0
+        self._true_positives = self._predicted = self._actual = 0
+
+    @rearrange_inputs
+    def update(self, *inputs):
+        name = type(self).__name__
+        _need(name, inputs, 2)
+        y_pred = self._convert_data(inputs[0])
+        y = self._convert_data(inputs[1])
+        if self.eval_type == "classification":
+            if y_pred.ndim != 2:
+                raise ValueError(f"{name}: y_pred must be (N, C) scores, got shape {y_pred.shape}")
+            c = y_pred.shape[1]
+            if y.shape == y_pred.shape:
+                y = y.argmax(axis=1)
+            if y.shape != y_pred.shape[:1]:
+                raise ValueError(f"{name}: y shape {y.shape} does not match y_pred shape {y_pred.shape}")
+            if y.size and (y.min() < 0 or y.max() >= c):
+                raise ValueError(f"{name}: labels must be in [0, {c}), got values in [{y.min()}, {y.max()}]")
+            pred = np.eye(c, dtype=np.int64)[y_pred.argmax(axis=1)]
+            true = np.eye(c, dtype=np.int64)[y.astype(np.int64)]
+        else:
+            if y_pred.shape != y.shape:
+                raise ValueError(f"{name}: y_pred shape {y_pred.shape} != y shape {y.shape}")
+            pred, true = y_pred.round().astype(np.int64), y.astype(np.int64)
+            c = y.shape[-1]
+        if self._class_num and c != self._class_num:
+            raise ValueError(f"{name}: class number changed from {self._class_num} to {c}")
+        self._class_num = c
+        self._true_positives = self._true_positives + (pred * true).sum(axis=0)
+        self._predicted = self._predicted + pred.sum(axis=0)
+        self._actual = self._actual + true.sum(axis=0)
+
+    def _require_samples(self):
+        if not self._class_num:
+            raise RuntimeError(f"{type(self).__name__}: the number of samples is 0; call update() first")
+
+    @staticmethod
+    def _ratio(num, den):
+        num, den = np.asarray(num, np.float64), np.asarray(den, np.float64)
+        return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+
+
+class Precision(_ClassCounts):
+    """Per-class precision TP / (TP + FP) (0 where nothing was predicted); ``eval(average=True)``
+    gives their mean."""
+
+    def eval(self, average=False):
+        self._require_samples()
+        p = self._ratio(self._true_positives, self._predicted)
+        return float(p.mean()) if average else p
+
+
+class Recall(_ClassCounts):
+    """Per-class recall TP / (TP + FN) (0 for classes absent from the labels); ``eval(average=True)``
+    gives their mean."""
+
+    def eval(self, average=False):
+        self._require_samples()
+        r = self._ratio(self._true_positives, self._actual)
+        return float(r.mean()) if average else r
+
+
+class Fbeta(_ClassCounts):
+    """Per-class F-beta: (1 + beta^2) P R / (beta^2 P + R), from the same counts as Precision and
+    Recall (classification inputs)."""
+
+    def __init__(self, beta):
+        if isinstance(beta, bool) or not isinstance(beta, (int, float)) or beta <= 0:
+            raise ValueError(f"Fbeta: beta must be a float > 0, got {beta!r}")
+        self.beta = float(beta)
+        super().__init__("classification")
+
+    def eval(self, average=False):
+        self._require_samples()
+        p = self._ratio(self._true_positives, self._predicted)
+        r = self._ratio(self._true_positives, self._actual)
+        b2 = self.beta ** 2
+        f = self._ratio((1 + b2) * p * r, b2 * p + r)
+        return float(f.mean()) if average else f
+
+
+class F1(Fbeta):
+    """Fbeta with beta = 1."""
+
+    def __init__(self):
+        super().__init__(1.0)

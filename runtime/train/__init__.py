@@ -10,10 +10,12 @@ from .callbacks import (Callback, CallbackList, CheckpointConfig, History, Lambd
                         ModelCheckpoint, ProgressBar, RunContext, TimeMonitor)
 from .checkpoint import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: F401
 from .model import Model  # noqa: F401
+from .monitors import EarlyStopping, LearningRateScheduler, ReduceLROnPlateau, SummaryCollector  # noqa: F401
 from .metrics import *  # noqa: F401,F403
 from .metrics import __all__ as _metrics_all
 from . import callback, serialization  # noqa: F401,E402  (mindspore.train.callback / .serialization)
 
 __all__ = ["Model", "Callback", "CallbackList", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint",
            "CheckpointConfig", "ProgressBar", "LambdaCallback", "History", "save_checkpoint", "load_checkpoint",
-           "load_param_into_net"] + list(_metrics_all)
+           "load_param_into_net", "EarlyStopping", "LearningRateScheduler", "ReduceLROnPlateau",
+           "SummaryCollector"] + list(_metrics_all)
