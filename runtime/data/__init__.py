@@ -24,8 +24,9 @@ import os as _os
 from . import config, transforms, vision  # noqa: F401
 from .dataset import (BatchDataset, BatchInfo, Dataset, DictIterator, MapDataset, MappableDataset,  # noqa: F401
                       ProjectDataset, RenameDataset, RepeatDataset, ShuffleDataset, SkipDataset, TakeDataset,
-                      TupleIterator)
+                      TupleIterator, ZipDataset, ConcatDataset)
 from .mnist import MnistDataset  # noqa: F401
+from .cifar import Cifar10Dataset  # noqa: F401
 from .sources import GeneratorDataset, NumpySlicesDataset  # noqa: F401
 from .vision import Border, ImageBatchFormat, Inter  # noqa: F401
 
@@ -38,7 +39,7 @@ def embedded_mnist_dir() -> str:
     return _EMBEDDED
 
 
-__all__ = ["Dataset", "MappableDataset", "MnistDataset", "NumpySlicesDataset", "GeneratorDataset",
+__all__ = ["Dataset", "MappableDataset", "MnistDataset", "Cifar10Dataset", "ZipDataset", "ConcatDataset", "NumpySlicesDataset", "GeneratorDataset",
            "BatchDataset", "MapDataset", "ShuffleDataset", "RepeatDataset", "TakeDataset", "SkipDataset",
            "ProjectDataset", "RenameDataset", "BatchInfo", "TupleIterator", "DictIterator",
            "vision", "transforms", "config", "Inter", "Border", "ImageBatchFormat", "embedded_mnist_dir"]

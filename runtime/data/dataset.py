@@ -260,6 +260,28 @@ class Dataset:
         """Rename columns."""
         return RenameDataset(self, input_columns, output_columns)
 
+    def zip(self, datasets):
+        """Rows side by side: this dataset's columns, then each other dataset's (names must be
+        unique); as many rows as the shortest."""
+        others = [datasets] if isinstance(datasets, Dataset) else list(datasets)
+        return ZipDataset([self] + others)
+
+    def concat(self, datasets):
+        """This dataset's rows, then each other dataset's (same columns in the same order);
+        also ``ds1 + ds2``."""
+        others = [datasets] if isinstance(datasets, Dataset) else list(datasets)
+        return ConcatDataset([self] + others)
+
+    def __add__(self, other):
+        return self.concat(other)
+
+    def split(self, sizes, randomize=True):
+        """Disjoint datasets of the given sizes (row counts summing to the dataset size, or
+        fractions summing to 1: each ``round(f * size)``, the first absorbing any rounding
+        difference). ``randomize`` shuffles the rows once before splitting (seeded by
+        ``ms.set_seed`` / ``dataset.config.set_seed``); otherwise splits are contiguous."""
+        return split_dataset(self, sizes, randomize)
+
     # -- iteration ------------------------------------------------------------------------------
     def create_tuple_iterator(self, columns=None, num_epochs=-1, output_numpy=False, do_copy=True):
         """An iterator over rows as lists (Tensors, or numpy arrays with ``output_numpy=True``).
@@ -525,25 +547,32 @@ class MapDataset(Dataset):
         return [_stack_rows(c) for c in outs_cols]
 
     def _blocks(self, launch):
+        from .random_vision import drawing_from
+        rng = launch.rng(self)
         for block in self.children[0]._blocks(launch):
-            n = _nrows(block)
-            ins = [block[c] for c in self.input_columns]
-            if self._vector and isinstance(ins[0], np.ndarray):
-                arr = ins[0]
-                for op in self.operations:
-                    try:
-                        arr = op._apply_batch(arr)
-                    except (ValueError, TypeError) as e:
-                        raise _rewrap(e, f"map: {_op_name(op)} failed on column {self.input_columns[0]!r}: {e}") from e
-                outs = [arr]
-            else:
-                outs = self._apply_rows(ins, n)
-            new = dict(block)
-            for c in self.input_columns:
-                new.pop(c, None)
-            for c, v in zip(self.output_columns, outs):
-                new[c] = v
-            yield {c: new[c] for c in self._order}
+            with drawing_from(rng):  # random transforms draw from this node's stream
+                mapped = self._map_block(block)
+            yield mapped
+
+    def _map_block(self, block):
+        n = _nrows(block)
+        ins = [block[c] for c in self.input_columns]
+        if self._vector and isinstance(ins[0], np.ndarray):
+            arr = ins[0]
+            for op in self.operations:
+                try:
+                    arr = op._apply_batch(arr)
+                except (ValueError, TypeError) as e:
+                    raise _rewrap(e, f"map: {_op_name(op)} failed on column {self.input_columns[0]!r}: {e}") from e
+            outs = [arr]
+        else:
+            outs = self._apply_rows(ins, n)
+        new = dict(block)
+        for c in self.input_columns:
+            new.pop(c, None)
+        for c, v in zip(self.output_columns, outs):
+            new[c] = v
+        return {c: new[c] for c in self._order}
 
 
 def _rewrap(e, msg):
@@ -817,3 +846,137 @@ class RenameDataset(Dataset):
     def _blocks(self, launch):
         for block in self.children[0]._blocks(launch):
             yield {self.mapping.get(k, k): v for k, v in block.items()}
+
+
+# ---------------------------------------------------------------------------------------------
+# zip, concat, split
+# ---------------------------------------------------------------------------------------------
+def _datasets(what, datasets):
+    if not datasets or not all(isinstance(d, Dataset) for d in datasets):
+        raise TypeError(f"{what}: expected Datasets, got {[type(d).__name__ for d in datasets]}")
+    return list(datasets)
+
+
+class ZipDataset(Dataset):
+    def __init__(self, datasets):
+        super().__init__(_datasets("zip", datasets))
+        names = [n for d in self.children for n in d.get_col_names()]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ValueError(f"zip: column names must be unique across the zipped datasets, repeated: {dup} "
+                             "(rename them first)")
+        self._names = names
+
+    def _columns(self):
+        return list(self._names)
+
+    def _size(self):
+        sizes = [d._size() for d in self.children]
+        return None if any(n is None for n in sizes) else min(sizes)
+
+    def _blocks(self, launch):
+        streams = [_row_stream(d._blocks(launch)) for d in self.children]
+        while True:
+            parts = [next(s, None) for s in streams]
+            if any(p is None for p in parts):
+                return
+            n = min(_nrows(p) for p in parts)
+            block = {}
+            for s, p in zip(streams, parts):
+                block.update(_block_slice(p, 0, n))
+                if _nrows(p) > n:
+                    s.push_back(_block_slice(p, n, _nrows(p)))
+            yield block
+
+
+class _row_stream:
+    """Blocks of an iterator, with blocks (the unconsumed part of one) put back in front."""
+
+    def __init__(self, blocks):
+        self._blocks = iter(blocks)
+        self._back = []
+
+    def push_back(self, block):
+        self._back.append(block)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._back:
+            return self._back.pop()
+        while True:
+            block = next(self._blocks)
+            if _nrows(block):
+                return block
+
+
+class ConcatDataset(Dataset):
+    def __init__(self, datasets):
+        super().__init__(_datasets("concat", datasets))
+        first = self.children[0].get_col_names()
+        for d in self.children[1:]:
+            if d.get_col_names() != first:
+                raise ValueError(f"concat: every dataset needs the columns {first} in that order, "
+                                 f"got {d.get_col_names()}")
+
+    def _size(self):
+        sizes = [d._size() for d in self.children]
+        return None if any(n is None for n in sizes) else sum(sizes)
+
+    def _blocks(self, launch):
+        for d in self.children:
+            yield from d._blocks(launch)
+
+
+class _Subset(MappableDataset):
+    """Rows ``indices`` of the rows one pass over ``parent`` gives (read once, kept in memory)."""
+
+    def __init__(self, parent, indices, rows):
+        super().__init__(shuffle=False)
+        self._parent_names = parent.get_col_names()
+        self._rows = rows  # shared by the splits of one parent: {name: column}
+        self._idx = np.asarray(indices, dtype=np.int64)
+
+    def _columns(self):
+        return list(self._parent_names)
+
+    def _num_rows(self):
+        return len(self._idx)
+
+    def _fetch(self, idx):
+        return _block_take(self._rows, self._idx[np.asarray(idx, dtype=np.int64)])
+
+
+def _split_sizes(sizes, total):
+    if not isinstance(sizes, (list, tuple)) or not sizes:
+        raise TypeError(f"split: sizes must be a non-empty list of ints or of floats, got {sizes!r}")
+    if all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in sizes):
+        if any(v <= 0 for v in sizes) or sum(sizes) != total:
+            raise ValueError(f"split: sizes {list(sizes)} must be positive and sum to the dataset size {total}")
+        return [int(v) for v in sizes]
+    if all(isinstance(v, float) for v in sizes):
+        if any(not 0 < v <= 1 for v in sizes) or abs(sum(sizes) - 1.0) > 1e-6:
+            raise ValueError(f"split: fractions {list(sizes)} must be in (0, 1] and sum to 1")
+        out = [int(round(v * total)) for v in sizes]
+        out[0] += total - sum(out)
+        if any(v <= 0 for v in out):
+            raise ValueError(f"split: fractions {list(sizes)} of {total} rows leave an empty split")
+        return out
+    raise TypeError(f"split: sizes must be all ints or all floats, got {sizes!r}")
+
+
+def split_dataset(dataset, sizes, randomize=True):
+    """See :meth:`Dataset.split`."""
+    if not isinstance(randomize, bool):
+        raise TypeError(f"split: randomize must be a bool, got {randomize!r}")
+    launch = _Launch(dataset)
+    rows = _block_concat([b for b in dataset._blocks(launch) if _nrows(b)] or [{n: [] for n in dataset.get_col_names()}])
+    total = _nrows(rows)
+    counts = _split_sizes(sizes, total)
+    order = launch.rng(dataset).permutation(total) if randomize else np.arange(total)
+    out, start = [], 0
+    for c in counts:
+        out.append(_Subset(dataset, order[start:start + c], rows))
+        start += c
+    return out

@@ -347,6 +347,9 @@ class CenterCrop(ImageTensorOperation):
         return restore(np.ascontiguousarray(x[:, top:top + h, left:left + w]))
 
 
+from .random_vision import (Decode, Pad, RandomCrop, RandomHorizontalFlip, RandomResizedCrop,  # noqa: E402,F401
+                            RandomRotation, RandomVerticalFlip)
+
 # ``mindspore.dataset.vision.c_transforms`` / ``py_transforms`` (MindSpore 1.x paths)
 c_transforms = sys.modules[__name__]
 py_transforms = sys.modules[__name__]
