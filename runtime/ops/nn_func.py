@@ -1,5 +1,5 @@
 """MindSpore 2.x neural-network functions (``mindspore.ops.function.nn_func``): conv2d with bias,
-max_pool2d/avg_pool2d with explicit padding, activations and losses, composed from registered ops
+max_pool2d/avg_pool2d with explicit padding, activations, losses and interpolate, composed from registered ops
 (the losses are the ``nn`` loss Cells' own computations, so ``ops.cross_entropy`` and
 ``nn.CrossEntropyLoss`` cannot disagree).
 
@@ -13,17 +13,24 @@ Example:
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from graph.ops import REGISTRY, bind
 
 from .arrays import pad
 
+
+def _const(array):
+    from ..tensor import Tensor
+    return Tensor._wrap(array)
+
 _R = REGISTRY
 
 __all__ = ["conv2d", "max_pool2d", "avg_pool2d", "silu", "relu6", "hardswish", "hardsigmoid", "elu", "selu",
            "mish", "softsign", "logsigmoid", "softplus", "cross_entropy", "nll_loss", "l1_loss",
-           "smooth_l1_loss", "binary_cross_entropy", "kl_div"]
+           "smooth_l1_loss", "binary_cross_entropy", "kl_div", "interpolate"]
 
 
 def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dilation=1, groups=1):  # noqa: A002
@@ -187,3 +194,48 @@ def kl_div(logits, labels, reduction="mean"):
         return total
     n = int(np.prod(logits.shape)) if reduction == "mean" else int(logits.shape[0])
     return bind(_R["div"], total, float(n))
+
+
+# -- resizing -------------------------------------------------------------------------------------------
+def _linear_matrix(n_in, n_out, align_corners):
+    a = np.zeros((n_out, n_in), np.float32)
+    for i in range(n_out):
+        if align_corners:
+            src = i * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+        else:
+            src = max((i + 0.5) * n_in / n_out - 0.5, 0.0)
+        i0 = min(int(math.floor(src)), n_in - 1)
+        i1 = min(i0 + 1, n_in - 1)
+        f = src - i0
+        a[i, i0] += 1.0 - f
+        a[i, i1] += f
+    return a
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,  # noqa: A002
+                recompute_scale_factor=None):
+    """Resize the last two axes of NCHW ``input`` to ``size`` (or by ``scale_factor``); mode
+    'nearest' (source index floor(i * in / out)) or 'bilinear' (``align_corners`` as PyTorch/MindSpore)."""
+    if (size is None) == (scale_factor is None):
+        raise ValueError("interpolate: give exactly one of size and scale_factor")
+    if input.ndim != 4:
+        raise ValueError(f"interpolate: expects NCHW input, got shape {tuple(input.shape)}")
+    h, w = input.shape[2], input.shape[3]
+    if size is not None:
+        oh, ow = (size, size) if isinstance(size, int) else (int(size[0]), int(size[1]))
+    else:
+        sh, sw = (scale_factor, scale_factor) if isinstance(scale_factor, (int, float)) else scale_factor
+        oh, ow = int(math.floor(h * sh)), int(math.floor(w * sw))
+    if mode == "nearest":
+        if align_corners:
+            raise ValueError("interpolate: align_corners applies to 'bilinear' only")
+        iy = np.minimum(np.floor(np.arange(oh) * (h / oh)).astype(np.int32), h - 1)
+        ix = np.minimum(np.floor(np.arange(ow) * (w / ow)).astype(np.int32), w - 1)
+        out = bind(_R["gather"], input, _const(iy), axis=2)
+        return bind(_R["gather"], out, _const(ix), axis=3)
+    if mode == "bilinear":
+        dt = input.dtype.np
+        ah = _const(_linear_matrix(h, oh, bool(align_corners)).astype(dt))
+        aw = _const(_linear_matrix(w, ow, bool(align_corners)).T.astype(dt))
+        return bind(_R["matmul"], ah, bind(_R["matmul"], input, aw))
+    raise ValueError(f"interpolate: mode must be 'nearest' or 'bilinear', got {mode!r}")

@@ -11,5 +11,7 @@ from .embedding import *  # noqa: F401,F403
 from .embedding import __all__ as _emb
 from .activation import *  # noqa: F401,F403
 from .activation import __all__ as _act
+from .spatial import *  # noqa: F401,F403
+from .spatial import __all__ as _spatial
 
-__all__ = _basic + _conv + _pool + _norm + _emb + _act
+__all__ = _basic + _conv + _pool + _norm + _emb + _act + _spatial
