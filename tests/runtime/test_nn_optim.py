@@ -264,3 +264,75 @@ def test_train_one_step_sens_scales_gradients(rng):
     np.testing.assert_allclose(nets[1].weight.asnumpy() - w0, 4 * (nets[0].weight.asnumpy() - w0), rtol=1e-4)
     with pytest.raises(TypeError, match="optimizer"):
         nn.TrainOneStepCell(nn.WithLossCell(nets[0], nn.MSELoss()), object())
+
+
+def _np_rmsprop(start, grads, names, learning_rate=0.1, decay=0.9, momentum=0.0, epsilon=1e-10, centered=False,
+                weight_decay=0.0, loss_scale=1.0):
+    ps = [p.copy() for p in start]
+    ms_ = [np.ones_like(p) for p in ps]
+    mg = [np.zeros_like(p) for p in ps]
+    mom = [np.zeros_like(p) for p in ps]
+    wds = _decay(names, weight_decay)
+    for step in grads:
+        for i, g in enumerate(step):
+            g = g / loss_scale + wds[i] * ps[i]
+            ms_[i] = decay * ms_[i] + (1 - decay) * g * g
+            denom = ms_[i]
+            if centered:
+                mg[i] = decay * mg[i] + (1 - decay) * g
+                denom = ms_[i] - mg[i] ** 2
+            mom[i] = momentum * mom[i] + learning_rate * g / np.sqrt(denom + epsilon)
+            ps[i] = ps[i] - mom[i]
+    return ps
+
+
+def _np_adagrad(start, grads, names, accum=0.1, learning_rate=0.001, update_slots=True, weight_decay=0.0):
+    ps = [p.copy() for p in start]
+    acc = [np.full_like(p, accum) for p in ps]
+    wds = _decay(names, weight_decay)
+    for step in grads:
+        for i, g in enumerate(step):
+            g = g + wds[i] * ps[i]
+            if update_slots:
+                acc[i] = acc[i] + g * g
+            ps[i] = ps[i] - learning_rate * g / np.sqrt(acc[i])
+    return ps
+
+
+@pytest.mark.parametrize("kw", [
+    dict(),
+    dict(learning_rate=0.01, decay=0.8, momentum=0.9, epsilon=1e-6),
+    dict(learning_rate=0.01, momentum=0.5, centered=True, weight_decay=0.1),
+    dict(learning_rate=0.02, loss_scale=64.0),
+])
+def test_rmsprop_matches_numpy(kw, rng):
+    got, start, grads, names = _run(nn.RMSProp, rng, **kw)
+    _close(got, _np_rmsprop(start, grads, names, **kw), rtol=2e-5)
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(accum=0.5, learning_rate=0.1, weight_decay=0.2),
+                                dict(learning_rate=0.1, update_slots=False)])
+def test_adagrad_matches_numpy(kw, rng):
+    got, start, grads, names = _run(nn.Adagrad, rng, **kw)
+    _close(got, _np_adagrad(start, grads, names, **kw))
+
+
+def test_rmsprop_and_adagrad_in_a_jitted_train_step_equal_pynative():
+    for make in (lambda ps: nn.RMSProp(ps, 0.01, momentum=0.9, centered=True), lambda ps: nn.Adagrad(ps, 0.1, 0.05)):
+        results = []
+        for jit in (False, True):
+            ms.set_seed(3)
+            net = nn.Dense(4, 3)
+            opt = make(net.trainable_params())
+            grad_fn = ms.value_and_grad(lambda x: (net(x) ** 2).sum(), None, opt.parameters)
+
+            def step(x):
+                loss, grads = grad_fn(x)
+                opt(grads)
+                return loss
+            run = ms.jit(step) if jit else step
+            x = Tensor(np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4))
+            losses = [float(run(x).asnumpy()) for _ in range(5)]
+            results.append((losses, net.weight.asnumpy().copy()))
+        np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-5)
+        np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-5, atol=1e-7)

@@ -2,5 +2,6 @@
 from .optimizer import Optimizer  # noqa: F401
 from .sgd import SGD, Momentum  # noqa: F401
 from .adam import Adam, AdamW, AdamWeightDecay  # noqa: F401
+from .adagrad import Adagrad, RMSProp  # noqa: F401
 
-__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "AdamWeightDecay"]
+__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "AdamWeightDecay", "RMSProp", "Adagrad"]
