@@ -13,5 +13,7 @@ from .activation import *  # noqa: F401,F403
 from .activation import __all__ as _act
 from .spatial import *  # noqa: F401,F403
 from .spatial import __all__ as _spatial
+from .rnn import *  # noqa: F401,F403
+from .rnn import __all__ as _rnn
 
-__all__ = _basic + _conv + _pool + _norm + _emb + _act + _spatial
+__all__ = _basic + _conv + _pool + _norm + _emb + _act + _spatial + _rnn
