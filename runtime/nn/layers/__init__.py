@@ -15,5 +15,7 @@ from .spatial import *  # noqa: F401,F403
 from .spatial import __all__ as _spatial
 from .rnn import *  # noqa: F401,F403
 from .rnn import __all__ as _rnn
+from .attention import *  # noqa: F401,F403
+from .attention import __all__ as _attention
 
-__all__ = _basic + _conv + _pool + _norm + _emb + _act + _spatial + _rnn
+__all__ = _basic + _conv + _pool + _norm + _emb + _act + _spatial + _rnn + _attention
