@@ -39,6 +39,7 @@ from graph import forksafe
 
 from . import bytecode_compat as bc
 from .errors import GraphBreak
+from .runner import read_source
 from .variables.base import Variable
 from .variables.containers import rebuild_dict, rebuild_tuple
 
@@ -615,10 +616,7 @@ def build(r, outs, flat, memo):
     if kind == "out":
         return outs[r[1]]
     if kind == "arg":
-        obj = flat
-        for k in r[1]:
-            obj = obj[k]
-        return obj
+        return read_source(r, flat)
     if kind == "obj":
         return r[1]
     if kind in ("tconst", "copy", "list", "tuple", "dict", "iter", "func"):

@@ -64,13 +64,6 @@ MISSING = [
     "amp", "export", "load",
 ]
 
-_SECTIONS = (
-    ("mindspore", "runtime"),
-    ("mindspore.ops", "runtime.ops"),
-    ("mindspore.nn", "runtime.nn"),
-)
-
-
 def lookup(name: str):
     """The object a table name (``ops.argmax``, ``Tensor.repeat``, ``jit``) stands for; AttributeError
     when it does not exist."""

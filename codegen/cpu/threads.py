@@ -137,10 +137,6 @@ class Pool:
         finally:
             self._busy.release()
 
-    def split(self, fn, args, lo, hi, align=64):
-        """Two parts (kept for callers that decided on two)."""
-        self.parallel_for(fn, args, lo, hi, 2, align)
-
 
 def _cut(lo, hi, parts, align):
     """``parts`` contiguous ranges covering ``[lo, hi)``; inner bounds rounded to ``align`` when
@@ -171,5 +167,3 @@ def pool() -> Pool:
                 _POOL = Pool()
     return _POOL
 
-
-helper = pool  # the former two-thread helper's name

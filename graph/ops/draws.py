@@ -20,7 +20,7 @@ import numpy as np
 from ..aval import AVal
 from ..dtypes import float32, int32
 from . import rng
-from .core import RANDOM, REQUIRED, Attr, Op, a_dtype, a_int, fail, register
+from .core import RANDOM, REQUIRED, Attr, Op, a_dtype, a_int, a_nonneg_int, fail, register
 
 
 def _a_size(v, op, name):
@@ -32,13 +32,6 @@ def _a_size(v, op, name):
     if any(d < 0 for d in out):
         raise ValueError(f"{op.prim} (ops.{op.name}): {name} has a negative size: {out}")
     return out
-
-
-def _a_seed(v, op, name):
-    v = a_int(v, op, name)
-    if v < 0:
-        raise ValueError(f"{op.prim} (ops.{op.name}): {name} must be non-negative, got {v}")
-    return v
 
 
 def _a_float_dtype(v, op, name):
@@ -62,7 +55,7 @@ def _a_bound(v, op, name):
     return a_int(v, op, name)
 
 
-SEEDS = {"seed": Attr(0, _a_seed), "seed2": Attr(0, _a_seed)}
+SEEDS = {"seed": Attr(0, a_nonneg_int), "seed2": Attr(0, a_nonneg_int)}
 
 
 def _standard_normal_impl(xp, shape, seed=0, seed2=0, dtype=float32):

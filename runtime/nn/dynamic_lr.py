@@ -16,16 +16,10 @@ from __future__ import annotations
 import math
 import numbers
 
+from .layers.basic import _check_bool, _check_int
+
 __all__ = ["piecewise_constant_lr", "exponential_decay_lr", "natural_exp_decay_lr", "inverse_decay_lr",
            "cosine_decay_lr", "polynomial_decay_lr", "warmup_lr"]
-
-
-def _positive_int(fn, name, v):
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise TypeError(f"{fn}: {name} must be an int, got {type(v).__name__} {v!r}")
-    if v <= 0:
-        raise ValueError(f"{fn}: {name} must be > 0, got {v}")
-    return v
 
 
 def _float(fn, name, v, positive=True):
@@ -33,12 +27,6 @@ def _float(fn, name, v, positive=True):
         raise TypeError(f"{fn}: {name} must be a float, got {type(v).__name__} {v!r}")
     if (positive and v <= 0) or v < 0:
         raise ValueError(f"{fn}: {name} must be {'> 0' if positive else '>= 0'}, got {v}")
-    return v
-
-
-def _bool(fn, name, v):
-    if not isinstance(v, bool):
-        raise TypeError(f"{fn}: {name} must be a bool, got {type(v).__name__} {v!r}")
     return v
 
 
@@ -57,7 +45,7 @@ def piecewise_constant_lr(milestone, learning_rates):
         raise ValueError(f"{fn}: milestone has {len(milestone)} entries but learning_rates has {len(learning_rates)}")
     out, last = [], 0
     for i, (m, lr) in enumerate(zip(milestone, learning_rates)):
-        _positive_int(fn, f"milestone[{i}]", m)
+        _check_int(fn, f"milestone[{i}]", m)
         if isinstance(lr, bool) or not isinstance(lr, numbers.Real):
             raise TypeError(f"{fn}: learning_rates[{i}] must be a float, got {lr!r}")
         if m < last:
@@ -70,10 +58,10 @@ def piecewise_constant_lr(milestone, learning_rates):
 def _decay_args(fn, learning_rate, decay_rate, total_step, step_per_epoch, decay_epoch, is_stair):
     _float(fn, "learning_rate", learning_rate)
     _float(fn, "decay_rate", decay_rate)
-    _positive_int(fn, "total_step", total_step)
-    _positive_int(fn, "step_per_epoch", step_per_epoch)
-    _positive_int(fn, "decay_epoch", decay_epoch)
-    _bool(fn, "is_stair", is_stair)
+    _check_int(fn, "total_step", total_step)
+    _check_int(fn, "step_per_epoch", step_per_epoch)
+    _check_int(fn, "decay_epoch", decay_epoch)
+    _check_bool(fn, "is_stair", is_stair)
 
 
 def exponential_decay_lr(learning_rate, decay_rate, total_step, step_per_epoch, decay_epoch, is_stair=False):
@@ -103,9 +91,9 @@ def cosine_decay_lr(min_lr, max_lr, total_step, step_per_epoch, decay_epoch):
     fn = "cosine_decay_lr"
     _float(fn, "min_lr", min_lr, positive=False)
     _float(fn, "max_lr", max_lr)
-    _positive_int(fn, "total_step", total_step)
-    _positive_int(fn, "step_per_epoch", step_per_epoch)
-    _positive_int(fn, "decay_epoch", decay_epoch)
+    _check_int(fn, "total_step", total_step)
+    _check_int(fn, "step_per_epoch", step_per_epoch)
+    _check_int(fn, "decay_epoch", decay_epoch)
     if min_lr >= max_lr:
         raise ValueError(f"{fn}: max_lr must be greater than min_lr, got max_lr={max_lr}, min_lr={min_lr}")
     half = 0.5 * (max_lr - min_lr)
@@ -122,10 +110,10 @@ def polynomial_decay_lr(learning_rate, end_learning_rate, total_step, step_per_e
     _float(fn, "learning_rate", learning_rate)
     _float(fn, "end_learning_rate", end_learning_rate, positive=False)
     _float(fn, "power", power)
-    _positive_int(fn, "total_step", total_step)
-    _positive_int(fn, "step_per_epoch", step_per_epoch)
-    _positive_int(fn, "decay_epoch", decay_epoch)
-    _bool(fn, "update_decay_epoch", update_decay_epoch)
+    _check_int(fn, "total_step", total_step)
+    _check_int(fn, "step_per_epoch", step_per_epoch)
+    _check_int(fn, "decay_epoch", decay_epoch)
+    _check_bool(fn, "update_decay_epoch", update_decay_epoch)
     out, delta = [], learning_rate - end_learning_rate
     for e in _epochs(total_step, step_per_epoch):
         if update_decay_epoch:
@@ -140,7 +128,7 @@ def warmup_lr(learning_rate, total_step, step_per_epoch, warmup_epoch):
     """``learning_rate * min(current_epoch, warmup_epoch) / warmup_epoch``."""
     fn = "warmup_lr"
     _float(fn, "learning_rate", learning_rate, positive=False)
-    _positive_int(fn, "total_step", total_step)
-    _positive_int(fn, "step_per_epoch", step_per_epoch)
-    _positive_int(fn, "warmup_epoch", warmup_epoch)
+    _check_int(fn, "total_step", total_step)
+    _check_int(fn, "step_per_epoch", step_per_epoch)
+    _check_int(fn, "warmup_epoch", warmup_epoch)
     return [learning_rate * min(e, warmup_epoch) / warmup_epoch for e in _epochs(total_step, step_per_epoch)]

@@ -21,7 +21,8 @@ from graph.dtypes import float32
 
 from .. import ops
 from .cell import Cell
-from .dynamic_lr import _bool, _float, _positive_int
+from .dynamic_lr import _float
+from .layers.basic import _check_bool, _check_int
 
 __all__ = ["LearningRateSchedule", "ExponentialDecayLR", "NaturalExpDecayLR", "InverseDecayLR", "CosineDecayLR",
            "PolynomialDecayLR", "WarmUpLR"]
@@ -46,8 +47,8 @@ class _DecayLR(LearningRateSchedule):
         name = type(self).__name__
         self.learning_rate = _float(name, "learning_rate", learning_rate)
         self.decay_rate = _float(name, "decay_rate", decay_rate)
-        self.decay_steps = _positive_int(name, "decay_steps", decay_steps)
-        self.is_stair = _bool(name, "is_stair", is_stair)
+        self.decay_steps = _check_int(name, "decay_steps", decay_steps)
+        self.is_stair = _check_bool(name, "is_stair", is_stair)
 
     def _p(self, global_step):
         p = ops.div(_step(global_step), float(self.decay_steps))
@@ -85,7 +86,7 @@ class CosineDecayLR(LearningRateSchedule):
         self.max_lr = _float(name, "max_lr", max_lr)
         if min_lr >= max_lr:
             raise ValueError(f"{name}: max_lr must be greater than min_lr, got {max_lr} and {min_lr}")
-        self.decay_steps = _positive_int(name, "decay_steps", decay_steps)
+        self.decay_steps = _check_int(name, "decay_steps", decay_steps)
 
     def construct(self, global_step):
         t = ops.minimum(_step(global_step), float(self.decay_steps))
@@ -103,9 +104,9 @@ class PolynomialDecayLR(LearningRateSchedule):
         name = "PolynomialDecayLR"
         self.learning_rate = _float(name, "learning_rate", learning_rate)
         self.end_learning_rate = _float(name, "end_learning_rate", end_learning_rate, positive=False)
-        self.decay_steps = _positive_int(name, "decay_steps", decay_steps)
+        self.decay_steps = _check_int(name, "decay_steps", decay_steps)
         self.power = _float(name, "power", power)
-        self.update_decay_steps = _bool(name, "update_decay_steps", update_decay_steps)
+        self.update_decay_steps = _check_bool(name, "update_decay_steps", update_decay_steps)
 
     def construct(self, global_step):
         step = _step(global_step)
@@ -126,7 +127,7 @@ class WarmUpLR(LearningRateSchedule):
     def __init__(self, learning_rate, warmup_steps):
         super().__init__()
         self.learning_rate = _float("WarmUpLR", "learning_rate", learning_rate, positive=False)
-        self.warmup_steps = _positive_int("WarmUpLR", "warmup_steps", warmup_steps)
+        self.warmup_steps = _check_int("WarmUpLR", "warmup_steps", warmup_steps)
 
     def construct(self, global_step):
         t = ops.minimum(_step(global_step), float(self.warmup_steps))

@@ -314,9 +314,11 @@ class _ClassCounts(Metric):
         self._predicted = self._predicted + pred.sum(axis=0)
         self._actual = self._actual + true.sum(axis=0)
 
-    def _require_samples(self):
+    def _per_class(self, values, average):
+        """Per-class ``values`` (an array), or their mean with ``average``."""
         if not self._class_num:
             raise RuntimeError(f"{type(self).__name__}: the number of samples is 0; call update() first")
+        return float(values.mean()) if average else values
 
     @staticmethod
     def _ratio(num, den):
@@ -329,9 +331,7 @@ class Precision(_ClassCounts):
     gives their mean."""
 
     def eval(self, average=False):
-        self._require_samples()
-        p = self._ratio(self._true_positives, self._predicted)
-        return float(p.mean()) if average else p
+        return self._per_class(self._ratio(self._true_positives, self._predicted), average)
 
 
 class Recall(_ClassCounts):
@@ -339,9 +339,7 @@ class Recall(_ClassCounts):
     gives their mean."""
 
     def eval(self, average=False):
-        self._require_samples()
-        r = self._ratio(self._true_positives, self._actual)
-        return float(r.mean()) if average else r
+        return self._per_class(self._ratio(self._true_positives, self._actual), average)
 
 
 class Fbeta(_ClassCounts):
@@ -355,12 +353,10 @@ class Fbeta(_ClassCounts):
         super().__init__("classification")
 
     def eval(self, average=False):
-        self._require_samples()
         p = self._ratio(self._true_positives, self._predicted)
         r = self._ratio(self._true_positives, self._actual)
         b2 = self.beta ** 2
-        f = self._ratio((1 + b2) * p * r, b2 * p + r)
-        return float(f.mean()) if average else f
+        return self._per_class(self._ratio((1 + b2) * p * r, b2 * p + r), average)
 
 
 class F1(Fbeta):

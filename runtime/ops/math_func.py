@@ -127,25 +127,13 @@ def linspace(start, end, steps, *, dtype=None):
     return Tensor._wrap(np.linspace(vals[0], vals[1], int(vals[2])).astype(dt.np))
 
 
-def gt(input, other):  # noqa: A002
-    return bind(_R["greater"], input, other)
+def _comparison(name, op_name):
+    def compare(input, other):  # noqa: A002 - MindSpore's names
+        return bind(_R[op_name], input, other)
+    compare.__name__ = compare.__qualname__ = name
+    compare.__doc__ = f"``ops.{name}``: ``ops.{op_name}`` (elementwise, broadcasting)."
+    return compare
 
 
-def ge(input, other):  # noqa: A002
-    return bind(_R["greater_equal"], input, other)
-
-
-def lt(input, other):  # noqa: A002
-    return bind(_R["less"], input, other)
-
-
-def le(input, other):  # noqa: A002
-    return bind(_R["less_equal"], input, other)
-
-
-def eq(input, other):  # noqa: A002
-    return bind(_R["equal"], input, other)
-
-
-def ne(input, other):  # noqa: A002
-    return bind(_R["not_equal"], input, other)
+gt, ge, lt = _comparison("gt", "greater"), _comparison("ge", "greater_equal"), _comparison("lt", "less")
+le, eq, ne = _comparison("le", "less_equal"), _comparison("eq", "equal"), _comparison("ne", "not_equal")

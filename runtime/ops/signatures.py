@@ -20,6 +20,7 @@ import numpy as np
 
 from graph.dtypes import int64
 from graph.ops import REGISTRY, bind
+from graph.ops.core import is_tensorlike
 
 from ..tensor import Tensor
 from .composite import CompositePrimitive
@@ -43,7 +44,7 @@ def argmin(input, axis=None, keepdims=False):  # noqa: A002
 
 
 def _is_tensor(v):
-    return isinstance(v, Tensor) or (hasattr(v, "shape") and hasattr(v, "dtype") and not isinstance(v, np.ndarray))
+    return is_tensorlike(v) and not isinstance(v, np.ndarray)  # a Tensor, or a traced one
 
 
 def one_hot(indices, depth, on_value=1.0, off_value=0.0, axis=-1, *, strict=False):

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import runtime as ms
+from modes import MODES, run_cell
 from runtime import Tensor, nn
 
 
@@ -12,7 +13,7 @@ def np_mha(m, q, k, v, kpm=None, am=None):
     d = e // h
     w, b = m.in_proj_weight.asnumpy().astype(np.float64), m.in_proj_bias.asnumpy().astype(np.float64)
     qp, kp, vp = (x @ w[i * e:(i + 1) * e].T + b[i * e:(i + 1) * e] for i, x in enumerate((q, k, v)))
-    n, lq, s = q.shape[0], q.shape[1], k.shape[1]
+    n, lq = q.shape[0], q.shape[1]
 
     def heads(x):
         return x.reshape(n, x.shape[1], h, d).transpose(0, 2, 1, 3)  # (N, H, len, d)
@@ -28,7 +29,7 @@ def np_mha(m, q, k, v, kpm=None, am=None):
     return out, wts.mean(1)
 
 
-@pytest.mark.parametrize("mode", ["pynative", "jit", "graph"])
+@pytest.mark.parametrize("mode", MODES)
 def test_multihead_attention_against_numpy(mode):
     ms.set_seed(0)
     m = nn.MultiheadAttention(8, 2, batch_first=True)
@@ -48,18 +49,7 @@ def test_multihead_attention_against_numpy(mode):
         def construct(self, a, b, p, c):
             return self.m(a, b, b, key_padding_mask=p, attn_mask=c)
 
-    net = Net()
-    args = (Tensor(q), Tensor(k), Tensor(kpm), Tensor(am))
-    if mode == "pynative":
-        out, w = net(*args)
-    elif mode == "jit":
-        out, w = ms.jit(net.construct)(*args)
-    else:
-        ms.set_context(mode=ms.GRAPH_MODE)
-        try:
-            out, w = net(*args)
-        finally:
-            ms.set_context(mode=ms.PYNATIVE_MODE)
+    out, w = run_cell(mode, Net(), Tensor(q), Tensor(k), Tensor(kpm), Tensor(am))
     want_out, want_w = np_mha(m, q.astype(np.float64), k.astype(np.float64), k.astype(np.float64), kpm, am)
     np.testing.assert_allclose(out.asnumpy(), want_out, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(w.asnumpy(), want_w, rtol=1e-5, atol=1e-7)

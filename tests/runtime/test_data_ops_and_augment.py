@@ -1,7 +1,5 @@
 """Dataset zip / concat / split, CIFAR-10 binary batches (a generated sample, never a download),
 and the random augmentations: numpy oracles, reproducible under ms.set_seed."""
-import os
-
 import numpy as np
 import pytest
 
@@ -116,7 +114,7 @@ def test_random_augmentation_pipelines_are_reproducible_and_vary_per_epoch():
 
 def test_decode_needs_pillow_or_decodes():
     try:
-        import PIL  # noqa: F401
+        import PIL  # noqa: F401 - only whether Pillow is installed
     except ImportError:
         with pytest.raises(RuntimeError, match="Pillow"):
             vision.Decode()(np.frombuffer(b"not an image", np.uint8))

@@ -3,7 +3,6 @@ callbacks (EarlyStopping, ReduceLROnPlateau, LearningRateScheduler, SummaryColle
 Model.fit / Model.train."""
 import csv
 import json
-import os
 
 import numpy as np
 import pytest

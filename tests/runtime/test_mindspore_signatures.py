@@ -8,26 +8,8 @@ import pytest
 
 import capture
 import runtime as ms
+from modes import MODES, run_fn as run
 from runtime import Parameter, Tensor, nn, ops
-
-MODES = ["pynative", "jit", "graph"]
-
-
-def run(mode, fn, *args):
-    """fn(*args) in the given mode: as is, under ms.jit, or as a Cell's construct in GRAPH_MODE."""
-    if mode == "pynative":
-        return fn(*args)
-    if mode == "jit":
-        return ms.jit(fn)(*args)
-
-    class Net(nn.Cell):
-        def construct(self, *a):
-            return fn(*a)
-    ms.set_context(mode=ms.GRAPH_MODE)
-    try:
-        return Net()(*args)
-    finally:
-        ms.set_context(mode=ms.PYNATIVE_MODE)
 
 
 def _np(t):

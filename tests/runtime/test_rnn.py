@@ -5,9 +5,9 @@ import pytest
 
 import runtime as ms
 from gradcheck import check_grad
+from modes import MODES, run_cell
 from runtime import Tensor, nn
 
-MODES = ["pynative", "jit", "graph"]
 
 
 def sig(v):
@@ -59,18 +59,6 @@ def np_rnn(net, mode, x, lengths=None):
     return layer_in, np.stack(hs), (np.stack(cs) if cs else None)
 
 
-def _run(mode, net, *args):
-    if mode == "pynative":
-        return net(*args)
-    if mode == "jit":
-        return ms.jit(net.construct)(*args)
-    ms.set_context(mode=ms.GRAPH_MODE)
-    try:
-        return net(*args)
-    finally:
-        ms.set_context(mode=ms.PYNATIVE_MODE)
-
-
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("cls,kind", [(nn.LSTM, "LSTM"), (nn.GRU, "GRU"), (nn.RNN, "RNN")])
 @pytest.mark.parametrize("with_lengths", [False, True])
@@ -80,7 +68,7 @@ def test_recurrent_layers_against_numpy(mode, cls, kind, with_lengths):
     x = np.random.default_rng(1).standard_normal((2, 5, 3)).astype(np.float32)
     lengths = np.array([5, 3], np.int32) if with_lengths else None
     args = (Tensor(x), None) + ((Tensor(lengths),) if with_lengths else ())
-    out, state = _run(mode, net, *args)
+    out, state = run_cell(mode, net, *args)
     want_out, want_h, want_c = np_rnn(net, kind, x.transpose(1, 0, 2), lengths)
     np.testing.assert_allclose(out.asnumpy(), want_out.transpose(1, 0, 2), rtol=1e-5, atol=1e-6)
     h = state[0] if kind == "LSTM" else state

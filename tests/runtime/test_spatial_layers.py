@@ -6,23 +6,9 @@ import math
 import numpy as np
 import pytest
 
-import runtime as ms
 from gradcheck import check_grad
+from modes import MODES, run_cell as run
 from runtime import Tensor, nn, ops
-
-MODES = ["pynative", "jit", "graph"]
-
-
-def run(mode, cell, *args):
-    if mode == "pynative":
-        return cell(*args)
-    if mode == "jit":
-        return ms.jit(cell.construct)(*args)
-    ms.set_context(mode=ms.GRAPH_MODE)
-    try:
-        return cell(*args)
-    finally:
-        ms.set_context(mode=ms.PYNATIVE_MODE)
 
 
 def conv1d_ref(x, w, stride, pad, dilation, groups):

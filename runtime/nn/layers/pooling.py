@@ -37,12 +37,6 @@ class _Pool2d(Cell):
         mode = "valid" if self.pad_mode == "pad" else self.pad_mode
         self._op = self._prim(kernel_size=self.kernel_size, stride=self.stride, pad_mode=mode)
 
-    def _padded(self, x, fill):
-        if self.padding == (0, 0):
-            return x
-        ph, pw = self.padding
-        return ops.pad(x, (pw, pw, ph, ph), value=fill)
-
     def extend_repr(self):
         return f"kernel_size={self._repr_kernel}, stride={self._repr_stride}, pad_mode={self.pad_mode.upper()}"
 
@@ -67,7 +61,9 @@ class MaxPool2d(_Pool2d):
                      return_indices=return_indices, ceil_mode=ceil_mode)
 
     def construct(self, x):
-        return self._op(self._padded(x, float("-inf")))
+        if self.pad_mode == "pad":
+            return ops.max_pool2d(x, self.kernel_size, self.stride, self.padding)
+        return self._op(x)
 
 
 class AvgPool2d(_Pool2d):
@@ -85,7 +81,10 @@ class AvgPool2d(_Pool2d):
         self.divisor_override = divisor_override
 
     def construct(self, x):
-        out = self._op(self._padded(x, 0.0))
+        if self.pad_mode == "pad":
+            return ops.avg_pool2d(x, self.kernel_size, self.stride, self.padding,
+                                  divisor_override=self.divisor_override)
+        out = self._op(x)
         if self.divisor_override:
             out = ops.mul(out, float(self.kernel_size[0] * self.kernel_size[1]) / float(self.divisor_override))
         return out

@@ -96,12 +96,15 @@ class _Pool1d(Cell):
         if self.padding and pad_mode != "pad":
             raise ValueError(f"{name}: padding={padding} needs pad_mode='pad'")
 
-    def _pool(self, x, fn, fill):
-        h = ops.expand_dims(x, 2)  # (N, C, 1, L)
-        if self.padding:
-            h = ops.pad(h, (self.padding, self.padding), value=fill)
-        mode = "valid" if self.pad_mode == "pad" else self.pad_mode
-        return ops.squeeze(fn(kernel_size=(1, self.kernel_size), stride=(1, self.stride), pad_mode=mode)(h), 2)
+    def _pool(self, x, functional, primitive):
+        """The 2-D pool on (N, C, 1, L): the functional form pads, the Primitive does 'same'/'valid'."""
+        h = ops.expand_dims(x, 2)
+        k, s = (1, self.kernel_size), (1, self.stride)
+        if self.pad_mode == "pad":
+            out = functional(h, k, s, (0, self.padding))
+        else:
+            out = primitive(kernel_size=k, stride=s, pad_mode=self.pad_mode)(h)
+        return ops.squeeze(out, 2)
 
 
 class MaxPool1d(_Pool1d):
@@ -114,7 +117,7 @@ class MaxPool1d(_Pool1d):
             raise ValueError("MaxPool1d: dilation, return_indices and ceil_mode are not supported")
 
     def construct(self, x):
-        return self._pool(x, ops.MaxPool, float("-inf"))
+        return self._pool(x, ops.max_pool2d, ops.MaxPool)
 
 
 class AvgPool1d(_Pool1d):
@@ -126,7 +129,7 @@ class AvgPool1d(_Pool1d):
             raise ValueError("AvgPool1d: ceil_mode and count_include_pad=False with padding are not supported")
 
     def construct(self, x):
-        return self._pool(x, ops.AvgPool, 0.0)
+        return self._pool(x, ops.avg_pool2d, ops.AvgPool)
 
 
 def _out_hw(cls_name, output_size, h, w):
