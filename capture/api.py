@@ -47,11 +47,12 @@ from .errors import CaptureUserError, FullGraphError, GraphBreak
 from .guards import GuardSet
 from .report import BreakInfo, CompileInfo, events
 from .differentiable import run_differentiable
-from .runner import build_output, fetch_inputs, replay_eager
+from .reconstruct import NotResumable, OutputPlan, Recipes
+from .runner import fetch_inputs, replay_eager
 from . import resume as _resume
 from .translator import STOPPED, InstructionTranslator, Tracer
-from .variables import (CellVariable, ConstantVariable, DictVariable, ListVariable, ObjectVariable,
-                        TensorVariable, TupleVariable, Variable)
+from .variables import (CellVariable, ConstantVariable, DictVariable, ListVariable,
+                        TensorVariable, TupleVariable)
 from .variables.containers import PLAIN_DICT_TYPES, plain_tuple
 
 log = logging.getLogger("capture")
@@ -142,7 +143,7 @@ def _run_compiled(fn, entry, flat, config):
     if entry.plan is not None:
         # graph break: rebuild the stack/locals, run the breaking instruction eagerly, resume
         return entry.plan.run(outs, flat)
-    return build_output(entry.template, outs, flat)
+    return entry.template.build(outs, flat)
 
 
 def _settle(fn, args, kwargs, entry, suspect, config):
@@ -464,8 +465,7 @@ def _compile_resume(fn, flat, names, config, qual, brk, info, t0):
             _TRACING.depth -= 1
         if out is not STOPPED or root.ip != brk.root_index:
             raise _resume.NotResumable("the re-translation did not reach the break")
-        plan, outputs = _resume.make_plan(root, fn, config, qual, tracer.arg_paths, tracer.free_cells,
-                                          tracer.changed_cells())
+        plan, outputs = _resume.make_plan(root, fn, config, qual, tracer)
         graph = tracer.builder.graph
         graph.set_outputs(outputs)
         _guard_lifted_tensors(tracer)
@@ -671,39 +671,22 @@ def _guard_lifted_tensors(tracer):
 
 
 def translate(tracer, fn, flat, names):
-    """Translate one frame; returns (graph, input sources, output template)."""
+    """Translate one frame; returns (graph, input sources, output plan: how the result is
+    rebuilt and which side effects are performed after the graph runs)."""
     root = _setup_root(tracer, fn, flat, names)
     ret = root.run()
     builder = tracer.builder
-    outputs = []
-    template = _template(root, ret, outputs)
-    writes = [(cell, _template(root, value, outputs)) for cell, value in tracer.changed_cells()]
-    if writes:
-        template = ("cell_writes", template, writes)
-    builder.graph.set_outputs(outputs)
+    rec = Recipes(builder, tracer.arg_paths, tracer.free_cells)
+    try:
+        result = rec.of(ret)
+        effects = tracer.side_effects.recipes(rec, tracer.changed_cells())
+    except NotResumable as e:
+        raise GraphBreak(f"the frame's result or side effects cannot be rebuilt: {e}", resumable=False,
+                         loc=root.loc) from None
+    builder.graph.set_outputs(rec.outputs)
     _guard_lifted_tensors(tracer)
     builder.graph.verify()
-    return builder.graph, builder.sources, template
-
-
-def _template(tx, var: Variable, outputs):
-    if isinstance(var, TensorVariable):
-        outputs.append(var.sym.value)
-        return ("t", len(outputs) - 1)
-    if isinstance(var, ConstantVariable):
-        if isinstance(var.value, (set, np.ndarray, bytearray)):
-            return ("copy", var.value)  # a mutable value: each call returns its own copy
-        return ("c", var.value)
-    if isinstance(var, (TupleVariable, DictVariable)) and var.source is not None:
-        return ("src", var.source)  # a list/dict/tuple the frame received: the same object back
-    if isinstance(var, TupleVariable):
-        kind = "list" if isinstance(var, ListVariable) else "tuple"
-        return (kind, [_template(tx, v, outputs) for v in var.items], var.cls)
-    if isinstance(var, DictVariable):
-        return ("dict", {k: _template(tx, v, outputs) for k, v in var.items.items()}, var.cls)
-    if isinstance(var, (CellVariable, ObjectVariable)):
-        return ("c", var.obj)
-    raise GraphBreak(f"returning a {var.describe()} from a captured region is not supported")
+    return builder.graph, builder.sources, OutputPlan(result, effects)
 
 
 def _dump_analyze_fail(graph, qual):

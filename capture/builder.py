@@ -8,12 +8,15 @@ updates never need a recompile.
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from graph.aval import AVal
 from graph.errors import relocate
 from graph.ir import PARAM, INPUT, Graph, Value
 from graph.ops import register_handler
+from graph.ops.core import VIEW
 from runtime.parameter import Parameter
 from runtime.tensor import Tensor
 from runtime.tensor_methods import TensorMethods
@@ -22,7 +25,7 @@ from runtime.tensor_methods import TensorMethods
 class SymTensor(TensorMethods):
     """A symbolic tensor: an IR Value of the graph being captured."""
 
-    __slots__ = ("value", "builder")
+    __slots__ = ("value", "builder", "__weakref__")
 
     def __init__(self, value: Value, builder: "GraphBuilder"):
         self.value = value
@@ -75,6 +78,14 @@ class GraphBuilder:
         self.sources: list = []  # per graph input: ("arg", path) or ("obj", tensor)
         self._lifted: dict[int, Value] = {}
         self.lifted_objs: dict[int, object] = {}
+        # (weak ref to a symbolic view, the Value it views): a write into that Value must not
+        # stay in the graph while the view is alive (eager would change the view too)
+        self.views: list = []
+
+    def live_view_of(self, value) -> bool:
+        """Is a tensor the traced code still holds a view of ``value`` (may share its memory)?"""
+        self.views = [(ref, base) for ref, base in self.views if ref() is not None]
+        return any(base is value for _ref, base in self.views)
 
     def arg_input(self, tensor, path, name: str) -> SymTensor:
         v = self.graph.add_input(AVal(tensor.shape, tensor.dtype), name, INPUT)
@@ -134,8 +145,13 @@ def _sym_handler(op, args, attrs, builder=None):
         from .errors import CaptureUserError
         raise CaptureUserError(relocate(e, b.graph.current_loc), b.graph) from None
     if isinstance(out, tuple):
-        return tuple(SymTensor(o, b) for o in out)
-    return SymTensor(out, b)
+        outs = tuple(SymTensor(o, b) for o in out)
+    else:
+        outs = SymTensor(out, b)
+    if (op.kind == VIEW or op.name == "cast") and args and isinstance(args[0], SymTensor):
+        for o in (outs if isinstance(outs, tuple) else (outs,)):
+            b.views.append((weakref.ref(o), args[0].value))
+    return outs
 
 
 register_handler(SymTensor, _sym_handler, priority=20)

@@ -27,8 +27,6 @@ a break inside a ``try``/``with`` body, whose handler must see the eager excepti
 """
 from __future__ import annotations
 
-import copy
-import functools
 import inspect
 import threading
 import types
@@ -39,13 +37,10 @@ from graph import forksafe
 
 from . import bytecode_compat as bc
 from .errors import GraphBreak
-from .runner import read_source
+from .reconstruct import NotResumable, Recipes, apply_effects, build  # noqa: F401 (NotResumable re-exported)
 from .variables.base import Variable
-from .variables.containers import rebuild_dict, rebuild_tuple
 
 
-class NotResumable(Exception):
-    """The state at a break cannot be rebuilt as Python objects: the whole frame runs eagerly."""
 
 
 # -- resume-code bookkeeping ------------------------------------------------------------------------
@@ -474,193 +469,6 @@ def _ordered(orig, names):
     return sorted((n for n in names if n in order), key=order.__getitem__)
 
 
-# -- recipes: rebuilding Python values at run time -----------------------------------------------------
-class Recipes:
-    """Turns Variables into recipes (tuples) evaluated per call by :func:`build`."""
-
-    def __init__(self, builder, arg_paths, free_cells):
-        self.builder = builder
-        self.arg_paths = arg_paths  # id(python object) -> argument path
-        self.free_cells = free_cells  # id(Box) -> the real cell of a root free variable
-        self.outputs = []  # graph Values to output
-        self._out_index = {}
-        self._memo = {}
-        self._next = 0
-
-    def _out(self, value):
-        i = self._out_index.get(id(value))
-        if i is None:
-            i = self._out_index[id(value)] = len(self.outputs)
-            self.outputs.append(value)
-        return i
-
-    def _mid(self):
-        self._next += 1
-        return self._next
-
-    def of(self, var):
-        key = id(var)
-        hit = self._memo.get(key)
-        if hit is not None:
-            return hit
-        r = self._make(var)
-        self._memo[key] = r
-        return r
-
-    def _tensor(self, sym):
-        from graph.ir import CONST, INPUT, PARAM
-        v = sym.value
-        if v.kind == PARAM or (v.kind == INPUT and v.ref is not None):
-            if v not in self.builder.graph.updates:
-                return ("obj", v.ref)
-        if v.kind == INPUT and v.ref is None:
-            idx = self.builder.graph.inputs.index(v)
-            kind, where = self.builder.sources[idx]
-            if kind == "arg":
-                return ("arg", where)
-            return ("obj", where)
-        if v.kind == CONST:
-            return ("tconst", v.data, self._mid())
-        return ("out", self._out(v))
-
-    def _make(self, var):
-        from . import variables as V
-        from .variables import functions as F
-        from .variables import objects as O
-        from .translator import OpaqueCallableVariable, SetVariable
-        if isinstance(var, V.TensorVariable):
-            return self._tensor(var.sym)
-        if isinstance(var, RuntimeValueVariable):
-            return ("arg", var.path)
-        if isinstance(var, SetVariable):
-            return ("copy", var.value, self._mid())
-        if isinstance(var, V.ClassVariable):
-            return ("val", var.cls)
-        if isinstance(var, V.ConstantVariable):
-            val = var.value
-            if isinstance(val, (set, bytearray, list, dict)):
-                return ("copy", val, self._mid())
-            if id(val) in self.arg_paths and not isinstance(val, (int, float, str, bool, type(None))):
-                return ("arg", self.arg_paths[id(val)])
-            return ("val", val)
-        if isinstance(var, (V.TupleVariable, V.DictVariable)):
-            src = var.source
-            if var.external or src is not None:  # the caller's own object, never a copy
-                if src is not None:
-                    if src[0] == "arg":
-                        return src
-                    if src[0] == "attr":
-                        return ("getattr", self._obj(src[1]), src[2])
-                    return ("gitem", src[1], src[2])
-                if isinstance(var, V.DictVariable) or var.kind is list:
-                    raise NotResumable("a list/dict read from outside the frame is live at the break")
-            if isinstance(var, V.DictVariable):
-                return ("dict", {k: self.of(v) for k, v in var.items.items()}, var.cls, self._mid())
-            return (var.kind.__name__, [self.of(v) for v in var.items], var.cls, self._mid())
-        if isinstance(var, V.IteratorVariable):
-            if var.lazy:
-                raise NotResumable(f"a {var.describe()} over another iterator is live at the break")
-            return ("iter", [self.of(v) for v in var.items[var.pos:]], self._mid())
-        if isinstance(var, V.SliceVariable):
-            return ("slice", [self.of(p) for p in var.parts])
-        if isinstance(var, (O.ObjectVariable,)):  # CellVariable too
-            return self._obj(var.obj)
-        if isinstance(var, V.ModuleVariable):
-            return ("val", var.mod)
-        if isinstance(var, F.BuiltinVariable):
-            return ("val", var.fn)
-        if isinstance(var, (F.PureFunctionVariable, F.FrameworkCallableVariable, OpaqueCallableVariable,
-                            F.PrintVariable)):
-            return self._obj(var.fn)
-        if isinstance(var, F.UserFunctionVariable):
-            if var.self_var is None:
-                return self._obj(var.fn)
-            return ("method", self._obj(var.fn), self.of(var.self_var))
-        if isinstance(var, O.CellMethodVariable):
-            return ("method", ("val", var.method.__func__), self.of(var.self_var))
-        if isinstance(var, F.PartialVariable):
-            return ("partial", self.of(var.fn), [self.of(a) for a in var.args],
-                    {k: self.of(v) for k, v in var.kwargs.items()})
-        if isinstance(var, F.NestedFunctionVariable):
-            cells = []
-            for box in var.closure:
-                cell = self.free_cells.get(id(box))
-                if cell is None:
-                    raise NotResumable("a closure over a local of the frame is live at the break")
-                cells.append(("val", cell))
-            return ("func", var.code, var.f_globals, [self.of(d) if isinstance(d, V.Variable) else ("val", d)
-                                                      for d in var.defaults],
-                    {k: self.of(v) if isinstance(v, V.Variable) else ("val", v) for k, v in var.kwdefaults.items()},
-                    cells, self._mid())
-        if isinstance(var, F.SuperVariable):
-            return ("super", ("val", var.cls), self.of(var.obj_var))
-        from .variables.containers import DictMethodVariable, ListMethodVariable
-        if isinstance(var, ListMethodVariable):
-            return ("getattr", self.of(var.lst), var.name)
-        if isinstance(var, DictMethodVariable):
-            return ("getattr", self.of(var.d), var.name)
-        raise NotResumable(f"a {var.describe()} is live at the break")
-
-    def _obj(self, obj):
-        path = self.arg_paths.get(id(obj))
-        if path is not None:
-            return ("arg", path)
-        return ("val", obj)
-
-
-def build(r, outs, flat, memo):
-    """Evaluate a recipe for one call."""
-    kind = r[0]
-    if kind == "val":
-        return r[1]
-    if kind == "out":
-        return outs[r[1]]
-    if kind == "arg":
-        return read_source(r, flat)
-    if kind == "obj":
-        return r[1]
-    if kind in ("tconst", "copy", "list", "tuple", "dict", "iter", "func"):
-        key = r[-1]
-        if key in memo:
-            return memo[key]
-        if kind == "tconst":
-            from runtime.tensor import Tensor
-            out = Tensor._wrap(r[1].copy())
-        elif kind == "copy":
-            out = copy.copy(r[1])
-        elif kind == "list":
-            out = [build(x, outs, flat, memo) for x in r[1]]
-        elif kind == "tuple":  # (kind, items, exact tuple type or None, memo key)
-            out = rebuild_tuple(r[2], [build(x, outs, flat, memo) for x in r[1]])
-        elif kind == "dict":
-            out = rebuild_dict(r[2], {k: build(x, outs, flat, memo) for k, x in r[1].items()})
-        elif kind == "iter":
-            out = iter([build(x, outs, flat, memo) for x in r[1]])
-        else:
-            _, code, glob, defaults, kwdefaults, cells, _k = r
-            out = types.FunctionType(code, glob, code.co_name,
-                                     tuple(build(d, outs, flat, memo) for d in defaults) or None, tuple(cells))
-            if kwdefaults:
-                out.__kwdefaults__ = {k: build(v, outs, flat, memo) for k, v in kwdefaults.items()}
-            out.__qualname__ = getattr(code, "co_qualname", code.co_name)
-        memo[key] = out
-        return out
-    if kind == "slice":
-        return slice(*(build(x, outs, flat, memo) for x in r[1]))
-    if kind == "method":
-        return types.MethodType(build(r[1], outs, flat, memo), build(r[2], outs, flat, memo))
-    if kind == "partial":
-        return functools.partial(build(r[1], outs, flat, memo), *(build(a, outs, flat, memo) for a in r[2]),
-                                 **{k: build(v, outs, flat, memo) for k, v in r[3].items()})
-    if kind == "super":
-        return super(build(r[1], outs, flat, memo), build(r[2], outs, flat, memo))
-    if kind == "getattr":
-        return getattr(build(r[1], outs, flat, memo), r[2])
-    if kind == "gitem":
-        return r[1][r[2]]
-    raise ValueError(f"bad recipe {r!r}")
-
-
 # -- run-time objects ------------------------------------------------------------------------------------
 class _Depth(threading.local):
     n = 0
@@ -696,10 +504,10 @@ class ResumeCaller:
 class ResumePlan:
     """What a compiled entry does after its prefix graph (see the module docstring)."""
 
-    def __init__(self, stack_recipes, local_recipes, free_writes, step_fn, callers, tail_fn):
+    def __init__(self, stack_recipes, local_recipes, effects, step_fn, callers, tail_fn):
         self.stack_recipes = stack_recipes  # per non-NULL stack slot
         self.local_recipes = local_recipes
-        self.free_writes = free_writes  # [(cell, recipe)]
+        self.effects = effects  # side effects of the prefix (capture.side_effects), as recipes
         self.step_fn = step_fn
         self.callers = callers
         self.tail_fn = tail_fn
@@ -708,8 +516,8 @@ class ResumePlan:
         memo = {}
         stack = [build(r, outs, flat, memo) for r in self.stack_recipes]
         local_vals = [build(r, outs, flat, memo) for r in self.local_recipes]
-        for cell, r in self.free_writes:
-            cell.cell_contents = build(r, outs, flat, memo)
+        if self.effects:  # before the breaking instruction runs, after the state is read
+            apply_effects(self.effects, outs, flat, memo)
         if self.step_fn is not None:
             return self.step_fn(*self.callers, *stack, *local_vals)
         return self.tail_fn(*local_vals, *stack)
@@ -750,7 +558,7 @@ def base_name(qual):
     return qual.split(" (resumed at line ")[0]
 
 
-def make_plan(root, fn, config, qual, arg_paths, free_cells, changed_cells):
+def make_plan(root, fn, config, qual, tracer):
     """Build the :class:`ResumePlan` for a root translator stopped before its breaking
     instruction (``root.ip``). Returns (plan, graph outputs). Raises NotResumable."""
     from .translator import IteratorVariable, NullVariable
@@ -801,7 +609,7 @@ def make_plan(root, fn, config, qual, arg_paths, free_cells, changed_cells):
         if planned is not None:
             for c in planned[1]:  # plan_step's names ignore cells and super(): recompute
                 c.names = names_at(c.index)
-    rec = Recipes(root.builder, arg_paths, free_cells)
+    rec = Recipes(root.builder, tracer.arg_paths, tracer.free_cells)
 
     def stack_recipe(v):
         if isinstance(v, IteratorVariable):
@@ -809,7 +617,7 @@ def make_plan(root, fn, config, qual, arg_paths, free_cells, changed_cells):
         return rec.of(v)
 
     stack_recipes = [stack_recipe(v) for v in stack_vars]
-    free_writes = [(cell, rec.of(value)) for cell, value in changed_cells]
+    effects = tracer.side_effects.recipes(rec, tracer.changed_cells())
     base = base_name(qual)
     if planned is not None:
         consumed, conts = planned
@@ -823,7 +631,7 @@ def make_plan(root, fn, config, qual, arg_paths, free_cells, changed_cells):
         scode = step_code(orig, oidx, ins, layout, consumed, conts, step_names, kw)
         step_fn = types.FunctionType(scode, fn.__globals__, scode.co_name)
         local_recipes = [rec.of(bound[n]) for n in step_names]
-        plan = ResumePlan(stack_recipes, local_recipes, free_writes, step_fn, callers, None)
+        plan = ResumePlan(stack_recipes, local_recipes, effects, step_fn, callers, None)
     else:
         k = oidx
         if ins.name == "CALL" and not bc.PY313:
@@ -839,5 +647,5 @@ def make_plan(root, fn, config, qual, arg_paths, free_cells, changed_cells):
         rcode = resume_code(orig, k, layout, names)
         tail = make_function(rcode, fn)
         local_recipes = [rec.of(bound[n]) for n in names]
-        plan = ResumePlan(stack_recipes, local_recipes, free_writes, None, [], tail)
+        plan = ResumePlan(stack_recipes, local_recipes, effects, None, [], tail)
     return plan, rec.outputs

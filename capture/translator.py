@@ -28,14 +28,16 @@ from graph.errors import is_internal_file
 
 from . import bytecode_compat as bc
 from .builder import GraphBuilder, SymTensor
-from .errors import CaptureUserError, GraphBreak
+from .errors import CaptureUserError, GraphBreak, MissingAttribute
 from .guards import GuardSet
+from .side_effects import SideEffects
 from .variables import (NULL, Box, BoxVariable, CellVariable, ClassVariable, ConstantVariable,
                         DictVariable, IteratorVariable, ListVariable, ModuleVariable,
                         NestedFunctionVariable, NullVariable, ObjectVariable, SliceVariable,
                         TensorVariable, TupleVariable, Variable, wrap_callable)
 from .variables.base import BINARY_OPS, COMPARE_OPS
-from .variables.containers import PLAIN_DICT_TYPES, check_mutable, plain_tuple
+from .variables.objects import NewObjectVariable
+from .variables.containers import PLAIN_DICT_TYPES, OutsideListVariable, check_mutable, plain_tuple
 
 MAX_INSTRUCTIONS = 500_000
 MAX_INLINE_DEPTH = 64
@@ -104,6 +106,8 @@ class Tracer:
         # written back after the graph runs (nonlocal writes are side effects of the frame).
         self.cell_boxes: dict[int, tuple] = {}  # id(cell) -> (cell, Box, value at entry)
         self.free_cells: dict[int, object] = {}  # id(Box) -> cell (what resume recipes rebuild)
+        self.side_effects = SideEffects()
+        self.containers: dict[int, tuple] = {}  # id(outside list/dict) -> (it, its Variable)
 
     def box_for_cell(self, tx, cell, name):
         """The Box standing for the real closure ``cell`` (guarded on its contents)."""
@@ -116,8 +120,8 @@ class Tracer:
             # At the root the frame cannot start without it; in a callee the call runs eagerly.
             raise GraphBreak(f"closure variable {name!r} is not bound yet",
                              resumable=tx.depth > 0) from None
-        tx._guard_value(f"{tx.guards.obj(cell)}.cell_contents", contents, f"closure variable {name}")
-        box = Box(tx.wrap(contents))
+        box = Box(tx.guard_and_wrap(f"{tx.guards.obj(cell)}.cell_contents", contents, f"closure variable {name}",
+                                    ("cell", cell)))
         self.cell_boxes[id(cell)] = (cell, box, box.value)
         self.free_cells[id(box)] = cell
         return box
@@ -239,15 +243,25 @@ class InstructionTranslator:
         self.ip = self.labels[label]
 
     # -- wrapping Python values ----------------------------------------------------------------------
-    def wrap(self, value, fresh=False) -> Variable:
+    def wrap(self, value, fresh=False, source=None) -> Variable:
         """The Variable for a Python value met while tracing. Lists/dicts are marked as living
-        outside the frame (mutating them breaks) unless ``fresh`` (just computed at trace time)."""
+        outside the frame unless ``fresh`` (just computed at trace time); ``source`` says where
+        such a container lives (see ``capture.reconstruct``), so mutating it is a side effect
+        replayed on that object, and returning it gives that object back."""
         if isinstance(value, (tuple, list, dict)):
             from .api import _wrap_containers_once
-            return _wrap_containers_once(self, value, lambda: self._wrap(value, fresh))
+            if fresh or isinstance(value, tuple):
+                return _wrap_containers_once(self, value, lambda: self._wrap(value, fresh, source))
+            # one Variable per outside list/dict, however often the code reads it, so every
+            # mutation lands on the same model (and is written back once)
+            known = self.tracer.containers.get(id(value))
+            if known is None:
+                var = _wrap_containers_once(self, value, lambda: self._wrap(value, fresh, source))
+                known = self.tracer.containers[id(value)] = (value, var)
+            return known[1]
         return self._wrap(value, fresh)
 
-    def _wrap(self, value, fresh):
+    def _wrap(self, value, fresh, source=None):
         from runtime.nn.cell import Cell
         from runtime.tensor import Tensor
         if isinstance(value, Variable):
@@ -258,13 +272,27 @@ class InstructionTranslator:
             return TensorVariable(self.builder.sym(value))
         if isinstance(value, _CONST_TYPES):
             return ConstantVariable(value)
+        if fresh:
+            source = None
+            if type(value) is set:
+                return SetVariable(value)
+
+        def item_source(key):
+            return None if source is None else ("item", source, key)
+
         if isinstance(value, tuple) and plain_tuple(value):
-            return TupleVariable([self.wrap(v, fresh) for v in value], cls=type(value))
+            return TupleVariable([self.wrap(v, fresh, item_source(i)) for i, v in enumerate(value)],
+                                 cls=type(value))
         if type(value) is list:
-            return ListVariable([self.wrap(v, fresh) for v in value], external=not fresh)
+            var = ListVariable([self.wrap(v, fresh, item_source(i)) for i, v in enumerate(value)],
+                               external=not fresh)
+            var.source = source
+            return var
         if type(value) in PLAIN_DICT_TYPES:
-            return DictVariable({k: self.wrap(v, fresh) for k, v in value.items()}, external=not fresh,
-                                cls=type(value))
+            var = DictVariable({k: self.wrap(v, fresh, item_source(k)) for k, v in value.items()},
+                               external=not fresh, cls=type(value))
+            var.source = source
+            return var
         if isinstance(value, Cell):
             return CellVariable(value)
         if isinstance(value, types.ModuleType):
@@ -289,12 +317,25 @@ class InstructionTranslator:
         """Wrap ``owner.name`` and guard on it (value for constants, identity for objects)."""
         expr = f"{self.guards.obj(owner)}.{name}"
         path = f"{self.guards.path_of(owner)}.{name}"
-        self._guard_value(expr, value, path)
         self.guards.name_object(value, path)
-        var = self.wrap(value)
-        if isinstance(value, (list, dict)):
-            var.source = ("attr", owner, name)  # rebuilt at a graph break as this same object
-        return var
+        return self.guard_and_wrap(expr, value, path, ("attr", owner, name))
+
+    def guard_and_wrap(self, expr, value, desc, source):
+        """Guard that ``expr`` (evaluated on later calls) still gives what tracing assumed (see
+        :meth:`_guard_value`) and wrap ``value``, found at ``source``. A list met for the first
+        time is guarded by type only until the traced code reads its items (appending does not)."""
+        if type(value) is list and id(value) not in self.tracer.containers:
+            self.guards.add(f"type({expr}) is list", f"{desc}: a list")
+
+            def read_items():
+                self._guard_value(expr, value, desc)
+                return [self.wrap(v, source=("item", source, i)) for i, v in enumerate(value)]
+
+            var = OutsideListVariable(read_items, source)
+            self.tracer.containers[id(value)] = (value, var)
+            return var
+        self._guard_value(expr, value, desc)
+        return self.wrap(value, source=source)
 
     def _guard_value(self, expr, value, desc, depth=0):
         """Guard that ``expr`` (evaluated on later calls) still gives what tracing assumed:
@@ -359,10 +400,32 @@ class InstructionTranslator:
         raise GraphBreak(f"expected tensors, got a {var.describe()}")
 
     def binary_op(self, opname, a, b):
+        if opname.startswith("INPLACE_"):
+            done = self._inplace_container_op(opname, a, b)
+            if done is not None:
+                return done
         fn = BINARY_OPS.get(opname)
         if fn is None:
             raise GraphBreak(f"binary operator {opname} is not supported")
         return self.apply_python_operator(fn, [a, b])
+
+    def _inplace_container_op(self, opname, a, b):
+        """``lst += items`` extends the list and ``s |= other`` updates the set in place (every
+        name bound to it sees the change), as in Python; None for other operands."""
+        import operator
+        if opname == "INPLACE_ADD" and isinstance(a, ListVariable):
+            check_mutable(self, a, "+=")
+            a.items.extend(b.iterate(self))
+            return a
+        inplace = {"INPLACE_OR": operator.ior, "INPLACE_AND": operator.iand, "INPLACE_SUBTRACT": operator.isub,
+                   "INPLACE_XOR": operator.ixor}.get(opname)
+        if inplace is not None and isinstance(a, SetVariable) and b.is_const():
+            try:
+                inplace(a.value, b.value)
+            except TypeError as e:
+                raise GraphBreak(f"{opname.lower()} raises TypeError at trace time: {e}")
+            return a
+        return None
 
     def apply_python_operator(self, fn, args):
         if all(a.is_const() for a in args):
@@ -424,7 +487,9 @@ class InstructionTranslator:
         try:
             ret = sub.run()
             if sub.generator_items is not None:
-                return IteratorVariable(sub.generator_items)
+                it = IteratorVariable(sub.generator_items)
+                it.return_value = ret  # what `yield from` this generator evaluates to
+                return it
             return ret
         finally:
             self.builder.graph.current_loc = self.user_loc()
@@ -542,19 +607,21 @@ class InstructionTranslator:
     # globals
     def LOAD_GLOBAL(self, ins):
         push_null, name = bc.load_global_arg(ins)
-        if name in self.f_globals:
+        written = self.tracer.side_effects.written_global(self.f_globals, name)
+        if written is not None:
+            var = written
+        elif name in self.f_globals:
             value = self.f_globals[name]
             expr = f"{self.guards.obj(self.f_globals)}[{name!r}]"
-            self._guard_value(expr, value, f"global {name}")
+            var = self.guard_and_wrap(expr, value, f"global {name}", ("global", self.f_globals, name))
         elif hasattr(builtins, name):
             value = getattr(builtins, name)
             # a global defined later with this name would shadow the builtin
             self.guards.add(f"{name!r} not in {self.guards.obj(self.f_globals)}", f"global {name} is the builtin")
         else:
             raise GraphBreak(f"name {name!r} is not defined")
-        var = self.wrap(value)
-        if name in self.f_globals and isinstance(value, (list, dict)):
-            var.source = ("global", self.f_globals, name)
+        if written is None and name not in self.f_globals:
+            var = self.wrap(value)
         if push_null and not bc.NULL_AFTER_CALLABLE:
             self.push(NULL)
         self.push(var)
@@ -562,8 +629,7 @@ class InstructionTranslator:
             self.push(NULL)
 
     def STORE_GLOBAL(self, ins):
-        raise GraphBreak(f"assignment to global {ins.arg!r} inside a captured region",
-                         hint="keep global state changes outside construct")
+        self.tracer.side_effects.set_global(self.f_globals, ins.arg, self.pop())
 
     # attributes
     def LOAD_ATTR(self, ins):
@@ -652,6 +718,8 @@ class InstructionTranslator:
                               and a.sym.value is b.sym.value)
         elif a.is_const() and b.is_const():
             same = a.value is b.value
+        elif isinstance(a, NewObjectVariable) or isinstance(b, NewObjectVariable):
+            same = a is b
         else:
             same = self.python_value(a) is self.python_value(b)
         self.push(ConstantVariable(same != bool(ins.arg)))
@@ -701,14 +769,16 @@ class InstructionTranslator:
         obj = self.pop()
         value = self.pop()
         if isinstance(obj, ListVariable) and key.is_const():
-            check_mutable(obj, "item assignment")
+            check_mutable(self, obj, "item assignment")
             try:
                 obj.items[key.value] = value
             except (IndexError, TypeError) as e:
                 raise GraphBreak(f"list assignment fails at trace time: {e}")
         elif isinstance(obj, DictVariable) and key.is_const():
-            check_mutable(obj, "item assignment")
+            check_mutable(self, obj, "item assignment")
             obj.items[key.value] = value
+        elif isinstance(obj, TensorVariable):
+            obj.setitem(self, key, value)
         else:
             raise GraphBreak(f"item assignment on a {obj.describe()} inside a captured region",
                              hint="build a new tensor with ops (e.g. ops.where / concat) instead of writing in place")
@@ -717,7 +787,7 @@ class InstructionTranslator:
         key = self.pop()
         obj = self.pop()
         if isinstance(obj, (ListVariable, DictVariable)) and key.is_const():
-            check_mutable(obj, "del")
+            check_mutable(self, obj, "del")
             try:
                 del obj.items[key.value]
             except (IndexError, KeyError, TypeError) as e:
@@ -762,12 +832,12 @@ class InstructionTranslator:
 
     def LIST_APPEND(self, ins):
         v = self.pop()
-        check_mutable(self.stack[-ins.arg], "appending")  # (a list handed over by a graph break)
+        check_mutable(self, self.stack[-ins.arg], "appending")  # (a list handed over by a graph break)
         self.stack[-ins.arg].items.append(v)
 
     def LIST_EXTEND(self, ins):
         v = self.pop()
-        check_mutable(self.stack[-ins.arg], "extending")
+        check_mutable(self, self.stack[-ins.arg], "extending")
         self.stack[-ins.arg].items.extend(v.iterate(self))
 
     def SET_ADD(self, ins):
@@ -782,14 +852,14 @@ class InstructionTranslator:
         k = self.pop()
         if not k.is_const():
             raise GraphBreak("dict with a traced key")
-        check_mutable(self.stack[-ins.arg], "item assignment")
+        check_mutable(self, self.stack[-ins.arg], "item assignment")
         self.stack[-ins.arg].items[k.value] = v
 
     def DICT_UPDATE(self, ins):
         v = self.pop()
         target = self.stack[-ins.arg]
         if isinstance(v, DictVariable):
-            check_mutable(target, "dict update")
+            check_mutable(self, target, "dict update")
             target.items.update(v.items)
         else:
             raise GraphBreak("dict.update with a non-dict")
@@ -1034,7 +1104,91 @@ class InstructionTranslator:
         self.push(ConstantVariable(None))  # next() sends None
 
     def GET_YIELD_FROM_ITER(self, ins):
-        raise GraphBreak("`yield from` inside a captured region")
+        if self.generator_items is None:
+            raise GraphBreak("`yield from` outside a generator being traced")
+        v = self.pop()
+        self.push(v if isinstance(v, IteratorVariable) else IteratorVariable(v.iterate(self)))
+
+    def SEND(self, ins):
+        """``yield from``: the delegated iterator's next item (yielded by the YIELD_VALUE that
+        follows), or, once it is exhausted, its return value and a jump past the loop."""
+        self.pop()  # the value sent in: next() sends None
+        it = self.stack[-1]
+        if not isinstance(it, IteratorVariable):
+            raise GraphBreak(f"`yield from` a {it.describe()}")
+        item = it.next(self)
+        if item is None:
+            if bc.PY311:
+                self.pop()  # 3.12+ pop the iterator at END_SEND
+            self.push(getattr(it, "return_value", None) or ConstantVariable(None))
+            self.jump(ins.arg)
+        else:
+            self.push(item)
+
+    def END_SEND(self, ins):
+        value = self.pop()
+        self.pop()
+        self.push(value)
+
+    # structural pattern matching (``match``): the tests Python makes, on trace-time values
+    def GET_LEN(self, ins):
+        self.push(ConstantVariable(self.stack[-1].length(self)))
+
+    def MATCH_SEQUENCE(self, ins):
+        import collections.abc
+        t = self.stack[-1].python_type()
+        self.push(ConstantVariable(issubclass(t, collections.abc.Sequence) and
+                                   not issubclass(t, (str, bytes, bytearray))))
+
+    def MATCH_MAPPING(self, ins):
+        import collections.abc
+        self.push(ConstantVariable(issubclass(self.stack[-1].python_type(), collections.abc.Mapping)))
+
+    def MATCH_KEYS(self, ins):
+        keys = self.stack[-1]
+        subject = self.stack[-2]
+        if not isinstance(subject, DictVariable) or not keys.is_const():
+            raise GraphBreak(f"matching keys of a {subject.describe()}")
+        found = [subject.items[k] for k in keys.value if k in subject.items]
+        self.push(TupleVariable(found) if len(found) == len(keys.value) else ConstantVariable(None))
+
+    def COPY_DICT_WITHOUT_KEYS(self, ins):
+        keys = self.pop()
+        subject = self.stack[-1]
+        if not isinstance(subject, DictVariable) or not keys.is_const():
+            raise GraphBreak(f"matching **rest of a {subject.describe()}")
+        self.push(DictVariable({k: v for k, v in subject.items.items() if k not in keys.value}))
+
+    def MATCH_CLASS(self, ins):
+        from .variables import BuiltinVariable
+        names = self.pop()
+        cls_var = self.pop()
+        subject = self.pop()
+        if not BuiltinVariable(isinstance).call(self, [subject, cls_var], {}).value:
+            self.push(ConstantVariable(None))
+            return
+        cls = self.python_value(cls_var)
+        wanted = []
+        if ins.arg:
+            match_args = getattr(cls, "__match_args__", None)
+            if match_args is None and cls in _SELF_MATCHING and ins.arg == 1:
+                wanted = [None]  # int(x), str(s), ...: the subject itself
+            elif not isinstance(match_args, tuple) or len(match_args) < ins.arg:
+                raise GraphBreak(f"{cls.__name__}() accepts fewer positional sub-patterns (TypeError at run time)")
+            else:
+                wanted = list(match_args[:ins.arg])
+        wanted += list(names.value)
+        values = []
+        for name in wanted:
+            if name is None:
+                values.append(subject)
+                continue
+            try:
+                values.append(subject.getattr(self, name))
+            except MissingAttribute:
+                self.push(ConstantVariable(None))
+                return
+        self.push(TupleVariable(values))
 
     def IMPORT_NAME(self, ins):
         """``import x.y`` / ``from x import y`` of a module that is already imported (no side
@@ -1071,8 +1225,43 @@ class InstructionTranslator:
         self.push(self.wrap(value))
 
 
+_SELF_MATCHING = (bool, bytearray, bytes, dict, float, frozenset, int, list, set, str, tuple)
+
+
 class SetVariable(ConstantVariable):
-    """A set built by the traced code (BUILD_SET / set comprehension) of Python constants."""
+    """A set built by the traced code (BUILD_SET / set comprehension) of Python constants. Only
+    the frame holds it, so its methods run on the real set at trace time."""
+
+    def getattr(self, tx, name):
+        try:
+            method = getattr(self.value, name)
+        except AttributeError as e:
+            raise MissingAttribute(str(e)) from None
+        return SetMethodVariable(self, method)
+
+
+class SetMethodVariable(Variable):
+    def __init__(self, target, method):
+        self.target, self.method = target, method
+
+    def call(self, tx, args, kwargs):
+        values = []
+        for a in list(args) + list(kwargs.values()):
+            items = a.iterate(tx) if isinstance(a, (TupleVariable, IteratorVariable)) else None
+            if items is not None:
+                if not all(i.is_const() for i in items):
+                    raise GraphBreak("a set of traced values (tensors) inside a captured region")
+                values.append([i.value for i in items])
+            elif a.is_const():
+                values.append(a.value)
+            else:
+                raise GraphBreak(f"set.{self.method.__name__} with a {a.describe()}")
+        try:
+            out = self.method(*values[:len(args)], **dict(zip(kwargs, values[len(args):])))
+        except Exception as e:
+            raise GraphBreak(f"set.{self.method.__name__} raises {type(e).__name__} at trace time: {e}",
+                             hint="the frame runs eagerly so Python raises the error")
+        return SetVariable(out) if isinstance(out, set) else tx.wrap(out, fresh=True)
 
 
 class OpaqueCallableVariable(Variable):

@@ -33,18 +33,17 @@ def plain_tuple(value) -> bool:
     return type(value) is tuple or not getattr(value, "__dict__", None)
 
 
-def check_mutable(var, what):
-    """Mutating a list/dict that exists outside the captured frame (an attribute, a global, an
-    argument) is a side effect the graph cannot replay: break instead of mutating a copy."""
+def check_mutable(tx, var, what):
+    """``var`` is about to be changed in place. A list/dict that exists outside the captured frame
+    (an attribute, a global, an argument) is a side effect: recorded, and written back into the
+    real object after the graph runs (``capture.side_effects``)."""
     if getattr(var, "external", False):
-        raise GraphBreak(f"{what} on a {var.describe()} that exists outside the captured frame "
-                         "(an attribute, global or argument)",
-                         hint="build a new list/dict instead of mutating it, or mutate it outside construct")
+        tx.tracer.side_effects.mutate_container(var, what)
 
 
 class TupleVariable(Variable):
     kind = tuple
-    source = None  # where an external list lives: ("arg", path) / ("attr", obj, name) / ("global", dict, name)
+    source = None  # where an outside list/dict/tuple lives (a source, see capture.reconstruct)
 
     def __init__(self, items, external=False, cls=None):
         self.items = list(items)
@@ -152,6 +151,39 @@ class ListVariable(TupleVariable):
     kind = list
 
 
+class OutsideListVariable(ListVariable):
+    """A list from outside the frame (an attribute, a global, a closure variable) whose items are
+    read, and guarded, only when the traced code looks at them. Code that only appends to it (a
+    loss history) does not depend on its length, so the compiled entry stays valid as it grows;
+    the appends are replayed on the real list after the graph."""
+
+    def __init__(self, read_items, source):
+        self._read_items = read_items  # () -> [Variable] (records the length and item guards)
+        self._items = None
+        self.appended: list = []  # appends made before the items were read
+        self.external = True
+        self.cls = None
+        self.source = source
+
+    @property
+    def realized(self) -> bool:
+        return self._items is not None
+
+    @property
+    def items(self):
+        if self._items is None:
+            self._items = list(self._read_items()) + self.appended
+            self.appended = []
+        return self._items
+
+    @items.setter
+    def items(self, value):
+        self._items = value
+
+    def describe(self):
+        return "list"
+
+
 class ListMethodVariable(Variable):
     """Mutating methods of a list created inside the captured frame."""
 
@@ -161,7 +193,12 @@ class ListMethodVariable(Variable):
     def call(self, tx, args, kwargs):
         if kwargs:
             raise GraphBreak(f"list.{self.name} with keyword arguments")
-        check_mutable(self.lst, f"list.{self.name}()")
+        check_mutable(tx, self.lst, f"list.{self.name}()")
+        if isinstance(self.lst, OutsideListVariable) and not self.lst.realized and self.name in ("append", "extend"):
+            # appending does not depend on what the list holds: keep its items unread (unguarded)
+            new = [args[0]] if self.name == "append" else args[0].iterate(tx)
+            self.lst.appended.extend(new)
+            return ConstantVariable(None)
         items = self.lst.items
         if self.name == "append":
             items.append(args[0])
@@ -237,7 +274,7 @@ class DictMethodVariable(Variable):
         if self.name == "get":
             key = _const_key(args[0])
             return items.get(key, args[1] if len(args) > 1 else ConstantVariable(None))
-        check_mutable(self.d, f"dict.{self.name}()")
+        check_mutable(tx, self.d, f"dict.{self.name}()")
         if self.name == "update":
             for a in args:
                 if not isinstance(a, DictVariable):

@@ -177,6 +177,9 @@ class BuiltinVariable(Variable):
 
     def _call_isinstance(self, tx, obj, cls):
         target = _class_spec(tx, cls)
+        from .objects import NewObjectVariable
+        if isinstance(obj, NewObjectVariable):
+            return ConstantVariable(issubclass(obj.cls, target))
         if isinstance(obj, TensorVariable):
             return ConstantVariable(_is_tensor_class(target, obj.python_type()))
         return ConstantVariable(isinstance(tx.python_value(obj), target))
@@ -464,6 +467,16 @@ class ClassVariable(Variable):
                 from ..errors import CaptureUserError
                 raise CaptureUserError(e) from None
             return tx.wrap(obj)
+        from .objects import NewObjectVariable
+        if NewObjectVariable.can_create(self.cls):
+            obj = NewObjectVariable(self.cls)
+            init = self.cls.__init__
+            if init is not object.__init__:
+                if not UserFunctionVariable(init, obj).call(tx, args, kwargs).is_const():
+                    raise GraphBreak(f"{self.cls.__name__}.__init__ returns a value (TypeError at run time)")
+            elif args or kwargs:
+                raise GraphBreak(f"{self.cls.__name__}() takes no arguments (TypeError at run time)")
+            return obj
         raise GraphBreak(f"creating a {self.cls.__name__} object inside a captured region",
                          hint="create objects in __init__, not in construct")
 
@@ -720,6 +733,13 @@ def _traced_framework_functions():
 def wrap_callable(tx, obj):
     """Variable for a callable Python object."""
     import functools
+    from ..polyfills import POLYFILLS
+    try:
+        polyfill = POLYFILLS.get(obj)
+    except TypeError:  # unhashable callables
+        polyfill = None
+    if polyfill is not None:
+        return UserFunctionVariable(polyfill)
     if type(obj) is functools.partial:
         return PartialVariable.from_object(tx, obj)
     from runtime import autograd

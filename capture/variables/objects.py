@@ -25,6 +25,9 @@ class ObjectVariable(Variable):
         return self.obj
 
     def getattr(self, tx, name):
+        written = tx.tracer.side_effects.written_attr(self.obj, name)
+        if written is not None:
+            return written
         static = inspect.getattr_static(type(self.obj), name, None)
         if isinstance(static, property) and isinstance(static.fget, types.FunctionType):
             # trace the property's getter (evaluating it now could bake in a stale tensor)
@@ -50,8 +53,8 @@ class ObjectVariable(Variable):
         return tx.wrap_attr(self.obj, name, value)
 
     def setattr(self, tx, name, value):
-        raise GraphBreak(f"setting attribute {name!r} of a {type(self.obj).__name__} inside a captured region",
-                         hint="keep Python-state mutation outside construct, or accept the graph break")
+        """Recorded and performed on the real object after the graph (``capture.side_effects``)."""
+        tx.tracer.side_effects.set_attr(self, name, value)
 
     def call(self, tx, args, kwargs):
         call = getattr(type(self.obj), "__call__", None)
@@ -62,6 +65,94 @@ class ObjectVariable(Variable):
 
     def describe(self):
         return f"{type(self.obj).__name__} object"
+
+
+class NewObjectVariable(Variable):
+    """An instance of a plain Python class created by the traced code (``p = Point(x, y)``).
+
+    Its attributes are Variables set by the inlined ``__init__`` and later code; it becomes a
+    real object (``object.__new__`` and its attributes, see ``capture.reconstruct``) only if it
+    outlives the graph: returned, stored outside the frame, or live at a graph break.
+    """
+
+    def __init__(self, cls):
+        self.cls = cls
+        self.attrs: dict = {}
+
+    @staticmethod
+    def can_create(cls) -> bool:
+        """Classes whose construction is fully modelled: Python classes with the default
+        metaclass, ``__new__``, ``__setattr__`` and no ``__slots__``, finalizer or builtin base."""
+        from runtime.nn.cell import Cell
+        return (type(cls) is type and cls.__new__ is object.__new__ and cls.__setattr__ is object.__setattr__
+                and cls.__getattribute__ is object.__getattribute__ and not hasattr(cls, "__del__")
+                and all(base is object or "__slots__" not in vars(base) for base in cls.__mro__)
+                and all(base is object or isinstance(vars(base).get("__init__", None), (types.FunctionType, type(None)))
+                        for base in cls.__mro__)
+                and not issubclass(cls, (BaseException, Cell))
+                and all(base is object or base.__module__ != "builtins" for base in cls.__mro__))
+
+    def python_type(self):
+        return self.cls
+
+    def getattr(self, tx, name):
+        if name in self.attrs:
+            return self.attrs[name]
+        if name == "__class__":
+            return tx.wrap(self.cls)
+        static = inspect.getattr_static(self.cls, name, _MISSING)
+        if static is _MISSING:
+            getattr_hook = inspect.getattr_static(self.cls, "__getattr__", None)
+            if getattr_hook is not None:
+                raise GraphBreak(f"{self.cls.__name__}.__getattr__ on an object created in the frame")
+            raise MissingAttribute(f"'{self.cls.__name__}' object has no attribute {name!r}")
+        from .functions import UserFunctionVariable
+        if isinstance(static, types.FunctionType):
+            return UserFunctionVariable(static, self)
+        if isinstance(static, property) and isinstance(static.fget, types.FunctionType):
+            return UserFunctionVariable(static.fget).call(tx, [self], {})
+        if isinstance(static, staticmethod):
+            return tx.wrap(static.__func__)
+        if isinstance(static, classmethod) and isinstance(static.__func__, types.FunctionType):
+            return UserFunctionVariable(static.__func__, tx.wrap(self.cls))
+        if hasattr(static, "__get__") and not isinstance(static, (int, float, str, bool, tuple, type(None))):
+            raise GraphBreak(f"descriptor {self.cls.__name__}.{name} on an object created in the frame")
+        return tx.wrap_attr(self.cls, name, getattr(self.cls, name))
+
+    def has_attribute(self, tx, name):
+        if name in self.attrs or name == "__class__":
+            return True
+        if inspect.getattr_static(self.cls, name, _MISSING) is not _MISSING:
+            return True
+        return None if hasattr(self.cls, "__getattr__") else False
+
+    def setattr(self, tx, name, value):
+        if hasattr(inspect.getattr_static(self.cls, name, None), "__set__"):
+            raise GraphBreak(f"setting {self.cls.__name__}.{name}, a property or descriptor",
+                             hint="the assignment runs eagerly")
+        self.attrs[name] = value
+
+    def call(self, tx, args, kwargs):
+        call = inspect.getattr_static(self.cls, "__call__", None)
+        if isinstance(call, types.FunctionType):
+            from .functions import UserFunctionVariable
+            return UserFunctionVariable(call, self).call(tx, args, kwargs)
+        raise GraphBreak(f"calling a {self.cls.__name__} object")
+
+    def truth(self, tx):
+        for hook in ("__bool__", "__len__"):
+            fn = inspect.getattr_static(self.cls, hook, None)
+            if isinstance(fn, types.FunctionType):
+                from .functions import UserFunctionVariable
+                out = UserFunctionVariable(fn, self).call(tx, [], {})
+                return out.truth(tx) if hook == "__bool__" else bool(out.value)
+        return True
+
+    def describe(self):
+        return f"new {self.cls.__name__} object"
+
+
+_MISSING = object()
 
 
 class _EagerOpAtTraceTime(Exception):

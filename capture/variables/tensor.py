@@ -10,6 +10,21 @@ from .base import Variable
 _DATA_METHODS = {"asnumpy", "numpy", "item", "tolist", "__bool__", "__float__", "__int__", "any", "all"}
 
 
+def _may_alias(op) -> bool:
+    """Can the eager result of ``op`` share memory with its input (a numpy view, or ``cast`` to
+    the same dtype returning its input)?"""
+    from graph.ops.core import VIEW
+    return op.kind == VIEW or op.name == "cast"
+
+
+def _refuse_masks(key):
+    parts = key.items if hasattr(key, "items") and isinstance(key.items, list) else [key]
+    for k in parts:
+        if isinstance(k, TensorVariable) and k.sym.dtype.is_bool:
+            raise GraphBreak("boolean mask indexing: the result's shape depends on the tensor's values",
+                             hint="use ops.where / ops.masked_fill with a static shape, or accept the break")
+
+
 class TensorVariable(Variable):
     """A tensor in the graph being built (wraps a :class:`SymTensor`)."""
 
@@ -52,12 +67,38 @@ class TensorVariable(Variable):
                          hint="branch on Python values (shapes, flags), or use ops.where / ops.select")
 
     def getitem(self, tx, key):
-        parts = key.items if hasattr(key, "items") and isinstance(key.items, list) else [key]
-        for k in parts:
-            if isinstance(k, TensorVariable) and k.sym.dtype.is_bool:
-                raise GraphBreak("boolean mask indexing: the result's shape depends on the tensor's values",
-                                 hint="use ops.where / ops.masked_fill with a static shape, or accept the break")
+        _refuse_masks(key)
         return tx.wrap(self.sym[key.realize(tx)])
+
+    def setitem(self, tx, key, value):
+        """``x[key] = value``: the functional ``setitem`` op (differentiable in x and value), after
+        which every reference to this tensor sees the new contents, as eager's in-place write.
+        Only for tensors no other tensor can share memory with: computed by the frame (not an
+        argument, Parameter or constant), not a view, and with no view of them still held by the
+        traced code; anything else breaks so the write happens eagerly on the real memory."""
+        from graph.ir import CONST, INPUT, PARAM
+        from graph.ops import REGISTRY, bind
+        from graph.ops.shape import split_index
+        v = self.sym.value
+        if v.kind in (INPUT, PARAM, CONST) or _may_alias(v.producer.op) or tx.builder.live_view_of(v):
+            raise GraphBreak(f"item assignment on a {self.describe()} that may share memory with another "
+                             "tensor (an argument, a Parameter, or a view)",
+                             hint="the write runs eagerly; writing into a tensor the frame computed stays in the graph")
+        _refuse_masks(key)
+        index = key.realize(tx)
+        if isinstance(value, TensorVariable):
+            new_value = value.sym
+        elif value.is_const():
+            import numpy as np
+            try:
+                new_value = tx.builder.const(np.asarray(value.value, dtype=self.sym.dtype.np))
+            except (TypeError, ValueError) as e:
+                raise GraphBreak(f"item assignment of {value.value!r} fails at trace time: {e}")
+        else:
+            raise GraphBreak(f"item assignment of a {value.describe()} into a tensor")
+        spec, tensors = split_index(index)
+        out = bind(REGISTRY["setitem"], self.sym, new_value, *tensors, index=spec)
+        self.sym.value = out.value
 
     def length(self, tx):
         return len(self.sym)

@@ -1,0 +1,234 @@
+"""Python that TorchDynamo captures without a graph break is captured here too, with eager's
+meaning: tensor item assignment (as the functional ``setitem`` op), ``functools.reduce``, set
+methods, in-place ``+=``/``|=`` on containers, ``match`` statements, ``yield from``, and objects of
+plain Python classes created inside the frame. Every case runs through ``check_like_eager``
+(eager vs captured first call and cache hits: results, printed output, state, identity)."""
+import collections
+import dataclasses
+import functools
+import operator
+
+import numpy as np
+import pytest
+
+import capture
+import runtime as ms
+from capture_helpers import check_like_eager
+from runtime import Tensor, ops
+
+
+def _t(rng, *shape):
+    data = rng.standard_normal(shape).astype(np.float32)
+    return lambda i: ((Tensor(data + i),), {})
+
+
+# -- tensor item assignment ---------------------------------------------------------------------------
+def test_item_assignment_into_a_computed_tensor(rng):
+    def f(x):
+        y = x * 2
+        alias = y
+        y[0] = 5.0
+        y[1, 1:] = x[0, 1:]
+        y[:, 0] += 1.0
+        return alias, y.sum()
+
+    check_like_eager(f, _t(rng, 3, 4))
+
+
+def test_item_assignment_with_a_tensor_index(rng):
+    def f(x, idx):
+        y = ops.zeros_like(x)
+        y[idx] = x[idx] * 3
+        return y
+
+    idx = Tensor(np.array([2, 0], np.int32))
+    data = rng.standard_normal((4, 2)).astype(np.float32)
+    check_like_eager(f, lambda i: ((Tensor(data + i), idx), {}))
+
+
+def test_item_assignment_gradient_matches_eager(rng):
+    def loss(x, v):
+        y = x * 3
+        y[0] = v * v
+        return (y * y).sum()
+
+    x = Tensor(rng.standard_normal((3, 2)).astype(np.float32))
+    v = Tensor(rng.standard_normal(2).astype(np.float32))
+    grad = ms.grad(loss, grad_position=(0, 1))
+    want = grad(x, v)
+    got = capture.jit(lambda x, v: grad(x, v))(x, v)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-5)
+    np.testing.assert_allclose(want[0].asnumpy()[0], 0)  # overwritten rows get no gradient
+
+
+@pytest.mark.parametrize("case", ["argument", "view", "viewed"])
+def test_item_assignment_that_may_alias_runs_eagerly(rng, case):
+    def f(x):
+        if case == "argument":
+            target = x
+        elif case == "view":
+            target = (x * 2)[0]
+        else:
+            target = x * 2
+            view = target[0]
+        target[0] = 7.0
+        return (x, target, view) if case == "viewed" else (x, target)
+
+    report = check_like_eager(f, _t(rng, 2, 3), breaks=None)
+    assert report.breaks and "share memory" in report.breaks[0].reason
+
+
+# -- functools.reduce, sets and in-place container operators -----------------------------------------------
+def test_functools_reduce(rng):
+    def f(x):
+        total = functools.reduce(operator.add, [x, x * 2, x * 3])
+        scaled = functools.reduce(lambda acc, k: acc * k, (1, 2, 3), x)
+        return total + scaled
+
+    check_like_eager(f, _t(rng, 3))
+
+
+def test_functools_reduce_of_nothing_raises_like_python(rng):
+    def f(x):
+        return functools.reduce(operator.add, []) + x
+
+    check_like_eager(f, _t(rng, 2), breaks=None)
+
+
+def test_set_methods_and_operators(rng):
+    def f(x):
+        s = {1}
+        s.add(2)
+        s.update([3, 4])
+        s.discard(4)
+        alias = s
+        s |= {7}
+        s -= {1}
+        both = s & {2, 3, 9}
+        return x * len(s) + len(both), sorted(alias), s.issubset({2, 3, 7, 8})
+
+    check_like_eager(f, _t(rng, 2))
+
+
+def test_list_plus_equals_extends_in_place(rng):
+    def f(x):
+        a = [x]
+        b = a
+        a += [x + 1, x + 2]
+        a += (x,)
+        return len(b), b[-1] is x, a
+
+    check_like_eager(f, _t(rng, 2))
+
+
+# -- match statements ------------------------------------------------------------------------------------
+Point = collections.namedtuple("Point", "x y")
+
+
+@dataclasses.dataclass
+class Box:
+    lo: float
+    hi: float
+
+
+def _matcher(x, spec):
+    match spec:
+        case {"mode": "scale", "by": by, **rest}:
+            return x * by, rest
+        case [first, *others] if len(others) > 1:
+            return x + first, len(others)
+        case (a, b):
+            return x - a - b, None
+        case Point(x=px, y=py):
+            return x * px + py, None
+        case Box(lo, hi):
+            return ops.clip_by_value(x, lo, hi), None
+        case int(n) | float(n):
+            return x + n, None
+        case "none" | None:
+            return x, None
+        case _:
+            return -x, None
+
+
+@pytest.mark.parametrize("spec", [{"mode": "scale", "by": 3.0, "extra": 1}, [1.0, 2.0, 3.0, 4.0], (1.0, 2.0),
+                                  Point(2.0, 1.0), Box(-0.5, 0.5), 4, 2.5, "none", None, "other"],
+                         ids=lambda s: type(s).__name__ + str(s)[:12])
+def test_match_statement(rng, spec):
+    check_like_eager(_matcher, lambda i: ((Tensor(np.full(3, i - 1.0, np.float32)), spec), {}))
+
+
+# -- generators ----------------------------------------------------------------------------------------------
+def test_yield_from_inside_the_frame(rng):
+    def inner(t):
+        yield t
+        yield t + 1
+        return "done"
+
+    def outer(t, result):
+        result.append((yield from inner(t)))
+        yield from [t * 2, t * 3]
+
+    def f(x):
+        result = []
+        values = list(outer(x, result))
+        return sum(values[1:], values[0]), result
+
+    check_like_eager(f, _t(rng, 2))
+
+
+# -- objects of plain classes created in the frame ----------------------------------------------------------
+class Affine:
+    offset = 1.0
+
+    def __init__(self, scale, shift=0.0):
+        self.scale = scale
+        self.shift = shift
+
+    def __call__(self, t):
+        return t * self.scale + self.shift + self.offset
+
+    @property
+    def total(self):
+        return self.scale + self.shift
+
+    @classmethod
+    def unit(cls):
+        return cls(1.0)
+
+
+@dataclasses.dataclass
+class Stats:
+    mean: object
+    count: int = 0
+
+    def __post_init__(self):
+        self.count += 1
+
+
+def test_objects_created_in_the_frame(rng):
+    def f(x):
+        a = Affine(2.0, shift=x)
+        u = Affine.unit()
+        a.extra = u(x)
+        stats = Stats(x.mean())
+        return a(x) + a.total + a.extra, isinstance(a, Affine), stats.count, hasattr(a, "missing")
+
+    check_like_eager(f, _t(rng, 3))
+
+
+def test_objects_that_outlive_the_frame_are_built(rng):
+    kept = []
+
+    def f(x):
+        a = Affine(3.0, shift=x + 1)
+        kept.append(a)
+        return a, a, a.scale
+
+    report = check_like_eager(f, _t(rng, 2), state=lambda: [(type(o), o.scale, o.shift) for o in kept],
+                              reset=kept.clear)
+    assert report.graph_count == 1
+    out = capture.jit(f)(Tensor(np.ones(2, np.float32)))
+    assert out[0] is out[1] and isinstance(out[0], Affine) and out[0] is kept[-1]
+    np.testing.assert_allclose(out[0].shift.asnumpy(), [2.0, 2.0])
