@@ -9,12 +9,15 @@ turns it into a function whose globals hold the helpers.
 """
 from __future__ import annotations
 
+import collections
 import contextlib
+import functools
 import random
 
 import numpy as np
 
-from runtime import Tensor, ops
+import runtime as ms
+from runtime import Tensor, nn, ops
 
 _CONSTS = ["0.5", "1.5", "0.25", "2.0", "-1.0", "0.75"]
 
@@ -53,9 +56,34 @@ class Box:
         return v * 1.25
 
 
+class Pair:
+    """A plain class whose objects programs create inside the frame."""
+
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+
+    def total(self, scale=1.0):
+        return (self.a + self.b) * scale
+
+
+def gen_pair(u, v):
+    yield from (u, v)
+    yield u * v
+    return "done"
+
+
+PT = collections.namedtuple("PT", "a b")
+
+
+def _sq_tanh(v):
+    return (ops.tanh(v) * v).sum()
+
+
 HELPERS = {"helper_add": helper_add, "helper_kw": helper_kw, "helper_print": helper_print,
            "helper_branch": helper_branch, "Tensor": Tensor, "ops": ops, "np": np,
-           "contextlib": contextlib}
+           "contextlib": contextlib, "functools": functools, "Pair": Pair, "gen_pair": gen_pair, "PT": PT,
+           "grad_sq": ms.grad(_sq_tanh)}
 
 
 class _Gen:
@@ -101,7 +129,9 @@ class _Gen:
         r = self.r
         kinds = ["assign"] * 6 + ["pyint", "print", "print_py", "tbranch", "numpy", "helper_print", "append",
                                   "item", "comp", "closure", "with", "try", "obj", "dictacc", "helper_branch",
-                                  "fstring", "starred", "comp_break", "cells"]
+                                  "fstring", "starred", "comp_break", "cells", "namedtuple", "nonlocal", "iters",
+                                  "outside", "newobj", "dense", "grad", "setitem", "match", "reduce", "setops",
+                                  "yieldfrom"]
         if depth < 3:
             kinds += ["for", "if", "while"]
         kind = r.choice(kinds)
@@ -183,6 +213,59 @@ class _Gen:
             b = self.tv()
             self.emit(depth, f"first, *rest = [{a}, {b}, {a} * 0.5]")
             self.emit(depth, f"{a} = helper_kw(first, *rest)")
+        elif kind == "namedtuple":
+            b = self.tv()
+            self.emit(depth, f"pt = PT({a}, b={b})")
+            self.emit(depth, f"{a} = pt.a + pt._replace(b={a} * 0.5).b * len(pt._asdict())")
+        elif kind == "nonlocal":
+            self.emit(depth, "def bump_count(step=1):")
+            self.emit(depth + 1, "nonlocal cnt")
+            self.emit(depth + 1, "cnt += step")
+            self.emit(depth + 1, "return cnt")
+            self.emit(depth, f"{a} = {a} * 0.5 + bump_count() * 0.25")
+        elif kind == "iters":
+            b = self.tv()
+            self.emit(depth, f"pairs = zip(({a}, {b}), ({b}, {a}))")
+            self.emit(depth, "for n, (u, v) in enumerate(pairs):")
+            self.emit(depth + 1, f"{a} = {a} + u * v * (n * 0.25)")
+            self.emit(depth + 1, "break")
+            self.emit(depth, "rest_pairs = list(pairs)")
+            self.emit(depth, f"{a} = {a} + len(rest_pairs) * 0.5")
+        elif kind == "outside":
+            self.emit(depth, r.choice(["OUT.append(k)", "CFG['n'] = CFG.get('n', 0) + k", "box.tag = k * 2",
+                                       f"OUT.append({a} * 0.5)", "CFG.setdefault('seen', []).append(k)"]))
+        elif kind == "newobj":
+            b = self.tv()
+            self.emit(depth, f"pair = Pair({a}, {b} * 0.5)")
+            self.emit(depth, "pair.b = pair.b + k")
+            self.emit(depth, f"{a} = pair.total(scale={r.choice(_CONSTS)})")
+        elif kind == "dense":
+            self.emit(depth, f"{a} = DENSE({a}.reshape((1, 3))).reshape((3,))")
+        elif kind == "grad":
+            self.emit(depth, f"{a} = {a} + grad_sq({a}) * 0.5")
+        elif kind == "setitem":
+            self.emit(depth, f"tmp = {a} * 1.5")
+            self.emit(depth, f"tmp[{r.randint(0, 2)}] = k * 0.5")
+            self.emit(depth, f"{a} = tmp")
+        elif kind == "match":
+            self.emit(depth, "match k % 3:")
+            self.emit(depth + 1, "case 0:")
+            self.emit(depth + 2, f"{a} = {a} + 1.0")
+            self.emit(depth + 1, "case 1 | 2 if k > 3:")
+            self.emit(depth + 2, f"{a} = {a} * 0.5")
+            self.emit(depth + 1, "case _:")
+            self.emit(depth + 2, f"{a} = {a} - 0.5")
+        elif kind == "reduce":
+            b = self.tv()
+            self.emit(depth, f"{a} = functools.reduce(lambda u, v: u + v * 0.5, [{a}, {b}], {a})")
+        elif kind == "setops":
+            self.emit(depth, "ks = {k, 1}")
+            self.emit(depth, "ks.add(2)")
+            self.emit(depth, "ks |= {k + 3}")
+            self.emit(depth, f"{a} = {a} * len(ks) * 0.25")
+        elif kind == "yieldfrom":
+            b = self.tv()
+            self.emit(depth, f"{a} = sum(gen_pair({a}, {b}), {a}) * 0.25")
         elif kind == "for":
             self.loop_vars += 1
             i = f"i{self.loop_vars}"
@@ -214,8 +297,9 @@ class _Gen:
         self.emit(1, "names = []")
         self.emit(1, "d = {}")
         self.emit(1, "box = BOX")
+        self.emit(1, "cnt = 0")
         self.body(1, self.r.randint(3, 9))
-        self.emit(1, f"return {', '.join(self.tvars)}, k, acc, names, d.get('n', 0), box.n")
+        self.emit(1, f"return {', '.join(self.tvars)}, k, acc, names, d.get('n', 0), box.n, cnt")
         return "\n".join(self.lines) + "\n"
 
 
@@ -224,14 +308,19 @@ def generate(seed: int) -> str:
     return _Gen(seed).program()
 
 
+_W = np.linspace(-0.6, 0.6, 9, dtype=np.float32).reshape(3, 3)
+
+
 def compile_program(src: str, filename: str):
-    """``prog`` defined from ``src`` (with a fresh ``Box`` as BOX), and its Box."""
+    """``prog`` defined from ``src`` with fresh outside state (a ``Box`` as BOX, the global list
+    OUT and dict CFG, a Dense layer DENSE), and a function returning that state."""
     import linecache
     linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
     box = Box()
-    ns = dict(HELPERS, BOX=box)
+    dense = nn.Dense(3, 3, weight_init=Tensor(_W), bias_init=Tensor(np.full(3, 0.1, np.float32)))
+    ns = dict(HELPERS, BOX=box, OUT=[], CFG={}, DENSE=dense)
     exec(compile(src, filename, "exec"), ns)
-    return ns["prog"], box
+    return ns["prog"], lambda: (box.n, list(box.items), getattr(box, "tag", None), list(ns["OUT"]), dict(ns["CFG"]))
 
 
 def inputs(seed: int, call: int):

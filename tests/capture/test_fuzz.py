@@ -34,6 +34,10 @@ def _same_value(got, want):
         assert type(got) is type(want) and len(got) == len(want), (got, want)
         for g, w in zip(got, want):
             _same_value(g, w)
+    elif isinstance(want, dict):
+        assert type(got) is dict and list(got) == list(want), (got, want)
+        for k in want:
+            _same_value(got[k], want[k])
     elif isinstance(want, float):
         assert isinstance(got, float) and np.isclose(got, want, rtol=1e-5, atol=1e-5), (got, want)
     else:
@@ -69,8 +73,8 @@ def run_program(seed, calls=2):
     """Run program ``seed`` eagerly and captured on ``calls`` inputs; returns (graphs, breaks)."""
     src = fuzzgen.generate(seed)
     fname = f"<fuzz program {seed}>"
-    eager_fn, eager_box = fuzzgen.compile_program(src, fname)
-    cap_fn, cap_box = fuzzgen.compile_program(src, fname)
+    eager_fn, eager_state = fuzzgen.compile_program(src, fname)
+    cap_fn, cap_state = fuzzgen.compile_program(src, fname)
     jitted = capture.jit(cap_fn)
     with recording() as report:
         for call in range(calls):
@@ -84,7 +88,7 @@ def run_program(seed, calls=2):
                     assert gerr is None, f"captured run raised {type(gerr).__name__}: {gerr}"
                     _same_value(got, want)
                 _same_text(gtext, wtext)
-                assert (cap_box.n, cap_box.items) == (eager_box.n, eager_box.items)
+                _same_value(cap_state(), eager_state())  # outside state: objects, globals
             except AssertionError as e:
                 raise AssertionError(f"fuzz program {seed} (call {call}) differs: {e}\n{src}") from None
     internal = [b for b in report.breaks if b.internal]
