@@ -148,7 +148,8 @@ class _Gen:
             self.emit(depth, f"print('k{self.tags}', k, len(acc))")
         elif kind == "tbranch":
             b = self.tv()
-            self.emit(depth, f"if {a}.sum() > 0:")
+            # (not `> 0`: programs like 2x - 2*mean(x) sum to 0 up to rounding, which fusion changes)
+            self.emit(depth, f"if {a}.sum() > 0.1:")
             self.emit(depth + 1, f"{b} = {b} * 0.5 + 1.0")
             self.emit(depth, "else:")
             self.emit(depth + 1, f"{b} = {b} - 0.25")

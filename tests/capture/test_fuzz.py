@@ -44,6 +44,12 @@ def _same_value(got, want):
         assert type(got) is type(want) and got == want, (got, want)
 
 
+def _tokens(line):
+    """The words of a printed line with numbers as ``#`` (numpy's padding inside brackets, which
+    follows the digits printed, removed)."""
+    return re.sub(r"\[\s+", "[", re.sub(r"\s+\]", "]", _NUM.sub("#", line))).split()
+
+
 def _same_text(got, want):
     """Printed output equal up to float rounding of the printed numbers."""
     gl, wl = got.splitlines(), want.splitlines()
@@ -52,7 +58,7 @@ def _same_text(got, want):
         if g == w:
             continue
         # numpy pads columns to the widest number, so spacing follows the digits: compare tokens
-        assert _NUM.sub("#", g).split() == _NUM.sub("#", w).split(), (g, w)
+        assert _tokens(g) == _tokens(w), (g, w)
         gn = [float(v) for v in _NUM.findall(g)]
         wn = [float(v) for v in _NUM.findall(w)]
         np.testing.assert_allclose(gn, wn, rtol=1e-4, atol=1e-4)
