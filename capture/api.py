@@ -537,30 +537,7 @@ def _run_eagerly_after_user_error(fn, args, kwargs, flat, r, config, cache, name
 
 def _arg_guards_only(tracer, flat):
     for i, v in enumerate(flat):
-        _guard_root_value(tracer, v, f"args[{i}]", f"argument {i}")
-
-
-def _guard_root_value(tracer, value, expr, desc, _open=None):
-    g = tracer.guards
-    _open = set() if _open is None else _open  # containers being guarded: a cycle stops at identity
-    if isinstance(value, (tuple, list)) and id(value) in _open:
-        g.identity(expr, value, desc)
-        return
-    if isinstance(value, Tensor) and not isinstance(value, Parameter):
-        g.tensor(expr, value, desc)
-    elif isinstance(value, (int, float, bool, str, type(None))):
-        g.constant(expr, value, desc)
-    elif isinstance(value, (tuple, list)):
-        g.add(f"type({expr}) is {g.obj(type(value))} and len({expr}) == {len(value)}",
-              f"{desc}: {type(value).__name__} of length {len(value)}")
-        _open.add(id(value))
-        for i, v in enumerate(value):
-            _guard_root_value(tracer, v, f"{expr}[{i}]", f"{desc}[{i}]", _open)
-        _open.discard(id(value))
-    elif isinstance(value, Cell):
-        g.arg_identity(expr, value, desc)
-    else:
-        g.identity(expr, value, desc)
+        tracer.guards.argument(f"args[{i}]", v, f"argument {i}")
 
 
 _ITER_TYPES = (type(iter([])), type(iter(())), type(iter(range(0))), type(iter({})), types.GeneratorType,
@@ -582,7 +559,7 @@ def _wrap_root(tx, value, expr, path, desc, is_resume=False):
                       (isinstance(value, types.MethodType) and isinstance(value.__self__, Tensor))):
         # run-time data handed over by an earlier break: guarded by type only
         from .resume import RuntimeValueVariable
-        g.add(f"type({expr}) is {g.obj(type(value))}", f"{desc}: a {type(value).__name__}")
+        g.type_is(expr, type(value), desc)
         return RuntimeValueVariable(value, path)
     var = _wrap_containers_once(tx, value, lambda: _wrap_root_value(tx, value, expr, path, desc, is_resume))
     if memo is not None and isinstance(value, (list, dict)):
@@ -616,8 +593,7 @@ def _wrap_root_value(tx, value, expr, path, desc, is_resume):
         g.constant(expr, value, desc)
         return ConstantVariable(value)
     if (isinstance(value, tuple) and plain_tuple(value)) or type(value) is list:
-        g.add(f"type({expr}) is {g.obj(type(value))} and len({expr}) == {len(value)}",
-              f"{desc}: {type(value).__name__} of length {len(value)}")
+        g.length(expr, value, desc)
         items = [_wrap_root(tx, v, f"{expr}[{i}]", path + (i,), f"{desc}[{i}]", is_resume)
                  for i, v in enumerate(value)]
         var = TupleVariable(items, cls=type(value)) if isinstance(value, tuple) \
@@ -625,8 +601,7 @@ def _wrap_root_value(tx, value, expr, path, desc, is_resume):
         var.source = ("arg", path)  # returned (or live at a break) as the caller's own object
         return var
     if type(value) in PLAIN_DICT_TYPES and all(isinstance(k, str) for k in value):
-        g.add(f"type({expr}) is {g.obj(type(value))} and list({expr}) == {g.obj(list(value))}",
-              f"{desc}: {type(value).__name__} keys {list(value)}")
+        g.dict_keys(expr, value, desc)
         var = DictVariable({k: _wrap_root(tx, v, f"{expr}[{k!r}]", path + (k,), f"{desc}[{k!r}]", is_resume)
                             for k, v in value.items()}, external=True, cls=type(value))
         var.source = ("arg", path)

@@ -1,9 +1,13 @@
 """Guards: what a compiled entry assumed, as readable strings compiled into one fast check.
 
-Each guard is a Python expression over the call's arguments (``args``) and objects captured at
-compile time (named ``o0``, ``o1``...). ``GuardSet.compile()`` joins them with ``and`` into one
-function, and keeps the strings for ``explain()`` and for recompile reasons (the first failing
-guard is reported).
+The one guard builder of capture: every assumption the translator makes about a Python value is
+recorded through a method here, one per kind of guard (type, identity, equal constant, tensor
+shape/dtype, length, dict keys, missing attribute, value of a Python object read at trace time,
+call argument...). Each guard is a Python expression over the call's arguments (``args``) and
+objects captured at compile time (named ``o0``, ``o1``...), with a description in the user's
+terms (``self.fc1.weight: Tensor Float32[120, 400]``). ``GuardSet.compile()`` joins them with
+``and`` into one function, and keeps the descriptions for ``explain()`` and for recompile reasons
+(the first failing guard is reported).
 
 Example:
     >>> g = GuardSet()
@@ -13,9 +17,22 @@ Example:
 """
 from __future__ import annotations
 
+import types
 import weakref
 
 import numpy as np
+
+from graph.dtypes import DType
+
+#: containers read while tracing are guarded item by item up to this size and nesting depth
+MAX_GUARDED_ITEMS = 64
+MAX_GUARD_DEPTH = 4
+_SCALARS = (int, float, bool, str, type(None))
+
+
+#: Python values the translator treats as constants (wrapped as their value, guarded by equality)
+CONSTANT_TYPES = (int, float, bool, str, bytes, complex, type(None), type(Ellipsis), range, slice, frozenset,
+              DType, np.dtype, np.generic)
 
 
 class GuardSet:
@@ -84,6 +101,81 @@ class GuardSet:
             return
         t = self.obj(type(value))
         self.add(f"type({expr}) is {t} and {expr} == {self.obj(value)}", f"{desc} == {value!r}")
+
+    def type_is(self, expr: str, cls, desc: str) -> None:
+        self.add(f"type({expr}) is {self.obj(cls)}", f"{desc}: a {cls.__name__}")
+
+    def length(self, expr: str, value, desc: str) -> None:
+        """Exact type and length of a list/tuple."""
+        self.add(f"type({expr}) is {self.obj(type(value))} and len({expr}) == {len(value)}",
+                 f"{desc}: {type(value).__name__} of length {len(value)}")
+
+    def dict_keys(self, expr: str, value, desc: str) -> None:
+        """Exact type and the keys, in order, of a dict."""
+        self.add(f"type({expr}) is {self.obj(type(value))} and list({expr}) == {self.obj(list(value))}",
+                 f"{desc}: {type(value).__name__} keys {list(value)}")
+
+    def hasnt_attr(self, obj, name: str) -> None:
+        """``obj.name`` was missing (a ``hasattr``/``getattr`` default decided on it)."""
+        self.add(f"not hasattr({self.obj(obj)}, {name!r})", f"{self.path_of(obj)}.{name} does not exist")
+
+    def python_value(self, expr: str, value, desc: str, depth: int = 0) -> None:
+        """``expr`` still gives what tracing read: Python scalars by type and value, small
+        containers by type, length and item, dtypes and other immutable constants by equality,
+        everything else (Cells, Parameters, functions, objects) by identity."""
+        from runtime.tensor import Tensor
+        if isinstance(value, types.ModuleType):
+            return
+        if isinstance(value, types.MethodType):
+            # a bound method is a new object on every attribute read: guard what it binds
+            self.identity(f"{expr}.__func__", value.__func__, f"{desc} (method)")
+            self.identity(f"{expr}.__self__", value.__self__, f"{desc} (bound object)")
+        elif isinstance(value, _SCALARS):
+            self.constant(expr, value, desc)
+        elif type(value) in (tuple, list) and len(value) <= MAX_GUARDED_ITEMS and depth < MAX_GUARD_DEPTH:
+            if all(isinstance(v, _SCALARS) for v in value):
+                self.add(f"type({expr}) is {self.obj(type(value))} and {expr} == {self.obj(value)} and "
+                         f"tuple(map(type, {expr})) == {self.obj(tuple(map(type, value)))}", f"{desc} == {value!r}")
+                return
+            self.length(expr, value, desc)
+            for i, v in enumerate(value):
+                self.python_value(f"{expr}[{i}]", v, f"{desc}[{i}]", depth + 1)
+        elif type(value) is dict and len(value) <= MAX_GUARDED_ITEMS and depth < MAX_GUARD_DEPTH and \
+                all(isinstance(k, (str, int)) and not isinstance(k, bool) for k in value):
+            self.dict_keys(expr, value, desc)
+            for k, v in value.items():
+                self.python_value(f"{expr}[{k!r}]", v, f"{desc}[{k!r}]", depth + 1)
+        elif isinstance(value, Tensor) or not isinstance(value, CONSTANT_TYPES):
+            self.identity(expr, value, desc)
+        elif isinstance(value, (DType, np.dtype)):
+            self.add(f"{expr} == {self.obj(value)}", f"{desc} == {value}")
+        else:  # other immutable constants (range, slice, complex, numpy scalars...)
+            self.add(f"type({expr}) is {self.obj(type(value))} and {expr} == {self.obj(value)}", f"{desc} == {value!r}")
+
+    def argument(self, expr: str, value, desc: str, _open=None) -> None:
+        """A call argument (``args[i]``): tensors by shape and dtype (any tensor of that kind will
+        do), scalars by value, lists/tuples by length and item, Cells by a weak identity, other
+        objects by identity. A container that contains itself stops at identity."""
+        from runtime.nn.cell import Cell
+        from runtime.parameter import Parameter
+        from runtime.tensor import Tensor
+        _open = set() if _open is None else _open
+        if isinstance(value, (tuple, list)) and id(value) in _open:
+            self.identity(expr, value, desc)
+        elif isinstance(value, Tensor) and not isinstance(value, Parameter):
+            self.tensor(expr, value, desc)
+        elif isinstance(value, _SCALARS):
+            self.constant(expr, value, desc)
+        elif isinstance(value, (tuple, list)):
+            self.length(expr, value, desc)
+            _open.add(id(value))
+            for i, v in enumerate(value):
+                self.argument(f"{expr}[{i}]", v, f"{desc}[{i}]", _open)
+            _open.discard(id(value))
+        elif isinstance(value, Cell):
+            self.arg_identity(expr, value, desc)
+        else:
+            self.identity(expr, value, desc)
 
     def tensor(self, expr: str, tensor, desc: str) -> None:
         cls = self.obj(type(tensor))

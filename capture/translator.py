@@ -23,13 +23,12 @@ import types
 import numpy as np
 from bytecode import Bytecode, Instr, Label, TryBegin, TryEnd
 
-from graph.dtypes import DType
 from graph.errors import is_internal_file
 
 from . import bytecode_compat as bc
 from .builder import GraphBuilder, SymTensor
 from .errors import CaptureUserError, GraphBreak, MissingAttribute
-from .guards import GuardSet
+from .guards import CONSTANT_TYPES, GuardSet
 from .side_effects import SideEffects
 from .variables import (NULL, Box, BoxVariable, CellVariable, ClassVariable, ConstantVariable,
                         DictVariable, IteratorVariable, ListVariable, ModuleVariable,
@@ -42,11 +41,7 @@ from .variables.containers import PLAIN_DICT_TYPES, OutsideListVariable, check_m
 MAX_INSTRUCTIONS = 500_000
 MAX_INLINE_DEPTH = 64
 STOPPED = object()  # returned by a root translator stopped before a graph break
-_CONST_TYPES = (int, float, bool, str, bytes, complex, type(None), type(Ellipsis), range, slice, frozenset,
-                DType, np.dtype, np.generic)
 _CODE_CACHE: dict[types.CodeType, tuple] = {}
-_MAX_GUARDED_ITEMS = 64  # containers read while tracing are guarded item by item up to this size
-_MAX_GUARD_DEPTH = 4
 
 
 def _instructions(code):
@@ -270,7 +265,7 @@ class InstructionTranslator:
             return TensorVariable(value)
         if isinstance(value, Tensor):
             return TensorVariable(self.builder.sym(value))
-        if isinstance(value, _CONST_TYPES):
+        if isinstance(value, CONSTANT_TYPES):
             return ConstantVariable(value)
         if fresh:
             source = None
@@ -322,57 +317,20 @@ class InstructionTranslator:
 
     def guard_and_wrap(self, expr, value, desc, source):
         """Guard that ``expr`` (evaluated on later calls) still gives what tracing assumed (see
-        :meth:`_guard_value`) and wrap ``value``, found at ``source``. A list met for the first
+        :meth:`GuardSet.python_value`) and wrap ``value``, found at ``source``. A list met for the first
         time is guarded by type only until the traced code reads its items (appending does not)."""
         if type(value) is list and id(value) not in self.tracer.containers:
-            self.guards.add(f"type({expr}) is list", f"{desc}: a list")
+            self.guards.type_is(expr, list, desc)
 
             def read_items():
-                self._guard_value(expr, value, desc)
+                self.guards.python_value(expr, value, desc)
                 return [self.wrap(v, source=("item", source, i)) for i, v in enumerate(value)]
 
             var = OutsideListVariable(read_items, source)
             self.tracer.containers[id(value)] = (value, var)
             return var
-        self._guard_value(expr, value, desc)
+        self.guards.python_value(expr, value, desc)
         return self.wrap(value, source=source)
-
-    def _guard_value(self, expr, value, desc, depth=0):
-        """Guard that ``expr`` (evaluated on later calls) still gives what tracing assumed:
-        Python scalars by type and value, containers by type, length and item, everything else
-        (Cells, Parameters, functions, objects) by identity."""
-        from runtime.tensor import Tensor
-        g = self.guards
-        if isinstance(value, types.ModuleType):
-            return
-        if isinstance(value, types.MethodType):
-            # a bound method is a new object on every attribute read: guard what it binds
-            g.identity(f"{expr}.__func__", value.__func__, f"{desc} (method)")
-            g.identity(f"{expr}.__self__", value.__self__, f"{desc} (bound object)")
-            return
-        if isinstance(value, (int, float, bool, str, type(None))):
-            g.constant(expr, value, desc)
-        elif isinstance(value, (tuple, list)) and type(value) in (tuple, list) and \
-                len(value) <= _MAX_GUARDED_ITEMS and depth < _MAX_GUARD_DEPTH:
-            if all(isinstance(v, (int, float, bool, str, type(None))) for v in value):
-                g.add(f"type({expr}) is {g.obj(type(value))} and {expr} == {g.obj(value)} and "
-                      f"tuple(map(type, {expr})) == {g.obj(tuple(map(type, value)))}", f"{desc} == {value!r}")
-                return
-            g.add(f"type({expr}) is {g.obj(type(value))} and len({expr}) == {len(value)}",
-                  f"{desc}: {type(value).__name__} of length {len(value)}")
-            for i, v in enumerate(value):
-                self._guard_value(f"{expr}[{i}]", v, f"{desc}[{i}]", depth + 1)
-        elif type(value) is dict and len(value) <= _MAX_GUARDED_ITEMS and depth < _MAX_GUARD_DEPTH and \
-                all(isinstance(k, (str, int)) and not isinstance(k, bool) for k in value):
-            g.add(f"type({expr}) is dict and list({expr}) == {g.obj(list(value))}", f"{desc}: dict keys {list(value)}")
-            for k, v in value.items():
-                self._guard_value(f"{expr}[{k!r}]", v, f"{desc}[{k!r}]", depth + 1)
-        elif isinstance(value, Tensor) or not isinstance(value, _CONST_TYPES):
-            g.identity(expr, value, desc)
-        elif isinstance(value, (DType, np.dtype)):
-            g.add(f"{expr} == {g.obj(value)}", f"{desc} == {value}")
-        else:  # other immutable constants (range, slice, complex, numpy scalars...)
-            g.add(f"type({expr}) is {g.obj(type(value))} and {expr} == {g.obj(value)}", f"{desc} == {value!r}")
 
     def python_value(self, var):
         if isinstance(var, (ConstantVariable, ClassVariable)):

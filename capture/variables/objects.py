@@ -36,9 +36,8 @@ class ObjectVariable(Variable):
         try:
             value = getattr(self.obj, name)
         except AttributeError as e:
-            g = tx.guards
             # hasattr()/getattr(obj, name, default) decided on the absence: keep it absent
-            g.add(f"not hasattr({g.obj(self.obj)}, {name!r})", f"{g.path_of(self.obj)}.{name} does not exist")
+            tx.guards.hasnt_attr(self.obj, name)
             raise MissingAttribute(f"AttributeError at trace time: {e}")
         if isinstance(value, types.MethodType) and value.__self__ is self.obj:
             from runtime.nn.cell import Cell
@@ -257,7 +256,7 @@ class CellVariable(ObjectVariable):
             value = self.obj[k]
         except (IndexError, KeyError, TypeError) as e:
             raise GraphBreak(f"indexing {type(self.obj).__name__} fails at trace time: {e}")
-        tx._guard_value(f"{tx.guards.obj(self.obj)}[{k!r}]", value, f"{type(self.obj).__name__}[{k!r}]")
+        tx.guards.python_value(f"{tx.guards.obj(self.obj)}[{k!r}]", value, f"{type(self.obj).__name__}[{k!r}]")
         return tx.wrap(value)
 
     def call(self, tx, args, kwargs):
