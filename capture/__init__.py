@@ -13,7 +13,8 @@ Example:
 from runtime import context as _context
 
 from . import bytecode_compat as _bc
-from .api import GraphModeHandler, JitFunction, call_captured, jit  # noqa: F401
+from .api import GraphModeHandler, JitFunction, jit  # noqa: F401
+from .dispatch import call_captured  # noqa: F401
 from .backends import CountingBackend, register_backend  # noqa: F401
 from .cache import RECOMPILE_LIMIT  # noqa: F401
 from .cache import reset as _reset_caches

@@ -68,3 +68,61 @@ def binary_op_name(arg) -> str:
 def compare_casts(arg) -> bool:
     """3.13: does this COMPARE_OP convert its result to bool (it feeds a jump)?"""
     return PY313 and "_CAST" in getattr(arg, "name", "")
+
+
+# -- emitting instructions (generated resume and step code) -------------------------------------------
+def _instr(*args, **kwargs):
+    from bytecode import Instr
+    return Instr(*args, **kwargs)
+
+
+def load_local_checked(name, loc):
+    """A local read that never pushes NULL (3.12+: LOAD_FAST_CHECK raises on an unbound local)."""
+    return _instr("LOAD_FAST" if PY311 else "LOAD_FAST_CHECK", name, location=loc)
+
+
+def call_local(nargs, fn_name, loc):
+    """(instructions before, after) the ``nargs`` pushed values that call local ``fn_name``."""
+    if NULL_AFTER_CALLABLE:
+        pre = [_instr("LOAD_FAST", fn_name, location=loc), _instr("PUSH_NULL", location=loc)]
+    else:
+        pre = [_instr("PUSH_NULL", location=loc), _instr("LOAD_FAST", fn_name, location=loc)]
+    post = [_instr("PRECALL", nargs, location=loc)] if PY311 else []
+    post.append(_instr("CALL", nargs, location=loc))
+    return pre, post
+
+
+def call_preamble(nargs, kw_names, loc):
+    """What precedes a CALL of ``nargs`` arguments: KW_NAMES (3.11/3.12), PRECALL (3.11)."""
+    out = []
+    if kw_names and not PY313:
+        out.append(_instr("KW_NAMES", tuple(kw_names), location=loc))
+    if PY311:
+        out.append(_instr("PRECALL", nargs, location=loc))
+    return out
+
+
+#: instructions a CALL's arguments may be followed by before the CALL itself
+CALL_PREAMBLE_NAMES = () if PY313 else ("PRECALL", "KW_NAMES")
+
+
+def load_attr(attr, loc):
+    """A plain attribute load (not the method form)."""
+    return _instr("LOAD_ATTR", attr if PY311 else (False, attr), location=loc)
+
+
+def forward_jump(name):
+    """The name of conditional jump ``name`` pointing forward (3.11 names the direction)."""
+    if PY311 and name.startswith("POP_JUMP_") and "FORWARD" not in name:
+        return name.replace("BACKWARD_", "").replace("POP_JUMP_", "POP_JUMP_FORWARD_")
+    return name
+
+
+def method_layout():
+    """The stack slots a method load leaves (callable and NULL/self), bottom first."""
+    return ["val", "null"] if NULL_AFTER_CALLABLE else ["null", "val"]
+
+
+def jump_needs_exact_bool(name) -> bool:
+    """3.13's POP_JUMP_IF_TRUE/FALSE accept only an exact bool (TO_BOOL precedes them)."""
+    return PY313 and name in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE")

@@ -38,7 +38,7 @@ class Entry:
         self.hits = 0
         self.runner = None  # the backend's compiled callable
         self.copy_outputs = ()  # output indices that are graph constants (copied per call)
-        self.owner = None  # the recompile-budget key it was compiled under (see api._owner_key)
+        self.owner = None  # the recompile-budget key it was compiled under (see compile_policy._owner_key)
         self.plan = None  # capture.resume.ResumePlan: what runs after the prefix graph at a graph break
 
     @property
@@ -84,6 +84,25 @@ class CodeCache:
 
     def add(self, entry: Entry) -> None:
         self.entries.insert(0, entry)
+
+    # -- the recompile budget ------------------------------------------------------------------------
+    def over_budget(self, owner, qual, reason) -> str | None:
+        """Why ``owner`` (a Cell instance, config and closure) may not compile again, else None:
+        :data:`RECOMPILE_LIMIT` compiles per owner, :data:`ACCUMULATED_LIMIT` entries per code
+        object (both read per call: users may change them)."""
+        limit = RECOMPILE_LIMIT
+        if self.compiles_per_owner.get(owner, 0) >= limit:
+            return f"recompile limit ({limit}) reached for {qual}; last reason: {reason}"
+        if len(self.entries) >= ACCUMULATED_LIMIT:
+            return (f"accumulated recompile limit ({ACCUMULATED_LIMIT} entries for one code object, over all "
+                    f"instances) reached for {qual}")
+        return None
+
+    def charge(self, owner) -> int:
+        """Count one compile for ``owner``; returns how many it had before (0: a first compile)."""
+        n = self.compiles_per_owner.get(owner, 0)
+        self.compiles_per_owner[owner] = n + 1
+        return n
 
     def forget_closure(self, closure_id) -> None:
         """Drop what was compiled for one closure (called when its function is collected: the

@@ -135,8 +135,8 @@ class recording:
         self._api = self._orig_run = None
 
     def __enter__(self):
-        from . import api
-        report, orig = self.report, api._run_graph
+        from . import dispatch
+        report, orig = self.report, dispatch._run_graph
 
         def timed(entry, *args):
             if entry.runner is None:  # a break before any op: no graph ran
@@ -148,14 +148,14 @@ class recording:
                 report.compiled_seconds += time.perf_counter() - t0
                 report.compiled_calls += 1
 
-        self._api, self._orig_run = api, orig
-        api._run_graph = timed
+        self._dispatch, self._orig_run = dispatch, orig
+        dispatch._run_graph = timed
         events.recorders.append(self.report)
         return self.report
 
     def __exit__(self, *exc):
         events.recorders.remove(self.report)
-        self._api._run_graph = self._orig_run
+        self._dispatch._run_graph = self._orig_run
         return False
 
 

@@ -14,7 +14,7 @@ A compiled entry with a :class:`ResumePlan` then runs:
 3. a generated *step* function: bytecode that re-pushes the stack, executes the original
    instruction ``k`` (CPython itself runs it, so it behaves exactly as in PyNative) and calls the
    *resume function* of the instruction that follows (both successors for a conditional jump);
-4. the resume function, through :func:`capture.api.call_captured`: it is captured on its first
+4. the resume function, through :func:`capture.dispatch.call_captured`: it is captured on its first
    call and cached per code object like any other frame.
 
 A resume function is the original code object with a prologue (``MAKE_CELL`` for the cells,
@@ -241,8 +241,8 @@ def resume_code(orig, index, layout, names):
                     new = Instr("NOP", location=ins.location)
                     if ins.name == "RESUME":
                         started = True
-                elif ins.name == "LOAD_FAST" and not bc.PY311:
-                    new = Instr("LOAD_FAST_CHECK", ins.arg, location=ins.location)  # never read NULL
+                elif ins.name == "LOAD_FAST":
+                    new = bc.load_local_checked(ins.arg, ins.location)  # never read NULL
                 elif ins.name in _SUPER:
                     # 3.13 super-instructions pack two local indices in 4 bits each: the resume
                     # code's locals are reordered (parameters first), so split them in two
@@ -285,16 +285,7 @@ def resume_code(orig, index, layout, names):
 
 def _call_seq(nargs, fn_name, loc):
     """Instructions calling local ``fn_name`` with the ``nargs`` values pushed after them."""
-    pre = []
-    if bc.NULL_AFTER_CALLABLE:
-        pre = [Instr("LOAD_FAST", fn_name, location=loc), Instr("PUSH_NULL", location=loc)]
-    else:
-        pre = [Instr("PUSH_NULL", location=loc), Instr("LOAD_FAST", fn_name, location=loc)]
-    post = []
-    if bc.PY311:
-        post.append(Instr("PRECALL", nargs, location=loc))
-    post.append(Instr("CALL", nargs, location=loc))
-    return pre, post
+    return bc.call_local(nargs, fn_name, loc)
 
 
 class Continuation:
@@ -338,18 +329,13 @@ def step_code(orig, index, ins, pre_layout, consumed, conts, local_names, kw_nam
                     b.append(Instr("GET_ITER", location=loc))
         name = ins.name
         jump_label = Label() if len(conts) == 2 else None
-        if name in ("CALL",) and kw_names and not bc.PY313:
-            b.append(Instr("KW_NAMES", tuple(kw_names), location=loc))
-        if name == "CALL" and bc.PY311:
-            b.append(Instr("PRECALL", ins.arg, location=loc))
+        if name == "CALL":
+            b.extend(bc.call_preamble(ins.arg, kw_names, loc))
         if name in ("LOAD_ATTR", "LOAD_METHOD"):
             _, attr = bc.load_attr_arg(ins)
-            b.append(Instr("LOAD_ATTR", (False, attr) if not bc.PY311 else attr, location=loc))
+            b.append(bc.load_attr(attr, loc))
         elif jump_label is not None:
-            jname = name
-            if bc.PY311 and name.startswith("POP_JUMP_") and "FORWARD" not in name:
-                jname = name.replace("BACKWARD_", "").replace("POP_JUMP_", "POP_JUMP_FORWARD_")
-            b.append(Instr(jname, jump_label, location=loc))
+            b.append(Instr(bc.forward_jump(name), jump_label, location=loc))
         else:
             b.append(ins.copy())
         for ci, c in enumerate(conts):
@@ -433,12 +419,12 @@ def plan_step(orig, index, ins, layout, live, bound):
             return None
         base = layout[:-1]
         if is_method:
-            lay = base + (["val", "null"] if bc.NULL_AFTER_CALLABLE else ["null", "val"])
+            lay = base + bc.method_layout()
         else:
             lay = base + ["val"]
         return 1, [Continuation(index + 1, base + ["val"], lay, names_at(index + 1))]
     if name in _COND_JUMPS:
-        if not layout or layout[-1] != "val" or bc.PY313 and name in ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE"):
+        if not layout or layout[-1] != "val" or bc.jump_needs_exact_bool(name):
             # 3.13's jumps need an exact bool: the translator breaks at the COMPARE_OP/TO_BOOL instead
             return None
         base = layout[:-1]
@@ -493,7 +479,7 @@ class ResumeCaller:
     def __call__(self, *args):
         if _DEPTH.n >= MAX_RESUME_DEPTH:
             return self.fn(*args)
-        from .api import call_captured
+        from .dispatch import call_captured
         _DEPTH.n += 1
         try:
             return call_captured(self.fn, args, {}, self.config, name=self.name)
@@ -634,10 +620,10 @@ def make_plan(root, fn, config, qual, tracer):
         plan = ResumePlan(stack_recipes, local_recipes, effects, step_fn, callers, None)
     else:
         k = oidx
-        if ins.name == "CALL" and not bc.PY313:
+        if ins.name == "CALL" and bc.CALL_PREAMBLE_NAMES:
             # resume at the call's PRECALL / KW_NAMES (they don't change the stack)
             j = k - 1
-            while j >= 0 and isinstance(insts[j], Instr) and insts[j].name in ("PRECALL", "KW_NAMES"):
+            while j >= 0 and isinstance(insts[j], Instr) and insts[j].name in bc.CALL_PREAMBLE_NAMES:
                 k = j
                 j -= 1
             if k != oidx and root.kw_names and not any(

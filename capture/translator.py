@@ -244,7 +244,7 @@ class InstructionTranslator:
         such a container lives (see ``capture.reconstruct``), so mutating it is a side effect
         replayed on that object, and returning it gives that object back."""
         if isinstance(value, (tuple, list, dict)):
-            from .api import _wrap_containers_once
+            from .variable_builder import _wrap_containers_once
             if fresh or isinstance(value, tuple):
                 return _wrap_containers_once(self, value, lambda: self._wrap(value, fresh, source))
             # one Variable per outside list/dict, however often the code reads it, so every

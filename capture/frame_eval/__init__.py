@@ -3,7 +3,7 @@
 ``enable()`` (or ``with enabled():``) turns capture on for the calling thread: every frame of a
 Cell's ``construct`` (any ``runtime.nn.Cell`` subclass, however it is called, PyNative
 ``Cell.__call__`` included) and of every ``jit``-registered function goes through
-:func:`capture.api.frame_replacement` (cache lookup, compile on a miss) before it is evaluated.
+:func:`capture.dispatch.frame_replacement` (cache lookup, compile on a miss) before it is evaluated.
 Nothing else is ever captured: each other code object is marked "skip" the first time the hook
 sees it and costs one C check per call afterwards. ``disable()`` turns it off; the C shim is
 uninstalled from the interpreter when no thread has capture on.
@@ -38,6 +38,8 @@ import types
 import warnings
 
 from .. import api as _api
+from .. import dispatch as _dispatch
+from ..compile_policy import DEFAULT_CONFIG
 from .. import bytecode_compat as _bc
 
 _C = None
@@ -86,7 +88,7 @@ def _is_cell_construct(code) -> bool:
     return False
 
 
-_CONSTRUCT_DISPATCH = functools.partial(_api.frame_replacement, _api.DEFAULT_CONFIG, True)
+_CONSTRUCT_DISPATCH = functools.partial(_dispatch.frame_replacement, DEFAULT_CONFIG, True)
 
 
 def _decide(code):
@@ -95,11 +97,11 @@ def _decide(code):
         construct = _is_cell_construct(code)
         config = _api.jit_config_of(code)
         if config is not None and (construct or not _own_code(code)):
-            return functools.partial(_api.frame_replacement, config, construct)
+            return functools.partial(_dispatch.frame_replacement, config, construct)
         if construct:
             return _CONSTRUCT_DISPATCH
     except Exception:  # an internal error here must never fail the user's frame: don't capture it
-        _api.log.warning("capture: deciding whether to capture %s failed", code.co_qualname, exc_info=True)
+        _dispatch.log.warning("capture: deciding whether to capture %s failed", code.co_qualname, exc_info=True)
     return None
 
 

@@ -1,0 +1,289 @@
+"""Compile policy: when and how a frame becomes a cache entry.
+
+:func:`compile_entry` translates a frame into a graph (``translate``: root arguments wrapped by
+``capture.variable_builder``, the bytecode run by ``capture.translator``, the result and side
+effects turned into an output plan by ``capture.reconstruct``), compiles it with the configured
+backend, and applies the recompile budget (per Cell instance, config and closure; past it the
+frame runs eagerly and ``explain()`` says why). A graph break compiles the prefix and a resume
+plan (``capture.resume``); a frame that cannot resume, or an internal capture error, becomes an
+eager entry, never a failing call."""
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+import traceback
+
+from graph.errors import user_location
+from graph.ir import CONST
+from runtime import context as _context
+from runtime.jit_api import JitConfig
+from runtime.nn.cell import Cell
+
+from . import backends
+from . import cache as _cache
+from . import resume as _resume
+from .cache import Entry
+from .errors import CaptureUserError, FullGraphError, GraphBreak
+from .guards import GuardSet
+from .reconstruct import NotResumable, OutputPlan, Recipes
+from .report import BreakInfo, CompileInfo, events
+from .translator import STOPPED, InstructionTranslator, Tracer
+from .variable_builder import _wrap_root
+
+log = logging.getLogger("capture")
+
+
+class CaptureConfig:
+    __slots__ = ("fullgraph", "backend", "jit_config")
+
+    def __init__(self, fullgraph=False, backend=None, jit_config=None):
+        if jit_config is not None and not isinstance(jit_config, JitConfig):
+            raise TypeError(f"jit: jit_config must be a JitConfig, got {type(jit_config).__name__}")
+        if not isinstance(fullgraph, bool):
+            raise TypeError(f"jit: fullgraph must be a bool, got {fullgraph!r}")
+        backends.get_backend(backend)  # validates the name
+        self.fullgraph = fullgraph
+        self.backend = backend
+        self.jit_config = jit_config or JitConfig()
+
+DEFAULT_CONFIG = CaptureConfig()
+
+class _TracingState(threading.local):
+    depth = 0
+
+_TRACING = _TracingState()
+
+def _make_runner(config, graph):
+    """Compile ``graph`` with the configured backend at the configured JitConfig level."""
+    level = config.jit_config.jit_level if config.jit_config is not None else None
+    return backends.make_runner(config.backend, graph, level)
+
+def _owner_key(fn, flat, config):
+    """Recompile budgets are per Cell instance (many Dense layers share one construct), config and
+    closure (many closures share one code object)."""
+    return (id(flat[0]) if flat and isinstance(flat[0], Cell) else 0, id(config), id(fn.__closure__))
+
+def _internal_break(fn, qual, what, e):
+    tb = "".join(traceback.format_exception(type(e), e, e.__traceback__, limit=8))
+    loc = getattr(e, "capture_loc", None) or (fn.__code__.co_filename, fn.__code__.co_firstlineno, "")
+    info = BreakInfo(f"{what}: {type(e).__name__}: {e}", loc[0], loc[1], loc[2],
+                     "please report this bug; the frame runs eagerly meanwhile", qual, internal=tb)
+    log.warning("capture of %s failed internally; running eagerly\n%s", qual, tb)
+    events.record_break(info)
+    return info
+
+def _eager_entry(fn, flat, info, qual, config):
+    tracer = Tracer(qual)
+    _arg_guards_only(tracer, flat)
+    return Entry(tracer.guards, break_info=info, name=qual, config=config, closure=fn.__closure__)
+
+def compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
+    entry = _compile_entry(fn, flat, names, config, cache, name)
+    owner = _owner_key(fn, flat, config)
+    entry.owner = owner
+    if flat and isinstance(flat[0], Cell) and owner not in cache.watched:
+        # entries hold the Cell only weakly; when it is collected, drop them (and its Parameters)
+        cache.watched.add(owner)
+        _cache.forget_when_dead(flat[0], cache, "forget_owner", owner)
+    closure_key = ("closure", id(fn.__closure__))
+    if fn.__closure__ is not None and closure_key not in cache.watched:
+        # entries of a closure hold its cells: when the function dies, drop them
+        cache.watched.add(closure_key)
+        _cache.forget_when_dead(fn, cache, "forget_closure", id(fn.__closure__))
+    return entry
+
+def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
+    with _cache.COMPILE_LOCK:
+        qual = name or fn.__qualname__
+        owner = _owner_key(fn, flat, config)
+        disabled = cache.disabled.get(owner)
+        if disabled is not None:
+            return disabled  # over the recompile limit: eager (reported once, when it was hit)
+        reason = cache.failure_reason(flat, config, fn.__closure__)
+        msg = cache.over_budget(owner, qual, reason)
+        if msg is not None:
+            if config.fullgraph:
+                raise FullGraphError(msg + " (fullgraph=True)")
+            log.warning(msg)
+            info = BreakInfo(msg, fn.__code__.co_filename, fn.__code__.co_firstlineno, "",
+                             "make input shapes/dtypes and the Python values read in construct stable "
+                             "(or raise capture.cache.RECOMPILE_LIMIT)", qual)
+            events.record_break(info)
+            entry = Entry(GuardSet(), break_info=info, name=qual, config=config, closure=fn.__closure__)
+            cache.disabled[owner] = entry
+            return entry
+        if cache.charge(owner):
+            events.record_recompile(qual, reason)
+        t0 = time.perf_counter()
+        tracer = Tracer(qual.replace(".", "_").replace("<", "").replace(">", ""))
+        try:
+            _TRACING.depth += 1
+            try:
+                graph, sources, template = translate(tracer, fn, flat, names)
+            finally:
+                _TRACING.depth -= 1
+            runner = _make_runner(config, graph)
+        except GraphBreak as e:
+            if config.fullgraph:
+                loc = e.loc or (fn.__code__.co_filename, fn.__code__.co_firstlineno, "")
+                raise FullGraphError(f"graph break in {qual} (fullgraph=True): {e.reason}\n  at {loc[0]}:{loc[1]}"
+                                     f"\n    {loc[2]}" + (f"\n  hint: {e.hint}" if e.hint else "")) from None
+            info = BreakInfo.from_break(e, qual, fn)
+            events.record_break(info)
+            entry = None
+            if e.resumable and e.root_index is not None and RESUME_ENABLED:
+                entry = _compile_resume(fn, flat, names, config, qual, e, info, t0)
+            if entry is None:
+                entry = Entry(tracer.guards, break_info=info, name=qual, config=config, closure=fn.__closure__)
+            cache.add(entry)
+            return entry
+        except CaptureUserError as e:
+            raise _UserErrorWhileCapturing(e.error, _dump_analyze_fail(e.graph, qual)) from None
+        except (FullGraphError, KeyboardInterrupt):
+            raise
+        except Exception as e:  # an internal capture error: never crash a working script
+            if config.fullgraph:
+                raise FullGraphError(f"internal capture error in {qual}: {type(e).__name__}: {e}") from e
+            info = _internal_break(fn, qual, "internal capture error", e)
+            entry = _eager_entry(fn, flat, info, qual, config)
+            cache.add(entry)
+            return entry
+        entry = Entry(tracer.guards, graph=graph, sources=sources, template=template, name=qual, config=config,
+                      closure=fn.__closure__)
+        entry.runner = runner
+        entry.copy_outputs = tuple(i for i, v in enumerate(graph.outputs) if v.kind == CONST)
+        entry.compile_time = time.perf_counter() - t0
+        cache.add(entry)
+        if graph.nodes or fn.__code__ not in _resume.RESUME_INFO:  # (a resume that only returns: no graph)
+            events.record_compile(CompileInfo(qual, graph, entry.guard_set.descs, entry.compile_time, runner))
+            _maybe_save(graph, qual)
+        return entry
+
+#: graph breaks resume (compiled prefix + eager instruction + captured resume function); when
+#: False a break makes its whole frame eager
+RESUME_ENABLED = os.environ.get("CAPTURE_NO_RESUME", "") in ("", "0")
+
+def _compile_resume(fn, flat, names, config, qual, brk, info, t0):
+    """Re-translate ``fn`` up to the breaking root instruction and build an entry that runs the
+    prefix graph, the instruction eagerly and a resume function (see capture.resume). Returns
+    None when the state at the break cannot be rebuilt (the frame then runs eagerly)."""
+    tracer = Tracer(qual.replace(".", "_").replace("<", "").replace(">", "").replace(" ", "_")
+                    .replace("(", "").replace(")", ""))
+    try:
+        _TRACING.depth += 1
+        try:
+            root = _setup_root(tracer, fn, flat, names)
+            root.stop_at = brk.root_count
+            out = root.run()
+        finally:
+            _TRACING.depth -= 1
+        if out is not STOPPED or root.ip != brk.root_index:
+            raise _resume.NotResumable("the re-translation did not reach the break")
+        plan, outputs = _resume.make_plan(root, fn, config, qual, tracer)
+        graph = tracer.builder.graph
+        graph.set_outputs(outputs)
+        _guard_lifted_tensors(tracer)
+        graph.verify()
+        runner = _make_runner(config, graph) if graph.nodes else None
+    except (FullGraphError, KeyboardInterrupt):
+        raise
+    except Exception as e:  # not resumable (or an internal error): the frame runs eagerly
+        log.debug("capture: cannot resume after the break in %s: %s: %s", qual, type(e).__name__, e)
+        events.record_resume_fallback(qual, f"{type(e).__name__}: {e}")
+        return None
+    entry = Entry(tracer.guards, graph=graph, sources=tracer.builder.sources, template=None, name=qual,
+                  config=config, closure=fn.__closure__)
+    entry.runner = runner
+    entry.plan = plan
+    entry.break_info = info
+    entry.compile_time = time.perf_counter() - t0
+    if graph.nodes:
+        events.record_compile(CompileInfo(qual, graph, entry.guard_set.descs, entry.compile_time, runner))
+        _maybe_save(graph, qual)
+    return entry
+
+class _UserErrorWhileCapturing(Exception):
+    """Graph building hit a user error (bad shapes/dtypes): carries it and the IR dump's path."""
+
+    def __init__(self, error, path):
+        super().__init__(str(error))
+        self.error = error
+        self.path = path
+
+_DUMP_NOTE = "IR of the graph up to the failing op: "
+
+def _arg_guards_only(tracer, flat):
+    for i, v in enumerate(flat):
+        tracer.guards.argument(f"args[{i}]", v, f"argument {i}")
+
+def _setup_root(tracer, fn, flat, names):
+    """The root translator of a frame, its arguments and closure wrapped (guards recorded)."""
+    code = fn.__code__
+    names = names or list(code.co_varnames[:code.co_argcount])
+    tracer.call_site = user_location(3)
+    tracer.arg_paths = {}
+    tracer.root_memo = {}
+    root = InstructionTranslator(tracer, code, fn.__globals__, {}, {}, depth=0)
+    local_vars = {}
+    is_resume = code in _resume.RESUME_INFO
+    for i, (nm, value) in enumerate(zip(names, flat)):
+        local_vars[nm] = _wrap_root(root, value, f"args[{i}]", (i,), nm, is_resume)
+    root.locals = local_vars
+    root.self_var = local_vars.get(names[0]) if names else None
+    if code.co_freevars:
+        for nm, cell in zip(code.co_freevars, fn.__closure__ or ()):
+            root.locals[nm] = tracer.box_for_cell(root, cell, nm)
+        if "__class__" in code.co_freevars:
+            root.cls = fn.__closure__[code.co_freevars.index("__class__")].cell_contents
+    tracer.guards.add(f"{tracer.guards.obj(_context._state)}['mode'] == {_context.mode()}",
+                      f"context mode is {'GRAPH_MODE' if _context.mode() == 0 else 'PYNATIVE_MODE'}")
+    return root
+
+def _guard_lifted_tensors(tracer):
+    """Lifted tensors (Parameters, tensors held by objects): their dtype and shape were baked into
+    the graph. Named as the code reached them (``self.fc1.weight``), else by Parameter name."""
+    g = tracer.guards
+    for obj in tracer.builder.lifted_objs.values():
+        g.tensor(g.obj(obj), obj, g.path_of(obj, getattr(obj, "name", None) or "captured tensor"))
+
+def translate(tracer, fn, flat, names):
+    """Translate one frame; returns (graph, input sources, output plan: how the result is
+    rebuilt and which side effects are performed after the graph runs)."""
+    root = _setup_root(tracer, fn, flat, names)
+    ret = root.run()
+    builder = tracer.builder
+    rec = Recipes(builder, tracer.arg_paths, tracer.free_cells)
+    try:
+        result = rec.of(ret)
+        effects = tracer.side_effects.recipes(rec, tracer.changed_cells())
+    except NotResumable as e:
+        raise GraphBreak(f"the frame's result or side effects cannot be rebuilt: {e}", resumable=False,
+                         loc=root.loc) from None
+    builder.graph.set_outputs(rec.outputs)
+    _guard_lifted_tensors(tracer)
+    builder.graph.verify()
+    return builder.graph, builder.sources, OutputPlan(result, effects)
+
+def _dump_analyze_fail(graph, qual):
+    if graph is None:
+        return None
+    directory = _context.get_context("save_graphs_path") or "."
+    try:
+        path = os.path.join(directory, f"analyze_fail_{qual.replace('.', '_').replace('<', '').replace('>', '')}.ir")
+        os.makedirs(directory, exist_ok=True)
+        text = graph.format() + "\n# the next op failed shape/dtype inference at " + \
+            (f"{graph.current_loc[0]}:{graph.current_loc[1]}: {graph.current_loc[2]}" if graph.current_loc else "?")
+        tmp = path + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(text + "\n")
+        os.replace(tmp, path)
+        return os.path.abspath(path)
+    except OSError:
+        return None
+
+def _maybe_save(graph, qual):
+    if _context.get_context("save_graphs"):
+        stem = f"{len(events.saved):04d}_{graph.name}"
+        events.saved.append(graph.dump(_context.get_context("save_graphs_path"), stem))

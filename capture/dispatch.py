@@ -1,0 +1,260 @@
+"""Dispatch: every captured call goes through :func:`call_captured` (``jit``, GRAPH_MODE Cells,
+resume functions) or :func:`frame_replacement` (the PEP 523 frame hook). Both look up the code
+object's cache and compile on a miss (``capture.compile_policy``), then run the entry: the
+compiled graph and its output plan, the graph and its resume plan at a break, or the plain
+eager frame. A compiled graph that raises is settled by an eager rerun (the user's error is
+re-raised with their line; a wrong graph turns its entry eager)."""
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+import os
+import threading
+import types
+import weakref
+
+from runtime import tape as _tape
+from runtime.tensor import Tensor
+
+from . import cache as _cache
+from .cache import cache_for
+from .errors import FullGraphError
+from .differentiable import run_differentiable
+from .runner import fetch_inputs, replay_eager
+
+from .compile_policy import (_DUMP_NOTE, _TRACING, DEFAULT_CONFIG, CaptureConfig, _eager_entry, _internal_break,
+                             _make_runner, _UserErrorWhileCapturing, compile_entry)
+
+log = logging.getLogger("capture")
+
+
+def _simple_signature(fn):
+    code = fn.__code__
+    return not (code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)) and code.co_kwonlyargcount == 0
+
+_SIGNATURES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+def flatten_call(fn, args, kwargs):
+    """Positional tuple of a call's arguments in the code's parameter order (defaults applied)."""
+    code = fn.__code__
+    if not kwargs and len(args) == code.co_argcount and _simple_signature(fn):
+        return tuple(args), None
+    sig = _SIGNATURES.get(fn)
+    if sig is None:
+        sig = _SIGNATURES[fn] = inspect.signature(fn)
+    bound = sig.bind(*args, **kwargs)  # a bad call raises the same TypeError as calling fn
+    bound.apply_defaults()
+    names = list(bound.arguments)
+    return tuple(bound.arguments.values()), names
+
+def call_captured(fn, args, kwargs, config: CaptureConfig = DEFAULT_CONFIG, name=None):
+    """Run ``fn(*args, **kwargs)`` through the capture cache (compiling on a miss)."""
+    fn = getattr(fn, "__wrapped_jit__", fn)
+    if isinstance(fn, types.MethodType):  # a bound method: capture its function with self first
+        fn, args = getattr(fn.__func__, "__wrapped_jit__", fn.__func__), (fn.__self__,) + tuple(args)
+    if not isinstance(fn, types.FunctionType) or fn.__code__.co_flags & _NOT_CAPTURED or _TRACING.depth:
+        # (while tracing, framework code calling a Cell/jitted function on symbolic tensors just
+        # runs it: its ops are recorded into the graph being built)
+        return fn(*args, **kwargs)
+    flat, names = flatten_call(fn, args, kwargs)
+    cache = cache_for(fn.__code__)
+    entry = cache.lookup(flat, config, fn.__closure__)
+    if entry is None:
+        try:
+            entry = compile_entry(fn, flat, names, config, cache, name)
+        except _UserErrorWhileCapturing as r:
+            return _run_eagerly_after_user_error(fn, args, kwargs, flat, r, config, cache, name)
+    if entry.eager:
+        return call_eagerly(fn, args, kwargs)
+    out = _run_compiled(fn, entry, flat, config)
+    if isinstance(out, _Suspect):
+        return _settle(fn, args, kwargs, entry, out, config)
+    return out
+
+class _Suspect:
+    """The compiled graph raised: the user's own error (a bad label, no memory) or ours."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error):
+        self.error = error
+
+def _run_compiled(fn, entry, flat, config):
+    """Run a compiled entry on the flat arguments; a :class:`_Suspect` when the graph raised (no
+    parameter update or other effect of this call has happened then)."""
+    try:
+        outs = _run_graph(entry, flat, config)
+    except Exception as e:
+        return _Suspect(e)
+    if entry.plan is not None:
+        # graph break: rebuild the stack/locals, run the breaking instruction eagerly, resume
+        return entry.plan.run(outs, flat)
+    return entry.template.build(outs, flat)
+
+def _settle(fn, args, kwargs, entry, suspect, config):
+    """The compiled graph raised: run this call eagerly to tell whose error it is. If eager raises
+    too, it is the user's (out-of-range label, MemoryError...): that exception propagates, with the
+    user's file:line, and the entry stays compiled for the next call. If eager succeeds, the
+    compiled graph was wrong: it is reported as an internal error and the entry turns eager."""
+    result = call_eagerly(fn, args, kwargs)
+    e = suspect.error
+    if config.fullgraph:
+        raise FullGraphError(f"internal error running the compiled graph of {entry.name}: "
+                             f"{type(e).__name__}: {e}") from e
+    entry.make_eager(_internal_break(fn, entry.name, "internal capture error while running the compiled graph", e))
+    return result
+
+def _run_graph(entry, flat, config):
+    """The compiled graph's outputs (as Tensors) for the flat arguments; parameter updates applied.
+    Only the graph itself runs here (``explain.recording`` times this as "time in compiled code")."""
+    if entry.runner is None:  # a break before any op: nothing to run before the eager step
+        return []
+    arrays, tensors = fetch_inputs(entry.sources, flat)
+    if _tape.ACTIVE and _any_tracked(tensors):
+        outs = _run_under_tape(entry, arrays, tensors, config)
+    else:
+        outs, updates = entry.runner(arrays)
+        for idx, arr in updates.items():
+            tensors[idx]._data = arr
+        outs = [Tensor._wrap(o) for o in outs]
+    for i in entry.copy_outputs:  # graph constants returned: each call gets its own tensor
+        outs[i] = Tensor._wrap(outs[i]._data.copy())
+    return outs
+
+class _Bypass(threading.local):
+    code = None
+
+_BYPASS = _Bypass()
+
+def call_eagerly(fn, args, kwargs):
+    """``fn(*args, **kwargs)`` evaluated as plain Python: the frame hook lets exactly this frame
+    through (frames it calls are still intercepted)."""
+    _BYPASS.code = fn.__code__
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _BYPASS.code = None
+
+_VAR_FLAGS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
+
+def _flat_from_slots(code, slots):
+    """A frame's argument slots (``co_varnames`` order: positional, kw-only, ``*args``, ``**kwargs``)
+    -> ``flatten_call``'s (flat, names) (signature order: positional, ``*args``, kw-only, ``**kwargs``)."""
+    flags = code.co_flags
+    kw = code.co_kwonlyargcount
+    if not (flags & _VAR_FLAGS) and not kw:
+        return slots, None
+    ac = code.co_argcount
+    order = list(range(ac))
+    i = ac + kw
+    if flags & inspect.CO_VARARGS:
+        order.append(i)
+        i += 1
+    order.extend(range(ac, ac + kw))
+    if flags & inspect.CO_VARKEYWORDS:
+        order.append(i)
+    names = code.co_varnames
+    return tuple(slots[j] for j in order), [names[j] for j in order]
+
+def _call_from_slots(code, slots):
+    """A frame's argument slots -> (args, kwargs) that call the function the same way."""
+    ac = code.co_argcount
+    kw = code.co_kwonlyargcount
+    args = tuple(slots[:ac])
+    kwargs = dict(zip(code.co_varnames[ac:ac + kw], slots[ac:ac + kw]))
+    i = ac + kw
+    if code.co_flags & inspect.CO_VARARGS:
+        args += tuple(slots[i])
+        i += 1
+    if code.co_flags & inspect.CO_VARKEYWORDS:
+        kwargs.update(slots[i])
+    return args, kwargs
+
+def frame_replacement(config, is_construct, fn, *slots):
+    """Asked by the frame hook for a registered code object's frame (the hook is off meanwhile):
+    ``fn`` is the frame's function, ``slots`` its argument slots. Returns None (evaluate the frame
+    normally) or a callable that the hook calls with the same slots instead of evaluating it."""
+    code = fn.__code__
+    if _BYPASS.code is code:
+        _BYPASS.code = None
+        return None
+    if _TRACING.depth or not isinstance(fn, types.FunctionType):
+        return None
+    flat, names = _flat_from_slots(code, slots)
+    name = f"{type(slots[0]).__name__}.construct" if is_construct and slots else None
+    cache = cache_for(code)
+    entry = cache.lookup(flat, config, fn.__closure__)
+    if entry is None:
+        try:
+            entry = compile_entry(fn, flat, names, config, cache, name)
+        except _UserErrorWhileCapturing as r:
+            return functools.partial(_frame_after_user_error, fn, flat, r, config, cache, name)
+    if entry.eager:
+        return None
+    return functools.partial(_frame_run_compiled, fn, entry, flat, config)
+
+def _frame_run_compiled(fn, entry, flat, config, *slots):
+    out = _run_compiled(fn, entry, flat, config)
+    if isinstance(out, _Suspect):
+        args, kwargs = _call_from_slots(fn.__code__, slots)
+        return _settle(fn, args, kwargs, entry, out, config)
+    return out
+
+def _frame_after_user_error(fn, flat, r, config, cache, name, *slots):
+    args, kwargs = _call_from_slots(fn.__code__, slots)
+    return _run_eagerly_after_user_error(fn, args, kwargs, flat, r, config, cache, name)
+
+_NOT_CAPTURED = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+
+def _run_under_tape(entry, arrays, tensors, config):
+    """A captured region called under ``grad``: one tape entry whose backward is a compiled graph.
+    Nested tapes (higher-order gradients) replay the ops eagerly so the backward is itself
+    differentiable; so does a region whose split fails (recorded once in the log)."""
+    if len(_tape.ACTIVE) == 1 and not getattr(entry, "training_failed", False):
+        try:
+            return run_differentiable(entry, arrays, tensors, lambda g: _make_runner(config, g))
+        except Exception as e:  # never fail a call that eager replay can do
+            entry.training_failed = True
+            log.warning("compiled backward for %s failed (%s: %s); replaying ops on the tape",
+                        entry.name, type(e).__name__, e)
+    return replay_eager(entry.graph, tensors)
+
+def _any_tracked(tensors):
+    for tp in _tape.ACTIVE:
+        for t in tensors:
+            if id(t) in tp.tracked:
+                return True
+    return False
+
+def _with_dump_path(err, path):
+    """``err`` with the analyze_fail dump's path appended to its message (same exception type)."""
+    msg = str(err)
+    if path and _DUMP_NOTE not in msg:
+        msg += f"\n  {_DUMP_NOTE}{path}"
+    new = type(err)(msg)
+    new.user_location = getattr(err, "user_location", None)
+    return new
+
+def _run_eagerly_after_user_error(fn, args, kwargs, flat, r, config, cache, name):
+    """Capture found a user error. Run the frame eagerly: PyNative raises the same error (re-raised
+    with the dump's path); if PyNative succeeds instead, capture was wrong: record an internal
+    capture error, keep the frame eager and return PyNative's result (never fail a working script)."""
+    try:
+        result = call_eagerly(fn, args, kwargs)
+    except (TypeError, ValueError) as e:  # keeps PyNative's traceback (the user's frames)
+        raise _with_dump_path(e, r.path).with_traceback(e.__traceback__) from None
+    qual = name or fn.__qualname__
+    if r.path:
+        try:
+            os.remove(r.path)  # no error is reported: don't leave its dump behind
+        except OSError:
+            pass
+    with _cache.COMPILE_LOCK:
+        try:
+            raise r.error
+        except Exception as err:
+            info = _internal_break(fn, qual, "internal capture error: graph building rejected a call that "
+                                   "runs in PyNative", err)
+        cache.add(_eager_entry(fn, flat, info, qual, config))
+    return result
