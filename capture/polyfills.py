@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 import functools
+import itertools
 
 _MISSING = object()
 
@@ -32,5 +33,43 @@ def reduce(function, iterable, initial=_MISSING, /):
     return value
 
 
+def chain(*iterables):
+    """``itertools.chain``: the items of each iterable in turn."""
+    for iterable in iterables:
+        yield from iterable
+
+
+def islice(iterable, *args):
+    """``itertools.islice(iterable, stop)`` / ``(iterable, start, stop[, step])``."""
+    s = slice(*args)
+    start, stop, step = s.start or 0, s.stop, 1 if s.step is None else s.step
+    for v in (start, stop):
+        if v is not None and (not isinstance(v, int) or v < 0):
+            what = "Stop argument" if len(args) == 1 else "Indices"
+            raise ValueError(f"{what} for islice() must be None or an integer: 0 <= x <= sys.maxsize.")
+    if not isinstance(step, int) or step < 1:
+        raise ValueError("Step for islice() must be a positive integer or None.")
+    count, nxt = 0, start  # pulls exactly the items CPython's islice pulls (a for loop: no
+    if stop is not None and count >= nxt and count >= stop:  # StopIteration handling to trace)
+        return
+    for element in iterable:
+        count += 1
+        if count - 1 == nxt:
+            yield element
+            nxt += step
+            if stop is not None and nxt > stop:
+                nxt = stop
+        if stop is not None and count >= nxt and count >= stop:
+            return
+
+
 #: original callable -> the Python function traced in its place
-POLYFILLS = {functools.reduce: reduce}
+POLYFILLS = {functools.reduce: reduce, itertools.chain: chain, itertools.islice: islice}
+
+
+def polyfill_for(value):
+    """The Python function traced in place of ``value``, or None."""
+    try:
+        return POLYFILLS.get(value)
+    except TypeError:  # unhashable values
+        return None

@@ -29,6 +29,7 @@ from . import bytecode_compat as bc
 from .builder import GraphBuilder, SymTensor
 from .errors import CaptureUserError, GraphBreak, MissingAttribute
 from .guards import CONSTANT_TYPES, GuardSet
+from .polyfills import polyfill_for
 from .side_effects import SideEffects
 from .variables import (NULL, Box, BoxVariable, CellVariable, ClassVariable, ConstantVariable,
                         DictVariable, IteratorVariable, ListVariable, ModuleVariable,
@@ -267,6 +268,10 @@ class InstructionTranslator:
             return TensorVariable(self.builder.sym(value))
         if isinstance(value, CONSTANT_TYPES):
             return ConstantVariable(value)
+        polyfill = polyfill_for(value)
+        if polyfill is not None:  # (classes such as itertools.chain too)
+            from .variables import UserFunctionVariable
+            return UserFunctionVariable(polyfill)
         if fresh:
             source = None
             if type(value) is set:
@@ -726,10 +731,24 @@ class InstructionTranslator:
         key = self.pop()
         obj = self.pop()
         value = self.pop()
+        self._store_item(obj, key, value)
+
+    def STORE_SLICE(self, ins):  # 3.12+: container[start:stop] = value
+        stop = self.pop()
+        start = self.pop()
+        obj = self.pop()
+        value = self.pop()
+        sl = SliceVariable(start, stop, ConstantVariable(None))
+        self._store_item(obj, ConstantVariable(sl.value) if sl.is_const() else sl, value)
+
+    def _store_item(self, obj, key, value):
         if isinstance(obj, ListVariable) and key.is_const():
             check_mutable(self, obj, "item assignment")
             try:
-                obj.items[key.value] = value
+                if isinstance(key.value, slice):
+                    obj.items[key.value] = value.iterate(self)
+                else:
+                    obj.items[key.value] = value
             except (IndexError, TypeError) as e:
                 raise GraphBreak(f"list assignment fails at trace time: {e}")
         elif isinstance(obj, DictVariable) and key.is_const():

@@ -87,7 +87,7 @@ class TupleVariable(Variable):
             raise GraphBreak(f"indexing failed at trace time: {e}")
 
     def getattr(self, tx, name):
-        if self.kind is list and name in ("append", "extend", "pop", "insert", "reverse"):
+        if self.kind is list and name in ("append", "extend", "pop", "insert", "reverse", "clear", "remove"):
             return ListMethodVariable(self, name)
         if self.cls is not None:
             return self._subclass_attr(tx, name)
@@ -208,6 +208,15 @@ class ListMethodVariable(Variable):
             items.insert(args[0].value, args[1])
         elif self.name == "reverse":
             items.reverse()
+        elif self.name == "clear":
+            items.clear()
+        elif self.name == "remove":
+            if not args[0].is_const() or not all(i.is_const() for i in items):
+                raise GraphBreak("list.remove compares with ==, which needs run-time data for tensors")
+            values = [i.value for i in items]
+            if args[0].value not in values:
+                raise GraphBreak("list.remove(x): x not in list (ValueError at run time)")
+            del items[values.index(args[0].value)]
         elif self.name == "pop":
             return items.pop(args[0].value if args else -1)
         return ConstantVariable(None)

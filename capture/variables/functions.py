@@ -49,8 +49,18 @@ class UserFunctionVariable(Variable):
             return tx.wrap(fn).call(tx, args, kwargs)
         return tx.inline_function(fn, args, kwargs)
 
+    def getattr(self, tx, name):
+        if self.self_var is None and name in _FUNCTION_METADATA and isinstance(self.fn, types.FunctionType):
+            value = getattr(self.fn, name)
+            tx.guards.python_value(f"{tx.guards.obj(self.fn)}.{name}", value, f"{self.fn.__qualname__}.{name}")
+            return tx.wrap(value)
+        return super().getattr(tx, name)
+
     def describe(self):
         return f"function {getattr(self.fn, '__qualname__', self.fn)}"
+
+
+_FUNCTION_METADATA = ("__name__", "__qualname__", "__module__", "__doc__", "__defaults__", "__kwdefaults__")
 
 
 class NestedFunctionVariable(Variable):
@@ -733,11 +743,8 @@ def _traced_framework_functions():
 def wrap_callable(tx, obj):
     """Variable for a callable Python object."""
     import functools
-    from ..polyfills import POLYFILLS
-    try:
-        polyfill = POLYFILLS.get(obj)
-    except TypeError:  # unhashable callables
-        polyfill = None
+    from ..polyfills import polyfill_for
+    polyfill = polyfill_for(obj)
     if polyfill is not None:
         return UserFunctionVariable(polyfill)
     if type(obj) is functools.partial:

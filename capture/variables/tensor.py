@@ -50,6 +50,9 @@ class TensorVariable(Variable):
                                   "or accept the graph break")
         if name == "T":
             return TensorVariable(self.sym.T)
+        if name == "__len__":
+            import functools
+            return tx.wrap(functools.partial(len, self.sym))
         attr = getattr(TensorMethods, name, None)
         if attr is None:
             ref = self.sym.value.ref  # a lifted Parameter / held tensor: ask the object itself
