@@ -21,6 +21,8 @@ from runtime.parameter import Parameter
 from runtime.tensor import Tensor
 from runtime.tensor_methods import TensorMethods
 
+from .sources import ArgSource, ObjectSource
+
 
 class SymTensor(TensorMethods):
     """A symbolic tensor: an IR Value of the graph being captured."""
@@ -75,7 +77,7 @@ class GraphBuilder:
 
     def __init__(self, name: str):
         self.graph = Graph(name)
-        self.sources: list = []  # per graph input: ("arg", path) or ("obj", tensor)
+        self.sources: list = []  # per graph input: an ArgSource or ObjectSource (capture.sources)
         self._lifted: dict[int, Value] = {}
         self.lifted_objs: dict[int, object] = {}
         # (weak ref to a symbolic view, the Value it views): a write into that Value must not
@@ -89,7 +91,7 @@ class GraphBuilder:
 
     def arg_input(self, tensor, path, name: str) -> SymTensor:
         v = self.graph.add_input(AVal(tensor.shape, tensor.dtype), name, INPUT)
-        self.sources.append(("arg", path))
+        self.sources.append(ArgSource(path))
         return SymTensor(v, self)
 
     def lift(self, obj) -> Value:
@@ -99,7 +101,7 @@ class GraphBuilder:
             kind = PARAM if isinstance(obj, Parameter) else INPUT
             name = obj.name if isinstance(obj, Parameter) else f"tensor_{len(self._lifted)}"
             v = self.graph.add_input(AVal(obj.shape, obj.dtype), name, kind, ref=obj)
-            self.sources.append(("obj", obj))
+            self.sources.append(ObjectSource(obj))
             self._lifted[id(obj)] = v
             self.lifted_objs[id(obj)] = obj
         return self.graph.updates.get(v, v)

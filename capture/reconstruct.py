@@ -8,10 +8,9 @@ return value (:class:`OutputPlan`) and the live stack and locals at a graph brea
 
 - a tensor computed by the graph: that graph output; an argument tensor or a Parameter: the same
   object (identity is kept, as in eager);
-- a list/dict/tuple the frame received or read from outside (its ``source``: an argument path,
-  ``("attr", owner, name)``, ``("global", globals, name)``, ``("item", parent source, key)``, ``("cell", closure
-  cell)``):
-  read again for this call, so the caller gets its own object back;
+- a list/dict/tuple the frame received or read from outside (its ``source``, see
+  ``capture.sources``: an argument, an attribute, a global, an item, a closure cell): read
+  again for this call, so the caller gets its own object back;
 - containers the frame built: new containers of the exact type (namedtuples, OrderedDict);
 - functions, methods, partials, closures, constants: rebuilt or reused.
 
@@ -28,31 +27,12 @@ import copy
 import functools
 import types
 
+from .sources import ArgSource
 from .variables.containers import rebuild_dict, rebuild_tuple
 
 
 class NotResumable(Exception):
     """A value cannot be rebuilt as a Python object (at a break: the whole frame runs eagerly)."""
-
-
-def read_source(source, flat):
-    """The object a container variable's ``source`` names, read for this call: an argument
-    (a path into the flat arguments), an attribute of an object, a global, or an item of one."""
-    kind = source[0]
-    if kind == "arg":
-        obj = flat
-        for k in source[1]:
-            obj = obj[k]
-        return obj
-    if kind == "attr":
-        return getattr(source[1], source[2])
-    if kind == "global":
-        return source[1][source[2]]
-    if kind == "item":
-        return read_source(source[1], flat)[source[2]]
-    if kind == "cell":
-        return source[1].cell_contents
-    raise ValueError(f"bad source {source!r}")
 
 
 class Recipes:
@@ -94,11 +74,7 @@ class Recipes:
             if v not in self.builder.graph.updates:
                 return ("obj", v.ref)
         if v.kind == INPUT and v.ref is None:
-            idx = self.builder.graph.inputs.index(v)
-            kind, where = self.builder.sources[idx]
-            if kind == "arg":
-                return ("arg", where)
-            return ("obj", where)
+            return self.builder.sources[self.builder.graph.inputs.index(v)].recipe(self)
         if v.kind == CONST:
             return ("tconst", v.data, self._mid())
         return ("out", self._out(v))
@@ -112,7 +88,7 @@ class Recipes:
         if isinstance(var, V.TensorVariable):
             return self._tensor(var.sym)
         if isinstance(var, RuntimeValueVariable):
-            return ("arg", var.path)
+            return ("src", ArgSource(var.path))
         if isinstance(var, SetVariable):
             return ("copy", var.value, self._mid())
         if isinstance(var, V.ClassVariable):
@@ -122,7 +98,7 @@ class Recipes:
             if isinstance(val, (set, bytearray, list, dict)):
                 return ("copy", val, self._mid())
             if id(val) in self.arg_paths and not isinstance(val, (int, float, str, bool, type(None))):
-                return ("arg", self.arg_paths[id(val)])
+                return ("src", ArgSource(self.arg_paths[id(val)]))
             return ("val", val)
         if isinstance(var, (V.TupleVariable, V.DictVariable)):
             src = var.source
@@ -145,18 +121,18 @@ class Recipes:
             r[2].update({k: self.of(v) for k, v in var.attrs.items()})
             return r
         if isinstance(var, (O.ObjectVariable,)):  # CellVariable too
-            return self._obj(var.obj)
+            return self.object_recipe(var.obj)
         if isinstance(var, V.ModuleVariable):
             return ("val", var.mod)
         if isinstance(var, F.BuiltinVariable):
             return ("val", var.fn)
         if isinstance(var, (F.PureFunctionVariable, F.FrameworkCallableVariable, OpaqueCallableVariable,
                             F.PrintVariable)):
-            return self._obj(var.fn)
+            return self.object_recipe(var.fn)
         if isinstance(var, F.UserFunctionVariable):
             if var.self_var is None:
-                return self._obj(var.fn)
-            return ("method", self._obj(var.fn), self.of(var.self_var))
+                return self.object_recipe(var.fn)
+            return ("method", self.object_recipe(var.fn), self.of(var.self_var))
         if isinstance(var, O.CellMethodVariable):
             return ("method", ("val", var.method.__func__), self.of(var.self_var))
         if isinstance(var, F.PartialVariable):
@@ -183,22 +159,14 @@ class Recipes:
         raise NotResumable(f"a {var.describe()} is live at the break")
 
     def source(self, src):
-        """The recipe reading the object a ``source`` names (see :func:`read_source`)."""
-        kind = src[0]
-        if kind == "arg":
-            return src
-        if kind == "attr":
-            return ("getattr", self._obj(src[1]), src[2])
-        if kind == "global":
-            return ("gitem", src[1], src[2])
-        if kind == "cell":
-            return ("cellc", src[1])
-        return ("item", self.source(src[1]), src[2])
+        """The recipe reading the object a source (``capture.sources``) names."""
+        return src.recipe(self)
 
-    def _obj(self, obj):
+    def object_recipe(self, obj):
+        """``obj`` itself, or, when it is one of the call's arguments, read from the call."""
         path = self.arg_paths.get(id(obj))
         if path is not None:
-            return ("arg", path)
+            return ("src", ArgSource(path))
         return ("val", obj)
 
 
@@ -209,8 +177,8 @@ def build(r, outs, flat, memo):
         return r[1]
     if kind == "out":
         return outs[r[1]]
-    if kind == "arg":
-        return read_source(r, flat)
+    if kind == "src":
+        return r[1].read(flat)
     if kind == "obj":
         return r[1]
     if kind == "newobj":  # (kind, class, {attribute: recipe}, memo key)

@@ -8,18 +8,12 @@ from graph.ops import bind
 from runtime.tensor import Tensor
 
 
-
 def fetch_inputs(sources, flat):
     """(arrays, tensor objects) for the graph inputs, read from the call's arguments and from the
     objects (Parameters...) the graph captured."""
     arrays, tensors = [], []
-    for kind, where in sources:
-        if kind == "arg":
-            obj = flat
-            for k in where:
-                obj = obj[k]
-        else:
-            obj = where
+    for source in sources:
+        obj = source.read(flat)
         tensors.append(obj)
         arrays.append(obj._data)
     return arrays, tensors

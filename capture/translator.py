@@ -31,6 +31,7 @@ from .errors import CaptureUserError, GraphBreak, MissingAttribute
 from .guards import CONSTANT_TYPES, GuardSet
 from .polyfills import polyfill_for
 from .side_effects import SideEffects
+from .sources import AttrSource, CellSource, GlobalSource, ItemSource
 from .variables import (NULL, Box, BoxVariable, CellVariable, ClassVariable, ConstantVariable,
                         DictVariable, IteratorVariable, ListVariable, ModuleVariable,
                         NestedFunctionVariable, NullVariable, ObjectVariable, SliceVariable,
@@ -117,7 +118,7 @@ class Tracer:
             raise GraphBreak(f"closure variable {name!r} is not bound yet",
                              resumable=tx.depth > 0) from None
         box = Box(tx.guard_and_wrap(f"{tx.guards.obj(cell)}.cell_contents", contents, f"closure variable {name}",
-                                    ("cell", cell)))
+                                    CellSource(cell)))
         self.cell_boxes[id(cell)] = (cell, box, box.value)
         self.free_cells[id(box)] = cell
         return box
@@ -278,7 +279,7 @@ class InstructionTranslator:
                 return SetVariable(value)
 
         def item_source(key):
-            return None if source is None else ("item", source, key)
+            return None if source is None else ItemSource(source, key)
 
         if isinstance(value, tuple) and plain_tuple(value):
             return TupleVariable([self.wrap(v, fresh, item_source(i)) for i, v in enumerate(value)],
@@ -318,7 +319,7 @@ class InstructionTranslator:
         expr = f"{self.guards.obj(owner)}.{name}"
         path = f"{self.guards.path_of(owner)}.{name}"
         self.guards.name_object(value, path)
-        return self.guard_and_wrap(expr, value, path, ("attr", owner, name))
+        return self.guard_and_wrap(expr, value, path, AttrSource(owner, name))
 
     def guard_and_wrap(self, expr, value, desc, source):
         """Guard that ``expr`` (evaluated on later calls) still gives what tracing assumed (see
@@ -329,7 +330,7 @@ class InstructionTranslator:
 
             def read_items():
                 self.guards.python_value(expr, value, desc)
-                return [self.wrap(v, source=("item", source, i)) for i, v in enumerate(value)]
+                return [self.wrap(v, source=ItemSource(source, i)) for i, v in enumerate(value)]
 
             var = OutsideListVariable(read_items, source)
             self.tracer.containers[id(value)] = (value, var)
@@ -576,7 +577,7 @@ class InstructionTranslator:
         elif name in self.f_globals:
             value = self.f_globals[name]
             expr = f"{self.guards.obj(self.f_globals)}[{name!r}]"
-            var = self.guard_and_wrap(expr, value, f"global {name}", ("global", self.f_globals, name))
+            var = self.guard_and_wrap(expr, value, f"global {name}", GlobalSource(self.f_globals, name))
         elif hasattr(builtins, name):
             value = getattr(builtins, name)
             # a global defined later with this name would shadow the builtin

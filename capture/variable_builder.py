@@ -15,6 +15,7 @@ from runtime.parameter import Parameter
 from runtime.tensor import Tensor
 
 from .errors import GraphBreak
+from .sources import ArgSource
 from .variables import (CellVariable, ConstantVariable, DictVariable, ListVariable,
                         TensorVariable, TupleVariable)
 from .variables.containers import PLAIN_DICT_TYPES, plain_tuple
@@ -75,13 +76,13 @@ def _wrap_root_value(tx, value, expr, path, desc, is_resume):
                  for i, v in enumerate(value)]
         var = TupleVariable(items, cls=type(value)) if isinstance(value, tuple) \
             else ListVariable(items, external=True)
-        var.source = ("arg", path)  # returned (or live at a break) as the caller's own object
+        var.source = ArgSource(path)  # returned (or live at a break) as the caller's own object
         return var
     if type(value) in PLAIN_DICT_TYPES and all(isinstance(k, str) for k in value):
         g.dict_keys(expr, value, desc)
         var = DictVariable({k: _wrap_root(tx, v, f"{expr}[{k!r}]", path + (k,), f"{desc}[{k!r}]", is_resume)
                             for k, v in value.items()}, external=True, cls=type(value))
-        var.source = ("arg", path)
+        var.source = ArgSource(path)
         return var
     if isinstance(value, Cell):
         g.arg_identity(expr, value, desc)  # weakly: entries must not keep Cells alive
