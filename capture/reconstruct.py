@@ -84,12 +84,11 @@ class Recipes:
         from .variables import functions as F
         from .variables import objects as O
         from .resume import RuntimeValueVariable
-        from .translator import OpaqueCallableVariable, SetVariable
         if isinstance(var, V.TensorVariable):
             return self._tensor(var.sym)
         if isinstance(var, RuntimeValueVariable):
             return ("src", ArgSource(var.path))
-        if isinstance(var, SetVariable):
+        if isinstance(var, V.SetVariable):
             return ("copy", var.value, self._mid())
         if isinstance(var, V.ClassVariable):
             return ("val", var.cls)
@@ -126,7 +125,7 @@ class Recipes:
             return ("val", var.mod)
         if isinstance(var, F.BuiltinVariable):
             return ("val", var.fn)
-        if isinstance(var, (F.PureFunctionVariable, F.FrameworkCallableVariable, OpaqueCallableVariable,
+        if isinstance(var, (F.PureFunctionVariable, F.FrameworkCallableVariable, F.OpaqueCallableVariable,
                             F.PrintVariable)):
             return self.object_recipe(var.fn)
         if isinstance(var, F.UserFunctionVariable):

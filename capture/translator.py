@@ -20,25 +20,24 @@ import os
 import sys
 import types
 
-import numpy as np
 from bytecode import Bytecode, Instr, Label, TryBegin, TryEnd
 
 from graph.errors import is_internal_file
 
 from . import bytecode_compat as bc
-from .builder import GraphBuilder, SymTensor
+from .builder import GraphBuilder
 from .errors import CaptureUserError, GraphBreak, MissingAttribute
-from .guards import CONSTANT_TYPES, GuardSet
-from .polyfills import polyfill_for
+from .guards import GuardSet
 from .side_effects import SideEffects
-from .sources import AttrSource, CellSource, GlobalSource, ItemSource
+from .sources import CellSource, GlobalSource
+from .variable_builder import wrap_attribute, wrap_guarded, wrap_value
 from .variables import (NULL, Box, BoxVariable, CellVariable, ClassVariable, ConstantVariable,
                         DictVariable, IteratorVariable, ListVariable, ModuleVariable,
-                        NestedFunctionVariable, NullVariable, ObjectVariable, SliceVariable,
-                        TensorVariable, TupleVariable, Variable, wrap_callable)
+                        NestedFunctionVariable, NullVariable, ObjectVariable, SetVariable,
+                        SliceVariable, TensorVariable, TupleVariable, Variable)
 from .variables.base import BINARY_OPS, COMPARE_OPS
 from .variables.objects import NewObjectVariable
-from .variables.containers import PLAIN_DICT_TYPES, OutsideListVariable, check_mutable, plain_tuple
+from .variables.containers import check_mutable
 
 MAX_INSTRUCTIONS = 500_000
 MAX_INLINE_DEPTH = 64
@@ -239,104 +238,15 @@ class InstructionTranslator:
     def jump(self, label):
         self.ip = self.labels[label]
 
-    # -- wrapping Python values ----------------------------------------------------------------------
+    # -- wrapping Python values (capture.variable_builder) -------------------------------------------
     def wrap(self, value, fresh=False, source=None) -> Variable:
-        """The Variable for a Python value met while tracing. Lists/dicts are marked as living
-        outside the frame unless ``fresh`` (just computed at trace time); ``source`` says where
-        such a container lives (see ``capture.reconstruct``), so mutating it is a side effect
-        replayed on that object, and returning it gives that object back."""
-        if isinstance(value, (tuple, list, dict)):
-            from .variable_builder import _wrap_containers_once
-            if fresh or isinstance(value, tuple):
-                return _wrap_containers_once(self, value, lambda: self._wrap(value, fresh, source))
-            # one Variable per outside list/dict, however often the code reads it, so every
-            # mutation lands on the same model (and is written back once)
-            known = self.tracer.containers.get(id(value))
-            if known is None:
-                var = _wrap_containers_once(self, value, lambda: self._wrap(value, fresh, source))
-                known = self.tracer.containers[id(value)] = (value, var)
-            return known[1]
-        return self._wrap(value, fresh)
-
-    def _wrap(self, value, fresh, source=None):
-        from runtime.nn.cell import Cell
-        from runtime.tensor import Tensor
-        if isinstance(value, Variable):
-            return value
-        if isinstance(value, SymTensor):
-            return TensorVariable(value)
-        if isinstance(value, Tensor):
-            return TensorVariable(self.builder.sym(value))
-        if isinstance(value, CONSTANT_TYPES):
-            return ConstantVariable(value)
-        polyfill = polyfill_for(value)
-        if polyfill is not None:  # (classes such as itertools.chain too)
-            from .variables import UserFunctionVariable
-            return UserFunctionVariable(polyfill)
-        if fresh:
-            source = None
-            if type(value) is set:
-                return SetVariable(value)
-
-        def item_source(key):
-            return None if source is None else ItemSource(source, key)
-
-        if isinstance(value, tuple) and plain_tuple(value):
-            return TupleVariable([self.wrap(v, fresh, item_source(i)) for i, v in enumerate(value)],
-                                 cls=type(value))
-        if type(value) is list:
-            var = ListVariable([self.wrap(v, fresh, item_source(i)) for i, v in enumerate(value)],
-                               external=not fresh)
-            var.source = source
-            return var
-        if type(value) in PLAIN_DICT_TYPES:
-            var = DictVariable({k: self.wrap(v, fresh, item_source(k)) for k, v in value.items()},
-                               external=not fresh, cls=type(value))
-            var.source = source
-            return var
-        if isinstance(value, Cell):
-            return CellVariable(value)
-        if isinstance(value, types.ModuleType):
-            return ModuleVariable(value)
-        name = getattr(value, "__name__", None)  # (a __getattr__ may answer anything here)
-        if isinstance(name, str) and getattr(builtins, name, None) is value and not isinstance(value, BaseException):
-            from .variables import BuiltinVariable
-            if not (isinstance(value, type) and issubclass(value, BaseException)):
-                return BuiltinVariable(value)
-        if isinstance(value, type):
-            return ClassVariable(value)
-        if isinstance(value, np.ndarray):
-            return ConstantVariable(value)
-        if callable(value):
-            v = wrap_callable(self, value)
-            if v is not None:
-                return v
-            return OpaqueCallableVariable(value)
-        return ObjectVariable(value)
+        return wrap_value(self, value, fresh, source)
 
     def wrap_attr(self, owner, name: str, value) -> Variable:
-        """Wrap ``owner.name`` and guard on it (value for constants, identity for objects)."""
-        expr = f"{self.guards.obj(owner)}.{name}"
-        path = f"{self.guards.path_of(owner)}.{name}"
-        self.guards.name_object(value, path)
-        return self.guard_and_wrap(expr, value, path, AttrSource(owner, name))
+        return wrap_attribute(self, owner, name, value)
 
     def guard_and_wrap(self, expr, value, desc, source):
-        """Guard that ``expr`` (evaluated on later calls) still gives what tracing assumed (see
-        :meth:`GuardSet.python_value`) and wrap ``value``, found at ``source``. A list met for the first
-        time is guarded by type only until the traced code reads its items (appending does not)."""
-        if type(value) is list and id(value) not in self.tracer.containers:
-            self.guards.type_is(expr, list, desc)
-
-            def read_items():
-                self.guards.python_value(expr, value, desc)
-                return [self.wrap(v, source=ItemSource(source, i)) for i, v in enumerate(value)]
-
-            var = OutsideListVariable(read_items, source)
-            self.tracer.containers[id(value)] = (value, var)
-            return var
-        self.guards.python_value(expr, value, desc)
-        return self.wrap(value, source=source)
+        return wrap_guarded(self, expr, value, desc, source)
 
     def python_value(self, var):
         if isinstance(var, (ConstantVariable, ClassVariable)):
@@ -1204,59 +1114,6 @@ class InstructionTranslator:
 
 
 _SELF_MATCHING = (bool, bytearray, bytes, dict, float, frozenset, int, list, set, str, tuple)
-
-
-class SetVariable(ConstantVariable):
-    """A set built by the traced code (BUILD_SET / set comprehension) of Python constants. Only
-    the frame holds it, so its methods run on the real set at trace time."""
-
-    def getattr(self, tx, name):
-        try:
-            method = getattr(self.value, name)
-        except AttributeError as e:
-            raise MissingAttribute(str(e)) from None
-        return SetMethodVariable(self, method)
-
-
-class SetMethodVariable(Variable):
-    def __init__(self, target, method):
-        self.target, self.method = target, method
-
-    def call(self, tx, args, kwargs):
-        values = []
-        for a in list(args) + list(kwargs.values()):
-            items = a.iterate(tx) if isinstance(a, (TupleVariable, IteratorVariable)) else None
-            if items is not None:
-                if not all(i.is_const() for i in items):
-                    raise GraphBreak("a set of traced values (tensors) inside a captured region")
-                values.append([i.value for i in items])
-            elif a.is_const():
-                values.append(a.value)
-            else:
-                raise GraphBreak(f"set.{self.method.__name__} with a {a.describe()}")
-        try:
-            out = self.method(*values[:len(args)], **dict(zip(kwargs, values[len(args):])))
-        except Exception as e:
-            raise GraphBreak(f"set.{self.method.__name__} raises {type(e).__name__} at trace time: {e}",
-                             hint="the frame runs eagerly so Python raises the error")
-        return SetVariable(out) if isinstance(out, set) else tx.wrap(out, fresh=True)
-
-
-class OpaqueCallableVariable(Variable):
-    """A callable capture knows nothing about (C extension, numpy...): calling it breaks."""
-
-    def __init__(self, fn):
-        self.fn = fn
-
-    def call(self, tx, args, kwargs):
-        name = getattr(self.fn, "__qualname__", None) or type(self.fn).__name__
-        mod = getattr(self.fn, "__module__", None)
-        full = f"{mod}.{name}" if mod else name
-        raise GraphBreak(f"call to {full}, which capture cannot trace",
-                         hint="move the call out of construct, or accept the graph break")
-
-    def describe(self):
-        return f"callable {getattr(self.fn, '__name__', self.fn)!s}"
 
 
 def bind_arguments(tx, code, args, kwargs, defaults, kwdefaults):

@@ -1,11 +1,18 @@
-"""The variable builder for a frame's arguments: each argument becomes a Variable with its guards
-(tensors as graph inputs matched by shape and dtype, Python scalars by value, lists/tuples/dicts
-item by item with their argument path as source so the caller's own objects come back, Cells
-weakly by identity, anything else by identity). Values met while tracing (attributes, globals,
-closure variables) are wrapped by ``InstructionTranslator.wrap``/``guard_and_wrap`` with the same
-rules for containers; self-referencing containers are refused here for both."""
+"""The variable builder: every Python value the traced code meets becomes a Variable here.
+
+- A frame's arguments (:func:`_wrap_root`): tensors become graph inputs matched by shape and
+  dtype, Python scalars are guarded by value, lists/tuples/dicts item by item with their argument
+  path as source (so the caller's own objects come back), Cells weakly by identity, anything else
+  by identity.
+- Values read while tracing (:func:`wrap_value`; :func:`wrap_guarded` for attributes, globals
+  and closure variables, which also guards them): the same rules for containers, which keep their
+  exact type (namedtuples, tuple subclasses, OrderedDict, defaultdict) and their source; one
+  Variable per outside list/dict, so every mutation lands on one model.
+- Self-referencing containers are refused for both: the frame runs eagerly.
+"""
 from __future__ import annotations
 
+import builtins
 import types
 
 import numpy as np
@@ -14,15 +21,21 @@ from runtime.nn.cell import Cell
 from runtime.parameter import Parameter
 from runtime.tensor import Tensor
 
+from .builder import SymTensor
 from .errors import GraphBreak
-from .sources import ArgSource
-from .variables import (CellVariable, ConstantVariable, DictVariable, ListVariable,
-                        TensorVariable, TupleVariable)
-from .variables.containers import PLAIN_DICT_TYPES, plain_tuple
+from .guards import CONSTANT_TYPES
+from .polyfills import polyfill_for
+from .sources import ArgSource, AttrSource, ItemSource
+from .variables import (BuiltinVariable, CellVariable, ClassVariable, ConstantVariable, DictVariable,
+                        ListVariable, ModuleVariable, ObjectVariable, OpaqueCallableVariable,
+                        SetVariable, TensorVariable, TupleVariable, UserFunctionVariable, Variable,
+                        wrap_callable)
+from .variables.containers import PLAIN_DICT_TYPES, OutsideListVariable, plain_tuple
 
 
 _ITER_TYPES = (type(iter([])), type(iter(())), type(iter(range(0))), type(iter({})), types.GeneratorType,
                type(iter(set())), type(iter("")))
+
 
 def _wrap_root(tx, value, expr, path, desc, is_resume=False):
     g = tx.guards
@@ -46,6 +59,7 @@ def _wrap_root(tx, value, expr, path, desc, is_resume=False):
         memo[id(value)] = (var, expr, desc)
     return var
 
+
 def _wrap_containers_once(tx, value, wrap):
     """``wrap()`` for ``value``, refusing a container that contains itself (``a.append(a)``):
     modelling it item by item would never end, so the frame runs eagerly."""
@@ -60,6 +74,7 @@ def _wrap_containers_once(tx, value, wrap):
         return wrap()
     finally:
         open_ids.discard(id(value))
+
 
 def _wrap_root_value(tx, value, expr, path, desc, is_resume):
     g = tx.guards
@@ -89,3 +104,100 @@ def _wrap_root_value(tx, value, expr, path, desc, is_resume):
         return CellVariable(value)
     g.identity(expr, value, desc)
     return tx.wrap(value)
+
+
+def wrap_value(tx, value, fresh=False, source=None) -> Variable:
+    """The Variable for a Python value met while tracing. Lists/dicts are marked as living
+    outside the frame unless ``fresh`` (just computed at trace time); ``source`` says where
+    such a container lives (see ``capture.reconstruct``), so mutating it is a side effect
+    replayed on that object, and returning it gives that object back."""
+    if isinstance(value, (tuple, list, dict)):
+        if fresh or isinstance(value, tuple):
+            return _wrap_containers_once(tx, value, lambda: _wrap_value(tx, value, fresh, source))
+        # one Variable per outside list/dict, however often the code reads it, so every
+        # mutation lands on the same model (and is written back once)
+        known = tx.tracer.containers.get(id(value))
+        if known is None:
+            var = _wrap_containers_once(tx, value, lambda: _wrap_value(tx, value, fresh, source))
+            known = tx.tracer.containers[id(value)] = (value, var)
+        return known[1]
+    return _wrap_value(tx, value, fresh)
+
+
+def _wrap_value(tx, value, fresh, source=None):
+    if isinstance(value, Variable):
+        return value
+    if isinstance(value, SymTensor):
+        return TensorVariable(value)
+    if isinstance(value, Tensor):
+        return TensorVariable(tx.builder.sym(value))
+    if isinstance(value, CONSTANT_TYPES):
+        return ConstantVariable(value)
+    polyfill = polyfill_for(value)
+    if polyfill is not None:  # (classes such as itertools.chain too)
+        return UserFunctionVariable(polyfill)
+    if fresh:
+        source = None
+        if type(value) is set:
+            return SetVariable(value)
+
+    def item_source(key):
+        return None if source is None else ItemSource(source, key)
+
+    if isinstance(value, tuple) and plain_tuple(value):
+        return TupleVariable([wrap_value(tx, v, fresh, item_source(i)) for i, v in enumerate(value)],
+                             cls=type(value))
+    if type(value) is list:
+        var = ListVariable([wrap_value(tx, v, fresh, item_source(i)) for i, v in enumerate(value)],
+                           external=not fresh)
+        var.source = source
+        return var
+    if type(value) in PLAIN_DICT_TYPES:
+        var = DictVariable({k: wrap_value(tx, v, fresh, item_source(k)) for k, v in value.items()},
+                           external=not fresh, cls=type(value))
+        var.source = source
+        return var
+    if isinstance(value, Cell):
+        return CellVariable(value)
+    if isinstance(value, types.ModuleType):
+        return ModuleVariable(value)
+    name = getattr(value, "__name__", None)  # (a __getattr__ may answer anything here)
+    if isinstance(name, str) and getattr(builtins, name, None) is value and not isinstance(value, BaseException):
+        if not (isinstance(value, type) and issubclass(value, BaseException)):
+            return BuiltinVariable(value)
+    if isinstance(value, type):
+        return ClassVariable(value)
+    if isinstance(value, np.ndarray):
+        return ConstantVariable(value)
+    if callable(value):
+        v = wrap_callable(tx, value)
+        if v is not None:
+            return v
+        return OpaqueCallableVariable(value)
+    return ObjectVariable(value)
+
+
+def wrap_attribute(tx, owner, name: str, value) -> Variable:
+    """Wrap ``owner.name`` and guard on it (value for constants, identity for objects)."""
+    expr = f"{tx.guards.obj(owner)}.{name}"
+    path = f"{tx.guards.path_of(owner)}.{name}"
+    tx.guards.name_object(value, path)
+    return wrap_guarded(tx, expr, value, path, AttrSource(owner, name))
+
+
+def wrap_guarded(tx, expr, value, desc, source):
+    """Guard that ``expr`` (evaluated on later calls) still gives what tracing assumed (see
+    :meth:`GuardSet.python_value`) and wrap ``value``, found at ``source``. A list met for the first
+    time is guarded by type only until the traced code reads its items (appending does not)."""
+    if type(value) is list and id(value) not in tx.tracer.containers:
+        tx.guards.type_is(expr, list, desc)
+
+        def read_items():
+            tx.guards.python_value(expr, value, desc)
+            return [wrap_value(tx, v, source=ItemSource(source, i)) for i, v in enumerate(value)]
+
+        var = OutsideListVariable(read_items, source)
+        tx.tracer.containers[id(value)] = (value, var)
+        return var
+    tx.guards.python_value(expr, value, desc)
+    return wrap_value(tx, value, source=source)

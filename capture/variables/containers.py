@@ -410,3 +410,39 @@ def iterator_pipeline(tx, sources, step, what):
     while (v := pull(tx)) is not None:
         items.append(v)
     return IteratorVariable(items, getattr(builtins, what))
+
+
+class SetVariable(ConstantVariable):
+    """A set built by the traced code (BUILD_SET / set comprehension) of Python constants. Only
+    the frame holds it, so its methods run on the real set at trace time."""
+
+    def getattr(self, tx, name):
+        try:
+            method = getattr(self.value, name)
+        except AttributeError as e:
+            raise MissingAttribute(str(e)) from None
+        return SetMethodVariable(self, method)
+
+
+class SetMethodVariable(Variable):
+    def __init__(self, target, method):
+        self.target, self.method = target, method
+
+    def call(self, tx, args, kwargs):
+        values = []
+        for a in list(args) + list(kwargs.values()):
+            items = a.iterate(tx) if isinstance(a, (TupleVariable, IteratorVariable)) else None
+            if items is not None:
+                if not all(i.is_const() for i in items):
+                    raise GraphBreak("a set of traced values (tensors) inside a captured region")
+                values.append([i.value for i in items])
+            elif a.is_const():
+                values.append(a.value)
+            else:
+                raise GraphBreak(f"set.{self.method.__name__} with a {a.describe()}")
+        try:
+            out = self.method(*values[:len(args)], **dict(zip(kwargs, values[len(args):])))
+        except Exception as e:
+            raise GraphBreak(f"set.{self.method.__name__} raises {type(e).__name__} at trace time: {e}",
+                             hint="the frame runs eagerly so Python raises the error")
+        return SetVariable(out) if isinstance(out, set) else tx.wrap(out, fresh=True)

@@ -790,3 +790,20 @@ def wrap_callable(tx, obj):
 
 
 math, operator  # modules referenced by _PURE_MODULES names
+
+
+class OpaqueCallableVariable(Variable):
+    """A callable capture knows nothing about (C extension, numpy...): calling it breaks."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def call(self, tx, args, kwargs):
+        name = getattr(self.fn, "__qualname__", None) or type(self.fn).__name__
+        mod = getattr(self.fn, "__module__", None)
+        full = f"{mod}.{name}" if mod else name
+        raise GraphBreak(f"call to {full}, which capture cannot trace",
+                         hint="move the call out of construct, or accept the graph break")
+
+    def describe(self):
+        return f"callable {getattr(self.fn, '__name__', self.fn)!s}"
