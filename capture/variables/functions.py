@@ -15,6 +15,7 @@ import numpy as np
 from graph.ops import F
 from graph.ops.core import operandless_draws_to
 from graph.autodiff import append_vjp
+from graph.ir import NODE
 
 from ..builder import SymTensor
 from ..errors import CaptureUserError, GraphBreak, MissingAttribute
@@ -158,6 +159,29 @@ def _call_at_trace_time(tx, fn, args, kwargs):
         raise GraphBreak(f"{name}() raised {type(e).__name__} at trace time: {e}",
                          hint="the frame runs eagerly so Python raises the error")
     return tx.wrap(out, fresh=True)
+
+
+def _fold_tensor_minmax(tx, fn, items, key):
+    """``max``/``min`` over single-element tensors of one shape and dtype, as CPython runs it:
+    the running best is replaced only where ``item > best`` (``<`` for min), so the first of
+    equal items and a NaN already chosen are kept. Eager returns one of the tensors, so only
+    tensors the frame computed qualify (no caller can hold them and see a different identity).
+    None where that does not hold (mixed with numbers, several elements, a key, an argument or
+    Parameter): then the result's type or identity depends on the values."""
+    if key is not None and not (key.is_const() and key.value is None):
+        return None
+    if not items or not all(isinstance(v, TensorVariable) and v.sym.value.kind == NODE for v in items):
+        return None
+    first = items[0].sym.value.aval
+    if any(v.sym.value.aval.shape != first.shape or v.sym.value.aval.dtype != first.dtype for v in items) \
+            or int(np.prod(first.shape)) != 1:
+        return None
+    better = F.greater if fn is max else F.less
+    best = items[0].sym.value
+    for item in items[1:]:
+        value = item.sym.value
+        best = F.where(better(value, best), value, best)
+    return TensorVariable(SymTensor(best, tx.builder))
 
 
 class BuiltinVariable(Variable):
@@ -347,7 +371,12 @@ class BuiltinVariable(Variable):
             return default
         keys = self._keys(tx, items, key)
         if keys is None:
-            raise GraphBreak(f"{fn.__name__}() over tensors: use ops.maximum/ops.minimum or reduce_max")
+            folded = _fold_tensor_minmax(tx, fn, items, key)
+            if folded is not None:
+                return folded
+            raise GraphBreak(f"{fn.__name__}() over tensors and numbers, or over tensors of different "
+                             f"shapes or dtypes (the result's type depends on the values)",
+                             hint="use ops.maximum/ops.minimum or a reduction")
         try:
             best = fn(range(len(items)), key=lambda i: keys[i])
         except Exception as e:

@@ -1,6 +1,7 @@
 """Python that TorchDynamo captures without a graph break is captured here too, with eager's
 meaning: tensor item assignment (as the functional ``setitem`` op), ``functools.reduce``, set
-methods, in-place ``+=``/``|=`` on containers, ``match`` statements, ``yield from``, and objects of
+methods, in-place ``+=``/``|=`` on containers, ``match`` statements, ``yield from``, ``min``/``max``
+of computed scalar tensors, and objects of
 plain Python classes created inside the frame. Every case runs through ``check_like_eager``
 (eager vs captured first call and cache hits: results, printed output, state, identity)."""
 import collections
@@ -120,6 +121,39 @@ def test_list_plus_equals_extends_in_place(rng):
         return len(b), b[-1] is x, a
 
     check_like_eager(f, _t(rng, 2))
+
+
+def test_min_max_of_computed_scalar_tensors(rng):
+    def f(a, b, c):
+        sums = [a.sum(), b.sum(), c.sum()]
+        top = max(sums)
+        return top, min(a.mean(), b.mean()), max(*sums[1:]) - min(x.max() for x in (a, b, c))
+
+    data = rng.standard_normal((3, 4)).astype(np.float32)
+    check_like_eager(f, lambda i: (tuple(Tensor(row + i) for row in data), {}))
+
+
+def test_min_max_keep_pythons_choice_among_ties_and_nans():
+    nan = float("nan")
+
+    def f(x):
+        a, b, c = x[0] * 1, x[1] * 1, x[2] * 1  # computed 0-d tensors
+        return max(a, b, c), min(a, b, c), max(b, a), min(c, a)
+
+    rows = [[1.0, 1.0, 1.0], [nan, 2.0, 3.0], [2.0, nan, 1.0], [-0.0, 0.0, nan]]
+    check_like_eager(f, lambda i: ((Tensor(np.array(rows[i], np.float32)),), {}), calls=len(rows))
+
+
+def test_min_max_whose_result_type_or_identity_depends_on_values_break(rng):
+    def mixed(a):
+        return max(a.sum(), 0)  # a tensor or the int 0
+
+    def arguments(a, b):
+        return max(a, b)  # eager returns the caller's own tensor
+
+    check_like_eager(mixed, _t(rng, 3), breaks=1)
+    scalars = lambda i: ((Tensor(np.float32(i)), Tensor(np.float32(1.5))), {})  # noqa: E731
+    check_like_eager(arguments, scalars, breaks=1)
 
 
 # -- match statements ------------------------------------------------------------------------------------
