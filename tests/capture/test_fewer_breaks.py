@@ -1,8 +1,7 @@
 """Python that TorchDynamo captures without a graph break is captured here too, with eager's
 meaning: tensor item assignment (as the functional ``setitem`` op), ``functools.reduce``, set
 methods, in-place ``+=``/``|=`` on containers, ``match`` statements, ``yield from``, ``min``/``max``
-of computed scalar tensors, and objects of
-plain Python classes created inside the frame. Every case runs through ``check_like_eager``
+of computed scalar tensors, and objects of plain Python classes created inside the frame. Every case runs through ``check_like_eager``
 (eager vs captured first call and cache hits: results, printed output, state, identity)."""
 import collections
 import dataclasses
