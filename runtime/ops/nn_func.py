@@ -28,7 +28,7 @@ def _const(array):
 
 _R = REGISTRY
 
-__all__ = ["conv2d", "max_pool2d", "avg_pool2d", "silu", "relu6", "hardswish", "hardsigmoid", "elu", "selu",
+__all__ = ["conv2d", "conv_transpose2d", "max_pool2d", "avg_pool2d", "silu", "relu6", "hardswish", "hardsigmoid", "elu", "selu",
            "mish", "softsign", "logsigmoid", "softplus", "cross_entropy", "nll_loss", "l1_loss",
            "smooth_l1_loss", "binary_cross_entropy", "kl_div", "interpolate"]
 
@@ -38,6 +38,40 @@ def conv2d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
     groups=1)``: 2-D convolution of NCHW ``input`` with OIHW ``weight``, plus ``bias`` (O,)."""
     out = bind(_R["conv2d"], input, weight, stride=stride, pad_mode=pad_mode, padding=padding,
                dilation=dilation, groups=groups)
+    return out if bias is None else bind(_R["bias_add"], out, bias)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,  # noqa: A002
+                     dilation=1):
+    """``ops.conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+    groups=1, dilation=1)`` (``mint.nn.functional.conv_transpose2d``): the transposed convolution
+    of NCHW ``input`` (N, C_in, H, W) with ``weight`` (C_in, C_out/groups, kh, kw), i.e. the
+    gradient of ``conv2d`` with respect to its input. Output H is
+    ``(H-1)*stride - 2*padding + dilation*(kh-1) + output_padding + 1`` (W likewise); the
+    ``output_padding`` rows are computed, not zero-filled, and must be below ``stride``.
+
+    Example:
+        >>> from runtime import ops
+        >>> ops.conv_transpose2d(ops.ones((1, 2, 3, 3)), ops.ones((2, 1, 3, 3)), stride=2, padding=1,
+        ...                      output_padding=1).shape
+        (1, 1, 6, 6)
+    """
+    fn = "conv_transpose2d"
+    if input.ndim != 4 or weight.ndim != 4:
+        raise ValueError(f"ops.{fn}: input and weight must be 4-D (NCHW and (C_in, C_out/groups, kh, kw)), "
+                         f"got shapes {tuple(input.shape)} and {tuple(weight.shape)}")
+    stride, padding = _pair(stride, "stride", fn), _pair(padding, "padding", fn)
+    dilation, extra = _pair(dilation, "dilation", fn), _pair(output_padding, "output_padding", fn)
+    for axis in range(2):
+        if not 0 <= extra[axis] < stride[axis]:
+            raise ValueError(f"ops.{fn}: output_padding must be in [0, stride) = [0, {stride[axis]}) on each "
+                             f"axis, got {extra}")
+    n, _, h, w = input.shape
+    size = (n, weight.shape[1] * groups) + tuple(
+        (length - 1) * s - 2 * p + d * (k - 1) + e + 1
+        for length, s, p, d, k, e in zip((h, w), stride, padding, dilation, weight.shape[2:], extra))
+    out = bind(_R["conv2d_backprop_input"], input, weight, input_size=size, stride=stride, pad_mode="pad",
+               padding=(padding[0], padding[0], padding[1], padding[1]), dilation=dilation, groups=groups)
     return out if bias is None else bind(_R["bias_add"], out, bias)
 
 

@@ -1,4 +1,5 @@
-"""2-D convolution layer (``nn.Conv2d``), MindSpore 2.x signature and defaults.
+"""2-D convolution layers (``nn.Conv2d``, ``nn.Conv2dTranspose``), MindSpore 2.x signatures and
+defaults.
 
 Example:
     >>> import runtime as ms
@@ -6,6 +7,8 @@ Example:
     >>> conv = nn.Conv2d(1, 6, 5, pad_mode="valid")
     >>> conv(ms.ops.ones((2, 1, 32, 32))).shape
     (2, 6, 28, 28)
+    >>> nn.Conv2dTranspose(6, 1, 5, pad_mode="valid")(conv(ms.ops.ones((2, 1, 32, 32)))).shape
+    (2, 1, 32, 32)
 """
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ from ...parameter import Parameter
 from ..cell import Cell
 from .basic import _check_bool, _check_int
 
-__all__ = ["Conv2d"]
+__all__ = ["Conv2d", "Conv2dTranspose"]
 
 _PAD_MODES = ("same", "valid", "pad")
 
@@ -53,6 +56,32 @@ def _padding(cls_name, pad_mode, padding):
     return padding if isinstance(padding, int) else pads
 
 
+def _weight_and_bias(shape, bias_size, has_bias, weight_init, bias_init, dtype):
+    """MindSpore 2.x defaults: weight HeUniform(negative_slope=sqrt(5)), bias Uniform(1/sqrt(fan_in))
+    with fan_in = shape[1] * kh * kw of the weight as stored."""
+    if weight_init is None:
+        weight_init = HeUniform(math.sqrt(5))
+    weight = Parameter(initializer(weight_init, shape, dtype), name="weight")
+    if not has_bias:
+        return weight, None
+    if bias_init is None:
+        fan_in = shape[1] * shape[2] * shape[3]
+        bias_init = Uniform(1.0 / math.sqrt(fan_in)) if fan_in else "zeros"
+    return weight, Parameter(initializer(bias_init, (bias_size,), dtype), name="bias")
+
+
+def _check_common(name, in_channels, out_channels, group, pad_mode):
+    _check_int(name, "in_channels", in_channels)
+    _check_int(name, "out_channels", out_channels)
+    _check_int(name, "group", group)
+    if not isinstance(pad_mode, str) or pad_mode.lower() not in _PAD_MODES:
+        raise ValueError(f"{name}: pad_mode must be one of {list(_PAD_MODES)}, got {pad_mode!r}")
+    if in_channels % group or out_channels % group:
+        raise ValueError(f"{name}: in_channels ({in_channels}) and out_channels ({out_channels}) "
+                         f"must both be divisible by group ({group})")
+    return pad_mode.lower()
+
+
 class Conv2d(Cell):
     """2-D convolution over NCHW input; weight (out_channels, in_channels/group, kh, kw).
 
@@ -66,19 +95,12 @@ class Conv2d(Cell):
                  data_format="NCHW", dtype=float32):
         super().__init__()
         name = "Conv2d"
-        self.in_channels = _check_int(name, "in_channels", in_channels)
-        self.out_channels = _check_int(name, "out_channels", out_channels)
+        self.pad_mode = _check_common(name, in_channels, out_channels, group, pad_mode)
+        self.in_channels, self.out_channels, self.group = in_channels, out_channels, group
         self.kernel_size = _pair(name, "kernel_size", kernel_size)
         self.stride = _pair(name, "stride", stride)
         self.dilation = _pair(name, "dilation", dilation)
-        self.group = _check_int(name, "group", group)
-        if not isinstance(pad_mode, str) or pad_mode.lower() not in _PAD_MODES:
-            raise ValueError(f"{name}: pad_mode must be one of {list(_PAD_MODES)}, got {pad_mode!r}")
-        self.pad_mode = pad_mode.lower()
         self.padding = _padding(name, self.pad_mode, padding)
-        if in_channels % group or out_channels % group:
-            raise ValueError(f"{name}: in_channels ({in_channels}) and out_channels ({out_channels}) "
-                             f"must both be divisible by group ({group})")
         if not isinstance(data_format, str) or data_format.upper() not in ("NCHW", "NHWC"):
             raise ValueError(f"{name}: data_format must be 'NCHW' or 'NHWC', got {data_format!r}")
         self.data_format = data_format.upper()
@@ -89,15 +111,7 @@ class Conv2d(Cell):
         shape = (out_channels, in_channels // group) + self.kernel_size
         self.weight_init = weight_init
         self.bias_init = bias_init
-        if weight_init is None:
-            weight_init = HeUniform(math.sqrt(5))
-        self.weight = Parameter(initializer(weight_init, shape, dtype), name="weight")
-        self.bias = None
-        if has_bias:
-            if bias_init is None:
-                fan_in = shape[1] * shape[2] * shape[3]
-                bias_init = Uniform(1.0 / math.sqrt(fan_in)) if fan_in else "zeros"
-            self.bias = Parameter(initializer(bias_init, (out_channels,), dtype), name="bias")
+        self.weight, self.bias = _weight_and_bias(shape, out_channels, has_bias, weight_init, bias_init, dtype)
         self._pads = self.padding if isinstance(self.padding, tuple) else (self.padding,) * 4
         self._bias_add = ops.BiasAdd()
         self._conv = ops.Conv2D(stride=self.stride, pad_mode=self.pad_mode, padding=self._pads,
@@ -115,3 +129,75 @@ class Conv2d(Cell):
                 f"padding={self.padding}, dilation={self.dilation}, group={self.group}, "
                 f"has_bias={self.has_bias}, weight_init={self.weight_init}, bias_init={self.bias_init}, "
                 f"format={self.data_format}")
+
+
+class Conv2dTranspose(Cell):
+    """2-D transposed convolution (the gradient of ``Conv2d`` with respect to its input) over NCHW
+    input; weight (in_channels, out_channels/group, kh, kw), as MindSpore stores it.
+
+    Output size per spatial axis (MindSpore's rule, ``dk = dilation*(k-1)+1``): 'same'
+    ``H*stride``; 'valid' ``H*stride + max(dk - stride, 0)``; 'pad' ``H*stride - (top+bottom) +
+    dk - stride``. A non-zero ``output_padding`` (only with pad_mode='pad', each value below
+    ``max(stride, dilation)``) appends that many rows/columns of zeros at the bottom/right after
+    the bias, as MindSpore does. Default init as ``Conv2d``.
+
+    Example:
+        >>> import runtime as ms
+        >>> from runtime import nn
+        >>> up = nn.Conv2dTranspose(3, 8, 4, stride=2, pad_mode="pad", padding=1, has_bias=True)
+        >>> up(ms.ops.ones((1, 3, 16, 16))).shape
+        (1, 8, 32, 32)
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same", padding=0,
+                 output_padding=0, dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None,
+                 dtype=float32):
+        super().__init__()
+        name = "Conv2dTranspose"
+        self.pad_mode = _check_common(name, in_channels, out_channels, group, pad_mode)
+        self.in_channels, self.out_channels, self.group = in_channels, out_channels, group
+        self.kernel_size = _pair(name, "kernel_size", kernel_size)
+        self.stride = _pair(name, "stride", stride)
+        self.dilation = _pair(name, "dilation", dilation)
+        self.padding = _padding(name, self.pad_mode, padding)
+        self.output_padding = _pair(name, "output_padding", output_padding, minimum=0)
+        for axis, (extra, s, d) in enumerate(zip(self.output_padding, self.stride, self.dilation)):
+            if extra >= max(s, d):
+                raise ValueError(f"{name}: output_padding[{axis}] must be in range of [0, max(stride, dilation)) "
+                                 f"= [0, {max(s, d)}), got {extra}")
+        if any(self.output_padding) and self.pad_mode != "pad":
+            raise ValueError(f"{name}: when output_padding is not zero, pad_mode must be 'pad', got {self.pad_mode!r}")
+        self.has_bias = _check_bool(name, "has_bias", has_bias)
+        self.weight_init, self.bias_init = weight_init, bias_init
+        shape = (in_channels, out_channels // group) + self.kernel_size
+        self.weight, self.bias = _weight_and_bias(shape, out_channels, has_bias, weight_init, bias_init,
+                                                  as_dtype(dtype))
+        self._pads = self.padding if isinstance(self.padding, tuple) else (self.padding,) * 4
+        self._bias_add = ops.BiasAdd()
+
+    def _output_length(self, length, axis):
+        k, s, d = self.kernel_size[axis], self.stride[axis], self.dilation[axis]
+        dk = d * (k - 1) + 1
+        if self.pad_mode == "same":
+            return length * s
+        if self.pad_mode == "valid":
+            return length * s + max(dk - s, 0)
+        return length * s - (self._pads[2 * axis] + self._pads[2 * axis + 1]) + dk - s
+
+    def construct(self, x):
+        n, _, h, w = x.shape
+        size = (n, self.out_channels, self._output_length(h, 0), self._output_length(w, 1))
+        y = ops.conv2d_backprop_input(x, self.weight, input_size=size, stride=self.stride, pad_mode=self.pad_mode,
+                                      padding=self._pads, dilation=self.dilation, groups=self.group)
+        if self.has_bias:
+            y = self._bias_add(y, self.bias)
+        if any(self.output_padding):
+            y = ops.pad(y, (0, self.output_padding[1], 0, self.output_padding[0]))
+        return y
+
+    def extend_repr(self):
+        return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
+                f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}, "
+                f"padding={self.padding}, output_padding={self.output_padding}, dilation={self.dilation}, "
+                f"group={self.group}, has_bias={self.has_bias}, weight_init={self.weight_init}, "
+                f"bias_init={self.bias_init}")
