@@ -28,6 +28,7 @@ from . import common  # noqa: F401
 from .common.initializer import Normal, Uniform, XavierUniform, HeUniform, HeNormal, initializer  # noqa: F401
 from .common.initializer import One, Zero, TruncatedNormal, Constant  # noqa: F401
 from . import nn  # noqa: F401
+from . import amp  # noqa: F401,E402
 from .train import (Model, LossMonitor, TimeMonitor, ModelCheckpoint, CheckpointConfig,  # noqa: F401
                     save_checkpoint, load_checkpoint, load_param_into_net, Callback, EarlyStopping,
                     ReduceLROnPlateau, LearningRateScheduler, SummaryCollector)

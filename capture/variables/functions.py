@@ -769,6 +769,18 @@ def _traced_framework_functions():
     return (is_tensor,)
 
 
+def _is_stateful_framework_method(obj) -> bool:
+    """A framework method bound to a plain object (a loss scaler, a metric...): such an object may
+    hold Parameters or tensors, so its bytecode is traced like user code (they become graph
+    inputs and their updates graph updates). Calling it directly would run that state's
+    arithmetic eagerly at trace time and bake today's values into the graph as constants."""
+    if not isinstance(obj, types.MethodType) or not is_framework_callable(obj):
+        return False
+    from runtime.tensor import Tensor
+    owner = obj.__self__
+    return not isinstance(owner, (Tensor, type, types.ModuleType)) and hasattr(owner, "__dict__")
+
+
 def wrap_callable(tx, obj):
     """Variable for a callable Python object."""
     import functools
@@ -807,6 +819,8 @@ def wrap_callable(tx, obj):
         return CellMethodVariable(obj, tx.wrap(obj.__self__))
     if obj in _traced_framework_functions():
         return UserFunctionVariable(obj)
+    if _is_stateful_framework_method(obj):
+        return UserFunctionVariable(obj.__func__, tx.wrap(obj.__self__))
     if is_framework_callable(obj):
         return FrameworkCallableVariable(obj)
     if isinstance(obj, types.FunctionType):

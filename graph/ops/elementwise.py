@@ -341,6 +341,20 @@ unary("logical_not", "LogicalNot", lambda xp, x: xp.logical_not(x), lambda E, x:
       infer=infer_bool("logical_not"), nondiff="boolean output has no gradient")
 
 
+# finiteness tests (x - x is 0 exactly for finite x, NaN for inf and NaN; only FMA contraction is
+# allowed in generated code, so these are not folded away)
+def _finite_expr(E, x):
+    return E.eq(E.sub(x, x), E.const(0, x))
+
+
+unary("isfinite", "IsFinite", lambda xp, x: xp.isfinite(x), _finite_expr, None,
+      infer=infer_bool("isfinite"), nondiff="boolean output has no gradient", doc="x is neither inf nor NaN")
+unary("isnan", "IsNan", lambda xp, x: xp.isnan(x), lambda E, x: E.ne(x, x), None,
+      infer=infer_bool("isnan"), nondiff="boolean output has no gradient", doc="x is NaN")
+unary("isinf", "IsInf", lambda xp, x: xp.isinf(x), lambda E, x: E.and_(E.not_(_finite_expr(E, x)), E.eq(x, x)),
+      None, infer=infer_bool("isinf"), nondiff="boolean output has no gradient", doc="x is +inf or -inf")
+
+
 def _infer_where(cond, x, y):
     if is_tensorlike(cond) and not cond.dtype.is_bool:
         fail("where", f"condition must be a bool tensor, got {describe(cond)}", TypeError)

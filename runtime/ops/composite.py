@@ -389,6 +389,12 @@ def flip(input, dims):  # noqa: A002
     return input[tuple(index)]
 
 
+def select(cond, x, y):
+    """``ops.select(cond, x, y)``: ``x`` where ``cond`` is True, else ``y`` (tensors or numbers,
+    broadcast together); the ``Select`` primitive's functional form."""
+    return bind(_R["where"], cond, x, y)
+
+
 def masked_fill(input_x, mask, value):
     """``ops.masked_fill(input_x, mask, value)``: ``value`` where ``mask`` is True."""
     if not isinstance(value, Tensor) and not hasattr(value, "dtype"):
@@ -548,7 +554,7 @@ class Unstack(CompositePrimitive):
         return unstack(x, self.axis)
 
 
-__all__ += ["cat", "permute", "unsqueeze", "swapaxes", "addn", "bmm", "stop_gradient", "depend", "partial",
+__all__ += ["select", "cat", "permute", "unsqueeze", "swapaxes", "addn", "bmm", "stop_gradient", "depend", "partial",
             "unstack", "chunk", "narrow", "flip", "masked_fill", "prod", "var", "std", "all", "any",
             "isclose", "full_like", "outer", "arange", "eye", "tril", "triu",
             "binary_cross_entropy_with_logits", "AddN", "BatchMatMul", "StopGradient", "Depend",
