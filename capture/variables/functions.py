@@ -374,8 +374,9 @@ class BuiltinVariable(Variable):
             folded = _fold_tensor_minmax(tx, fn, items, key)
             if folded is not None:
                 return folded
-            raise GraphBreak(f"{fn.__name__}() over tensors and numbers, or over tensors of different "
-                             f"shapes or dtypes (the result's type depends on the values)",
+            raise GraphBreak(f"{fn.__name__}() over tensors whose result's type or identity depends on the "
+                             f"values (mixed with numbers, argument tensors or Parameters, a key, or tensors of "
+                             f"several elements or of different shapes/dtypes)",
                              hint="use ops.maximum/ops.minimum or a reduction")
         try:
             best = fn(range(len(items)), key=lambda i: keys[i])

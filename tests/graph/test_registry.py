@@ -42,6 +42,15 @@ def _bools(rng, *shape):
     return rng.random(shape) > 0.5
 
 
+def _specials(rng, *shape):
+    """Floats with inf, -inf and NaN sprinkled in (for the finiteness tests)."""
+    x = _r(rng, *shape)
+    x.flat[::3] = np.inf
+    x.flat[1::5] = -np.inf
+    x.flat[2::7] = np.nan
+    return x
+
+
 # name -> rng -> (inputs, attrs). Inputs are numpy arrays or Python scalars; attrs are raw
 # (normalised by the op). Samples exercise broadcasting where the op allows it.
 SAMPLES = {
@@ -85,6 +94,9 @@ SAMPLES = {
     "logical_and": lambda r: ([_bools(r, 3, 4), _bools(r, 4)], {}),
     "logical_or": lambda r: ([_bools(r, 3, 4), _bools(r, 4)], {}),
     "logical_not": lambda r: ([_bools(r, 3, 4)], {}),
+    "isfinite": lambda r: ([_specials(r, 3, 4)], {}),
+    "isnan": lambda r: ([_specials(r, 3, 4)], {}),
+    "isinf": lambda r: ([_specials(r, 3, 4)], {}),
     "where": lambda r: ([_bools(r, 3, 4), _r(r, 3, 4), _r(r, 4)], {}),
     "cast": lambda r: ([_r(r, 3, 4)], {"dtype": "int32"}),
     "zeros_like": lambda r: ([_r(r, 3, 4)], {}),
