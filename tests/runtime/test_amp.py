@@ -77,6 +77,7 @@ def test_dynamic_scaler_follows_the_update_rule(jitted):
         assert float(scaler.scale_value.asnumpy()) == scale and int(scaler.counter.asnumpy()) == counter
 
 
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # 2**128 is inf in float32
 def test_dynamic_scale_never_overflows_float32_nor_drops_below_one():
     scaler = amp.DynamicLossScaler(2.0 ** 127, 2, 1)
     scaler.adjust(Tensor(True))
@@ -120,6 +121,7 @@ def _loss_scaled_training(jitted, steps=6):
     return out, [p.asnumpy() for p in net.trainable_params()]
 
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # the injected inf batch
 def test_a_loss_scaled_train_step_is_the_same_under_jit():
     want, want_params = _loss_scaled_training(jitted=False)
     got, got_params = _loss_scaled_training(jitted=True)
