@@ -14,7 +14,6 @@ import runtime as ms
 from runtime import nn, ops
 from runtime import Parameter, ParameterTuple, Tensor
 
-MNIST = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "data", "mnist")
 
 
 @pytest.fixture(params=["pynative", "graph"])
@@ -319,7 +318,7 @@ def test_train_tutorial_loss_block(mode):
     assert float(loss(output_data, target_data).asnumpy()) == 1.5
 
 
-def _mnist(usage, batch_size):
+def _mnist(path, usage, batch_size):
     from runtime.dataset import vision, transforms, MnistDataset
 
     def datapipe(path, batch_size):
@@ -336,14 +335,14 @@ def _mnist(usage, batch_size):
         dataset = dataset.batch(batch_size)
         return dataset
 
-    return datapipe(os.path.abspath(MNIST), batch_size)
+    return datapipe(path, batch_size)
 
 
-def test_quick_start_and_train_tutorials_learn_mnist():
+def test_quick_start_and_train_tutorials_learn_mnist(mnist_dir):
     """quick_start/train: the 2.x training loop (value_and_grad with has_aux, optimizer(grads)),
     stopped after 150 steps; the same losses in PyNative and GRAPH_MODE, and the loss falls."""
     def run():
-        train_dataset = _mnist("train", 64)
+        train_dataset = _mnist(mnist_dir, "train", 64)
         model = Network()
         loss_fn = nn.CrossEntropyLoss()
         optimizer = nn.SGD(model.trainable_params(), 1e-2)
@@ -368,7 +367,7 @@ def test_quick_start_and_train_tutorials_learn_mnist():
                 break
 
         model.set_train(False)
-        test_dataset = _mnist("test", 200)
+        test_dataset = _mnist(mnist_dir, "test", 200)
         correct, total = 0, 0
         for batch, (data, label) in enumerate(test_dataset.create_tuple_iterator()):
             pred = model(data)
@@ -532,11 +531,11 @@ def test_static_graph_data_types(mode):
 
 
 # -- beginner/dataset ---------------------------------------------------------------------------------------------------
-def test_dataset_tutorial():
+def test_dataset_tutorial(mnist_dir):
     from runtime.dataset import vision
     from runtime.dataset import MnistDataset, GeneratorDataset
 
-    train_dataset = MnistDataset(os.path.abspath(MNIST), usage="train", shuffle=False)
+    train_dataset = MnistDataset(mnist_dir, usage="train", shuffle=False)
     train_dataset = train_dataset.shuffle(buffer_size=64)
     image, label = next(train_dataset.create_tuple_iterator())
     assert (image.shape, str(image.dtype)) == ((28, 28, 1), "UInt8")
