@@ -177,6 +177,16 @@ class GuardSet:
         else:
             self.identity(expr, value, desc)
 
+    def compute_precision(self) -> None:
+        """Mixed precision as at trace time: the compute dtype of the enclosing ``to_float`` Cell
+        (a thread-local the ops read) and the count of ``to_float`` calls (a Cell's compute dtype
+        decides which casts the graph holds)."""
+        from graph.ops.core import COMPUTE_DTYPE
+        from runtime.nn.cell import _PRECISION_SETTINGS
+        dt, epoch = COMPUTE_DTYPE.dtype, _PRECISION_SETTINGS.epoch
+        self.add(f"{self.obj(COMPUTE_DTYPE)}.dtype == {self.obj(dt)} and {self.obj(_PRECISION_SETTINGS)}.epoch == {epoch}",
+                 f"mixed precision: compute dtype {dt}, {epoch} to_float call(s)")
+
     def tensor(self, expr: str, tensor, desc: str) -> None:
         cls = self.obj(type(tensor))
         shape = tuple(tensor.shape)

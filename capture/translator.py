@@ -94,6 +94,7 @@ class Tracer:
     def __init__(self, name: str):
         self.builder = GraphBuilder(name)
         self.guards = GuardSet()
+        self.guards.compute_precision()
         self.instruction_count = 0
         self.call_site = None  # the user's line that called the captured frame (if known)
         self.wrapping: set[int] = set()  # ids of containers being wrapped (a cycle must not recurse)

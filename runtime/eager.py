@@ -45,6 +45,17 @@ def _explain_failure(op, args, attrs, exc):
                                f"(inputs: {shapes}; attributes: {attrs})"))
 
 
+_HALF = np.dtype(np.float16)
+
+
+def _in_half(arrays):
+    """Whether one of the first two operands is a float16 array."""
+    for a in arrays[:2]:
+        if getattr(a, "dtype", None) is _HALF:
+            return True
+    return False
+
+
 #: non-empty while graph capture calls framework code that must not compute on real tensors
 #: (its last element is the exception type to raise); see capture.variables.objects
 FORBID_EAGER: list = []
@@ -63,7 +74,13 @@ def eager_handler(op, args, attrs):
     try:
         if op.eager_infer:
             op.infer_rule(*args, **attrs)
-        out = op.impl(xp, *arrays, **attrs)
+        if _in_half(arrays):
+            # float16 arithmetic overflows to inf by design under mixed precision (loss scaling
+            # detects it and skips the step), silently as on accelerators: no numpy warnings
+            with np.errstate(over="ignore", invalid="ignore"):
+                out = op.impl(xp, *arrays, **attrs)
+        else:
+            out = op.impl(xp, *arrays, **attrs)
     except (TypeError, ValueError) as e:
         if op.eager_infer:
             raise relocate(e) from None

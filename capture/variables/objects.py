@@ -267,7 +267,16 @@ class CellVariable(ObjectVariable):
             return UserFunctionVariable(cls.__call__, self).call(tx, args, kwargs)
         construct = getattr(cls.construct, "__wrapped_jit__", cls.construct)  # @ms.jit on construct
         from .functions import UserFunctionVariable
-        return UserFunctionVariable(construct, self).call(tx, args, kwargs)
+        dtype = self.obj._mixed_precision_type  # guarded by GuardSet.compute_precision
+        if dtype is None:
+            return UserFunctionVariable(construct, self).call(tx, args, kwargs)
+        # a Cell marked by to_float: its float inputs and every op inside compute in ``dtype``
+        from graph.ops.core import computing_in
+        from .tensor import TensorVariable
+        with computing_in(dtype):
+            args = [TensorVariable(a.sym.astype(dtype)) if isinstance(a, TensorVariable) and a.sym.dtype.is_float
+                    and a.sym.dtype != dtype else a for a in args]
+            return UserFunctionVariable(construct, self).call(tx, args, kwargs)
 
     def describe(self):
         return f"Cell {type(self.obj).__name__}"

@@ -11,6 +11,7 @@ them.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import sys
@@ -19,6 +20,7 @@ import threading
 import numpy as np
 
 from graph import forksafe
+from graph.dtypes import float16
 from graph.ir import Value
 from graph.ops.promotion import cast_operands, promotion_target
 
@@ -49,6 +51,9 @@ def _matmul_out(node, target):
     return call
 
 
+_NO_CONTEXT = contextlib.nullcontext()
+
+
 class CompiledGraph:
     """The callable a backend returns. ``describe()`` lists the steps; ``run(arrays, record={})``
     also snapshots every materialised value (id(Value) -> array) for verification."""
@@ -61,6 +66,7 @@ class CompiledGraph:
         self._lock = threading.Lock()
         forksafe.track(self)
         self.name = name or graph.name
+        self._half = any(v.dtype == float16 for n in graph.nodes for v in n.outputs)
         self._slot = {}
         self._init = []  # (slot, array) set once: constants
         for i, v in enumerate(graph.inputs):
@@ -279,7 +285,9 @@ class CompiledGraph:
         env[:self.n_inputs] = arrays
         for s, a in self._init:
             env[s] = a
-        with self._lock:  # steps share argument arrays and buffers: one call at a time
+        with self._lock, (np.errstate(over="ignore", invalid="ignore") if self._half else _NO_CONTEXT):
+            # (steps share argument arrays and buffers: one call at a time; float16 graphs
+            # overflow to inf silently, as eager float16 does -- loss scaling detects it)
             if record is None:
                 for step in self.steps:
                     step(env)

@@ -25,6 +25,7 @@ Example:
 """
 from __future__ import annotations
 
+import threading
 from typing import Any, Callable
 
 from ..aval import AVal
@@ -62,7 +63,7 @@ class Op:
                  attrs: dict[str, Attr] | None = None, n_outputs: int = 1,
                  eager_infer: bool | None = None, promote: bool = False, doc: str = "",
                  diff_inputs: tuple[int, ...] | None = None, mutates: int | None = None,
-                 call_attrs: tuple[str, ...] = ()):
+                 call_attrs: tuple[str, ...] = (), mixed_precision: bool = True):
         if kind not in KINDS:
             raise ValueError(f"op {name}: unknown kind {kind!r}")
         if vjp is None and nondiff is None:
@@ -96,6 +97,10 @@ class Op:
         self.doc = doc
         self.diff_inputs = diff_inputs
         self.mutates = mutates  # index of an input updated in place (assign-like ops)
+        # whether float operands are cast to the compute dtype inside a Cell marked with
+        # ``to_float`` (see :class:`computing_in`); never for ops that update their input in
+        # place (the float32 master copy must receive the update)
+        self.mixed_precision = mixed_precision and kind != STATE
         self.label = op_label(name, prim)
         self._defaults = {k: a.default for k, a in self.attrs.items()}
 
@@ -201,12 +206,60 @@ def _no_operand(op: Op, args, attrs):
     return _DEFAULT[0](op, args, attrs)
 
 
+class _ComputeDtype(threading.local):
+    dtype = None  # per thread; None: operands keep their dtypes
+
+
+#: the dtype float operands are cast to while a Cell marked with ``to_float`` runs (MindSpore's
+#: mixed precision: float32 master weights, float16 arithmetic); read by :func:`bind`
+COMPUTE_DTYPE = _ComputeDtype()
+
+
+class computing_in:
+    """Context manager: every op bound inside (eagerly or while tracing a graph) first casts its
+    float operands to ``dtype`` -- parameters included, so a float16 Cell keeps float32 weights
+    and differentiates through the casts back to them. Nests; ``None`` switches casting off.
+
+    Example:
+        >>> from graph.dtypes import float16
+        >>> with computing_in(float16):
+        ...     COMPUTE_DTYPE.dtype
+        Float16
+        >>> COMPUTE_DTYPE.dtype is None
+        True
+    """
+
+    def __init__(self, dtype):
+        self.dtype = None if dtype is None else as_dtype(dtype)
+
+    def __enter__(self):
+        self._outer = COMPUTE_DTYPE.dtype
+        COMPUTE_DTYPE.dtype = self.dtype
+        return self
+
+    def __exit__(self, *exc):
+        COMPUTE_DTYPE.dtype = self._outer
+        return False
+
+
+def _cast_operands(args, dtype):
+    cast = REGISTRY["cast"]
+    out = list(args)
+    for i, a in enumerate(args):
+        d = getattr(a, "dtype", None)
+        if isinstance(d, DType) and d.is_float and d != dtype and is_tensorlike(a):
+            out[i] = bind_normalized(cast, (a,), {"dtype": dtype})
+    return tuple(out)
+
+
 def bind(op: Op, *args, **attrs):
     """Apply ``op`` to ``args``: the handler for the arguments' types decides what that means."""
     if op.attrs:
         attrs = op.normalize(attrs)
     elif attrs:
         raise TypeError(f"{op.prim} (ops.{op.name}) takes no attributes, got {sorted(attrs)}")
+    if COMPUTE_DTYPE.dtype is not None and op.mixed_precision:
+        args = _cast_operands(args, COMPUTE_DTYPE.dtype)
     best = None
     for a in args:
         h = _RESOLVED.get(a.__class__, _MISSING)
@@ -221,6 +274,8 @@ def bind(op: Op, *args, **attrs):
 
 def bind_normalized(op: Op, args: tuple, attrs: dict):
     """``bind`` with attributes already normalised (Primitive instances, hot paths)."""
+    if COMPUTE_DTYPE.dtype is not None and op.mixed_precision:
+        args = _cast_operands(args, COMPUTE_DTYPE.dtype)
     best = None
     for a in args:
         h = _RESOLVED.get(a.__class__, _MISSING)

@@ -380,6 +380,11 @@ register(Op("where", prim="Select", inputs=("condition", "x", "y"),
 # -- dtype conversion ---------------------------------------------------------------------------------
 def _cast_impl(xp, x, dtype):
     if hasattr(x, "astype"):
+        if dtype.is_float and x.dtype.kind == "f" and x.dtype.itemsize > dtype.np.itemsize:
+            # narrowing (float32 -> float16 in mixed precision): values out of range become inf
+            # silently, as on every accelerator; loss scaling detects them
+            with xp.errstate(over="ignore"):
+                return x.astype(dtype.np, copy=False)
         return x.astype(dtype.np, copy=False)
     return xp.asarray(x, dtype=dtype.np)
 
@@ -394,5 +399,5 @@ register(Op("cast", prim="Cast", inputs=("x",), impl=_cast_impl,
             expr=lambda E, x, dtype: E.cast(x, dtype),
             infer=lambda x, dtype: AVal(x.shape if is_tensorlike(x) else (), dtype),
             vjp=_cast_vjp, kind=ELEMENTWISE, attrs={"dtype": Attr(check=a_dtype)},
-            call_attrs=("dtype",),
+            call_attrs=("dtype",), mixed_precision=False,
             doc="convert to another dtype"))

@@ -22,16 +22,43 @@ from __future__ import annotations
 from collections import OrderedDict
 
 from graph.ops import REGISTRY, bind
+from graph.ops.core import computing_in, is_tensorlike
 
 from .. import context as _context
 from ..parameter import Parameter
 from ..tensor import Tensor
 
 _ASSIGN = REGISTRY["assign"]
+_CAST = REGISTRY["cast"]
+
+
+class _PrecisionSettings:
+    """Counts ``to_float`` calls: compiled graphs are guarded on it, since a Cell's compute
+    dtype changes what its ops compute."""
+    epoch = 0
+
+
+_PRECISION_SETTINGS = _PrecisionSettings()
+
+
+def cast_float_inputs(args, dtype):
+    """``args`` with float tensors (also inside tuples/lists) cast to ``dtype``, as MindSpore's
+    mixed-precision Cells cast their inputs."""
+    def cast(a):
+        if isinstance(a, (tuple, list)):
+            items = [cast(x) for x in a]
+            return type(a)(*items) if hasattr(a, "_fields") else type(a)(items)
+        if is_tensorlike(a) and getattr(a.dtype, "is_float", False) and a.dtype != dtype:
+            return bind(_CAST, a, dtype=dtype)
+        return a
+    return tuple(cast(a) for a in args)
 
 
 class Cell:
     """Base class for all networks. Subclasses implement ``construct``."""
+
+    _mixed_precision_type = None  # set by to_float
+    _amp_level = ""  # set by amp.auto_mixed_precision
 
     def __init__(self, auto_prefix=True, flags=None):
         object.__setattr__(self, "_params", OrderedDict())
@@ -100,6 +127,16 @@ class Cell:
             raise TypeError(f"insert_child_to_cell: {child_name} must be a Cell, got {type(child_cell).__name__}")
         setattr(self, child_name, child_cell)
 
+    def _wrap_child(self, child_name, wrapper):
+        """Replace child ``child_name`` by ``wrapper`` (a Cell holding it, as mixed precision's
+        output casts) with every parameter name unchanged; a container's cell list follows."""
+        old = self._cells[child_name]
+        object.__setattr__(wrapper, "_scope", old._scope)
+        self._cells[child_name] = wrapper
+        object.__setattr__(self, child_name, wrapper)
+        if "cell_list" in self.__dict__:
+            self.cell_list = list(self._cells.values())
+
     def insert_param_to_cell(self, param_name, param, check_name_contain_dot=True):
         if check_name_contain_dot and "." in param_name:
             raise KeyError(f"insert_param_to_cell: parameter name {param_name!r} must not contain '.'")
@@ -154,19 +191,46 @@ class Cell:
         return self
 
     def to_float(self, dst_type):
-        """Cast this Cell's floating-point parameters to ``dst_type`` (e.g. ms.float16)."""
-        from graph.dtypes import as_dtype
-        dt = as_dtype(dst_type)
-        for p in self.get_parameters():
-            if p.dtype.is_float:
-                p._data = p._data.astype(dt.np)
+        """Run this Cell and every sub-Cell in ``dst_type`` (``ms.float16`` or ``ms.float32``),
+        as MindSpore's ``Cell.to_float``: float inputs of the Cell and float operands of every op
+        inside it (parameters included) are cast to ``dst_type``; the parameters themselves stay
+        float32 (master weights), and their gradients come back float32 through the casts.
+        A sub-Cell set to another type afterwards (``bn.to_float(ms.float32)``) keeps its own.
+
+        Example:
+            >>> import numpy as np, runtime as ms
+            >>> from runtime import nn
+            >>> net = nn.Dense(3, 2).to_float(ms.float16)
+            >>> out = net(ms.Tensor(np.ones((1, 3), np.float32)))
+            >>> out.dtype, net.weight.dtype
+            (Float16, Float32)
+        """
+        from graph.dtypes import float16, float32
+        if dst_type not in (float16, float32):
+            raise ValueError(f"Cell.to_float: dst_type must be ms.float16 or ms.float32, got {dst_type!r}")
+        for _, c in self.cells_and_names():
+            object.__setattr__(c, "_mixed_precision_type", dst_type)
+        _PRECISION_SETTINGS.epoch += 1
         return self
+
+    def _call_in_precision(self, args, kwargs):
+        """``__call__`` of a Cell marked by :meth:`to_float`: float tensor inputs cast to its
+        type, and every op inside computes in it."""
+        dtype = self._mixed_precision_type
+        with computing_in(dtype):
+            args = cast_float_inputs(args, dtype)
+            return self._dispatch(args, kwargs)
 
     # -- calling -------------------------------------------------------------------------------------
     def construct(self, *args, **kwargs):
         raise NotImplementedError(f"{type(self).__name__} must implement construct()")
 
     def __call__(self, *args, **kwargs):
+        if self._mixed_precision_type is not None:
+            return self._call_in_precision(args, kwargs)
+        return self._dispatch(args, kwargs)
+
+    def _dispatch(self, args, kwargs):
         if self._jit is not None:
             return self._jit(*args, **kwargs)
         if _context._state["mode"] == _context.GRAPH_MODE:
