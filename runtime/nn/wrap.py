@@ -55,9 +55,10 @@ class WithEvalCell(Cell):
 
     def construct(self, data, label):
         outputs = self._network(data)
-        if self.add_cast_fp32:
+        if self.add_cast_fp32:  # MindSpore: float labels to float32 (integer labels stay), outputs to float32
             from graph.dtypes import float32
-            label = ops.cast(label, float32)
+            from .cell import cast_float_inputs
+            label = cast_float_inputs((label,), float32)[0]
             outputs = ops.cast(outputs, float32)
         loss = self._loss_fn(outputs, label)
         return loss, outputs, label

@@ -20,7 +20,6 @@ from __future__ import annotations
 import numbers
 import os
 import sys
-import warnings
 
 from .callbacks import (CallbackList, CallbackParams, LossMonitor, ProgressBar, RunContext, _ACTIVE_BARS,
                         _print, normalize_callbacks)
@@ -64,9 +63,10 @@ class Model:
             raise TypeError(f"Model: eval_network must be a Cell, got {type(eval_network).__name__}")
         if amp_level not in _AMP_LEVELS:
             raise ValueError(f"Model: amp_level must be one of {list(_AMP_LEVELS)}, got {amp_level!r}")
-        if amp_level not in ("O0", "auto"):
-            warnings.warn(f"Model: amp_level={amp_level!r} is accepted for compatibility; training runs in "
-                          "the network's own dtypes (cast with Cell.to_float for float16)", stacklevel=2)
+        unknown = set(kwargs) - {"loss_scale_manager", "keep_batchnorm_fp32"}
+        if unknown:
+            raise ValueError(f"Model: unsupported argument(s) {sorted(unknown)}; valid: "
+                             "loss_scale_manager, keep_batchnorm_fp32")
         if eval_indexes is not None:
             if not (isinstance(eval_indexes, (list, tuple)) and len(eval_indexes) == 3
                     and all(isinstance(i, int) for i in eval_indexes)):
@@ -76,6 +76,7 @@ class Model:
         self._loss_fn = loss_fn
         self._optimizer = optimizer
         self._amp_level = amp_level
+        self._amp_config = dict(kwargs)  # loss_scale_manager / keep_batchnorm_fp32 override the level
         self._metric_fns = self._build_metrics(metrics)
         self._train_network = self._build_train_network()
         self._eval_network, self._eval_indexes = self._build_eval_network(eval_network, eval_indexes)
@@ -115,18 +116,23 @@ class Model:
     def _build_train_network(self):
         if self._optimizer is None:
             return None
-        from .. import nn
-        net = self._network
-        if self._loss_fn is not None:
-            net = nn.WithLossCell(net, self._loss_fn)
-        return nn.TrainOneStepCell(net, self._optimizer)
+        from .. import amp, nn
+        if self._amp_level == "O0" and not self._amp_config:
+            net = self._network
+            if self._loss_fn is not None:
+                net = nn.WithLossCell(net, self._loss_fn)
+            return nn.TrainOneStepCell(net, self._optimizer)
+        # mixed precision (the network is cast in place, as MindSpore's Model does) and loss scaling
+        return amp.build_train_network(self._network, self._optimizer, self._loss_fn, level=self._amp_level,
+                                       **self._amp_config)
 
     def _build_eval_network(self, eval_network, eval_indexes):
         if eval_network is not None:
             return eval_network, eval_indexes
         if self._loss_fn is not None:
             from .. import nn
-            return nn.WithEvalCell(self._network, self._loss_fn), [0, 1, 2]
+            cast_fp32 = self._amp_level in ("O2", "O3", "auto")
+            return nn.WithEvalCell(self._network, self._loss_fn, cast_fp32), [0, 1, 2]
         return None, None
 
     # -- properties (MindSpore's names) ----------------------------------------------------------------

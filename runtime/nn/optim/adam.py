@@ -1,6 +1,6 @@
 """Adam-family optimizers: ``nn.Adam`` (MindSpore 2.x), ``nn.AdamW`` (decoupled weight decay,
-PyTorch/``mindspore.mint.optim.AdamW`` formula) and ``nn.AdamWeightDecay`` (MindSpore's, no bias
-correction).
+PyTorch/``mindspore.mint.optim.AdamW`` formula), ``nn.AdamWeightDecay`` (MindSpore's, no bias
+correction) and ``nn.Lamb`` (layer-wise trust ratio).
 
 Example:
     >>> import runtime as ms
@@ -11,10 +11,12 @@ Example:
 """
 from __future__ import annotations
 
+from graph.dtypes import float32
+
 from ... import ops
 from .optimizer import Optimizer, _check_number
 
-__all__ = ["Adam", "AdamW", "AdamWeightDecay"]
+__all__ = ["Adam", "AdamW", "AdamWeightDecay", "Lamb"]
 
 
 def _check_betas(name, beta1, beta2, eps):
@@ -148,4 +150,53 @@ class AdamWeightDecay(_AdamBase):
             if wd != 0.0:
                 upd = ops.add(upd, ops.mul(p, wd))
             ops.assign(p, ops.sub(p, ops.mul(upd, lr_i)))
+        return True
+
+
+class Lamb(_AdamBase):
+    """LAMB (MindSpore 2.x ``nn.Lamb``): Adam moments with bias correction at step t,
+    ``r = m_hat / (sqrt(v_hat) + eps) + weight_decay * param`` (decay for parameters passing the
+    decay filter, or per group), and a per-parameter trust ratio
+    ``||param|| / ||r||`` (1 when either norm is 0): ``param -= lr * ratio * r``.
+
+    Example:
+        >>> import runtime as ms
+        >>> from runtime import nn
+        >>> opt = nn.Lamb(nn.Dense(2, 1).trainable_params(), learning_rate=0.1)
+        >>> [p.name for p in opt.moments1]
+        ['lamb_m.weight', 'lamb_m.bias']
+    """
+
+    def __init__(self, params, learning_rate, beta1=0.9, beta2=0.999, eps=1e-6, weight_decay=0.0):
+        super().__init__(learning_rate, params, weight_decay, 1.0)
+        self.beta1, self.beta2, self.eps = _check_betas("Lamb", beta1, beta2, eps)
+        self.params = self.parameters
+        self.moments1 = self._clone_state("lamb_m", "zeros")
+        self.moments2 = self._clone_state("lamb_v", "zeros")
+        # weight decay joins the update r (after bias correction), not the gradient
+        self._decoupled_wd = self._wd
+        self._wd = (0.0,) * self.param_length
+        self.exec_weight_decay = False
+
+    def construct(self, gradients):
+        self._check_grads(gradients)
+        lrs = self.param_lrs(self.get_lr())
+        self._increase_step()
+        t = ops.cast(self.global_step, float32)
+        inv_bc1 = ops.div(1.0, ops.sub(1.0, ops.pow(self.beta1, t)))
+        inv_bc2 = ops.div(1.0, ops.sub(1.0, ops.pow(self.beta2, t)))
+        b1, b2, eps = self.beta1, self.beta2, self.eps
+        for p, m, v, g, lr_i, wd in zip(self.parameters, self.moments1, self.moments2, gradients, lrs,
+                                        self._decoupled_wd):
+            m = ops.assign(m, ops.add(ops.mul(m, b1), ops.mul(g, 1.0 - b1)))
+            v = ops.assign(v, ops.add(ops.mul(v, b2), ops.mul(ops.square(g), 1.0 - b2)))
+            r = ops.div(ops.mul(m, inv_bc1), ops.add(ops.sqrt(ops.mul(v, inv_bc2)), eps))
+            if wd != 0.0:
+                r = ops.add(r, ops.mul(p, wd))
+            w_norm = ops.sqrt(ops.reduce_sum(ops.square(p)))
+            r_norm = ops.sqrt(ops.reduce_sum(ops.square(r)))
+            both = ops.logical_and(ops.greater(w_norm, 0.0), ops.greater(r_norm, 0.0))
+            ratio = ops.select(both, ops.div(w_norm, ops.select(both, r_norm, ops.ones_like(r_norm))),
+                               ops.ones_like(w_norm))
+            ops.assign(p, ops.sub(p, ops.mul(r, ops.mul(lr_i, ratio))))
         return True
