@@ -170,6 +170,23 @@ class Cell:
         for _, p in self.parameters_and_names():
             yield p
 
+    def update_parameters_name(self, prefix="", recurse=True):
+        """Put ``prefix`` in front of every parameter's name (MindSpore: ``prefix + name``, no
+        separator added); ``recurse=False``: this Cell's own parameters only.
+
+        Example:
+            >>> from runtime import nn
+            >>> net = nn.Dense(2, 1)
+            >>> net.update_parameters_name("head.")
+            >>> [p.name for p in net.get_parameters()]
+            ['head.weight', 'head.bias']
+        """
+        if not isinstance(prefix, str):
+            raise TypeError(f"update_parameters_name: prefix must be a str, got {type(prefix).__name__}")
+        params = self.get_parameters() if recurse else list(self._params.values())
+        for p in list(params):
+            p.name = prefix + p.name
+
     def trainable_params(self, recurse=True):
         return [p for p in self.get_parameters() if p.requires_grad]
 

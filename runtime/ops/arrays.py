@@ -61,7 +61,7 @@ def argsort(input, axis=-1, descending=False):  # noqa: A002
     return bind(_R["sort"], input, axis=axis, descending=descending)[1]
 
 
-_INDEX_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+_INDEX_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap", "symmetric": "symmetric"}
 
 
 def _pairs(padding, shape):
@@ -91,7 +91,8 @@ def pad(input_x, padding, mode="constant", value=None):
     """``ops.pad(input_x, padding, mode='constant', value=None)``: pad the last ``len(padding)//2``
     axes, ``padding = (left, right)`` for the last axis, then the one before, ...; negative
     amounts crop. Modes: ``constant`` (``value``, default 0), ``reflect`` (mirror without the edge),
-    ``replicate`` (repeat the edge), ``circular`` (wrap around). Differentiable in ``input_x``."""
+    ``symmetric`` (mirror with the edge), ``replicate`` (repeat the edge), ``circular`` (wrap
+    around). Differentiable in ``input_x``."""
     shape = tuple(input_x.shape)
     x, pairs = _crop(input_x, _pairs(padding, shape))
     shape = tuple(x.shape)
@@ -102,10 +103,13 @@ def pad(input_x, padding, mode="constant", value=None):
         spec, tensors = split_index(tuple(slice(lo, lo + s) for s, (lo, _) in zip(shape, pairs)))
         return bind(_R["setitem"], base, x, *tensors, index=spec)
     if mode not in _INDEX_MODES:
-        raise ValueError(f"Pad (ops.pad): mode must be 'constant', 'reflect', 'replicate' or 'circular', "
-                         f"got {mode!r}")
+        raise ValueError(f"Pad (ops.pad): mode must be 'constant', 'reflect', 'symmetric', 'replicate' or "
+                         f"'circular', got {mode!r}")
     if mode == "reflect" and any(lo >= s or hi >= s for s, (lo, hi) in zip(shape, pairs) if lo or hi):
         raise ValueError(f"Pad (ops.pad): reflect padding {pairs} must be smaller than each padded axis of "
+                         f"shape {shape}")
+    if mode == "symmetric" and any(lo > s or hi > s for s, (lo, hi) in zip(shape, pairs)):
+        raise ValueError(f"Pad (ops.pad): symmetric padding {pairs} must be at most each padded axis of "
                          f"shape {shape}")
     # where each output element reads from, as flat positions of x: a gather (its gradient adds back)
     source = np.pad(np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape), pairs,

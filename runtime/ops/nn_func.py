@@ -83,11 +83,33 @@ def _pair(v, what, fn):
     raise ValueError(f"ops.{fn}: {what} must be an int or a pair of ints, got {v!r}")
 
 
-def _pool_padding(x, padding, fill, fn):
+def _ceil_extra(size, k, s, p):
+    """Extra cells past the far edge that ceil_mode's last window reaches: the output size is
+    ceil((size + 2p - k) / s) + 1, less one when that window would start in the far padding
+    (PyTorch's and MindSpore's rule)."""
+    out = -(-(size + 2 * p - k) // s) + 1
+    if (out - 1) * s >= size + p:
+        out -= 1
+    return max(0, (out - 1) * s + k - (size + 2 * p))
+
+
+def _pool_padding(x, kernel_size, stride, padding, ceil_mode, fill, fn):
+    """``x`` padded for a 'valid' pooling: ``padding`` on each side of H and W, plus the far
+    cells ceil_mode's last windows reach. Returns (padded x, (extra_h, extra_w))."""
     ph, pw = _pair(padding, "padding", fn)
-    if ph == 0 and pw == 0:
-        return x
-    return pad(x, (pw, pw, ph, ph), value=fill)
+    if ph < 0 or pw < 0:
+        raise ValueError(f"ops.{fn}: padding must be >= 0, got {padding!r}")
+    kh, kw = _pair(kernel_size, "kernel_size", fn)
+    if ph * 2 > kh or pw * 2 > kw:
+        raise ValueError(f"ops.{fn}: padding {padding!r} must be at most half of kernel_size {kernel_size!r}")
+    eh = ew = 0
+    if ceil_mode:
+        sh, sw = _pair(stride, "stride", fn)
+        h, w = x.shape[-2], x.shape[-1]
+        eh, ew = _ceil_extra(h, kh, sh, ph), _ceil_extra(w, kw, sw, pw)
+    if ph == pw == eh == ew == 0:
+        return x, (0, 0)
+    return pad(x, (pw, pw + ew, ph, ph + eh), value=fill), (eh, ew)
 
 
 def _no(flag, what, fn):
@@ -97,27 +119,43 @@ def _no(flag, what, fn):
 
 def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
     """``ops.max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
-    ceil_mode=False)``: max over windows of NCHW ``x``; ``padding`` pads with -inf."""
+    ceil_mode=False)``: max over windows of NCHW ``x``; ``padding`` pads with -inf; ``ceil_mode``
+    rounds the output size up (a last, partial window per row/column)."""
     _no(_pair(dilation, "dilation", "max_pool2d") != (1, 1), "dilation other than 1", "max_pool2d")
     _no(return_indices, "return_indices=True", "max_pool2d")
-    _no(ceil_mode, "ceil_mode=True", "max_pool2d")
-    x = _pool_padding(x, padding, -np.inf, "max_pool2d")
-    return bind(_R["max_pool2d"], x, kernel_size=kernel_size, stride=kernel_size if stride is None else stride)
+    stride = kernel_size if stride is None else stride
+    x, _ = _pool_padding(x, kernel_size, stride, padding, ceil_mode, -np.inf, "max_pool2d")
+    return bind(_R["max_pool2d"], x, kernel_size=kernel_size, stride=stride)
 
 
 def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     """``ops.avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False,
-    count_include_pad=True, divisor_override=None)``: mean over windows of NCHW ``input_x``;
-    ``padding`` pads with zeros that count in the mean."""
-    _no(ceil_mode, "ceil_mode=True", "avg_pool2d")
-    _no(not count_include_pad and padding, "count_include_pad=False with padding", "avg_pool2d")
-    x = _pool_padding(input_x, padding, 0.0, "avg_pool2d")
+    count_include_pad=True, divisor_override=None)``: mean over windows of NCHW ``input_x``.
+    The divisor is ``divisor_override`` if given, else the window's cells inside the padded input
+    (``count_include_pad=True``: zero padding counts, ceil_mode's overhang does not) or inside
+    the input itself (``count_include_pad=False``)."""
+    kh, kw = _pair(kernel_size, "kernel_size", "avg_pool2d")
+    ph, pw = _pair(padding, "padding", "avg_pool2d")
+    x, (eh, ew) = _pool_padding(input_x, kernel_size, stride, padding, ceil_mode, 0.0, "avg_pool2d")
     out = bind(_R["avg_pool2d"], x, kernel_size=kernel_size, stride=stride)
     if divisor_override:
-        kh, kw = _pair(kernel_size, "kernel_size", "avg_pool2d")
-        out = bind(_R["mul"], out, float(kh * kw) / float(divisor_override))
-    return out
+        if isinstance(divisor_override, bool) or not isinstance(divisor_override, (int, np.integer)) \
+                or divisor_override <= 0:
+            raise ValueError(f"ops.avg_pool2d: divisor_override must be a positive int, got {divisor_override!r}")
+        return bind(_R["mul"], out, float(kh * kw) / float(divisor_override))
+    if eh == ew == 0 and (count_include_pad or ph == pw == 0):
+        return out  # every window lies inside the region that counts: the divisor is kh * kw
+    # divisor per window: the pooled mean of a mask that is 1 where cells count
+    h, w = input_x.shape[-2], input_x.shape[-1]
+    mask = np.zeros((1, 1, h + 2 * ph + eh, w + 2 * pw + ew), np.float32)
+    if count_include_pad:
+        mask[..., :h + 2 * ph, :w + 2 * pw] = 1.0
+    else:
+        mask[..., ph:ph + h, pw:pw + w] = 1.0
+    from ..tensor import Tensor
+    frac = bind(_R["avg_pool2d"], Tensor(mask.astype(input_x.dtype.np)), kernel_size=kernel_size, stride=stride)
+    return bind(_R["div"], out, frac)
 
 
 # -- activations ------------------------------------------------------------------------------------------

@@ -231,3 +231,17 @@ def test_shared_sub_cell_and_tied_parameter_are_named_once():
     net = Outer()
     assert [p.name for p in net.trainable_params()] == ["tied.w", "tied.a.weight", "tied.a.bias"]
     assert net(Tensor(np.ones((1, 2), np.float32))).shape == (1, 2)
+
+
+def test_update_parameters_name_prefixes_every_parameter():
+    from runtime import nn
+    net = nn.SequentialCell([nn.Dense(2, 3), nn.Dense(3, 1)])
+    before = [p.name for p in net.get_parameters()]
+    net.update_parameters_name("backbone.")
+    assert [p.name for p in net.get_parameters()] == ["backbone." + n for n in before]
+    inner = nn.Dense(2, 2)
+    inner.update_parameters_name("x_", recurse=False)
+    assert [p.name for p in inner.get_parameters()] == ["x_weight", "x_bias"]
+    import pytest
+    with pytest.raises(TypeError, match="prefix"):
+        net.update_parameters_name(3)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from gradcheck import check_grad
-from modes import MODES, run_cell as run
+from modes import MODES, run_cell as run, run_fn
 from runtime import Tensor, nn, ops
 
 
@@ -173,3 +173,83 @@ def test_padding_layers_against_numpy():
     np.testing.assert_array_equal(nn.ReplicationPad2d(2)(Tensor(x)).asnumpy(),
                                   np.pad(x, ((0, 0), (0, 0), (2, 2), (2, 2)), mode="edge"))
     assert math.isclose(float(nn.ZeroPad2d(1)(Tensor(x)).asnumpy().sum()), float(x.sum()))
+
+
+def pool2d_ref(x, k, s, p, ceil_mode, kind, count_include_pad=True, divisor=None):
+    """PyTorch's pooling loop: output size with ceil/floor (a last window may not start in the far
+    padding), windows clipped to the padded input, the divisor per its rules."""
+    n, c, h, w = x.shape
+
+    def size(n_, k_, s_, p_):
+        o = (n_ + 2 * p_ - k_ + (s_ - 1 if ceil_mode else 0)) // s_ + 1
+        if ceil_mode and (o - 1) * s_ >= n_ + p_:
+            o -= 1
+        return o
+    oh, ow = size(h, k, s, p), size(w, k, s, p)
+    out = np.zeros((n, c, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            h0, w0 = i * s - p, j * s - p
+            h1, w1 = min(h0 + k, h + p), min(w0 + k, w + p)
+            hs, ws, he, we = max(h0, 0), max(w0, 0), min(h1, h), min(w1, w)
+            win = x[:, :, hs:he, ws:we]
+            if kind == "max":
+                out[:, :, i, j] = win.max(axis=(2, 3))
+            else:
+                d = divisor or ((h1 - h0) * (w1 - w0) if count_include_pad else (he - hs) * (we - ws))
+                out[:, :, i, j] = win.sum(axis=(2, 3)) / d
+    return out
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("k, s, p, size", [(3, 2, 1, 6), (2, 2, 0, 5), (3, 3, 1, 7), (2, 1, 1, 4)])
+def test_pool2d_ceil_mode_count_include_pad_and_divisor(mode, k, s, p, size):
+    x = np.random.default_rng(k * 10 + size).standard_normal((2, 3, size, size)).astype(np.float32)
+    pad_mode = "pad" if p else "valid"
+    cases = [
+        (nn.MaxPool2d(k, s, pad_mode, p, ceil_mode=True), dict(kind="max", ceil_mode=True)),
+        (nn.AvgPool2d(k, s, pad_mode, p, ceil_mode=True), dict(kind="avg", ceil_mode=True)),
+        (nn.AvgPool2d(k, s, pad_mode, p, ceil_mode=True, count_include_pad=False),
+         dict(kind="avg", ceil_mode=True, count_include_pad=False)),
+        (nn.AvgPool2d(k, s, pad_mode, p, count_include_pad=False), dict(kind="avg", ceil_mode=False,
+                                                                       count_include_pad=False)),
+        (nn.AvgPool2d(k, s, pad_mode, p, ceil_mode=True, divisor_override=5),
+         dict(kind="avg", ceil_mode=True, divisor=5)),
+    ]
+    outs = run_fn(mode, lambda t: tuple(cell(t) for cell, _ in cases), Tensor(x))
+    for o, (_, ref) in zip(outs, cases):
+        want = pool2d_ref(x.astype(np.float64), k, s, p, **ref)
+        assert tuple(o.shape) == want.shape, ref
+        np.testing.assert_allclose(o.asnumpy(), want, rtol=1e-5, atol=1e-6, err_msg=str(ref))
+
+
+def test_pool2d_ceil_mode_gradients():
+    x = np.random.default_rng(3).standard_normal((1, 2, 5, 5))
+    check_grad(lambda t: ops.avg_pool2d(t, 2, 2, 1, ceil_mode=True, count_include_pad=False), x)
+    check_grad(lambda t: ops.max_pool2d(t, 3, 2, 1, ceil_mode=True), x)
+    with pytest.raises(ValueError, match="ceil_mode"):
+        nn.MaxPool2d(2, 2, "same", ceil_mode=True)
+    with pytest.raises(ValueError, match="at most half"):
+        ops.max_pool2d(Tensor(x.astype(np.float32)), 2, 2, 2)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("pad_mode, np_mode", [("CONSTANT", "constant"), ("REFLECT", "reflect"),
+                                               ("SYMMETRIC", "symmetric")])
+def test_nn_pad_modes_match_numpy(mode, pad_mode, np_mode):
+    x = np.random.default_rng(1).standard_normal((2, 3, 4)).astype(np.float32)
+    paddings = ((0, 1), (2, 1), (3, 0))
+    cell = nn.Pad(paddings, mode=pad_mode)
+    np.testing.assert_array_equal(run(mode, cell, Tensor(x)).asnumpy(), np.pad(x, paddings, mode=np_mode))
+    check_grad(lambda t: nn.Pad(paddings, mode=pad_mode)(t), x)
+
+
+def test_nn_pad_checks_its_arguments():
+    with pytest.raises(ValueError, match="mode"):
+        nn.Pad(((1, 1),), mode="EDGE")
+    with pytest.raises(ValueError, match="pairs"):
+        nn.Pad((1, 1))
+    with pytest.raises(ValueError, match="one pair per axis"):
+        nn.Pad(((1, 1),))(Tensor(np.ones((2, 2), np.float32)))
+    with pytest.raises(ValueError, match="symmetric padding"):
+        nn.Pad(((0, 0), (3, 0)), mode="SYMMETRIC")(Tensor(np.ones((2, 2), np.float32)))

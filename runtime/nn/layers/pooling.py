@@ -41,6 +41,14 @@ class _Pool2d(Cell):
         return f"kernel_size={self._repr_kernel}, stride={self._repr_stride}, pad_mode={self.pad_mode.upper()}"
 
 
+def _check_ceil_mode(name, ceil_mode, pad_mode):
+    if not isinstance(ceil_mode, bool):
+        raise TypeError(f"{name}: ceil_mode must be a bool, got {ceil_mode!r}")
+    if ceil_mode and pad_mode == "same":
+        raise ValueError(f"{name}: ceil_mode=True needs pad_mode 'valid' or 'pad' ('same' fixes the output size)")
+    return ceil_mode
+
+
 def _unsupported(name, **flags):
     for what, on in flags.items():
         if on:
@@ -58,11 +66,12 @@ class MaxPool2d(_Pool2d):
                  ceil_mode=False, data_format="NCHW"):
         super().__init__(kernel_size, stride, pad_mode, padding, data_format)
         _unsupported("MaxPool2d", dilation=_pair("MaxPool2d", "dilation", dilation) != (1, 1),
-                     return_indices=return_indices, ceil_mode=ceil_mode)
+                     return_indices=return_indices)
+        self.ceil_mode = _check_ceil_mode("MaxPool2d", ceil_mode, self.pad_mode)
 
     def construct(self, x):
-        if self.pad_mode == "pad":
-            return ops.max_pool2d(x, self.kernel_size, self.stride, self.padding)
+        if self.pad_mode == "pad" or self.ceil_mode:
+            return ops.max_pool2d(x, self.kernel_size, self.stride, self.padding, ceil_mode=self.ceil_mode)
         return self._op(x)
 
 
@@ -76,14 +85,16 @@ class AvgPool2d(_Pool2d):
     def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=None, data_format="NCHW"):
         super().__init__(kernel_size, stride, pad_mode, padding, data_format)
-        _unsupported("AvgPool2d", ceil_mode=ceil_mode,
-                     **{"count_include_pad=False with padding": not count_include_pad and self.padding != (0, 0)})
+        self.ceil_mode = _check_ceil_mode("AvgPool2d", ceil_mode, self.pad_mode)
+        if not isinstance(count_include_pad, bool):
+            raise TypeError(f"AvgPool2d: count_include_pad must be a bool, got {count_include_pad!r}")
+        self.count_include_pad = count_include_pad
         self.divisor_override = divisor_override
 
     def construct(self, x):
-        if self.pad_mode == "pad":
-            return ops.avg_pool2d(x, self.kernel_size, self.stride, self.padding,
-                                  divisor_override=self.divisor_override)
+        if self.pad_mode == "pad" or self.ceil_mode:
+            return ops.avg_pool2d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                                  self.count_include_pad, self.divisor_override)
         out = self._op(x)
         if self.divisor_override:
             out = ops.mul(out, float(self.kernel_size[0] * self.kernel_size[1]) / float(self.divisor_override))

@@ -27,7 +27,7 @@ from ..cell import Cell
 from .basic import _check_bool, _check_int
 
 __all__ = ["Conv1d", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "GroupNorm",
-           "InstanceNorm2d", "Upsample", "ZeroPad2d", "ConstantPad2d", "ReflectionPad2d", "ReplicationPad2d"]
+           "InstanceNorm2d", "Upsample", "Pad", "ZeroPad2d", "ConstantPad2d", "ReflectionPad2d", "ReplicationPad2d"]
 
 
 def _int1(cls_name, name, v, minimum=1):
@@ -262,6 +262,40 @@ class Upsample(Cell):
 
     def construct(self, x):
         return interpolate(x, self.size, self.scale_factor, self.mode, self.align_corners)
+
+
+class Pad(Cell):
+    """MindSpore's ``nn.Pad(paddings, mode="CONSTANT")``: ``paddings`` holds one (before, after)
+    pair per input axis; modes ``"CONSTANT"`` (zeros), ``"REFLECT"`` (mirror without the edge,
+    pads smaller than the axis) and ``"SYMMETRIC"`` (mirror with the edge, pads at most the axis).
+
+    Example:
+        >>> import numpy as np, runtime as ms
+        >>> from runtime import nn
+        >>> nn.Pad(((0, 0), (1, 2)), mode="SYMMETRIC")(ms.Tensor(np.array([[1., 2., 3.]]))).asnumpy().tolist()
+        [[1.0, 1.0, 2.0, 3.0, 3.0, 2.0]]
+    """
+
+    _MODES = {"CONSTANT": "constant", "REFLECT": "reflect", "SYMMETRIC": "symmetric"}
+
+    def __init__(self, paddings, mode="CONSTANT"):
+        super().__init__()
+        if not isinstance(paddings, (tuple, list)) or not paddings or not all(
+                isinstance(p, (tuple, list)) and len(p) == 2 and all(isinstance(v, int) and not isinstance(v, bool)
+                                                                     and v >= 0 for v in p) for p in paddings):
+            raise ValueError(f"Pad: paddings must be a tuple of (before, after) pairs of non-negative ints, "
+                             f"got {paddings!r}")
+        if not isinstance(mode, str) or mode.upper() not in self._MODES:
+            raise ValueError(f"Pad: mode must be one of {list(self._MODES)}, got {mode!r}")
+        self.paddings = tuple(tuple(p) for p in paddings)
+        self.mode = mode.upper()
+
+    def construct(self, x):
+        if len(self.paddings) != x.ndim:
+            raise ValueError(f"Pad: {len(self.paddings)} (before, after) pairs for an input of shape "
+                             f"{tuple(x.shape)}; give one pair per axis")
+        flat = tuple(v for pair in reversed(self.paddings) for v in pair)
+        return ops.pad(x, flat, self._MODES[self.mode])
 
 
 def _pad4(name, padding):
