@@ -25,10 +25,13 @@ USAGE = "usage: python -m capture {run,explain} [--html OUT.html] [--mindspore] 
 
 
 def _summary(report) -> str:
-    return (f"[capture] {len(report.frames_captured)} frame(s) captured, {report.graph_count} graph(s) "
+    line = (f"[capture] {len(report.frames_captured)} frame(s) captured, {report.graph_count} graph(s) "
             f"({report.op_count} ops), {report.graph_break_count} graph break(s), "
             f"{len(report.recompiles)} recompile(s); compile {sum(report.compile_times):.2f} s, "
             f"{report.compiled_seconds:.2f} s in compiled code ({report.compiled_calls} calls)")
+    if report.user_functions:
+        line += f"\n[capture] user functions captured whole: {', '.join(report.user_functions)}"
+    return line
 
 
 def _options(argv):

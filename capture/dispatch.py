@@ -15,11 +15,13 @@ import types
 import weakref
 
 from runtime import tape as _tape
+from runtime.nn.cell import Cell
 from runtime.tensor import Tensor
 
 from . import cache as _cache
 from .cache import cache_for
 from .errors import FullGraphError
+from .report import events
 from .differentiable import run_differentiable
 from .runner import fetch_inputs, replay_eager
 
@@ -193,6 +195,105 @@ def frame_replacement(config, is_construct, fn, *slots):
     if entry.eager:
         return None
     return functools.partial(_frame_run_compiled, fn, entry, flat, config)
+
+def frame_replacement_user(config, skip_code, fn, *slots):
+    """Asked by the frame hook for a frame of a user function that is neither a ``construct`` nor
+    jitted (``capture run`` / ``capture.enable()`` treat every user function as a candidate, as
+    TorchDynamo treats every frame): a function that works with framework values (Tensors, Cells,
+    grad functions, optimizers, the framework's modules) is captured like a jitted function, so a
+    ``train_step`` calling ``value_and_grad``'s function and the optimizer becomes one whole-step
+    graph. Its first compile decides whether capture pays (:func:`_worth_capturing`); when it does
+    not, or the function touches no framework value, ``skip_code(code)`` makes the hook let every
+    later frame of that code object through untouched."""
+    code = fn.__code__
+    if _BYPASS.code is code:
+        _BYPASS.code = None
+        return None
+    if _TRACING.depth or not isinstance(fn, types.FunctionType):
+        return None
+    cache = cache_for(code)
+    first = not cache.entries and not cache.disabled
+    if first and not _touches_framework(fn, slots):
+        skip_code(code)
+        return None
+    flat, names = _flat_from_slots(code, slots)
+    entry = cache.lookup(flat, config, fn.__closure__)
+    if entry is None:
+        user_error = None
+        with events.holding() as held:  # a function left alone leaves no breaks in reports
+            try:
+                entry = compile_entry(fn, flat, names, config, cache, None)
+            except _UserErrorWhileCapturing as r:
+                user_error = r
+        if user_error is not None:
+            held.release()
+            return functools.partial(_frame_after_user_error, fn, flat, user_error, config, cache, None)
+        if first and not _worth_capturing(entry, code):
+            cache.entries[:] = []
+            skip_code(code)
+            return None
+        held.release()
+        if first:
+            _CAPTURED_USER_FUNCTIONS.add(code)
+            events.record_user_function(code.co_qualname)
+    if entry.eager:
+        return None
+    return functools.partial(_frame_run_compiled, fn, entry, flat, config)
+
+#: code objects of user functions the frame hook captured on its own (``capture run`` reports them)
+_CAPTURED_USER_FUNCTIONS: "weakref.WeakSet" = weakref.WeakSet()
+
+def captured_user_functions():
+    """Qualified names of the user functions the frame hook captured as candidates (not
+    ``construct``, not jitted), e.g. a ``train_step`` that became one whole-step graph."""
+    return sorted(c.co_qualname for c in _CAPTURED_USER_FUNCTIONS)
+
+def _is_framework_value(v) -> bool:
+    """A value that means the function works with this framework: tensors, Cells, grad
+    functions, the framework's modules, classes and functions."""
+    if isinstance(v, (Tensor, Cell)):
+        return True
+    if isinstance(v, types.ModuleType):
+        return v.__name__.split(".")[0] in _FRAMEWORK_PACKAGES
+    if isinstance(v, (type, types.FunctionType, types.BuiltinFunctionType, types.MethodType)) or callable(v):
+        mod = getattr(v, "__module__", None) or ""
+        return mod.split(".")[0] in _FRAMEWORK_PACKAGES or hasattr(v, "grad_operation")
+    return False
+
+_FRAMEWORK_PACKAGES = {"runtime", "graph", "capture", "codegen"}
+
+def _touches_framework(fn, slots) -> bool:
+    """Does ``fn`` read a framework value through its globals, closure, defaults or arguments?"""
+    for v in slots:
+        if _is_framework_value(v) or (type(v) in (tuple, list) and any(_is_framework_value(x) for x in v[:8])):
+            return True
+    g = fn.__globals__
+    for name in fn.__code__.co_names:
+        if name in g and _is_framework_value(g[name]):
+            return True
+    for cell in fn.__closure__ or ():
+        try:
+            if _is_framework_value(cell.cell_contents):
+                return True
+        except ValueError:  # an empty cell
+            pass
+    return any(_is_framework_value(v) for v in (fn.__defaults__ or ()))
+
+def _worth_capturing(entry, code) -> bool:
+    """A user function's first entry pays when it compiled ops: not a whole-frame fallback, not
+    an empty graph, and at a graph break, a prefix graph with ops (a function that breaks at once,
+    like a Cell's ``__init__`` building layers, would only be cut into resume functions) outside
+    any loop (a loop that breaks, like ``for batch in dataset: train_step(...)``, runs eagerly and
+    the functions it calls are captured on their own)."""
+    if entry.eager or entry.graph is None or not entry.graph.nodes:
+        return False
+    return entry.plan is None or not _has_loop(code)
+
+def _has_loop(code) -> bool:
+    import dis
+    return any(ins.opname.startswith("JUMP_BACKWARD") or (ins.opname.startswith("JUMP_ABSOLUTE")
+                                                          and ins.argval < ins.offset)
+               for ins in dis.get_instructions(code))
 
 def _frame_run_compiled(fn, entry, flat, config, *slots):
     out = _run_compiled(fn, entry, flat, config)

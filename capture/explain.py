@@ -29,6 +29,7 @@ class ExplainReport:
         self.breaks = []
         self.recompiles = []
         self.resume_fallbacks = []  # (frame, why): breaks after which the whole frame ran eagerly
+        self.user_functions = []  # user functions the frame hook captured on its own (train_step...)
         self.result = None
         self.compiled_seconds = 0.0  # time spent running compiled entries while recording
         self.compiled_calls = 0
@@ -88,6 +89,7 @@ class ExplainReport:
             "recompiles": [{"frame": f, "reason": r} for f, r in self.recompiles],
             "resume_fallbacks": [{"frame": f, "reason": r} for f, r in self.resume_fallbacks],
             "frames_captured": self.frames_captured,
+            "user_functions_captured": self.user_functions,
             "compiled_seconds": self.compiled_seconds,
             "compiled_calls": self.compiled_calls,
         }
@@ -103,6 +105,9 @@ class ExplainReport:
             lines.append(f"Graph {i} ({c.frame}): {c.graph.op_count()} ops, compiled in {c.seconds * 1e3:.1f} ms")
             lines.append("  Guards:")
             lines.extend(f"    - {g}" for g in c.guards)
+        if self.user_functions:
+            lines.append("User functions captured by the frame hook (no jit, no construct): "
+                         + ", ".join(self.user_functions))
         if self.resume_fallbacks:
             lines.append("Frames that ran eagerly after a break (the state could not be rebuilt):")
             lines.extend(f"  {f}: {r}" for f, r in self.resume_fallbacks)

@@ -69,12 +69,35 @@ class Events:
         self.saved: list = []
         self.totals = {"graphs": 0, "breaks": 0, "recompiles": 0, "compile_seconds": 0.0, "resume_fallbacks": 0}
         self.resume_fallbacks: list = []  # (frame, why) of breaks after which the whole frame ran eagerly
+        self._held = None  # a list while events are held back (see :meth:`holding`)
+
+    def holding(self):
+        """Context manager holding back the events recorded inside it; ``release()`` on what it
+        returns records them, else they are dropped (a user function the frame hook tried and
+        then left alone leaves no trace in reports)."""
+        return _Held(self)
+
+    def _hold(self, name, *args) -> bool:
+        if self._held is None:
+            return False
+        self._held.append((name, args))
+        return True
+
+    def record_user_function(self, qual):
+        """The frame hook captured user function ``qual`` as a candidate (no jit, no construct)."""
+        if self._hold("record_user_function", qual):
+            return
+        for r in self.recorders:
+            r.user_functions.append(qual)
+        self._emit("graphs", f"captured user function {qual}")
 
     def _emit(self, kind, text):
         if kind in _log_kinds() or "all" in _log_kinds():
             print(f"[capture:{kind}] {text}", file=sys.stderr)
 
     def record_compile(self, info: CompileInfo):
+        if self._hold('record_compile', info):
+            return
         self.totals["graphs"] += 1
         self.totals["compile_seconds"] += info.seconds
         for r in self.recorders:
@@ -83,6 +106,8 @@ class Events:
                    + info.graph.format())
 
     def record_break(self, info: BreakInfo):
+        if self._hold('record_break', info):
+            return
         self.totals["breaks"] += 1
         for r in self.recorders:
             r.breaks.append(info)
@@ -90,6 +115,8 @@ class Events:
                    f"  Reason: {info.reason}\n  Source: {info.source}" + (f"\n  Hint: {info.hint}" if info.hint else ""))
 
     def record_resume_fallback(self, frame, why):
+        if self._hold('record_resume_fallback', frame, why):
+            return
         self.totals["resume_fallbacks"] += 1
         self.resume_fallbacks.append((frame, why))
         del self.resume_fallbacks[:-100]
@@ -98,10 +125,32 @@ class Events:
         self._emit("graph_breaks", f"cannot resume after the break in {frame} ({why}): the frame runs eagerly")
 
     def record_recompile(self, frame, reason):
+        if self._hold('record_recompile', frame, reason):
+            return
         self.totals["recompiles"] += 1
         for r in self.recorders:
             r.recompiles.append((frame, reason))
         self._emit("recompiles", f"recompiling {frame}: {reason}")
+
+
+class _Held:
+    def __init__(self, events):
+        self.events = events
+
+    def __enter__(self):
+        self.outer, self.events._held = self.events._held, []
+        self.items = self.events._held
+        return self
+
+    def __exit__(self, *exc):
+        self.events._held = self.outer
+        return False
+
+    def release(self):
+        """Record the held events now (after the ``with`` block)."""
+        for name, args in self.items:
+            getattr(self.events, name)(*args)
+        self.items = []
 
 
 events = Events()

@@ -60,6 +60,13 @@ class ResumeInfo:
 RESUME_INFO: dict = {}  # resume code -> ResumeInfo
 _RESUME_CODES: dict = {}  # (orig code, orig index, layout, live names) -> resume code
 _STEP_CODES: dict = {}
+_STEP_CODE_SET: set = set()
+
+
+def is_generated_code(code) -> bool:
+    """Is ``code`` a resume or step function this module generated (it carries the user's file
+    and name, but the frame hook must never treat it as user code)?"""
+    return code in RESUME_INFO or code in _STEP_CODE_SET
 DERIVED: dict = {}  # orig code -> set of resume codes made from it (reset with it)
 _LIVENESS: dict = {}
 _LOCK = threading.RLock()
@@ -356,6 +363,7 @@ def step_code(orig, index, ins, pre_layout, consumed, conts, local_names, kw_nam
             b.append(Instr("RETURN_VALUE", location=loc))
         code = b.to_code()
         _STEP_CODES[key] = code
+        _STEP_CODE_SET.add(code)
         return code
 
 

@@ -4,9 +4,16 @@
 Cell's ``construct`` (any ``runtime.nn.Cell`` subclass, however it is called, PyNative
 ``Cell.__call__`` included) and of every ``jit``-registered function goes through
 :func:`capture.dispatch.frame_replacement` (cache lookup, compile on a miss) before it is evaluated.
-Nothing else is ever captured: each other code object is marked "skip" the first time the hook
-sees it and costs one C check per call afterwards. ``disable()`` turns it off; the C shim is
-uninstalled from the interpreter when no thread has capture on.
+The user's own functions are candidates too, as TorchDynamo treats every frame
+(:func:`capture.dispatch.frame_replacement_user`): one that works with framework values is
+captured like a jitted function (a ``train_step`` calling ``value_and_grad``'s function and the
+optimizer becomes one whole-step graph), unless capture does not pay for it (no framework value,
+a break before any op, a break inside a loop). Frames of the standard library, installed
+packages, the framework itself, generated code, generators and comprehensions are never
+candidates. Every code object is decided once and a skipped one costs one C check per call
+afterwards. ``CAPTURE_USER_FUNCTIONS=0`` keeps the hook to ``construct`` and jitted functions.
+``disable()`` turns it off; the C shim is uninstalled from the interpreter when no thread has
+capture on.
 
 The C helper (``_frame_eval.c``, CPython 3.11-3.13) is optional. Without it (not built, another
 interpreter, or ``CAPTURE_NO_FRAME_EVAL=1``) ``enable()`` warns once and does nothing: ``jit``,
@@ -32,6 +39,7 @@ import atexit
 import contextlib
 import functools
 import importlib
+import inspect
 import os
 import threading
 import types
@@ -89,6 +97,50 @@ def _is_cell_construct(code) -> bool:
 
 
 _CONSTRUCT_DISPATCH = functools.partial(_dispatch.frame_replacement, DEFAULT_CONFIG, True)
+_USER_DISPATCH = (functools.partial(_dispatch.frame_replacement_user, DEFAULT_CONFIG, _C.skip_code)
+                  if _C is not None else None)
+
+#: ``CAPTURE_USER_FUNCTIONS=0`` keeps the hook to ``construct`` and jitted functions
+USER_FUNCTIONS = os.environ.get("CAPTURE_USER_FUNCTIONS", "1") != "0"
+
+
+def _library_roots():
+    """Folders of the standard library and installed packages: their frames are never captured."""
+    import site
+    import sysconfig
+    roots = set()
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        path = sysconfig.get_paths().get(key)
+        if path:
+            roots.add(os.path.realpath(path))
+    try:
+        roots.update(os.path.realpath(p) for p in site.getsitepackages())
+        roots.add(os.path.realpath(site.getusersitepackages()))
+    except (AttributeError, TypeError):  # a virtualenv's stripped site module
+        pass
+    return tuple(r + os.sep for r in roots)
+
+
+_LIBRARY_ROOTS = _library_roots()
+_NOT_USER_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR | \
+    inspect.CO_ITERABLE_COROUTINE
+
+
+def _is_user_function(code) -> bool:
+    """A capture candidate: a function of the user's own files (not the framework, the standard
+    library, an installed package or generated code), not a generator/coroutine, module or class
+    body, nor a comprehension (those are traced inside their enclosing function)."""
+    filename = code.co_filename
+    if not filename or filename.startswith("<") or _own_code(code):
+        return False
+    if code.co_flags & _NOT_USER_FLAGS or not code.co_flags & inspect.CO_NEWLOCALS:
+        return False
+    if code.co_name.startswith("<") and code.co_name != "<lambda>":
+        return False
+    from ..resume import is_generated_code
+    if is_generated_code(code):
+        return False
+    return not os.path.realpath(filename).startswith(_LIBRARY_ROOTS)
 
 
 def _decide(code):
@@ -100,6 +152,8 @@ def _decide(code):
             return functools.partial(_dispatch.frame_replacement, config, construct)
         if construct:
             return _CONSTRUCT_DISPATCH
+        if USER_FUNCTIONS and _is_user_function(code):
+            return _USER_DISPATCH
     except Exception:  # an internal error here must never fail the user's frame: don't capture it
         _dispatch.log.warning("capture: deciding whether to capture %s failed", code.co_qualname, exc_info=True)
     return None
