@@ -28,10 +28,20 @@ PRIMITIVES = ("const", "add", "sub", "mul", "div", "neg", "abs", "exp", "log", "
               "ge", "eq", "ne", "and_", "or_", "not_", "select", "cast")
 
 
-try:  # scipy's erf is a fast ufunc; without scipy, math.erf per element is exact but slower
-    from scipy.special import erf as _scipy_erf
-except ImportError:  # pragma: no cover - depends on the environment
-    _scipy_erf = None
+_scipy_erf = None  # scipy.special.erf once looked up (False: scipy is not installed)
+
+
+def _find_scipy_erf():
+    """scipy's erf ufunc, imported on first use: importing scipy.special costs ~0.4 s and loads a
+    second OpenBLAS with its own threads, so ``import runtime`` must not do it."""
+    global _scipy_erf
+    if _scipy_erf is None:
+        try:
+            from scipy.special import erf
+            _scipy_erf = erf
+        except ImportError:  # pragma: no cover - depends on the environment
+            _scipy_erf = False
+    return _scipy_erf
 
 
 def erf_array(xp, x):
@@ -40,8 +50,9 @@ def erf_array(xp, x):
         import cupyx.scipy.special as cs  # cupy ships erf
         return cs.erf(x)
     x = np.asarray(x)
-    if _scipy_erf is not None:
-        return _scipy_erf(x).astype(x.dtype, copy=False)
+    erf = _find_scipy_erf()
+    if erf:  # a fast ufunc; without scipy, math.erf per element is exact but slower
+        return erf(x).astype(x.dtype, copy=False)
     return np.vectorize(math.erf, otypes=[np.float64])(x).astype(x.dtype)
 
 
