@@ -52,6 +52,12 @@ DIFFERENCES = {
     "nn.BatchNorm2d": "momentum follows MindSpore (`moving = momentum * moving + (1 - momentum) * batch`).",
     "Tensor.argmax": "2.x form: `axis=None` means the flattened tensor; int64 indices.",
     "Tensor.repeat": "numpy's `repeat` (MindSpore 2.x Tensor.repeat), not torch's tile.",
+    "export": "writes this framework's own graph format (docs/export-format.md) for `file_format=\"MINDIR\"` "
+              "(the default here); \"AIR\"/\"ONNX\", encryption, `dataset` and obfuscation raise ValueError.",
+    "load": "reads only files written by this framework's `export`; foreign or damaged files raise ValueError "
+            "(MindSpore: RuntimeError).",
+    "nn.GraphCell": "runs the graph compiled by graph mode's backend; gradients flow through it (its ops are "
+                    "replayed on the tape).",
 }
 
 #: MindSpore 2.x names users reach for that do not exist here yet (the test checks they are absent)
@@ -62,7 +68,7 @@ MISSING = [
     "nn.KLDivLoss", "nn.Dropout2d", "nn.PixelShuffle",
     "ops.conv1d", "ops.conv3d", "ops.scatter_nd", "ops.tensor_scatter_elements",
     "ops.unique", "ops.nonzero", "ops.masked_select", "ops.einsum", "ops.meshgrid",
-    "amp.auto_mixed_precision", "export", "load",
+    "amp.auto_mixed_precision",
 ]
 
 def lookup(name: str):
