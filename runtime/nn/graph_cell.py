@@ -34,6 +34,7 @@ from .. import context as _context
 from .. import tape as _tape
 from ..parameter import Parameter
 from ..tensor import Tensor
+from ..tensor_methods import TensorMethods
 from .cell import Cell
 
 __all__ = ["GraphCell"]
@@ -99,7 +100,7 @@ def _check_inputs(cell, inputs):
         raise TypeError(f"GraphCell: the graph takes {len(want)} input(s) "
                         f"({', '.join(str(v.aval) for v in want)}), got {len(inputs)}")
     for k, (t, v) in enumerate(zip(inputs, want)):
-        if not hasattr(t, "shape") or not hasattr(t, "dtype"):
+        if not isinstance(t, TensorMethods):  # an eager Tensor, or a symbolic one while capturing
             raise TypeError(f"GraphCell: input {k} must be a Tensor, got {type(t).__name__}")
         if tuple(t.shape) != v.aval.shape or t.dtype != v.aval.dtype:
             raise ValueError(f"GraphCell: input {k} ({v.name}) is {t.dtype}{list(t.shape)}, but the graph was "

@@ -258,7 +258,8 @@ class SideEffect(nn.Cell):
 
 
 def test_nets_that_are_not_one_graph_are_refused_with_the_reason(tmp_path):
-    with pytest.raises(FullGraphError, match=r"(?s)Breaks.construct cannot be captured as one graph: branch on a tensor value.*if x.sum\(\) > 0"):
+    with pytest.raises(FullGraphError, match=r"(?s)Breaks.construct cannot be captured as one graph: "
+                                              r"branch on a tensor value.*if x.sum\(\) > 0"):
         ms.export(Breaks(), rand(3), file_name=str(tmp_path / "m"))
     with pytest.raises(ValueError, match="side effects"):
         ms.export(SideEffect(), rand(3), file_name=str(tmp_path / "m"))
@@ -399,10 +400,13 @@ def test_params_init_and_graph_are_checked(good_file):
     with pytest.raises(ValueError, match=r"shape \(20, 64\), but the graph's parameter has shape \(64, 20\)"):
         nn.GraphCell(graph, params_init={"0.weight": rand(20, 64)})
     cell = nn.GraphCell(graph)
-    with pytest.raises(ValueError, match=r"input 0 \(.*\) is Float32\[4, 20\], but the graph was exported for f32\[3,20\]"):
+    with pytest.raises(ValueError, match=r"input 0 \(.*\) is Float32\[4, 20\], but the graph was exported for "
+                                         r"f32\[3,20\]"):
         cell(rand(4, 20))
     with pytest.raises(TypeError, match="takes 1 input"):
         cell(x, x)
+    with pytest.raises(TypeError, match="input 0 must be a Tensor, got ndarray"):
+        cell(x.asnumpy())
 
 
 class Counter(nn.Cell):
