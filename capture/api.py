@@ -25,7 +25,7 @@ from runtime.nn.cell import Cell
 from .builder import SymTensor
 from .cache import cache_for
 
-from .compile_policy import DEFAULT_CONFIG, CaptureConfig, _UserErrorWhileCapturing, compile_entry
+from .compile_policy import DEFAULT_CONFIG, CaptureConfig, _UserErrorWhileCapturing, _make_runner, compile_entry
 from .dispatch import _with_dump_path, call_captured, flatten_call
 
 log = logging.getLogger("capture")
@@ -134,6 +134,16 @@ class GraphModeHandler:
         if not entry.eager and cell._jit is None:
             object.__setattr__(cell, "_jit", types.MethodType(JitFunction(construct, DEFAULT_CONFIG), cell))
         return entry
+
+    def export(self, net, inputs):
+        """``net(*inputs)`` captured as one graph for ``ms.export`` (see capture.export)."""
+        from .export import capture_for_export
+        return capture_for_export(net, inputs)
+
+    def compile_graph(self, graph):
+        """A runner for a graph that was not captured here (``nn.GraphCell``): the backend and JIT
+        level graph mode uses, ``runner(arrays) -> (outputs, {input index: new array})``."""
+        return _make_runner(DEFAULT_CONFIG, graph)
 
 
 SymTensor  # noqa: B018 - imported so the symbolic bind handler is registered

@@ -113,7 +113,7 @@ def _run_graph(entry, flat, config):
     if entry.runner is None:  # a break before any op: nothing to run before the eager step
         return []
     arrays, tensors = fetch_inputs(entry.sources, flat)
-    if _tape.ACTIVE and _any_tracked(tensors):
+    if _tape.ACTIVE and _tape.any_tracked(tensors):
         outs = _run_under_tape(entry, arrays, tensors, config)
     else:
         outs, updates = entry.runner(arrays)
@@ -320,13 +320,6 @@ def _run_under_tape(entry, arrays, tensors, config):
             log.warning("compiled backward for %s failed (%s: %s); replaying ops on the tape",
                         entry.name, type(e).__name__, e)
     return replay_eager(entry.graph, tensors)
-
-def _any_tracked(tensors):
-    for tp in _tape.ACTIVE:
-        for t in tensors:
-            if id(t) in tp.tracked:
-                return True
-    return False
 
 def _with_dump_path(err, path):
     """``err`` with the analyze_fail dump's path appended to its message (same exception type)."""

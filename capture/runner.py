@@ -3,8 +3,7 @@ tape-aware path (a captured region called under ``grad`` replays its ops eagerly
 records each one with the registry's VJP rules)."""
 from __future__ import annotations
 
-from graph.ir import Value
-from graph.ops import bind
+from graph.interpret import replay
 from runtime.tensor import Tensor
 
 
@@ -21,13 +20,4 @@ def fetch_inputs(sources, flat):
 
 def replay_eager(graph, tensors):
     """Execute ``graph`` op by op on eager Tensors (recorded by any active tape)."""
-    env = {v.id: t for v, t in zip(graph.inputs, tensors)}
-    for c in graph.consts:
-        env[c.id] = Tensor._wrap(c.data)
-    for node in graph.nodes:
-        args = [env[v.id] if isinstance(v, Value) else v for v in node.inputs]
-        out = bind(node.op, *args, **node.attrs)
-        outs = out if isinstance(out, tuple) else (out,)
-        for v, o in zip(node.outputs, outs):
-            env[v.id] = o
-    return [env[v.id] for v in graph.outputs]
+    return replay(graph, tensors, Tensor._wrap)

@@ -17,6 +17,7 @@ import weakref
 import numpy as np
 
 from .ir import CONST, Graph, Value
+from .ops.core import bind
 from .ops.promotion import cast_operands, promotion_target
 
 _PLANS: "weakref.WeakKeyDictionary[Graph, tuple]" = weakref.WeakKeyDictionary()
@@ -87,6 +88,23 @@ def run(graph: Graph, inputs, xp=np, trace=None, check=False):
     index = {id(v): i for i, v in enumerate(graph.inputs)}
     updates = {index[id(p)]: env[v.id] for p, v in graph.updates.items()}
     return outputs, updates
+
+
+def replay(graph: Graph, operands, constant):
+    """Apply ``graph``'s ops one by one through ``bind`` to ``operands`` (one per graph input;
+    ``constant(array)`` makes an operand of a graph constant) and return the outputs. What that
+    means is the operands' handler's business: eager tensors run op by op (recorded by an active
+    gradient tape), symbolic values of another graph being built record the ops into it."""
+    env = {v.id: t for v, t in zip(graph.inputs, operands)}
+    for c in graph.consts:
+        env[c.id] = constant(c.data)
+    for node in graph.nodes:
+        args = [env[v.id] if isinstance(v, Value) else v for v in node.inputs]
+        out = bind(node.op, *args, **node.attrs)
+        outs = out if isinstance(out, tuple) else (out,)
+        for v, o in zip(node.outputs, outs):
+            env[v.id] = o
+    return [env[v.id] for v in graph.outputs]
 
 
 CONST  # re-exported kind constant

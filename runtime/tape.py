@@ -15,6 +15,15 @@ from __future__ import annotations
 ACTIVE: list["Tape"] = []
 
 
+def any_tracked(tensors) -> bool:
+    """Does an active tape track one of ``tensors`` (so ops on them must be recorded)?"""
+    for tp in ACTIVE:
+        for t in tensors:
+            if id(t) in tp.tracked:
+                return True
+    return False
+
+
 class Entry:
     __slots__ = ("op", "attrs", "inputs", "outputs")
 

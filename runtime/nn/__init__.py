@@ -25,7 +25,9 @@ from .dynamic_lr import *  # noqa: F401,F403
 from .dynamic_lr import __all__ as _dynamic_lr_all
 from .learning_rate_schedule import *  # noqa: F401,F403
 from .learning_rate_schedule import __all__ as _lr_schedule_all
+from .graph_cell import GraphCell  # noqa: F401
 from . import layers, loss, optim, wrap, loss_scale, metrics, dynamic_lr, learning_rate_schedule  # noqa: F401
 
-__all__ = (["Cell", "Parameter", "ParameterTuple"] + _layers_all + _loss_all + _optim_all + _wrap_all + _loss_scale_all
+__all__ = (["Cell", "GraphCell", "Parameter", "ParameterTuple"] + _layers_all + _loss_all + _optim_all + _wrap_all
+           + _loss_scale_all
            + _metrics_all + _dynamic_lr_all + _lr_schedule_all)

@@ -1,4 +1,4 @@
-"""``runtime.train`` (``mindspore.train``): Model, callbacks, metrics and checkpoints.
+"""``runtime.train`` (``mindspore.train``): Model, callbacks, metrics, checkpoints and export.
 
 Example:
     >>> from runtime.train import Model, LossMonitor, TimeMonitor, ModelCheckpoint, CheckpointConfig
@@ -9,6 +9,7 @@ Example:
 from .callbacks import (Callback, CallbackList, CheckpointConfig, History, LambdaCallback, LossMonitor,  # noqa: F401
                         ModelCheckpoint, ProgressBar, RunContext, TimeMonitor)
 from .checkpoint import load_checkpoint, load_param_into_net, save_checkpoint  # noqa: F401
+from .mindir import export, load  # noqa: F401
 from .model import Model  # noqa: F401
 from .monitors import EarlyStopping, LearningRateScheduler, ReduceLROnPlateau, SummaryCollector  # noqa: F401
 from .metrics import *  # noqa: F401,F403
@@ -18,4 +19,4 @@ from . import callback, serialization  # noqa: F401,E402  (mindspore.train.callb
 __all__ = ["Model", "Callback", "CallbackList", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint",
            "CheckpointConfig", "ProgressBar", "LambdaCallback", "History", "save_checkpoint", "load_checkpoint",
            "load_param_into_net", "EarlyStopping", "LearningRateScheduler", "ReduceLROnPlateau",
-           "SummaryCollector"] + list(_metrics_all)
+           "SummaryCollector", "export", "load"] + list(_metrics_all)

@@ -13,6 +13,10 @@ File format (version 1), all integers little-endian::
                          C order; dtype "string" entries hold UTF-8 text
     offset D+S 32 bytes  SHA-256 of every byte before it
 
+The same container (a different magic, ``format`` tag and version, extra keys in the JSON index)
+holds exported graphs (``runtime/train/mindir.py``): :func:`write_tensor_file` and
+:func:`read_tensor_file` are that shared part.
+
 Writing is atomic: the file is written to a temporary file in the same directory, flushed and
 fsync'ed, then renamed over the target (a failed save leaves no partial file and keeps an existing
 checkpoint intact). Loading checks the magic, version, lengths, checksum, dtypes and shapes, and
@@ -41,6 +45,7 @@ import socket
 import struct
 import tempfile
 from collections import OrderedDict
+from typing import NamedTuple
 
 import numpy as np
 
@@ -139,7 +144,7 @@ def _pad(f, hasher, n):
         hasher.update(z)
 
 
-def _build_index(entries):
+def _build_index(entries, fmt=FORMAT, version=VERSION, meta=None):
     tensors = []
     offset = 0
     for name, dtype, shape, data in entries:
@@ -147,13 +152,14 @@ def _build_index(entries):
         tensors.append({"name": name, "dtype": dtype, "shape": shape, "offset": offset, "nbytes": nbytes})
         offset += -(-nbytes // ALIGN) * ALIGN
     data_size = offset
-    index = {"format": FORMAT, "version": VERSION, "byteorder": "little", "data_start": 0,
-             "data_size": data_size, "tensors": tensors}
+    index = dict(meta or {})
+    index.update({"format": fmt, "version": version, "byteorder": "little", "data_start": 0,
+                  "data_size": data_size, "tensors": tensors})
     # data_start depends on the index length, which depends on data_start: iterate to a fixed point
     start = 0
     while True:
         index["data_start"] = start
-        blob = json.dumps(index, separators=(",", ":")).encode("utf-8")
+        blob = json.dumps(index, separators=(",", ":"), allow_nan=False).encode("utf-8")
         need = -(-(_HEADER.size + len(blob)) // ALIGN) * ALIGN
         if need == start:
             return blob, start, tensors
@@ -184,8 +190,13 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
         raise ValueError("save_checkpoint: encrypted checkpoints (enc_key) are not supported")
     if choice_func is not None and not callable(choice_func):
         raise TypeError("save_checkpoint: choice_func must be callable")
-    entries = _collect(save_obj, append_dict, choice_func)
-    blob, data_start, tensors = _build_index(entries)
+    write_tensor_file(path, _collect(save_obj, append_dict, choice_func))
+
+
+def write_tensor_file(path, entries, magic=MAGIC, version=VERSION, fmt=FORMAT, meta=None):
+    """Write the container atomically: ``entries`` are (name, dtype name or "string", shape, numpy
+    array or bytes); ``meta`` adds JSON-safe keys to the index (the format's own description)."""
+    blob, data_start, tensors = _build_index(entries, fmt, version, meta)
     path = os.path.abspath(path)
     directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)
@@ -194,7 +205,7 @@ def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=F
     try:
         with os.fdopen(fd, "wb") as f:
             hasher = hashlib.sha256()
-            head = _HEADER.pack(MAGIC, VERSION, len(blob)) + blob
+            head = _HEADER.pack(magic, version, len(blob)) + blob
             f.write(head)
             hasher.update(head)
             _pad(f, hasher, data_start - len(head))
@@ -271,50 +282,72 @@ def _fsync_dir(directory):
 # ---------------------------------------------------------------------------------------------
 # reading
 # ---------------------------------------------------------------------------------------------
-def _bad(path, msg):
-    return ValueError(f"load_checkpoint: {path}: {msg}")
+class FileKind(NamedTuple):
+    """What one use of the container calls itself: its magic bytes, version and ``format`` tag, the
+    noun error messages use ("checkpoint") and the API named in them ("load_checkpoint")."""
+
+    magic: bytes
+    version: int
+    fmt: str
+    noun: str
+    what: str
 
 
-def _parse_index(path, raw, blob):
+CHECKPOINT = FileKind(MAGIC, VERSION, FORMAT, "checkpoint", "load_checkpoint")
+
+
+def _bad(kind, path, msg):
+    return ValueError(f"{kind.what}: {path}: {msg}")
+
+
+def _parse_index(kind, path, raw, blob):
     try:
         index = json.loads(blob.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise _bad(path, f"the checkpoint index is corrupt ({e})") from None
-    if not isinstance(index, dict) or index.get("format") != FORMAT:
-        raise _bad(path, "the checkpoint index is corrupt (no format tag)")
+        raise _bad(kind, path, f"the {kind.noun} index is corrupt ({e})") from None
+    if not isinstance(index, dict) or index.get("format") != kind.fmt:
+        raise _bad(kind, path, f"the {kind.noun} index is corrupt (no format tag)")
     return index
 
 
 def read_checkpoint(path):
     """Validate the file at ``path`` and return an ordered list of (name, numpy array or str)."""
-    what = "load_checkpoint"
+    return read_tensor_file(path, CHECKPOINT)[1]
+
+
+def read_tensor_file(path, kind: FileKind):
+    """Validate the container at ``path`` (magic, version, lengths, checksum, every entry) and
+    return ``(index, entries)``: the JSON index and an ordered list of (name, array or str)."""
+    what = kind.what
     path = _checkpoint_path(path, what)
     remove_stale_temp_files(path)
     if not os.path.exists(path):
-        raise ValueError(f"{what}: the checkpoint file {path} does not exist")
+        raise ValueError(f"{what}: the {kind.noun} file {path} does not exist")
     if not os.path.isfile(path):
         raise ValueError(f"{what}: {path} is not a file")
     with open(path, "rb") as f:
         raw = f.read()
     size = len(raw)
-    if size < len(MAGIC) or raw[:len(MAGIC)] != MAGIC:
+    magic = kind.magic
+    if size < len(magic) or raw[:len(magic)] != magic:
         hint = ""
         if size == 0:
             hint = " (the file is empty)"
-        raise _bad(path, f"not a checkpoint file of this framework: the file does not start with the "
-                         f"checkpoint magic bytes {MAGIC!r}{hint}")
+        raise _bad(kind, path, f"not a {kind.noun} file of this framework: the file does not start with the "
+                               f"{kind.noun} magic bytes {magic!r}{hint}")
     if size < _HEADER.size:
-        raise _bad(path, f"the file is truncated: {size} bytes, shorter than the {_HEADER.size}-byte header")
+        raise _bad(kind, path, f"the file is truncated: {size} bytes, shorter than the {_HEADER.size}-byte header")
     _, version, index_len = _HEADER.unpack_from(raw, 0)
-    if version != VERSION:
-        raise _bad(path, f"unsupported checkpoint format version {version} (this framework reads version {VERSION})")
+    if version != kind.version:
+        raise _bad(kind, path, f"unsupported {kind.noun} format version {version} (this framework reads "
+                               f"version {kind.version})")
     index_end = _HEADER.size + index_len
     if index_end + _DIGEST > size:
-        raise _bad(path, f"the file is truncated: its header declares a {index_len}-byte index, but the file "
-                         f"has only {size} bytes")
+        raise _bad(kind, path, f"the file is truncated: its header declares a {index_len}-byte index, but "
+                               f"the file has only {size} bytes")
     index = None
     try:
-        index = _parse_index(path, raw, raw[_HEADER.size:index_end])
+        index = _parse_index(kind, path, raw, raw[_HEADER.size:index_end])
     except ValueError as e:
         index_error = e
     else:
@@ -326,49 +359,49 @@ def read_checkpoint(path):
             expected_size = ds + dz + _DIGEST
     if expected_size is not None and expected_size != size:
         state = "truncated" if size < expected_size else "longer than its index says (corrupt or appended to)"
-        raise _bad(path, f"the file is {state}: expected {expected_size} bytes, found {size}")
+        raise _bad(kind, path, f"the file is {state}: expected {expected_size} bytes, found {size}")
     digest = hashlib.sha256(memoryview(raw)[:size - _DIGEST]).digest()
     if digest != raw[size - _DIGEST:]:
-        raise _bad(path, "the file is corrupt: its SHA-256 checksum does not match its contents")
+        raise _bad(kind, path, "the file is corrupt: its SHA-256 checksum does not match its contents")
     if index_error is not None:
         raise index_error
-    return _decode(path, raw, index)
+    return index, _decode(kind, path, raw, index)
 
 
-def _decode(path, raw, index):
+def _decode(kind, path, raw, index):
     ds, dz = index["data_start"], index["data_size"]
     tensors = index.get("tensors")
     if not isinstance(tensors, list) or ds < _HEADER.size or ds % ALIGN:
-        raise _bad(path, "the checkpoint index is corrupt (bad layout)")
+        raise _bad(kind, path, f"the {kind.noun} index is corrupt (bad layout)")
     out = []
     names = set()
     for t in tensors:
         try:
             name, dtype, shape, off, nbytes = t["name"], t["dtype"], t["shape"], t["offset"], t["nbytes"]
         except (KeyError, TypeError):
-            raise _bad(path, f"the checkpoint index has a malformed entry {t!r:.100}") from None
+            raise _bad(kind, path, f"the {kind.noun} index has a malformed entry {t!r:.100}") from None
         if not isinstance(name, str) or name in names:
-            raise _bad(path, f"the checkpoint index has an invalid or duplicate name {name!r}")
+            raise _bad(kind, path, f"the {kind.noun} index has an invalid or duplicate name {name!r}")
         names.add(name)
         if not (isinstance(off, int) and isinstance(nbytes, int) and 0 <= off and 0 <= nbytes
                 and off + nbytes <= dz):
-            raise _bad(path, f"entry {name!r} points outside the data section (offset {off}, {nbytes} bytes)")
+            raise _bad(kind, path, f"entry {name!r} points outside the data section (offset {off}, {nbytes} bytes)")
         start = ds + off
         if dtype == "string":
             try:
                 out.append((name, raw[start:start + nbytes].decode("utf-8")))
             except UnicodeDecodeError:
-                raise _bad(path, f"string entry {name!r} is not valid UTF-8") from None
+                raise _bad(kind, path, f"string entry {name!r} is not valid UTF-8") from None
             continue
         if dtype not in _DTYPES:
-            raise _bad(path, f"entry {name!r} has unsupported dtype {dtype!r}")
+            raise _bad(kind, path, f"entry {name!r} has unsupported dtype {dtype!r}")
         if not (isinstance(shape, list) and all(isinstance(s, int) and s >= 0 for s in shape)):
-            raise _bad(path, f"entry {name!r} has an invalid shape {shape!r}")
+            raise _bad(kind, path, f"entry {name!r} has an invalid shape {shape!r}")
         dt = np.dtype(dtype).newbyteorder("<")
         count = int(np.prod(shape, dtype=np.int64)) if shape else 1
         if count * dt.itemsize != nbytes:
-            raise _bad(path, f"entry {name!r}: shape {tuple(shape)} of {dtype} needs {count * dt.itemsize} bytes "
-                             f"but the index says {nbytes}")
+            raise _bad(kind, path, f"entry {name!r}: shape {tuple(shape)} of {dtype} needs "
+                                   f"{count * dt.itemsize} bytes but the index says {nbytes}")
         arr = np.frombuffer(raw, dtype=dt, count=count, offset=start).reshape(shape)
         out.append((name, arr.astype(np.dtype(dtype), copy=True)))
     return out
