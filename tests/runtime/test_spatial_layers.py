@@ -253,3 +253,15 @@ def test_nn_pad_checks_its_arguments():
         nn.Pad(((1, 1),))(Tensor(np.ones((2, 2), np.float32)))
     with pytest.raises(ValueError, match="symmetric padding"):
         nn.Pad(((0, 0), (3, 0)), mode="SYMMETRIC")(Tensor(np.ones((2, 2), np.float32)))
+
+
+def test_spatial_layers_capture_without_a_break():
+    import capture
+    x = Tensor(np.random.default_rng(2).standard_normal((2, 4, 9, 8)).astype(np.float32))
+    cells = [nn.AdaptiveAvgPool2d((3, 2)), nn.AdaptiveAvgPool2d(1), nn.AdaptiveMaxPool2d((2, 3)),
+             nn.GroupNorm(2, 4), nn.InstanceNorm2d(4), nn.Upsample(scale_factor=2.0, mode="bilinear"),
+             nn.Pad(((0, 0), (0, 0), (1, 1), (2, 0)), "REFLECT"), nn.MaxPool2d(3, 2, ceil_mode=True),
+             nn.AvgPool2d(2, 2, "pad", 1, count_include_pad=False), nn.ZeroPad2d(1)]
+    for cell in cells:
+        report = capture.explain(cell)(x)
+        assert report.graph_break_count == 0, (type(cell).__name__, str(report))

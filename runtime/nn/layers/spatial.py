@@ -149,11 +149,13 @@ def _bins(n_in, n_out):
     return [(i * n_in // n_out, -(-(i + 1) * n_in // n_out)) for i in range(n_out)]
 
 
-def _averaging_matrix(n_in, n_out):
+def _averaging_matrix(n_in, n_out, dtype, transpose=False):
+    """(n_out, n_in) bin-averaging matrix as a Tensor of ``dtype`` (built from Python values only,
+    so under capture it is a graph constant)."""
     a = np.zeros((n_out, n_in), np.float32)
     for i, (s, e) in enumerate(_bins(n_in, n_out)):
         a[i, s:e] = 1.0 / (e - s)
-    return a
+    return Tensor._wrap((a.T if transpose else a).astype(dtype.np))
 
 
 class AdaptiveAvgPool2d(Cell):
@@ -168,8 +170,8 @@ class AdaptiveAvgPool2d(Cell):
         oh, ow = _out_hw("AdaptiveAvgPool2d", self.output_size, h, w)
         if (oh, ow) == (1, 1):
             return ops.mean(x, (-2, -1), True)
-        ah = Tensor._wrap(_averaging_matrix(h, oh).astype(x.dtype.np))
-        aw = Tensor._wrap(_averaging_matrix(w, ow).T.astype(x.dtype.np))
+        ah = _averaging_matrix(h, oh, x.dtype)
+        aw = _averaging_matrix(w, ow, x.dtype, transpose=True)
         return ops.matmul(ah, ops.matmul(x, aw))  # (oh, h) @ (..., h, w) @ (w, ow)
 
 
