@@ -22,6 +22,7 @@ import weakref
 
 from runtime.nn.cell import Cell
 
+from . import backends
 from .builder import SymTensor
 from .cache import cache_for
 
@@ -63,6 +64,7 @@ class JitFunction:
         self.__module__ = getattr(fn, "__module__", None)
         if isinstance(getattr(fn, "__code__", None), types.CodeType):
             register_code(fn.__code__, config)
+        backends.preload(config.backend)
 
     def __call__(self, *args, **kwargs):
         return call_captured(self.__wrapped_jit__, args, kwargs, self.config)
@@ -114,6 +116,11 @@ def _calling(target):
 
 class GraphModeHandler:
     """Registered in ``runtime.context``: runs Cells captured when mode=GRAPH_MODE."""
+
+    @staticmethod
+    def preload():
+        """Called when the program switches to GRAPH_MODE: ready the default backend."""
+        backends.preload()
 
     def __call__(self, cell, args, kwargs):
         construct = type(cell).construct

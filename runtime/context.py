@@ -111,6 +111,11 @@ def set_context(**kwargs) -> None:
     for k, v in checked.items():
         for listener in _LISTENERS.get(k, ()):
             listener(v)
+    if checked.get("mode") == GRAPH_MODE:
+        # ready the compiler now rather than inside the first step
+        handler = graph_handler()
+        if handler is not None and hasattr(handler, "preload"):
+            handler.preload()
 
 
 #: keys that are another name of a setting

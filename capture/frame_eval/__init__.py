@@ -198,6 +198,8 @@ def enable() -> None:
         _warn_unavailable()
         _fallback.on = True
         return
+    from .. import backends
+    backends.preload()
     _set_callback(_decide)
 
 
