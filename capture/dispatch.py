@@ -177,21 +177,29 @@ def frame_replacement(config, is_construct, fn, *slots):
     """Asked by the frame hook for a registered code object's frame (the hook is off meanwhile):
     ``fn`` is the frame's function, ``slots`` its argument slots. Returns None (evaluate the frame
     normally) or a callable that the hook calls with the same slots instead of evaluating it."""
-    code = fn.__code__
-    if _BYPASS.code is code:
-        _BYPASS.code = None
+    if _let_through(fn):
         return None
-    if _TRACING.depth or not isinstance(fn, types.FunctionType):
-        return None
-    flat, names = _flat_from_slots(code, slots)
+    flat, names = _flat_from_slots(fn.__code__, slots)
     name = f"{type(slots[0]).__name__}.construct" if is_construct and slots else None
-    cache = cache_for(code)
+    cache = cache_for(fn.__code__)
     entry = cache.lookup(flat, config, fn.__closure__)
     if entry is None:
         try:
             entry = compile_entry(fn, flat, names, config, cache, name)
         except _UserErrorWhileCapturing as r:
             return functools.partial(_frame_after_user_error, fn, flat, r, config, cache, name)
+    return _frame_runner(fn, entry, flat, config)
+
+def _let_through(fn) -> bool:
+    """Must the hook evaluate this frame as it is: the one frame ``call_eagerly`` lets through,
+    a frame met while tracing, or not a plain function?"""
+    if _BYPASS.code is fn.__code__:
+        _BYPASS.code = None
+        return True
+    return bool(_TRACING.depth) or not isinstance(fn, types.FunctionType)
+
+def _frame_runner(fn, entry, flat, config):
+    """What the hook calls instead of evaluating the frame (None: evaluate it, the entry is eager)."""
     if entry.eager:
         return None
     return functools.partial(_frame_run_compiled, fn, entry, flat, config)
@@ -205,12 +213,9 @@ def frame_replacement_user(config, skip_code, fn, *slots):
     graph. Its first compile decides whether capture pays (:func:`_worth_capturing`); when it does
     not, or the function touches no framework value, ``skip_code(code)`` makes the hook let every
     later frame of that code object through untouched."""
+    if _let_through(fn):
+        return None
     code = fn.__code__
-    if _BYPASS.code is code:
-        _BYPASS.code = None
-        return None
-    if _TRACING.depth or not isinstance(fn, types.FunctionType):
-        return None
     cache = cache_for(code)
     first = not cache.entries and not cache.disabled
     if first and not _touches_framework(fn, slots):
@@ -236,9 +241,7 @@ def frame_replacement_user(config, skip_code, fn, *slots):
         if first:
             _CAPTURED_USER_FUNCTIONS.add(code)
             events.record_user_function(code.co_qualname)
-    if entry.eager:
-        return None
-    return functools.partial(_frame_run_compiled, fn, entry, flat, config)
+    return _frame_runner(fn, entry, flat, config)
 
 #: code objects of user functions the frame hook captured on its own (``capture run`` reports them)
 _CAPTURED_USER_FUNCTIONS: "weakref.WeakSet" = weakref.WeakSet()
