@@ -36,9 +36,9 @@ log = logging.getLogger("capture")
 
 
 class CaptureConfig:
-    __slots__ = ("fullgraph", "backend", "jit_config")
+    __slots__ = ("fullgraph", "backend", "jit_config", "max_instructions")
 
-    def __init__(self, fullgraph=False, backend=None, jit_config=None):
+    def __init__(self, fullgraph=False, backend=None, jit_config=None, max_instructions=None):
         if jit_config is not None and not isinstance(jit_config, JitConfig):
             raise TypeError(f"jit: jit_config must be a JitConfig, got {type(jit_config).__name__}")
         if not isinstance(fullgraph, bool):
@@ -47,8 +47,15 @@ class CaptureConfig:
         self.fullgraph = fullgraph
         self.backend = backend
         self.jit_config = jit_config or JitConfig()
+        # bytecode instructions one translation may run before it gives up (None: the
+        # translator's own, generous limit)
+        self.max_instructions = max_instructions
 
 DEFAULT_CONFIG = CaptureConfig()
+#: user functions the frame hook tries on its own: a Python loop over thousands of items would be
+#: unrolled into a huge graph, so such a translation gives up early (a whole LeNet5 train step is
+#: ~900 instructions) and the function runs eagerly
+USER_FUNCTION_CONFIG = CaptureConfig(max_instructions=20_000)
 
 class _TracingState(threading.local):
     depth = 0
@@ -118,6 +125,8 @@ def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
             events.record_recompile(qual, reason)
         t0 = time.perf_counter()
         tracer = Tracer(qual.replace(".", "_").replace("<", "").replace(">", ""))
+        if config.max_instructions is not None:
+            tracer.max_instructions = config.max_instructions
         try:
             _TRACING.depth += 1
             try:

@@ -96,6 +96,7 @@ class Tracer:
         self.guards = GuardSet()
         self.guards.compute_precision()
         self.instruction_count = 0
+        self.max_instructions = MAX_INSTRUCTIONS
         self.call_site = None  # the user's line that called the captured frame (if known)
         self.wrapping: set[int] = set()  # ids of containers being wrapped (a cycle must not recurse)
         # Closure cells of Python functions outside the frame, read or written while tracing: one
@@ -183,7 +184,7 @@ class InstructionTranslator:
             self.exec_count += 1
             try:
                 tracer.instruction_count += 1
-                if tracer.instruction_count > MAX_INSTRUCTIONS:
+                if tracer.instruction_count > tracer.max_instructions:
                     raise GraphBreak("the traced code runs too many instructions (an unbounded loop?)",
                                      resumable=False)
                 if ins.lineno is not None and ins.lineno != self.loc[1]:

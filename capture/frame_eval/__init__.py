@@ -47,7 +47,7 @@ import warnings
 
 from .. import api as _api
 from .. import dispatch as _dispatch
-from ..compile_policy import DEFAULT_CONFIG
+from ..compile_policy import DEFAULT_CONFIG, USER_FUNCTION_CONFIG
 from .. import bytecode_compat as _bc
 
 _C = None
@@ -97,7 +97,7 @@ def _is_cell_construct(code) -> bool:
 
 
 _CONSTRUCT_DISPATCH = functools.partial(_dispatch.frame_replacement, DEFAULT_CONFIG, True)
-_USER_DISPATCH = (functools.partial(_dispatch.frame_replacement_user, DEFAULT_CONFIG, _C.skip_code)
+_USER_DISPATCH = (functools.partial(_dispatch.frame_replacement_user, USER_FUNCTION_CONFIG, _C.skip_code)
                   if _C is not None else None)
 
 #: ``CAPTURE_USER_FUNCTIONS=0`` keeps the hook to ``construct`` and jitted functions

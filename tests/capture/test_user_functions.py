@@ -188,3 +188,18 @@ def test_capture_run_reports_the_user_functions_it_captured(tmp_path):
     assert off.returncode == 0, off.stderr
     assert "user functions captured" not in off.stderr
     np.testing.assert_allclose(json.loads(done.stdout), json.loads(off.stdout), rtol=1e-5)
+
+
+def test_a_long_python_loop_is_not_unrolled_into_a_graph():
+    def accumulate(t, n):
+        total = t * 0
+        for _ in range(n):  # would unroll into 30,000 adds: the translation gives up early
+            total = total + t
+        return total
+
+    t = Tensor(np.array([1.0, 2.0], np.float32))
+    with recording() as report, capture.enabled():
+        out = accumulate(t, 30_000)
+    assert out.asnumpy().tolist() == [30000.0, 60000.0]
+    assert frame_eval._C.decision(accumulate.__code__) == "skip"
+    assert report.graph_count == 0 and report.graph_break_count == 0
