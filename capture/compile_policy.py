@@ -9,6 +9,7 @@ plan (``capture.resume``); a frame that cannot resume, or an internal capture er
 eager entry, never a failing call."""
 from __future__ import annotations
 
+import dis
 import logging
 import os
 import threading
@@ -36,9 +37,10 @@ log = logging.getLogger("capture")
 
 
 class CaptureConfig:
-    __slots__ = ("fullgraph", "backend", "jit_config", "max_instructions")
+    __slots__ = ("fullgraph", "backend", "jit_config", "max_instructions", "resume_in_loops")
 
-    def __init__(self, fullgraph=False, backend=None, jit_config=None, max_instructions=None):
+    def __init__(self, fullgraph=False, backend=None, jit_config=None, max_instructions=None,
+                 resume_in_loops=True):
         if jit_config is not None and not isinstance(jit_config, JitConfig):
             raise TypeError(f"jit: jit_config must be a JitConfig, got {type(jit_config).__name__}")
         if not isinstance(fullgraph, bool):
@@ -50,12 +52,23 @@ class CaptureConfig:
         # bytecode instructions one translation may run before it gives up (None: the
         # translator's own, generous limit)
         self.max_instructions = max_instructions
+        # whether a graph break in a function with a loop compiles the prefix and resumes (False:
+        # the whole function runs eagerly)
+        self.resume_in_loops = resume_in_loops
 
 DEFAULT_CONFIG = CaptureConfig()
 #: user functions the frame hook tries on its own: a Python loop over thousands of items would be
 #: unrolled into a huge graph, so such a translation gives up early (a whole LeNet5 train step is
-#: ~900 instructions) and the function runs eagerly
-USER_FUNCTION_CONFIG = CaptureConfig(max_instructions=20_000)
+#: ~900 instructions); a loop that breaks (``for batch in data: ...; print(loss)``) runs eagerly
+#: without compiling the prefix (the functions it calls are captured on their own)
+USER_FUNCTION_CONFIG = CaptureConfig(max_instructions=20_000, resume_in_loops=False)
+
+
+def has_loop(code) -> bool:
+    """Does ``code`` jump backwards (a for/while loop)?"""
+    return any(ins.opname.startswith("JUMP_BACKWARD") or (ins.opname.startswith("JUMP_ABSOLUTE")
+                                                          and ins.argval < ins.offset)
+               for ins in dis.get_instructions(code))
 
 class _TracingState(threading.local):
     depth = 0
@@ -142,7 +155,8 @@ def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
             info = BreakInfo.from_break(e, qual, fn)
             events.record_break(info)
             entry = None
-            if e.resumable and e.root_index is not None and RESUME_ENABLED:
+            if e.resumable and e.root_index is not None and RESUME_ENABLED and \
+                    (config.resume_in_loops or not has_loop(fn.__code__)):
                 entry = _compile_resume(fn, flat, names, config, qual, e, info, t0)
             if entry is None:
                 entry = Entry(tracer.guards, break_info=info, name=qual, config=config, closure=fn.__closure__)

@@ -25,7 +25,7 @@ from .report import events
 from .differentiable import run_differentiable
 from .runner import fetch_inputs, replay_eager
 
-from .compile_policy import (_DUMP_NOTE, _TRACING, DEFAULT_CONFIG, CaptureConfig, _eager_entry, _internal_break,
+from .compile_policy import (has_loop, _DUMP_NOTE, _TRACING, DEFAULT_CONFIG, CaptureConfig, _eager_entry, _internal_break,
                              _make_runner, _UserErrorWhileCapturing, compile_entry)
 
 log = logging.getLogger("capture")
@@ -290,13 +290,7 @@ def _worth_capturing(entry, code) -> bool:
     the functions it calls are captured on their own)."""
     if entry.eager or entry.graph is None or not entry.graph.nodes:
         return False
-    return entry.plan is None or not _has_loop(code)
-
-def _has_loop(code) -> bool:
-    import dis
-    return any(ins.opname.startswith("JUMP_BACKWARD") or (ins.opname.startswith("JUMP_ABSOLUTE")
-                                                          and ins.argval < ins.offset)
-               for ins in dis.get_instructions(code))
+    return entry.plan is None or not has_loop(code)
 
 def _frame_run_compiled(fn, entry, flat, config, *slots):
     out = _run_compiled(fn, entry, flat, config)
