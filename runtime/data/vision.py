@@ -21,6 +21,10 @@ import sys
 
 import numpy as np
 
+__all__ = ["Inter", "Border", "ImageBatchFormat", "ImageTensorOperation", "Resize", "Rescale", "Normalize", "HWC2CHW",
+           "CHW2HWC", "ToTensor", "CenterCrop", "Decode", "Pad", "RandomCrop", "RandomHorizontalFlip",
+           "RandomVerticalFlip", "RandomRotation", "RandomResizedCrop"]
+
 
 class Inter(enum.IntEnum):
     """Interpolation modes (``mindspore.dataset.vision.Inter``)."""
