@@ -91,8 +91,8 @@ def _process_worker_main(fn, conn, inherited):
     traceback text)``; stop on ``None``, when the parent's end of the pipe closes, or when the
     parent has gone (killed without a chance to stop its workers)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    for other in inherited:  # the parent's ends of earlier workers' pipes, copied by fork
-        other.close()
+    for parent_end in inherited:
+        parent_end.close()
     parent = os.getppid()
     while True:
         try:
@@ -131,7 +131,9 @@ class _ProcessPool:
         try:
             for i in range(num_workers):
                 parent_end, child_end = self._ctx.Pipe(duplex=True)
-                inherited = list(self._conns) if self._ctx.get_start_method() == "fork" else []
+                # the parent's ends a forked child gets copies of (its own pipe's included): closed in
+                # the child, so that when the parent closes them the worker sees EOF / a broken pipe
+                inherited = self._conns + [parent_end] if self._ctx.get_start_method() == "fork" else []
                 proc = self._ctx.Process(target=_process_worker_main, args=(fn, child_end, inherited), daemon=True,
                                          name=f"msjit-{what}-worker-{i}")
                 self._procs.append(proc)
@@ -197,6 +199,10 @@ class _ProcessPool:
                 conn.send(None)
             except Exception:
                 pass
+        # closing our ends at once also frees a worker blocked sending a result nobody will read
+        # (a pipe holds ~64 KiB): its send fails and it exits; the None stays readable for the others
+        for conn in self._conns:
+            conn.close()
         for proc in self._procs:
             if proc.pid is not None:
                 proc.join(timeout=STOP_TIMEOUT_S)
@@ -207,8 +213,6 @@ class _ProcessPool:
                 if proc.is_alive():
                     proc.kill()
                     proc.join()
-        for conn in self._conns:
-            conn.close()
         for proc in self._procs:
             if proc.pid is not None:
                 proc.close()

@@ -215,6 +215,27 @@ def test_abandoned_and_stopped_iterators_release_workers(processes):
     assert _map_workers_alive() == []
 
 
+def test_process_workers_stop_by_themselves_when_results_are_left_unread():
+    # workers blocked sending big results nobody reads must still exit when asked to stop; with the
+    # terminate fallback pushed out to 10 minutes, relying on it would hit the subprocess timeout
+    script = textwrap.dedent("""
+        import numpy as np
+        import runtime.data.workers as workers
+        from runtime.data import NumpySlicesDataset
+        workers.STOP_TIMEOUT_S = 600
+        big = NumpySlicesDataset({"x": np.zeros((512, 64, 64, 3), np.float32)}, shuffle=False)  # 768 KiB per chunk
+        it = big.map(lambda v: v + 1, "x", num_parallel_workers=3, python_multiprocessing=True) \
+            .create_tuple_iterator(output_numpy=True)
+        print(float(next(it)[0].mean()), flush=True)
+        it.stop()
+        import multiprocessing
+        print(len(multiprocessing.active_children()), flush=True)
+    """)
+    out = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["1.0", "0"]
+
+
 def test_interpreter_exits_with_pools_running():
     script = textwrap.dedent("""
         import numpy as np
