@@ -28,6 +28,7 @@ import collections
 import concurrent.futures
 import multiprocessing
 import os
+import pickle
 import signal
 import traceback
 
@@ -107,7 +108,7 @@ def _process_worker_main(fn, conn, inherited):
         try:
             reply = (True, fn(*task))
         except BaseException as e:  # noqa: BLE001 - everything goes back to the parent
-            reply = (False, e, traceback.format_exc())
+            reply = (False, _portable(e), traceback.format_exc())
         try:
             conn.send(reply)
         except (BrokenPipeError, EOFError, OSError):
@@ -119,6 +120,17 @@ def _process_worker_main(fn, conn, inherited):
                                             f"back to the main process: {type(e).__name__}: {e}"), tb))
             except Exception:
                 return
+
+
+def _portable(exc):
+    """``exc`` if it survives pickling (the parent re-raises the same type), else a RuntimeError
+    with its type name and message (an exception class whose __init__ takes other arguments than
+    its args cannot be rebuilt on the other side)."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+        return exc
+    except Exception:
+        return RuntimeError(f"{type(exc).__module__}.{type(exc).__qualname__}: {exc}")
 
 
 class _ProcessPool:

@@ -189,6 +189,23 @@ def test_worker_exception_propagates_with_traceback(processes):
         assert "_fail_on_37" in frames  # the worker thread's frames are in the traceback
 
 
+class _NeedsTwoArguments(Exception):
+    def __init__(self, code, detail):
+        super().__init__(f"{code}: {detail}")
+
+
+def _raise_unrebuildable(x):
+    raise _NeedsTwoArguments(7, "cannot be rebuilt from its args")
+
+
+def test_worker_exception_that_cannot_be_rebuilt_still_reports():
+    ds = NumpySlicesDataset({"x": np.arange(10)}, shuffle=False).map(
+        _raise_unrebuildable, "x", num_parallel_workers=2, python_multiprocessing=True)
+    with pytest.raises(RuntimeError, match="_NeedsTwoArguments: 7: cannot be rebuilt") as info:
+        list(ds.create_tuple_iterator(output_numpy=True))
+    assert "_raise_unrebuildable" in str(info.value.__cause__)
+
+
 def test_dead_worker_process_is_reported():
     def exit_on_50(x):
         if int(x) == 50:
