@@ -14,12 +14,13 @@ import statistics
 import sys
 import time
 
-import numpy as np
 
 import runtime as ms
 from runtime import nn
 from runtime.common.initializer import Normal
 from runtime.data import MnistDataset, embedded_mnist_dir, transforms, vision
+
+from example_modes import StepRecorder
 
 
 class LeNet5(nn.Cell):
@@ -54,21 +55,6 @@ def create_dataset(data_dir, usage, batch_size=32):
     return ds.batch(batch_size, drop_remainder=True)
 
 
-class StepTimes(ms.train.Callback):
-    """Seconds of each train step (the network's own time, data loading excluded) and the last loss."""
-
-    def __init__(self):
-        super().__init__()
-        self.times, self.loss = [], None
-
-    def on_train_step_begin(self, run_context):
-        self._t0 = time.perf_counter()
-
-    def on_train_step_end(self, run_context):
-        self.times.append(time.perf_counter() - self._t0)
-        self.loss = run_context.original_args().net_outputs
-
-
 def run(mode, data_dir, epochs, batch_size):
     """Train from the same seed in ``mode`` with ``Model.train``; return (accuracy, step times, final loss)."""
     ms.set_context(mode=mode)
@@ -77,11 +63,11 @@ def run(mode, data_dir, epochs, batch_size):
     loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     opt = nn.Momentum(net.trainable_params(), learning_rate=0.01, momentum=0.9)
     model = ms.Model(net, loss_fn, opt)
-    steps = StepTimes()
+    steps = StepRecorder()
     # A live line on a terminal; four plain progress lines per run in a log.
     progress = ms.train.ProgressBar(stream=sys.stdout, every_percent=25)
     model.train(epochs, create_dataset(data_dir, "train", batch_size), callbacks=[steps, progress])
-    times, loss = steps.times, steps.loss
+    times, loss = steps.times, steps.losses[-1]
     net.set_train(False)
     correct = total = 0
     for image, label in create_dataset(data_dir, "test", batch_size).create_tuple_iterator():
@@ -89,7 +75,7 @@ def run(mode, data_dir, epochs, batch_size):
         correct += int((pred == label.asnumpy()).sum())
         total += len(pred)
     ms.set_context(mode=ms.PYNATIVE_MODE)
-    return correct / max(total, 1), times, float(loss.asnumpy())
+    return correct / max(total, 1), times, loss
 
 
 def main(argv=None):

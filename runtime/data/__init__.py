@@ -1,10 +1,15 @@
 """``runtime.data`` (MindSpore's ``mindspore.dataset``): datasets, pipelines and transforms.
 
-Sources: :class:`MnistDataset` (standard IDX files, raw or gzip), :class:`NumpySlicesDataset`,
-:class:`GeneratorDataset`. Pipeline: ``.map(operations=, input_columns=)``, ``.batch(n,
-drop_remainder=)``, ``.shuffle(buffer_size)``, ``.repeat(n)``, ``.take(n)``, iterators
-``.create_tuple_iterator()`` / ``.create_dict_iterator()``. Transforms: :mod:`runtime.data.vision`
-(Resize, Rescale, Normalize, HWC2CHW...) and :mod:`runtime.data.transforms` (TypeCast...).
+Sources: :class:`MnistDataset` (standard IDX files, raw or gzip), :class:`Cifar10Dataset` (binary
+batches), :class:`ImageFolderDataset` (a folder per class), :class:`NumpySlicesDataset`,
+:class:`GeneratorDataset`. Pipeline: ``.map(operations=, input_columns=, num_parallel_workers=,
+python_multiprocessing=)`` (a worker pool; the same rows for any worker count), ``.batch(n,
+drop_remainder=)``, ``.shuffle(buffer_size)``, ``.repeat(n)``, ``.take(n)``, ``.skip(n)``,
+``.zip``, ``.concat``, ``.split``, iterators ``.create_tuple_iterator()`` /
+``.create_dict_iterator()``. Transforms: :mod:`runtime.data.vision` (Resize, Rescale, Normalize,
+HWC2CHW, CenterCrop, ToTensor, Decode, the Random* augmentations...) and
+:mod:`runtime.data.transforms` (TypeCast...). Reproducible under ``ms.set_seed`` /
+``config.set_seed``.
 
 A small real MNIST subset ships with the package (the first 6,000 training and 1,000 test digits):
 ``MnistDataset(embedded_mnist_dir())``.
@@ -27,6 +32,7 @@ from .dataset import (BatchDataset, BatchInfo, Dataset, DictIterator, MapDataset
                       TupleIterator, ZipDataset, ConcatDataset)
 from .mnist import MnistDataset  # noqa: F401
 from .cifar import Cifar10Dataset  # noqa: F401
+from .image_folder import ImageFolderDataset  # noqa: F401
 from .sources import GeneratorDataset, NumpySlicesDataset  # noqa: F401
 from .vision import Border, ImageBatchFormat, Inter  # noqa: F401
 
@@ -39,7 +45,7 @@ def embedded_mnist_dir() -> str:
     return _EMBEDDED
 
 
-__all__ = ["Dataset", "MappableDataset", "MnistDataset", "Cifar10Dataset", "ZipDataset", "ConcatDataset", "NumpySlicesDataset", "GeneratorDataset",
+__all__ = ["Dataset", "MappableDataset", "MnistDataset", "Cifar10Dataset", "ImageFolderDataset", "ZipDataset", "ConcatDataset", "NumpySlicesDataset", "GeneratorDataset",
            "BatchDataset", "MapDataset", "ShuffleDataset", "RepeatDataset", "TakeDataset", "SkipDataset",
            "ProjectDataset", "RenameDataset", "BatchInfo", "TupleIterator", "DictIterator",
            "vision", "transforms", "config", "Inter", "Border", "ImageBatchFormat", "embedded_mnist_dir"]

@@ -131,7 +131,8 @@ def _check_int(value, name, what, minimum=None, allow=()):
 # pipeline launch context: per-node random generators, seeded from ms.set_seed
 # ---------------------------------------------------------------------------------------------
 class _Launch:
-    """State of one pipeline launch (one iterator): a random generator per node.
+    """State of one pipeline launch (one iterator): a random generator per node, and numbered
+    seeds for the chunks of rows that map nodes hand to their workers.
 
     With a seed set (``ms.set_seed`` or ``runtime.data.config.set_seed``) every launch gives the
     same sequence; each epoch of a launch draws new numbers (a new shuffle order per epoch).
@@ -144,6 +145,15 @@ class _Launch:
         for i, node in enumerate(root._walk()):
             self._index.setdefault(id(node), i)
         self._gens = {}
+        self._entropy = int(self.seed) if self.seed is not None else np.random.SeedSequence().entropy
+        self._chunks_seeded = {}
+
+    def chunk_seed(self, node) -> np.random.SeedSequence:
+        """The seed of the next chunk of rows ``node`` transforms: chunk n of node i of this launch
+        (counted over all its epochs), whichever worker transforms it."""
+        n = self._chunks_seeded.get(id(node), 0)
+        self._chunks_seeded[id(node)] = n + 1
+        return np.random.SeedSequence(self._entropy, spawn_key=(self._index.get(id(node), 0), n))
 
     def rng(self, node) -> np.random.Generator:
         g = self._gens.get(id(node))
@@ -213,6 +223,14 @@ class Dataset:
                 return node.count
         return 1
 
+    def get_class_indexing(self):
+        """Class name -> label of the source (ImageFolderDataset); {} for sources without one."""
+        return self.children[0].get_class_indexing() if self.children else {}
+
+    def num_classes(self):
+        """Number of classes of the source, None when it does not know."""
+        return self.children[0].num_classes() if self.children else None
+
     def output_shapes(self):
         row = next(iter(self.create_tuple_iterator(num_epochs=1, output_numpy=True)))
         return [list(np.shape(v)) for v in row]
@@ -226,9 +244,15 @@ class Dataset:
             num_parallel_workers=None, python_multiprocessing=False, cache=None, callbacks=None,
             max_rowsize=16, offload=None):
         """Apply ``operations`` (a transform or a list, applied in order) to ``input_columns`` of
-        each row; the results replace those columns (named ``output_columns``)."""
+        each row; the results replace those columns (named ``output_columns``).
+
+        ``num_parallel_workers`` workers transform chunks of rows at once (None: the value of
+        ``dataset.config.set_num_parallel_workers``, 1 unless set): threads, or with
+        ``python_multiprocessing=True`` processes (for Python transforms that hold the GIL). The
+        rows, their order and the random augmentations are the same for any number of workers.
+        ``cache``, ``callbacks``, ``max_rowsize`` and ``offload`` are accepted and ignored."""
         return MapDataset(self, operations, input_columns, output_columns, column_order,
-                          num_parallel_workers)
+                          num_parallel_workers, python_multiprocessing)
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_workers=None, per_batch_map=None,
               input_columns=None, output_columns=None, **kwargs):
@@ -312,6 +336,24 @@ def _to_tensor(v):
     return Tensor(v)
 
 
+def _epoch_rows(dataset, launch, columns, output_numpy):
+    """(column names, row values) of one epoch. A plain function, not a method: a generator that
+    held the iterator would make a reference cycle, and an iterator dropped mid-epoch would then
+    keep its pipeline (and its worker pools) alive until the garbage collector ran."""
+    sel = None
+    conv = (lambda v: v) if output_numpy else _to_tensor
+    for block in dataset._blocks(launch):
+        names = list(block)
+        if sel is None and columns is not None:
+            sel = [names.index(c) for c in columns]
+        cols = list(block.values())
+        if sel is not None:
+            cols = [cols[j] for j in sel]
+            names = [names[j] for j in sel]
+        for i in range(_nrows(block)):
+            yield names, [conv(_row_of(c, i)) for c in cols]
+
+
 class _IteratorBase:
     def __init__(self, dataset, columns, num_epochs, output_numpy):
         if not isinstance(dataset, Dataset):
@@ -338,7 +380,7 @@ class _IteratorBase:
         if self._rows is None:
             if self.num_epochs != -1 and self._epochs_done >= self.num_epochs:
                 raise StopIteration
-            self._rows = self._gen_rows()
+            self._rows = _epoch_rows(self.dataset, self._launch, self.columns, self.output_numpy)
         try:
             return next(self._rows)
         except StopIteration:
@@ -346,21 +388,9 @@ class _IteratorBase:
             self._epochs_done += 1
             raise
 
-    def _gen_rows(self):
-        sel = None
-        for block in self.dataset._blocks(self._launch):
-            names = list(block)
-            if sel is None and self.columns is not None:
-                sel = [names.index(c) for c in self.columns]
-            cols = list(block.values())
-            if sel is not None:
-                cols = [cols[j] for j in sel]
-                names = [names[j] for j in sel]
-            conv = (lambda v: v) if self.output_numpy else _to_tensor
-            for i in range(_nrows(block)):
-                yield names, [conv(_row_of(c, i)) for c in cols]
-
     def stop(self):
+        if self._rows is not None:
+            self._rows.close()  # ends the pipeline's generators now: worker pools shut down
         self._rows = None
         self._epochs_done = self.num_epochs if self.num_epochs != -1 else self._epochs_done
 
@@ -485,108 +515,6 @@ class _ArraySource(MappableDataset):
 # ---------------------------------------------------------------------------------------------
 # pipeline nodes
 # ---------------------------------------------------------------------------------------------
-def _is_vectorizable(op):
-    return hasattr(op, "_apply_batch")
-
-
-class MapDataset(Dataset):
-    def __init__(self, child, operations, input_columns, output_columns, column_order, num_parallel_workers):
-        super().__init__([child], num_parallel_workers)
-        if operations is None:
-            raise ValueError("map: operations is required (a transform or a list of transforms)")
-        ops = list(operations) if isinstance(operations, (list, tuple)) else [operations]
-        if not ops:
-            raise ValueError("map: operations is an empty list")
-        for op in ops:
-            if not callable(op):
-                raise TypeError(f"map: each operation must be callable (a transform or a function), got {op!r}")
-        self.operations = ops
-        names = child.get_col_names()
-        ins = _column_list(input_columns, "map(input_columns=)")
-        if ins is None:
-            ins = names[:1]
-        missing = [c for c in ins if c not in names]
-        if missing:
-            raise ValueError(f"map: input column(s) {missing} not in the dataset's columns {names}")
-        outs = _column_list(output_columns, "map(output_columns=)") or list(ins)
-        self.input_columns = ins
-        self.output_columns = outs
-        # new column order: outputs take the place of the first input column, other inputs vanish
-        first = names.index(ins[0])
-        kept_before = [n for n in names[:first] if n not in ins and n not in outs]
-        kept_after = [n for n in names[first:] if n not in ins and n not in outs]
-        order = kept_before + outs + kept_after
-        if column_order is not None:
-            co = _column_list(column_order, "map(column_order=)")
-            bad = [c for c in co if c not in order]
-            if bad:
-                raise ValueError(f"map: column_order names unknown column(s) {bad}; columns are {order}")
-            order = co
-        self._order = order
-        # runs of ops that can work on a whole block at once
-        self._vector = len(ins) == 1 and len(outs) == 1 and all(_is_vectorizable(o) for o in ops)
-
-    def _columns(self):
-        return list(self._order)
-
-    def _apply_rows(self, values_per_col, n):
-        outs_cols = [[] for _ in self.output_columns]
-        for i in range(n):
-            vals = tuple(_row_of(c, i) for c in values_per_col)
-            for op in self.operations:
-                try:
-                    res = op(*vals)
-                except (ValueError, TypeError) as e:
-                    raise _rewrap(e, f"map: {_op_name(op)} failed on input column(s) {self.input_columns}: {e}") from e
-                vals = tuple(res) if isinstance(res, (tuple, list)) else (res,)
-            if len(vals) != len(self.output_columns):
-                raise ValueError(f"map: the operations returned {len(vals)} value(s) but output_columns "
-                                 f"names {len(self.output_columns)}: {self.output_columns}")
-            for j, v in enumerate(vals):
-                outs_cols[j].append(v)
-        return [_stack_rows(c) for c in outs_cols]
-
-    def _blocks(self, launch):
-        from .random_vision import drawing_from
-        rng = launch.rng(self)
-        for block in self.children[0]._blocks(launch):
-            with drawing_from(rng):  # random transforms draw from this node's stream
-                mapped = self._map_block(block)
-            yield mapped
-
-    def _map_block(self, block):
-        n = _nrows(block)
-        ins = [block[c] for c in self.input_columns]
-        if self._vector and isinstance(ins[0], np.ndarray):
-            arr = ins[0]
-            for op in self.operations:
-                try:
-                    arr = op._apply_batch(arr)
-                except (ValueError, TypeError) as e:
-                    raise _rewrap(e, f"map: {_op_name(op)} failed on column {self.input_columns[0]!r}: {e}") from e
-            outs = [arr]
-        else:
-            outs = self._apply_rows(ins, n)
-        new = dict(block)
-        for c in self.input_columns:
-            new.pop(c, None)
-        for c, v in zip(self.output_columns, outs):
-            new[c] = v
-        return {c: new[c] for c in self._order}
-
-
-def _rewrap(e, msg):
-    """The same kind of exception with ``msg`` (the original when its type cannot be rebuilt)."""
-    try:
-        return type(e)(msg)
-    except Exception:
-        return e
-
-
-def _op_name(op):
-    return getattr(op, "__name__", None) or type(op).__name__
-
-
 class BatchDataset(Dataset):
     def __init__(self, child, batch_size, drop_remainder, per_batch_map, input_columns, output_columns,
                  num_parallel_workers):
@@ -980,3 +908,6 @@ def split_dataset(dataset, sizes, randomize=True):
         out.append(_Subset(dataset, order[start:start + c], rows))
         start += c
     return out
+
+
+from .mapping import MapDataset  # noqa: E402,F401 - re-exported: the map node lives in its own module

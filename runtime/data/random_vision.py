@@ -26,7 +26,7 @@ import threading
 
 import numpy as np
 
-from .vision import Border, ImageTensorOperation, Inter, _as_nhwc, _finish, resize_images
+from .vision import Border, ImageTensorOperation, Inter, _as_nhwc, _finish, _size2, resize_images
 
 __all__ = ["RandomCrop", "RandomHorizontalFlip", "RandomVerticalFlip", "RandomRotation", "RandomResizedCrop",
            "Pad", "Decode"]
@@ -63,15 +63,6 @@ def _prob(p, what):
     if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0.0 <= p <= 1.0:
         raise ValueError(f"{what}: prob must be a float in [0, 1], got {p!r}")
     return float(p)
-
-
-def _size2(size, what):
-    if isinstance(size, numbers.Integral) and not isinstance(size, bool):
-        size = (int(size), int(size))
-    if not (isinstance(size, (list, tuple)) and len(size) == 2 and all(
-            isinstance(s, numbers.Integral) and not isinstance(s, bool) and s > 0 for s in size)):
-        raise ValueError(f"{what}: size must be a positive int or (height, width), got {size!r}")
-    return int(size[0]), int(size[1])
 
 
 def _padding4(padding, what):
@@ -284,6 +275,17 @@ def rotate(img, angle, resample=Inter.NEAREST, expand=False, center=None, fill_v
     return _finish(out, img.dtype)
 
 
+def pillow_image(what):
+    """Pillow's ``PIL.Image`` module; a RuntimeError naming ``what`` and the extra that brings it
+    when Pillow is not installed."""
+    try:
+        from PIL import Image
+    except ImportError:
+        raise RuntimeError(f'{what}: decoding images needs Pillow (pip install "msjit[vision]", or pip install '
+                           'pillow)') from None
+    return Image
+
+
 class Decode(ImageTensorOperation):
     """Encoded image bytes (JPEG, PNG, BMP...) to an HWC RGB uint8 array; needs Pillow
     (``pip install pillow``)."""
@@ -297,14 +299,11 @@ class Decode(ImageTensorOperation):
         return self._decode(imgs[0])
 
     def _decode(self, data):
-        try:
-            from PIL import Image
-        except ImportError:
-            raise RuntimeError("Decode: decoding images needs Pillow (pip install pillow)") from None
+        Image = pillow_image("Decode")
         import io
         raw = data.tobytes() if isinstance(data, np.ndarray) else bytes(data)
         try:
             img = Image.open(io.BytesIO(raw)).convert("RGB")
         except Exception as e:
             raise ValueError(f"Decode: not a decodable image ({type(e).__name__}: {e})") from None
-        return img if self.to_pil else np.asarray(img)
+        return img if self.to_pil else np.array(img)  # a writable copy (asarray gives a read-only view)

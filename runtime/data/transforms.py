@@ -18,6 +18,8 @@ import numpy as np
 
 from .vision import ImageTensorOperation, _as_image
 
+__all__ = ["TensorOperation", "TypeCast", "OneHot", "Compose", "Duplicate", "Concatenate"]
+
 
 class TensorOperation(ImageTensorOperation):
     """Base class of the non-vision transforms (work per row and on a stack of rows)."""

@@ -21,6 +21,10 @@ import sys
 
 import numpy as np
 
+__all__ = ["Inter", "Border", "ImageBatchFormat", "ImageTensorOperation", "Resize", "Rescale", "Normalize", "HWC2CHW",
+           "CHW2HWC", "ToTensor", "CenterCrop", "Decode", "Pad", "RandomCrop", "RandomHorizontalFlip",
+           "RandomVerticalFlip", "RandomRotation", "RandomResizedCrop"]
+
 
 class Inter(enum.IntEnum):
     """Interpolation modes (``mindspore.dataset.vision.Inter``)."""
@@ -58,16 +62,15 @@ def _as_image(img, what):
 
 
 class ImageTensorOperation:
-    """Base class: ``__call__`` on one image, ``_apply_batch`` on a stack of images (first axis)."""
+    """Base class: ``__call__`` on one image through the subclass's ``_apply_batch`` on a stack of
+    images (first axis). A transform without ``_apply_batch`` (Decode) overrides ``__call__`` and
+    ``map`` runs it row by row."""
 
     def __call__(self, *imgs):
         if len(imgs) != 1:
             raise TypeError(f"{type(self).__name__}: expected one image, got {len(imgs)} inputs")
         img = _as_image(imgs[0], type(self).__name__)
         return self._apply_batch(img[None])[0]
-
-    def _apply_batch(self, batch):  # pragma: no cover - abstract
-        raise NotImplementedError
 
     def __repr__(self):
         attrs = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_"))
@@ -78,6 +81,16 @@ def _check_number(v, name, what):
     if isinstance(v, bool) or not isinstance(v, numbers.Real):
         raise TypeError(f"{what}: {name} must be a number, got {v!r}")
     return float(v)
+
+
+def _size2(size, what):
+    """(height, width) from an int (a square) or a sequence of two positive ints."""
+    if isinstance(size, numbers.Integral) and not isinstance(size, bool):
+        size = (int(size), int(size))
+    if not (isinstance(size, (list, tuple)) and len(size) == 2 and all(
+            isinstance(s, numbers.Integral) and not isinstance(s, bool) and s > 0 for s in size)):
+        raise ValueError(f"{what}: size must be a positive int or (height, width), got {size!r}")
+    return int(size[0]), int(size[1])
 
 
 def _to_float32(x):
@@ -312,38 +325,58 @@ class CHW2HWC(ImageTensorOperation):
 
 
 class ToTensor(ImageTensorOperation):
-    """HWC uint8 image -> CHW float32 in [0, 1] (divides by 255)."""
+    """An <H, W, C> (or <H, W>) image to <C, H, W> ``output_type`` (float32 by default) divided by
+    255, whatever its input dtype, as MindSpore's ToTensor does; a PIL image is read as its array.
+
+    Example:
+        >>> import numpy as np
+        >>> from runtime.data import vision
+        >>> vision.ToTensor()(np.full((2, 3, 1), 255, np.uint8))
+        array([[[1., 1., 1.],
+                [1., 1., 1.]]], dtype=float32)
+    """
 
     def __init__(self, output_type=np.float32):
         from graph.dtypes import as_dtype
-        self.output_type = as_dtype(output_type).np
+        try:
+            self.output_type = as_dtype(output_type).np
+        except TypeError as e:
+            raise TypeError(f"ToTensor: output_type: {e}") from None
 
     def _apply_batch(self, batch):
-        x, restore = _as_nhwc(np.asarray(batch), "ToTensor")
-        y = x.astype(np.float32) / np.float32(255.0) if x.dtype == np.uint8 else x.astype(np.float32)
+        x, _ = _as_nhwc(np.asarray(batch), "ToTensor")
+        if x.dtype.kind not in "uifb":
+            raise TypeError(f"ToTensor: expected a numeric image, got dtype {x.dtype}")
+        y = _to_float32(x) / np.float32(255.0)
         y = np.ascontiguousarray(y.transpose(0, 3, 1, 2))
         return y.astype(self.output_type, copy=False)
 
 
 class CenterCrop(ImageTensorOperation):
-    """Crop the centre (height, width) (or an int for a square)."""
+    """Crop the central (height, width) window (an int: a square), as MindSpore does: the window
+    starts at ``(H - height) // 2, (W - width) // 2``; an image smaller than the window is first
+    padded with zeros, the odd pixel going to the top / left.
+
+    Example:
+        >>> import numpy as np
+        >>> from runtime.data import vision
+        >>> vision.CenterCrop(2)(np.arange(25).reshape(5, 5))
+        array([[ 6,  7],
+               [11, 12]])
+    """
 
     def __init__(self, size):
-        if isinstance(size, numbers.Integral) and not isinstance(size, bool):
-            size = (int(size), int(size))
-        if not (isinstance(size, (list, tuple)) and len(size) == 2 and all(int(s) > 0 for s in size)):
-            raise ValueError(f"CenterCrop: size must be a positive int or (height, width), got {size!r}")
-        self.size = (int(size[0]), int(size[1]))
+        self.size = _size2(size, "CenterCrop")
 
     def _apply_batch(self, batch):
         x, restore = _as_nhwc(np.asarray(batch), "CenterCrop")
         h, w = self.size
         H, W = x.shape[1:3]
-        if h > H or w > W:
-            pad_h, pad_w = max(0, h - H), max(0, w - W)
-            x = np.pad(x, ((0, 0), (pad_h // 2, pad_h - pad_h // 2), (pad_w // 2, pad_w - pad_w // 2), (0, 0)))
+        pad_h, pad_w = max(0, h - H), max(0, w - W)
+        if pad_h or pad_w:
+            x = np.pad(x, ((0, 0), ((pad_h + 1) // 2, pad_h // 2), ((pad_w + 1) // 2, pad_w // 2), (0, 0)))
             H, W = x.shape[1:3]
-        top, left = int(round((H - h) / 2.0)), int(round((W - w) / 2.0))
+        top, left = (H - h) // 2, (W - w) // 2
         return restore(np.ascontiguousarray(x[:, top:top + h, left:left + w]))
 
 
