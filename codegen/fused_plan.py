@@ -22,6 +22,7 @@ import numpy as np
 
 from graph.ir import Value
 from graph.ops.core import normalize_axes
+from graph.ops.promotion import promotion_target
 
 
 def np_dtype(dt) -> np.dtype:
@@ -198,3 +199,38 @@ def reduction_identity(kind, dt):
         return 0 if kind == "max" else 1
     info = np.iinfo(dt)
     return info.min if kind == "max" else info.max
+
+
+def emit_body(E, plan: FusedPlan, load, store):
+    """Emit one element of ``plan``'s elementwise chain with emitter ``E`` (any implementation
+    of graph/ops/emit.py's interface): ``load(k)`` gives input operand ``k``'s element, each
+    stored output ``k`` is written with ``store(k, value)``. Returns the reduction's operand
+    element (None without a reduction). Operand promotion and weak Python scalars follow
+    :mod:`graph.ops.promotion`, as in eager execution."""
+    ops = plan.operands
+    env = {id(o.value): load(k) for k, o in enumerate(ops) if o.role == "in"}
+    out_ops = {id(o.value): k for k, o in enumerate(ops) if o.role == "out"}
+    for n in plan.body:
+        target = promotion_target(n.op, n.inputs)
+        xs = []
+        for a in n.inputs:
+            if isinstance(a, Value):
+                x = env[id(a)]
+                if target is not None:
+                    x = E.to(x, target)
+            else:
+                x = a
+                if target is not None and a is not None:
+                    x = E.const(a, dtype=target)
+                # else a weak scalar: it adopts the tensor operand's dtype
+            xs.append(x)
+        out = n.outputs[0]
+        r = n.op.expr(E, *xs, **n.attrs)
+        r = E.to(E.wrap(r, compute_dtype(out.dtype)), out.dtype)
+        env[id(out)] = r
+        k = out_ops.get(id(out))
+        if k is not None:
+            store(k, r)
+    if plan.reduce is not None:
+        return env[id(plan.reduce.inputs[0])]
+    return None

@@ -13,13 +13,13 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 
-from graph.ir import Value
-from graph.ops.promotion import promotion_target
-
-from ..fused_plan import FusedPlan, NotFusable, Operand, plan_fused, reduction_identity  # noqa: F401
+from ..fused_plan import FusedPlan, NotFusable, Operand, emit_body, plan_fused, reduction_identity
 from . import vmath
 from .emitter import (BOOL, FLOAT32, I1, I64, LLVMEmitter, LV, compute_dtype, convert, mem_type,
                       reg_type)
+
+
+__all__ = ["FusedPlan", "NotFusable", "Operand", "plan_fused", "emit_fused"]  # plan names re-exported
 
 
 class _Loop:
@@ -131,40 +131,9 @@ def emit_fused(module: ir.Module, plan: FusedPlan) -> str:
         store(red_op, lp.i, E.const(reduction_identity(plan.red_kind, red_dt), dtype=red_dt))
         lp.close()
 
-    in_ops = [k for k, o in enumerate(ops) if o.role == "in"]
-    out_ops = {id(o.value): k for k, o in enumerate(ops) if o.role == "out"}
-
     def compute(offs):
-        env = {}
-        for k in in_ops:
-            env[id(ops[k].value)] = load(k, offs[k])
-        for n in plan.body:
-            target = promotion_target(n.op, n.inputs)
-            xs = []
-            for a in n.inputs:
-                if isinstance(a, Value):
-                    x = env[id(a)]
-                    if target is not None:
-                        x = E.to(x, target)
-                else:
-                    x = a
-                    if target is not None and a is not None:
-                        x = E.const(a, dtype=target)
-                    elif isinstance(a, float):
-                        x = a  # weak scalar: adopts the tensor operand's dtype
-                xs.append(x)
-            r = n.op.expr(E, *xs, **n.attrs)
-            r = E.wrap(r, compute_dtype(n.outputs[0].dtype))
-            r = E.to(r, n.outputs[0].dtype)
-            env[id(n.outputs[0])] = r
-            k = out_ops.get(id(n.outputs[0]))
-            if k is not None:
-                store(k, offs[k], r)
-        if plan.reduce is not None:
-            src = plan.reduce.inputs[0]
-            v = env[id(src)]
-            return E.to(v, acc_dt)
-        return None
+        v = emit_body(E, plan, lambda k: load(k, offs[k]), lambda k, r: store(k, offs[k], r))
+        return E.to(v, acc_dt) if v is not None else None
 
     def level(lv, offs):
         inner = lv == nd - 1
