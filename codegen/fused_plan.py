@@ -225,6 +225,12 @@ def emit_body(E, plan: FusedPlan, load, store):
                 # else a weak scalar: it adopts the tensor operand's dtype
             xs.append(x)
         out = n.outputs[0]
+        if target is None and n.op.promote and out.dtype.is_float:
+            # an op with a float result computes in it, as its impl does (exp of an int tensor,
+            # sigmoid of a bool one): the expression's constants are built like the operand
+            for i in n.op.promote_idx:
+                if i < len(xs) and isinstance(n.inputs[i], Value) and not n.inputs[i].dtype.is_float:
+                    xs[i] = E.to(xs[i], out.dtype)
         r = n.op.expr(E, *xs, **n.attrs)
         r = E.to(E.wrap(r, compute_dtype(out.dtype)), out.dtype)
         env[id(out)] = r
