@@ -34,11 +34,15 @@ except ImportError:  # pragma: no cover - depends on the environment
     _scipy_erf = None
 
 
+#: array module name -> the module holding its scipy.special functions (CuPy ships them in cupyx)
+SPECIAL_FUNCTIONS = {"cupy": "cupyx.scipy.special"}
+
+
 def erf_array(xp, x):
     """erf on an array of the array module ``xp`` (numpy or cupy), keeping the dtype."""
     if xp is not np:
-        import cupyx.scipy.special as cs  # cupy ships erf
-        return cs.erf(x)
+        import importlib
+        return importlib.import_module(SPECIAL_FUNCTIONS[xp.__name__]).erf(x)
     x = np.asarray(x)
     if _scipy_erf is not None:
         return _scipy_erf(x).astype(x.dtype, copy=False)
