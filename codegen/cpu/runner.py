@@ -230,15 +230,17 @@ class CompiledGraph:
         return step
 
     def _impl_step(self, node):
+        """A step running the op's array ``impl`` with this runner's array module."""
         op = node.op
+        xp = self.xp
         ins = [(self._slot[id(a)], None) if isinstance(a, Value) else (None, a) for a in node.inputs]
         outs = [self._slot[id(v)] for v in node.outputs]
         target = promotion_target(op, node.inputs)
         attrs = dict(node.attrs)
         impl = op.impl
         multi = op.n_outputs != 1
-        asarray = np.asarray
-        mm = _matmul_out(node, target)
+        asarray, ndarray = xp.asarray, xp.ndarray
+        mm = _matmul_out(node, target) if xp is np else None
         if mm is not None:
             oshape, odt = tuple(node.outputs[0].shape), node.outputs[0].dtype.np
             (sa, _), (sb, _) = ins
@@ -252,12 +254,12 @@ class CompiledGraph:
             args = [env[s] if s is not None else c for s, c in ins]
             if target is not None:
                 args = cast_operands(op, args, target)
-            r = impl(np, *args, **attrs)
+            r = impl(xp, *args, **attrs)
             if multi:
                 for s, x in zip(outs, r):
-                    env[s] = x if isinstance(x, np.ndarray) else asarray(x)
+                    env[s] = x if isinstance(x, ndarray) else asarray(x)
             else:
-                env[outs[0]] = r if isinstance(r, np.ndarray) else asarray(r)
+                env[outs[0]] = r if isinstance(r, ndarray) else asarray(r)
         return step
 
     # -- running -----------------------------------------------------------------------------------
