@@ -52,6 +52,8 @@ DIFFERENCES = {
     "nn.BatchNorm2d": "momentum follows MindSpore (`moving = momentum * moving + (1 - momentum) * batch`).",
     "Tensor.argmax": "2.x form: `axis=None` means the flattened tensor; int64 indices.",
     "Tensor.repeat": "numpy's `repeat` (MindSpore 2.x Tensor.repeat), not torch's tile.",
+    "Tensor.move_to": "`to` is 'CPU' or 'GPU' (no Ascend); `blocking=False` is accepted and the copy is complete "
+                      "when it returns. Tensors made under `device_target='GPU'` are already on the GPU.",
 }
 
 #: MindSpore 2.x names users reach for that do not exist here yet (the test checks they are absent)

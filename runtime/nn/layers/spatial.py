@@ -168,8 +168,8 @@ class AdaptiveAvgPool2d(Cell):
         oh, ow = _out_hw("AdaptiveAvgPool2d", self.output_size, h, w)
         if (oh, ow) == (1, 1):
             return ops.mean(x, (-2, -1), True)
-        ah = Tensor._wrap(_averaging_matrix(h, oh).astype(x.dtype.np))
-        aw = Tensor._wrap(_averaging_matrix(w, ow).T.astype(x.dtype.np))
+        ah = Tensor._placed(_averaging_matrix(h, oh).astype(x.dtype.np), like=x)
+        aw = Tensor._placed(_averaging_matrix(w, ow).T.astype(x.dtype.np), like=x)
         return ops.matmul(ah, ops.matmul(x, aw))  # (oh, h) @ (..., h, w) @ (w, ow)
 
 
