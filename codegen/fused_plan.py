@@ -186,6 +186,20 @@ def plan_fused(kernel, name: str) -> FusedPlan:
     return plan
 
 
+def plan_schedule(schedule, name: str) -> dict:
+    """kernel index -> :class:`FusedPlan` (or the :class:`NotFusable` that explains why not) for
+    every fused kernel of a schedule; plans are named ``<name>_k<index>``."""
+    ident = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "g"
+    plans = {}
+    for ki, k in enumerate(schedule.kernels):
+        if k.kind == "fused":
+            try:
+                plans[ki] = plan_fused(k, f"{ident}_k{ki}")
+            except NotFusable as e:
+                plans[ki] = e
+    return plans
+
+
 def reduction_identity(kind, dt):
     """Start value of a ``kind`` ("add", "mul", "max", "min") reduction in dtype ``dt``."""
     dt = np.dtype(dt)

@@ -23,6 +23,7 @@ from graph.ir import Value
 from graph.ops.promotion import cast_operands, promotion_target
 
 from ..buffer_plan import plan_buffers
+from ..fused_plan import plan_schedule
 from . import compiler, kernels, threads
 
 
@@ -87,13 +88,7 @@ class CompiledGraph:
                         self._slot[id(v)] = nslots
                         nslots += 1
         self.nslots = nslots
-        plans = {}
-        for ki, k in enumerate(kernels_):
-            if k.kind == "fused":
-                try:
-                    plans[ki] = kernels.plan_fused(k, f"{_ident(self.name)}_k{ki}")
-                except kernels.NotFusable as e:
-                    plans[ki] = e
+        plans = plan_schedule(schedule, self.name)
         self.library = self._build_library([p for p in plans.values() if isinstance(p, kernels.FusedPlan)])
         # -- buffer plan -----------------------------------------------------------------------
         buffers = plan_buffers(graph, kernels_, plans, self._alloc)

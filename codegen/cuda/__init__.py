@@ -25,6 +25,22 @@ def compile_schedule(schedule, name=None):
     return CudaCompiledGraph(schedule, name)
 
 
+def render_module(plans):
+    """(module source, {plan name: CudaKernel}) of fused plans: one compilation unit."""
+    from .compiler import module_source
+    from .kernels import render
+    rendered = [render(p) for p in plans]
+    return module_source([k.source for k in rendered]), {k.plan.name: k for k in rendered}
+
+
+def schedule_source(schedule, name=None):
+    """The module :func:`compile_schedule` builds for a schedule, without CuPy or a GPU (the
+    compile-only tier NVRTC-compiles it): (source, {plan name: CudaKernel})."""
+    from ..fused_plan import FusedPlan, plan_schedule
+    plans = plan_schedule(schedule, name or schedule.graph.name)
+    return render_module([p for p in plans.values() if isinstance(p, FusedPlan)])
+
+
 def compile_graph(graph, level="O1"):
     from .. import schedule_graph
     return compile_schedule(schedule_graph(graph, level))

@@ -24,8 +24,7 @@ import os
 import numpy as np
 
 from ..cpu.runner import CompiledGraph
-from . import compiler
-from .kernels import render
+from . import compiler, render_module
 
 log = logging.getLogger("codegen.cuda")
 
@@ -54,9 +53,7 @@ class CudaCompiledGraph(CompiledGraph):
     def _build_library(self, fused):
         if not fused:
             return None
-        rendered = [render(p) for p in fused]
-        self.cuda_kernels = {k.plan.name: k for k in rendered}
-        source = compiler.module_source([k.source for k in rendered])
+        source, self.cuda_kernels = render_module(fused)
         arch = compiler.target_arch(device_capability(self.xp))
         self.arch = arch
         return compiler.load_module(compiler.build_image(source, arch))
