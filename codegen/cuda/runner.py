@@ -42,9 +42,10 @@ class CudaCompiledGraph(CompiledGraph):
 
     kernel_tag, impl_tag = "cuda", "cupy"
 
-    def __init__(self, schedule, name=None):
-        import cupy
-        self.xp = cupy
+    def __init__(self, schedule, name=None, xp=None):
+        if xp is None:
+            import cupy as xp
+        self.xp = xp
         self.cuda_kernels = {}
         super().__init__(schedule, name)
         self.replay = GraphReplay.for_graph(self)
@@ -54,8 +55,11 @@ class CudaCompiledGraph(CompiledGraph):
         if not fused:
             return None
         source, self.cuda_kernels = render_module(fused)
+        return self._load_module(source)
+
+    def _load_module(self, source):
+        """The loaded module of the source (``get_function(entry)`` -> a launchable kernel)."""
         arch = compiler.target_arch(device_capability(self.xp))
-        self.arch = arch
         return compiler.load_module(compiler.build_image(source, arch))
 
     def _alloc(self, nbytes):

@@ -70,6 +70,18 @@ class HostModule:
             fn(ctypes.c_uint(launch.grid[0]), ctypes.c_uint(launch.grid[1]), argv)
 
 
+    def get_function(self, entry):
+        """A launcher like a CUDA module's kernel: ``fn(grid, block, args)`` with device arrays
+        of the CuPy stand-in (tests/device_standin.py) as arguments; the block size is ignored
+        (one thread per block)."""
+        host = getattr(self.lib, f"host_{entry}")
+
+        def launch(grid, block, args):
+            ptrs = [_storage_view(a._a).ctypes.data for a in args]
+            host(ctypes.c_uint(grid[0]), ctypes.c_uint(grid[1]), (ctypes.c_void_p * len(ptrs))(*ptrs))
+        return launch
+
+
 def _storage_view(a):
     assert a.flags.c_contiguous
     if a.dtype == np.bool_:

@@ -3,7 +3,8 @@ without a GPU: under ``set_context(device_target="GPU")`` tensors, Parameters, i
 creation ops hold device arrays; ops keep results on the device; ``asnumpy``/printing copy back;
 operands on two devices are a clear error; ``Tensor.move_to``; PyNative training (tape autodiff,
 optimizer updates) runs on the device and equals the CPU run; checkpoints save from and load onto
-the device. The same behaviour with real CuPy is checked by test_device_cuda.py on a GPU."""
+the device. Each test runs again with real CuPy where a GPU is usable (skipped without one); there
+the training comparison with the CPU is within float32 tolerance instead of exact."""
 from __future__ import annotations
 
 import os
@@ -19,20 +20,26 @@ from runtime import Parameter, Tensor, device, nn, ops
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
 
 
-@pytest.fixture
-def gpu(monkeypatch):
-    """device_target="GPU" served by the stand-in; the CPU context comes back afterwards."""
-    from graph.ops import emit
-    monkeypatch.setattr(device, "_cupy", standin.xp)
-    monkeypatch.setattr(device.GPU, "active", False)
-    monkeypatch.setitem(emit.SPECIAL_FUNCTIONS, standin.xp.__name__, standin.special.__name__)
+@pytest.fixture(params=["standin", pytest.param("cupy", marks=pytest.mark.cuda_device)])
+def gpu(request, monkeypatch):
+    """device_target="GPU" served by the stand-in, or by CuPy on a real device (skipped without
+    one); the CPU context comes back afterwards."""
+    if request.param == "cupy":
+        if device.cupy_module() is None:
+            pytest.skip(f"no usable GPU: {device.gpu_unavailable_reason()}")
+        monkeypatch.setattr(device.GPU, "active", device.GPU.active)
+    else:
+        from graph.ops import emit
+        monkeypatch.setattr(device, "_cupy", standin.xp)
+        monkeypatch.setattr(device.GPU, "active", False)
+        monkeypatch.setitem(emit.SPECIAL_FUNCTIONS, standin.xp.__name__, standin.special.__name__)
     ms.set_context(device_target="GPU")
-    yield standin.xp
+    yield device.cupy_module()
     ms.set_context(device_target="CPU", mode=ms.PYNATIVE_MODE)
 
 
 def on_gpu(t):
-    return isinstance(t._data, standin.DeviceArray)
+    return type(t._data) is not np.ndarray and device.device_of(t._data) == "GPU"
 
 
 def test_gpu_needs_cupy_and_a_device():
@@ -145,9 +152,11 @@ def test_pynative_training_on_the_device_equals_the_cpu(gpu):
         losses, params, stayed = on_device[model]
         want_losses, want_params, _ = on_cpu[model]
         assert stayed, f"{model}: a parameter left the device"
-        np.testing.assert_array_equal(losses, want_losses)
+        # the stand-in computes with numpy (bit-identical); CuPy's kernels round differently
+        exact = gpu is standin.xp
+        np.testing.assert_allclose(losses, want_losses, rtol=0 if exact else 1e-5)
         for a, b in zip(params, want_params):
-            np.testing.assert_array_equal(a, b)
+            np.testing.assert_allclose(a, b, rtol=0 if exact else 1e-5, atol=0 if exact else 1e-6)
         assert losses[-1] < losses[0]
 
 
