@@ -107,7 +107,8 @@ class Tensor(TensorMethods):
         """A tensor of a host array the framework created: on the device of tensor ``like`` (a
         constant combined with it), else on the context's device (zeros, initializer draws...)."""
         t = object.__new__(cls)
-        t._data = _device.place(arr, like._data if like is not None else None)
+        # (``like`` is a symbolic tensor while graph capture traces framework code: no device to follow)
+        t._data = _device.place(arr, like._data if isinstance(like, Tensor) else None)
         return t
 
     # -- metadata ------------------------------------------------------------------------------

@@ -209,3 +209,33 @@ def test_cpu_only_processes_never_check_devices():
     assert device.GPU.active is False
     x = Tensor([1.0])
     assert type((x + x)._data) is np.ndarray
+
+
+def _helpers(x):
+    """Framework helpers that make host constants next to an operand (pad's base, tril's mask,
+    layer_norm's default weight and bias)."""
+    y = ops.pad(x, (1, 1, 2, 2))
+    return y * 2.0, ops.tril(x[0, 0]), ops.layer_norm(x, (8,))
+
+
+def test_helper_constants_trace_without_breaks():
+    import capture
+    x = Tensor(np.random.default_rng(0).random((2, 3, 8, 8)).astype(np.float32))
+    capture.reset()
+    report = capture.explain(_helpers)(x)
+    assert report.graph_count == 1 and report.graph_break_count == 0, [b.reason for b in report.breaks]
+
+
+def test_graph_mode_on_the_device_with_the_reference_backend(gpu):
+    """Capture under device_target="GPU": the graph's constants are device arrays and the numpy
+    backend (the reference interpreter) runs with the device's array module."""
+    import capture
+    capture.reset()
+    x = Tensor(np.random.default_rng(0).random((2, 3, 8, 8)).astype(np.float32))
+    want = [t.asnumpy() for t in _helpers(x)]
+    counter = capture.CountingBackend()
+    got = capture.jit(_helpers, backend=counter, fullgraph=True)(x)
+    assert counter.graph_count == 1
+    for g, w in zip(got, want):
+        assert on_gpu(g)
+        np.testing.assert_allclose(g.asnumpy(), w, rtol=1e-6, atol=1e-6)
