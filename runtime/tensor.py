@@ -45,8 +45,10 @@ def _to_array(data, dtype: DType | None):
             raise ValueError(f"Tensor: cannot build a tensor from a ragged or mixed list: {e}") from None
         if arr.dtype == np.float64 and not _contains_float64(items):
             arr = arr.astype(np.float32)
-    elif hasattr(data, "__cuda_array_interface__") or hasattr(data, "__array__"):
-        arr = data if hasattr(data, "__cuda_array_interface__") else np.asarray(data)
+    elif hasattr(data, "__cuda_array_interface__"):
+        arr = _device.array_module("GPU").asarray(data)  # a CuPy array: the tensor is on the GPU
+    elif hasattr(data, "__array__"):
+        arr = np.asarray(data)
     else:
         raise TypeError(f"Tensor: cannot build a tensor from {type(data).__name__} {data!r}")
     if arr.dtype == object or arr.dtype.kind in "USc":

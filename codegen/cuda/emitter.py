@@ -18,7 +18,7 @@ Example:
     >>> E = CUDAEmitter()
     >>> r = REGISTRY["relu"].expr(E, CV("x", np.float32))
     >>> E.lines, r.c
-    (['const float t0 = ((x > 0x0p+0f || x != x) ? x : 0x0p+0f);'], 't0')
+    (['const float t0 = ((x > 0x0.0p+0f || x != x) ? x : 0x0.0p+0f);'], 't0')
 """
 from __future__ import annotations
 

@@ -67,5 +67,6 @@ def test_float16_conversions_round_like_numpy():
         plan, kernel = case.kernel()
         module = cuda_host.HostModule([kernel])
         got = cuda_host.run_plan(plan, kernel, module, {id(case.graph.inputs[0]): x})[id(case.graph.outputs[0])]
-        want, _ = reference(case.graph, [x])
+        with np.errstate(over="ignore"):  # 7e4 rounds to inf in half, as intended
+            want, _ = reference(case.graph, [x])
         np.testing.assert_array_equal(got.view(np.uint16), want[0].view(np.uint16))

@@ -239,3 +239,25 @@ def test_graph_mode_on_the_device_with_the_reference_backend(gpu):
     for g, w in zip(got, want):
         assert on_gpu(g)
         np.testing.assert_allclose(g.asnumpy(), w, rtol=1e-6, atol=1e-6)
+
+
+def test_optimizer_state_lives_on_the_device(gpu):
+    """Optimizer state (RMSProp's ones-initialised mean squares, Adam's moments, Adagrad's
+    accumulators, step counters) is made on the parameters' device and updated there."""
+    for make in (lambda ps: nn.RMSProp(ps, 0.1), lambda ps: nn.Adam(ps, 0.01), lambda ps: nn.Adagrad(ps, 0.1)):
+        net = nn.Dense(3, 2)
+        opt = make(net.trainable_params())
+        grads = tuple(ops.ones_like(p) for p in net.trainable_params())
+        opt(grads)
+        state = list(opt.parameters_and_names())
+        assert len(state) > 2
+        for name, p in state:
+            assert on_gpu(p), name
+        assert all(on_gpu(p) for p in net.trainable_params())
+
+
+def test_cupy_arrays_make_gpu_tensors(gpu):
+    if gpu is standin.xp:
+        pytest.skip("real CuPy arrays need a device")
+    t = Tensor(gpu.arange(3, dtype=gpu.float32))
+    assert on_gpu(t) and (t * 2).asnumpy().tolist() == [0.0, 2.0, 4.0]
