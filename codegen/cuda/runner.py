@@ -153,8 +153,8 @@ class GraphReplay:
         if mode == "0":
             return None
         graph = compiled.graph
-        if any(n.op.kind in ("random", "state") for n in graph.nodes):
-            return None  # host draws / in-place state: not capturable
+        if any(n.op.kind == "random" for n in graph.nodes):
+            return None  # draws are made on the host per call: a replay would repeat them
         if mode != "1":
             nbytes = sum(int(np.prod(v.shape, dtype=np.int64)) * v.dtype.itemsize for v in graph.inputs)
             if nbytes > GRAPH_REPLAY_BYTES:
