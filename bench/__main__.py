@@ -7,7 +7,7 @@ Medians of repeated calls in one process, so the ratios are measured in the same
 backend), ``--json PATH``, ``--html PATH`` (the dashboard page: this run plus the saved history).
 
 ``python -m bench dashboard FILES... [--out dashboard.html]`` draws the dashboard from saved runs
-without measuring anything.
+without measuring anything. ``python -m bench gpu`` is the GPU table (bench/gpu.py).
 """
 from __future__ import annotations
 
@@ -174,14 +174,14 @@ COLUMNS = ["ours_pynative_ms", "ours_graph_ms", "ours_jit_step_ms", "torch_eager
            "jax_jit_ms", "ours_jit_gflops", "numpy_ms", "copy_ms", "graph_frac_of_copy_bw"]
 
 
-def format_table(rows) -> str:
+def format_table(rows, columns=None) -> str:
     """The terminal table: one column per measured quantity, each as wide as its header needs.
 
     >>> print(format_table([{"case": "a", "graph_frac_of_copy_bw": 0.5, "ours_graph_ms": 1.25}]))
     case  ours_graph  graph_frac_of_copy_bw
     a          1.250                  0.500
     """
-    cols = [c for c in COLUMNS if any(c in r for r in rows)]
+    cols = [c for c in (columns or COLUMNS) if any(c in r for r in rows)]
     heads = [c[:-3] if c.endswith("_ms") else c for c in cols]
     widths = [max(len(h), 10) + 2 for h in heads]
     case_width = max(len("case"), *(len(r["case"]) for r in rows)) + 2
@@ -309,6 +309,9 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["dashboard"]:
         return dashboard_main(argv[1:])
+    if argv[:1] == ["gpu"]:
+        import gpu
+        return gpu.main(argv[1:], sys.modules[__name__])
     p = argparse.ArgumentParser(prog="python -m bench", description="benchmark table (and dashboard)")
     p.add_argument("--quick", action="store_true")
     p.add_argument("--no-torch", action="store_true")

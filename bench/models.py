@@ -26,10 +26,58 @@ class MLP(nn.Cell):
         return self.fc3(self.relu(self.fc2(self.relu(self.fc1(x)))))
 
 
+class BasicBlock(nn.Cell):
+    """ResNet's two 3x3 convolutions with batch norm and the (projected) shortcut."""
+
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride, pad_mode="pad", padding=1)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, 1, pad_mode="pad", padding=1)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.relu = nn.ReLU()
+        self.project = stride != 1 or cin != cout
+        if self.project:
+            self.shortcut = nn.SequentialCell([nn.Conv2d(cin, cout, 1, stride, pad_mode="valid"), nn.BatchNorm2d(cout)])
+
+    def construct(self, x):
+        out = self.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        return self.relu(out + (self.shortcut(x) if self.project else x))
+
+
+class ResNet18(nn.Cell):
+    """ResNet-18 for 32x32 images (CIFAR layout: a 3x3 stem, four stages of two BasicBlocks with
+    64/128/256/512 channels, global average pooling, a 10-way classifier): 11.2M parameters."""
+
+    def __init__(self, num_class=10):
+        super().__init__()
+        self.stem = nn.SequentialCell([nn.Conv2d(3, 64, 3, 1, pad_mode="pad", padding=1), nn.BatchNorm2d(64), nn.ReLU()])
+        blocks, cin = [], 64
+        for cout, stride in ((64, 1), (128, 2), (256, 2), (512, 2)):
+            blocks += [BasicBlock(cin, cout, stride), BasicBlock(cout, cout, 1)]
+            cin = cout
+        self.blocks = nn.SequentialCell(blocks)
+        self.fc = nn.Dense(512, num_class)
+
+    def construct(self, x):
+        h = self.blocks(self.stem(x))
+        return self.fc(h.mean(axis=(2, 3)))
+
+
+#: (channels in, channels out, stride) of ResNet18's 3x3 convolutions, in order (FLOP counts, peers)
+RESNET18_STAGES = [(64, 64, 1), (64, 64, 1), (64, 128, 2), (128, 128, 1), (128, 256, 2), (256, 256, 1),
+                   (256, 512, 2), (512, 512, 1)]
+
+
+def ours_net(model: str):
+    return {"lenet": LeNet5, "mlp": MLP, "resnet18": ResNet18}[model]()
+
+
 def ours_train_step(model: str, batch: int):
     """(step_fn, inputs) for a Momentum(0.01, 0.9) train step of ``model``."""
     ms.set_seed(0)
-    net = LeNet5() if model == "lenet" else MLP()
+    net = ours_net(model)
     loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     opt = nn.Momentum(net.trainable_params(), 0.01, 0.9)
     step = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
@@ -39,27 +87,53 @@ def ours_train_step(model: str, batch: int):
 
 def ours_inference(model: str, batch: int):
     ms.set_seed(0)
-    net = LeNet5() if model == "lenet" else MLP()
+    net = ours_net(model)
     net.set_train(False)
     return net, _inputs(model, batch)[:1]
 
 
+INPUT_SHAPES = {"lenet": (1, 32, 32), "mlp": (784,), "resnet18": (3, 32, 32)}
+
+
 def _inputs(model, batch):
     rng = np.random.default_rng(0)
-    shape = (batch, 1, 32, 32) if model == "lenet" else (batch, 784)
+    shape = (batch,) + INPUT_SHAPES[model]
     return (Tensor(rng.normal(size=shape).astype(np.float32)),
             Tensor(rng.integers(0, 10, batch).astype(np.int32)))
 
 
-def torch_net(model: str, batch: int):
-    """(net, x, y) for PyTorch with the same architecture."""
+def _torch_resnet18():
+    import torch
+    from torch import nn as tnn
+
+    class Block(tnn.Module):
+        def __init__(self, cin, cout, stride):
+            super().__init__()
+            self.body = tnn.Sequential(tnn.Conv2d(cin, cout, 3, stride, 1, bias=False), tnn.BatchNorm2d(cout), tnn.ReLU(),
+                                       tnn.Conv2d(cout, cout, 3, 1, 1, bias=False), tnn.BatchNorm2d(cout))
+            self.shortcut = (tnn.Sequential(tnn.Conv2d(cin, cout, 1, stride, bias=False), tnn.BatchNorm2d(cout))
+                             if stride != 1 or cin != cout else tnn.Identity())
+
+        def forward(self, x):
+            return torch.relu(self.body(x) + self.shortcut(x))
+
+    layers = [tnn.Conv2d(3, 64, 3, 1, 1, bias=False), tnn.BatchNorm2d(64), tnn.ReLU()]
+    layers += [Block(cin, cout, stride) for cin, cout, stride in RESNET18_STAGES]
+    layers += [tnn.AdaptiveAvgPool2d(1), tnn.Flatten(), tnn.Linear(512, 10)]
+    return tnn.Sequential(*layers)
+
+
+def torch_net(model: str, batch: int, device: str = "cpu"):
+    """(net, x, y) for PyTorch with the same architecture, on ``device``."""
     import torch
     torch.manual_seed(0)
     # peers run at their default settings (all cores) unless the bench pins every framework to
     # the same thread count (python -m bench --threads N)
     if os.environ.get("BENCH_THREADS"):
         torch.set_num_threads(int(os.environ["BENCH_THREADS"]))
-    if model == "lenet":
+    if model == "resnet18":
+        net, x = _torch_resnet18(), torch.randn(batch, 3, 32, 32)
+    elif model == "lenet":
         net = torch.nn.Sequential(
             torch.nn.Conv2d(1, 6, 5), torch.nn.ReLU(), torch.nn.MaxPool2d(2, 2),
             torch.nn.Conv2d(6, 16, 5), torch.nn.ReLU(), torch.nn.MaxPool2d(2, 2), torch.nn.Flatten(),
@@ -71,12 +145,12 @@ def torch_net(model: str, batch: int):
                                   torch.nn.ReLU(), torch.nn.Linear(256, 10))
         x = torch.randn(batch, 784)
     y = torch.randint(0, 10, (batch,))
-    return net, x, y
+    return net.to(device), x.to(device), y.to(device)
 
 
-def torch_train_step(model: str, batch: int, compiled: bool = False):
+def torch_train_step(model: str, batch: int, compiled: bool = False, device: str = "cpu"):
     import torch
-    net, x, y = torch_net(model, batch)
+    net, x, y = torch_net(model, batch, device)
     opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
     loss_fn = torch.nn.CrossEntropyLoss()
 
@@ -118,6 +192,47 @@ def _jax_init(model, key):
     return {"f1": dense(keys[0], 784, 256), "f2": dense(keys[1], 256, 256), "f3": dense(keys[2], 256, 10)}
 
 
+def _jax_resnet18_init(key):
+    import jax
+    import jax.numpy as jnp
+
+    def conv(k, cin, cout, size):
+        return jax.random.normal(k, (cout, cin, size, size), jnp.float32) * (2.0 / (cin * size * size)) ** 0.5
+
+    def bn(c):
+        return {"g": jnp.ones((c,), jnp.float32), "b": jnp.zeros((c,), jnp.float32)}
+    keys = iter(jax.random.split(key, 64))
+    params = {"stem": conv(next(keys), 3, 64, 3), "stem_bn": bn(64), "blocks": []}
+    for cin, cout, stride in RESNET18_STAGES:
+        blk = {"c1": conv(next(keys), cin, cout, 3), "bn1": bn(cout), "c2": conv(next(keys), cout, cout, 3), "bn2": bn(cout)}
+        if stride != 1 or cin != cout:
+            blk["sc"], blk["sc_bn"] = conv(next(keys), cin, cout, 1), bn(cout)
+        params["blocks"].append(blk)
+    params["fc"] = {"w": jax.random.normal(next(keys), (512, 10), jnp.float32) * 0.02, "b": jnp.zeros((10,), jnp.float32)}
+    return params
+
+
+def _jax_resnet18_forward(params, x):
+    """Training-mode forward (batch statistics, as the other frameworks' train steps)."""
+    import jax
+
+    def conv(h, w, stride):
+        pad = "SAME" if w.shape[-1] == 3 else "VALID"
+        return jax.lax.conv_general_dilated(h, w, (stride, stride), pad, dimension_numbers=("NCHW", "OIHW", "NCHW"))
+
+    def bn(h, p):
+        mean = h.mean(axis=(0, 2, 3), keepdims=True)
+        var = ((h - mean) ** 2).mean(axis=(0, 2, 3), keepdims=True)
+        return (h - mean) * jax.lax.rsqrt(var + 1e-5) * p["g"][None, :, None, None] + p["b"][None, :, None, None]
+    h = jax.nn.relu(bn(conv(x, params["stem"], 1), params["stem_bn"]))
+    for blk, (_, _, stride) in zip(params["blocks"], RESNET18_STAGES):
+        out = jax.nn.relu(bn(conv(h, blk["c1"], stride), blk["bn1"]))
+        out = bn(conv(out, blk["c2"], 1), blk["bn2"])
+        sc = bn(conv(h, blk["sc"], stride), blk["sc_bn"]) if "sc" in blk else h
+        h = jax.nn.relu(out + sc)
+    return h.mean(axis=(2, 3)) @ params["fc"]["w"] + params["fc"]["b"]
+
+
 def _jax_forward(model, params, x):
     import jax
     import jax.numpy as jnp
@@ -142,11 +257,15 @@ def jax_train_step(model: str, batch: int):
     import jax
     import jax.numpy as jnp
 
-    params = _jax_init(model, jax.random.PRNGKey(0))
+    if model == "resnet18":
+        params = _jax_resnet18_init(jax.random.PRNGKey(0))
+    else:
+        params = _jax_init(model, jax.random.PRNGKey(0))
     state = {"params": params, "mom": jax.tree_util.tree_map(jnp.zeros_like, params)}
 
     def loss_fn(p, x, y):
-        logp = jax.nn.log_softmax(_jax_forward(model, p, x))
+        logits = _jax_resnet18_forward(p, x) if model == "resnet18" else _jax_forward(model, p, x)
+        logp = jax.nn.log_softmax(logits)
         return -jnp.mean(jnp.take_along_axis(logp, y[:, None], axis=1))
 
     @jax.jit
@@ -161,7 +280,7 @@ def jax_train_step(model: str, batch: int):
         return loss.block_until_ready()
 
     rng = np.random.default_rng(0)
-    shape = (batch, 1, 32, 32) if model == "lenet" else (batch, 784)
+    shape = (batch,) + INPUT_SHAPES[model]
     x = jnp.asarray(rng.normal(size=shape).astype(np.float32))
     y = jnp.asarray(rng.integers(0, 10, batch).astype(np.int32))
     return step, (x, y)
@@ -169,7 +288,15 @@ def jax_train_step(model: str, batch: int):
 
 def train_step_flops(model: str, batch: int) -> float:
     """Multiply-add FLOPs of one train step (forward + backward ~ 3x the forward's matmuls/convs)."""
-    if model == "lenet":
+    if model == "resnet18":
+        per_sample, hw = 64 * 3 * 9 * 32 * 32, 32
+        for cin, cout, stride in RESNET18_STAGES:
+            hw //= stride
+            per_sample += cout * cin * 9 * hw * hw + cout * cout * 9 * hw * hw
+            if stride != 1 or cin != cout:
+                per_sample += cout * cin * hw * hw
+        per_sample += 512 * 10
+    elif model == "lenet":
         per_sample = 6 * 28 * 28 * (1 * 5 * 5) + 16 * 10 * 10 * (6 * 5 * 5) + 400 * 120 + 120 * 84 + 84 * 10
     else:
         per_sample = 784 * 256 + 256 * 256 + 256 * 10

@@ -1,18 +1,21 @@
 """Execution backends for captured graphs.
 
 A backend turns a Graph into ``run(arrays) -> (outputs, {param_input_index: new_array})``.
-``"numpy"`` is the reference interpreter (for debugging); ``"llvm"`` (the default) runs
-``graph.passes.optimize(graph, level)`` (or codegen's simple scheduler while that pipeline is
-missing) and compiles the schedule with llvmlite (codegen/cpu). ``CountingBackend`` records graphs
-and op counts for tests; other compiled backends register themselves with :func:`register_backend`.
+``"numpy"`` is the reference interpreter (for debugging; it runs on the inputs' array module, so on
+the GPU too); ``"llvm"`` (the default on the CPU) runs ``graph.passes.optimize(graph, level)`` (or
+codegen's simple scheduler while that pipeline is missing) and compiles the schedule with llvmlite
+(codegen/cpu); ``"cuda"`` (the default for graphs whose tensors are on the GPU) compiles it to CUDA
+kernels (codegen/cuda). ``CountingBackend`` records graphs and op counts for tests; other compiled
+backends register themselves with :func:`register_backend`.
 
-A factory is called as ``factory(graph)`` or ``factory(graph, jit_level="O0"|"O1"|"O2")``; factories
-that do not take ``jit_level`` keep working (:func:`make_runner` passes it only when accepted).
+A factory is called as ``factory(graph)``, with ``jit_level="O0"|"O1"|"O2"`` and ``device="CPU"|"GPU"``
+when it takes them (:func:`make_runner` passes each only when accepted).
 
 Environment:
   * ``CAPTURE_BACKEND=llvm`` picks the backend used when ``jit(backend=None)``.
-  * ``CAPTURE_VERIFY=1``: every graph newly compiled by the "llvm" backend is run once next to
-    the reference interpreter on the same inputs; on a mismatch a :class:`VerifyError` is raised
+  * ``CAPTURE_VERIFY=1``: every graph newly compiled by the "llvm" or "cuda" backend is run once
+    next to the reference interpreter (on the same device) on the same inputs; on a mismatch a
+    :class:`VerifyError` is raised
     naming the first mismatching node, its op and its source line (values inside a fused kernel
     are located by re-running the graph compiled one kernel per node). Graphs with random ops are
     not checked (the reference would draw different numbers from the shared stream). Raised from the compiled entry's
@@ -31,6 +34,7 @@ import os
 import numpy as np
 
 from graph.interpret import run as interpret
+from runtime.device import module_of, to_numpy
 
 _BACKENDS: dict[str, object] = {}
 try:  # the compiled CPU backend is the default wherever llvmlite loads
@@ -41,9 +45,13 @@ except ImportError:  # pragma: no cover - llvmlite is a declared dependency
 JIT_LEVELS = ("O0", "O1", "O2")
 
 
+#: where each compiled backend runs (a graph on the other device cannot use it)
+BACKEND_DEVICE = {"llvm": "CPU", "cuda": "GPU"}
+
+
 def numpy_backend(graph, jit_level=None):
     def run(arrays):
-        return interpret(graph, arrays)
+        return interpret(graph, arrays, xp=module_of(arrays[0]) if arrays else np)
     return run
 
 
@@ -57,7 +65,18 @@ def llvm_backend(graph, jit_level=None):
     level = _level(jit_level)
     compiled = compile_schedule(schedule_graph(graph, level))
     if os.environ.get("CAPTURE_VERIFY") == "1":
-        return _verifying(graph, compiled)
+        return _verifying(graph, compiled, compile_schedule)
+    return compiled
+
+
+def cuda_backend(graph, jit_level=None):
+    """Optimise, fuse and compile ``graph`` to CUDA kernels for the current GPU; see codegen/cuda."""
+    from codegen import schedule_graph
+    from codegen.cuda import compile_schedule
+    level = _level(jit_level)
+    compiled = compile_schedule(schedule_graph(graph, level))
+    if os.environ.get("CAPTURE_VERIFY") == "1":
+        return _verifying(graph, compiled, compile_schedule)
     return compiled
 
 
@@ -71,7 +90,7 @@ def _level(jit_level):
 
 
 def _close(a, b, rtol=1e-4, atol=1e-5):
-    a, b = np.asarray(a), np.asarray(b)
+    a, b = to_numpy(a), to_numpy(b)
     if a.shape != b.shape or a.dtype != b.dtype:
         return False
     if a.dtype.kind in "fc":
@@ -79,8 +98,10 @@ def _close(a, b, rtol=1e-4, atol=1e-5):
     return bool(np.array_equal(a, b))
 
 
-def _verifying(graph, compiled):
-    """Wrap a compiled graph so its first call is checked against the reference interpreter."""
+def _verifying(graph, compiled, compile_schedule):
+    """Wrap a compiled graph so its first call is checked against the reference interpreter, run
+    with the array module of the inputs (on the GPU for the "cuda" backend). A mismatch inside a
+    fused kernel is located by ``compile_schedule`` of the graph with one kernel per node."""
     # random ops would draw twice from the shared stream (and differ): such graphs are not checked
     state = {"checked": any(n.op.kind == "random" for n in graph.nodes)}
 
@@ -88,15 +109,16 @@ def _verifying(graph, compiled):
         if state["checked"]:
             return compiled(arrays)
         state["checked"] = True
-        snapshot = [np.array(a, copy=True) for a in arrays]
+        xp = module_of(arrays[0]) if arrays else np
+        snapshot = [a.copy() for a in arrays]
         ref = {}
         order = []
 
         def trace(node, outs):
             for v, o in zip(node.outputs, outs):
-                ref[id(v)] = np.array(o, copy=True)
+                ref[id(v)] = o.copy()
             order.append(node)
-        ref_outs, ref_updates = interpret(graph, snapshot, trace=trace)
+        ref_outs, ref_updates = interpret(graph, snapshot, xp=xp, trace=trace)
         recordable = getattr(compiled, "accepts_record", False)
         got, got2 = {}, {}
         outs, updates = compiled(arrays, record=got) if recordable else compiled(arrays)
@@ -108,10 +130,9 @@ def _verifying(graph, compiled):
         if recordable:
             # values inside fused kernels are not materialised: bisect with one kernel per node
             try:
-                from codegen import compile_schedule
                 from codegen.simple_schedule import simple_schedule
                 per_node = compile_schedule(simple_schedule(graph, fuse=False))
-                per_node([np.array(a, copy=True) for a in snapshot], record=got2)
+                per_node([a.copy() for a in snapshot], record=got2)
                 bad = _first_bad(order, got2, ref) or bad
             except Exception:  # pragma: no cover - the report below still names the output
                 pass
@@ -141,7 +162,7 @@ def _mismatch(graph, node, v, got, want):
         loc = f" at {node.loc[0]}:{node.loc[1]}"
         if len(node.loc) > 2 and node.loc[2]:
             loc += f"\n    {str(node.loc[2]).strip()}"
-    a, b = np.asarray(got), np.asarray(want)
+    a, b = to_numpy(got), to_numpy(want)
     detail = f"shape/dtype {a.dtype}{list(a.shape)} vs {b.dtype}{list(b.shape)}"
     if a.shape == b.shape and a.dtype.kind in "fc" and b.dtype.kind in "fc":
         err = np.abs(a.astype(np.float64) - b.astype(np.float64))
@@ -158,12 +179,31 @@ def _accepts(fn, name):
         return False
 
 
-def make_runner(spec, graph, jit_level=None):
-    """``get_backend(spec)(graph, jit_level=...)``, passing the level only to factories taking it."""
+def default_backend(device="CPU") -> str:
+    """The backend a graph gets when ``jit(backend=None)``: ``$CAPTURE_BACKEND``, else "cuda" for
+    a graph whose tensors are on the GPU, else "llvm"."""
+    env = os.environ.get("CAPTURE_BACKEND")
+    if env:
+        return env
+    return "cuda" if device == "GPU" else DEFAULT
+
+
+def make_runner(spec, graph, jit_level=None, device="CPU"):
+    """``get_backend(spec)(graph, jit_level=..., device=...)`` (each keyword only to factories
+    taking it); ``spec=None`` is :func:`default_backend` for ``device``."""
+    if spec is None:
+        spec = default_backend(device)
+    runs_on = BACKEND_DEVICE.get(spec) if isinstance(spec, str) else None
+    if runs_on is not None and runs_on != device:
+        raise ValueError(f"backend {spec!r} runs on the {runs_on}, but the graph's tensors are on the {device} "
+                         f"(leave backend=None to get the {device}'s backend, or move the tensors)")
     factory = get_backend(spec)
+    kwargs = {}
     if jit_level is not None and _accepts(factory, "jit_level"):
-        return factory(graph, jit_level=jit_level)
-    return factory(graph)
+        kwargs["jit_level"] = jit_level
+    if _accepts(factory, "device"):
+        kwargs["device"] = device
+    return factory(graph, **kwargs)
 
 
 def preload(spec=None) -> None:
@@ -188,7 +228,7 @@ def register_backend(name: str, factory) -> None:
 
 def get_backend(spec):
     if spec is None:
-        spec = os.environ.get("CAPTURE_BACKEND") or DEFAULT
+        spec = default_backend()
     if callable(spec) and not isinstance(spec, str):
         return spec
     try:
@@ -218,3 +258,4 @@ class CountingBackend:
 
 register_backend("numpy", numpy_backend)
 register_backend("llvm", llvm_backend)
+register_backend("cuda", cuda_backend)

@@ -37,6 +37,7 @@ class Entry:
         self.name = name
         self.hits = 0
         self.runner = None  # the backend's compiled callable
+        self.device = "CPU"  # where the graph's tensors are (the backend was chosen for it)
         self.copy_outputs = ()  # output indices that are graph constants (copied per call)
         self.owner = None  # the recompile-budget key it was compiled under (see compile_policy._owner_key)
         self.plan = None  # capture.resume.ResumePlan: what runs after the prefix graph at a graph break

@@ -30,6 +30,7 @@ from .errors import CaptureUserError, FullGraphError, GraphBreak
 from .guards import GuardSet
 from .reconstruct import NotResumable, OutputPlan, Recipes
 from .report import BreakInfo, CompileInfo, events
+from .runner import device_of_inputs
 from .translator import STOPPED, InstructionTranslator, Tracer
 from .variable_builder import _wrap_root
 
@@ -75,10 +76,11 @@ class _TracingState(threading.local):
 
 _TRACING = _TracingState()
 
-def _make_runner(config, graph):
-    """Compile ``graph`` with the configured backend at the configured JitConfig level."""
+def _make_runner(config, graph, device="CPU"):
+    """Compile ``graph`` with the configured backend (by default the one of ``device``, where the
+    graph's tensors are) at the configured JitConfig level."""
     level = config.jit_config.jit_level if config.jit_config is not None else None
-    return backends.make_runner(config.backend, graph, level)
+    return backends.make_runner(config.backend, graph, level, device=device)
 
 def _owner_key(fn, flat, config):
     """Recompile budgets are per Cell instance (many Dense layers share one construct), config and
@@ -146,7 +148,8 @@ def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
                 graph, sources, template = translate(tracer, fn, flat, names)
             finally:
                 _TRACING.depth -= 1
-            runner = _make_runner(config, graph)
+            device = device_of_inputs(sources, flat)
+            runner = _make_runner(config, graph, device)
         except GraphBreak as e:
             if config.fullgraph:
                 loc = e.loc or (fn.__code__.co_filename, fn.__code__.co_firstlineno, "")
@@ -176,6 +179,7 @@ def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
         entry = Entry(tracer.guards, graph=graph, sources=sources, template=template, name=qual, config=config,
                       closure=fn.__closure__)
         entry.runner = runner
+        entry.device = device
         entry.copy_outputs = tuple(i for i, v in enumerate(graph.outputs) if v.kind == CONST)
         entry.compile_time = time.perf_counter() - t0
         cache.add(entry)
@@ -209,7 +213,8 @@ def _compile_resume(fn, flat, names, config, qual, brk, info, t0):
         graph.set_outputs(outputs)
         _guard_lifted_tensors(tracer)
         graph.verify()
-        runner = _make_runner(config, graph) if graph.nodes else None
+        device = device_of_inputs(tracer.builder.sources, flat)
+        runner = _make_runner(config, graph, device) if graph.nodes else None
     except (FullGraphError, KeyboardInterrupt):
         raise
     except Exception as e:  # not resumable (or an internal error): the frame runs eagerly
@@ -219,6 +224,7 @@ def _compile_resume(fn, flat, names, config, qual, brk, info, t0):
     entry = Entry(tracer.guards, graph=graph, sources=tracer.builder.sources, template=None, name=qual,
                   config=config, closure=fn.__closure__)
     entry.runner = runner
+    entry.device = device
     entry.plan = plan
     entry.break_info = info
     entry.compile_time = time.perf_counter() - t0

@@ -311,7 +311,7 @@ def _run_under_tape(entry, arrays, tensors, config):
     differentiable; so does a region whose split fails (recorded once in the log)."""
     if len(_tape.ACTIVE) == 1 and not getattr(entry, "training_failed", False):
         try:
-            return run_differentiable(entry, arrays, tensors, lambda g: _make_runner(config, g))
+            return run_differentiable(entry, arrays, tensors, lambda g: _make_runner(config, g, entry.device))
         except Exception as e:  # never fail a call that eager replay can do
             entry.training_failed = True
             log.warning("compiled backward for %s failed (%s: %s); replaying ops on the tape",

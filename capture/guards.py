@@ -188,11 +188,15 @@ class GuardSet:
                  f"mixed precision: compute dtype {dt}, {epoch} to_float call(s)")
 
     def tensor(self, expr: str, tensor, desc: str) -> None:
+        """Type, device (the array's type: numpy or cupy), shape and dtype of a tensor."""
         cls = self.obj(type(tensor))
+        arr = self.obj(type(tensor._data))
         shape = tuple(tensor.shape)
         dt = self.obj(tensor._data.dtype)
-        self.add(f"type({expr}) is {cls} and {expr}._data.shape == {shape!r} and {expr}._data.dtype == {dt}",
-                 f"{desc}: Tensor {tensor.dtype}{list(shape)}")
+        on = "" if type(tensor._data) is np.ndarray else " on the GPU"
+        self.add(f"type({expr}) is {cls} and type({expr}._data) is {arr} and {expr}._data.shape == {shape!r} "
+                 f"and {expr}._data.dtype == {dt}",
+                 f"{desc}: Tensor {tensor.dtype}{list(shape)}{on}")
 
     # -- compiling ----------------------------------------------------------------------------------
     def compile(self):

@@ -72,6 +72,8 @@ DIFFERENCES = {
                        "giving the same rows and random augmentations for any worker count; the default is "
                        "`config.get_num_parallel_workers()`, 1 unless set (MindSpore: 8). `batch` runs in one "
                        "thread.",
+    "Tensor.move_to": "`to` is 'CPU' or 'GPU' (no Ascend); `blocking=False` is accepted and the copy is complete "
+                      "when it returns. Tensors made under `device_target='GPU'` are already on the GPU.",
 }
 
 #: MindSpore 2.x names users reach for that do not exist here yet (the test checks they are absent)

@@ -13,8 +13,9 @@ from graph.ops import register_handler, set_default_handler
 from graph.ops.core import describe
 from graph.ops.promotion import cast_operands, promotion_target
 
+from . import context as _context
+from . import device as _device
 from . import tape as _tape
-from .device import module_of
 from .tensor import Tensor
 
 _ndarray = np.ndarray
@@ -22,9 +23,9 @@ _wrap = Tensor._wrap
 _new = object.__new__
 
 
-def _as_tensor_out(x):
+def _as_tensor_out(x, xp):
     t = _new(Tensor)
-    t._data = x if type(x) is _ndarray else np.asarray(x)
+    t._data = x if type(x) is _ndarray else xp.asarray(x)
     return t
 
 
@@ -32,6 +33,30 @@ def _promote(op, args, arrays):
     """Cast operands to the promoted dtype (numpy would give float64 for int32 + float32)."""
     target = promotion_target(op, args)
     return arrays if target is None else cast_operands(op, arrays, target)
+
+
+_GPU = _device.GPU
+
+
+def _placed(op, args, arrays):
+    """(array module, arrays) for an op while a GPU is in use: the device of its tensor operands
+    (all on one device), else the context's; host arrays passed as raw operands follow it."""
+    where = None
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor):
+            dev = _device.device_of(a._data)
+            if where is None:
+                where = (i, dev)
+            elif dev != where[1]:
+                raise relocate(ValueError(
+                    f"{op.prim} (ops.{op.name}): input {where[0]} is on the {where[1]} and input {i} on the "
+                    f"{dev}: the tensors of one op must be on one device (move one with "
+                    f"Tensor.move_to('{where[1]}'), or create both after ms.set_context(device_target=...))"))
+    target = where[1] if where is not None else _context._state["device_target"]
+    if target == "CPU":
+        return np, arrays
+    xp = _device.array_module("GPU")
+    return xp, [xp.asarray(a) if type(a) is _ndarray else a for a in arrays]
 
 
 def _explain_failure(op, args, attrs, exc):
@@ -65,12 +90,15 @@ def eager_handler(op, args, attrs):
     if FORBID_EAGER:
         raise FORBID_EAGER[-1](f"{op.name} would run eagerly at trace time")
     arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+    if _GPU.active:  # a CPU-only process never gets here
+        xp, arrays = _placed(op, args, arrays)
+    else:
+        xp = np
     if op.promote:
         # fast path: two arrays of one dtype (the overwhelmingly common case) need no promotion
         if not (len(arrays) == 2 and type(arrays[0]) is _ndarray and type(arrays[1]) is _ndarray
                 and arrays[0].dtype is arrays[1].dtype):
             arrays = _promote(op, args, arrays)
-    xp = np if (not arrays or type(arrays[0]) is _ndarray) else module_of(arrays[0])
     try:
         if op.eager_infer:
             op.infer_rule(*args, **attrs)
@@ -99,7 +127,7 @@ def eager_handler(op, args, attrs):
             for tp in _tape.ACTIVE:
                 tp.record(op, args, attrs, outs)
         return res
-    res = tuple(_as_tensor_out(o) for o in out)
+    res = tuple(_as_tensor_out(o, xp) for o in out)
     if _tape.ACTIVE and op.vjp is not None:
         for tp in _tape.ACTIVE:
             tp.record(op, args, attrs, res)

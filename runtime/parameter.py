@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import device as _device
 from .tensor import Tensor, _to_array
 
 
@@ -31,6 +32,8 @@ class Parameter(Tensor):
             arr = _to_array(default_input, None)
             if arr is getattr(default_input, "_data", None) or isinstance(default_input, np.ndarray):
                 arr = arr.copy()  # a Parameter owns its storage
+            if not isinstance(default_input, Tensor):
+                arr = _device.place(arr)  # data from the host lands on the context's device
         self._data = arr
         if name is not None and not isinstance(name, str):
             raise TypeError(f"Parameter: name must be a str, got {type(name).__name__}")
@@ -51,6 +54,8 @@ class Parameter(Tensor):
     def set_data(self, data, slice_shape=False) -> "Parameter":
         """Replace the value (same shape unless it was a scalar); returns self."""
         arr = data._data if isinstance(data, Tensor) else _to_array(data, None)
+        if _device.GPU.active and _device.device_of(arr) != _device.device_of(self._data):
+            arr = _device.to_device(arr, _device.device_of(self._data))  # a Parameter keeps its device
         if tuple(arr.shape) != tuple(self._data.shape) and self._data.ndim != 0:
             raise ValueError(f"Parameter {self.name}: set_data with shape {tuple(arr.shape)} "
                              f"does not match the parameter's shape {tuple(self._data.shape)}")
@@ -91,6 +96,6 @@ class ParameterTuple(tuple):
             c = p.clone(init)
             c.name = f"{prefix}.{p.name}"
             if init == "zeros":
-                c._data = np.zeros_like(c._data)
+                c._data = _device.module_of(c._data).zeros_like(c._data)
             out.append(c)
         return ParameterTuple(out)

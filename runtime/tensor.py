@@ -18,6 +18,7 @@ from graph import dtypes as _dt
 from graph.dtypes import DType, as_dtype, from_numpy
 
 from . import context as _context
+from . import device as _device
 from .device import array_module, to_numpy
 from .tensor_methods import TensorMethods
 
@@ -44,8 +45,10 @@ def _to_array(data, dtype: DType | None):
             raise ValueError(f"Tensor: cannot build a tensor from a ragged or mixed list: {e}") from None
         if arr.dtype == np.float64 and not _contains_float64(items):
             arr = arr.astype(np.float32)
-    elif hasattr(data, "__cuda_array_interface__") or hasattr(data, "__array__"):
-        arr = data if hasattr(data, "__cuda_array_interface__") else np.asarray(data)
+    elif hasattr(data, "__cuda_array_interface__"):
+        arr = _device.array_module("GPU").asarray(data)  # a CuPy array: the tensor is on the GPU
+    elif hasattr(data, "__array__"):
+        arr = np.asarray(data)
     else:
         raise TypeError(f"Tensor: cannot build a tensor from {type(data).__name__} {data!r}")
     if arr.dtype == object or arr.dtype.kind in "USc":
@@ -101,6 +104,15 @@ class Tensor(TensorMethods):
         t._data = arr
         return t
 
+    @classmethod
+    def _placed(cls, arr, like=None):
+        """A tensor of a host array the framework created: on the device of tensor ``like`` (a
+        constant combined with it), else on the context's device (zeros, initializer draws...)."""
+        t = object.__new__(cls)
+        # (``like`` is a symbolic tensor while graph capture traces framework code: no device to follow)
+        t._data = _device.place(arr, like._data if isinstance(like, Tensor) else None)
+        return t
+
     # -- metadata ------------------------------------------------------------------------------
     @property
     def shape(self) -> tuple:
@@ -136,6 +148,25 @@ class Tensor(TensorMethods):
         """A numpy copy-free view of the data (a copy for GPU tensors)."""
         return to_numpy(self._data)
 
+    def move_to(self, to, blocking=True) -> "Tensor":
+        """A new tensor with this one's data on device ``to`` ("CPU" or "GPU"; MindSpore 2.x,
+        PyNative mode only). ``blocking=False`` is accepted; copies here are always complete when
+        the call returns.
+
+        >>> Tensor([1, 2, 3]).move_to("CPU").asnumpy().tolist()
+        [1, 2, 3]
+        """
+        if not isinstance(blocking, bool):
+            raise ValueError(f"Tensor.move_to: blocking must be a bool, got {blocking!r}")
+        if not isinstance(to, str) or to not in ("Ascend", "GPU", "CPU"):
+            raise ValueError(f"Tensor.move_to: to must be one of 'Ascend', 'GPU', 'CPU', got {to!r}")
+        if to == "Ascend":
+            raise ValueError("Tensor.move_to: there is no Ascend device here; use 'GPU' or 'CPU'")
+        if _context._state["mode"] != _context.PYNATIVE_MODE:
+            raise ValueError("Tensor.move_to: only supported in PyNative mode (as in MindSpore)")
+        arr = _device.to_device(self._data, to)
+        return Tensor._wrap(arr.copy() if arr is self._data else arr)
+
     numpy = asnumpy
 
     def __array__(self, dtype=None, copy=None):
@@ -156,19 +187,20 @@ class Tensor(TensorMethods):
 
     @staticmethod
     def from_numpy(array) -> "Tensor":
-        """A Tensor sharing ``array``'s memory (MindSpore's ``Tensor.from_numpy``).
+        """A Tensor sharing ``array``'s memory (MindSpore's ``Tensor.from_numpy``); under
+        ``device_target="GPU"`` a copy on the GPU (device memory cannot share host memory).
 
         >>> a = np.zeros(2, np.float32); t = Tensor.from_numpy(a); a[0] = 5; t.asnumpy().tolist()
         [5.0, 0.0]
         """
         if not isinstance(array, np.ndarray):
             raise TypeError(f"Tensor.from_numpy: expects a numpy.ndarray, got {type(array).__name__}")
-        return Tensor._wrap(np.ascontiguousarray(array))
+        return Tensor._placed(np.ascontiguousarray(array))
 
     @property
     def strides(self) -> tuple:
         """Byte steps between elements along each dimension (as numpy)."""
-        return to_numpy(self._data).strides
+        return self._data.strides
 
     def init_data(self) -> "Tensor":
         """The tensor itself: its data is always materialised here."""
@@ -220,6 +252,18 @@ class Tensor(TensorMethods):
         idx = index._data if isinstance(index, Tensor) else index
         if isinstance(idx, tuple):
             idx = tuple(i._data if isinstance(i, Tensor) else i for i in idx)
+        if _device.GPU.active and type(self._data) is not np.ndarray:
+            xp = _device.module_of(self._data)  # host values and indices follow the tensor
+            if isinstance(v, (np.ndarray, list)):
+                v = xp.asarray(v)
+            if isinstance(idx, np.ndarray):
+                idx = xp.asarray(idx)
+            elif isinstance(idx, tuple):
+                idx = tuple(xp.asarray(i) if isinstance(i, np.ndarray) else i for i in idx)
+        elif type(self._data) is np.ndarray and not isinstance(v, (np.ndarray, numbers.Number, list, tuple)) \
+                and hasattr(v, "__cuda_array_interface__"):
+            raise ValueError("Tensor.__setitem__: the tensor is on the CPU and the value on the GPU; "
+                             "move one with Tensor.move_to()")
         try:
             self._data[idx] = v
         except (IndexError, ValueError, TypeError) as e:

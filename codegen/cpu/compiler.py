@@ -93,7 +93,7 @@ def live_libraries() -> int:
     return len(_LIBRARIES)
 
 
-_SOURCES = ("codegen/cpu/vmath.py", "codegen/cpu/emitter.py", "codegen/cpu/kernels.py",
+_SOURCES = ("codegen/fused_plan.py", "codegen/cpu/vmath.py", "codegen/cpu/emitter.py", "codegen/cpu/kernels.py",
             "graph/ops/elementwise.py", "graph/ops/shape.py", "graph/ops/reduction.py",
             "graph/ops/promotion.py", "graph/ops/emit.py", "graph/dtypes.py")
 

@@ -14,6 +14,10 @@ Any failed check deletes the file and the kernel is recompiled. Writes go to a t
 renamed into place (atomic). ``MSJIT_CACHE_DIR=""`` (empty) or ``MSJIT_NO_CACHE=1`` disables the
 cache.
 
+The envelope and its checks are one :class:`Store`; the module functions are the store of LLVM
+objects (``OBJECTS``). Other artefacts (codegen/cuda's PTX and cubins) make a ``Store`` of their own
+with their file suffix, magic, embedded key marker and format check.
+
 Example:
     >>> from codegen.cpu import diskcache
     >>> diskcache.unwrap("0" * 64, diskcache.wrap("1" * 64, b"payload")) is None  # another key's file
@@ -42,34 +46,9 @@ def cache_dir() -> str | None:
     return d or None
 
 
-def _path(key: str) -> str | None:
-    d = cache_dir()
-    return os.path.join(d, key[:2], key + ".o") if d else None
-
-
 def key_symbol(key: str) -> bytes:
     """The bytes every object compiled for ``key`` embeds (checked before loading it)."""
     return b"msjit-cache-key:" + key.encode("ascii")
-
-
-def wrap(key: str, obj: bytes) -> bytes:
-    k = key.encode("ascii")
-    return MAGIC + k + hashlib.sha256(k + obj).digest() + obj
-
-
-def unwrap(key: str, data: bytes) -> bytes | None:
-    """The object of a cache file for ``key``, or None when any check fails."""
-    k = key.encode("ascii")
-    if len(k) != _KEY_LEN or len(data) < _HEAD or data[:len(MAGIC)] != MAGIC:
-        return None
-    if data[len(MAGIC):len(MAGIC) + _KEY_LEN] != k:
-        return None  # a valid entry of another key
-    obj = data[_HEAD:]
-    if hashlib.sha256(k + obj).digest() != data[len(MAGIC) + _KEY_LEN:_HEAD]:
-        return None
-    if key_symbol(key) not in obj or not well_formed_object(obj):
-        return None
-    return obj
 
 
 _ELF_MACHINES = {"x86_64": 62, "amd64": 62, "aarch64": 183, "arm64": 183, "ppc64le": 21, "s390x": 22,
@@ -82,11 +61,16 @@ def well_formed_object(obj: bytes) -> bool:
     Objects of other platforms' formats are accepted as they are (their key checks still apply)."""
     if not sys.platform.startswith("linux"):
         return True
+    return well_formed_elf(obj, 1, _ELF_MACHINES.get(platform.machine().lower()))
+
+
+def well_formed_elf(obj: bytes, e_type_wanted: int, machine: int | None) -> bool:
+    """64-bit little-endian ELF of type ``e_type_wanted`` (1 relocatable, 2 executable) for
+    ``machine`` (None: any) whose section table and sections lie inside the buffer."""
     if len(obj) < 64 or obj[:4] != b"\x7fELF" or obj[4] != 2 or obj[5] != 1:
         return False
     e_type, e_machine = struct.unpack_from("<HH", obj, 16)
-    want = _ELF_MACHINES.get(platform.machine().lower())
-    if e_type != 1 or (want is not None and e_machine != want):
+    if e_type != e_type_wanted or (machine is not None and e_machine != machine):
         return False
     e_shoff, = struct.unpack_from("<Q", obj, 40)
     e_shentsize, e_shnum, e_shstrndx = struct.unpack_from("<HHH", obj, 58)
@@ -101,48 +85,79 @@ def well_formed_object(obj: bytes) -> bool:
     return True
 
 
-def load(key: str) -> bytes | None:
-    p = _path(key)
-    if p is None:
-        return None
-    try:
-        with open(p, "rb") as f:
-            data = f.read()
-    except OSError:
-        return None
-    obj = unwrap(key, data)
-    if obj is None:
-        discard(key)  # corrupted, truncated, swapped or forged: recompile
-    return obj
+class Store:
+    """One kind of cached artefact: files ``<dir>/<key[:2]>/<key><suffix>`` in the envelope
+    ``magic + key + sha256(key + payload) + payload``; a payload is accepted only when it
+    contains ``marker(key)`` (the compiler embedded it) and ``well_formed(payload)`` holds."""
 
+    def __init__(self, suffix: str, magic: bytes, marker, well_formed):
+        assert len(magic) == len(MAGIC)
+        self.suffix, self.magic, self.marker, self.well_formed = suffix, magic, marker, well_formed
 
-def store(key: str, obj: bytes) -> None:
-    p = _path(key)
-    if p is None:
-        return
-    tmp = None
-    try:
-        os.makedirs(os.path.dirname(p), exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(p), prefix=".tmp-", suffix=".o")
-        with os.fdopen(fd, "wb") as f:
-            f.write(wrap(key, obj))
-        os.replace(tmp, p)
-    except OSError:  # a read-only or full cache directory never breaks compilation
-        if tmp is not None:
+    def path_for(self, key: str) -> str | None:
+        d = cache_dir()
+        return os.path.join(d, key[:2], key + self.suffix) if d else None
+
+    def wrap(self, key: str, payload: bytes) -> bytes:
+        k = key.encode("ascii")
+        return self.magic + k + hashlib.sha256(k + payload).digest() + payload
+
+    def unwrap(self, key: str, data: bytes) -> bytes | None:
+        """The payload of a cache file for ``key``, or None when any check fails."""
+        k = key.encode("ascii")
+        if len(k) != _KEY_LEN or len(data) < _HEAD or data[:len(self.magic)] != self.magic:
+            return None
+        if data[len(self.magic):len(self.magic) + _KEY_LEN] != k:
+            return None  # a valid entry of another key
+        payload = data[_HEAD:]
+        if hashlib.sha256(k + payload).digest() != data[len(self.magic) + _KEY_LEN:_HEAD]:
+            return None
+        if self.marker(key) not in payload or not self.well_formed(payload):
+            return None
+        return payload
+
+    def load(self, key: str) -> bytes | None:
+        p = self.path_for(key)
+        if p is None:
+            return None
+        try:
+            with open(p, "rb") as f:
+                data = f.read()
+        except OSError:
+            return None
+        payload = self.unwrap(key, data)
+        if payload is None:
+            self.discard(key)  # corrupted, truncated, swapped or forged: recompile
+        return payload
+
+    def store(self, key: str, payload: bytes) -> None:
+        p = self.path_for(key)
+        if p is None:
+            return
+        tmp = None
+        try:
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(p), prefix=".tmp-", suffix=self.suffix)
+            with os.fdopen(fd, "wb") as f:
+                f.write(self.wrap(key, payload))
+            os.replace(tmp, p)
+        except OSError:  # a read-only or full cache directory never breaks compilation
+            if tmp is not None:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+
+    def discard(self, key: str) -> None:
+        p = self.path_for(key)
+        if p:
             try:
-                os.unlink(tmp)
+                os.unlink(p)
             except OSError:
                 pass
 
 
-def discard(key: str) -> None:
-    p = _path(key)
-    if p:
-        try:
-            os.unlink(p)
-        except OSError:
-            pass
-
-
-def path_for(key: str) -> str | None:
-    return _path(key)
+#: LLVM object files (codegen/cpu)
+OBJECTS = Store(".o", MAGIC, key_symbol, well_formed_object)
+wrap, unwrap, load, store = OBJECTS.wrap, OBJECTS.unwrap, OBJECTS.load, OBJECTS.store
+discard, path_for = OBJECTS.discard, OBJECTS.path_for

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 
+from ..fused_plan import compute_dtype, np_dtype  # noqa: F401  (re-exported)
 from . import vmath
 
 F16, F32, F64 = ir.HalfType(), ir.FloatType(), ir.DoubleType()
@@ -17,15 +18,6 @@ I1, I8, I16, I32, I64 = (ir.IntType(n) for n in (1, 8, 16, 32, 64))
 
 BOOL = np.dtype(np.bool_)
 FLOAT32 = np.dtype(np.float32)
-
-
-def np_dtype(dt) -> np.dtype:
-    return dt.np if hasattr(dt, "np") else np.dtype(dt)
-
-
-def compute_dtype(dt) -> np.dtype:
-    dt = np_dtype(dt)
-    return FLOAT32 if dt == np.float16 else dt
 
 
 def reg_type(dt):

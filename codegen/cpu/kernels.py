@@ -1,10 +1,6 @@
-"""Fused kernel -> one LLVM function with the static shape baked in.
+"""FusedPlan (codegen/fused_plan.py) -> one LLVM function with the static shape baked in.
 
-A fused kernel (graph/passes/schedule.py) is a chain of elementwise nodes over an iteration shape
-``S`` with an optional trailing reduction. :func:`plan_fused` turns it into a :class:`FusedPlan`:
-every operand (input, stored output, reduction output) gets strides in ``S`` coordinates (0 along
-broadcast or reduced axes); size-1 axes are dropped and adjacent axes merged wherever every operand
-allows, so most kernels become a 1-D or 2-D loop nest. :func:`emit_fused` writes
+:func:`emit_fused` writes
 
     void <name>(i8** args, i64 lo, i64 hi)     ; runs outer-axis iterations [lo, hi)
 
@@ -14,185 +10,16 @@ axis is reduced (float32 sums in float64), else into the (identity-initialised) 
 """
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
-
 import numpy as np
 from llvmlite import ir
 
-from graph.ir import Value
-from graph.ops.core import normalize_axes
-from graph.ops.promotion import promotion_target
-
+from ..fused_plan import FusedPlan, NotFusable, Operand, emit_body, plan_fused, reduction_identity
 from . import vmath
 from .emitter import (BOOL, FLOAT32, I1, I64, LLVMEmitter, LV, compute_dtype, convert, mem_type,
-                      np_dtype, reg_type)
+                      reg_type)
 
 
-class NotFusable(Exception):
-    """The kernel breaks an assumption of the LLVM lowering (the runner falls back to numpy)."""
-
-
-@dataclass
-class Operand:
-    value: Value
-    dtype: np.dtype  # storage dtype
-    strides: list  # element strides per (collapsed) loop axis
-    role: str  # "in" | "out" | "red"
-
-
-@dataclass
-class FusedPlan:
-    name: str
-    dims: list
-    reduced: list  # per collapsed axis: is it reduced
-    operands: list
-    body: list  # elementwise nodes in order
-    reduce: object = None  # the reduction node
-    red_kind: str | None = None  # add | mul | max | min
-    red_scale: float | None = None  # 1/count for reduce_mean
-    red_dtype: np.dtype | None = None  # compute dtype of the accumulation
-    size: int = 0  # elements of the iteration space
-    cost: float = 1.0  # rough per-element cost (threading heuristic)
-    notes: list = field(default_factory=list)
-
-    @property
-    def splittable(self):
-        return bool(self.dims) and not self.reduced[0] and self.dims[0] > 1
-
-    def description(self) -> str:
-        """Canonical text of the kernel (part of the cache key)."""
-        lines = [f"dims={self.dims} reduced={self.reduced} red={self.red_kind}/{self.red_scale}/{self.red_dtype}"]
-        ids = {id(o.value): i for i, o in enumerate(self.operands)}
-        for o in self.operands:
-            lines.append(f"op {o.role} {o.dtype} {o.strides}")
-        for n in self.body + ([self.reduce] if self.reduce is not None else []):
-            for v in n.outputs:
-                ids.setdefault(id(v), f"t{len(ids)}")
-            lines.append(f"{n.op.name} {[ids.get(id(a), a) if isinstance(a, Value) else repr(a) for a in n.inputs]} "
-                         f"{sorted((k, repr(v)) for k, v in n.attrs.items())} -> {[ids[id(v)] for v in n.outputs]} "
-                         f"{[str(v.aval) for v in n.outputs]}")
-        return "\n".join(lines)
-
-
-def _contig(shape):
-    st, acc = [], 1
-    for s in reversed(shape):
-        st.append(acc)
-        acc *= s
-    return st[::-1]
-
-
-def _bcast_strides(shape, S):
-    nd = len(S)
-    if len(shape) > nd:
-        raise NotFusable(f"operand of shape {shape} is larger than the kernel shape {S}")
-    cs = _contig(shape)
-    out = []
-    for i in range(nd):
-        j = i - (nd - len(shape))
-        if j < 0:
-            out.append(0)
-        elif shape[j] == S[i]:
-            out.append(cs[j] if S[i] != 1 else 0)
-        elif shape[j] == 1:
-            out.append(0)
-        else:
-            raise NotFusable(f"operand of shape {shape} does not broadcast to {S}")
-    return out
-
-
-_TRANSC = {"exp", "log", "log1p", "tanh", "sigmoid", "erf", "sin", "cos", "gelu", "softplus", "pow"}
-
-
-def plan_fused(kernel, name: str) -> FusedPlan:
-    red = kernel.reduce
-    body = [n for n in kernel.nodes if n is not red]
-    for n in body:
-        if n.op.kind != "elementwise" or n.op.n_outputs != 1:
-            raise NotFusable(f"{n.op.name} is not a single-output elementwise op")
-    if red is not None and (red.op.kind != "reduction" or kernel.nodes[-1] is not red):
-        raise NotFusable("the reduction must be the last node of a fused kernel")
-    if body:
-        S = tuple(body[-1].outputs[0].shape)
-    else:
-        S = tuple(red.inputs[0].shape)
-    produced = {}
-    for n in body:
-        if tuple(n.outputs[0].shape) != S:
-            raise NotFusable(f"{n.op.name} produces {n.outputs[0].shape}, kernel shape is {S}")
-        produced[id(n.outputs[0])] = n
-    if red is not None and tuple(red.inputs[0].shape) != S:
-        raise NotFusable(f"reduction input {red.inputs[0].shape} is not the kernel shape {S}")
-    nd = len(S)
-    ops: list[Operand] = []
-    seen = set()
-    for n in kernel.nodes:
-        for a in n.inputs:
-            if isinstance(a, Value) and id(a) not in produced and id(a) not in seen:
-                seen.add(id(a))
-                ops.append(Operand(a, np_dtype(a.dtype), _bcast_strides(tuple(a.shape), S), "in"))
-    outs = list(kernel.outputs)
-    red_axes = ()
-    if red is not None:
-        red_axes = normalize_axes(red.op.name, red.attrs.get("axis"), nd)
-        if red.outputs[0] not in outs:
-            outs.append(red.outputs[0])
-    for v in outs:
-        if red is not None and v is red.outputs[0]:
-            kept = [i for i in range(nd) if i not in red_axes]
-            cs = _contig([S[i] for i in kept])
-            st = [0] * nd
-            for k, i in enumerate(kept):
-                st[i] = cs[k] if S[i] != 1 else 0
-            ops.append(Operand(v, np_dtype(v.dtype), st, "red"))
-        elif id(v) in produced:
-            ops.append(Operand(v, np_dtype(v.dtype), _bcast_strides(S, S), "out"))
-        else:
-            raise NotFusable(f"kernel output {v!r} is not produced by the kernel")
-    # drop size-1 axes, merge adjacent axes
-    axes = [i for i in range(nd) if S[i] != 1]
-    dims, reduced, strides = [], [], [[] for _ in ops]
-    for i in axes:
-        r = i in red_axes
-        if dims and reduced[-1] == r and all(st[-1] == o.strides[i] * S[i] for st, o in zip(strides, ops)):
-            dims[-1] *= S[i]
-            for st, o in zip(strides, ops):
-                st[-1] = o.strides[i]
-            continue
-        dims.append(S[i])
-        reduced.append(r)
-        for st, o in zip(strides, ops):
-            st.append(o.strides[i])
-    for st, o in zip(strides, ops):
-        o.strides = st
-    plan = FusedPlan(name, dims, reduced, ops, body, red, size=int(np.prod(S, dtype=np.int64)))
-    if red is not None:
-        plan.red_kind = red.op.reduce
-        out_dt = compute_dtype(red.outputs[0].dtype)
-        plan.red_dtype = out_dt
-        if red.op.name == "reduce_mean":
-            cnt = 1
-            for a in red_axes:
-                cnt *= S[a]
-            plan.red_scale = 1.0 / max(cnt, 1) if cnt else math.nan
-    plan.cost = 1.0 + 0.25 * len(body) + sum(4.0 for n in body if n.op.name in _TRANSC)
-    return plan
-
-
-# -- emission ------------------------------------------------------------------------------------------
-def _identity(kind, dt):
-    dt = np.dtype(dt)
-    if kind == "add":
-        return 0
-    if kind == "mul":
-        return 1
-    if dt.kind == "f":
-        return -math.inf if kind == "max" else math.inf
-    if dt == np.bool_:
-        return 0 if kind == "max" else 1
-    info = np.iinfo(dt)
-    return info.min if kind == "max" else info.max
+__all__ = ["FusedPlan", "NotFusable", "Operand", "plan_fused", "emit_fused"]  # plan names re-exported
 
 
 class _Loop:
@@ -301,43 +128,12 @@ def emit_fused(module: ir.Module, plan: FusedPlan) -> str:
     if red_op is not None:
         r0, r1 = out_region()
         lp = _Loop(b, r0, r1, "init")
-        store(red_op, lp.i, E.const(_identity(plan.red_kind, red_dt), dtype=red_dt))
+        store(red_op, lp.i, E.const(reduction_identity(plan.red_kind, red_dt), dtype=red_dt))
         lp.close()
 
-    in_ops = [k for k, o in enumerate(ops) if o.role == "in"]
-    out_ops = {id(o.value): k for k, o in enumerate(ops) if o.role == "out"}
-
     def compute(offs):
-        env = {}
-        for k in in_ops:
-            env[id(ops[k].value)] = load(k, offs[k])
-        for n in plan.body:
-            target = promotion_target(n.op, n.inputs)
-            xs = []
-            for a in n.inputs:
-                if isinstance(a, Value):
-                    x = env[id(a)]
-                    if target is not None:
-                        x = E.to(x, target)
-                else:
-                    x = a
-                    if target is not None and a is not None:
-                        x = E.const(a, dtype=target)
-                    elif isinstance(a, float):
-                        x = a  # weak scalar: adopts the tensor operand's dtype
-                xs.append(x)
-            r = n.op.expr(E, *xs, **n.attrs)
-            r = E.wrap(r, compute_dtype(n.outputs[0].dtype))
-            r = E.to(r, n.outputs[0].dtype)
-            env[id(n.outputs[0])] = r
-            k = out_ops.get(id(n.outputs[0]))
-            if k is not None:
-                store(k, offs[k], r)
-        if plan.reduce is not None:
-            src = plan.reduce.inputs[0]
-            v = env[id(src)]
-            return E.to(v, acc_dt)
-        return None
+        v = emit_body(E, plan, lambda k: load(k, offs[k]), lambda k, r: store(k, offs[k], r))
+        return E.to(v, acc_dt) if v is not None else None
 
     def level(lv, offs):
         inner = lv == nd - 1
@@ -353,7 +149,7 @@ def emit_fused(module: ir.Module, plan: FusedPlan) -> str:
             i = b.phi(I64, name=f"i{lv}")
             acc = b.phi(reg_type(acc_dt), name="acc")
             i.add_incoming(start, pre)
-            acc.add_incoming(E.const(_identity(plan.red_kind, acc_dt), dtype=acc_dt).v, pre)
+            acc.add_incoming(E.const(reduction_identity(plan.red_kind, acc_dt), dtype=acc_dt).v, pre)
             b.cbranch(b.icmp_signed("<", i, stop), body, exit_)
             b.position_at_end(body)
             noffs = [b.add(o, b.mul(i, c64(s[lv]))) if s[lv] else o for o, s in zip(offs, strides)]

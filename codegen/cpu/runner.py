@@ -24,6 +24,8 @@ from graph.dtypes import float16
 from graph.ir import Value
 from graph.ops.promotion import cast_operands, promotion_target
 
+from ..buffer_plan import plan_buffers
+from ..fused_plan import plan_schedule
 from . import compiler, kernels, threads
 
 
@@ -56,9 +58,16 @@ _NO_CONTEXT = contextlib.nullcontext()
 
 class CompiledGraph:
     """The callable a backend returns. ``describe()`` lists the steps; ``run(arrays, record={})``
-    also snapshots every materialised value (id(Value) -> array) for verification."""
+    also snapshots every materialised value (id(Value) -> array) for verification.
+
+    The layout (slots, constants, reused buffers, step list, outputs and updates) is shared with
+    the GPU runner (codegen/cuda/runner.py), which overrides the device hooks: the array module
+    ``xp``, ``_build_library``, ``_alloc``, ``_place_const``, ``_fused_step``, ``_impl_step``."""
 
     accepts_record = True
+    xp = np
+    #: how ``describe()`` tags compiled kernels and array-impl steps
+    kernel_tag, impl_tag = "llvm", "numpy"
 
     def __init__(self, schedule, name=None):
         self.schedule = schedule
@@ -75,7 +84,7 @@ class CompiledGraph:
         nslots = self.n_inputs
         for c in graph.consts:
             self._slot[id(c)] = nslots
-            self._init.append((nslots, c.data))
+            self._init.append((nslots, self._place_const(c.data)))
             nslots += 1
         kernels_ = schedule.kernels
         for k in kernels_:
@@ -85,50 +94,10 @@ class CompiledGraph:
                         self._slot[id(v)] = nslots
                         nslots += 1
         self.nslots = nslots
-        keep = {id(v) for v in graph.outputs if isinstance(v, Value)} | {id(v) for v in graph.updates.values()}
-        plans = {}
-        for ki, k in enumerate(kernels_):
-            if k.kind == "fused":
-                try:
-                    plans[ki] = kernels.plan_fused(k, f"{_ident(self.name)}_k{ki}")
-                except kernels.NotFusable as e:
-                    plans[ki] = e
-        fused = [p for p in plans.values() if isinstance(p, kernels.FusedPlan)]
-        self.library = None
-        if fused:
-            def make_module():
-                module = compiler.new_module(self.name)
-                for p in fused:
-                    kernels.emit_fused(module, p)
-                return module
-            desc = "\n".join(f"kernel {p.name}\n{p.description()}" for p in fused)
-            self.library = compiler.build_described(desc, make_module)
+        plans = plan_schedule(schedule, self.name)
+        self.library = self._build_library([p for p in plans.values() if isinstance(p, kernels.FusedPlan)])
         # -- buffer plan -----------------------------------------------------------------------
-        roots = self._alias_roots(kernels_)
-        fresh_roots = set(keep) | {r for v, rs in roots.items() if v in keep for r in rs}
-        last_use = {}
-        for ki, k in enumerate(kernels_):
-            for n in k.nodes:
-                for a in n.inputs:
-                    if isinstance(a, Value):
-                        for r in roots.get(id(a), (id(a),)):
-                            last_use[r] = ki
-        buffers = {}  # id(value) -> preallocated array
-        free: dict[int, list] = {}
-        releases: dict[int, list] = {}
-        for ki, k in enumerate(kernels_):
-            plan = plans.get(ki)
-            if isinstance(plan, kernels.FusedPlan):
-                for o in plan.operands:
-                    if o.role == "in" or id(o.value) in fresh_roots:
-                        continue
-                    nbytes = max(int(np.prod(o.value.shape, dtype=np.int64)) * o.dtype.itemsize, 1)
-                    pool = free.get(nbytes)
-                    raw = pool.pop() if pool else np.empty(nbytes, np.uint8)
-                    buffers[id(o.value)] = raw[:o.value.size * o.dtype.itemsize].view(o.dtype).reshape(o.value.shape)
-                    releases.setdefault(last_use.get(id(o.value), ki), []).append((nbytes, raw))
-            for nbytes, raw in releases.pop(ki, ()):
-                free.setdefault(nbytes, []).append(raw)
+        buffers = plan_buffers(graph, kernels_, plans, self._alloc)
         self.buffer_bytes = sum(b.nbytes for b in {id(b.base): b for b in buffers.values()}.values())
         # -- steps -----------------------------------------------------------------------------
         self.steps = []
@@ -140,36 +109,51 @@ class CompiledGraph:
             if isinstance(plan, kernels.FusedPlan):
                 self.steps.append(self._fused_step(plan, buffers, split_ok))
                 self.step_values.append([id(o.value) for o in plan.operands if o.role != "in"])
-                self.descr.append(f"k{ki} fused[llvm] {plan.name} dims={plan.dims}"
-                                  f"{' split' if self._parts(plan, split_ok) > 1 else ''}")
+                self.descr.append(f"k{ki} fused[{self.kernel_tag}] {plan.name} dims={plan.dims}"
+                                  f"{self._step_note(plan, split_ok)}")
             else:
                 for n in k.nodes:
                     self.steps.append(self._impl_step(n))
                     self.step_values.append([id(v) for v in n.outputs])
-                why = f" (numpy fallback: {plan})" if isinstance(plan, Exception) else ""
-                self.descr.append(f"k{ki} {k.kind}[numpy] {'+'.join(n.op.name for n in k.nodes)}{why}")
+                why = f" ({self.impl_tag} fallback: {plan})" if isinstance(plan, Exception) else ""
+                self.descr.append(f"k{ki} {k.kind}[{self.impl_tag}] {'+'.join(n.op.name for n in k.nodes)}{why}")
         self.out_slots = [(self._slot[id(v)] if isinstance(v, Value) else None, v) for v in graph.outputs]
         index = {id(v): i for i, v in enumerate(graph.inputs)}
         self.update_slots = [(index[id(p)], self._slot[id(v)]) for p, v in graph.updates.items()]
+
+    # -- device hooks ---------------------------------------------------------------------------
+    def _build_library(self, fused):
+        """Compile the fused plans (one LLVM module, one cache entry)."""
+        if not fused:
+            return None
+
+        def make_module():
+            module = compiler.new_module(self.name)
+            for p in fused:
+                kernels.emit_fused(module, p)
+            return module
+        desc = "\n".join(f"kernel {p.name}\n{p.description()}" for p in fused)
+        return compiler.build_described(desc, make_module)
+
+    @staticmethod
+    def _alloc(nbytes):
+        return np.empty(nbytes, np.uint8)
+
+    @staticmethod
+    def _place_const(data):
+        return data
+
+    @staticmethod
+    def _snapshot(array):
+        return np.array(array, copy=True)
+
+    def _step_note(self, plan, split_ok):
+        return " split" if self._parts(plan, split_ok) > 1 else ""
 
     # -- analysis --------------------------------------------------------------------------------
 
     def _reset_after_fork(self):
         self._lock = threading.Lock()  # another thread of the parent may have held it
-    def _alias_roots(self, kernels_):
-        """id(value) -> ids of the buffers it may alias (non-fused ops may return views)."""
-        roots = {}
-        for k in kernels_:
-            if k.kind == "fused":
-                continue
-            for n in k.nodes:
-                rs = set()
-                for a in n.inputs:
-                    if isinstance(a, Value):
-                        rs |= roots.get(id(a), {id(a)})
-                for v in n.outputs:
-                    roots[id(v)] = rs | {id(v)}
-        return roots
 
     @staticmethod
     def _parts(plan, split_ok):
@@ -247,15 +231,17 @@ class CompiledGraph:
         return step
 
     def _impl_step(self, node):
+        """A step running the op's array ``impl`` with this runner's array module."""
         op = node.op
+        xp = self.xp
         ins = [(self._slot[id(a)], None) if isinstance(a, Value) else (None, a) for a in node.inputs]
         outs = [self._slot[id(v)] for v in node.outputs]
         target = promotion_target(op, node.inputs)
         attrs = dict(node.attrs)
         impl = op.impl
         multi = op.n_outputs != 1
-        asarray = np.asarray
-        mm = _matmul_out(node, target)
+        asarray, ndarray = xp.asarray, xp.ndarray
+        mm = _matmul_out(node, target) if xp is np else None
         if mm is not None:
             oshape, odt = tuple(node.outputs[0].shape), node.outputs[0].dtype.np
             (sa, _), (sb, _) = ins
@@ -269,12 +255,12 @@ class CompiledGraph:
             args = [env[s] if s is not None else c for s, c in ins]
             if target is not None:
                 args = cast_operands(op, args, target)
-            r = impl(np, *args, **attrs)
+            r = impl(xp, *args, **attrs)
             if multi:
                 for s, x in zip(outs, r):
-                    env[s] = x if isinstance(x, np.ndarray) else asarray(x)
+                    env[s] = x if isinstance(x, ndarray) else asarray(x)
             else:
-                env[outs[0]] = r if isinstance(r, np.ndarray) else asarray(r)
+                env[outs[0]] = r if isinstance(r, ndarray) else asarray(r)
         return step
 
     # -- running -----------------------------------------------------------------------------------
@@ -297,7 +283,7 @@ class CompiledGraph:
                     for vid in vids:
                         s = self._slot[vid]
                         if env[s] is not None:
-                            record[vid] = np.array(env[s], copy=True)
+                            record[vid] = self._snapshot(env[s])
             outs = [env[s] if s is not None else v for s, v in self.out_slots]
             updates = {i: env[s] for i, s in self.update_slots}
         return outs, updates

@@ -44,11 +44,15 @@ def _find_scipy_erf():
     return _scipy_erf
 
 
+#: array module name -> the module holding its scipy.special functions (CuPy ships them in cupyx)
+SPECIAL_FUNCTIONS = {"cupy": "cupyx.scipy.special"}
+
+
 def erf_array(xp, x):
     """erf on an array of the array module ``xp`` (numpy or cupy), keeping the dtype."""
     if xp is not np:
-        import cupyx.scipy.special as cs  # cupy ships erf
-        return cs.erf(x)
+        import importlib
+        return importlib.import_module(SPECIAL_FUNCTIONS[xp.__name__]).erf(x)
     x = np.asarray(x)
     erf = _find_scipy_erf()
     if erf:  # a fast ufunc; without scipy, math.erf per element is exact but slower

@@ -946,11 +946,7 @@ def _segment_sum_impl(xp, x, segment_ids, num_segments):
     if not bool(keep.all()):  # MindSpore drops ids outside [0, num_segments)
         ids, vals = ids[keep], vals[keep]
     out = xp.zeros((num_segments,) + rest, dtype=x.dtype)
-    if xp is np:
-        np.add.at(out, ids, vals)
-    else:  # cupy
-        import cupyx
-        cupyx.scatter_add(out, ids, vals)
+    xp.add.at(out, ids, vals)  # repeated ids accumulate (CuPy: a scatter-add)
     return out
 
 

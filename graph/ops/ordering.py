@@ -138,10 +138,9 @@ def _gather_elements_grad_impl(xp, g, index, dim, shape):
     out = xp.zeros(shape, dtype=g.dtype)
     block = tuple(slice(0, s) if i != d else slice(None) for i, s in enumerate(index.shape))
     idx = index.astype(np.int64) % shape[d]
-    grids = list(np.ogrid[tuple(slice(0, s) for s in index.shape)])
+    grids = list(xp.ogrid[tuple(slice(0, s) for s in index.shape)])
     grids[d] = idx
-    view = out[block]
-    np.add.at(view, tuple(grids), g) if xp is np else xp.add.at(view, tuple(grids), g)
+    xp.add.at(out[block], tuple(grids), g)  # repeated indices accumulate
     return out
 
 

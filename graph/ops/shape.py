@@ -543,11 +543,7 @@ def _getitem_grad_impl(xp, g, *indices, index, shape):
     out = xp.zeros(tuple(shape), dtype=g.dtype)
     idx = build_index(index, indices, xp)
     if _is_advanced(index):
-        if xp is np:
-            np.add.at(out, idx, g)
-        else:  # cupy
-            import cupyx
-            cupyx.scatter_add(out, idx, g)
+        xp.add.at(out, idx, g)  # repeated indices accumulate (CuPy: a scatter-add)
     else:
         out[idx] = g
     return out

@@ -174,7 +174,7 @@ def initializer(init, shape=None, dtype=float32):
         arr = init.asnumpy()
         if shape is not None and tuple(arr.shape) != tuple(shape):
             raise ValueError(f"initializer: tensor of shape {arr.shape} does not match shape {tuple(shape)}")
-        return Tensor._wrap(arr.astype(dt.np))
+        return Tensor._placed(arr.astype(dt.np))
     if isinstance(init, np.ndarray):
         return initializer(Tensor._wrap(init), shape, dtype)
     if shape is None:
@@ -193,4 +193,4 @@ def initializer(init, shape=None, dtype=float32):
         init = init()
     if not isinstance(init, Initializer):
         raise TypeError(f"initializer: unsupported init {init!r}")
-    return Tensor._wrap(np.asarray(init(shape)).astype(dt.np))
+    return Tensor._placed(np.asarray(init(shape)).astype(dt.np))

@@ -99,7 +99,7 @@ def pad(input_x, padding, mode="constant", value=None):
     out_shape = tuple(s + lo + hi for s, (lo, hi) in zip(shape, pairs))
     if mode == "constant":
         fill = 0 if value is None else value
-        base = Tensor._wrap(np.full(out_shape, fill, x.dtype.np))
+        base = Tensor._placed(np.full(out_shape, fill, x.dtype.np), like=x)
         spec, tensors = split_index(tuple(slice(lo, lo + s) for s, (lo, _) in zip(shape, pairs)))
         return bind(_R["setitem"], base, x, *tensors, index=spec)
     if mode not in _INDEX_MODES:
@@ -115,7 +115,7 @@ def pad(input_x, padding, mode="constant", value=None):
     source = np.pad(np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape), pairs,
                     mode=_INDEX_MODES[mode])
     flat = bind(_R["reshape"], x, shape=(-1,))
-    return bind(_R["reshape"], bind(_R["gather"], flat, Tensor._wrap(source.reshape(-1)), axis=0), shape=out_shape)
+    return bind(_R["reshape"], bind(_R["gather"], flat, Tensor._placed(source.reshape(-1), like=x), axis=0), shape=out_shape)
 
 
 class Pad(CompositePrimitive):

@@ -56,17 +56,17 @@ def _shape_tuple(shape):
 
 def zeros(size, dtype=None):
     """A new tensor of zeros (float32 by default)."""
-    return Tensor._wrap(np.zeros(_shape_tuple(size), (as_dtype(dtype) if dtype else float32).np))
+    return Tensor._placed(np.zeros(_shape_tuple(size), (as_dtype(dtype) if dtype else float32).np))
 
 
 def ones(size, dtype=None):
-    return Tensor._wrap(np.ones(_shape_tuple(size), (as_dtype(dtype) if dtype else float32).np))
+    return Tensor._placed(np.ones(_shape_tuple(size), (as_dtype(dtype) if dtype else float32).np))
 
 
 def full(size, fill_value, dtype=None):
     if dtype is None:
         dtype = float32 if isinstance(fill_value, float) else as_dtype(type(fill_value))
-    return Tensor._wrap(np.full(_shape_tuple(size), fill_value, as_dtype(dtype).np))
+    return Tensor._placed(np.full(_shape_tuple(size), fill_value, as_dtype(dtype).np))
 
 
 def fill(type, shape, value):  # noqa: A002 - MindSpore's argument name
@@ -292,7 +292,7 @@ def repeat_interleave(input, repeats, axis=None):  # noqa: A002 - MindSpore's na
     if counts.ndim != 1 or counts.shape[0] != shape[axis] or counts.dtype.kind not in "iu" or (counts < 0).any():
         raise ValueError(f"ops.repeat_interleave: repeats must be an int or {shape[axis]} non-negative ints "
                          f"(one per element along axis {axis} of shape {shape}), got {repeats!r}")
-    index = Tensor._wrap(np.repeat(np.arange(shape[axis], dtype=np.int32), counts))
+    index = Tensor._placed(np.repeat(np.arange(shape[axis], dtype=np.int32), counts), like=x)
     return bind(_R["gather"], x, index, axis=axis)
 
 
@@ -470,18 +470,18 @@ def arange(start=0, end=None, step=1, *, dtype=None):
     values = np.arange(start, end, step)
     if dtype is None:
         dtype = "int64" if values.dtype.kind in "iu" else float32
-    return Tensor._wrap(values.astype(as_dtype(dtype).np))
+    return Tensor._placed(values.astype(as_dtype(dtype).np))
 
 
 def eye(n, m=None, dtype=None):
     """``ops.eye(n, m=None, dtype=float32)``: ones on the diagonal."""
-    return Tensor._wrap(np.eye(n, m, dtype=as_dtype(dtype or float32).np))
+    return Tensor._placed(np.eye(n, m, dtype=as_dtype(dtype or float32).np))
 
 
 def _triangle(input, diagonal, lower):
     rows, cols = input.shape[-2], input.shape[-1]
     keep = np.tri(rows, cols, diagonal, dtype=bool) if lower else ~np.tri(rows, cols, diagonal - 1, dtype=bool)
-    return bind(_R["where"], Tensor._wrap(keep), input, bind(_R["zeros_like"], input))
+    return bind(_R["where"], Tensor._placed(keep, like=input), input, bind(_R["zeros_like"], input))
 
 
 def tril(input, diagonal=0):  # noqa: A002

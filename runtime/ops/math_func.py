@@ -124,7 +124,7 @@ def linspace(start, end, steps, *, dtype=None):
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive (float32)."""
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, steps)]
     dt = float32 if dtype is None else as_dtype(dtype)
-    return Tensor._wrap(np.linspace(vals[0], vals[1], int(vals[2])).astype(dt.np))
+    return Tensor._placed(np.linspace(vals[0], vals[1], int(vals[2])).astype(dt.np))
 
 
 def _comparison(name, op_name):

@@ -92,9 +92,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):  # no
                          f"dimensions of input shape {shape}")
     dtype = input.dtype.np
     if weight is None:
-        weight = Tensor._wrap(np.ones(norm, dtype))
+        weight = Tensor._placed(np.ones(norm, dtype), like=input)
     if bias is None:
-        bias = Tensor._wrap(np.zeros(norm, dtype))
+        bias = Tensor._placed(np.zeros(norm, dtype), like=input)
     begin = len(shape) - len(norm)
     return bind(_R["layer_norm"], input, weight, bias, begin_norm_axis=begin, begin_params_axis=begin,
                 epsilon=eps)[0]

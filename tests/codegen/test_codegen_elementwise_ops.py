@@ -144,3 +144,46 @@ def test_math_functions_over_wide_ranges():
     pos = np.exp(np.linspace(-80, 80, 200_001)).astype(np.float32)
     _check("log", {}, [pos])
     _check("log1p", {}, [np.concatenate([pos, -np.linspace(0, 0.999, 1001).astype(np.float32)])])
+
+
+
+def _int_and_bool_inputs(name, dtype):
+    rng = np.random.default_rng(3)
+    op = REGISTRY[name]
+    xs = [rng.integers(-3, 4, 23).astype(dtype) if dtype is not np.bool_ else rng.random(23) > 0.5
+          for _ in op.inputs]
+    if name in ("div", "floor_div", "mod", "pow") and dtype is np.int32:
+        xs[-1] = np.where(xs[-1] <= 0, 2, xs[-1]).astype(dtype)
+    return xs
+
+
+def _float_result_cases():
+    """(op, dtype) pairs where an int or bool tensor gives a float result, consistently in impl and
+    infer (ops that refuse such inputs are left out)."""
+    from graph.interpret import run
+    cases = []
+    for name in ELEMENTWISE:
+        for dtype in (np.int32, np.bool_):
+            xs = _int_and_bool_inputs(name, dtype)
+            try:
+                g = graph_of(lambda *vs: bind(REGISTRY[name], *vs, **ATTRS.get(name, [{}])[0]),
+                             *[(x.shape, x.dtype) for x in xs])
+                with np.errstate(all="ignore"):
+                    out, _ = run(g, xs, check=True)
+            except (TypeError, ValueError, AssertionError):
+                continue
+            if out[0].dtype.kind == "f":
+                cases.append((name, dtype))
+    return cases
+
+
+@pytest.mark.parametrize("name,dtype", _float_result_cases())
+def test_float_result_ops_compute_int_and_bool_inputs_in_float(name, dtype):
+    """gelu/sigmoid/softplus... of an int or bool tensor compute in float32 as their impl does (the
+    expression's constants used to take the integer operand's type: gelu(int) gave zeros)."""
+    xs = _int_and_bool_inputs(name, dtype)
+    g = graph_of(lambda *vs: bind(REGISTRY[name], *vs, **ATTRS.get(name, [{}])[0]), *[(x.shape, x.dtype) for x in xs])
+    with np.errstate(all="ignore"):
+        ref, _ = reference(g, xs)
+    _, (got, _) = compile_and_run(one_kernel(g), xs)
+    np.testing.assert_allclose(got[0], ref[0], rtol=2e-6, atol=1e-6)

@@ -113,3 +113,32 @@ def test_terminal_table_headers_line_up_with_their_columns():
         for end in ends:  # every value is right-aligned to its header's last character
             assert line[end - 1] != " " and (end == len(line) or line[end] == " "), (header, line)
     assert lines[1].split()[-3:] == ["4.000", "-", "0.500"] and lines[2].split()[1:] == ["123.456", "-", "-"]
+
+
+def test_gpu_bench_runs_dry_on_the_cpu():
+    """``python -m bench gpu --dry-run``: every row of ours (PyNative, GRAPH, @jit whole step; the
+    chain and its copy) at tiny sizes on the CPU, so the GPU table's code is known to run before a
+    GPU session measures with it."""
+    root = os.path.dirname(os.path.abspath(BENCH))
+    out = subprocess.run([sys.executable, "-m", "bench", "gpu", "--dry-run", "--models", "lenet,mlp", "--no-torch"],
+                         cwd=root, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = out.stdout.splitlines()
+    head = lines[0].split()
+    assert head[:4] == ["case", "ours_pynative", "ours_graph", "ours_jit"], head
+    assert any(line.startswith("lenet train b2") for line in lines)
+    assert any(line.startswith("mlp train b2") for line in lines)
+    assert any(line.startswith("chain tanh") for line in lines)
+
+
+def test_gpu_bench_targets():
+    import gpu
+    rows = [{"case": "lenet train b256", "ours_jit_ms": 1.0, "torch_eager_ms": 1.5, "torch_compile_ms": 0.9,
+             "jax_jit_ms": None},
+            {"case": "mlp train b1024", "ours_jit_ms": 2.0, "torch_eager_ms": 1.9},
+            {"case": "chain n=1e+08", "ours_jit_ms": 1.0, "copy_ms": 0.85, "frac_of_copy_bw": 0.85, "copy_gb_s": 3000.0}]
+    lines = gpu.check_targets(rows)
+    assert lines[0].startswith("ok") and "torch eager" in lines[0]
+    assert lines[1].startswith("ok") and "torch_compile" in lines[1] and "1.11x" in lines[1]
+    assert lines[2].startswith("MISS") and lines[3].startswith("ok")  # mlp: slower than eager, yet within 1.2x
+    assert lines[4].startswith("ok") and "85% of the copy" in lines[4]

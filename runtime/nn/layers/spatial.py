@@ -149,13 +149,13 @@ def _bins(n_in, n_out):
     return [(i * n_in // n_out, -(-(i + 1) * n_in // n_out)) for i in range(n_out)]
 
 
-def _averaging_matrix(n_in, n_out, dtype, transpose=False):
-    """(n_out, n_in) bin-averaging matrix as a Tensor of ``dtype`` (built from Python values only,
-    so under capture it is a graph constant)."""
+def _averaging_matrix(n_in, n_out, like, transpose=False):
+    """(n_out, n_in) bin-averaging matrix as a Tensor of ``like``'s dtype on its device (one
+    framework call, so under capture it is a graph constant)."""
     a = np.zeros((n_out, n_in), np.float32)
     for i, (s, e) in enumerate(_bins(n_in, n_out)):
         a[i, s:e] = 1.0 / (e - s)
-    return Tensor._wrap((a.T if transpose else a).astype(dtype.np))
+    return Tensor._placed((a.T if transpose else a).astype(like.dtype.np), like=like)
 
 
 class AdaptiveAvgPool2d(Cell):
@@ -170,8 +170,8 @@ class AdaptiveAvgPool2d(Cell):
         oh, ow = _out_hw("AdaptiveAvgPool2d", self.output_size, h, w)
         if (oh, ow) == (1, 1):
             return ops.mean(x, (-2, -1), True)
-        ah = _averaging_matrix(h, oh, x.dtype)
-        aw = _averaging_matrix(w, ow, x.dtype, transpose=True)
+        ah = _averaging_matrix(h, oh, x)
+        aw = _averaging_matrix(w, ow, x, transpose=True)
         return ops.matmul(ah, ops.matmul(x, aw))  # (oh, h) @ (..., h, w) @ (w, ow)
 
 

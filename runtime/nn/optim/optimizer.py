@@ -20,6 +20,7 @@ import numpy as np
 from graph.dtypes import float32
 
 from ... import ops
+from ...device import module_of
 from ...parameter import Parameter, ParameterTuple
 from ...tensor import Tensor
 from ..cell import Cell
@@ -192,7 +193,7 @@ class Optimizer(Cell):
         state = self.parameters.clone(prefix=prefix, init=init)
         if init == "ones":
             for p in state:
-                p._data = np.ones_like(p._data)
+                p._data = module_of(p._data).ones_like(p._data)
         self._register_state(state)
         return state
 

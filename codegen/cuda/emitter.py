@@ -1,0 +1,331 @@
+"""CUDA C implementation of graph/ops/emit.py's scalar-expression interface.
+
+The GPU twin of :mod:`codegen.cpu.emitter`: each elementwise op's ``expr(E, *xs)`` builds its
+result from these primitives, so an op has one definition of its semantics for every backend.
+Values are :class:`CV` (a C expression - a literal, an operand or a temporary - and its numpy
+compute dtype). Every non-trivial primitive becomes a ``const`` temporary (``lines``), so shared
+subexpressions are computed once and the text grows linearly with the expression.
+
+Numerics follow the LLVM emitter exactly where C allows: float16 is computed in float32, bools are
+``bool`` in registers (``unsigned char`` in memory), integer division and the math functions
+compute in float32, NaN propagates through max/min (``fmaxf`` would drop it), ``ne`` is unordered,
+float-to-bool is ``x != 0`` (NaN is true). Math functions are CUDA's (``expf``, ``erff``...), which
+are also the C99 names, so the generated text compiles on the host too (tests run it there).
+
+Example:
+    >>> import numpy as np
+    >>> from graph.ops import REGISTRY
+    >>> E = CUDAEmitter()
+    >>> r = REGISTRY["relu"].expr(E, CV("x", np.float32))
+    >>> E.lines, r.c
+    (['const float t0 = ((x > 0x0.0p+0f || x != x) ? x : 0x0.0p+0f);'], 't0')
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..fused_plan import compute_dtype, np_dtype
+
+BOOL = np.dtype(np.bool_)
+FLOAT32 = np.dtype(np.float32)
+FLOAT64 = np.dtype(np.float64)
+INT64 = np.dtype(np.int64)
+
+_REG_TYPES = {
+    "b1": "bool", "u1": "unsigned char", "i1": "signed char", "i2": "short", "i4": "int",
+    "i8": "long long", "u2": "unsigned short", "u4": "unsigned int", "u8": "unsigned long long",
+    "f4": "float", "f8": "double",
+}
+
+
+def c_type(dt) -> str:
+    """C type of a value of compute dtype ``dt`` in registers."""
+    dt = np.dtype(dt)
+    try:
+        return _REG_TYPES[f"{dt.kind}{dt.itemsize}"]
+    except KeyError:
+        raise NotImplementedError(f"codegen.cuda: no C type for dtype {dt}") from None
+
+
+def storage_type(dt) -> str:
+    """C type of an element of storage dtype ``dt`` in memory (bool: a byte, float16: its bits)."""
+    dt = np.dtype(dt)
+    if dt == np.bool_:
+        return "unsigned char"
+    if dt == np.float16:
+        return "unsigned short"
+    return c_type(dt)
+
+
+def literal(v, dt) -> str:
+    """A C literal of value ``v`` in compute dtype ``dt`` (floats as exact hex literals)."""
+    dt = np.dtype(dt)
+    if dt == np.bool_:
+        return "true" if bool(v) else "false"
+    if dt.kind == "f":
+        v = float(v)
+        suffix = "F" if dt == np.float32 else "D"
+        if math.isnan(v):
+            return f"MSJIT_NAN_{suffix}"
+        if math.isinf(v):
+            return f"MSJIT_INF_{suffix}" if v > 0 else f"(-MSJIT_INF_{suffix})"
+        if dt == np.float32:
+            # the float32 value (rounded from the double as llvmlite's constants are), exactly
+            return float(np.float32(v)).hex() + "f"
+        return v.hex()
+    v = int(v)
+    if dt.itemsize == 8:
+        # the most negative int64 has no literal of its own
+        return f"({v + 1}LL - 1)" if v == np.iinfo(np.int64).min else (f"{v}LL" if dt.kind == "i" else f"{v}ULL")
+    if dt == np.int32:
+        return f"({v + 1} - 1)" if v == np.iinfo(np.int32).min else str(v)
+    return f"(({c_type(dt)}){v})"
+
+
+def convert(c: str, src, dst) -> str:
+    """C expression converting ``c`` of compute dtype ``src`` to ``dst`` (numpy casting rules)."""
+    src, dst = np.dtype(src), np.dtype(dst)
+    if src == dst:
+        return c
+    if dst == np.bool_:
+        return f"({c} != {literal(0, src)})"
+    return f"(({c_type(dst)})({c}))"
+
+
+class CV:
+    """A C value: expression text ``c`` (a literal, an operand name or a temporary) and its
+    numpy compute dtype."""
+
+    __slots__ = ("c", "dt")
+
+    def __init__(self, c: str, dt):
+        self.c = c
+        self.dt = np.dtype(dt)
+
+    @property
+    def dtype(self):
+        return self.dt
+
+    def __repr__(self):
+        return f"CV({self.c}: {self.dt})"
+
+
+_MATH = {  # primitive -> (float32 function, float64 function)
+    "exp": ("expf", "exp"), "log": ("logf", "log"), "log1p": ("log1pf", "log1p"),
+    "tanh": ("tanhf", "tanh"), "erf": ("erff", "erf"), "sin": ("sinf", "sin"), "cos": ("cosf", "cos"),
+    "sqrt": ("sqrtf", "sqrt"), "floor": ("floorf", "floor"), "ceil": ("ceilf", "ceil"),
+    "fabs": ("fabsf", "fabs"), "pow": ("powf", "pow"),
+}
+
+
+class CUDAEmitter:
+    """Emitter writing C statements into ``lines``; ``dtype`` is the default for ``const``
+    without ``like``. ``prefix`` keeps temporaries of several emitters in one scope apart."""
+
+    def __init__(self, dtype=np.float32, prefix="t"):
+        self.dtype = compute_dtype(dtype)
+        self.prefix = prefix
+        self.lines: list[str] = []
+        self._n = 0
+
+    # -- helpers --------------------------------------------------------------------------------
+    def temp(self, expr: str, dt) -> CV:
+        """``const T tN = expr;`` -> the temporary."""
+        name = f"{self.prefix}{self._n}"
+        self._n += 1
+        self.lines.append(f"const {c_type(dt)} {name} = {expr};")
+        return CV(name, dt)
+
+    def wrap(self, x, like_dt=None) -> CV:
+        if isinstance(x, CV):
+            return x
+        if isinstance(x, (bool, np.bool_)):
+            return self.const(bool(x), dtype=BOOL)
+        dt = like_dt if like_dt is not None else (self.dtype if isinstance(x, float) else INT64)
+        return self.const(x, dtype=dt)
+
+    def to(self, x: CV, dt) -> CV:
+        dt = compute_dtype(dt)
+        if x.dt == dt:
+            return x
+        return self.temp(convert(x.c, x.dt, dt), dt)
+
+    def _unify(self, *xs):
+        cvs = [x for x in xs if isinstance(x, CV)]
+        if not cvs:
+            dt = self.dtype
+        else:
+            dt = cvs[0].dt
+            for x in cvs[1:]:
+                if x.dt != dt:
+                    dt = np.result_type(dt, x.dt)
+        dt = compute_dtype(dt)
+        return [self.to(self.wrap(x, dt), dt) for x in xs], dt
+
+    def _floatify(self, x) -> CV:
+        x = self.wrap(x)
+        return self.to(x, FLOAT32) if x.dt.kind != "f" else x
+
+    def _call(self, prim, x: CV, *more: CV) -> CV:
+        fn = _MATH[prim][0 if x.dt == np.float32 else 1]
+        return self.temp(f"{fn}({', '.join(v.c for v in (x,) + more)})", x.dt)
+
+    # -- primitives -----------------------------------------------------------------------------
+    def const(self, v, like=None, dtype=None) -> CV:
+        if dtype is None:
+            dtype = like.dt if isinstance(like, CV) else (
+                compute_dtype(like.dtype) if hasattr(like, "dtype") else self.dtype)
+        dt = compute_dtype(dtype)
+        return CV(literal(v, dt), dt)
+
+    def _arith(self, sym, bool_sym, x, y):
+        (x, y), dt = self._unify(x, y)
+        if dt == np.bool_:
+            return self.temp(f"({x.c} {bool_sym} {y.c})", dt)
+        return self.temp(f"({x.c} {sym} {y.c})", dt)
+
+    def add(self, x, y):
+        return self._arith("+", "||", x, y)
+
+    def sub(self, x, y):
+        return self._arith("-", "!=", x, y)
+
+    def mul(self, x, y):
+        return self._arith("*", "&&", x, y)
+
+    def div(self, x, y):
+        (x, y), dt = self._unify(x, y)
+        if dt.kind != "f":
+            x, y = self.to(x, FLOAT32), self.to(y, FLOAT32)
+        return self.temp(f"({x.c} / {y.c})", x.dt)
+
+    def neg(self, x):
+        x = self.wrap(x)
+        if x.dt == np.bool_:
+            return x  # as LLVM's i1 negation: -1 == 1 (mod 2)
+        return self.temp(f"(-{x.c})", x.dt)
+
+    def abs(self, x):
+        x = self.wrap(x)
+        if x.dt.kind == "f":
+            return self._call("fabs", x)
+        if x.dt.kind in "ub":
+            return x
+        return self.temp(f"({x.c} < 0 ? -{x.c} : {x.c})", x.dt)
+
+    def _unary_math(self, name, x):
+        return self._call(name, self._floatify(x))
+
+    def exp(self, x):
+        return self._unary_math("exp", x)
+
+    def log(self, x):
+        return self._unary_math("log", x)
+
+    def log1p(self, x):
+        return self._unary_math("log1p", x)
+
+    def tanh(self, x):
+        return self._unary_math("tanh", x)
+
+    def erf(self, x):
+        return self._unary_math("erf", x)
+
+    def sin(self, x):
+        return self._unary_math("sin", x)
+
+    def cos(self, x):
+        return self._unary_math("cos", x)
+
+    def sqrt(self, x):
+        return self._unary_math("sqrt", x)
+
+    def floor(self, x):
+        x = self.wrap(x)
+        return self._call("floor", x) if x.dt.kind == "f" else x
+
+    def ceil(self, x):
+        x = self.wrap(x)
+        return self._call("ceil", x) if x.dt.kind == "f" else x
+
+    def _minmax(self, x, y, sym):
+        (x, y), dt = self._unify(x, y)
+        if dt.kind == "f":  # a NaN in either operand is the result (as llvm.maximum / numpy)
+            return self.temp(f"(({x.c} {sym} {y.c} || {x.c} != {x.c}) ? {x.c} : {y.c})", dt)
+        return self.temp(f"({x.c} {sym} {y.c} ? {x.c} : {y.c})", dt)
+
+    def max(self, x, y):
+        return self._minmax(x, y, ">")
+
+    def min(self, x, y):
+        return self._minmax(x, y, "<")
+
+    def pow(self, x, y):
+        if not isinstance(y, CV) and isinstance(y, (int, float)):
+            x = self.wrap(x)
+            yv = float(y)
+            if yv == 2.0:
+                return self.mul(x, x)
+            if yv == 1.0:
+                return x
+            if yv == 3.0:
+                return self.mul(self.mul(x, x), x)
+            if yv == 0.5 and x.dt.kind == "f":
+                return self.sqrt(x)
+            if yv == -1.0 and x.dt.kind == "f":
+                return self.div(self.const(1.0, x), x)
+        (x, y), dt = self._unify(x, y)
+        if dt.kind != "f":
+            xf, yf = self.to(x, FLOAT64), self.to(y, FLOAT64)
+            return self.to(self._call("pow", xf, yf), dt)
+        return self._call("pow", x, y)
+
+    def _cmp(self, x, y, sym):
+        (x, y), _ = self._unify(x, y)
+        return self.temp(f"({x.c} {sym} {y.c})", BOOL)
+
+    def lt(self, x, y):
+        return self._cmp(x, y, "<")
+
+    def le(self, x, y):
+        return self._cmp(x, y, "<=")
+
+    def gt(self, x, y):
+        return self._cmp(x, y, ">")
+
+    def ge(self, x, y):
+        return self._cmp(x, y, ">=")
+
+    def eq(self, x, y):
+        return self._cmp(x, y, "==")
+
+    def ne(self, x, y):
+        return self._cmp(x, y, "!=")  # C's != is unordered: true when either side is NaN
+
+    def _bool(self, x) -> CV:
+        return self.to(self.wrap(x), BOOL)
+
+    def and_(self, x, y):
+        return self.temp(f"({self._bool(x).c} && {self._bool(y).c})", BOOL)
+
+    def or_(self, x, y):
+        return self.temp(f"({self._bool(x).c} || {self._bool(y).c})", BOOL)
+
+    def not_(self, x):
+        return self.temp(f"(!{self._bool(x).c})", BOOL)
+
+    def select(self, c, x, y):
+        c = self._bool(c)
+        (x, y), dt = self._unify(x, y)
+        return self.temp(f"({c.c} ? {x.c} : {y.c})", dt)
+
+    def cast(self, x, dtype):
+        return self.to(self.wrap(x), np_dtype(dtype))
+
+
+from graph.ops.emit import PRIMITIVES  # noqa: E402
+
+_missing = [p for p in PRIMITIVES if not hasattr(CUDAEmitter, p)]
+assert not _missing, f"CUDAEmitter lacks primitives {_missing}"
