@@ -54,6 +54,35 @@ def infer_same(name):
     return infer
 
 
+def _refuse_bool(name, operands, result_is_bool):
+    """Arithmetic that has no bool meaning (floor_div, mod, pow, square, relu): MindSpore accepts
+    number types only; numpy would silently compute bool inputs in int8 while graph inference keeps
+    bool. Refused when the (promoted) result would be bool; ``bool_tensor ** 2`` is an int."""
+    if result_is_bool:
+        from .core import describe, fail
+        shown = ", ".join(describe(a) for a in operands)
+        fail(name, f"bool operands are not supported, got {shown}; cast to a number type first", TypeError)
+
+
+def infer_no_bool(name, base=None):
+    """Shape inference that refuses an all-bool computation (see :func:`_refuse_bool`)."""
+    base = base or infer_same(name)
+
+    def infer(*args, **attrs):
+        _refuse_bool(name, args, result_dtype(name, *args).is_bool)
+        return base(*args, **attrs)
+    return infer
+
+
+def impl_no_bool(name, impl):
+    """An array impl refusing an all-bool computation (eager runs impls on the promoted operands,
+    without shape inference)."""
+    def checked(xp, *arrays, **attrs):
+        _refuse_bool(name, arrays, xp.result_type(*arrays) == bool)
+        return impl(xp, *arrays, **attrs)
+    return checked
+
+
 def infer_float(name):
     """Result is floating point: ints/bools are computed in float32."""
     def infer(*args, **attrs):
@@ -112,15 +141,21 @@ def _float_mask(cond, like):
 
 
 # -- registration helpers ---------------------------------------------------------------------------
-def unary(name, prim, impl, expr, vjp, infer=None, attrs=None, doc="", nondiff=None):
+def unary(name, prim, impl, expr, vjp, infer=None, attrs=None, doc="", nondiff=None, bool_ok=True):
+    infer = infer or infer_same(name)
+    if not bool_ok:
+        infer, impl = infer_no_bool(name, infer), impl_no_bool(name, impl)
     return register(Op(name, prim=prim, inputs=("x",), impl=impl, expr=expr, vjp=vjp,
-                       nondiff=nondiff, infer=infer or infer_same(name), kind=ELEMENTWISE,
+                       nondiff=nondiff, infer=infer, kind=ELEMENTWISE,
                        attrs=attrs, promote=True, doc=doc))
 
 
-def binary(name, prim, impl, expr, vjp, infer=None, doc="", nondiff=None, attrs=None):
+def binary(name, prim, impl, expr, vjp, infer=None, doc="", nondiff=None, attrs=None, bool_ok=True):
+    infer = infer or infer_same(name)
+    if not bool_ok:
+        infer, impl = infer_no_bool(name, infer), impl_no_bool(name, impl)
     return register(Op(name, prim=prim, inputs=("x", "y"), impl=impl, expr=expr, vjp=vjp,
-                       nondiff=nondiff, infer=infer or infer_same(name), kind=ELEMENTWISE,
+                       nondiff=nondiff, infer=infer, kind=ELEMENTWISE,
                        promote=True, doc=doc, attrs=attrs))
 
 
@@ -158,12 +193,12 @@ def _floor_div_vjp(g, out, x, y):
 
 
 binary("floor_div", "FloorDiv", lambda xp, x, y: xp.floor_divide(x, y),
-       lambda E, x, y: E.floor(E.div(x, y)), _floor_div_vjp,
+       lambda E, x, y: E.floor(E.div(x, y)), _floor_div_vjp, bool_ok=False,
        doc="floor(x / y); gradient is zero almost everywhere")
 binary("mod", "Mod", lambda xp, x, y: xp.mod(x, y),
        lambda E, x, y: E.sub(x, E.mul(E.floor(E.div(x, y)), y)),
        lambda g, out, x, y: (unbroadcast(g, x),
-                             unbroadcast(F.neg(F.mul(g, F.floor_div(x, y))), y)),
+                             unbroadcast(F.neg(F.mul(g, F.floor_div(x, y))), y)), bool_ok=False,
        doc="x mod y with the sign of y (numpy/Python semantics)")
 
 
@@ -177,7 +212,7 @@ def _pow_vjp(g, out, x, y):
 
 
 binary("pow", "Pow", lambda xp, x, y: xp.power(x, y), lambda E, x, y: E.pow(x, y), _pow_vjp,
-       doc="x ** y")
+       bool_ok=False, doc="x ** y")
 binary("maximum", "Maximum", lambda xp, x, y: xp.maximum(x, y), lambda E, x, y: E.max(x, y),
        lambda g, out, x, y: (unbroadcast(F.mul(g, _float_mask(F.greater_equal(x, y), g)), x),
                              unbroadcast(F.mul(g, _float_mask(F.less(x, y), g)), y)),
@@ -197,7 +232,7 @@ unary("sign", "Sign", lambda xp, x: xp.sign(x),
                                      E.select(E.lt(x, E.const(0, x)), E.const(-1, x), E.const(0, x)))),
       lambda g, out, x: (F.zeros_like(g),), doc="-1, 0 or 1; gradient zero")
 unary("square", "Square", lambda xp, x: xp.square(x), lambda E, x: E.mul(x, x),
-      lambda g, out, x: (F.mul(g, F.mul(x, 2.0)),), doc="x * x")
+      lambda g, out, x: (F.mul(g, F.mul(x, 2.0)),), bool_ok=False, doc="x * x")
 unary("exp", "Exp", lambda xp, x: xp.exp(_float_np(xp, x)), lambda E, x: E.exp(x),
       lambda g, out, x: (F.mul(g, out),), infer=infer_float("exp"), doc="e ** x")
 unary("log", "Log", lambda xp, x: xp.log(_float_np(xp, x)), lambda E, x: E.log(x),
@@ -243,7 +278,7 @@ def _relu_impl(xp, x):
 
 
 unary("relu", "ReLU", _relu_impl, lambda E, x: E.max(x, E.const(0.0, x)),
-      lambda g, out, x: (F.mul(g, _float_mask(F.greater(x, 0.0), g)),), doc="max(x, 0)")
+      lambda g, out, x: (F.mul(g, _float_mask(F.greater(x, 0.0), g)),), bool_ok=False, doc="max(x, 0)")
 
 
 def _sigmoid_impl(xp, x):

@@ -530,3 +530,20 @@ def test_unsupported_operands():
         ops.floor(Tensor(np.array([1, 2], np.int32)))
     with pytest.raises(TypeError, match="LeakyReLU.*floating-point"):
         ops.leaky_relu(Tensor(np.array([1, -2], np.int32)))
+
+
+@pytest.mark.parametrize("name, fn", [
+    ("floor_div", lambda t: ops.floor_div(t, t)), ("mod", lambda t: t % t), ("pow", lambda t: t ** t),
+    ("relu", lambda t: ops.relu(t)), ("square", lambda t: ops.square(t))])
+def test_arithmetic_without_a_bool_meaning_refuses_bool_in_both_modes(name, fn):
+    """numpy would compute these in int8 while graph inference kept bool (different dtypes and,
+    for mod/floor_div by False, different numbers): both modes raise the same TypeError."""
+    import runtime as ms
+    b = ms.Tensor(np.array([True, False, True]))
+    for run in (fn, ms.jit(fn)):
+        with pytest.raises(TypeError, match="bool operands are not supported"):
+            run(b)
+    # promoted by a number, the computation is not all-bool: same result in both modes
+    for run in (lambda t: t ** 2, ms.jit(lambda t: t ** 2)):
+        out = run(b)
+        assert out.dtype == ms.int64 and out.asnumpy().tolist() == [1, 0, 1]
