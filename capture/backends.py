@@ -81,8 +81,9 @@ def _close(a, b, rtol=1e-4, atol=1e-5):
 
 def _verifying(graph, compiled):
     """Wrap a compiled graph so its first call is checked against the reference interpreter."""
-    # random ops would draw twice from the shared stream (and differ): such graphs are not checked
-    state = {"checked": any(n.op.kind == "random" for n in graph.nodes)}
+    # random ops would draw twice from the shared stream (and differ), collectives would exchange
+    # twice with the other processes: such graphs are not checked
+    state = {"checked": any(n.op.kind == "random" or n.op.communicates for n in graph.nodes)}
 
     def run(arrays):
         if state["checked"]:
