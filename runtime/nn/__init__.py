@@ -17,6 +17,7 @@ from .optim import *  # noqa: F401,F403
 from .optim import __all__ as _optim_all
 from .wrap import *  # noqa: F401,F403
 from .wrap import __all__ as _wrap_all
+from .grad_reducer import DistributedGradReducer  # noqa: F401
 from .metrics import *  # noqa: F401,F403
 from .metrics import __all__ as _metrics_all
 from .dynamic_lr import *  # noqa: F401,F403
@@ -25,5 +26,5 @@ from .learning_rate_schedule import *  # noqa: F401,F403
 from .learning_rate_schedule import __all__ as _lr_schedule_all
 from . import layers, loss, optim, wrap, metrics, dynamic_lr, learning_rate_schedule  # noqa: F401
 
-__all__ = (["Cell", "Parameter", "ParameterTuple"] + _layers_all + _loss_all + _optim_all + _wrap_all
+__all__ = (["Cell", "Parameter", "ParameterTuple", "DistributedGradReducer"] + _layers_all + _loss_all + _optim_all + _wrap_all
            + _metrics_all + _dynamic_lr_all + _lr_schedule_all)
