@@ -43,7 +43,7 @@ _SINGLE_KIND = {EXTERN: "extern", VIEW: "view", RANDOM: "random", STATE: "state"
 
 class _Group:
     __slots__ = ("nodes", "bits", "anc", "consumers", "fusible", "open", "shape", "reduce",
-                 "first", "parent")
+                 "first", "parent", "after_wait")
 
     def __init__(self, node, index, bit, fusible):
         self.nodes = [(index, node)]
@@ -56,6 +56,7 @@ class _Group:
         self.reduce = None
         self.first = index
         self.parent = None
+        self.after_wait = False  # runs after a collective's completion (see _join_elementwise)
 
 
 def _find(g: _Group) -> _Group:
@@ -65,6 +66,11 @@ def _find(g: _Group) -> _Group:
     while g.parent is not None and g.parent is not root:  # path compression
         g.parent, g = root, g.parent
     return root
+
+
+def _waits(node) -> bool:
+    """A collective that completes here (any but the start of a non-blocking one)."""
+    return node.op.communicates and not node.op.issue_early
 
 
 def _is_elementwise(node) -> bool:
@@ -129,6 +135,7 @@ class _Fuser:
                 group = self._new_group(node, index, fusible)
                 if node.op.kind == REDUCTION and len(node.outputs) == 1:
                     group.reduce, group.open = node, False
+                group.after_wait = _waits(node) or any(p.after_wait for p in producers)
                 self._link(group, producers)
             self.group_of[id(node)] = group
             for v in node.inputs:
@@ -165,7 +172,11 @@ class _Fuser:
 
     def _join_elementwise(self, node, index, producers):
         shape = node.outputs[0].shape
-        candidates = sorted((p for p in producers if p.open and p.shape == shape), key=lambda g: g.first)
+        # work that needs a collective's result never merges into work that does not: the merged
+        # kernel would have to wait for the exchange, and could no longer overlap it
+        after_wait = any(p.after_wait for p in producers)
+        candidates = sorted((p for p in producers if p.open and p.shape == shape and p.after_wait == after_wait),
+                            key=lambda g: g.first)
         chosen, mask, anc = [], 0, 0
         for cand in candidates:
             if cand.anc & mask or anc & cand.bits:
