@@ -10,7 +10,7 @@ A group has ``name``, ``rank``, ``size`` and, over arrays of the op's array modu
 * ``all_reduce(xp, x, op)``, ``all_gather(xp, x)``, ``reduce_scatter(xp, x, op)``,
   ``broadcast(xp, xs, root)``: each returns new arrays and leaves its operands untouched;
 * ``start_all_reduce(xp, x, op) -> Pending``: a non-blocking all-reduce; ``pending.wait()``
-  returns its result (a new array) once complete.
+  returns its result (a new array) once complete, ``pending.test()`` lets it progress.
 
 :class:`SingleProcessGroup` is the group of one process. ``runtime/communication/mpi_group.py``
 implements groups over MPI (mpi4py, on the arrays' own buffers, no pickling). A group over device
@@ -38,7 +38,8 @@ REDUCE_OPS = ("sum", "max", "min", "prod")
 
 
 class Pending:
-    """A collective in flight. ``result`` is where its result goes; ``wait()`` returns it."""
+    """A collective in flight. ``result`` is where its result goes; ``wait()`` returns it;
+    ``test()`` lets it progress without blocking (True once complete)."""
 
     __slots__ = ("result",)
 
@@ -47,6 +48,9 @@ class Pending:
 
     def wait(self):
         return self.result
+
+    def test(self) -> bool:
+        return True
 
 
 class SingleProcessGroup:
@@ -145,3 +149,12 @@ def finish_all_reduce(ticket):
 
 def pending_count() -> int:
     return len(_pending)
+
+
+def progress() -> None:
+    """Let the collectives in flight progress. MPI moves a message's pieces only inside MPI calls,
+    so a compiled graph that started non-blocking all-reduces calls this between its kernels:
+    the exchange then advances while the rest of the backward computes."""
+    if _pending:
+        for pending in list(_pending.values()):
+            pending.test()

@@ -69,6 +69,9 @@ class MpiPending(Pending):
         self.group, self.request, self.send, self.recv, self.back = group, request, send, recv, back
         self.what = what
 
+    def test(self) -> bool:
+        return self.request.Test()
+
     def wait(self):
         self.group.wait([self.request], self.what)
         if self.recv is not self.result:
@@ -90,6 +93,10 @@ class MpiGroup:
         self.timeout = timeout_from_env() if timeout is None else float(timeout)
         self._ops = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN, "prod": MPI.PROD}
         self._local = None
+        #: seconds spent blocked waiting for collectives to complete (what communication cost
+        #: the computation, after overlap), and how many waits blocked; see docs/distributed.md
+        self.blocked_seconds = 0.0
+        self.blocked_waits = 0
 
     # -- waiting -----------------------------------------------------------------------------------
     def wait(self, requests, what: str) -> None:
@@ -100,6 +107,13 @@ class MpiGroup:
         start = time.monotonic()
         spin_until = start + SPIN_SECONDS
         deadline = start + self.timeout
+        self.blocked_waits += 1
+        try:
+            self._poll(requests, testall, spin_until, deadline, what)
+        finally:
+            self.blocked_seconds += time.monotonic() - start
+
+    def _poll(self, requests, testall, spin_until, deadline, what):
         pause = 1e-5
         while not testall(requests):
             now = time.monotonic()
