@@ -225,12 +225,14 @@ def get_group_rank_from_world_rank(world_rank_id, group) -> int:
 
 
 # -- failure handling and machine sharing ---------------------------------------------------------------
-_hook = {"previous": None, "installed": False}
+_hook = {"previous": None, "installed": False, "pid": None}
 
 
 def _abort_every_rank(exc_type, exc, tb):
     """sys.excepthook of a launched rank: print the error, then MPI_Abort every rank. A rank that
     fails before init() first joins MPI (the others wait in MPI_Init for it) to abort them."""
+    if os.getpid() != _hook["pid"]:  # a forked child (a data worker): not a rank, do not abort the job
+        return _hook["previous"](exc_type, exc, tb)
     world = comm.world()
     rank = world.rank if world.size > 1 else _launched_rank()
     size = world.size if world.size > 1 else launched_size()
@@ -267,6 +269,7 @@ def install_abort_hook() -> None:
         return
     _hook["previous"] = sys.excepthook
     _hook["installed"] = True
+    _hook["pid"] = os.getpid()
     sys.excepthook = _abort_every_rank
 
 

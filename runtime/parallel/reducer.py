@@ -158,10 +158,19 @@ def broadcast_parameters(params, root: int = 0) -> None:
 
 def prepare_step(weights) -> None:
     """Called before a data-parallel step computes gradients of ``weights``: checks the world
-    against ``device_num`` and makes the replicas identical (first step only)."""
-    if weights and context.data_parallel() and comm.world().size > 1:
-        context.check_device_num("data-parallel training")
-        broadcast_parameters(weights)
+    against ``device_num`` and the launcher, and makes the replicas identical (first step only)."""
+    if not weights or not context.data_parallel():
+        return
+    context.check_device_num("data-parallel training")
+    if comm.world().size == 1:
+        from ..communication.launcher import launched_size
+        launched = launched_size()
+        if launched is not None and launched > 1:
+            raise RuntimeError(f"data-parallel training: this process is one of {launched} launched ranks, but "
+                               "runtime.communication.init() was not called, so each rank would train alone. "
+                               "Call init() before training.")
+        return
+    broadcast_parameters(weights)
 
 
 def reset() -> None:

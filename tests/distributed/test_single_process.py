@@ -94,6 +94,23 @@ def test_launched_without_mpi4py_is_an_error(monkeypatch):
     assert not C.GlobalComm.INITED
 
 
+def test_data_parallel_training_checks_the_world(monkeypatch):
+    ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.DATA_PARALLEL)
+    net = nn.Dense(2, 1)
+    grad_fn = ms.value_and_grad(lambda x: net(x).sum(), None, net.trainable_params())
+    x = Tensor(np.ones((1, 2), np.float32))
+    monkeypatch.setenv("PMI_SIZE", "2")
+    monkeypatch.setenv("PMI_RANK", "1")
+    with pytest.raises(RuntimeError, match="one of 2 launched ranks, but runtime.communication.init"):
+        grad_fn(x)
+    monkeypatch.delenv("PMI_SIZE")
+    ms.set_auto_parallel_context(device_num=2)
+    with pytest.raises(RuntimeError, match="device_num=2 asks for 2 processes"):
+        grad_fn(x)
+    ms.set_auto_parallel_context(device_num=1)
+    grad_fn(x)
+
+
 def test_launcher_detection():
     assert launched_size({"PMI_SIZE": "3", "PMI_RANK": "2"}) == 3
     assert launched_size({"OMPI_COMM_WORLD_SIZE": "8", "OMPI_COMM_WORLD_RANK": "0"}) == 8
