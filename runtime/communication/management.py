@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 import traceback
 
 from graph.ops import comm
@@ -226,6 +227,8 @@ def get_group_rank_from_world_rank(world_rank_id, group) -> int:
 
 # -- failure handling and machine sharing ---------------------------------------------------------------
 _hook = {"previous": None, "installed": False, "pid": None}
+#: seconds between printing a failing rank's error and aborting the job (see _abort_every_rank)
+ABORT_GRACE_SECONDS = 1.0
 
 
 def _abort_every_rank(exc_type, exc, tb):
@@ -238,10 +241,13 @@ def _abort_every_rank(exc_type, exc, tb):
     size = world.size if world.size > 1 else launched_size()
     try:
         sys.stdout.flush()
-        traceback.print_exception(exc_type, exc, tb)
-        sys.stderr.write(f"runtime.communication: rank {rank} of {size} failed with {exc_type.__name__}: "
+        report = "".join(traceback.format_exception(exc_type, exc, tb))
+        sys.stderr.write(f"{report}runtime.communication: rank {rank} of {size} failed with {exc_type.__name__}: "
                          f"{exc}\nruntime.communication: aborting every rank (MPI_Abort) so none waits for it\n")
         sys.stderr.flush()
+        # the launcher forwards our output through a pipe and stops reading it once the abort
+        # reaches it: give it a moment to pass the report on
+        time.sleep(ABORT_GRACE_SECONDS)
     finally:
         if world.size > 1:
             world.abort(1)
