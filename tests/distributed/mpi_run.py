@@ -56,4 +56,5 @@ def run_ranks(program, *args, n=2, timeout=90, comm_timeout=20, env=None, launch
 
 
 def check_ok(proc, what):
-    assert proc.returncode == 0, f"{what} failed (exit {proc.returncode}):\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+    assert proc.returncode == 0, (f"{what} failed (exit {proc.returncode}):\n"
+                                  f"stdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")

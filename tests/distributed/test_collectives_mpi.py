@@ -42,7 +42,8 @@ def test_reductions(ranks, inputs):
         _close(res["prod"], np.prod([i["xpos"] for i in inputs], axis=0))
         np.testing.assert_array_equal(res["int_sum"], sum(i["xint"] for i in inputs))
         assert res["int_sum"].dtype == np.int32 and res["half_sum"].dtype == np.float16
-        _close(res["half_sum"].astype(np.float32), xs.astype(np.float16).astype(np.float32).sum(0), rtol=2e-3, atol=2e-3)
+        halves = xs.astype(np.float16).astype(np.float32)
+        _close(res["half_sum"].astype(np.float32), halves.sum(0), rtol=2e-3, atol=2e-3)
 
 
 def test_gather_scatter_broadcast(ranks, inputs):
