@@ -240,6 +240,9 @@ def test_auto_parallel_context():
         ms.set_auto_parallel_context(all_reduce_fusion_config=[3, 2])
     ms.reset_auto_parallel_context()
     assert ms.get_auto_parallel_context("gradients_mean") is False
+    from runtime import context  # MindSpore 1.x scripts reach it as mindspore.context
+    context.set_auto_parallel_context(parallel_mode=context.ParallelMode.DATA_PARALLEL)
+    assert ms.get_auto_parallel_context("parallel_mode") == "data_parallel"
 
 
 def test_plan_buckets():
