@@ -34,11 +34,12 @@ def require_mpi():
         pytest.skip(reason)
 
 
-def run_ranks(program, *args, n=2, timeout=90, comm_timeout=20, env=None, launcher=None):
+def run_ranks(program, *args, n=2, timeout=90, comm_timeout=20, env=None, launcher=None, unset=()):
     """Run ``programs/<program>`` as ``n`` ranks; returns the CompletedProcess (text output).
 
     ``comm_timeout`` bounds how long a collective waits; ``timeout`` the whole run. ``launcher``
-    replaces ``python -m runtime.launch -n N --timeout T`` (e.g. a bare mpiexec command)."""
+    replaces ``python -m runtime.launch -n N --timeout T`` (e.g. a bare mpiexec command); ``unset``
+    names environment variables the ranks must not inherit."""
     require_mpi()
     script = os.path.join(PROGRAMS, program)
     cmd = (launcher or [sys.executable, "-m", "runtime.launch", "-n", str(n), "--timeout", str(comm_timeout)])
@@ -47,6 +48,8 @@ def run_ranks(program, *args, n=2, timeout=90, comm_timeout=20, env=None, launch
     full_env["PYTHONPATH"] = ROOT + os.pathsep + full_env.get("PYTHONPATH", "")
     full_env["RUNTIME_PROGRESS"] = "0"
     full_env.update(env or {})
+    for var in unset:
+        full_env.pop(var, None)
     try:
         return subprocess.run(cmd + [script, *map(str, args)], capture_output=True, text=True, timeout=timeout,
                               env=full_env, cwd=ROOT)

@@ -27,7 +27,7 @@ def test_a_failing_rank_stops_every_rank(tmp_path, how, message):
 
 
 def test_launcher_shares_the_cores():
-    proc = run_ranks("hello.py")
+    proc = run_ranks("hello.py", unset=("MSJIT_THREADS", "RUNTIME_BLAS_THREADS"))
     check_ok(proc, "hello.py under runtime.launch")
     share = max(1, len(os.sched_getaffinity(0)) // 2)
     assert _hellos(proc) == [(str(r), "2", str(r), str(share), str(share)) for r in range(2)]
@@ -36,7 +36,8 @@ def test_launcher_shares_the_cores():
 def test_bare_mpiexec_works_as_is():
     require_mpi()
     from runtime.launch import find_mpiexec
-    proc = run_ranks("hello.py", launcher=[find_mpiexec(), "-n", "2", os.sys.executable])
+    proc = run_ranks("hello.py", launcher=[find_mpiexec(), "-n", "2", os.sys.executable],
+                     unset=("MSJIT_THREADS", "RUNTIME_BLAS_THREADS"))
     check_ok(proc, "hello.py under mpiexec")
     share = max(1, len(os.sched_getaffinity(0)) // 2)
     # init() sized the kernel pool itself (no launcher environment): cores // local ranks
