@@ -102,8 +102,9 @@ def _verifying(graph, compiled, compile_schedule):
     """Wrap a compiled graph so its first call is checked against the reference interpreter, run
     with the array module of the inputs (on the GPU for the "cuda" backend). A mismatch inside a
     fused kernel is located by ``compile_schedule`` of the graph with one kernel per node."""
-    # random ops would draw twice from the shared stream (and differ): such graphs are not checked
-    state = {"checked": any(n.op.kind == "random" for n in graph.nodes)}
+    # random ops would draw twice from the shared stream (and differ), collectives would exchange
+    # twice with the other processes: such graphs are not checked
+    state = {"checked": any(n.op.kind == "random" or n.op.communicates for n in graph.nodes)}
 
     def run(arrays):
         if state["checked"]:

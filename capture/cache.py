@@ -46,6 +46,11 @@ class Entry:
     def eager(self) -> bool:
         return self.graph is None
 
+    @property
+    def communicates(self) -> bool:
+        """Whether the graph exchanges data with other processes (collective ops)."""
+        return self.graph is not None and any(n.op.communicates for n in self.graph.nodes)
+
     def make_eager(self, break_info) -> None:
         """Turn a compiled entry into an eager one (its backend failed at run time)."""
         self.graph = None

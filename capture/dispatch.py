@@ -98,7 +98,13 @@ def _settle(fn, args, kwargs, entry, suspect, config):
     """The compiled graph raised: run this call eagerly to tell whose error it is. If eager raises
     too, it is the user's (out-of-range label, MemoryError...): that exception propagates, with the
     user's file:line, and the entry stays compiled for the next call. If eager succeeds, the
-    compiled graph was wrong: it is reported as an internal error and the entry turns eager."""
+    compiled graph was wrong: it is reported as an internal error and the entry turns eager.
+
+    A graph with collectives is not run again: its exchanges with the other processes may have
+    happened already (a repeat would pair with their next ones), and a collective's error (a
+    timed-out peer) is the job's, not the compiler's. Its error propagates as it is."""
+    if entry.communicates:
+        raise suspect.error
     result = call_eagerly(fn, args, kwargs)
     e = suspect.error
     if config.fullgraph:

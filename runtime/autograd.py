@@ -18,6 +18,7 @@ from graph.autodiff import apply_vjp, in_dtype_of
 from graph.ops import F
 
 from . import context as _context
+from .parallel import reducer as _dp
 from .tape import ACTIVE, Tape
 from .tensor import Tensor
 
@@ -93,7 +94,12 @@ def _weights_list(weights):
 
 
 def _run_with_tape(fn, args, kwargs, positions, weights, has_aux, sens=None):
-    """Run ``fn`` under a tape; return (forward output, grads for positions, grads for weights)."""
+    """Run ``fn`` under a tape; return (forward output, grads for positions, grads for weights).
+
+    In data-parallel mode the weights are made identical across ranks before the first step, and
+    their gradients are all-reduced unless a DistributedGradReducer was built for them
+    (:mod:`runtime.parallel.reducer`)."""
+    _dp.prepare_step(weights)
     for p in positions:
         if not isinstance(args[p], Tensor):
             raise TypeError(f"grad: argument {p} is a {type(args[p]).__name__}, not a Tensor, "
@@ -120,7 +126,10 @@ def _run_with_tape(fn, args, kwargs, positions, weights, has_aux, sens=None):
             raise ValueError(f"grad: sens has {len(seeds)} tensors but the function returned {len(flat)}")
     wrt = [args[p] for p in positions] + list(weights or ())
     grads = backward(tape, flat, seeds, wrt)
-    return out, grads[:len(positions)], grads[len(positions):]
+    weight_grads = grads[len(positions):]
+    if _dp.auto_reduce_needed(weights):
+        weight_grads = list(_dp.auto_reduce(weight_grads, weights))
+    return out, grads[:len(positions)], weight_grads
 
 
 def _pack(pos_grads, weight_grads, positions_given, grad_position, weights):

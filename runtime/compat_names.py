@@ -1,5 +1,5 @@
-"""Small MindSpore 2.x top-level names: ``ms.tensor``, ``ms.mutable``, ``ms.jit_class``,
-``ms.ParallelMode``.
+"""Small MindSpore 2.x top-level names: ``ms.tensor``, ``ms.mutable``, ``ms.jit_class``
+(``ms.ParallelMode`` lives with the auto-parallel context in :mod:`runtime.parallel`).
 
 Example:
     >>> import runtime as ms
@@ -31,13 +31,3 @@ def jit_class(cls):
     if not isinstance(cls, type):
         raise TypeError(f"jit_class: expects a class, got {type(cls).__name__}")
     return cls
-
-
-class ParallelMode:
-    """Names of MindSpore's parallel modes (``ms.ParallelMode.DATA_PARALLEL`` ...)."""
-
-    STAND_ALONE = "stand_alone"
-    DATA_PARALLEL = "data_parallel"
-    HYBRID_PARALLEL = "hybrid_parallel"
-    SEMI_AUTO_PARALLEL = "semi_auto_parallel"
-    AUTO_PARALLEL = "auto_parallel"

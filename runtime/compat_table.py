@@ -74,6 +74,29 @@ DIFFERENCES = {
                        "thread.",
     "Tensor.move_to": "`to` is 'CPU' or 'GPU' (no Ascend); `blocking=False` is accepted and the copy is complete "
                       "when it returns. Tensors made under `device_target='GPU'` are already on the GPU.",
+    "set_auto_parallel_context": "stand-alone and data parallel only (model-parallel modes raise); parameters "
+                                 "are broadcast from rank 0 at the first data-parallel step whatever "
+                                 "`parameter_broadcast` says; gradient buckets follow `comm_fusion` / "
+                                 "`all_reduce_fusion_config` (25 MB by default). See docs/distributed.md.",
+    "ops.AllReduce": "over MPI (mpi4py) whatever the backend name; float16 is reduced in float32. In a "
+                     "process of its own (no mpiexec) every collective is an identity.",
+    "ops.AllGather": "as `ops.AllReduce`.",
+    "ops.ReduceScatter": "as `ops.AllReduce`; only `op='sum'` has a gradient (as in MindSpore).",
+    "ops.Broadcast": "as `ops.AllReduce`; the gradient sums every rank's cotangent into the root's input "
+                     "(the other ranks' inputs get zeros).",
+    "ops.all_reduce": "an extension: the registry op's functional form (MindSpore's is "
+                      "`communication.comm_func.all_reduce`).",
+    "ops.all_gather": "an extension, as `ops.all_reduce` (`comm_func.all_gather_into_tensor`).",
+    "ops.reduce_scatter": "an extension, as `ops.all_reduce` (`comm_func.reduce_scatter_tensor`).",
+    "ops.broadcast": "an extension: `ops.Broadcast`'s functional form; returns a tuple.",
+    "ops.all_reduce_start": "an extension: starts a non-blocking all-reduce (a gradient bucket) and returns "
+                            "its ticket for `ops.all_reduce_wait`.",
+    "ops.all_reduce_wait": "an extension: the result of the all-reduce of a ticket.",
+    "ops.AllReduceStart": "as `ops.all_reduce_start`.",
+    "ops.AllReduceWait": "as `ops.all_reduce_wait`.",
+    "nn.DistributedGradReducer": "`fusion_type` is accepted; buckets follow the auto-parallel context. "
+                                 "Parameters it is built for are not reduced again by grad/value_and_grad, "
+                                 "which reduce the others themselves in data-parallel mode.",
 }
 
 #: MindSpore 2.x names users reach for that do not exist here yet (the test checks they are absent)

@@ -169,3 +169,9 @@ def graph_handler():
                               stacklevel=3)
             return None
     return _graph_handler
+
+
+# ``mindspore.context`` also holds the auto-parallel context (``context.set_auto_parallel_context``,
+# ``context.ParallelMode``); it lives in runtime.parallel
+from .parallel.context import (ParallelMode, get_auto_parallel_context, reset_auto_parallel_context,  # noqa: E402,F401
+                               set_auto_parallel_context)

@@ -697,6 +697,8 @@ class GradVariable(Variable):
         grads = [F.zeros_like(w) if gr is None else gr for gr, w in zip(grads, wrt)]
         gvars = [TensorVariable(SymTensor(gr, b)) for gr in grads]
         pg, wg = gvars[:len(positions)], gvars[len(positions):]
+        if weights:
+            wg = _data_parallel_grads(tx, weights, wg)
         if spec.kind == "grad":
             grad_position = spec.grad_position
             if weights is None:
@@ -717,6 +719,21 @@ class GradVariable(Variable):
         if op.get_all:
             return TupleVariable(pg)
         return pg[0]
+
+
+def _data_parallel_grads(tx, weights, wg):
+    """Data parallel (as ``runtime.autograd`` does eagerly): the replicas are made identical now, at
+    trace time, before the graph first runs; unless a DistributedGradReducer handles these
+    parameters, their gradients are all-reduced inside the graph (bucketed, non-blocking)."""
+    from runtime.parallel import reducer as dp
+    dp.prepare_step(weights)
+    needed = dp.auto_reduce_needed(weights)
+    g = tx.guards
+    g.add(f"{g.obj(dp.auto_reduce_needed)}({g.obj(list(weights))}) is {needed}",
+          f"data-parallel gradient reduction is {'on' if needed else 'off'}")
+    if not needed:
+        return wg
+    return [TensorVariable(r) for r in dp.auto_reduce([v.sym for v in wg], weights)]
 
 
 class PartialVariable(Variable):

@@ -22,6 +22,7 @@ import numpy as np
 from graph import forksafe
 from graph.dtypes import float16
 from graph.ir import Value
+from graph.ops import comm
 from graph.ops.promotion import cast_operands, promotion_target
 
 from ..buffer_plan import plan_buffers
@@ -117,6 +118,9 @@ class CompiledGraph:
                     self.step_values.append([id(v) for v in n.outputs])
                 why = f" ({self.impl_tag} fallback: {plan})" if isinstance(plan, Exception) else ""
                 self.descr.append(f"k{ki} {k.kind}[{self.impl_tag}] {'+'.join(n.op.name for n in k.nodes)}{why}")
+        if any(n.op.issue_early for k in kernels_ for n in k.nodes):
+            # the graph starts non-blocking collectives: let them progress between kernels
+            self.steps = [_with_progress(s) for s in self.steps]
         self.out_slots = [(self._slot[id(v)] if isinstance(v, Value) else None, v) for v in graph.outputs]
         index = {id(v): i for i, v in enumerate(graph.inputs)}
         self.update_slots = [(index[id(p)], self._slot[id(v)]) for p, v in graph.updates.items()]
@@ -294,6 +298,15 @@ class CompiledGraph:
     def describe(self) -> str:
         return "\n".join([f"compiled {self.name}: {len(self.steps)} steps, "
                           f"{self.buffer_bytes} bytes of reused buffers"] + self.descr)
+
+
+def _with_progress(step):
+    progress = comm.progress
+
+    def run(env):
+        step(env)
+        progress()
+    return run
 
 
 def _ident(s):

@@ -11,7 +11,11 @@ An :class:`Op` holds
     :func:`bind` (``F.mul(g, y)``), so it runs unchanged on eager tensors and on IR values;
   * ``kind``: how codegen lowers it: ``elementwise`` (with ``expr(E, *scalars, **attrs)``, a scalar
     expression over the emitter ``E``), ``reduction`` (with ``reduce`` = "add"/"max"/"min"),
-    ``extern`` (a library call), ``view`` (layout only), or ``random``/``state`` (side effects).
+    ``extern`` (a library call), ``view`` (layout only), or ``random``/``state`` (side effects);
+  * ``communicates``: a collective (all-reduce...): every process of its group must run it, in the
+    same order, so passes never remove, merge, fold or reorder it (:attr:`Op.has_effects`);
+  * ``issue_early``: it starts asynchronous work (a non-blocking all-reduce), so schedulers run it,
+    and what it needs, as soon as they can, letting that work overlap what follows.
 
 :func:`bind` dispatches an op application on its arguments' types through a handler table that
 upper layers fill (runtime: eager tensors; graph building: IR values), so this module imports
@@ -63,7 +67,8 @@ class Op:
                  attrs: dict[str, Attr] | None = None, n_outputs: int = 1,
                  eager_infer: bool | None = None, promote: bool = False, doc: str = "",
                  diff_inputs: tuple[int, ...] | None = None, mutates: int | None = None,
-                 call_attrs: tuple[str, ...] = (), mixed_precision: bool = True):
+                 call_attrs: tuple[str, ...] = (), mixed_precision: bool = True,
+                 communicates: bool = False, issue_early: bool = False):
         if kind not in KINDS:
             raise ValueError(f"op {name}: unknown kind {kind!r}")
         if vjp is None and nondiff is None:
@@ -101,6 +106,11 @@ class Op:
         # ``to_float`` (see :class:`computing_in`); never for ops that update their input in
         # place (the float32 master copy must receive the update)
         self.mixed_precision = mixed_precision and kind != STATE
+        self.communicates = communicates
+        self.issue_early = issue_early
+        # what passes must keep, in program order: random draws advance the shared stream,
+        # state ops and mutations write memory, collectives talk to other processes
+        self.has_effects = kind in (RANDOM, STATE) or mutates is not None or communicates
         self.label = op_label(name, prim)
         self._defaults = {k: a.default for k, a in self.attrs.items()}
 
@@ -252,7 +262,7 @@ def _cast_operands(args, dtype):
     return tuple(out)
 
 
-def bind(op: Op, *args, **attrs):
+def bind(op: Op, /, *args, **attrs):
     """Apply ``op`` to ``args``: the handler for the arguments' types decides what that means."""
     if op.attrs:
         attrs = op.normalize(attrs)

@@ -2,11 +2,12 @@
 
 * :func:`dce` drops nodes none of whose outputs reach a graph output or a parameter update, and
   constants nobody reads. Nodes with side effects stay: RANDOM ops (they advance the random
-  stream, so dropping one would change every later draw), STATE ops and any op that ``mutates``.
+  stream, so dropping one would change every later draw), STATE ops, any op that ``mutates`` and
+  collectives (every process of a group must take part in each one).
 * :func:`cse` merges nodes with the same op, the same attributes and the same operands (Python
   scalars compared with their type: ``x * 2`` and ``x * 2.0`` differ for an int tensor) into the
-  first of them, and identical small constants into one. RANDOM/STATE/mutating nodes are never
-  merged: two dropouts draw two masks.
+  first of them, and identical small constants into one. Nodes with side effects are never
+  merged: two dropouts draw two masks, two all-reduces are two exchanges.
 
 Example:
     >>> from graph.passes import dce, cse
@@ -17,7 +18,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import Graph, Value
-from ..ops.core import RANDOM, STATE
 from .rewrite import Rewriter
 
 #: constants with at most this many elements are deduplicated by content
@@ -25,7 +25,7 @@ CONST_DEDUP_LIMIT = 4096
 
 
 def has_side_effects(node) -> bool:
-    return node.op.kind in (RANDOM, STATE) or node.op.mutates is not None
+    return node.op.has_effects
 
 
 def dce(graph: Graph) -> Graph:

@@ -16,11 +16,15 @@ Algorithm (one pass in graph order, greedy):
     if neither depends on the other. Masks are Python ints (one bit per group ever created), so a
     check costs O(n/64) word operations; when a merged group gains ancestors the new bits are
     pushed to its descendants, stopping where nothing changes.
-  * side effects keep their order: each RANDOM/STATE node depends on the previous one, and a node
-    that mutates a parameter depends on every earlier reader of the value it overwrites (so a
-    backend may write the parameter in place once the state kernel runs).
+  * side effects keep their order: each node with effects (random, state, collective) depends on
+    the previous one, and a node that mutates a parameter depends on every earlier reader of the
+    value it overwrites (so a backend may write the parameter in place once the state kernel runs).
   * kernels are emitted in a topological order of the group graph (Kahn's algorithm, ties broken
-    by the group's first node in graph order), O(n log n).
+    by the group's first node in graph order), O(n log n). Ops marked ``issue_early`` (the start of
+    a non-blocking all-reduce) pull their kernel and everything it needs ahead of the rest: the
+    i-th such kernel and its not yet scheduled ancestors rank before all later ones and before
+    every other kernel. A gradient bucket's all-reduce thus starts as soon as the backward has
+    produced that bucket, and the rest of the backward runs while it is in flight.
 
 Example:
     >>> from graph.passes.fusion import fuse
@@ -39,7 +43,7 @@ _SINGLE_KIND = {EXTERN: "extern", VIEW: "view", RANDOM: "random", STATE: "state"
 
 class _Group:
     __slots__ = ("nodes", "bits", "anc", "consumers", "fusible", "open", "shape", "reduce",
-                 "first", "parent")
+                 "first", "parent", "after_wait")
 
     def __init__(self, node, index, bit, fusible):
         self.nodes = [(index, node)]
@@ -52,6 +56,7 @@ class _Group:
         self.reduce = None
         self.first = index
         self.parent = None
+        self.after_wait = False  # runs after a collective's completion (see _join_elementwise)
 
 
 def _find(g: _Group) -> _Group:
@@ -61,6 +66,11 @@ def _find(g: _Group) -> _Group:
     while g.parent is not None and g.parent is not root:  # path compression
         g.parent, g = root, g.parent
     return root
+
+
+def _waits(node) -> bool:
+    """A collective that completes here (any but the start of a non-blocking one)."""
+    return node.op.communicates and not node.op.issue_early
 
 
 def _is_elementwise(node) -> bool:
@@ -80,7 +90,7 @@ class _Fuser:
         self.next_bit = 1
         self.groups: list[_Group] = []
         self.readers: dict[int, list] = {}  # id(value) -> nodes read it so far (for mutations)
-        self.last_effect = None  # the previous RANDOM/STATE node
+        self.last_effect = None  # the previous node with side effects (random, state, collective)
 
     # -- dependencies ---------------------------------------------------------------------------
     def _producers(self, node) -> list[_Group]:
@@ -89,7 +99,7 @@ class _Fuser:
         for v in node.inputs:
             if isinstance(v, Value) and v.kind == NODE:
                 deps.append(self.group_of[id(v.producer)])
-        if node.op.kind in (RANDOM, STATE) or node.op.mutates is not None:
+        if node.op.has_effects:
             if self.last_effect is not None:
                 deps.append(self.group_of[id(self.last_effect)])
             if node.op.mutates is not None:
@@ -125,12 +135,13 @@ class _Fuser:
                 group = self._new_group(node, index, fusible)
                 if node.op.kind == REDUCTION and len(node.outputs) == 1:
                     group.reduce, group.open = node, False
+                group.after_wait = _waits(node) or any(p.after_wait for p in producers)
                 self._link(group, producers)
             self.group_of[id(node)] = group
             for v in node.inputs:
                 if isinstance(v, Value):
                     self.readers.setdefault(id(v), []).append(node)
-            if node.op.kind in (RANDOM, STATE) or node.op.mutates is not None:
+            if node.op.has_effects:
                 self.last_effect = node
         return [g for g in self.groups if g.parent is None]
 
@@ -161,7 +172,11 @@ class _Fuser:
 
     def _join_elementwise(self, node, index, producers):
         shape = node.outputs[0].shape
-        candidates = sorted((p for p in producers if p.open and p.shape == shape), key=lambda g: g.first)
+        # work that needs a collective's result never merges into work that does not: the merged
+        # kernel would have to wait for the exchange, and could no longer overlap it
+        after_wait = any(p.after_wait for p in producers)
+        candidates = sorted((p for p in producers if p.open and p.shape == shape and p.after_wait == after_wait),
+                            key=lambda g: g.first)
         chosen, mask, anc = [], 0, 0
         for cand in candidates:
             if cand.anc & mask or anc & cand.bits:
@@ -204,6 +219,28 @@ class _Fuser:
         self._propagate(root)
 
 
+def _urgency(groups: list[_Group], succ) -> dict[int, float]:
+    """Scheduling rank of each group: ``i`` for the i-th group holding an ``issue_early`` node (in
+    graph order) and for its ancestors not claimed by an earlier one; infinity for the rest."""
+    early = sorted((g for g in groups if any(n.op.issue_early for _, n in g.nodes)), key=lambda g: g.first)
+    urgency = {id(g): float("inf") for g in groups}
+    if not early:
+        return urgency
+    preds: dict[int, list[_Group]] = {}
+    for g in groups:
+        for c in succ[id(g)]:
+            preds.setdefault(id(c), []).append(g)
+    for rank, g in enumerate(early):
+        stack = [g]
+        while stack:
+            h = stack.pop()
+            if urgency[id(h)] <= rank:
+                continue
+            urgency[id(h)] = rank
+            stack.extend(preds.get(id(h), ()))
+    return urgency
+
+
 def _order(groups: list[_Group]) -> list[_Group]:
     indeg = {id(g): 0 for g in groups}
     succ: dict[int, list[_Group]] = {}
@@ -216,17 +253,18 @@ def _order(groups: list[_Group]) -> list[_Group]:
                 out.append(c)
                 indeg[id(c)] += 1
         succ[id(g)] = out
-    heap = [(g.first, i, g) for i, g in enumerate(groups) if indeg[id(g)] == 0]
+    urgency = _urgency(groups, succ)
+    heap = [(urgency[id(g)], g.first, i, g) for i, g in enumerate(groups) if indeg[id(g)] == 0]
     heapq.heapify(heap)
     pos = {id(g): i for i, g in enumerate(groups)}
     order = []
     while heap:
-        _, _, g = heapq.heappop(heap)
+        *_, g = heapq.heappop(heap)
         order.append(g)
         for c in succ[id(g)]:
             indeg[id(c)] -= 1
             if indeg[id(c)] == 0:
-                heapq.heappush(heap, (c.first, pos[id(c)], c))
+                heapq.heappush(heap, (urgency[id(c)], c.first, pos[id(c)], c))
     if len(order) != len(groups):
         raise AssertionError("fusion produced a cyclic kernel graph (internal error)")
     return order

@@ -26,6 +26,8 @@ import numbers
 
 import numpy as np
 
+from .sharding import SHARD_SEED, Shard, check_shard_args
+
 #: rows per block that the in-memory sources emit
 BLOCK_ROWS = 1024
 
@@ -155,13 +157,15 @@ class _Launch:
         self._chunks_seeded[id(node)] = n + 1
         return np.random.SeedSequence(self._entropy, spawn_key=(self._index.get(id(node), 0), n))
 
-    def rng(self, node) -> np.random.Generator:
+    def rng(self, node, fallback_seed=None) -> np.random.Generator:
+        """``node``'s generator: from the launch's seed, else ``fallback_seed``, else unseeded."""
         g = self._gens.get(id(node))
         if g is None:
-            if self.seed is None:
+            seed = self.seed if self.seed is not None else fallback_seed
+            if seed is None:
                 g = np.random.default_rng()
             else:
-                g = np.random.default_rng(np.random.SeedSequence([int(self.seed), self._index.get(id(node), 0)]))
+                g = np.random.default_rng(np.random.SeedSequence([int(seed), self._index.get(id(node), 0)]))
             self._gens[id(node)] = g
         return g
 
@@ -418,7 +422,9 @@ class DictIterator(_IteratorBase):
 # ---------------------------------------------------------------------------------------------
 class MappableDataset(Dataset):
     """A source whose rows can be indexed: supports shuffle (a permutation per epoch),
-    ``num_samples`` and sharding (``num_shards``/``shard_id``) like MindSpore's samplers."""
+    ``num_samples`` and sharding (``num_shards``/``shard_id``) like MindSpore's samplers: shards
+    have equal sizes and every shard shuffles alike (:mod:`runtime.data.sharding`);
+    ``num_samples`` then caps the rows of each shard."""
 
     def __init__(self, num_samples=None, shuffle=None, num_shards=None, shard_id=None,
                  num_parallel_workers=None, sampler=None):
@@ -428,13 +434,7 @@ class MappableDataset(Dataset):
             raise TypeError(f"{what}: shuffle must be True, False or None, got {shuffle!r}")
         if num_samples is not None:
             num_samples = _check_int(num_samples, "num_samples", what, 0)
-        if (num_shards is None) != (shard_id is None):
-            raise ValueError(f"{what}: give both num_shards and shard_id, or neither")
-        if num_shards is not None:
-            num_shards = _check_int(num_shards, "num_shards", what, 1)
-            shard_id = _check_int(shard_id, "shard_id", what, 0)
-            if shard_id >= num_shards:
-                raise ValueError(f"{what}: shard_id {shard_id} must be < num_shards {num_shards}")
+        num_shards, shard_id = check_shard_args(num_shards, shard_id, what)
         if sampler is not None:
             raise ValueError(f"{what}: samplers are not supported; use shuffle=, num_samples=, "
                              "num_shards= and shard_id=")
@@ -443,6 +443,7 @@ class MappableDataset(Dataset):
         self.num_samples = num_samples
         self.num_shards = num_shards
         self.shard_id = shard_id
+        self._shard = Shard(num_shards, shard_id) if num_shards is not None else None
 
     # subclasses: _num_rows() and _fetch(indices) -> block, or _fetch_slice(start, stop)
     def _num_rows(self):
@@ -456,9 +457,8 @@ class MappableDataset(Dataset):
 
     def _size(self):
         n = self._num_rows()
-        if self.num_shards is not None:
-            n = len(range(self.shard_id, n, self.num_shards)) if n else 0
-            # MindSpore pads shards to equal size; we keep the exact split
+        if self._shard is not None:
+            n = self._shard.size(n)
         if self.num_samples:
             n = min(n, self.num_samples)
         return n
@@ -466,12 +466,12 @@ class MappableDataset(Dataset):
     def _indices(self, launch):
         n = self._num_rows()
         if self.shuffle_flag:
-            idx = launch.rng(self).permutation(n)
+            # shards must agree on the order: seeded even when no dataset seed is set
+            idx = launch.rng(self, SHARD_SEED if self._shard is not None else None).permutation(n)
         else:
             idx = None
-        if self.num_shards is not None:
-            base = idx if idx is not None else np.arange(n)
-            idx = base[self.shard_id::self.num_shards]
+        if self._shard is not None:
+            idx = self._shard.indices(idx if idx is not None else np.arange(n))
         if self.num_samples:
             if idx is None:
                 idx = np.arange(min(n, self.num_samples))

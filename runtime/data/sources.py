@@ -148,8 +148,12 @@ class GeneratorDataset(Dataset):
             if shuffle:
                 raise ValueError(f"{what}: shuffle=True needs a random-access source (with __getitem__ and "
                                  "__len__); use .shuffle(buffer_size) on an iterable source")
-            if sampler is not None or num_shards is not None:
-                raise ValueError(f"{what}: samplers and sharding need a random-access source")
+            if sampler is not None:
+                raise ValueError(f"{what}: samplers need a random-access source (with __getitem__ and __len__)")
+            if num_shards is not None or shard_id is not None:
+                raise ValueError(f"{what}: num_shards/shard_id need a random-access source (with __getitem__ and "
+                                 "__len__): an iterable's length is unknown, so its shards could not be made "
+                                 "equal and data-parallel ranks would run different numbers of steps")
             if num_samples is not None:
                 num_samples = _check_int(num_samples, "num_samples", what, 0)
             super().__init__((), num_parallel_workers)

@@ -19,6 +19,7 @@ from .wrap import *  # noqa: F401,F403
 from .wrap import __all__ as _wrap_all
 from .loss_scale import *  # noqa: F401,F403
 from .loss_scale import __all__ as _loss_scale_all
+from .grad_reducer import DistributedGradReducer  # noqa: F401
 from .metrics import *  # noqa: F401,F403
 from .metrics import __all__ as _metrics_all
 from .dynamic_lr import *  # noqa: F401,F403
@@ -28,6 +29,6 @@ from .learning_rate_schedule import __all__ as _lr_schedule_all
 from .graph_cell import GraphCell  # noqa: F401
 from . import layers, loss, optim, wrap, loss_scale, metrics, dynamic_lr, learning_rate_schedule  # noqa: F401
 
-__all__ = (["Cell", "GraphCell", "Parameter", "ParameterTuple"] + _layers_all + _loss_all + _optim_all + _wrap_all
-           + _loss_scale_all
+__all__ = (["Cell", "GraphCell", "Parameter", "ParameterTuple", "DistributedGradReducer"] + _layers_all + _loss_all
+           + _optim_all + _wrap_all + _loss_scale_all
            + _metrics_all + _dynamic_lr_all + _lr_schedule_all)

@@ -15,7 +15,9 @@ import numbers
 
 from .. import ops
 from ..autograd import value_and_grad
+from ..parallel import context as parallel_context
 from .cell import Cell
+from .grad_reducer import DistributedGradReducer
 from .optim.optimizer import Optimizer
 
 __all__ = ["WithLossCell", "WithEvalCell", "TrainOneStepCell"]
@@ -68,7 +70,10 @@ class TrainOneStepCell(Cell):
     """One training step: forward + backward of ``network`` (which returns the loss) with respect
     to ``optimizer.parameters``, then ``optimizer(grads)``; returns the loss.
 
-    ``sens`` scales the gradients (the backward seed), as MindSpore's loss-scale sens does.
+    ``sens`` scales the gradients (the backward seed), as MindSpore's loss-scale sens does. In
+    DATA_PARALLEL mode (``ms.set_auto_parallel_context``) the gradients pass through a
+    :class:`~runtime.nn.DistributedGradReducer` (``self.grad_reducer``; ``self.reducer_flag`` says
+    whether there is one) before the optimizer, as in MindSpore.
     """
 
     def __init__(self, network, optimizer, sens=1.0, return_grad=False):
@@ -84,11 +89,15 @@ class TrainOneStepCell(Cell):
         self.sens = float(sens)
         self.return_grad = return_grad
         self.grad_fn = value_and_grad(self.network, None, self.weights)
+        self.reducer_flag = parallel_context.data_parallel()
+        self.grad_reducer = DistributedGradReducer(self.weights) if self.reducer_flag else None
 
     def construct(self, *inputs):
         loss, grads = self.grad_fn(*inputs)
         if self.sens != 1.0:
             grads = tuple(ops.mul(g, self.sens) for g in grads)
+        if self.reducer_flag:
+            grads = self.grad_reducer(grads)
         self.optimizer(grads)
         if self.return_grad:
             return loss, grads

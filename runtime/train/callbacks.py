@@ -27,6 +27,7 @@ from collections import deque
 
 import numpy as np
 
+from ..parallel import ranks
 from .checkpoint import save_checkpoint
 
 
@@ -193,9 +194,12 @@ _ACTIVE_BARS: list = []
 
 
 def _print(msg):
+    """Print a line of training output (only on rank 0 of a data-parallel job, by default)."""
+    if not ranks.logs_here():
+        return
     for bar in _ACTIVE_BARS:
         bar._clear_line()
-    print(msg, flush=True)
+    print(ranks.log_prefix() + msg, flush=True)
 
 
 def _handle_loss(net_outputs):
@@ -349,13 +353,17 @@ class CheckpointConfig:
     keep_checkpoint_max: keep at most N files (the oldest are deleted);
     keep_checkpoint_per_n_minutes: also keep one file per N minutes; append_info: extra values
     saved with each checkpoint (``"epoch_num"``, ``"step_num"`` and/or a dict).
+    per_rank (keyword, an extension): in a data-parallel job every rank saves its own files
+    (``{prefix}_rank{r}-...``) instead of rank 0 alone.
     """
 
     def __init__(self, save_checkpoint_steps=1, save_checkpoint_seconds=0, keep_checkpoint_max=5,
                  keep_checkpoint_per_n_minutes=0, integrated_save=True, async_save=False,
                  saved_network=None, append_info=None, enc_key=None, enc_mode="AES-GCM",
-                 exception_save=False, **kwargs):
+                 exception_save=False, *, per_rank=False, **kwargs):
         owner = "CheckpointConfig"
+        if not isinstance(per_rank, bool):
+            raise TypeError(f"{owner}: per_rank must be a bool, got {per_rank!r}")
         steps = _check_nonneg_int(save_checkpoint_steps or 0, "save_checkpoint_steps", owner)
         secs = _check_nonneg_int(save_checkpoint_seconds or 0, "save_checkpoint_seconds", owner)
         keep = _check_nonneg_int(keep_checkpoint_max or 0, "keep_checkpoint_max", owner)
@@ -375,6 +383,7 @@ class CheckpointConfig:
         self._saved_network = saved_network
         self._append_dict = self._parse_append_info(append_info)
         self._exception_save = exception_save
+        self._per_rank = per_rank
 
     @staticmethod
     def _parse_append_info(info):
@@ -425,6 +434,10 @@ class CheckpointConfig:
         return self._saved_network
 
     @property
+    def per_rank(self):
+        return self._per_rank
+
+    @property
     def append_dict(self):
         return dict(self._append_dict)
 
@@ -448,6 +461,10 @@ class ModelCheckpoint(Callback):
     ``config`` says, deleting the oldest files beyond ``keep_checkpoint_max``. The last step is
     always saved at the end of training. If files with this prefix already exist in the
     directory, the prefix becomes ``{prefix}_1`` (``_2``...), as in MindSpore.
+
+    In a data-parallel job (several processes) only rank 0 saves, since every replica holds the
+    same parameters; with ``CheckpointConfig(per_rank=True)`` every rank saves, its prefix
+    suffixed ``_rank{r}``. Either file loads in a single process.
     """
 
     def __init__(self, prefix="CKP", directory=None, config=None):
@@ -463,7 +480,11 @@ class ModelCheckpoint(Callback):
         if not isinstance(directory, (str, os.PathLike)):
             raise TypeError(f"ModelCheckpoint: directory must be a path, got {type(directory).__name__}")
         self._directory = os.path.abspath(os.fspath(directory))
-        os.makedirs(self._directory, exist_ok=True)
+        self._writes = ranks.world_size() == 1 or ranks.world_rank() == 0 or config.per_rank
+        if ranks.world_size() > 1 and config.per_rank:
+            prefix = f"{prefix}_rank{ranks.world_rank()}"
+        if self._writes:
+            os.makedirs(self._directory, exist_ok=True)
         base, i = prefix, 0
         while _prefix_in_use(self._directory, prefix):
             i += 1
@@ -515,6 +536,8 @@ class ModelCheckpoint(Callback):
         path = os.path.join(self._directory, name)
         self._last_triggered_step = cur
         self._last_time = time.time()
+        if not self._writes:
+            return
         network = self._config.saved_network or cb_params.get("train_network") or cb_params.get("network")
         append = self._config.append_dict
         if "epoch_num" in append:
@@ -580,6 +603,7 @@ class ProgressBar(Callback):
         self.width = int(width)
         self._tty = False
         self._shown = False
+        self._silent = False
 
     def _out(self):
         return self.stream if self.stream is not None else sys.stderr
@@ -587,7 +611,8 @@ class ProgressBar(Callback):
     def on_train_begin(self, run_context):
         cb = run_context.original_args()
         out = self._out()
-        self._tty = bool(getattr(out, "isatty", lambda: False)())
+        self._silent = not ranks.logs_here()  # other ranks of a data-parallel job stay quiet
+        self._tty = bool(getattr(out, "isatty", lambda: False)()) and not self._silent
         self._total = max(1, int(cb.get("epoch_num", 1) - cb.get("initial_epoch", 0)) * int(cb.get("batch_num") or 1))
         self._start_step = cb.get("cur_step_num", 0) or 0
         self._t0 = time.time()
@@ -626,6 +651,8 @@ class ProgressBar(Callback):
     def on_train_step_end(self, run_context):
         cb = run_context.original_args()
         self._time_step(cb)
+        if self._silent:
+            return
         done = (cb.get("cur_step_num", 0) or 0) - self._start_step
         now = time.time()
         if self._tty:

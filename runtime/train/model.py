@@ -21,6 +21,8 @@ import numbers
 import os
 import sys
 
+from ..parallel import ranks
+from ..parallel.context import get_auto_parallel_context
 from .callbacks import (CallbackList, CallbackParams, LossMonitor, ProgressBar, RunContext, _ACTIVE_BARS,
                         _print, normalize_callbacks)
 
@@ -206,7 +208,8 @@ class Model:
         steps_per_epoch = sink_size if (sink_mode and sink_size > 0) else dataset_size
         cb_params = CallbackParams(
             train_network=self._train_network, network=self._network, loss_fn=self._loss_fn,
-            optimizer=self._optimizer, parallel_mode="stand_alone", device_number=1,
+            optimizer=self._optimizer, parallel_mode=get_auto_parallel_context("parallel_mode"),
+            device_number=ranks.world_size(),
             train_dataset=train_dataset, list_callback=cb_list, mode="train",
             epoch_num=epoch, initial_epoch=initial_epoch, batch_num=steps_per_epoch,
             dataset_sink_mode=bool(sink_mode), cur_epoch_num=initial_epoch,

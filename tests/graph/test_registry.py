@@ -166,7 +166,19 @@ SAMPLES = {
     "sparse_softmax_cross_entropy": lambda r: ([_r(r, 4, 5), np.array([0, 3, 1, 4], np.int32)], {}),
     "one_hot": lambda r: ([np.array([0, 3, 1], np.int32)], {"depth": 5}),
     "gather": lambda r: ([_r(r, 6, 4), np.array([[0, 5], [2, 2]], np.int32)], {"axis": 0}),
+    # collectives (a world of one process: identities)
+    "all_reduce": lambda r: ([_r(r, 3, 4)], {"op": "max"}),
+    "all_gather": lambda r: ([_ints(r, 2, 3)], {}),
+    "reduce_scatter": lambda r: ([_r(r, 4, 2)], {"op": "prod"}),
+    "broadcast": lambda r: ([_r(r, 3), _ints(r, 2, 2)], {"root_rank": 0}),
+    "all_reduce_start": lambda r: ([_r(r, 5)], {}),
+    "all_reduce_wait": lambda r: _started_all_reduce(_r(r, 2, 3)),
 }
+
+
+def _started_all_reduce(x):
+    from graph.ops import comm
+    return [comm.start_all_reduce(comm.world(), np, x, "sum"), x], {}
 
 
 def _aval(a):
