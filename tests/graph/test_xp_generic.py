@@ -15,7 +15,9 @@ from graph.ops import REGISTRY
 from graph.ops.promotion import cast_operands, promotion_target
 from test_registry import SAMPLES
 
-OPS = sorted(REGISTRY)
+# collectives exchange through MPI's host buffers by design (device arrays are staged through the
+# host) and number their exchanges, so two runs differ: tests/distributed checks them
+OPS = sorted(n for n, op in REGISTRY.items() if not op.communicates)
 
 
 def _cupy():
