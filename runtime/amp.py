@@ -28,7 +28,7 @@ import numbers
 from graph.dtypes import float32, int32
 
 from . import ops
-from .nn.cell import Cell
+from .nn.cell import Cell, cast_float_inputs
 from .parameter import Parameter
 from .tensor import Tensor
 
@@ -272,7 +272,6 @@ def _is_framework_cell(cell):
 def _insert_white_list_casts(cell, cells_white, prims_white, dtype):
     """O1: Cells of the white list compute in ``dtype`` with float32 outputs; in user-written
     Cells, white-list Primitive attributes do the same; everything else stays float32."""
-    from .nn.cell import Cell
     for name, child in list(cell._cells.items()):
         if isinstance(child, tuple(cells_white)) and child._mixed_precision_type is None:
             cell._wrap_child(name, _OutputTo32(child.to_float(dtype)))
@@ -286,7 +285,6 @@ def _insert_white_list_casts(cell, cells_white, prims_white, dtype):
 
 
 def _auto_white_list(network, white_list, dtype):
-    from .nn.cell import Cell
     cells = [c for c in white_list if issubclass(c, Cell)]
     prims = [c for c in white_list if not issubclass(c, Cell)]
     _insert_white_list_casts(network, cells, prims, dtype)
@@ -303,7 +301,6 @@ def _auto_black_list(network, black_list, dtype):
 
 def _keep_in_float32(network, black_list, dtype):
     from graph.dtypes import float32
-    from .nn.cell import Cell
     for name, child in list(network._cells.items()):
         if isinstance(child, tuple(black_list)):
             network._wrap_child(name, _OutputTo(child.to_float(float32), dtype))
@@ -331,7 +328,6 @@ def auto_mixed_precision(network, amp_level="O0", dtype=None):
         Float32
     """
     from graph.dtypes import float16
-    from .nn.cell import Cell
     if not isinstance(network, Cell):
         raise TypeError(f"auto_mixed_precision: network must be a Cell, got {type(network).__name__}")
     dtype = _low_precision_dtype("auto_mixed_precision", float16 if dtype is None else dtype)
@@ -360,7 +356,6 @@ def custom_mixed_precision(network, *, white_list=None, black_list=None, dtype=N
         '_OutputTo32'
     """
     from graph.dtypes import float16
-    from .nn.cell import Cell
     if not isinstance(network, Cell):
         raise TypeError(f"custom_mixed_precision: network must be a Cell, got {type(network).__name__}")
     if (white_list is None) == (black_list is None):
@@ -385,7 +380,6 @@ def custom_mixed_precision(network, *, white_list=None, black_list=None, dtype=N
 def _cast_floats(value, dtype):
     """``value`` with every float tensor (nested in tuples/lists) cast to ``dtype``
     (MindSpore's ``F.mixed_precision_cast``)."""
-    from .nn.cell import cast_float_inputs
     return cast_float_inputs((value,), dtype)[0]
 
 
