@@ -1,13 +1,15 @@
 """Schedule -> a compiled callable ``run(arrays) -> (outputs, {param_input_index: new_array})``.
 
-All fused kernels of a schedule go into one LLVM module (one compile, one cache entry). The runner
-is a precomputed list of steps over a flat environment list: fused steps call their kernel through
-a cached ctypes function pointer with a preallocated ``void*`` argument array (only pointers that
-change per call are rewritten), extern/view/random/state steps call the op's ``impl(numpy, ...)``.
-Intermediate results of fused kernels live in buffers allocated once per schedule and reused by
-every call (an alias-aware linear-scan plan shares buffers between values whose lifetimes do not
-overlap); graph outputs and parameter updates get fresh arrays on each call, since the caller keeps
-them.
+All fused kernels of a schedule, and the native kernels of the extern ops that have one
+(convolution layout, pooling: codegen/cpu/native.py), go into one LLVM module (one compile, one
+cache entry). The runner is a precomputed list of steps over a flat environment list: compiled
+steps call their kernel through a cached ctypes function pointer with a preallocated ``void*``
+argument array (only pointers that change per call are rewritten), matrix products call
+``np.matmul(out=)`` (BLAS), other extern/view/random/state steps call the op's
+``impl(numpy, ...)``. Intermediate results of compiled kernels and matrix products live in
+buffers allocated once per schedule and reused by every call (an alias-aware linear-scan plan
+shares buffers between values whose lifetimes do not overlap); graph outputs and parameter
+updates get fresh arrays on each call, since the caller keeps them.
 """
 from __future__ import annotations
 
@@ -24,9 +26,9 @@ from graph.dtypes import float16
 from graph.ir import Value
 from graph.ops.promotion import cast_operands, promotion_target
 
-from ..buffer_plan import plan_buffers
+from ..buffer_plan import plan_buffers, plan_writes
 from ..fused_plan import plan_schedule
-from . import compiler, kernels, threads
+from . import compiler, kernels, native, threads
 
 
 def _free_rc():
@@ -37,18 +39,20 @@ def _free_rc():
 _FREE_RC = _free_rc()  # refcount of an array referenced only by a pool entry (while checked)
 
 
-def _matmul_out(node, target):
-    """np.matmul(..., out=buf) for 2-D float matmuls without promotion."""
+def _matmul_out(node, target=None):
+    """np.matmul(..., out=buf) for float matmuls of rank >= 2 without promotion (None otherwise)."""
     if node.op.name != "matmul" or target is not None:
         return None
     a, b = node.inputs
     o = node.outputs[0]
-    if a.ndim != 2 or b.ndim != 2 or a.dtype is not b.dtype or not o.dtype.is_float:
+    if (not isinstance(a, Value) or not isinstance(b, Value) or a.ndim < 2 or b.ndim < 2
+            or a.dtype is not b.dtype or not o.dtype.is_float):
         return None
     ta, tb = node.attrs.get("transpose_a", False), node.attrs.get("transpose_b", False)
+    swap = np.swapaxes
 
     def call(x, y, out):
-        np.matmul(x.T if ta else x, y.T if tb else y, out=out)
+        np.matmul(swap(x, -1, -2) if ta else x, swap(y, -1, -2) if tb else y, out=out)
         return out
     return call
 
@@ -95,9 +99,16 @@ class CompiledGraph:
                         nslots += 1
         self.nslots = nslots
         plans = plan_schedule(schedule, self.name)
-        self.library = self._build_library([p for p in plans.values() if isinstance(p, kernels.FusedPlan)])
+        plans.update(self._native_plans(kernels_))
+        self.library = self._build_library([p for p in plans.values() if not isinstance(p, Exception)])
         # -- buffer plan -----------------------------------------------------------------------
-        buffers = plan_buffers(graph, kernels_, plans, self._alloc)
+        writes = plan_writes(plans)
+        if self.xp is np:  # matrix products write into planned buffers too
+            for ki, k in enumerate(kernels_):
+                if k.kind == "extern" and _matmul_out(k.nodes[0]) is not None:
+                    o = k.nodes[0].outputs[0]
+                    writes[ki] = [(o, o.dtype.np)]
+        buffers = plan_buffers(graph, kernels_, writes, self._alloc)
         self.buffer_bytes = sum(b.nbytes for b in {id(b.base): b for b in buffers.values()}.values())
         # -- steps -----------------------------------------------------------------------------
         self.steps = []
@@ -111,9 +122,14 @@ class CompiledGraph:
                 self.step_values.append([id(o.value) for o in plan.operands if o.role != "in"])
                 self.descr.append(f"k{ki} fused[{self.kernel_tag}] {plan.name} dims={plan.dims}"
                                   f"{self._step_note(plan, split_ok)}")
+            elif isinstance(plan, native.NativePlan):
+                self.steps.append(self._fused_step(plan, buffers, split_ok))
+                self.step_values.append([id(o.value) for o in plan.operands if o.role != "in"])
+                self.descr.append(f"k{ki} native[{self.kernel_tag}] {plan.node.op.name} {plan.name} "
+                                  f"dims={plan.dims}{self._step_note(plan, split_ok)}")
             else:
                 for n in k.nodes:
-                    self.steps.append(self._impl_step(n))
+                    self.steps.append(self._impl_step(n, buffers))
                     self.step_values.append([id(v) for v in n.outputs])
                 why = f" ({self.impl_tag} fallback: {plan})" if isinstance(plan, Exception) else ""
                 self.descr.append(f"k{ki} {k.kind}[{self.impl_tag}] {'+'.join(n.op.name for n in k.nodes)}{why}")
@@ -122,17 +138,31 @@ class CompiledGraph:
         self.update_slots = [(index[id(p)], self._slot[id(v)]) for p, v in graph.updates.items()]
 
     # -- device hooks ---------------------------------------------------------------------------
-    def _build_library(self, fused):
-        """Compile the fused plans (one LLVM module, one cache entry)."""
-        if not fused:
+    def _native_plans(self, kernels_) -> dict:
+        """kernel index -> :class:`native.NativePlan` for the extern kernels generated natively."""
+        ident = "".join(c if c.isalnum() or c == "_" else "_" for c in self.name) or "g"
+        plans = {}
+        for ki, k in enumerate(kernels_):
+            if k.kind == "extern" and len(k.nodes) == 1:
+                plan = native.plan_native(k.nodes[0], f"{ident}_k{ki}")
+                if plan is not None:
+                    plans[ki] = plan
+        return plans
+
+    def _build_library(self, plans):
+        """Compile the fused and native plans (one LLVM module, one cache entry)."""
+        if not plans:
             return None
 
         def make_module():
             module = compiler.new_module(self.name)
-            for p in fused:
-                kernels.emit_fused(module, p)
+            for p in plans:
+                if isinstance(p, native.NativePlan):
+                    p.emit(module)
+                else:
+                    kernels.emit_fused(module, p)
             return module
-        desc = "\n".join(f"kernel {p.name}\n{p.description()}" for p in fused)
+        desc = "\n".join(f"kernel {p.name}\n{p.description()}" for p in plans)
         return compiler.build_described(desc, make_module)
 
     @staticmethod
@@ -230,8 +260,9 @@ class CompiledGraph:
         step.keep_alive = (keep_static, fn, argv)
         return step
 
-    def _impl_step(self, node):
-        """A step running the op's array ``impl`` with this runner's array module."""
+    def _impl_step(self, node, buffers=None):
+        """A step running the op's array ``impl`` with this runner's array module (a matrix
+        product on the CPU writes into its planned buffer, or a new array)."""
         op = node.op
         xp = self.xp
         ins = [(self._slot[id(a)], None) if isinstance(a, Value) else (None, a) for a in node.inputs]
@@ -246,6 +277,11 @@ class CompiledGraph:
             oshape, odt = tuple(node.outputs[0].shape), node.outputs[0].dtype.np
             (sa, _), (sb, _) = ins
             o = outs[0]
+            buf = (buffers or {}).get(id(node.outputs[0]))
+            if buf is not None:
+                def step(env):
+                    env[o] = mm(env[sa], env[sb], buf)
+                return step
 
             def step(env):
                 env[o] = mm(env[sa], env[sb], np.empty(oshape, odt))

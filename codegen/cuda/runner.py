@@ -51,6 +51,9 @@ class CudaCompiledGraph(CompiledGraph):
         self.replay = GraphReplay.for_graph(self)
 
     # -- device hooks ---------------------------------------------------------------------------
+    def _native_plans(self, kernels_):
+        return {}  # extern ops run their cupy implementations
+
     def _build_library(self, fused):
         if not fused:
             return None

@@ -635,8 +635,8 @@ def test_run_schedule_catches_a_bad_memory_plan():
 # -- pipeline --------------------------------------------------------------------------------------------------------
 def test_pipelines_are_inspectable_and_levels_differ():
     assert PIPELINES["O0"] == ["dce", "unfused"]
-    assert PIPELINES["O1"] == ["dce", "cse", "fold", "simplify", "dce", "updates", "fuse", "plan_memory"]
-    assert PIPELINES["O2"][1][0] == "fixpoint"
+    assert PIPELINES["O1"] == ["dce", "lower", "cse", "fold", "simplify", "dce", "updates", "fuse", "plan_memory"]
+    assert PIPELINES["O2"][2][0] == "fixpoint"
     g = random_graph(5)
     s0, s1 = optimize(g, "O0"), optimize(g, "O1")
     assert all(len(k.nodes) == 1 for k in s0.kernels) and not s0.buffers
@@ -659,16 +659,16 @@ def test_dump_after_each_pass(tmp_path):
     g = random_graph(1)
     optimize(g, "O1", dump_dir=str(tmp_path))
     names = sorted(os.listdir(tmp_path))
-    expected = ["00_input", "01_dce", "02_cse", "03_fold", "04_simplify", "05_dce", "06_updates"]
+    expected = ["00_input", "01_dce", "02_lower", "03_cse", "04_fold", "05_simplify", "06_dce", "07_updates"]
     assert names == sorted([f"{n}.{e}" for n in expected for e in ("ir", "dot")]
-                           + ["07_fuse.sched", "08_plan_memory.sched"])
-    text = (tmp_path / "02_cse.ir").read_text()
+                           + ["08_fuse.sched", "09_plan_memory.sched"])
+    text = (tmp_path / "03_cse.ir").read_text()
     assert text.startswith("graph rand1(") and "return" in text and "update p <-" in text
-    assert "slots:" in (tmp_path / "08_plan_memory.sched").read_text()
+    assert "slots:" in (tmp_path / "09_plan_memory.sched").read_text()
     d2 = tmp_path / "o2"
     optimize(g, "O2", dump_dir=str(d2))
     o2 = sorted(os.listdir(d2))
-    assert o2[0] == "00_input.dot" and "02_cse.ir" in o2 and o2[-1].endswith("_plan_memory.sched")
+    assert o2[0] == "00_input.dot" and "03_cse.ir" in o2 and o2[-1].endswith("_plan_memory.sched")
 
 
 def test_large_graph_compiles_without_recursion_or_blowup():

@@ -1,0 +1,104 @@
+"""Native kernels of the convolution layout and pooling ops (codegen/cpu/native.py) against the
+ops' numpy implementations (the oracle): odd sizes, strides, padding, dilation, float32 and
+float64, one and several threads. The compiled graph must really run the native kernel (its
+describe() says so), so a silent fallback to numpy fails these tests."""
+import numpy as np
+import pytest
+
+from codegen import compile_schedule
+from codegen.cpu import threads
+from graph.ops import REGISTRY, F
+
+from codegen_helpers import graph_of, per_node
+
+CONV_CASES = [  # (x shape, kernel, stride, pad_mode, padding, dilation)
+    ((2, 1, 32, 32), (5, 5), (1, 1), "valid", (0, 0, 0, 0), (1, 1)),
+    ((3, 2, 7, 9), (3, 2), (2, 1), "pad", (1, 0, 2, 1), (1, 2)),
+    ((1, 3, 6, 5), (3, 3), (1, 1), "same", (0, 0, 0, 0), (1, 1)),
+    ((2, 4, 9, 8), (2, 3), (3, 2), "same", (0, 0, 0, 0), (2, 1)),
+    ((5, 2, 4, 4), (1, 1), (2, 2), "valid", (0, 0, 0, 0), (1, 1)),
+    ((1, 1, 3, 11), (3, 4), (1, 3), "pad", (2, 2, 3, 3), (1, 1)),
+]
+POOL_CASES = [  # (x shape, kernel, stride, pad_mode)
+    ((2, 6, 28, 28), (2, 2), (2, 2), "valid"),
+    ((3, 2, 7, 9), (3, 3), (2, 2), "valid"),
+    ((2, 3, 7, 9), (3, 2), (2, 1), "same"),
+    ((1, 2, 5, 5), (2, 2), (1, 1), "valid"),
+    ((2, 1, 6, 7), (3, 3), (3, 3), "same"),
+]
+
+
+def _run_one(build, arrays, name):
+    """Compile ``build`` (one op) with one kernel per node; return outputs and describe()."""
+    g = graph_of(build, *[(a.shape, a.dtype) for a in arrays])
+    compiled = compile_schedule(per_node(g))
+    text = compiled.describe()
+    assert f"native[llvm] {name}" in text, text
+    outs, _ = compiled(arrays)
+    return outs[0]
+
+
+def _attrs(case):
+    _, kernel, stride, pad_mode, padding, dilation = case
+    return dict(kernel_size=kernel, stride=stride, pad_mode=pad_mode, padding=padding, dilation=dilation)
+
+
+@pytest.fixture(params=[1, 3], ids=["1thread", "3threads"])
+def n_threads(request, monkeypatch):
+    monkeypatch.setattr(threads, "SPLIT_THRESHOLD", 1.0)  # split even these small kernels
+    threads.set_num_threads(request.param)
+    yield request.param
+    threads.set_num_threads(None)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", CONV_CASES)
+def test_im2col_and_col2im_equal_the_numpy_implementation(case, dtype, n_threads):
+    rng = np.random.default_rng(0)
+    attrs = _attrs(case)
+    x = rng.standard_normal(case[0]).astype(dtype)
+    want = REGISTRY["conv_im2col"].impl(np, x, **attrs)
+    got = _run_one(lambda v: F.conv_im2col(v, **attrs), [x], "conv_im2col")
+    np.testing.assert_array_equal(got, want)
+    cols = rng.standard_normal(want.shape).astype(dtype)
+    want_dx = REGISTRY["conv_col2im"].impl(np, cols, input_size=case[0], **attrs)
+    got_dx = _run_one(lambda v: F.conv_col2im(v, input_size=case[0], **attrs), [cols], "conv_col2im")
+    np.testing.assert_array_equal(got_dx, want_dx)  # the same additions in the same order
+    # adjointness, an oracle independent of both implementations: <im2col(x), c> == <x, col2im(c)>
+    np.testing.assert_allclose(np.vdot(got, cols), np.vdot(x, got_dx), rtol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", POOL_CASES)
+def test_max_pool_and_its_gradient_equal_the_numpy_implementation(case, dtype, n_threads):
+    rng = np.random.default_rng(1)
+    shape, kernel, stride, pad_mode = case
+    attrs = dict(kernel_size=kernel, stride=stride, pad_mode=pad_mode)
+    # few distinct values: windows with ties (the gradient goes to the first max only)
+    x = rng.integers(-3, 4, shape).astype(dtype)
+    want = REGISTRY["max_pool2d"].impl(np, x, **attrs)
+    got = _run_one(lambda v: F.max_pool2d(v, **attrs), [x], "max_pool2d")
+    np.testing.assert_array_equal(got, want)
+    dout = rng.standard_normal(want.shape).astype(dtype)
+    want_dx = REGISTRY["max_pool2d_grad"].impl(np, x, want, dout, **attrs)
+    got_dx = _run_one(lambda a, o, d: F.max_pool2d_grad(a, o, d, **attrs), [x, want, dout], "max_pool2d_grad")
+    np.testing.assert_array_equal(got_dx, want_dx)
+
+
+def test_max_pool_propagates_nan_and_padding_never_wins():
+    x = np.full((1, 1, 3, 3), -np.inf, np.float32)
+    x[0, 0, 1, 1] = np.nan
+    x[0, 0, 0, 0] = -5.0
+    attrs = dict(kernel_size=(2, 2), stride=(2, 2), pad_mode="same")
+    want = REGISTRY["max_pool2d"].impl(np, x, **attrs)
+    got = _run_one(lambda v: F.max_pool2d(v, **attrs), [x], "max_pool2d")
+    np.testing.assert_array_equal(got, want)  # NaN in the first window, -inf (not 0) elsewhere
+    assert np.isnan(got[0, 0, 0, 0]) and got[0, 0, 1, 1] == -np.inf
+
+
+def test_unsupported_dtypes_run_the_numpy_implementation():
+    x = np.ones((1, 1, 4, 4), np.float16)
+    g = graph_of(lambda v: F.max_pool2d(v, kernel_size=2), (x.shape, x.dtype))
+    compiled = compile_schedule(per_node(g))
+    assert "native" not in compiled.describe()
+    np.testing.assert_array_equal(compiled([x])[0][0], np.ones((1, 1, 2, 2), np.float16))
