@@ -211,3 +211,18 @@ def emit_fused(module: ir.Module, plan: FusedPlan) -> str:
 
 
 BOOL, FLOAT32, I1  # re-exported names used by callers
+
+
+def emit_segment(module: ir.Module, name: str, members) -> str:
+    """``void name(i8*** tables)``: call each kernel of ``members`` ((kernel name, outer extent)
+    pairs, all defined in ``module``) in order as ``kernel(tables[j], 0, extent)``: a run of
+    kernels in one native call. The calls are never inlined (the kernels stay compiled once)."""
+    i8pp = ir.IntType(8).as_pointer().as_pointer()
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [i8pp.as_pointer()]), name)
+    fn.attributes.add("nounwind")
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    for j, (kernel, extent) in enumerate(members):
+        argv = b.load(b.gep(fn.args[0], [ir.Constant(ir.IntType(32), j)], inbounds=True))
+        b.call(module.globals[kernel], [argv, ir.Constant(I64, 0), ir.Constant(I64, extent)], attrs=("noinline",))
+    b.ret_void()
+    return name

@@ -14,7 +14,10 @@ one image (or one image channel) at a time so the working set stays in cache:
     ``maximum``);
   * ``max_pool2d_grad`` one pass: each window sends ``dout`` to its first position equal to the
     max (row-major), written directly when the windows tile the input, else added into a zeroed
-    plane.
+    plane;
+  * ``matmul``        a call of numpy's own BLAS ``cblas_?gemm`` per batch matrix
+    (codegen/cpu/blas.py), so products can run inside a native run of kernels (the runner's
+    segments) instead of as ``np.matmul`` steps.
 
 Each function has the fused kernels' ABI, ``void name(i8** args, i64 lo, i64 hi)`` over the outer
 axis (images, or image channels for pooling), so the runner calls, caches and splits it over the
@@ -24,7 +27,7 @@ thread pool exactly like a fused kernel. :func:`plan_native` returns None for wh
 Example:
     >>> from codegen.cpu.native import NATIVE_OPS
     >>> sorted(NATIVE_OPS)
-    ['conv_col2im', 'conv_im2col', 'max_pool2d', 'max_pool2d_grad']
+    ['conv_col2im', 'conv_im2col', 'matmul', 'max_pool2d', 'max_pool2d_grad']
 """
 from __future__ import annotations
 
@@ -37,16 +40,19 @@ from llvmlite import ir
 from graph.ir import Value
 
 from ..fused_plan import Operand, np_dtype
+from . import blas
 from .emitter import I64, mem_type
 from .kernels import _Loop, kernel_entry
 
 #: kernel offsets unrolled per window at most (larger windows run the numpy implementation)
 MAX_WINDOW = 64
 #: function attributes per op: ``optsize`` keeps the vectoriser from interleaving and unrolling
-#: the short row copies of im2col (measured on LeNet5's conv2: LLVM time 0.106 -> 0.017 s, the
-#: kernel 60 us either way, conv1's 80 -> 94 us); col2im's additions are 5x slower under it
-#: (57 -> 302 us), so the others are optimised for speed
-ATTRIBUTES = {"conv_im2col": ("optsize",)}
+#: short loops, which costs LLVM far more time than it gains here (measured on LeNet5's shapes:
+#: im2col 0.106 -> 0.017 s of LLVM time for 60 us either way (conv1 80 -> 94 us), each pooling
+#: kernel 0.026 -> 0.010 s for the same speed); col2im's additions are 5x slower under it
+#: (57 -> 302 us), so it is optimised for speed
+ATTRIBUTES = {"conv_im2col": ("optsize",), "max_pool2d": ("optsize",), "max_pool2d_grad": ("optsize",),
+              "matmul": ("optsize",)}
 #: pooled planes of at most this many windows (max_pool2d_grad keeps one int per window on the stack)
 MAX_PLANE = 1 << 16
 
@@ -78,10 +84,11 @@ class NativePlan:
     emitter: object = None
     geometry: dict = field(default_factory=dict)
     cost: float = 1.0
+    parallel: bool = True  # whether the outer axis may be split over the thread pool
 
     @property
     def splittable(self):
-        return self.dims[0] > 1
+        return self.parallel and self.dims[0] > 1
 
     def description(self) -> str:
         """Canonical text of the kernel (part of the cache key)."""
@@ -113,6 +120,23 @@ def _pool_geometry(node, x_shape):
             "tiles": bool(_tiles(x_shape[2:], tuple(a["kernel_size"]), tuple(stride), pads, out_hw))}
 
 
+def _matmul_geometry(node):
+    """Shapes of a product BLAS can run batch matrix by batch matrix, or None: each operand is a
+    matrix or has the output's full batch shape (no partial broadcasting), no empty dimension."""
+    a, b = node.inputs
+    out = node.outputs[0]
+    if a.ndim < 2 or b.ndim < 2 or 0 in out.shape or 0 in a.shape or 0 in b.shape:
+        return None
+    batch = tuple(out.shape[:-2])
+    if any(v.ndim > 2 and tuple(v.shape[:-2]) != batch for v in (a, b)):
+        return None
+    ta, tb = node.attrs.get("transpose_a", False), node.attrs.get("transpose_b", False)
+    m, k = (a.shape[-1], a.shape[-2]) if ta else (a.shape[-2], a.shape[-1])
+    n = b.shape[-2] if tb else b.shape[-1]
+    return {"m": m, "n": n, "k": k, "ta": bool(ta), "tb": bool(tb), "batch": int(np.prod(batch, dtype=np.int64)),
+            "a_batched": a.ndim > 2, "b_batched": b.ndim > 2}
+
+
 def plan_native(node, name: str):
     """A :class:`NativePlan` for ``node``, or None when it has no native kernel here."""
     spec = NATIVE_OPS.get(node.op.name)
@@ -123,6 +147,15 @@ def plan_native(node, name: str):
     if len(dts) != 1 or next(iter(dts)) not in (np.dtype(np.float32), np.dtype(np.float64)):
         return None
     dt = next(iter(dts))
+    if node.op.name == "matmul":
+        api = blas.interface()
+        geo = _matmul_geometry(node)
+        if api is None or geo is None:
+            return None
+        geo["int_bits"] = api.int_bits
+        ops = [Operand(v, dt, [], "in") for v in node.inputs] + [Operand(node.outputs[0], dt, [], "out")]
+        return NativePlan(name, node, ops, [geo["batch"]], geo["batch"] * geo["m"] * geo["n"] * geo["k"],
+                          _emit_matmul, geo, parallel=False)  # BLAS runs its own threads
     geometry_of, emitter, outer = spec
     big = node.inputs[0] if node.op.name != "conv_col2im" else node.outputs[0]
     geo = geometry_of(node, tuple(big.shape))
@@ -390,8 +423,40 @@ def _emit_max_pool_grad(module, plan):
     b.ret_void()
 
 
+# -- matmul through BLAS ---------------------------------------------------------------------------------
+def _emit_matmul(module, plan):
+    g = plan.geometry
+    m, n, k = g["m"], g["n"], g["k"]
+    dt = plan.operands[0].dtype
+    E, lo, hi = _begin(module, plan)
+    b = E.b
+    ity = ir.IntType(g["int_bits"])
+    i32 = ir.IntType(32)
+    ptr = E.ty.as_pointer()
+    char = "s" if dt == np.float32 else "d"
+    name = blas.Interface(g["int_bits"], "").symbol(char)
+    fn = module.globals.get(name)
+    if fn is None:
+        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [i32, i32, i32, ity, ity, ity, E.ty, ptr, ity, ptr, ity,
+                                                                 E.ty, ptr, ity]), name)
+    A, B, C = 0, 1, 2
+    lb = _Loop(b, lo, hi, "batch")
+    a = b.gep(E.ptrs[A], [E.mul(lb.i, m * k) if g["a_batched"] else _c(0)], inbounds=True)
+    bb = b.gep(E.ptrs[B], [E.mul(lb.i, k * n) if g["b_batched"] else _c(0)], inbounds=True)
+    c = b.gep(E.ptrs[C], [E.mul(lb.i, m * n)], inbounds=True)
+
+    def i(v):
+        return ir.Constant(ity, v)
+    trans = [ir.Constant(i32, blas.TRANS if t else blas.NO_TRANS) for t in (g["ta"], g["tb"])]
+    b.call(fn, [ir.Constant(i32, blas.ROW_MAJOR), trans[0], trans[1], i(m), i(n), i(k), ir.Constant(E.ty, 1.0),
+                a, i(m if g["ta"] else k), bb, i(k if g["tb"] else n), ir.Constant(E.ty, 0.0), c, i(n)])
+    lb.close()
+    b.ret_void()
+
+
 #: op name -> (geometry, emitter, outer axis: "n" images or "nc" image channels)
 NATIVE_OPS = {
+    "matmul": (None, _emit_matmul, "batch"),
     "conv_im2col": (_conv_geometry, _emit_im2col, "n"),
     "conv_col2im": (_conv_geometry, _emit_col2im, "n"),
     "max_pool2d": (_pool_geometry, _emit_max_pool, "nc"),

@@ -102,3 +102,37 @@ def test_unsupported_dtypes_run_the_numpy_implementation():
     compiled = compile_schedule(per_node(g))
     assert "native" not in compiled.describe()
     np.testing.assert_array_equal(compiled([x])[0][0], np.ones((1, 1, 2, 2), np.float16))
+
+
+MATMUL_CASES = [  # (a shape, b shape, transpose_a, transpose_b)
+    ((5, 7), (7, 3), False, False),
+    ((7, 5), (7, 3), True, False),
+    ((5, 7), (3, 7), False, True),
+    ((7, 5), (3, 7), True, True),
+    ((6, 25), (4, 25, 13), False, False),  # a matrix against a batch (conv2d's product)
+    ((4, 6, 13), (4, 25, 13), False, True),  # batch against batch (the filter gradient's)
+    ((6, 25), (4, 6, 13), True, False),  # (the input gradient's)
+    ((1, 9), (9, 1), False, False),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", MATMUL_CASES)
+def test_matmul_through_blas_equals_numpy(case, dtype):
+    from codegen.cpu import blas
+    if blas.interface() is None:
+        pytest.skip("numpy is not linked against an OpenBLAS this machine exposes (np.matmul steps run instead)")
+    rng = np.random.default_rng(2)
+    sa, sb, ta, tb = case
+    a, b = rng.standard_normal(sa).astype(dtype), rng.standard_normal(sb).astype(dtype)
+    want = np.matmul(np.swapaxes(a, -1, -2) if ta else a, np.swapaxes(b, -1, -2) if tb else b)
+    got = _run_one(lambda x, y: F.matmul(x, y, transpose_a=ta, transpose_b=tb), [a, b], "matmul")
+    np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-6)
+
+
+def test_partially_broadcast_products_run_numpy():
+    a, b = np.ones((2, 1, 3, 4), np.float32), np.ones((2, 5, 4, 2), np.float32)
+    g = graph_of(lambda x, y: F.matmul(x, y), (a.shape, a.dtype), (b.shape, b.dtype))
+    compiled = compile_schedule(per_node(g))
+    assert "native" not in compiled.describe()
+    np.testing.assert_array_equal(compiled([a, b])[0][0], np.matmul(a, b))
