@@ -65,6 +65,10 @@ def _red_combine(E: LLVMEmitter, kind, acc: LV, v: LV, for_reduction=True):
     return E.max(acc, v) if kind == "max" else E.min(acc, v)
 
 
+#: iteration spaces of at most this many elements are compiled for size (see emit_fused)
+SMALL_KERNEL = 16384
+
+
 def kernel_entry(module: ir.Module, name: str, ptr_types, attributes=()):
     """Start a kernel ``void name(i8** args, i64 lo, i64 hi)``: the exported function loads its
     operand pointers from ``args`` and calls an always-inlined body whose pointer arguments are
@@ -99,7 +103,9 @@ def kernel_entry(module: ir.Module, name: str, ptr_types, attributes=()):
 def emit_fused(module: ir.Module, plan: FusedPlan) -> str:
     ops = plan.operands
     ptr_types = [mem_type(o.dtype).as_pointer() for o in ops]
-    b, ptrs, lo, hi = kernel_entry(module, plan.name, ptr_types)
+    # small kernels are optimised for size: their time is the call, not the loop, and the
+    # vectoriser's interleaved and epilogue loops cost LLVM several ms per kernel
+    b, ptrs, lo, hi = kernel_entry(module, plan.name, ptr_types, ("optsize",) if plan.size <= SMALL_KERNEL else ())
     E = LLVMEmitter(b)
     dims = plan.dims or [1]
     reduced = plan.reduced or [plan.reduce is not None]

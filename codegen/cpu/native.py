@@ -85,6 +85,8 @@ class NativePlan:
     geometry: dict = field(default_factory=dict)
     cost: float = 1.0
     parallel: bool = True  # whether the outer axis may be split over the thread pool
+    #: arrays passed after the operands (read-only data of the kernel, e.g. a product's sizes)
+    extra_args: tuple = ()
 
     @property
     def splittable(self):
@@ -97,7 +99,8 @@ class NativePlan:
                 f"{sorted((k, repr(v)) for k, v in self.geometry.items())}")
 
     def emit(self, module):
-        self.emitter(module, self)
+        if self.name not in module.globals:  # a kernel shared by several plans is emitted once
+            self.emitter(module, self)
         return self.name
 
 
@@ -137,8 +140,10 @@ def _matmul_geometry(node):
             "a_batched": a.ndim > 2, "b_batched": b.ndim > 2}
 
 
-def plan_native(node, name: str):
-    """A :class:`NativePlan` for ``node``, or None when it has no native kernel here."""
+def plan_native(node, name: str, batch_sum=None):
+    """A :class:`NativePlan` for ``node``, or None when it has no native kernel here.
+    ``batch_sum``: a ``reduce_sum`` over axis 0 of a batched product's result, computed by the
+    product itself (BLAS accumulates the batch matrices into one output: no batch of results)."""
     spec = NATIVE_OPS.get(node.op.name)
     if spec is None or not all(isinstance(v, Value) for v in node.inputs):
         return None
@@ -153,9 +158,22 @@ def plan_native(node, name: str):
         if api is None or geo is None:
             return None
         geo["int_bits"] = api.int_bits
-        ops = [Operand(v, dt, [], "in") for v in node.inputs] + [Operand(node.outputs[0], dt, [], "out")]
-        return NativePlan(name, node, ops, [geo["batch"]], geo["batch"] * geo["m"] * geo["n"] * geo["k"],
-                          _emit_matmul, geo, parallel=False)  # BLAS runs its own threads
+        out = node.outputs[0]
+        if batch_sum is not None:
+            if len(out.shape) != 3 or np_dtype(batch_sum.outputs[0].dtype) != dt:
+                return None
+            out = batch_sum.outputs[0]
+            geo["batch_sum"] = True
+        ops = [Operand(v, dt, [], "in") for v in node.inputs] + [Operand(out, dt, [], "out")]
+        m, n, k = geo["m"], geo["n"], geo["k"]
+        sizes = np.array([m, n, k, blas.TRANS if geo["ta"] else blas.NO_TRANS,
+                          blas.TRANS if geo["tb"] else blas.NO_TRANS, m if geo["ta"] else k, k if geo["tb"] else n,
+                          m * k if geo["a_batched"] else 0, k * n if geo["b_batched"] else 0,
+                          0 if batch_sum is not None else m * n, int(batch_sum is not None)], np.int64)
+        # one kernel per dtype serves every product (their sizes are data): fewer functions to compile
+        shared = f"msjit_gemm_{dt.name}_i{api.int_bits}"
+        return NativePlan(shared, node, ops, [geo["batch"]], geo["batch"] * m * n * k, _emit_matmul, geo,
+                          parallel=False, extra_args=(sizes,))  # BLAS runs its own threads
     geometry_of, emitter, outer = spec
     big = node.inputs[0] if node.op.name != "conv_col2im" else node.outputs[0]
     geo = geometry_of(node, tuple(big.shape))
@@ -243,6 +261,17 @@ def _ranges(E, module, name, g):
     return table("rows", rows), table("cols", cols), full_rows, full_cols
 
 
+def _opaque(module, name, b, values):
+    """``values`` read from a global LLVM cannot see through: loops over them keep a run-time
+    trip count, so the optimiser does not unroll the kernel-offset loops into one vectorised
+    copy of the body per offset (which cost 4x the compile time for no speed)."""
+    ty = ir.ArrayType(I64, len(values))
+    gv = ir.GlobalVariable(module, ty, name=f"{name}.extents")
+    gv.initializer = ir.Constant(ty, list(values))  # external and writable: not a constant
+    return [b.load(b.gep(gv, [ir.Constant(ir.IntType(32), 0), ir.Constant(ir.IntType(32), k)], inbounds=True))
+            for k in range(len(values))]
+
+
 def _conv_layout(module, plan, to_columns):
     """conv_im2col (``to_columns``) or conv_col2im over images [lo, hi): loops over channel c,
     kernel row i, kernel column j (run time, bounds from :func:`_ranges`) and the valid output
@@ -268,10 +297,11 @@ def _conv_layout(module, plan, to_columns):
     lc = _Loop(b, _c(0), _c(c_), "c")
     x_base = E.add(E.mul(ln.i, c_ * h * w), E.mul(lc.i, h * w))
     row_c = E.add(E.mul(ln.i, c_ * kh * kw * p), E.mul(lc.i, kh * kw * p))
-    li = _Loop(b, _c(0), _c(kh), "i")
+    kh_, kw_ = _opaque(module, plan.name, b, (kh, kw))
+    li = _Loop(b, _c(0), kh_, "i")
     # static bounds where every window row/column reads the input: known trip counts
     oh_lo, oh_hi = (_c(0), _c(ho)) if full_rows else rows(li.i)
-    lj = _Loop(b, _c(0), _c(kw), "j")
+    lj = _Loop(b, _c(0), kw_, "j")
     ow_lo, ow_hi = (_c(0), _c(wo)) if full_cols else cols(lj.i)
     row = E.add(row_c, E.mul(E.add(E.mul(li.i, kw), lj.i), p))
     if to_columns and not (full_rows and full_cols):  # window positions in padding read 0
@@ -425,31 +455,36 @@ def _emit_max_pool_grad(module, plan):
 
 # -- matmul through BLAS ---------------------------------------------------------------------------------
 def _emit_matmul(module, plan):
+    """``void msjit_gemm_<dtype>_i<bits>(args, lo, hi)``: args = (a, b, c, sizes) with sizes the
+    int64 [m, n, k, trans_a, trans_b, lda, ldb, a batch stride, b batch stride, c batch stride,
+    sum over the batch] of the product; calls ``cblas_?gemm`` for batch matrices [lo, hi), each
+    adding into c after the first when the batch is summed (in batch order, as a reduction)."""
     g = plan.geometry
-    m, n, k = g["m"], g["n"], g["k"]
     dt = plan.operands[0].dtype
-    E, lo, hi = _begin(module, plan)
-    b = E.b
+    ptr_ty = mem_type(dt).as_pointer()
+    b, ptrs, lo, hi = kernel_entry(module, plan.name, [ptr_ty] * 3 + [I64.as_pointer()], ("optsize",))
+    E = _Body(b, ptrs, dt)
     ity = ir.IntType(g["int_bits"])
     i32 = ir.IntType(32)
-    ptr = E.ty.as_pointer()
     char = "s" if dt == np.float32 else "d"
     name = blas.Interface(g["int_bits"], "").symbol(char)
     fn = module.globals.get(name)
     if fn is None:
-        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [i32, i32, i32, ity, ity, ity, E.ty, ptr, ity, ptr, ity,
-                                                                 E.ty, ptr, ity]), name)
-    A, B, C = 0, 1, 2
-    lb = _Loop(b, lo, hi, "batch")
-    a = b.gep(E.ptrs[A], [E.mul(lb.i, m * k) if g["a_batched"] else _c(0)], inbounds=True)
-    bb = b.gep(E.ptrs[B], [E.mul(lb.i, k * n) if g["b_batched"] else _c(0)], inbounds=True)
-    c = b.gep(E.ptrs[C], [E.mul(lb.i, m * n)], inbounds=True)
+        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [i32, i32, i32, ity, ity, ity, E.ty, ptr_ty, ity,
+                                                                 ptr_ty, ity, E.ty, ptr_ty, ity]), name)
+    A, B, C, SIZES = 0, 1, 2, 3
+    m, n, k, ta, tb, lda, ldb, sa, sb, sc, acc = (b.load(b.gep(ptrs[SIZES], [_c(i)], inbounds=True))
+                                                  for i in range(11))
 
     def i(v):
-        return ir.Constant(ity, v)
-    trans = [ir.Constant(i32, blas.TRANS if t else blas.NO_TRANS) for t in (g["ta"], g["tb"])]
-    b.call(fn, [ir.Constant(i32, blas.ROW_MAJOR), trans[0], trans[1], i(m), i(n), i(k), ir.Constant(E.ty, 1.0),
-                a, i(m if g["ta"] else k), bb, i(k if g["tb"] else n), ir.Constant(E.ty, 0.0), c, i(n)])
+        return b.trunc(v, ity) if ity.width < 64 else v
+    lb = _Loop(b, lo, hi, "batch")
+    adds = b.and_(b.icmp_signed("!=", acc, _c(0)), b.icmp_signed(">", lb.i, lo))
+    beta = b.select(adds, ir.Constant(E.ty, 1.0), ir.Constant(E.ty, 0.0))
+    args = [ir.Constant(i32, blas.ROW_MAJOR), b.trunc(ta, i32), b.trunc(tb, i32), i(m), i(n), i(k),
+            ir.Constant(E.ty, 1.0), b.gep(ptrs[A], [E.mul(lb.i, sa)]), i(lda), b.gep(ptrs[B], [E.mul(lb.i, sb)]),
+            i(ldb), beta, b.gep(ptrs[C], [E.mul(lb.i, sc)]), i(n)]
+    b.call(fn, args)
     lb.close()
     b.ret_void()
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from graph import forksafe
 from graph.dtypes import float16
-from graph.ir import Value
+from graph.ir import NODE, Value
 from graph.ops.promotion import cast_operands, promotion_target
 
 from ..buffer_plan import plan_buffers, plan_writes
@@ -58,6 +58,40 @@ def _matmul_out(node, target=None):
 
 
 _NO_CONTEXT = contextlib.nullcontext()
+
+
+class Absorbed:
+    """The plan of a kernel whose result another kernel's plan computes (kernel ``into``)."""
+
+    def __init__(self, into):
+        self.into = into
+
+    def __repr__(self):
+        return f"computed by k{self.into}"
+
+
+def _batch_sums(graph, kernels_) -> dict:
+    """{product kernel index: index of the kernel that only sums its result over axis 0} for
+    products read by nothing else."""
+    readers = {}
+    for ki, k in enumerate(kernels_):
+        for v in k.inputs:
+            readers.setdefault(id(v), set()).add(ki)
+    kept = {id(v) for v in graph.outputs if isinstance(v, Value)} | {id(v) for v in graph.updates.values()}
+    pairs = {}
+    for ki, k in enumerate(kernels_):
+        node = k.nodes[0]
+        if k.kind != "fused" or len(k.nodes) != 1 or node.op.name != "reduce_sum":
+            continue
+        src = node.inputs[0]
+        axis = node.attrs.get("axis")
+        if (isinstance(src, Value) and src.kind == NODE and src.producer.op.name == "matmul"
+                and axis in (0, (0,), [0]) and not node.attrs.get("keep_dims", False)
+                and readers.get(id(src)) == {ki} and id(src) not in kept):
+            producer = next((pi for pi, pk in enumerate(kernels_) if pk.nodes[0] is src.producer), None)
+            if producer is not None and kernels_[producer].kind == "extern":
+                pairs[producer] = ki
+    return pairs
 
 
 def _extent(plan):
@@ -117,7 +151,7 @@ class CompiledGraph:
         # -- one module: the kernels and the native runs of kernels ---------------------------------
         static_views = self._static_views(kernels_, buffers)
         segments = self._segments(kernels_, plans, static_views)
-        self.library = self._build_library([p for p in plans.values() if not isinstance(p, Exception)],
+        self.library = self._build_library([p for p in plans.values() if not isinstance(p, (Exception, Absorbed))],
                                            [(name, [(plans[ki].name, _extent(plans[ki])) for ki in members])
                                             for name, members in segments])
         # -- steps -----------------------------------------------------------------------------
@@ -129,6 +163,10 @@ class CompiledGraph:
         split_ok = True  # the number of parts is decided per call (set_num_threads may change it)
         for ki, k in enumerate(kernels_):
             plan = plans.get(ki)
+            if isinstance(plan, Absorbed):
+                kernel_steps.append([])
+                self.descr.append(f"k{ki} {k.kind} {'+'.join(n.op.name for n in k.nodes)} ({plan})")
+                continue
             if isinstance(plan, (kernels.FusedPlan, native.NativePlan)):
                 step = self._fused_step(plan, buffers, split_ok)
                 kernel_steps.append([step])
@@ -154,14 +192,24 @@ class CompiledGraph:
 
     # -- device hooks ---------------------------------------------------------------------------
     def _native_plans(self, kernels_) -> dict:
-        """kernel index -> :class:`native.NativePlan` for the extern kernels generated natively."""
+        """kernel index -> :class:`native.NativePlan` for the extern kernels generated natively;
+        a batched product whose only reader sums it over the batch (a convolution's filter
+        gradient) computes that sum itself, and the summing kernel is :class:`Absorbed`."""
         ident = "".join(c if c.isalnum() or c == "_" else "_" for c in self.name) or "g"
+        batch_sums = _batch_sums(self.graph, kernels_)
         plans = {}
         for ki, k in enumerate(kernels_):
             if k.kind == "extern" and len(k.nodes) == 1:
-                plan = native.plan_native(k.nodes[0], f"{ident}_k{ki}")
+                summed = batch_sums.get(ki)
+                plan = native.plan_native(k.nodes[0], f"{ident}_k{ki}", kernels_[summed].nodes[0]
+                                          if summed is not None else None)
+                if plan is None and summed is not None:
+                    plan = native.plan_native(k.nodes[0], f"{ident}_k{ki}")
+                    summed = None
                 if plan is not None:
                     plans[ki] = plan
+                    if summed is not None:
+                        plans[summed] = Absorbed(ki)
         return plans
 
     def _build_library(self, plans, segments=()):
@@ -209,7 +257,7 @@ class CompiledGraph:
         static views between them."""
         runs, run = [], []
         for ki in range(len(kernels_)):
-            if ki in static_views:
+            if ki in static_views or isinstance(plans.get(ki), Absorbed):
                 continue
             plan = plans.get(ki)
             if isinstance(plan, (kernels.FusedPlan, native.NativePlan)) and not self._splits(plan, True):
@@ -293,11 +341,12 @@ class CompiledGraph:
     def _fused_step(self, plan, buffers, split_ok):
         fn = self.library.cfunc(plan.name)
         n_ops = len(plan.operands)
-        argv = (ctypes.c_void_p * n_ops)()
+        extra = getattr(plan, "extra_args", ())  # read-only data after the operands
+        argv = (ctypes.c_void_p * (n_ops + len(extra)))(*([None] * n_ops + [a.ctypes.data for a in extra]))
         static = []
         dynamic_in = []  # (arg index, slot, dtype)
         fresh_out = []  # (arg index, slot, shape, dtype)
-        keep_static = []
+        keep_static = list(extra)
         for j, o in enumerate(plan.operands):
             slot = self._slot[id(o.value)]
             buf = buffers.get(id(o.value))

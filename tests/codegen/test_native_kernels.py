@@ -136,3 +136,21 @@ def test_partially_broadcast_products_run_numpy():
     compiled = compile_schedule(per_node(g))
     assert "native" not in compiled.describe()
     np.testing.assert_array_equal(compiled([a, b])[0][0], np.matmul(a, b))
+
+
+def test_a_batch_of_products_summed_over_the_batch_is_one_accumulating_product():
+    """The filter gradient's shape: sum over n of dout[n] @ cols[n]^T. BLAS adds the batch
+    matrices into one result (no (N, O, K) batch of results, no reduction kernel)."""
+    from codegen.cpu import blas
+    if blas.interface() is None:
+        pytest.skip("numpy is not linked against an OpenBLAS this machine exposes")
+    rng = np.random.default_rng(3)
+    d = rng.standard_normal((5, 6, 13)).astype(np.float32)
+    c = rng.standard_normal((5, 25, 13)).astype(np.float32)
+    g = graph_of(lambda x, y: F.reduce_sum(F.matmul(x, y, transpose_b=True), axis=0), (d.shape, d.dtype),
+                 (c.shape, c.dtype))
+    compiled = compile_schedule(per_node(g))
+    assert "reduce_sum (computed by k0)" in compiled.describe(), compiled.describe()
+    for _ in range(2):  # the first product overwrites the reused output, the rest add to it
+        got = compiled([d, c])[0][0]
+        np.testing.assert_allclose(got, np.einsum("nop,nkp->ok", d, c), rtol=1e-5, atol=1e-5)
