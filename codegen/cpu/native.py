@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from llvmlite import ir
 
-from graph.ir import Value
+from graph.ir import NODE, Value
 
 from ..fused_plan import Operand, np_dtype
 from . import blas
@@ -184,6 +184,62 @@ def plan_native(node, name: str, batch_sum=None):
     n, c = geo["shape"][:2]
     size = max(int(np.prod(v.shape, dtype=np.int64)) for v in values) * (kh * kw if "pool" in node.op.name else 1)
     return NativePlan(name, node, ops, [n if outer == "n" else n * c], size, emitter, geo)
+
+
+class Absorbed:
+    """The plan of a kernel whose result another kernel's plan computes (kernel ``into``)."""
+
+    def __init__(self, into):
+        self.into = into
+
+    def __repr__(self):
+        return f"computed by k{self.into}"
+
+
+def _batch_sums(graph, kernels_) -> dict:
+    """{product kernel index: index of the kernel that only sums its result over axis 0} for
+    products read by nothing else."""
+    readers = {}
+    for ki, k in enumerate(kernels_):
+        for v in k.inputs:
+            readers.setdefault(id(v), set()).add(ki)
+    kept = {id(v) for v in graph.outputs if isinstance(v, Value)} | {id(v) for v in graph.updates.values()}
+    pairs = {}
+    for ki, k in enumerate(kernels_):
+        node = k.nodes[0]
+        if k.kind != "fused" or len(k.nodes) != 1 or node.op.name != "reduce_sum":
+            continue
+        src = node.inputs[0]
+        axis = node.attrs.get("axis")
+        if (isinstance(src, Value) and src.kind == NODE and src.producer.op.name == "matmul"
+                and axis in (0, (0,), [0]) and not node.attrs.get("keep_dims", False)
+                and readers.get(id(src)) == {ki} and id(src) not in kept):
+            producer = next((pi for pi, pk in enumerate(kernels_) if pk.nodes[0] is src.producer), None)
+            if producer is not None and kernels_[producer].kind == "extern":
+                pairs[producer] = ki
+    return pairs
+
+
+def plan_kernels(graph, kernels_, graph_name: str) -> dict:
+    """kernel index -> :class:`NativePlan` for the extern kernels of a schedule generated here.
+    A batched product whose only reader sums it over the batch (a convolution's filter gradient)
+    computes that sum itself; the summing kernel's plan is then :class:`Absorbed`."""
+    ident = "".join(c if c.isalnum() or c == "_" else "_" for c in graph_name) or "g"
+    batch_sums = _batch_sums(graph, kernels_)
+    plans = {}
+    for ki, k in enumerate(kernels_):
+        if k.kind != "extern" or len(k.nodes) != 1:
+            continue
+        summed = batch_sums.get(ki)
+        plan = plan_native(k.nodes[0], f"{ident}_k{ki}", kernels_[summed].nodes[0]) if summed is not None else None
+        if plan is None:
+            summed = None
+            plan = plan_native(k.nodes[0], f"{ident}_k{ki}")
+        if plan is not None:
+            plans[ki] = plan
+            if summed is not None:
+                plans[summed] = Absorbed(ki)
+    return plans
 
 
 # -- IR helpers ----------------------------------------------------------------------------------------

@@ -1,15 +1,18 @@
 """Schedule -> a compiled callable ``run(arrays) -> (outputs, {param_input_index: new_array})``.
 
 All fused kernels of a schedule, and the native kernels of the extern ops that have one
-(convolution layout, pooling: codegen/cpu/native.py), go into one LLVM module (one compile, one
-cache entry). The runner is a precomputed list of steps over a flat environment list: compiled
-steps call their kernel through a cached ctypes function pointer with a preallocated ``void*``
-argument array (only pointers that change per call are rewritten), matrix products call
-``np.matmul(out=)`` (BLAS), other extern/view/random/state steps call the op's
-``impl(numpy, ...)``. Intermediate results of compiled kernels and matrix products live in
-buffers allocated once per schedule and reused by every call (an alias-aware linear-scan plan
-shares buffers between values whose lifetimes do not overlap); graph outputs and parameter
-updates get fresh arrays on each call, since the caller keeps them.
+(convolution layout, pooling, matrix products through BLAS: codegen/cpu/native.py), go into one
+LLVM module (one compile, one cache entry). The runner is a precomputed list of steps over a flat
+environment list: compiled steps call their kernel through a cached ctypes function pointer with
+a preallocated ``void*`` argument array (only pointers that change per call are rewritten); a run
+of compiled kernels on the calling thread is a *segment*, one generated function calling them in
+order, so the whole run costs one Python-level call; views of planned buffers are made once;
+other extern/view/random/state steps call the op's ``impl(numpy, ...)`` (matrix products without
+a native kernel ``np.matmul(out=)``). Intermediate results of compiled kernels and matrix
+products live in buffers allocated once per schedule and reused by every call (an alias-aware
+linear-scan plan shares buffers between values whose lifetimes do not overlap); graph outputs and
+parameter updates get fresh arrays on each call, since the caller keeps them. ``steps`` keeps one
+step per kernel: the recording run (``record=``) uses them, to snapshot every value.
 """
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ import numpy as np
 
 from graph import forksafe
 from graph.dtypes import float16
-from graph.ir import NODE, Value
+from graph.ir import Value
 from graph.ops.promotion import cast_operands, promotion_target
 
 from ..buffer_plan import plan_buffers, plan_writes
@@ -58,40 +61,6 @@ def _matmul_out(node, target=None):
 
 
 _NO_CONTEXT = contextlib.nullcontext()
-
-
-class Absorbed:
-    """The plan of a kernel whose result another kernel's plan computes (kernel ``into``)."""
-
-    def __init__(self, into):
-        self.into = into
-
-    def __repr__(self):
-        return f"computed by k{self.into}"
-
-
-def _batch_sums(graph, kernels_) -> dict:
-    """{product kernel index: index of the kernel that only sums its result over axis 0} for
-    products read by nothing else."""
-    readers = {}
-    for ki, k in enumerate(kernels_):
-        for v in k.inputs:
-            readers.setdefault(id(v), set()).add(ki)
-    kept = {id(v) for v in graph.outputs if isinstance(v, Value)} | {id(v) for v in graph.updates.values()}
-    pairs = {}
-    for ki, k in enumerate(kernels_):
-        node = k.nodes[0]
-        if k.kind != "fused" or len(k.nodes) != 1 or node.op.name != "reduce_sum":
-            continue
-        src = node.inputs[0]
-        axis = node.attrs.get("axis")
-        if (isinstance(src, Value) and src.kind == NODE and src.producer.op.name == "matmul"
-                and axis in (0, (0,), [0]) and not node.attrs.get("keep_dims", False)
-                and readers.get(id(src)) == {ki} and id(src) not in kept):
-            producer = next((pi for pi, pk in enumerate(kernels_) if pk.nodes[0] is src.producer), None)
-            if producer is not None and kernels_[producer].kind == "extern":
-                pairs[producer] = ki
-    return pairs
 
 
 def _extent(plan):
@@ -151,7 +120,7 @@ class CompiledGraph:
         # -- one module: the kernels and the native runs of kernels ---------------------------------
         static_views = self._static_views(kernels_, buffers)
         segments = self._segments(kernels_, plans, static_views)
-        self.library = self._build_library([p for p in plans.values() if not isinstance(p, (Exception, Absorbed))],
+        self.library = self._build_library([p for p in plans.values() if not isinstance(p, (Exception, native.Absorbed))],
                                            [(name, [(plans[ki].name, _extent(plans[ki])) for ki in members])
                                             for name, members in segments])
         # -- steps -----------------------------------------------------------------------------
@@ -163,7 +132,7 @@ class CompiledGraph:
         split_ok = True  # the number of parts is decided per call (set_num_threads may change it)
         for ki, k in enumerate(kernels_):
             plan = plans.get(ki)
-            if isinstance(plan, Absorbed):
+            if isinstance(plan, native.Absorbed):
                 kernel_steps.append([])
                 self.descr.append(f"k{ki} {k.kind} {'+'.join(n.op.name for n in k.nodes)} ({plan})")
                 continue
@@ -172,8 +141,8 @@ class CompiledGraph:
                 kernel_steps.append([step])
                 self.steps.append(step)
                 self.step_values.append([id(o.value) for o in plan.operands if o.role != "in"])
-                what = "fused" if isinstance(plan, kernels.FusedPlan) else f"native[{self.kernel_tag}] {plan.node.op.name}"
-                what = f"fused[{self.kernel_tag}]" if what == "fused" else what
+                what = (f"fused[{self.kernel_tag}]" if isinstance(plan, kernels.FusedPlan)
+                        else f"native[{self.kernel_tag}] {plan.node.op.name}")
                 self.descr.append(f"k{ki} {what} {plan.name} dims={plan.dims}{self._step_note(plan, split_ok)}")
             else:
                 kernel_steps.append([])
@@ -192,25 +161,9 @@ class CompiledGraph:
 
     # -- device hooks ---------------------------------------------------------------------------
     def _native_plans(self, kernels_) -> dict:
-        """kernel index -> :class:`native.NativePlan` for the extern kernels generated natively;
-        a batched product whose only reader sums it over the batch (a convolution's filter
-        gradient) computes that sum itself, and the summing kernel is :class:`Absorbed`."""
-        ident = "".join(c if c.isalnum() or c == "_" else "_" for c in self.name) or "g"
-        batch_sums = _batch_sums(self.graph, kernels_)
-        plans = {}
-        for ki, k in enumerate(kernels_):
-            if k.kind == "extern" and len(k.nodes) == 1:
-                summed = batch_sums.get(ki)
-                plan = native.plan_native(k.nodes[0], f"{ident}_k{ki}", kernels_[summed].nodes[0]
-                                          if summed is not None else None)
-                if plan is None and summed is not None:
-                    plan = native.plan_native(k.nodes[0], f"{ident}_k{ki}")
-                    summed = None
-                if plan is not None:
-                    plans[ki] = plan
-                    if summed is not None:
-                        plans[summed] = Absorbed(ki)
-        return plans
+        """kernel index -> native plan (or :class:`native.native.Absorbed`) of the extern kernels
+        generated natively (codegen/cpu/native.py)."""
+        return native.plan_kernels(self.graph, kernels_, self.name)
 
     def _build_library(self, plans, segments=()):
         """Compile the fused and native plans and the segments ((name, [(kernel name, outer
@@ -257,7 +210,7 @@ class CompiledGraph:
         static views between them."""
         runs, run = [], []
         for ki in range(len(kernels_)):
-            if ki in static_views or isinstance(plans.get(ki), Absorbed):
+            if ki in static_views or isinstance(plans.get(ki), native.Absorbed):
                 continue
             plan = plans.get(ki)
             if isinstance(plan, (kernels.FusedPlan, native.NativePlan)) and not self._splits(plan, True):
