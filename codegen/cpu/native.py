@@ -15,6 +15,8 @@ one image (or one image channel) at a time so the working set stays in cache:
   * ``max_pool2d_grad`` one pass: each window sends ``dout`` to its first position equal to the
     max (row-major), written directly when the windows tile the input, else added into a zeroed
     plane;
+  * ``transpose``     keeping the last axis: contiguous rows copied into a planned buffer
+    instead of a strided view that the next kernel would copy into a new array on every call;
   * ``matmul``        a call of numpy's own BLAS ``cblas_?gemm`` per batch matrix
     (codegen/cpu/blas.py), so products can run inside a native run of kernels (the runner's
     segments) instead of as ``np.matmul`` steps.
@@ -27,7 +29,7 @@ thread pool exactly like a fused kernel. :func:`plan_native` returns None for wh
 Example:
     >>> from codegen.cpu.native import NATIVE_OPS
     >>> sorted(NATIVE_OPS)
-    ['conv_col2im', 'conv_im2col', 'matmul', 'max_pool2d', 'max_pool2d_grad']
+    ['conv_col2im', 'conv_im2col', 'matmul', 'max_pool2d', 'max_pool2d_grad', 'transpose']
 """
 from __future__ import annotations
 
@@ -52,7 +54,7 @@ MAX_WINDOW = 64
 #: kernel 0.026 -> 0.010 s for the same speed); col2im's additions are 5x slower under it
 #: (57 -> 302 us), so it is optimised for speed
 ATTRIBUTES = {"conv_im2col": ("optsize",), "max_pool2d": ("optsize",), "max_pool2d_grad": ("optsize",),
-              "matmul": ("optsize",)}
+              "matmul": ("optsize",), "transpose": ("optsize",)}
 #: pooled planes of at most this many windows (max_pool2d_grad keeps one int per window on the stack)
 MAX_PLANE = 1 << 16
 
@@ -140,6 +142,16 @@ def _matmul_geometry(node):
             "a_batched": a.ndim > 2, "b_batched": b.ndim > 2}
 
 
+def _transpose_geometry(node):
+    """Shapes of a transpose that keeps the last axis (rows stay contiguous), or None."""
+    x, out = node.inputs[0], node.outputs[0]
+    perm = node.attrs.get("perm")
+    perm = tuple(range(x.ndim))[::-1] if perm is None else tuple(p % x.ndim for p in perm)
+    if x.ndim < 2 or perm[-1] != x.ndim - 1 or perm == tuple(range(x.ndim)) or 0 in x.shape:
+        return None
+    return {"in": tuple(x.shape), "perm": perm, "out": tuple(out.shape)}
+
+
 def plan_native(node, name: str, batch_sum=None):
     """A :class:`NativePlan` for ``node``, or None when it has no native kernel here.
     ``batch_sum``: a ``reduce_sum`` over axis 0 of a batched product's result, computed by the
@@ -175,6 +187,12 @@ def plan_native(node, name: str, batch_sum=None):
         return NativePlan(shared, node, ops, [geo["batch"]], geo["batch"] * m * n * k, _emit_matmul, geo,
                           parallel=False, extra_args=(sizes,))  # BLAS runs its own threads
     geometry_of, emitter, outer = spec
+    if node.op.name == "transpose":
+        geo = _transpose_geometry(node)
+        if geo is None:
+            return None
+        ops = [Operand(node.inputs[0], dt, [], "in"), Operand(node.outputs[0], dt, [], "out")]
+        return NativePlan(name, node, ops, [geo["out"][0]], node.outputs[0].size, emitter, geo)
     big = node.inputs[0] if node.op.name != "conv_col2im" else node.outputs[0]
     geo = geometry_of(node, tuple(big.shape))
     kh, kw = geo["kernel"]
@@ -228,7 +246,7 @@ def plan_kernels(graph, kernels_, graph_name: str) -> dict:
     batch_sums = _batch_sums(graph, kernels_)
     plans = {}
     for ki, k in enumerate(kernels_):
-        if k.kind != "extern" or len(k.nodes) != 1:
+        if k.kind not in ("extern", "view") or len(k.nodes) != 1:
             continue
         summed = batch_sums.get(ki)
         plan = plan_native(k.nodes[0], f"{ident}_k{ki}", kernels_[summed].nodes[0]) if summed is not None else None
@@ -545,8 +563,36 @@ def _emit_matmul(module, plan):
     b.ret_void()
 
 
+# -- transpose of the leading axes ----------------------------------------------------------------------
+def _emit_transpose(module, plan):
+    """out[i0, .., i(d-2), :] = x[the same indices permuted back, :] over out's first axis
+    [lo, hi): one contiguous row of the kept last axis per index."""
+    g = plan.geometry
+    shape_in, perm, shape_out = g["in"], g["perm"], g["out"]
+    d = len(shape_in)
+    in_strides = [int(np.prod(shape_in[i + 1:], dtype=np.int64)) for i in range(d)]
+    row = shape_out[-1]
+    E, lo, hi = _begin(module, plan)
+    b = E.b
+    X, OUT = 0, 1
+    loops, src, dst = [], _c(0), _c(0)
+    for axis in range(d - 1):
+        lp = _Loop(b, lo, hi, "t0") if axis == 0 else _Loop(b, _c(0), _c(shape_out[axis]), f"t{axis}")
+        loops.append(lp)
+        src = E.add(src, E.mul(lp.i, in_strides[perm[axis]]))
+        dst = E.add(E.mul(dst, shape_out[axis]), lp.i)
+    dst = E.mul(dst, row)
+    lr = _Loop(b, _c(0), _c(row), "r")
+    E.store(OUT, E.add(dst, lr.i), E.load(X, E.add(src, lr.i)))
+    lr.close()
+    for lp in reversed(loops):
+        lp.close()
+    b.ret_void()
+
+
 #: op name -> (geometry, emitter, outer axis: "n" images or "nc" image channels)
 NATIVE_OPS = {
+    "transpose": (_transpose_geometry, _emit_transpose, "out0"),
     "matmul": (None, _emit_matmul, "batch"),
     "conv_im2col": (_conv_geometry, _emit_im2col, "n"),
     "conv_col2im": (_conv_geometry, _emit_col2im, "n"),

@@ -154,3 +154,11 @@ def test_a_batch_of_products_summed_over_the_batch_is_one_accumulating_product()
     for _ in range(2):  # the first product overwrites the reused output, the rest add to it
         got = compiled([d, c])[0][0]
         np.testing.assert_allclose(got, np.einsum("nop,nkp->ok", d, c), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("shape, perm", [((4, 6, 5), (1, 0, 2)), ((3, 1, 7), (1, 0, 2)), ((2, 3, 4, 5), (2, 0, 1, 3))])
+def test_transpose_keeping_the_last_axis_is_a_native_copy(shape, perm, n_threads):
+    x = np.random.default_rng(4).standard_normal(shape).astype(np.float32)
+    got = _run_one(lambda v: F.transpose(v, perm=perm), [x], "transpose")
+    np.testing.assert_array_equal(got, np.transpose(x, perm))
+    assert got.flags.c_contiguous
