@@ -162,3 +162,45 @@ def test_transpose_keeping_the_last_axis_is_a_native_copy(shape, perm, n_threads
     got = _run_one(lambda v: F.transpose(v, perm=perm), [x], "transpose")
     np.testing.assert_array_equal(got, np.transpose(x, perm))
     assert got.flags.c_contiguous
+
+
+DIRECT_CASES = [  # (x shape, w shape, stride, dilation): few inputs per output, no padding
+    ((3, 1, 32, 32), (6, 1, 5, 5), (1, 1), (1, 1)),  # LeNet5's first layer
+    ((2, 2, 9, 11), (3, 2, 3, 2), (2, 1), (1, 2)),
+    ((1, 3, 7, 6), (4, 3, 1, 3), (1, 2), (1, 1)),
+]
+
+
+@pytest.fixture
+def direct_for_any_size(monkeypatch):
+    from graph.passes import lower
+    monkeypatch.setattr(lower, "DIRECT_MIN_COLUMNS", 0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", DIRECT_CASES)
+def test_direct_convolution_and_filter_gradient_equal_the_numpy_implementation(case, dtype, n_threads,
+                                                                                direct_for_any_size):
+    rng = np.random.default_rng(5)
+    xs, ws, stride, dilation = case
+    attrs = dict(stride=stride, dilation=dilation)
+    x, w = rng.standard_normal(xs).astype(dtype), rng.standard_normal(ws).astype(dtype)
+    want = REGISTRY["conv2d"].impl(np, x, w, **REGISTRY["conv2d"].normalize(attrs))
+    got = _run_one(lambda a, b: F.conv2d(a, b, **attrs), [x, w], "conv2d")
+    tol = 2e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    dout = rng.standard_normal(want.shape).astype(dtype)
+    op = REGISTRY["conv2d_backprop_filter"]
+    want_dw = op.impl(np, dout, x, **op.normalize(dict(attrs, filter_size=ws)))
+    got_dw = _run_one(lambda d, a: F.conv2d_backprop_filter(d, a, filter_size=ws, **attrs), [dout, x],
+                      "conv2d_backprop_filter")
+    np.testing.assert_allclose(got_dw, want_dw, rtol=10 * tol, atol=10 * tol)
+
+
+def test_convolutions_with_many_inputs_padding_or_small_columns_are_lowered_to_columns():
+    from graph.passes.lower import direct_convolution
+    valid = dict(stride=(1, 1), pad_mode="valid", padding=(0, 0, 0, 0), dilation=(1, 1), groups=1)
+    assert direct_convolution((256, 1, 32, 32), (6, 1, 5, 5), valid)  # LeNet5 b256: 5M column values
+    assert not direct_convolution((32, 1, 32, 32), (6, 1, 5, 5), valid)  # b32: 0.6M
+    assert not direct_convolution((256, 6, 14, 14), (16, 6, 5, 5), valid)  # 150 inputs per output
+    assert not direct_convolution((256, 1, 32, 32), (6, 1, 5, 5), dict(valid, pad_mode="same"))

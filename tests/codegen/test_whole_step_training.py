@@ -117,14 +117,20 @@ class _LeNet5(nn.Cell):
         return self.fc3(self.relu(self.fc2(self.relu(self.fc1(x)))))
 
 
-@pytest.mark.parametrize("pad_first, steps", [(False, 50), (True, 10)], ids=["tutorial", "padded"])
-def test_lenet5_whole_step_equals_pynative(pad_first, steps):
+@pytest.mark.parametrize("pad_first, steps, direct", [(False, 50, False), (False, 50, True), (True, 10, False)],
+                         ids=["tutorial", "tutorial-direct-conv1", "padded"])
+def test_lenet5_whole_step_equals_pynative(pad_first, steps, direct, monkeypatch):
     """LeNet5's whole train step compiled (convolutions lowered to generated im2col/col2im and
     BLAS, generated pooling and pooling gradient) equals PyNative step by step: the tutorial
     network over 50 Momentum steps. The compiled filter gradients sum their products in another
     order than the eager ones (per image, then over the batch), about 1e-7 apart per step; the
     padded variant's trajectory amplifies that faster (1.5e-4 after 50 steps), so it is compared
-    over its first 10."""
+    over its first 10. ``direct``: the first layer is computed as a direct convolution (as it is
+    from batch 256 on), the other layers through columns."""
+    if direct:
+        from graph.passes import lower
+        monkeypatch.setattr(lower, "DIRECT_MIN_COLUMNS", 0)
+
     def model():
         ms.set_seed(3)
         net = _LeNet5(pad_first)
