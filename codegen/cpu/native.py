@@ -21,6 +21,10 @@ one image (or one image channel) at a time so the working set stays in cache:
     plane;
   * ``transpose``     keeping the last axis: contiguous rows copied into a planned buffer
     instead of a strided view that the next kernel would copy into a new array on every call;
+  * ``softmax`` over the last axis, ``one_hot`` along a new last axis and
+    ``sparse_softmax_cross_entropy`` row by row (the loss of a classifier and its gradient's
+    pieces: a dozen numpy calls each otherwise); labels out of range set a flag the runner
+    checks after the call, which then raises the op's own ValueError;
   * ``matmul``        a call of numpy's own BLAS ``cblas_?gemm`` per batch matrix
     (codegen/cpu/blas.py), so products can run inside a native run of kernels (the runner's
     segments) instead of as ``np.matmul`` steps.
@@ -32,8 +36,8 @@ thread pool exactly like a fused kernel. :func:`plan_native` returns None for wh
 
 Example:
     >>> from codegen.cpu.native import NATIVE_OPS
-    >>> sorted(NATIVE_OPS)
-    ['conv2d', 'conv2d_backprop_filter', 'conv_col2im', 'conv_im2col', 'matmul', 'max_pool2d', 'max_pool2d_grad', 'transpose']
+    >>> sorted(NATIVE_OPS)[:5]
+    ['conv2d', 'conv2d_backprop_filter', 'conv_col2im', 'conv_im2col', 'matmul']
 """
 from __future__ import annotations
 
@@ -47,7 +51,7 @@ from graph.ir import NODE, Value
 
 from ..fused_plan import Operand, np_dtype
 from . import blas
-from .emitter import I64, mem_type
+from .emitter import I64, LLVMEmitter, LV, mem_type
 from .kernels import _Loop, kernel_entry
 
 #: kernel offsets unrolled per window at most (larger windows run the numpy implementation)
@@ -59,7 +63,8 @@ MAX_WINDOW = 64
 #: additions (57 -> 302 us) and the direct filter gradient (LeNet5 b256: 1.14 -> 1.70 ms) are
 #: much slower under it, so they are optimised for speed
 ATTRIBUTES = {"conv_im2col": ("optsize",), "max_pool2d": ("optsize",), "max_pool2d_grad": ("optsize",),
-              "matmul": ("optsize",), "transpose": ("optsize",), "conv2d": ("optsize",)}
+              "matmul": ("optsize",), "transpose": ("optsize",), "conv2d": ("optsize",),
+              "softmax": ("optsize",), "one_hot": ("optsize",), "sparse_softmax_cross_entropy": ("optsize",)}
 #: pooled planes of at most this many windows (max_pool2d_grad keeps one int per window on the stack)
 MAX_PLANE = 1 << 16
 
@@ -92,8 +97,11 @@ class NativePlan:
     geometry: dict = field(default_factory=dict)
     cost: float = 1.0
     parallel: bool = True  # whether the outer axis may be split over the thread pool
-    #: arrays passed after the operands (read-only data of the kernel, e.g. a product's sizes)
+    #: arrays passed after the operands (data of the kernel: a product's sizes, an error flag)
     extra_args: tuple = ()
+    #: ``after_call(inputs)``, run once the kernel has run (with the input arrays): raises the
+    #: op's error when the kernel flagged bad input
+    after_call: object = None
 
     @property
     def splittable(self):
@@ -171,6 +179,49 @@ def _transpose_geometry(node):
     return {"in": tuple(x.shape), "perm": perm, "out": tuple(out.shape)}
 
 
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_INDICES = (np.dtype(np.int32), np.dtype(np.int64))
+
+
+def _plan_rows(node, name):
+    """Plans of the row-wise classifier ops (softmax, one_hot, sparse cross entropy), or None."""
+    op = node.op.name
+    out = node.outputs[0]
+    if op == "softmax":
+        x = node.inputs[0]
+        dt = np_dtype(x.dtype)
+        if dt not in _FLOATS or x.ndim < 1 or node.attrs.get("axis", -1) % x.ndim != x.ndim - 1 or 0 in x.shape:
+            return None
+        rows = int(np.prod(x.shape[:-1], dtype=np.int64))
+        return NativePlan(name, node, [Operand(x, dt, [], "in"), Operand(out, dt, [], "out")], [rows], x.size,
+                          _emit_softmax, {"cols": x.shape[-1]})
+    if op == "one_hot":
+        idx = node.inputs[0]
+        a = node.attrs
+        if (np_dtype(idx.dtype) not in _INDICES or a.get("strict") or a.get("axis", -1) not in (-1, idx.ndim)
+                or np_dtype(out.dtype) != np.float32 or 0 in out.shape):
+            return None
+        return NativePlan(name, node, [Operand(idx, np_dtype(idx.dtype), [], "in"), Operand(out, np.dtype(np.float32), [], "out")],
+                          [idx.size], out.size, _emit_one_hot,
+                          {"depth": a["depth"], "on": float(a["on_value"]), "off": float(a["off_value"])})
+    if op == "sparse_softmax_cross_entropy":
+        logits, labels = node.inputs
+        dt = np_dtype(logits.dtype)
+        if dt not in _FLOATS or np_dtype(labels.dtype) not in _INDICES or 0 in logits.shape:
+            return None
+        flag = np.zeros(1, np.int64)
+
+        def after_call(inputs, flag=flag):
+            if flag[0]:  # a label out of range: the op's own check raises its ValueError
+                flag[0] = 0
+                from graph.ops.nn import _check_index_range
+                _check_index_range(np, "sparse_softmax_cross_entropy", "labels", inputs[1], logits.shape[1])
+        ops = [Operand(logits, dt, [], "in"), Operand(labels, np_dtype(labels.dtype), [], "in"), Operand(out, dt, [], "out")]
+        return NativePlan(name, node, ops, [logits.shape[0]], logits.size, _emit_sparse_ce, {"cols": logits.shape[1]},
+                          extra_args=(flag,), after_call=after_call)
+    return None
+
+
 def plan_native(node, name: str, batch_sum=None):
     """A :class:`NativePlan` for ``node``, or None when it has no native kernel here.
     ``batch_sum``: a ``reduce_sum`` over axis 0 of a batched product's result, computed by the
@@ -178,6 +229,8 @@ def plan_native(node, name: str, batch_sum=None):
     spec = NATIVE_OPS.get(node.op.name)
     if spec is None or not all(isinstance(v, Value) for v in node.inputs):
         return None
+    if spec[0] is _plan_rows:
+        return _plan_rows(node, name)
     values = list(node.inputs) + list(node.outputs)
     dts = {np_dtype(v.dtype) for v in values}
     if len(dts) != 1 or next(iter(dts)) not in (np.dtype(np.float32), np.dtype(np.float64)):
@@ -771,8 +824,125 @@ def _emit_transpose(module, plan):
     b.ret_void()
 
 
+# -- classifier rows: softmax, one_hot, sparse cross entropy -------------------------------------------
+def _row_max(E, X, base, cols):
+    """max over x[base : base + cols] (NaN propagates, as numpy's max)."""
+    from .vmath import intrinsic
+    b = E.b
+    pre = b.block
+    head = b.function.append_basic_block("max.head")
+    body = b.function.append_basic_block("max.body")
+    done = b.function.append_basic_block("max.done")
+    b.branch(head)
+    b.position_at_end(head)
+    i = b.phi(I64)
+    m = b.phi(E.ty)
+    i.add_incoming(_c(0), pre)
+    m.add_incoming(E.ninf, pre)
+    b.cbranch(b.icmp_signed("<", i, _c(cols)), body, done)
+    b.position_at_end(body)
+    m.add_incoming(intrinsic(b, "maximum", m, E.load(X, E.add(base, i))), body)
+    i.add_incoming(b.add(i, _c(1), flags=("nsw",)), body)
+    b.branch(head)
+    b.position_at_end(done)
+    return m
+
+
+def _libm(b, name, dt, x):
+    """libm's ``name`` (``expf``/``exp``...) of x: a call, small to compile (rows here are short;
+    the inline polynomials of the fused kernels pay off on long vector loops)."""
+    fname = name + ("f" if dt == np.float32 else "")
+    fn = b.module.globals.get(fname)
+    if fn is None:
+        fn = ir.Function(b.module, ir.FunctionType(x.type, [x.type]), fname)
+    return b.call(fn, [x])
+
+
+def _row_sum_exp(E, LE, X, base, cols, m, store=None):
+    """sum of exp(x - m) over the row; each term also stored with ``store(i, e)`` if given."""
+    b = E.b
+    dt = E.dt
+
+    def terms(i):
+        e = _libm(b, "exp", dt, b.fsub(E.load(X, E.add(base, i)), m))
+        if store is not None:
+            store(i, e)
+        return [e]
+    (total,) = _sums_over(b, E, _c(0), _c(cols), terms, "sumexp")
+    return total
+
+
+def _emit_softmax(module, plan):
+    cols = plan.geometry["cols"]
+    E, lo, hi = _begin(module, plan)
+    E.dt = plan.operands[0].dtype
+    LE = LLVMEmitter(E.b, E.dt)
+    b = E.b
+    X, Y = 0, 1
+    lr = _Loop(b, lo, hi, "row")
+    base = E.mul(lr.i, cols)
+    m = _row_max(E, X, base, cols)
+    s = _row_sum_exp(E, LE, X, base, cols, m, store=lambda i, e: E.store(Y, E.add(base, i), e))
+    lc = _Loop(b, _c(0), _c(cols), "c")
+    at = E.add(base, lc.i)
+    E.store(Y, at, b.fdiv(E.load(Y, at), s))
+    lc.close()
+    lr.close()
+    b.ret_void()
+
+
+def _emit_one_hot(module, plan):
+    g = plan.geometry
+    idx_dt = plan.operands[0].dtype
+    b, ptrs, lo, hi = kernel_entry(module, plan.name, [mem_type(idx_dt).as_pointer(), mem_type(np.float32).as_pointer()],
+                                   ATTRIBUTES["one_hot"])
+    E = _Body(b, ptrs, np.float32)
+    IDX, OUT = 0, 1
+    on, off = ir.Constant(E.ty, g["on"]), ir.Constant(E.ty, g["off"])
+    ln = _Loop(b, lo, hi, "n")
+    hot = b.load(b.gep(ptrs[IDX], [ln.i], inbounds=True))
+    hot = b.sext(hot, I64) if hot.type.width < 64 else hot
+    ld = _Loop(b, _c(0), _c(g["depth"]), "d")
+    E.store(OUT, E.add(E.mul(ln.i, g["depth"]), ld.i), b.select(b.icmp_signed("==", hot, ld.i), on, off))
+    ld.close()
+    ln.close()
+    b.ret_void()
+
+
+def _emit_sparse_ce(module, plan):
+    """loss[n] = log(sum(exp(x[n] - max))) - (x[n, label] - max); a label outside [0, C) sets the
+    flag (and reads column 0 instead)."""
+    cols = plan.geometry["cols"]
+    dt = plan.operands[0].dtype
+    lab_dt = plan.operands[1].dtype
+    b, ptrs, lo, hi = kernel_entry(module, plan.name, [mem_type(dt).as_pointer(), mem_type(lab_dt).as_pointer(),
+                                                       mem_type(dt).as_pointer(), I64.as_pointer()],
+                                   ATTRIBUTES["sparse_softmax_cross_entropy"])
+    E = _Body(b, ptrs, dt)
+    E.dt = dt
+    LE = LLVMEmitter(b, dt)
+    X, LAB, LOSS, FLAG = 0, 1, 2, 3
+    lr = _Loop(b, lo, hi, "row")
+    base = E.mul(lr.i, cols)
+    label = b.load(b.gep(ptrs[LAB], [lr.i], inbounds=True))
+    label = b.sext(label, I64) if label.type.width < 64 else label
+    bad = b.icmp_unsigned(">=", label, _c(cols))  # (negative labels are huge unsigned)
+    with b.if_then(bad):
+        b.store(_c(1), ptrs[FLAG])
+    label = b.select(bad, _c(0), label)
+    m = _row_max(E, X, base, cols)
+    s = _row_sum_exp(E, LE, X, base, cols, m)
+    picked = b.fsub(E.load(X, E.add(base, label)), m)
+    E.store(LOSS, lr.i, b.fsub(_libm(b, "log", dt, s), picked))
+    lr.close()
+    b.ret_void()
+
+
 #: op name -> (geometry, emitter, outer axis: "n" images or "nc" image channels)
 NATIVE_OPS = {
+    "softmax": (_plan_rows, _emit_softmax, "rows"),
+    "one_hot": (_plan_rows, _emit_one_hot, "rows"),
+    "sparse_softmax_cross_entropy": (_plan_rows, _emit_sparse_ce, "rows"),
     "conv2d": (_direct_geometry, _emit_direct_conv, "n"),
     "conv2d_backprop_filter": (_direct_geometry, _emit_direct_filter_grad, "o"),
     "transpose": (_transpose_geometry, _emit_transpose, "out0"),

@@ -250,11 +250,14 @@ class CompiledGraph:
         seg = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(self.library.address(name))
         tables = (ctypes.c_void_p * len(members))(*[ctypes.addressof(m.argv) for m in members])
         prepares = [m.prepare for m in members]
+        afters = [m.after for m in members if m.after is not None]
 
         def step(env):
             keep = [prepare(env) for prepare in prepares]  # copies made for this call live until it ends
             seg(tables)
             del keep
+            for after in afters:
+                after(env)
 
         step.keep_alive = (members, seg, tables)
         return step
@@ -357,6 +360,15 @@ class CompiledGraph:
                 env[slot] = a
             return keep
 
+        after_call = getattr(plan, "after_call", None)
+        if after_call is not None:  # the kernel may have flagged bad input: the op raises then
+            in_slots = [self._slot[id(o.value)] for o in plan.operands if o.role == "in"]
+
+            def after(env):
+                after_call([env[s] for s in in_slots])
+        else:
+            after = None
+
         def step(env):
             keep = prepare(env)
             if split:
@@ -364,9 +376,11 @@ class CompiledGraph:
             else:
                 fn(argv, 0, hi)
             del keep
+            if after is not None:
+                after(env)
 
         step.keep_alive = (keep_static, fn, argv)
-        step.prepare, step.argv = prepare, argv  # for segments (one native call for a run)
+        step.prepare, step.argv, step.after = prepare, argv, after  # for segments (one call for a run)
         return step
 
     def _impl_step(self, node, buffers=None):

@@ -204,3 +204,44 @@ def test_convolutions_with_many_inputs_padding_or_small_columns_are_lowered_to_c
     assert not direct_convolution((32, 1, 32, 32), (6, 1, 5, 5), valid)  # b32: 0.6M
     assert not direct_convolution((256, 6, 14, 14), (16, 6, 5, 5), valid)  # 150 inputs per output
     assert not direct_convolution((256, 1, 32, 32), (6, 1, 5, 5), dict(valid, pad_mode="same"))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(5, 10), (3, 4, 7), (1, 1)])
+def test_softmax_rows_equal_the_numpy_implementation(shape, dtype, n_threads):
+    x = np.random.default_rng(6).standard_normal(shape).astype(dtype) * 4
+    x.flat[0] = 80.0  # a large logit: the max is subtracted first
+    want = REGISTRY["softmax"].impl(np, x, axis=-1)
+    got = _run_one(lambda v: F.softmax(v, axis=-1), [x], "softmax")
+    np.testing.assert_allclose(got, want, rtol=2e-6 if dtype == np.float32 else 1e-13, atol=1e-30)
+
+
+@pytest.mark.parametrize("idx_dtype", [np.int32, np.int64])
+def test_one_hot_equals_the_numpy_implementation(idx_dtype, n_threads):
+    idx = np.array([[0, 3, 9], [2, -1, 10]], idx_dtype)  # out-of-range ids give a row of off_value
+    attrs = dict(depth=10, on_value=0.9, off_value=0.1)
+    want = REGISTRY["one_hot"].impl(np, idx, **REGISTRY["one_hot"].normalize(attrs))
+    got = _run_one(lambda v: F.one_hot(v, **attrs), [idx], "one_hot")
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sparse_cross_entropy_equals_the_numpy_implementation_and_rejects_bad_labels(dtype):
+    rng = np.random.default_rng(7)
+    logits = (rng.standard_normal((9, 10)) * 5).astype(dtype)
+    labels = rng.integers(0, 10, 9).astype(np.int32)
+    op = REGISTRY["sparse_softmax_cross_entropy"]
+    got = _run_one(lambda a, b: F.sparse_softmax_cross_entropy(a, b), [logits, labels], "sparse_softmax_cross_entropy")
+    np.testing.assert_allclose(got, op.impl(np, logits, labels), rtol=2e-6 if dtype == np.float32 else 1e-13)
+    # inside a run of kernels too: the flag is checked after the native call, the op's error raised
+    g = graph_of(lambda a, b: F.mul(F.sparse_softmax_cross_entropy(F.mul(a, 2.0), b), 3.0),
+                 (logits.shape, logits.dtype), (labels.shape, labels.dtype))
+    compiled = compile_schedule(per_node(g))
+    assert "kernels in one native call" in compiled.describe()
+    for bad in (10, -1):
+        wrong = labels.copy()
+        wrong[4] = bad
+        with pytest.raises(ValueError, match=r"sparse_softmax_cross_entropy.*labels must be in \[0, 10\)"):
+            compiled([logits, wrong])
+    np.testing.assert_allclose(compiled([logits, labels])[0][0], 3 * op.impl(np, 2 * logits, labels),
+                               rtol=2e-6 if dtype == np.float32 else 1e-13)
