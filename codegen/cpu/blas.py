@@ -44,7 +44,7 @@ class Interface:
 
 def _blas_library():
     try:
-        import numpy  # noqa: F401  (loads the library threadpoolctl looks for)
+        __import__("numpy")  # loads the library threadpoolctl looks for
         from threadpoolctl import ThreadpoolController
     except ImportError:  # pragma: no cover - both are dependencies
         return None
