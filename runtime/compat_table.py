@@ -72,6 +72,10 @@ DIFFERENCES = {
                        "giving the same rows and random augmentations for any worker count; the default is "
                        "`config.get_num_parallel_workers()`, 1 unless set (MindSpore: 8). `batch` runs in one "
                        "thread.",
+    "ops.conv_im2col": "an extension, not MindSpore's `Im2Col`: the columns graph mode lowers `Conv2D` to, "
+                       "(N, C*kh*kw, Ho*Wo) with Conv2D's `pad_mode`/`padding`/`dilation`.",
+    "ops.conv_col2im": "an extension: the adjoint of `ops.conv_im2col` (Conv2D's input gradient is "
+                       "`conv_col2im(weight^T @ dout)`).",
     "Tensor.move_to": "`to` is 'CPU' or 'GPU' (no Ascend); `blocking=False` is accepted and the copy is complete "
                       "when it returns. Tensors made under `device_target='GPU'` are already on the GPU.",
     "set_auto_parallel_context": "stand-alone and data parallel only (model-parallel modes raise); parameters "

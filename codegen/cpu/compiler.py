@@ -94,6 +94,9 @@ def live_libraries() -> int:
 
 
 _SOURCES = ("codegen/fused_plan.py", "codegen/cpu/vmath.py", "codegen/cpu/emitter.py", "codegen/cpu/kernels.py",
+            "codegen/cpu/native/body.py", "codegen/cpu/native/conv.py", "codegen/cpu/native/pool.py",
+            "codegen/cpu/native/gemm.py", "codegen/cpu/native/layout.py", "codegen/cpu/native/rows.py",
+            "codegen/cpu/native/plan.py", "codegen/cpu/blas.py",
             "graph/ops/elementwise.py", "graph/ops/shape.py", "graph/ops/reduction.py",
             "graph/ops/promotion.py", "graph/ops/emit.py", "graph/dtypes.py")
 

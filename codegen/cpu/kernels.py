@@ -19,7 +19,7 @@ from .emitter import (BOOL, FLOAT32, I1, I64, LLVMEmitter, LV, compute_dtype, co
                       reg_type)
 
 
-__all__ = ["FusedPlan", "NotFusable", "Operand", "plan_fused", "emit_fused"]  # plan names re-exported
+__all__ = ["FusedPlan", "NotFusable", "Operand", "plan_fused", "emit_fused", "kernel_entry"]  # plan names re-exported
 
 
 class _Loop:
@@ -65,19 +65,47 @@ def _red_combine(E: LLVMEmitter, kind, acc: LV, v: LV, for_reduction=True):
     return E.max(acc, v) if kind == "max" else E.min(acc, v)
 
 
-def emit_fused(module: ir.Module, plan: FusedPlan) -> str:
-    ops = plan.operands
-    ptr_types = [mem_type(o.dtype).as_pointer() for o in ops]
-    impl_ty = ir.FunctionType(ir.VoidType(), ptr_types + [I64, I64])
-    impl = ir.Function(module, impl_ty, plan.name + ".impl")
+#: iteration spaces of at most this many elements are compiled for size (see emit_fused)
+SMALL_KERNEL = 16384
+
+
+def kernel_entry(module: ir.Module, name: str, ptr_types, attributes=()):
+    """Start a kernel ``void name(i8** args, i64 lo, i64 hi)``: the exported function loads its
+    operand pointers from ``args`` and calls an always-inlined body whose pointer arguments are
+    ``noalias`` (so the loop vectoriser needs no run-time alias checks). ``attributes`` go on
+    both functions. Returns the body's builder, its pointer arguments and ``lo``, ``hi``; the
+    caller fills the body and returns."""
+    impl_ty = ir.FunctionType(ir.VoidType(), list(ptr_types) + [I64, I64])
+    impl = ir.Function(module, impl_ty, name + ".impl")
     impl.linkage = "internal"
     impl.attributes.add("alwaysinline")
     impl.attributes.add("nounwind")
-    for a in impl.args[:len(ops)]:
+    for attr in attributes:
+        impl.attributes.add(attr)
+    n = len(ptr_types)
+    for a in impl.args[:n]:
         a.add_attribute("noalias")
-    b = ir.IRBuilder(impl.append_basic_block("entry"))
-    ptrs = impl.args[:len(ops)]
-    lo, hi = impl.args[len(ops)], impl.args[len(ops) + 1]
+    i8pp = ir.IntType(8).as_pointer().as_pointer()
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [i8pp, I64, I64]), name)
+    fn.attributes.add("nounwind")
+    for attr in attributes:
+        fn.attributes.add(attr)
+    wb = ir.IRBuilder(fn.append_basic_block("entry"))
+    args = []
+    for k, pt in enumerate(ptr_types):
+        p = wb.load(wb.gep(fn.args[0], [ir.Constant(ir.IntType(32), k)], inbounds=True))
+        args.append(wb.bitcast(p, pt))
+    wb.call(impl, args + [fn.args[1], fn.args[2]])
+    wb.ret_void()
+    return ir.IRBuilder(impl.append_basic_block("entry")), impl.args[:n], impl.args[n], impl.args[n + 1]
+
+
+def emit_fused(module: ir.Module, plan: FusedPlan) -> str:
+    ops = plan.operands
+    ptr_types = [mem_type(o.dtype).as_pointer() for o in ops]
+    # small kernels are optimised for size: their time is the call, not the loop, and the
+    # vectoriser's interleaved and epilogue loops cost LLVM several ms per kernel
+    b, ptrs, lo, hi = kernel_entry(module, plan.name, ptr_types, ("optsize",) if plan.size <= SMALL_KERNEL else ())
     E = LLVMEmitter(b)
     dims = plan.dims or [1]
     reduced = plan.reduced or [plan.reduce is not None]
@@ -184,20 +212,23 @@ def emit_fused(module: ir.Module, plan: FusedPlan) -> str:
         store(red_op, lp.i, E.mul(cur, E.const(plan.red_scale, cur)))
         lp.close()
     b.ret_void()
-
-    # exported wrapper: void name(i8** args, i64 lo, i64 hi)
-    i8pp = ir.IntType(8).as_pointer().as_pointer()
-    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [i8pp, I64, I64]), plan.name)
-    fn.attributes.add("nounwind")
-    wb = ir.IRBuilder(fn.append_basic_block("entry"))
-    args = []
-    for k, pt in enumerate(ptr_types):
-        p = wb.load(wb.gep(fn.args[0], [ir.Constant(ir.IntType(32), k)], inbounds=True))
-        args.append(wb.bitcast(p, pt))
-    wb.call(impl, args + [fn.args[1], fn.args[2]])
-    wb.ret_void()
     plan.cost += E.transcendentals * 0  # (already counted per op name)
     return plan.name
 
 
 BOOL, FLOAT32, I1  # re-exported names used by callers
+
+
+def emit_segment(module: ir.Module, name: str, members) -> str:
+    """``void name(i8*** tables)``: call each kernel of ``members`` ((kernel name, outer extent)
+    pairs, all defined in ``module``) in order as ``kernel(tables[j], 0, extent)``: a run of
+    kernels in one native call. The calls are never inlined (the kernels stay compiled once)."""
+    i8pp = ir.IntType(8).as_pointer().as_pointer()
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [i8pp.as_pointer()]), name)
+    fn.attributes.add("nounwind")
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    for j, (kernel, extent) in enumerate(members):
+        argv = b.load(b.gep(fn.args[0], [ir.Constant(ir.IntType(32), j)], inbounds=True))
+        b.call(module.globals[kernel], [argv, ir.Constant(I64, 0), ir.Constant(I64, extent)], attrs=("noinline",))
+    b.ret_void()
+    return name

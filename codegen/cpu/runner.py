@@ -1,13 +1,18 @@
 """Schedule -> a compiled callable ``run(arrays) -> (outputs, {param_input_index: new_array})``.
 
-All fused kernels of a schedule go into one LLVM module (one compile, one cache entry). The runner
-is a precomputed list of steps over a flat environment list: fused steps call their kernel through
-a cached ctypes function pointer with a preallocated ``void*`` argument array (only pointers that
-change per call are rewritten), extern/view/random/state steps call the op's ``impl(numpy, ...)``.
-Intermediate results of fused kernels live in buffers allocated once per schedule and reused by
-every call (an alias-aware linear-scan plan shares buffers between values whose lifetimes do not
-overlap); graph outputs and parameter updates get fresh arrays on each call, since the caller keeps
-them.
+All fused kernels of a schedule, and the native kernels of the extern ops that have one
+(convolution layout, pooling, matrix products through BLAS: codegen/cpu/native.py), go into one
+LLVM module (one compile, one cache entry). The runner is a precomputed list of steps over a flat
+environment list: compiled steps call their kernel through a cached ctypes function pointer with
+a preallocated ``void*`` argument array (only pointers that change per call are rewritten); a run
+of compiled kernels on the calling thread is a *segment*, one generated function calling them in
+order, so the whole run costs one Python-level call; views of planned buffers are made once;
+other extern/view/random/state steps call the op's ``impl(numpy, ...)`` (matrix products without
+a native kernel ``np.matmul(out=)``). Intermediate results of compiled kernels and matrix
+products live in buffers allocated once per schedule and reused by every call (an alias-aware
+linear-scan plan shares buffers between values whose lifetimes do not overlap); graph outputs and
+parameter updates get fresh arrays on each call, since the caller keeps them. ``steps`` keeps one
+step per kernel: the recording run (``record=``) uses them, to snapshot every value.
 """
 from __future__ import annotations
 
@@ -25,9 +30,9 @@ from graph.ir import Value
 from graph.ops import comm
 from graph.ops.promotion import cast_operands, promotion_target
 
-from ..buffer_plan import plan_buffers
+from ..buffer_plan import plan_buffers, plan_writes
 from ..fused_plan import plan_schedule
-from . import compiler, kernels, threads
+from . import compiler, kernels, native, threads
 
 
 def _free_rc():
@@ -38,23 +43,30 @@ def _free_rc():
 _FREE_RC = _free_rc()  # refcount of an array referenced only by a pool entry (while checked)
 
 
-def _matmul_out(node, target):
-    """np.matmul(..., out=buf) for 2-D float matmuls without promotion."""
+def _matmul_out(node, target=None):
+    """np.matmul(..., out=buf) for float matmuls of rank >= 2 without promotion (None otherwise)."""
     if node.op.name != "matmul" or target is not None:
         return None
     a, b = node.inputs
     o = node.outputs[0]
-    if a.ndim != 2 or b.ndim != 2 or a.dtype is not b.dtype or not o.dtype.is_float:
+    if (not isinstance(a, Value) or not isinstance(b, Value) or a.ndim < 2 or b.ndim < 2
+            or a.dtype is not b.dtype or not o.dtype.is_float):
         return None
     ta, tb = node.attrs.get("transpose_a", False), node.attrs.get("transpose_b", False)
+    swap = np.swapaxes
 
     def call(x, y, out):
-        np.matmul(x.T if ta else x, y.T if tb else y, out=out)
+        np.matmul(swap(x, -1, -2) if ta else x, swap(y, -1, -2) if tb else y, out=out)
         return out
     return call
 
 
 _NO_CONTEXT = contextlib.nullcontext()
+
+
+def _extent(plan):
+    """The outer extent a compiled kernel runs over (its ``hi`` when run whole)."""
+    return plan.dims[0] if plan.dims else 1
 
 
 class CompiledGraph:
@@ -96,48 +108,166 @@ class CompiledGraph:
                         nslots += 1
         self.nslots = nslots
         plans = plan_schedule(schedule, self.name)
-        self.library = self._build_library([p for p in plans.values() if isinstance(p, kernels.FusedPlan)])
+        plans.update(self._native_plans(kernels_))
         # -- buffer plan -----------------------------------------------------------------------
-        buffers = plan_buffers(graph, kernels_, plans, self._alloc)
+        writes = plan_writes(plans)
+        if self.xp is np:  # matrix products write into planned buffers too
+            for ki, k in enumerate(kernels_):
+                if ki not in plans and k.kind == "extern" and _matmul_out(k.nodes[0]) is not None:
+                    o = k.nodes[0].outputs[0]
+                    writes[ki] = [(o, o.dtype.np)]
+        buffers = plan_buffers(graph, kernels_, writes, self._alloc)
         self.buffer_bytes = sum(b.nbytes for b in {id(b.base): b for b in buffers.values()}.values())
+        # -- one module: the kernels and the native runs of kernels ---------------------------------
+        static_views = self._static_views(kernels_, buffers)
+        # a graph that starts non-blocking collectives lets MPI progress them between kernels (MPI
+        # moves a message's pieces only inside MPI calls): one native call per kernel, no segments
+        communicating = any(n.op.issue_early for k in kernels_ for n in k.nodes)
+        segments = [] if communicating else self._segments(kernels_, plans, static_views)
+        self.library = self._build_library([p for p in plans.values() if not isinstance(p, (Exception, native.Absorbed))],
+                                           [(name, [(plans[ki].name, _extent(plans[ki])) for ki in members])
+                                            for name, members in segments])
         # -- steps -----------------------------------------------------------------------------
-        self.steps = []
+        self.steps = []  # one per kernel (per node for unfused kernels): the recording run
         self.step_values = []  # ids of the values each step writes
         self.descr = []
+        kernel_steps = []  # per kernel: its steps
+        buffers = {**buffers, **{id(kernels_[ki].nodes[0].outputs[0]): v for ki, v in static_views.items()}}
         split_ok = True  # the number of parts is decided per call (set_num_threads may change it)
         for ki, k in enumerate(kernels_):
             plan = plans.get(ki)
-            if isinstance(plan, kernels.FusedPlan):
-                self.steps.append(self._fused_step(plan, buffers, split_ok))
+            if isinstance(plan, native.Absorbed):
+                kernel_steps.append([])
+                self.descr.append(f"k{ki} {k.kind} {'+'.join(n.op.name for n in k.nodes)} ({plan})")
+                continue
+            if isinstance(plan, (kernels.FusedPlan, native.NativePlan)):
+                step = self._fused_step(plan, buffers, split_ok)
+                kernel_steps.append([step])
+                self.steps.append(step)
                 self.step_values.append([id(o.value) for o in plan.operands if o.role != "in"])
-                self.descr.append(f"k{ki} fused[{self.kernel_tag}] {plan.name} dims={plan.dims}"
-                                  f"{self._step_note(plan, split_ok)}")
+                what = (f"fused[{self.kernel_tag}]" if isinstance(plan, kernels.FusedPlan)
+                        else f"native[{self.kernel_tag}] {plan.node.op.name}")
+                self.descr.append(f"k{ki} {what} {plan.name} dims={plan.dims}{self._step_note(plan, split_ok)}")
             else:
+                kernel_steps.append([])
                 for n in k.nodes:
-                    self.steps.append(self._impl_step(n))
+                    kernel_steps[-1].append(self._impl_step(n, buffers))
+                    self.steps.append(kernel_steps[-1][-1])
                     self.step_values.append([id(v) for v in n.outputs])
                 why = f" ({self.impl_tag} fallback: {plan})" if isinstance(plan, Exception) else ""
                 self.descr.append(f"k{ki} {k.kind}[{self.impl_tag}] {'+'.join(n.op.name for n in k.nodes)}{why}")
-        if any(n.op.issue_early for k in kernels_ for n in k.nodes):
-            # the graph starts non-blocking collectives: let them progress between kernels
+        # the plain run: runs of compiled kernels become one native call each (segments), views
+        # of planned buffers are made once
+        self.call_steps = self._call_steps(kernel_steps, segments, static_views)
+        if communicating:
             self.steps = [_with_progress(s) for s in self.steps]
+            self.call_steps = [_with_progress(s) for s in self.call_steps]
         self.out_slots = [(self._slot[id(v)] if isinstance(v, Value) else None, v) for v in graph.outputs]
         index = {id(v): i for i, v in enumerate(graph.inputs)}
         self.update_slots = [(index[id(p)], self._slot[id(v)]) for p, v in graph.updates.items()]
 
     # -- device hooks ---------------------------------------------------------------------------
-    def _build_library(self, fused):
-        """Compile the fused plans (one LLVM module, one cache entry)."""
-        if not fused:
+    def _native_plans(self, kernels_) -> dict:
+        """kernel index -> native plan (or :class:`native.native.Absorbed`) of the extern kernels
+        generated natively (codegen/cpu/native.py)."""
+        return native.plan_kernels(self.graph, kernels_, self.name)
+
+    def _build_library(self, plans, segments=()):
+        """Compile the fused and native plans and the segments ((name, [(kernel name, outer
+        extent)...]) runs of them) into one LLVM module (one cache entry)."""
+        if not plans:
             return None
 
         def make_module():
             module = compiler.new_module(self.name)
-            for p in fused:
-                kernels.emit_fused(module, p)
+            for p in plans:
+                if isinstance(p, native.NativePlan):
+                    p.emit(module)
+                else:
+                    kernels.emit_fused(module, p)
+            for name, members in segments:
+                kernels.emit_segment(module, name, members)
             return module
-        desc = "\n".join(f"kernel {p.name}\n{p.description()}" for p in fused)
+        desc = "\n".join([f"kernel {p.name}\n{p.description()}" for p in plans]
+                         + [f"segment {name} {members}" for name, members in segments])
         return compiler.build_described(desc, make_module)
+
+    #: layout-only ops whose result is a fixed view of a planned buffer: made once, no step
+    STATIC_VIEW_OPS = ("reshape", "squeeze", "expand_dims")
+
+    def _static_views(self, kernels_, buffers) -> dict:
+        """kernel index -> the array a view kernel gives on every call, for views of planned
+        buffers (their memory and shape never change, so the view is made once)."""
+        views = {}
+        made = dict(buffers)
+        for ki, k in enumerate(kernels_):
+            node = k.nodes[0]
+            if k.kind != "view" or node.op.name not in self.STATIC_VIEW_OPS:
+                continue
+            src = node.inputs[0]
+            base = made.get(id(src)) if isinstance(src, Value) else None
+            if base is not None:
+                out = node.outputs[0]
+                made[id(out)] = views[ki] = base.reshape(tuple(out.shape))
+        return views
+
+    def _segments(self, kernels_, plans, static_views) -> list:
+        """[(entry name, [kernel index, ...])]: maximal runs of two or more compiled kernels that
+        run on the calling thread (a kernel split over the thread pool ends a run), across the
+        static views between them."""
+        runs, run = [], []
+        for ki in range(len(kernels_)):
+            if ki in static_views or isinstance(plans.get(ki), native.Absorbed):
+                continue
+            plan = plans.get(ki)
+            if isinstance(plan, (kernels.FusedPlan, native.NativePlan)) and not self._splits(plan, True):
+                run.append(ki)
+                continue
+            if len(run) > 1:
+                runs.append(run)
+            run = []
+        if len(run) > 1:
+            runs.append(run)
+        ident = "".join(c if c.isalnum() or c == "_" else "_" for c in self.name) or "g"
+        return [(f"{ident}_seg{i}", members) for i, members in enumerate(runs)]
+
+    def _call_steps(self, kernel_steps, segments, static_views):
+        """The steps of a plain run: static views leave, each segment's kernels become one step
+        that sets every member's pointers and makes one native call."""
+        head = {members[0]: (name, members) for name, members in segments}
+        inside = {ki for _, members in segments for ki in members}
+        steps = []
+        for ki, ksteps in enumerate(kernel_steps):
+            if ki in static_views:
+                continue
+            if ki in head:
+                name, members = head[ki]
+                steps.append(self._segment_step(name, [kernel_steps[m][0] for m in members]))
+                self.descr[ki] += f"  <- {name}: {len(members)} kernels in one native call"
+            elif ki not in inside:
+                steps.extend(ksteps)
+        for ki, view in static_views.items():
+            node = self.schedule.kernels[ki].nodes[0]
+            self._init.append((self._slot[id(node.outputs[0])], view))
+        return steps
+
+    def _segment_step(self, name, members):
+        """One step for a run of compiled kernel steps: each member's ``prepare(env)`` sets its
+        pointers for this call (inputs, fresh outputs), then one native call runs them all."""
+        seg = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(self.library.address(name))
+        tables = (ctypes.c_void_p * len(members))(*[ctypes.addressof(m.argv) for m in members])
+        prepares = [m.prepare for m in members]
+        afters = [m.after for m in members if m.after is not None]
+
+        def step(env):
+            keep = [prepare(env) for prepare in prepares]  # copies made for this call live until it ends
+            seg(tables)
+            del keep
+            for after in afters:
+                after(env)
+
+        step.keep_alive = (members, seg, tables)
+        return step
 
     @staticmethod
     def _alloc(nbytes):
@@ -164,15 +294,22 @@ class CompiledGraph:
         """How many parts the kernel runs in with the current thread count."""
         return threads.parts_for(plan.size * plan.cost, split_ok and plan.splittable)
 
+    @staticmethod
+    def _splits(plan, split_ok):
+        """Whether the kernel is big enough to be split over the thread pool (decided once; the
+        number of parts is decided per call)."""
+        return split_ok and plan.splittable and plan.size * plan.cost >= threads.SPLIT_THRESHOLD
+
     # -- steps -------------------------------------------------------------------------------------
     def _fused_step(self, plan, buffers, split_ok):
         fn = self.library.cfunc(plan.name)
         n_ops = len(plan.operands)
-        argv = (ctypes.c_void_p * n_ops)()
+        extra = getattr(plan, "extra_args", ())  # read-only data after the operands
+        argv = (ctypes.c_void_p * (n_ops + len(extra)))(*([None] * n_ops + [a.ctypes.data for a in extra]))
         static = []
         dynamic_in = []  # (arg index, slot, dtype)
         fresh_out = []  # (arg index, slot, shape, dtype)
-        keep_static = []
+        keep_static = list(extra)
         for j, o in enumerate(plan.operands):
             slot = self._slot[id(o.value)]
             buf = buffers.get(id(o.value))
@@ -183,16 +320,16 @@ class CompiledGraph:
                     keep_static.append(buf)
                 else:
                     fresh_out.append((j, slot, tuple(o.value.shape), o.dtype))
-            else:
-                c = next((arr for s, arr in self._init if s == slot), None)
+            else:  # a constant or a planned buffer has the same address on every call
+                c = buf if buf is not None else next((arr for s, arr in self._init if s == slot), None)
                 if c is not None and c.dtype == o.dtype and c.flags.c_contiguous:
                     argv[j] = c.ctypes.data
                     keep_static.append(c)
                 else:
                     dynamic_in.append((j, slot, o.dtype))
-        hi = plan.dims[0] if plan.dims else 1
+        hi = _extent(plan)
         work = plan.size * plan.cost
-        split = split_ok and plan.splittable and work >= threads.SPLIT_THRESHOLD
+        split = self._splits(plan, split_ok)
         align = 64 if len(plan.dims) == 1 else 1
         workers = threads.pool() if split else None
         parts_for = threads.parts_for
@@ -204,13 +341,15 @@ class CompiledGraph:
         pools = [[] for _ in fresh_out]
         getrc = sys.getrefcount
 
-        def step(env):
-            keep = []
+        def prepare(env):
+            """Point the arguments at this call's arrays; returns the copies made (if any),
+            which must live until the kernel has run."""
+            keep = None
             for j, slot, dt in dynamic_in:
                 a = env[slot]
                 if a.dtype != dt or not a.flags.c_contiguous:
                     a = asc(a, dtype=dt)
-                    keep.append(a)
+                    keep = (keep or []) + [a]
                 argv[j] = a.ctypes.data
             for slot, buf in static:
                 env[slot] = buf
@@ -226,16 +365,34 @@ class CompiledGraph:
                     if len(pool) < 3:
                         pool.append((a, ptr))
                 env[slot] = a
+            return keep
+
+        after_call = getattr(plan, "after_call", None)
+        if after_call is not None:  # the kernel may have flagged bad input: the op raises then
+            in_slots = [self._slot[id(o.value)] for o in plan.operands if o.role == "in"]
+
+            def after(env):
+                after_call([env[s] for s in in_slots])
+        else:
+            after = None
+
+        def step(env):
+            keep = prepare(env)
             if split:
                 workers.parallel_for(fn, argv, 0, hi, parts_for(work), align)
             else:
                 fn(argv, 0, hi)
+            del keep
+            if after is not None:
+                after(env)
 
         step.keep_alive = (keep_static, fn, argv)
+        step.prepare, step.argv, step.after = prepare, argv, after  # for segments (one call for a run)
         return step
 
-    def _impl_step(self, node):
-        """A step running the op's array ``impl`` with this runner's array module."""
+    def _impl_step(self, node, buffers=None):
+        """A step running the op's array ``impl`` with this runner's array module (a matrix
+        product on the CPU writes into its planned buffer, or a new array)."""
         op = node.op
         xp = self.xp
         ins = [(self._slot[id(a)], None) if isinstance(a, Value) else (None, a) for a in node.inputs]
@@ -250,6 +407,11 @@ class CompiledGraph:
             oshape, odt = tuple(node.outputs[0].shape), node.outputs[0].dtype.np
             (sa, _), (sb, _) = ins
             o = outs[0]
+            buf = (buffers or {}).get(id(node.outputs[0]))
+            if buf is not None:
+                def step(env):
+                    env[o] = mm(env[sa], env[sb], buf)
+                return step
 
             def step(env):
                 env[o] = mm(env[sa], env[sb], np.empty(oshape, odt))
@@ -279,7 +441,7 @@ class CompiledGraph:
             # (steps share argument arrays and buffers: one call at a time; float16 graphs
             # overflow to inf silently, as eager float16 does -- loss scaling detects it)
             if record is None:
-                for step in self.steps:
+                for step in self.call_steps:
                     step(env)
             else:  # snapshot every value right after it is computed (buffers get reused)
                 for step, vids in zip(self.steps, self.step_values):
@@ -296,8 +458,8 @@ class CompiledGraph:
         return self._slot.get(id(v))
 
     def describe(self) -> str:
-        return "\n".join([f"compiled {self.name}: {len(self.steps)} steps, "
-                          f"{self.buffer_bytes} bytes of reused buffers"] + self.descr)
+        return "\n".join([f"compiled {self.name}: {len(self.steps)} steps ({len(self.call_steps)} Python-level "
+                          f"calls per run), {self.buffer_bytes} bytes of reused buffers"] + self.descr)
 
 
 def _with_progress(step):

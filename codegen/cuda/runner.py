@@ -51,7 +51,16 @@ class CudaCompiledGraph(CompiledGraph):
         self.replay = GraphReplay.for_graph(self)
 
     # -- device hooks ---------------------------------------------------------------------------
-    def _build_library(self, fused):
+    def _native_plans(self, kernels_):
+        return {}  # extern ops run their cupy implementations
+
+    def _static_views(self, kernels_, buffers):
+        return {}
+
+    def _segments(self, kernels_, plans, static_views):
+        return []  # every kernel is its own launch (replayed as one CUDA graph when small)
+
+    def _build_library(self, fused, segments=()):
         if not fused:
             return None
         source, self.cuda_kernels = render_module(fused)

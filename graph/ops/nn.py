@@ -258,12 +258,28 @@ def _im2col(xp, x, w_shape, stride, pads, dilation, out_hw, groups, nlast):
             xp_, shape=(xp_.shape[0], kh, kw, out_hw[0], out_hw[1], n),
             strides=(s0, s1 * dilation[0], s2 * dilation[1], s1 * stride[0], s2 * stride[1], s3))
         return _contiguous_work(xp, "cols", win).reshape(groups, k, p * n)
-    xp_ = _pad(xp, x, pads)
-    s0, s1, s2, s3 = xp_.strides
-    win = xp.lib.stride_tricks.as_strided(  # (N, C, kh, kw, Ho, Wo)
-        xp_, shape=(n, xp_.shape[1], kh, kw, out_hw[0], out_hw[1]),
-        strides=(s0, s1, s2 * dilation[0], s3 * dilation[1], s2 * stride[0], s3 * stride[1]))
+    win = _windows(xp, _pad(xp, x, pads), (kh, kw), stride, dilation, out_hw)
     return _contiguous_work(xp, "cols", win).reshape(n, groups, k, p)
+
+
+def _windows(xp, xpad, ksize, stride, dilation, out_hw):
+    """The (N, C, kh, kw, Ho, Wo) strided view of a padded NCHW input that im2col copies."""
+    s0, s1, s2, s3 = xpad.strides
+    return xp.lib.stride_tricks.as_strided(
+        xpad, shape=(xpad.shape[0], xpad.shape[1], ksize[0], ksize[1], out_hw[0], out_hw[1]),
+        strides=(s0, s1, s2 * dilation[0], s3 * dilation[1], s2 * stride[0], s3 * stride[1]))
+
+
+def _col2im(xp, dcols, pads, hw, stride, dilation, out_hw):
+    """(N, C, kh, kw, Ho, Wo) column gradients -> (N, C, H, W): every window position adds its
+    value to the input position it was read from."""
+    n, c, kh, kw = dcols.shape[:4]
+    t, b, l, r = pads
+    dx = xp.zeros((n, c, hw[0] + t + b, hw[1] + l + r), dtype=dcols.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            dx[_offset_slice(i, j, stride, dilation, out_hw)] += dcols[:, :, i, j]
+    return _crop(xp, dx, pads, hw)
 
 
 def _batch_last_dout(xp, dout, groups):
@@ -349,12 +365,8 @@ def _conv2d_backprop_input_impl(xp, dout, weight, input_size, stride=(1, 1), pad
         xp.matmul(w2t[0], g2[:, 0], out=dcols[:, 0])  # (N, K, P)
     else:
         xp.matmul(w2t, g2, out=dcols)  # (N, g, K, P)
-    dcols = dcols.reshape(n, c, kh, kw, out_hw[0], out_hw[1])
-    dx = xp.zeros((n, c, hp, wp), dtype=dout.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            dx[_offset_slice(i, j, stride, dilation, out_hw)] += dcols[:, :, i, j]
-    return _crop(xp, dx, pads, (h, w))
+    return _col2im(xp, dcols.reshape(n, c, kh, kw, out_hw[0], out_hw[1]), pads, (h, w), stride,
+                   dilation, out_hw)
 
 
 def _conv2d_backprop_input_vjp(g, out, dout, weight, input_size, **attrs):
@@ -414,6 +426,78 @@ register(Op("conv2d_backprop_filter", prim="Conv2DBackpropFilter", inputs=("dout
             vjp=_conv2d_backprop_filter_vjp, kind=EXTERN,
             attrs={"filter_size": Attr(REQUIRED, a_shape4), **CONV_ATTRS},
             doc="gradient of conv2d with respect to its weight (im2col + GEMM)"))
+
+
+# -- im2col / col2im: the layout halves of a convolution ------------------------------------------------
+# Graph lowering (graph/passes/lower.py) writes conv2d and its two backprop ops as these plus
+# matmuls, so that one graph computes the forward's columns once for the filter gradient too
+# (CSE) and a backend can generate the layout loops natively. They are each other's adjoints.
+WINDOW_ATTRS = {
+    "kernel_size": Attr(REQUIRED, a_pos_pair, "int or (h, w)"),
+    "stride": CONV_ATTRS["stride"],
+    "pad_mode": CONV_ATTRS["pad_mode"],
+    "padding": CONV_ATTRS["padding"],
+    "dilation": CONV_ATTRS["dilation"],
+}
+
+
+def _window_check(op_name, x_shape, kernel_size, stride, pad_mode, padding, dilation):
+    """-> (pads, (Ho, Wo)) of a kernel_size window sliding over the NCHW shape ``x_shape``."""
+    return _geometry(op_name, x_shape[2:], kernel_size, stride, dilation, pad_mode, padding,
+                     f"kernel_size={kernel_size}, stride={stride}, pad_mode={pad_mode!r}, "
+                     f"padding={padding}, dilation={dilation}; input shape {tuple(x_shape)}")
+
+
+def _infer_im2col(x, kernel_size, stride=(1, 1), pad_mode="valid", padding=(0, 0, 0, 0), dilation=(1, 1)):
+    _require_rank4("conv_im2col", "input", x)
+    _require_float("conv_im2col", ("input", x))
+    _, (ho, wo) = _window_check("conv_im2col", _shape(x), kernel_size, stride, pad_mode, padding, dilation)
+    return AVal((x.shape[0], x.shape[1] * kernel_size[0] * kernel_size[1], ho * wo), x.dtype)
+
+
+def _im2col_impl(xp, x, kernel_size, stride=(1, 1), pad_mode="valid", padding=(0, 0, 0, 0), dilation=(1, 1)):
+    pads, out_hw = _window_check("conv_im2col", x.shape, kernel_size, stride, pad_mode, padding, dilation)
+    n, c = x.shape[:2]
+    cols = xp.empty((n, c * kernel_size[0] * kernel_size[1], out_hw[0] * out_hw[1]), dtype=x.dtype)
+    cols.reshape((n, c) + tuple(kernel_size) + out_hw)[...] = _windows(xp, _pad(xp, x, pads), kernel_size,
+                                                                       stride, dilation, out_hw)
+    return cols
+
+
+register(Op("conv_im2col", prim="ConvIm2Col", inputs=("x",), impl=_im2col_impl, infer=_infer_im2col,
+            kind=EXTERN, attrs=WINDOW_ATTRS,
+            vjp=lambda g, out, x, **attrs: (F.conv_col2im(g, input_size=_shape(x), **attrs),),
+            doc="the columns of a convolution: (N, C, H, W) -> (N, C*kh*kw, Ho*Wo), row (c, i, j) "
+                "holding input channel c at window offset (i, j) for every output position "
+                "(zero where the window reads padding); conv2d is weight (O, C*kh*kw) @ columns"))
+
+
+def _infer_col2im(cols, input_size, kernel_size, stride=(1, 1), pad_mode="valid", padding=(0, 0, 0, 0),
+                  dilation=(1, 1)):
+    name = "conv_col2im"
+    _require_float(name, ("columns", cols))
+    _, (ho, wo) = _window_check(name, input_size, kernel_size, stride, pad_mode, padding, dilation)
+    want = (input_size[0], input_size[1] * kernel_size[0] * kernel_size[1], ho * wo)
+    if _shape(cols) != want:
+        fail(name, f"columns shape {_shape(cols)} does not match input_size {tuple(input_size)} with "
+                   f"kernel_size={kernel_size}: expected {want}")
+    return AVal(tuple(input_size), cols.dtype)
+
+
+def _col2im_impl(xp, cols, input_size, kernel_size, stride=(1, 1), pad_mode="valid", padding=(0, 0, 0, 0),
+                 dilation=(1, 1)):
+    pads, out_hw = _window_check("conv_col2im", input_size, kernel_size, stride, pad_mode, padding, dilation)
+    n, c, h, w = input_size
+    dcols = cols.reshape((n, c) + tuple(kernel_size) + out_hw)
+    return _col2im(xp, dcols, pads, (h, w), stride, dilation, out_hw)
+
+
+register(Op("conv_col2im", prim="ConvCol2Im", inputs=("columns",), impl=_col2im_impl, infer=_infer_col2im,
+            kind=EXTERN, attrs={"input_size": Attr(REQUIRED, a_shape4), **WINDOW_ATTRS},
+            vjp=lambda g, out, cols, input_size, **attrs: (F.conv_im2col(g, **attrs),),
+            doc="the adjoint of conv_im2col: (N, C*kh*kw, Ho*Wo) columns -> (N, C, H, W), each input "
+                "position the sum of the column entries read from it (conv2d's input gradient is "
+                "conv_col2im(weight^T @ dout))"))
 
 
 # ====================================================================================================

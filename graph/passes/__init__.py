@@ -6,14 +6,18 @@ from. The pipeline per optimisation level is data (:data:`PIPELINES`), so it can
 :func:`optimize` can dump the graph after every step:
 
     O0  dce, then one kernel per node (no fusion, no memory planning: a debugging baseline)
-    O1  dce, cse, fold, simplify, dce, fuse, plan_memory
-    O2  dce, then (cse, fold, simplify, dce) repeated until the graph stops changing, fuse,
-        plan_memory
+    O1  dce, lower, cse, fold, simplify, dce, updates, fuse, plan_memory
+    O2  dce, lower, then (cse, fold, simplify, dce) repeated until the graph stops changing,
+        updates, fuse, plan_memory
+
+(``lower`` writes convolutions as im2col/col2im and matmuls, so CSE shares the forward's columns
+with the filter gradient: graph/passes/lower.py; ``updates`` hands freshly computed parameter
+values over as the updates, dropping the assign copies: graph/passes/updates.py.)
 
 Example:
     >>> from graph.passes import optimize, PIPELINES, run_schedule
     >>> PIPELINES["O1"]
-    ['dce', 'cse', 'fold', 'simplify', 'dce', 'fuse', 'plan_memory']
+    ['dce', 'lower', 'cse', 'fold', 'simplify', 'dce', 'updates', 'fuse', 'plan_memory']
     >>> # sched = optimize(graph, "O1", dump_dir="graphs/")   # 00_input.ir, 01_dce.ir, ...
     >>> # outputs, updates = run_schedule(sched, arrays)
 """
@@ -26,13 +30,16 @@ from .cleanup import cse, dce
 from .execute import run_schedule
 from .fold import FOLD_LIMIT, fold_constants
 from .fusion import fuse, schedule_nodes
+from .lower import lower_convolutions
 from .memory import plan_memory
 from .rewrite import structure_key
 from .schedule import Kernel, Schedule
 from .simplify import simplify
+from .updates import hand_over_updates
 
 #: graph -> graph passes by pipeline name
-GRAPH_PASSES = {"dce": dce, "cse": cse, "fold": fold_constants, "simplify": simplify}
+GRAPH_PASSES = {"dce": dce, "cse": cse, "fold": fold_constants, "simplify": simplify,
+                "updates": hand_over_updates, "lower": lower_convolutions}
 #: graph -> Schedule (exactly one per pipeline, after the graph passes)
 SCHEDULERS = {"fuse": fuse, "unfused": schedule_nodes}
 #: Schedule -> Schedule
@@ -42,8 +49,8 @@ SCHEDULE_PASSES = {"plan_memory": plan_memory}
 #: MAX_FIXPOINT_ROUNDS rounds)
 PIPELINES = {
     "O0": ["dce", "unfused"],
-    "O1": ["dce", "cse", "fold", "simplify", "dce", "fuse", "plan_memory"],
-    "O2": ["dce", ("fixpoint", ["cse", "fold", "simplify", "dce"]), "fuse", "plan_memory"],
+    "O1": ["dce", "lower", "cse", "fold", "simplify", "dce", "updates", "fuse", "plan_memory"],
+    "O2": ["dce", "lower", ("fixpoint", ["cse", "fold", "simplify", "dce"]), "updates", "fuse", "plan_memory"],
 }
 MAX_FIXPOINT_ROUNDS = 8
 
@@ -111,5 +118,5 @@ def optimize(graph: Graph, level: str = "O1", dump_dir: str | None = None,
 
 
 __all__ = ["optimize", "PIPELINES", "GRAPH_PASSES", "SCHEDULERS", "SCHEDULE_PASSES", "dce", "cse",
-           "fold_constants", "simplify", "fuse", "schedule_nodes", "plan_memory", "run_schedule",
+           "fold_constants", "simplify", "hand_over_updates", "lower_convolutions", "fuse", "schedule_nodes", "plan_memory", "run_schedule",
            "Kernel", "Schedule", "FOLD_LIMIT"]

@@ -20,7 +20,7 @@ from runtime.ops._generated import FUNCTIONS as REGISTRY_FUNCTIONS
 # the registry's own functional forms (attributes as arguments); runtime.ops has MindSpore 2.x's
 reg = SimpleNamespace(**REGISTRY_FUNCTIONS)
 
-NN_OPS = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "max_pool2d",
+NN_OPS = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "conv_im2col", "conv_col2im", "max_pool2d",
           "max_pool2d_grad", "avg_pool2d", "avg_pool2d_grad", "batch_norm", "layer_norm", "dropout",
           "softmax_cross_entropy", "sparse_softmax_cross_entropy", "one_hot", "gather",
           "unsorted_segment_sum"]
@@ -216,6 +216,51 @@ def test_conv2d_grad(rng, xs, ws, attrs):
     x = rng.standard_normal(xs)
     w = rng.standard_normal(ws)
     check_grad(lambda a, b: reg.conv2d(a, b, **attrs), x, w)
+
+
+@pytest.mark.parametrize("xs,ws,attrs", [c for c in CONV_CASES if "groups" not in c[2]])
+def test_im2col_columns_times_the_weight_is_the_convolution(rng, xs, ws, attrs):
+    """conv_im2col against a loop over its definition, and weight @ columns == conv2d's oracle;
+    conv_col2im is its adjoint: <im2col(x), c> == <x, col2im(c)>."""
+    x = rng.standard_normal(xs)
+    w = rng.standard_normal(ws)
+    kattrs = dict(attrs, kernel_size=ws[2:])
+    cols = call("conv_im2col", Tensor(x), **kattrs).asnumpy()
+    y = conv_oracle(x, w, **attrs)
+    n, o, ho, wo = y.shape
+    np.testing.assert_allclose((w.reshape(o, -1) @ cols).reshape(y.shape), y, rtol=1e-10, atol=1e-10)
+    # entry (c, i, j) x (oh, ow) reads x[c, oh*s + i*d - pad_top, ow*s + j*d - pad_left] (0 outside)
+    op = REGISTRY["conv_im2col"]
+    a = op.normalize(kattrs)
+    from graph.ops.nn import _window_check
+    (pt, _, pl, _), _ = _window_check("t", xs, a["kernel_size"], a["stride"], a["pad_mode"], a["padding"], a["dilation"])
+    c_, kh, kw = xs[1], ws[2], ws[3]
+    want = np.zeros_like(cols)
+    for c in range(c_):
+        for i in range(kh):
+            for j in range(kw):
+                for oh in range(ho):
+                    for ow in range(wo):
+                        ih = oh * a["stride"][0] + i * a["dilation"][0] - pt
+                        iw = ow * a["stride"][1] + j * a["dilation"][1] - pl
+                        if 0 <= ih < xs[2] and 0 <= iw < xs[3]:
+                            want[:, (c * kh + i) * kw + j, oh * wo + ow] = x[:, c, ih, iw]
+    np.testing.assert_array_equal(cols, want)
+    g = rng.standard_normal(cols.shape)
+    dx = call("conv_col2im", Tensor(g), input_size=xs, **kattrs).asnumpy()
+    np.testing.assert_allclose(np.vdot(cols, g), np.vdot(x, dx), rtol=1e-10)
+    check_grad(lambda t: reg.conv_im2col(t, **kattrs), x)
+    check_grad(lambda t: reg.conv_col2im(t, xs, **kattrs), g)
+
+
+def test_im2col_bad_input():
+    x = Tensor(np.zeros((1, 2, 4, 4), np.float32))
+    with pytest.raises(ValueError, match="conv_im2col.*does not fit"):
+        ops.conv_im2col(x, kernel_size=5)
+    with pytest.raises(ValueError, match="conv_col2im.*columns shape"):
+        ops.conv_col2im(Tensor(np.zeros((1, 18, 5), np.float32)), input_size=(1, 2, 4, 4), kernel_size=3)
+    with pytest.raises(TypeError, match="conv_im2col.*floating-point"):
+        ops.conv_im2col(Tensor(np.zeros((1, 2, 4, 4), np.int32)), kernel_size=2)
 
 
 def test_conv2d_backprop_ops_forward_are_adjoints(rng):

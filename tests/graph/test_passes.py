@@ -19,12 +19,13 @@ from graph.dtypes import float32, int32
 from graph.interpret import run
 from graph.ir import CONST, NODE, PARAM, Graph, Value
 from graph.ops import F, rng as oprng
-from graph.passes import (PIPELINES, cse, dce, fold_constants, fuse, optimize, plan_memory,
-                          run_schedule, schedule_nodes, simplify)
+from graph.passes import (PIPELINES, cse, dce, fold_constants, fuse, hand_over_updates, optimize,
+                          plan_memory, run_schedule, schedule_nodes, simplify)
 from graph.passes.fold import FOLD_LIMIT
 
 B, D = 3, 4
-GRAPH_PASSES = {"dce": dce, "cse": cse, "fold": fold_constants, "simplify": simplify}
+GRAPH_PASSES = {"dce": dce, "cse": cse, "fold": fold_constants, "simplify": simplify,
+                "updates": hand_over_updates}
 
 
 # -- random graphs ------------------------------------------------------------------------------------
@@ -513,6 +514,56 @@ def test_fusion_keeps_side_effect_order_and_assign_after_readers():
     assert_same(run_graph(g, arrays), run_sched(s, arrays))
 
 
+# -- parameter updates handed over ------------------------------------------------------------------------
+def test_fresh_values_become_the_updates_and_their_assigns_disappear():
+    g, (x, m, w) = _graph((3, 4), (3, 4), (3, 4), params=(1, 2))
+    m2 = F.assign(m, F.add(F.mul(m, 0.9), x))  # a momentum update ...
+    F.assign(w, F.sub(w, F.mul(m2, 0.1)))  # ... read by the weight update
+    g.set_outputs([F.reduce_sum(x)])
+    g2 = hand_over_updates(g)
+    g2.verify()
+    assert "assign" not in [n.op.name for n in g2.nodes]
+    new_m, new_w = (g2.updates[p] for p in g2.params)
+    assert new_m.producer.op.name == "add" and new_w.producer.op.name == "sub"
+    arrays = inputs_for(g)
+    assert_same(run_graph(g, arrays), run_graph(g2, arrays))
+    # with no assign between them, the moment and the weight update fuse into one kernel
+    sched = optimize(g, "O1", verify=True)
+    check_schedule(sched)
+    fused = [k for k in sched.kernels if {"add", "sub"} <= {n.op.name for n in k.nodes}]
+    assert len(fused) == 1 and {v.id for v in fused[0].outputs} >= {new.id for new in sched.graph.updates.values()}
+    assert_same(run_graph(g, arrays), run_sched(sched, arrays))
+
+
+def test_updates_that_need_a_copy_keep_their_assign():
+    g, (x, v, a, b, c, d, e) = _graph((3, 4), (4,), (3, 4), (3, 4), (3, 4), (3, 4), (3, 4),
+                                     params=(2, 3, 4, 5, 6))
+    F.assign(a, v)  # broadcast (4,) -> (3, 4)
+    F.assign(b, x)  # a graph input: the caller keeps it
+    shared = F.tanh(x)
+    F.assign(c, shared)  # one value to two parameters: they must not share memory
+    F.assign(d, shared)
+    out = F.exp(x)
+    F.assign(e, out)  # also a graph output
+    g.set_outputs([out, F.reshape(F.cast(x, dtype=float32), shape=(12,))])
+    g2 = hand_over_updates(g)
+    g2.verify()
+    assert [n.op.name for n in g2.nodes].count("assign") == 5
+    arrays = inputs_for(g)
+    assert_same(run_graph(g, arrays), run_graph(g2, arrays))
+
+
+def test_a_cast_to_its_own_dtype_is_not_handed_over():
+    g, (x, p) = _graph((3, 4), (3, 4), params=(1,))
+    F.assign(p, F.cast(x, dtype=float32))  # the reference impl returns x itself
+    g.set_outputs([])
+    g2 = hand_over_updates(g)
+    assert [n.op.name for n in g2.nodes] == ["cast", "assign"]
+    arrays = inputs_for(g)
+    _, updates = run_graph(g2, arrays)
+    assert not np.shares_memory(updates[1], arrays[0])
+
+
 def test_unfused_schedule_is_one_kernel_per_node():
     g = random_graph(3)
     s = schedule_nodes(g)
@@ -584,8 +635,8 @@ def test_run_schedule_catches_a_bad_memory_plan():
 # -- pipeline --------------------------------------------------------------------------------------------------------
 def test_pipelines_are_inspectable_and_levels_differ():
     assert PIPELINES["O0"] == ["dce", "unfused"]
-    assert PIPELINES["O1"] == ["dce", "cse", "fold", "simplify", "dce", "fuse", "plan_memory"]
-    assert PIPELINES["O2"][1][0] == "fixpoint"
+    assert PIPELINES["O1"] == ["dce", "lower", "cse", "fold", "simplify", "dce", "updates", "fuse", "plan_memory"]
+    assert PIPELINES["O2"][2][0] == "fixpoint"
     g = random_graph(5)
     s0, s1 = optimize(g, "O0"), optimize(g, "O1")
     assert all(len(k.nodes) == 1 for k in s0.kernels) and not s0.buffers
@@ -608,16 +659,16 @@ def test_dump_after_each_pass(tmp_path):
     g = random_graph(1)
     optimize(g, "O1", dump_dir=str(tmp_path))
     names = sorted(os.listdir(tmp_path))
-    expected = ["00_input", "01_dce", "02_cse", "03_fold", "04_simplify", "05_dce"]
+    expected = ["00_input", "01_dce", "02_lower", "03_cse", "04_fold", "05_simplify", "06_dce", "07_updates"]
     assert names == sorted([f"{n}.{e}" for n in expected for e in ("ir", "dot")]
-                           + ["06_fuse.sched", "07_plan_memory.sched"])
-    text = (tmp_path / "02_cse.ir").read_text()
+                           + ["08_fuse.sched", "09_plan_memory.sched"])
+    text = (tmp_path / "03_cse.ir").read_text()
     assert text.startswith("graph rand1(") and "return" in text and "update p <-" in text
-    assert "slots:" in (tmp_path / "07_plan_memory.sched").read_text()
+    assert "slots:" in (tmp_path / "09_plan_memory.sched").read_text()
     d2 = tmp_path / "o2"
     optimize(g, "O2", dump_dir=str(d2))
     o2 = sorted(os.listdir(d2))
-    assert o2[0] == "00_input.dot" and "02_cse.ir" in o2 and o2[-1].endswith("_plan_memory.sched")
+    assert o2[0] == "00_input.dot" and "03_cse.ir" in o2 and o2[-1].endswith("_plan_memory.sched")
 
 
 def test_large_graph_compiles_without_recursion_or_blowup():
