@@ -88,15 +88,28 @@ class Library:
         return KERNEL_CFUNC(self.address(name))
 
 
+#: libraries loaded once for the life of the process (the thread pool's workers run its code):
+#: not counted by :func:`live_libraries`, which watches the per-graph ones
+_PROCESS_LIBRARIES: "list[Library]" = []
+
+
+def keep_for_process(library: Library) -> Library:
+    """Mark a library as loaded once per process (never unloaded, not counted as live)."""
+    _PROCESS_LIBRARIES.append(library)
+    _LIBRARIES.discard(library)
+    return library
+
+
 def live_libraries() -> int:
-    """How many loaded libraries (execution engines) are alive (tests watch this stay flat)."""
+    """How many loaded per-graph libraries (execution engines) are alive (tests watch this stay
+    flat)."""
     return len(_LIBRARIES)
 
 
 _SOURCES = ("codegen/fused_plan.py", "codegen/cpu/vmath.py", "codegen/cpu/emitter.py", "codegen/cpu/kernels.py",
             "codegen/cpu/native/body.py", "codegen/cpu/native/conv.py", "codegen/cpu/native/pool.py",
             "codegen/cpu/native/gemm.py", "codegen/cpu/native/layout.py", "codegen/cpu/native/rows.py",
-            "codegen/cpu/native/plan.py", "codegen/cpu/blas.py",
+            "codegen/cpu/native/plan.py", "codegen/cpu/blas.py", "codegen/cpu/native_pool.py",
             "graph/ops/elementwise.py", "graph/ops/shape.py", "graph/ops/reduction.py",
             "graph/ops/promotion.py", "graph/ops/emit.py", "graph/dtypes.py")
 

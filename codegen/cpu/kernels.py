@@ -220,15 +220,28 @@ BOOL, FLOAT32, I1  # re-exported names used by callers
 
 
 def emit_segment(module: ir.Module, name: str, members) -> str:
-    """``void name(i8*** tables)``: call each kernel of ``members`` ((kernel name, outer extent)
-    pairs, all defined in ``module``) in order as ``kernel(tables[j], 0, extent)``: a run of
-    kernels in one native call. The calls are never inlined (the kernels stay compiled once)."""
-    i8pp = ir.IntType(8).as_pointer().as_pointer()
-    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [i8pp.as_pointer()]), name)
+    """``void name(i8*** tables, i64* parts)``: call each kernel of ``members`` ((kernel name,
+    outer extent, split alignment or None) triples, all defined in ``module``) in order as
+    ``kernel(tables[j], 0, extent)``: a run of kernels in one native call. A member with an
+    alignment is split over the thread pool into ``parts[j]`` pieces (decided per call) through
+    ``msjit_parallel_for`` (codegen/cpu/native_pool.py). The calls are never inlined (the kernels
+    stay compiled once)."""
+    i8p = ir.IntType(8).as_pointer()
+    i8pp = i8p.as_pointer()
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [i8pp.as_pointer(), I64.as_pointer()]), name)
     fn.attributes.add("nounwind")
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    for j, (kernel, extent) in enumerate(members):
+    pfor = None
+    for j, (kernel, extent, align) in enumerate(members):
         argv = b.load(b.gep(fn.args[0], [ir.Constant(ir.IntType(32), j)], inbounds=True))
-        b.call(module.globals[kernel], [argv, ir.Constant(I64, 0), ir.Constant(I64, extent)], attrs=("noinline",))
+        if align is None:
+            b.call(module.globals[kernel], [argv, ir.Constant(I64, 0), ir.Constant(I64, extent)], attrs=("noinline",))
+            continue
+        if pfor is None:
+            pfor = module.globals.get("msjit_parallel_for") or ir.Function(
+                module, ir.FunctionType(ir.VoidType(), [i8p, i8pp, I64, I64, I64, I64]), "msjit_parallel_for")
+        parts = b.load(b.gep(fn.args[1], [ir.Constant(ir.IntType(32), j)], inbounds=True))
+        b.call(pfor, [b.bitcast(module.globals[kernel], i8p), argv, ir.Constant(I64, 0), ir.Constant(I64, extent),
+                      parts, ir.Constant(I64, align)])
     b.ret_void()
     return name

@@ -5,14 +5,19 @@ All fused kernels of a schedule, and the native kernels of the extern ops that h
 LLVM module (one compile, one cache entry). The runner is a precomputed list of steps over a flat
 environment list: compiled steps call their kernel through a cached ctypes function pointer with
 a preallocated ``void*`` argument array (only pointers that change per call are rewritten); a run
-of compiled kernels on the calling thread is a *segment*, one generated function calling them in
-order, so the whole run costs one Python-level call; views of planned buffers are made once;
+of compiled kernels is a *segment*, one generated function calling them in order (the big ones
+through the thread pool's native parallel-for, codegen/cpu/native_pool.py), so the whole run
+costs one Python-level call; views of planned buffers are made once;
 other extern/view/random/state steps call the op's ``impl(numpy, ...)`` (matrix products without
 a native kernel ``np.matmul(out=)``). Intermediate results of compiled kernels and matrix
 products live in buffers allocated once per schedule and reused by every call (an alias-aware
 linear-scan plan shares buffers between values whose lifetimes do not overlap); graph outputs and
 parameter updates get fresh arrays on each call, since the caller keeps them. ``steps`` keeps one
 step per kernel: the recording run (``record=``) uses them, to snapshot every value.
+
+While a call runs, the thread pool owns the cores: BLAS is single-threaded (the products are
+split over the pool like any kernel, codegen/cpu/blas.py) and the pool's workers spin between
+split kernels instead of sleeping (:meth:`codegen.cpu.threads.Pool.hot`).
 """
 from __future__ import annotations
 
@@ -32,7 +37,7 @@ from graph.ops.promotion import cast_operands, promotion_target
 
 from ..buffer_plan import plan_buffers, plan_writes
 from ..fused_plan import plan_schedule
-from . import compiler, kernels, native, threads
+from . import blas, compiler, kernels, native, threads
 
 
 def _free_rc():
@@ -124,8 +129,14 @@ class CompiledGraph:
         # moves a message's pieces only inside MPI calls): one native call per kernel, no segments
         communicating = any(n.op.issue_early for k in kernels_ for n in k.nodes)
         segments = [] if communicating else self._segments(kernels_, plans, static_views)
+        # products inside compiled code are split over the thread pool, so BLAS must not start
+        # threads of its own while they run (codegen/cpu/blas.py)
+        calls_blas = any(isinstance(p, native.NativePlan) and p.node.op.name == "matmul" for p in plans.values())
+        self._blas_region = blas.single_threaded() if calls_blas else _NO_CONTEXT
+        self._pool_hot = self._pool_context(plans)
         self.library = self._build_library([p for p in plans.values() if not isinstance(p, (Exception, native.Absorbed))],
-                                           [(name, [(plans[ki].name, _extent(plans[ki])) for ki in members])
+                                           [(name, [(plans[ki].name, _extent(plans[ki]), self._split_align(plans[ki]))
+                                                    for ki in members])
                                             for name, members in segments])
         # -- steps -----------------------------------------------------------------------------
         self.steps = []  # one per kernel (per node for unfused kernels): the recording run
@@ -158,7 +169,7 @@ class CompiledGraph:
                 self.descr.append(f"k{ki} {k.kind}[{self.impl_tag}] {'+'.join(n.op.name for n in k.nodes)}{why}")
         # the plain run: runs of compiled kernels become one native call each (segments), views
         # of planned buffers are made once
-        self.call_steps = self._call_steps(kernel_steps, segments, static_views)
+        self.call_steps = self._call_steps(kernel_steps, segments, static_views, plans)
         if communicating:
             self.steps = [_with_progress(s) for s in self.steps]
             self.call_steps = [_with_progress(s) for s in self.call_steps]
@@ -171,6 +182,14 @@ class CompiledGraph:
         """kernel index -> native plan (or :class:`native.native.Absorbed`) of the extern kernels
         generated natively (codegen/cpu/native.py)."""
         return native.plan_kernels(self.graph, kernels_, self.name)
+
+    def _pool_context(self, plans):
+        """The context a call runs in: kernels big enough to split run over the thread pool's
+        native workers, kept spinning for the length of the call (and generated segments call
+        its parallel-for, so the pool is loaded before the module)."""
+        if any(self._splits(p, True) for p in plans.values() if isinstance(p, (kernels.FusedPlan, native.NativePlan))):
+            return threads.pool().hot()
+        return _NO_CONTEXT
 
     def _build_library(self, plans, segments=()):
         """Compile the fused and native plans and the segments ((name, [(kernel name, outer
@@ -212,15 +231,15 @@ class CompiledGraph:
         return views
 
     def _segments(self, kernels_, plans, static_views) -> list:
-        """[(entry name, [kernel index, ...])]: maximal runs of two or more compiled kernels that
-        run on the calling thread (a kernel split over the thread pool ends a run), across the
+        """[(entry name, [kernel index, ...])]: maximal runs of two or more compiled kernels
+        (split ones included: the segment calls the pool's native parallel-for), across the
         static views between them."""
         runs, run = [], []
         for ki in range(len(kernels_)):
             if ki in static_views or isinstance(plans.get(ki), native.Absorbed):
                 continue
             plan = plans.get(ki)
-            if isinstance(plan, (kernels.FusedPlan, native.NativePlan)) and not self._splits(plan, True):
+            if isinstance(plan, (kernels.FusedPlan, native.NativePlan)):
                 run.append(ki)
                 continue
             if len(run) > 1:
@@ -231,7 +250,7 @@ class CompiledGraph:
         ident = "".join(c if c.isalnum() or c == "_" else "_" for c in self.name) or "g"
         return [(f"{ident}_seg{i}", members) for i, members in enumerate(runs)]
 
-    def _call_steps(self, kernel_steps, segments, static_views):
+    def _call_steps(self, kernel_steps, segments, static_views, plans):
         """The steps of a plain run: static views leave, each segment's kernels become one step
         that sets every member's pointers and makes one native call."""
         head = {members[0]: (name, members) for name, members in segments}
@@ -242,7 +261,8 @@ class CompiledGraph:
                 continue
             if ki in head:
                 name, members = head[ki]
-                steps.append(self._segment_step(name, [kernel_steps[m][0] for m in members]))
+                steps.append(self._segment_step(name, [kernel_steps[m][0] for m in members],
+                                                [plans[m] for m in members]))
                 self.descr[ki] += f"  <- {name}: {len(members)} kernels in one native call"
             elif ki not in inside:
                 steps.extend(ksteps)
@@ -251,22 +271,31 @@ class CompiledGraph:
             self._init.append((self._slot[id(node.outputs[0])], view))
         return steps
 
-    def _segment_step(self, name, members):
+    def _segment_step(self, name, members, member_plans):
         """One step for a run of compiled kernel steps: each member's ``prepare(env)`` sets its
-        pointers for this call (inputs, fresh outputs), then one native call runs them all."""
-        seg = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(self.library.address(name))
+        pointers for this call (inputs, fresh outputs), then one native call runs them all. The
+        split members' numbers of parts are decided again when the thread count changes."""
+        seg = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)(self.library.address(name))
         tables = (ctypes.c_void_p * len(members))(*[ctypes.addressof(m.argv) for m in members])
+        parts = (ctypes.c_int64 * len(members))()
+        split = [(j, p.size * p.cost) for j, p in enumerate(member_plans) if self._split_align(p) is not None]
         prepares = [m.prepare for m in members]
         afters = [m.after for m in members if m.after is not None]
+        n_threads, parts_for = threads.n_threads, threads.parts_for
+        sized_for = [0]  # the thread count ``parts`` was decided for
 
         def step(env):
+            if split and sized_for[0] != n_threads():
+                for j, work in split:
+                    parts[j] = parts_for(work)
+                sized_for[0] = n_threads()
             keep = [prepare(env) for prepare in prepares]  # copies made for this call live until it ends
-            seg(tables)
+            seg(tables, parts)
             del keep
             for after in afters:
                 after(env)
 
-        step.keep_alive = (members, seg, tables)
+        step.keep_alive = (members, seg, tables, parts)
         return step
 
     @staticmethod
@@ -293,6 +322,11 @@ class CompiledGraph:
     def _parts(plan, split_ok):
         """How many parts the kernel runs in with the current thread count."""
         return threads.parts_for(plan.size * plan.cost, split_ok and plan.splittable)
+
+    @classmethod
+    def _split_align(cls, plan):
+        """The alignment of a kernel's parts when it is split over the thread pool, else None."""
+        return (64 if len(plan.dims) == 1 else 1) if cls._splits(plan, True) else None
 
     @staticmethod
     def _splits(plan, split_ok):
@@ -330,8 +364,9 @@ class CompiledGraph:
         hi = _extent(plan)
         work = plan.size * plan.cost
         split = self._splits(plan, split_ok)
-        align = 64 if len(plan.dims) == 1 else 1
-        workers = threads.pool() if split else None
+        align = self._split_align(plan)
+        parallel_for = threads.pool().native_parallel_for if split else None
+        fn_address = ctypes.cast(fn, ctypes.c_void_p).value
         parts_for = threads.parts_for
         asc = np.ascontiguousarray
         empty = np.empty
@@ -379,7 +414,7 @@ class CompiledGraph:
         def step(env):
             keep = prepare(env)
             if split:
-                workers.parallel_for(fn, argv, 0, hi, parts_for(work), align)
+                parallel_for(fn_address, argv, 0, hi, parts_for(work), align)
             else:
                 fn(argv, 0, hi)
             del keep
@@ -437,7 +472,8 @@ class CompiledGraph:
         env[:self.n_inputs] = arrays
         for s, a in self._init:
             env[s] = a
-        with self._lock, (np.errstate(over="ignore", invalid="ignore") if self._half else _NO_CONTEXT):
+        with self._lock, self._blas_region, self._pool_hot, (np.errstate(over="ignore", invalid="ignore")
+                                                             if self._half else _NO_CONTEXT):
             # (steps share argument arrays and buffers: one call at a time; float16 graphs
             # overflow to inf silently, as eager float16 does -- loss scaling detects it)
             if record is None:

@@ -1,16 +1,19 @@
 """A persistent pool of worker threads that runs a large kernel's index range in parallel.
 
-Generated kernels take ``(args, lo, hi)``: the outer-dimension range to compute. ctypes releases
-the GIL for the duration of a foreign call, so the parts of one kernel run on as many cores as
-the pool has. A hand-off costs a few microseconds per worker, so a kernel is split into at most
-``2 * work / SPLIT_THRESHOLD`` parts (:func:`parts_for`): small kernels stay on the calling thread.
+Generated kernels take ``(args, lo, hi)``: the outer-dimension range to compute. The workers are
+native loops (codegen/cpu/native_pool.py) that wait for jobs without the GIL; a kernel's range is
+cut into parts, the caller runs the first and the workers the others. A compiled call that may
+split kernels keeps the workers spinning while it runs (:meth:`Pool.hot`), so a split costs about
+a microsecond (a worker asleep on a lock took ~60 us to wake on an idle VM); a kernel is split
+into at most ``2 * work / SPLIT_THRESHOLD`` parts (:func:`parts_for`): small kernels stay on the
+calling thread. Outside compiled calls the workers sleep, so they never compete with numpy's own
+threads.
 
 The pool size is the number of cores this process may run on (``os.sched_getaffinity``), or
 ``MSJIT_THREADS``, or ``set_context(num_threads=...)`` (:func:`set_num_threads`). The pool is
 fork-safe: a forked child gets fresh locks and starts its own workers on first use.
 
 Example:
-    >>> import ctypes
     >>> from codegen.cpu import threads
     >>> seen = []
     >>> threads.pool().parallel_for(lambda args, lo, hi: seen.append((lo, hi)), None, 0, 10, parts=2)
@@ -19,14 +22,19 @@ Example:
 """
 from __future__ import annotations
 
+import ctypes
 import os
 import threading
+import time
 
 from graph import forksafe
 
 #: minimum ``elements * per-element cost`` of a kernel before it is split at all (two parts);
-#: beyond it, a kernel of work W runs in min(threads, W // (SPLIT_THRESHOLD / 2)) parts
-SPLIT_THRESHOLD = float(os.environ.get("MSJIT_SPLIT_THRESHOLD", 600_000))
+#: beyond it, a kernel of work W runs in min(threads, W // (SPLIT_THRESHOLD / 2)) parts. With
+#: workers spinning through a compiled call a split costs about a microsecond, so kernels of some
+#: 20 us of work split (measured on 2 cores, interleaved fresh processes: 600k -> 60k took the
+#: LeNet5 b32 step 1.82 -> 1.14 ms and the MLP b32 step 0.79 -> 0.57 ms; 15k-60k within noise)
+SPLIT_THRESHOLD = float(os.environ.get("MSJIT_SPLIT_THRESHOLD", 60_000))
 
 _requested: list[int] = []  # set_num_threads() value, if any
 
@@ -67,91 +75,131 @@ def parts_for(work: float, splittable: bool = True) -> int:
     return n if per_part <= 0 else max(2, min(n, int(work // per_part)))
 
 
-class _Worker:
-    """One thread that runs ``fn(args, lo, hi)`` each time its ``go`` lock is released."""
+#: how long a worker spins for the next job before it sleeps: while compiled code runs (the
+#: gaps between its split kernels) and otherwise (a burst of direct parallel_for calls)
+HOT_SPIN_NS = int(float(os.environ.get("MSJIT_HOT_SPIN_US", 20_000)) * 1e3)
+IDLE_SPIN_NS = int(float(os.environ.get("MSJIT_IDLE_SPIN_US", 50)) * 1e3)
 
-    __slots__ = ("go", "done", "job", "error", "thread")
-
-    def __init__(self):
-        self.go = threading.Lock()
-        self.done = threading.Lock()
-        self.go.acquire()
-        self.done.acquire()
-        self.job = None
-        self.error = None
-        self.thread = threading.Thread(target=self._loop, name="msjit-worker", daemon=True)
-        self.thread.start()
-
-    def _loop(self):
-        go, done = self.go, self.done
-        while True:
-            go.acquire()
-            fn, args, lo, hi = self.job
-            try:
-                fn(args, lo, hi)
-            except BaseException as e:  # pragma: no cover - kernels do not raise
-                self.error = e
-            done.release()
+_KERNEL = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 
 
 class Pool:
-    """Workers started on demand (up to ``n_threads() - 1``; the caller runs one part itself)."""
+    """Native workers (codegen/cpu/native_pool.py) started on demand, up to ``n_threads() - 1``
+    (the caller runs one part itself). :meth:`parallel_for` splits a kernel's range over them;
+    generated code calls the same native function (:attr:`parallel_for_address`); :meth:`hot`
+    marks a compiled call that may split kernels, so the workers spin, not sleep, between them."""
 
     def __init__(self):
+        from . import native_pool
+        lib = native_pool.library()
+        self._library = lib  # the workers run its code for the life of the process
+        self.parallel_for_address = lib.address("msjit_parallel_for")
+        i64 = ctypes.c_int64
+        #: ``(kernel address, args, lo, hi, parts, align)``: the native parallel-for, for callers that
+        #: hold compiled kernels (the runner)
+        self.native_parallel_for = self._pfor = ctypes.CFUNCTYPE(
+            None, ctypes.c_void_p, ctypes.c_void_p, i64, i64, i64, i64)(self.parallel_for_address)
+        import llvmlite.binding as llvm
+        llvm.add_symbol("msjit_parallel_for", self.parallel_for_address)  # generated segments call it
+        self._cut = ctypes.CFUNCTYPE(i64, i64, i64, i64, i64, ctypes.c_void_p)(lib.address("msjit_pool_cut"))
+        self._hot = ctypes.CFUNCTYPE(None, i64)(lib.address("msjit_pool_hot"))
+        self._configure = ctypes.CFUNCTYPE(None, i64, i64, i64, i64)(lib.address("msjit_pool_configure"))
+        self._ready = ctypes.CFUNCTYPE(i64)(lib.address("msjit_pool_ready"))
+        self._reset = ctypes.CFUNCTYPE(i64, i64)(lib.address("msjit_pool_reset"))
+        self._worker_loop = ctypes.CFUNCTYPE(None, i64, i64)(lib.address("msjit_pool_worker"))
+        self._epoch = 0
+        self._pid = os.getpid()
         self._fresh_state()
         forksafe.track(self)  # runners hold this object: a forked child starts new workers
 
     def _fresh_state(self):
-        self._workers: list[_Worker] = []
-        self._busy = threading.Lock()  # one parallel kernel at a time (others run single-threaded)
+        self._workers: list[threading.Thread] = []
+        self._grow = threading.Lock()
 
     def _reset_after_fork(self):
-        # the child has a copy of this object but none of its threads (and maybe a held lock):
-        # forget them; workers are started again on the next parallel kernel (never inside a
-        # fork handler)
+        # the child has a copy of the pool's memory but none of its threads (and maybe a job in
+        # flight): forget them; workers start again on the next use (never inside a fork handler).
+        # Workers of the old epoch that do exist (the hooks run without a fork) leave their loops
+        self._epoch = self._reset(int(os.getpid() != self._pid))
+        self._pid = os.getpid()
         self._fresh_state()
 
+    def ensure(self, workers: int) -> None:
+        """At least ``workers`` workers running (they are never stopped: idle ones sleep)."""
+        if len(self._workers) >= workers:
+            return
+        with self._grow:
+            while len(self._workers) < workers:
+                t = threading.Thread(target=self._worker_loop, args=(len(self._workers), self._epoch),
+                                     name="msjit-worker", daemon=True)  # native code (no GIL held)
+                t.start()
+                self._workers.append(t)
+            # a job may count on a worker only once it watches the job word (else it could miss
+            # the job it was meant to take part in, and the caller would wait for it forever)
+            deadline = time.monotonic() + 60
+            while self._ready() < len(self._workers):
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"codegen.cpu.threads: {len(self._workers) - self._ready()} of "
+                                       f"{len(self._workers)} kernel worker threads did not start within 60 s")
+                time.sleep(0)
+            self._configure(len(self._workers), available_cores() - 1, HOT_SPIN_NS, IDLE_SPIN_NS)
+
     def parallel_for(self, fn, args, lo, hi, parts=None, align=64):
-        """``fn(args, a, b)`` over ``[lo, hi)`` cut into ``parts`` pieces (aligned to ``align``
-        when the range is long), the first on this thread, the rest on workers."""
+        """``fn(args, a, b)`` over ``[lo, hi)`` cut into ``parts`` pieces (:func:`_cut`), the
+        first on this thread, the rest on workers. ``fn`` is a compiled kernel (a ctypes function
+        pointer) or any Python callable."""
         parts = min(parts or n_threads(), n_threads(), max(1, hi - lo))
-        if parts <= 1 or not self._busy.acquire(blocking=False):
+        if parts <= 1:
             fn(args, lo, hi)
             return
-        try:
-            bounds = _cut(lo, hi, parts, align)
-            while len(self._workers) < len(bounds) - 1:
-                self._workers.append(_Worker())
-            used = self._workers[:len(bounds) - 1]
-            for w, (a, b) in zip(used, bounds[1:]):
-                w.job = (fn, args, a, b)
-                w.go.release()
-            fn(args, *bounds[0])
-            error = None
-            for w in used:
-                w.done.acquire()
-                if w.error is not None:
-                    error, w.error = w.error, None
-            if error is not None:
-                raise error
-        finally:
-            self._busy.release()
+        self.ensure(parts - 1)
+        if isinstance(fn, ctypes._CFuncPtr):
+            self._pfor(ctypes.cast(fn, ctypes.c_void_p), args, lo, hi, parts, align)
+            return
+        errors = []
+
+        def call(_, a, b):  # a Python callable: through a ctypes callback (takes the GIL)
+            try:
+                fn(args, a, b)
+            except BaseException as e:
+                errors.append(e)
+        callback = _KERNEL(call)
+        self._pfor(ctypes.cast(callback, ctypes.c_void_p), None, lo, hi, parts, align)
+        if errors:
+            raise errors[0]
+
+    def hot(self):
+        """A context for a compiled call that may split kernels: workers started, and spinning
+        between its kernels instead of sleeping (reentrant, any thread)."""
+        return _Hot(self)
+
+    def cut(self, lo, hi, parts, align):
+        """The ``(start, end)`` pieces :meth:`parallel_for` runs (the native rule)."""
+        out = (ctypes.c_int64 * (max(1, parts) + 1))()
+        count = self._cut(lo, hi, max(1, parts), align, out)
+        return [(out[i], out[i + 1]) for i in range(count)]
+
+
+class _Hot:
+    __slots__ = ("pool",)
+
+    def __init__(self, pool):
+        self.pool = pool
+
+    def __enter__(self):
+        pool = self.pool
+        pool.ensure(n_threads() - 1)
+        pool._hot(1)
+
+    def __exit__(self, *exc):
+        self.pool._hot(-1)
+        return False
 
 
 def _cut(lo, hi, parts, align):
     """``parts`` contiguous ranges covering ``[lo, hi)``; inner bounds rounded to ``align`` when
-    each part is long enough, so vector loops keep whole blocks."""
-    n = hi - lo
-    bounds, start = [], lo
-    for i in range(1, parts):
-        end = lo + n * i // parts
-        if n > 4 * align * parts:
-            end -= (end - lo) % align
-        if end > start:
-            bounds.append((start, end))
-            start = end
-    bounds.append((start, hi))
-    return bounds
+    each part is long enough, so vector loops keep whole blocks (computed by the native rule)."""
+    return pool().cut(lo, hi, parts, align)
 
 
 _POOL = None

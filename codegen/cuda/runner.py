@@ -18,6 +18,8 @@ Example:
 """
 from __future__ import annotations
 
+import contextlib
+
 import logging
 import os
 
@@ -59,6 +61,9 @@ class CudaCompiledGraph(CompiledGraph):
 
     def _segments(self, kernels_, plans, static_views):
         return []  # every kernel is its own launch (replayed as one CUDA graph when small)
+
+    def _pool_context(self, plans):
+        return contextlib.nullcontext()  # the device runs the kernels: no host threads
 
     def _build_library(self, fused, segments=()):
         if not fused:

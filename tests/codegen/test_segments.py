@@ -57,3 +57,28 @@ def test_products_join_the_run_when_blas_is_callable():
     _, compiled = _compiled()
     natives = [line for line in compiled.describe().splitlines() if "native[llvm] matmul" in line]
     assert len(natives) == (2 if blas.interface() is not None else 0)
+
+
+def test_kernels_split_over_the_pool_run_inside_a_segment(monkeypatch):
+    """With every kernel big enough to split, the run is still one native call (the segment
+    calls the pool's parallel-for), for any thread count, and equals the kernel-by-kernel run."""
+    from codegen.cpu import threads
+    monkeypatch.setattr(threads, "SPLIT_THRESHOLD", 1.0)
+    g, compiled = _compiled()
+    text = compiled.describe()
+    assert "split  <- " in text and "kernels in one native call" in text, text
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((6, 5)).astype(np.float32)
+    w1 = rng.standard_normal((5, 4)).astype(np.float32)
+    w2 = rng.standard_normal((12, 3)).astype(np.float32)
+    want, _ = interpret(g, [x, w1, w2])
+    try:
+        for n in (1, 3, 2):
+            threads.set_num_threads(n)
+            got, _ = compiled([x, w1, w2])
+            stepwise, _ = compiled([x, w1, w2], record={})
+            for a, b, c in zip(got, stepwise, want):
+                np.testing.assert_array_equal(a, b)
+                np.testing.assert_allclose(a, c, rtol=2e-5, atol=1e-6)
+    finally:
+        threads.set_num_threads(None)

@@ -1,11 +1,13 @@
-"""The kernel thread pool (codegen/cpu/threads.py): sized to the machine (not capped at 2), set by
-set_context(num_threads=...) / MSJIT_THREADS, parts cover the range exactly, results equal the
-single-threaded ones for any thread count."""
+"""The kernel thread pool (codegen/cpu/threads.py, its native side codegen/cpu/native_pool.py):
+sized to the machine (not capped at 2), set by set_context(num_threads=...) / MSJIT_THREADS,
+parts cover the range exactly, one job at a time (a second caller, or a part that splits again,
+runs its range alone), results equal the single-threaded ones for any thread count."""
 import threading
 
 import numpy as np
 import pytest
 
+import capture  # noqa: F401  (set_context(num_threads=) reaches the pool once the compiler is loaded)
 import runtime as ms
 from codegen.cpu import threads
 from runtime import Tensor, ops
@@ -61,3 +63,102 @@ def test_compiled_results_do_not_depend_on_the_thread_count(n):
     x = np.linspace(-3, 3, 1 << 21, dtype=np.float32)
     want = np.tanh(x * 1.5 + 0.25) / (1 + np.exp(-x)) + np.exp(-x * x)
     np.testing.assert_allclose(f(Tensor(x)).asnumpy(), want, rtol=2e-6, atol=2e-6)
+
+
+def test_a_part_that_splits_again_runs_its_range_alone():
+    ms.set_context(num_threads=3)
+    pool = threads.pool()
+    seen, lock = [], threading.Lock()
+
+    def inner(args, lo, hi):
+        with lock:
+            seen.append((lo, hi))
+
+    def outer(args, lo, hi):
+        pool.parallel_for(inner, None, lo, hi, parts=3, align=1)  # the pool is busy: no deadlock
+
+    pool.parallel_for(outer, None, 0, 3000, parts=3, align=1)
+    assert sorted(seen) == threads._cut(0, 3000, 3, 1)
+
+
+def test_concurrent_callers_each_cover_their_range():
+    ms.set_context(num_threads=3)
+    pool = threads.pool()
+    covered = [np.zeros(20_000, np.int64) for _ in range(4)]
+
+    def caller(k):
+        def mark(args, lo, hi):
+            covered[k][lo:hi] += 1
+        for _ in range(20):
+            pool.parallel_for(mark, None, 0, 20_000, parts=3, align=64)
+
+    callers = [threading.Thread(target=caller, args=(k,)) for k in range(4)]
+    for t in callers:
+        t.start()
+    for t in callers:
+        t.join(60)
+    assert not any(t.is_alive() for t in callers)
+    for c in covered:
+        np.testing.assert_array_equal(c, 20)
+
+
+def test_an_error_in_a_python_part_is_raised_by_the_caller():
+    ms.set_context(num_threads=2)
+
+    def fail(args, lo, hi):
+        if lo > 0:
+            raise KeyError("part two")
+
+    with pytest.raises(KeyError, match="part two"):
+        threads.pool().parallel_for(fail, None, 0, 1000, parts=2, align=1)
+
+
+def test_hot_calls_start_the_workers_and_nest():
+    ms.set_context(num_threads=3)
+    pool = threads.pool()
+    with pool.hot():
+        assert len(pool._workers) >= 2
+        with pool.hot():
+            out = np.zeros(9000)
+
+            def fill(args, lo, hi):
+                out[lo:hi] = np.arange(lo, hi)
+            pool.parallel_for(fill, None, 0, 9000, parts=3, align=1)
+    np.testing.assert_array_equal(out, np.arange(9000))
+
+
+def test_sleeping_workers_wake_for_the_next_job():
+    import time
+    ms.set_context(num_threads=2)
+    pool = threads.pool()
+    for _ in range(5):
+        time.sleep(0.002)  # longer than a worker spins outside compiled calls: it sleeps
+        hits = np.zeros(1000, np.int64)
+
+        def mark(args, lo, hi):
+            hits[lo:hi] += 1
+        pool.parallel_for(mark, None, 0, 1000, parts=2, align=1)
+        np.testing.assert_array_equal(hits, 1)
+
+
+def test_the_pool_keeps_working_when_the_fork_hooks_run_without_a_fork():
+    """The hooks reset the pool for a child; run in the parent, its old workers must leave (two
+    workers answering to one part would run it twice and miscount the parts left)."""
+    import time
+    from graph import forksafe
+    ms.set_context(num_threads=3)
+    pool = threads.pool()
+    pool.parallel_for(lambda args, lo, hi: None, None, 0, 100, parts=3, align=1)
+    old = list(pool._workers)
+    forksafe.after_fork_in_child()
+    deadline = time.monotonic() + 10
+    while any(t.is_alive() for t in old) and time.monotonic() < deadline:
+        time.sleep(0.001)
+    assert not any(t.is_alive() for t in old)
+    for _ in range(3):
+        hits = np.zeros(3000, np.int64)
+
+        def mark(args, lo, hi):
+            hits[lo:hi] += 1
+        pool.parallel_for(mark, None, 0, 3000, parts=3, align=1)
+        np.testing.assert_array_equal(hits, 1)

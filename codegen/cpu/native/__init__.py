@@ -27,7 +27,8 @@ one image (or one image channel) at a time so the working set stays in cache:
     checks after the call, which then raises the op's own ValueError;
   * ``matmul``        a call of numpy's own BLAS ``cblas_?gemm`` per batch matrix
     (codegen/cpu/blas.py), so products can run inside a native run of kernels (the runner's
-    segments) instead of as ``np.matmul`` steps.
+    segments) instead of as ``np.matmul`` steps; split over the thread pool by batch matrices
+    or by row/column blocks of C (BLAS itself runs single-threaded inside compiled calls).
 
 Each function has the fused kernels' ABI, ``void name(i8** args, i64 lo, i64 hi)`` over the outer
 axis (images, or image channels for pooling), so the runner calls, caches and splits it over the

@@ -11,7 +11,7 @@ from ...fused_plan import Operand, np_dtype
 from .. import blas
 from .body import MAX_PLANE, MAX_WINDOW
 from .conv import emit_col2im, emit_direct_conv, emit_direct_filter_grad, emit_im2col
-from .gemm import emit_matmul
+from .gemm import emit_matmul, sizes_table, split_of
 from .layout import emit_transpose
 from .pool import emit_max_pool, emit_max_pool_grad
 from .rows import emit_one_hot, emit_softmax, emit_sparse_ce
@@ -50,6 +50,12 @@ class NativePlan:
         if self.name not in module.globals:  # a kernel shared by several plans is emitted once
             self.emitter(module, self)
         return self.name
+
+
+#: a product's cost per multiply-add relative to the fused kernels' per-element unit (the thread
+#: pool's split threshold is in those units): single-threaded sgemm takes 0.013-0.019 ns per
+#: multiply-add on LeNet5's and the MLP's shapes, an elementwise fused kernel ~0.3 ns per unit
+GEMM_COST = 0.05
 
 
 # -- planning -----------------------------------------------------------------------------------------
@@ -182,15 +188,17 @@ def plan_native(node, name: str, batch_sum=None):
             out = batch_sum.outputs[0]
             geo["batch_sum"] = True
         ops = [Operand(v, dt, [], "in") for v in node.inputs] + [Operand(out, dt, [], "out")]
-        m, n, k = geo["m"], geo["n"], geo["k"]
-        sizes = np.array([m, n, k, blas.TRANS if geo["ta"] else blas.NO_TRANS,
-                          blas.TRANS if geo["tb"] else blas.NO_TRANS, m if geo["ta"] else k, k if geo["tb"] else n,
-                          m * k if geo["a_batched"] else 0, k * n if geo["b_batched"] else 0,
-                          0 if batch_sum is not None else m * n, int(batch_sum is not None)], np.int64)
-        # one kernel per dtype serves every product (their sizes are data): fewer functions to compile
+        m, n, k, batch = geo["m"], geo["n"], geo["k"], geo["batch"]
+        summed = batch_sum is not None
+        split, extent = split_of(m, n, batch, summed)
+        sizes = sizes_table(m, n, k, geo["ta"], geo["tb"], geo["a_batched"], geo["b_batched"], batch, summed, split)
+        geo["split"] = split
+        # one kernel per dtype serves every product (their sizes are data): fewer functions to
+        # compile. Split over the thread pool like any kernel (BLAS runs single-threaded inside
+        # compiled code): parts of C, or the batch matrices
         shared = f"msjit_gemm_{dt.name}_i{api.int_bits}"
-        return NativePlan(shared, node, ops, [geo["batch"]], geo["batch"] * m * n * k, emit_matmul, geo,
-                          parallel=False, extra_args=(sizes,))  # BLAS runs its own threads
+        return NativePlan(shared, node, ops, [extent], batch * m * n * k, emit_matmul, geo, cost=GEMM_COST,
+                          extra_args=(sizes,))
     geometry_of, emitter, outer = spec
     if node.op.name == "transpose":
         geo = _transpose_geometry(node)
