@@ -38,10 +38,8 @@ def limit_blas_threads(n: int | None = None) -> None:
         if env:
             n = int(env)
         else:
-            try:
-                n = len(os.sched_getaffinity(0))
-            except (AttributeError, OSError):
-                n = os.cpu_count() or 1
+            from graph.cpus import usable_cores
+            n = usable_cores()
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:  # optional at import time; a plain install always has it

@@ -48,10 +48,8 @@ def mpi_flavour(mpiexec: str) -> str:
 
 
 def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
+    from graph.cpus import usable_cores
+    return usable_cores()
 
 
 def _parser():

@@ -9,9 +9,10 @@ into at most ``2 * work / SPLIT_THRESHOLD`` parts (:func:`parts_for`): small ker
 calling thread. Outside compiled calls the workers sleep, so they never compete with numpy's own
 threads.
 
-The pool size is the number of cores this process may run on (``os.sched_getaffinity``), or
-``MSJIT_THREADS``, or ``set_context(num_threads=...)`` (:func:`set_num_threads`). The pool is
-fork-safe: a forked child gets fresh locks and starts its own workers on first use.
+The pool size is the number of cores this process may use (its affinity capped by its CPU quota:
+graph/cpus.py), or ``MSJIT_THREADS``, or ``set_context(num_threads=...)``
+(:func:`set_num_threads`). The pool is fork-safe: a forked child gets fresh locks and starts its
+own workers on first use.
 
 Example:
     >>> from codegen.cpu import threads
@@ -28,6 +29,7 @@ import threading
 import time
 
 from graph import forksafe
+from graph.cpus import usable_cores
 
 #: minimum ``elements * per-element cost`` of a kernel before it is split at all (two parts);
 #: beyond it, a kernel of work W runs in min(threads, W // (SPLIT_THRESHOLD / 2)) parts. With
@@ -40,10 +42,8 @@ _requested: list[int] = []  # set_num_threads() value, if any
 
 
 def available_cores() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
+    """Cores this process may really use (affinity capped by its CPU quota, graph/cpus.py)."""
+    return usable_cores()
 
 
 def n_threads() -> int:

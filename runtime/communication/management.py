@@ -317,11 +317,8 @@ class _watchdog:
 def _share_cores(world) -> None:
     """Give each local rank its share of the cores unless the user sized the pools."""
     local = world.local()[1] if hasattr(world, "local") else 1
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
-    share = max(1, cores // max(1, local))
+    from graph.cpus import usable_cores
+    share = max(1, usable_cores() // max(1, local))
     from ..context import get_context, set_context
     if not os.environ.get("MSJIT_THREADS") and get_context("num_threads") is None:
         set_context(num_threads=share)
