@@ -13,6 +13,7 @@ Example:
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 
@@ -77,8 +78,10 @@ def quota_cores(root: str = _V2_ROOT, v1_dirs=_V1_DIRS, own: str | None = None) 
     return None
 
 
+@functools.lru_cache(maxsize=None)
 def usable_cores() -> int:
-    """``min(affinity, ceil(quota))``: the cores worth running threads on (at least 1)."""
+    """``min(affinity, ceil(quota))``: the cores worth running threads on (at least 1). Read
+    once per process: thread counts are asked for on every compiled call."""
     cores = affinity_cores()
     quota = quota_cores()
     if quota is not None:

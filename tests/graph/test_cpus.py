@@ -37,20 +37,32 @@ def test_no_cgroup_files_means_no_quota(tmp_path):
     assert cpus.quota_cores(root=str(tmp_path), v1_dirs=(str(tmp_path / "v1"),), own="/") is None
 
 
-def test_usable_cores_is_the_affinity_capped_by_the_rounded_up_quota(monkeypatch):
+@pytest.fixture
+def fresh_usable_cores():
+    cpus.usable_cores.cache_clear()
+    yield
+    cpus.usable_cores.cache_clear()
+
+
+def _usable():
+    cpus.usable_cores.cache_clear()
+    return cpus.usable_cores()
+
+
+def test_usable_cores_is_the_affinity_capped_by_the_rounded_up_quota(monkeypatch, fresh_usable_cores):
     monkeypatch.setattr(cpus, "affinity_cores", lambda: 64)
     monkeypatch.setattr(cpus, "quota_cores", lambda: 1.5)
-    assert cpus.usable_cores() == 2
+    assert _usable() == 2
     monkeypatch.setattr(cpus, "quota_cores", lambda: 0.2)
-    assert cpus.usable_cores() == 1
+    assert _usable() == 1
     monkeypatch.setattr(cpus, "quota_cores", lambda: None)
-    assert cpus.usable_cores() == 64
+    assert _usable() == 64
     monkeypatch.setattr(cpus, "affinity_cores", lambda: 4)
     monkeypatch.setattr(cpus, "quota_cores", lambda: 16.0)
-    assert cpus.usable_cores() == 4
+    assert _usable() == 4
 
 
-def test_the_thread_pool_follows_the_quota(monkeypatch):
+def test_the_thread_pool_follows_the_quota(monkeypatch, fresh_usable_cores):
     from codegen.cpu import threads
     monkeypatch.delenv("MSJIT_THREADS", raising=False)
     monkeypatch.setattr(cpus, "affinity_cores", lambda: 64)
