@@ -10,8 +10,9 @@ through the thread pool's native parallel-for, codegen/cpu/native_pool.py), so t
 costs one Python-level call; views of planned buffers are made once;
 other extern/view/random/state steps call the op's ``impl(numpy, ...)`` (matrix products without
 a native kernel ``np.matmul(out=)``). Intermediate results of compiled kernels and matrix
-products live in buffers allocated once per schedule and reused by every call (an alias-aware
-linear-scan plan shares buffers between values whose lifetimes do not overlap); graph outputs and
+products live in one arena allocated once per schedule and reused by every call, cut into
+buffers by the project's one memory planner (graph/passes/memory.py: values whose lifetimes do
+not overlap share a slot, ops that may return views keep their operands' slots busy); graph outputs and
 parameter updates get fresh arrays on each call, since the caller keeps them. ``steps`` keeps one
 step per kernel: the recording run (``record=``) uses them, to snapshot every value.
 
@@ -34,8 +35,8 @@ from graph.dtypes import float16
 from graph.ir import Value
 from graph.ops import comm
 from graph.ops.promotion import cast_operands, promotion_target
+from graph.passes import memory
 
-from ..buffer_plan import plan_buffers, plan_writes
 from ..fused_plan import plan_schedule
 from . import blas, compiler, kernels, native, threads
 
@@ -96,6 +97,7 @@ class CompiledGraph:
         self._half = any(v.dtype == float16 for n in graph.nodes for v in n.outputs)
         self._slot = {}
         self._init = []  # (slot, array) set once: constants
+        self._pooled_addresses = {}  # (id, dtype) -> address of the arrays the output pools hold
         for i, v in enumerate(graph.inputs):
             self._slot[id(v)] = i
         self.n_inputs = len(graph.inputs)
@@ -114,15 +116,8 @@ class CompiledGraph:
         self.nslots = nslots
         plans = plan_schedule(schedule, self.name)
         plans.update(self._native_plans(kernels_))
-        # -- buffer plan -----------------------------------------------------------------------
-        writes = plan_writes(plans)
-        if self.xp is np:  # matrix products write into planned buffers too
-            for ki, k in enumerate(kernels_):
-                if ki not in plans and k.kind == "extern" and _matmul_out(k.nodes[0]) is not None:
-                    o = k.nodes[0].outputs[0]
-                    writes[ki] = [(o, o.dtype.np)]
-        buffers = plan_buffers(graph, kernels_, writes, self._alloc)
-        self.buffer_bytes = sum(b.nbytes for b in {id(b.base): b for b in buffers.values()}.values())
+        # -- buffer plan: graph/passes/memory.py, with what this backend stores where --------------
+        buffers = self._plan_buffers(schedule, plans)
         # -- one module: the kernels and the native runs of kernels ---------------------------------
         static_views = self._static_views(kernels_, buffers)
         # a graph that starts non-blocking collectives lets MPI progress them between kernels (MPI
@@ -210,6 +205,37 @@ class CompiledGraph:
         desc = "\n".join([f"kernel {p.name}\n{p.description()}" for p in plans]
                          + [f"segment {name} {members}" for name, members in segments])
         return compiler.build_described(desc, make_module)
+
+    def _plan_buffers(self, schedule, plans) -> dict:
+        """id(value) -> its buffer in this graph's arena, for the intermediate values the steps
+        store into memory they are given (compiled kernels' outputs, and matrix products on the
+        CPU), planned by the one memory planner (graph/passes/memory.py). Any other op runs its
+        array ``impl``, which may return a view of its operands: such kernels alias. No value
+        is written in place (the compiled kernels' pointers are ``noalias``)."""
+        writes = {}  # kernel index -> [(value, storage dtype)]
+        for ki, plan in plans.items():
+            operands = getattr(plan, "operands", None)
+            if operands is not None:
+                writes[ki] = [(o.value, o.dtype) for o in operands if o.role != "in"]
+        if self.xp is np:  # matrix products write into planned buffers too
+            for ki, k in enumerate(schedule.kernels):
+                if ki not in plans and k.kind == "extern" and _matmul_out(k.nodes[0]) is not None:
+                    o = k.nodes[0].outputs[0]
+                    writes[ki] = [(o, o.dtype.np)]
+        stores = {ki: [(v, v.size * np.dtype(dt).itemsize) for v, dt in w] for ki, w in writes.items()}
+        mplan = memory.plan(schedule, stores, may_alias=lambda ki, k: k.kind != "fused" and ki not in writes,
+                            inplace=False)
+        self.buffer_bytes = mplan.arena_bytes
+        arena = self._alloc(mplan.arena_bytes) if mplan.arena_bytes else None
+        buffers = {}
+        for w in writes.values():
+            for v, dt in w:
+                slot = mplan.slot_of.get(v.id)
+                if slot is not None and id(v) not in buffers:
+                    start = mplan.offsets[slot]
+                    raw = arena[start:start + max(v.size * np.dtype(dt).itemsize, 1)]
+                    buffers[id(v)] = raw[:v.size * np.dtype(dt).itemsize].view(dt).reshape(tuple(v.shape))
+        return buffers
 
     #: layout-only ops whose result is a fixed view of a planned buffer: made once, no step
     STATIC_VIEW_OPS = ("reshape", "squeeze", "expand_dims")
@@ -300,7 +326,10 @@ class CompiledGraph:
 
     @staticmethod
     def _alloc(nbytes):
-        return np.empty(nbytes, np.uint8)
+        """A byte array starting at a multiple of the planner's slot alignment (a cache line)."""
+        raw = np.empty(nbytes + memory.ALIGN, np.uint8)
+        skip = -raw.ctypes.data % memory.ALIGN
+        return raw[skip:skip + nbytes]
 
     @staticmethod
     def _place_const(data):
@@ -375,6 +404,10 @@ class CompiledGraph:
         # a fresh allocation on every call (large numpy allocations are fresh mmaps)
         pools = [[] for _ in fresh_out]
         getrc = sys.getrefcount
+        # addresses of the arrays this graph's pools hold (for as long as the graph lives, so an
+        # id is never reused while listed): a parameter's new value comes back as an input of the
+        # next call, and ``a.ctypes.data`` costs ~0.8 us (LeNet5 reads ~40 such inputs a step)
+        known = self._pooled_addresses
 
         def prepare(env):
             """Point the arguments at this call's arrays; returns the copies made (if any),
@@ -382,10 +415,13 @@ class CompiledGraph:
             keep = None
             for j, slot, dt in dynamic_in:
                 a = env[slot]
-                if a.dtype != dt or not a.flags.c_contiguous:
-                    a = asc(a, dtype=dt)
-                    keep = (keep or []) + [a]
-                argv[j] = a.ctypes.data
+                ptr = known.get((id(a), dt))
+                if ptr is None:
+                    if a.dtype != dt or not a.flags.c_contiguous:
+                        a = asc(a, dtype=dt)
+                        keep = (keep or []) + [a]
+                    ptr = a.ctypes.data
+                argv[j] = ptr
             for slot, buf in static:
                 env[slot] = buf
             for (j, slot, shape, dt), pool in zip(fresh_out, pools):
@@ -399,6 +435,7 @@ class CompiledGraph:
                     argv[j] = ptr = a.ctypes.data
                     if len(pool) < 3:
                         pool.append((a, ptr))
+                        known[(id(a), a.dtype)] = ptr
                 env[slot] = a
             return keep
 
