@@ -25,8 +25,8 @@ from .report import events
 from .differentiable import run_differentiable
 from .runner import fetch_inputs, replay_eager
 
-from .compile_policy import (has_loop, _DUMP_NOTE, _TRACING, DEFAULT_CONFIG, CaptureConfig, _eager_entry, _internal_break,
-                             _make_runner, _UserErrorWhileCapturing, compile_entry)
+from .compile_policy import (has_loop, _DUMP_NOTE, _TRACING, DEFAULT_CONFIG, USER_FUNCTION_CONFIG, CaptureConfig,
+                             _eager_entry, _internal_break, _make_runner, _UserErrorWhileCapturing, compile_entry)
 
 log = logging.getLogger("capture")
 
@@ -248,6 +248,70 @@ def frame_replacement_user(config, skip_code, fn, *slots):
             _CAPTURED_USER_FUNCTIONS.add(code)
             events.record_user_function(code.co_qualname)
     return _frame_runner(fn, entry, flat, config)
+
+class _GradCalls(threading.local):
+    def __init__(self):
+        self.running = set()  # ids of the grad functions whose capture is running on this thread
+
+
+_GRAD_CALLS = _GradCalls()
+_NOT_HANDLED = (False, None)
+#: the attribute of a grad function holding the function capture compiles for it (False: not
+#: worth capturing; it keeps walking the tape)
+_CAPTURED_CALL = "_capture_call"
+
+
+def call_grad_function(grad_fn, args, kwargs):
+    """``runtime.autograd.CALL_HANDLER`` (installed with the frame hook): on a thread with the
+    hook on, a ``grad``/``value_and_grad``/``GradOperation`` function called from code that is not
+    captured (a training loop in ``main()`` with prints and timers) runs as one compiled forward +
+    backward graph, as ``jit(grad_fn)`` would, instead of recording and walking the tape. Its
+    first compile decides whether that pays (:func:`_worth_capturing`: no whole-frame fallback,
+    ops in the graph); if not, the grad function keeps the tape for good. Returns ``(handled,
+    result)``; not handled inside traced code (the translator differentiates symbolically), under
+    an outer tape (higher-order gradients stay eager) and for the eager call of a fallback."""
+    from .frame_eval import is_enabled
+    if _TRACING.depth or _tape.ACTIVE or id(grad_fn) in _GRAD_CALLS.running or not is_enabled():
+        return _NOT_HANDLED
+    fn = getattr(grad_fn, _CAPTURED_CALL, None)
+    if fn is False:
+        return _NOT_HANDLED
+    config = USER_FUNCTION_CONFIG
+    _GRAD_CALLS.running.add(id(grad_fn))
+    try:
+        if fn is None:
+            fn = _first_grad_call(grad_fn, args, kwargs, config)
+            if fn is None:
+                return _NOT_HANDLED
+        return True, call_captured(fn, args, kwargs, config)
+    finally:
+        _GRAD_CALLS.running.discard(id(grad_fn))
+
+
+def _first_grad_call(grad_fn, args, kwargs, config):
+    """Compile ``grad_fn``'s first call; the function to capture from now on, or None (recorded
+    on ``grad_fn``) when capture does not pay or the call raises (the tape then raises it)."""
+    from .api import _calling
+    fn = _calling(grad_fn)
+    target = getattr(grad_fn, "fn", None)
+    fn.__qualname__ = f"grad of {getattr(target, '__qualname__', None) or type(target).__name__}"
+    cache = cache_for(fn.__code__)
+    flat, names = flatten_call(fn, args, kwargs)
+    with events.holding() as held:  # a grad function left to the tape leaves no trace in reports
+        try:
+            entry = compile_entry(fn, flat, names, config, cache, fn.__qualname__)
+        except _UserErrorWhileCapturing:
+            entry = None
+    if entry is None or not _worth_capturing(entry, fn.__code__):
+        if entry is not None:
+            cache.entries[:] = [e for e in cache.entries if e is not entry]
+        setattr(grad_fn, _CAPTURED_CALL, False)
+        return None
+    held.release()
+    setattr(grad_fn, _CAPTURED_CALL, fn)
+    events.record_user_function(fn.__qualname__)
+    return fn
+
 
 #: code objects of user functions the frame hook captured on its own (``capture run`` reports them)
 _CAPTURED_USER_FUNCTIONS: "weakref.WeakSet" = weakref.WeakSet()

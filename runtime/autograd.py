@@ -143,6 +143,13 @@ def _pack(pos_grads, weight_grads, positions_given, grad_position, weights):
     return pg, tuple(weight_grads)
 
 
+#: set by capture once its frame hook is turned on (``capture.dispatch.call_grad_function``):
+#: ``handler(grad_fn, args, kwargs) -> (handled, result)``. On a thread with the hook on, a grad
+#: function called from code that is not itself captured (a loop in ``main()``) runs as one
+#: compiled forward + backward graph instead of walking the tape.
+CALL_HANDLER = None
+
+
 class _GradFn:
     """The function returned by ``grad``/``value_and_grad`` (capture recognises this type)."""
 
@@ -156,6 +163,10 @@ class _GradFn:
         self.return_value = return_value
 
     def __call__(self, *args, **kwargs):
+        if CALL_HANDLER is not None:
+            handled, result = CALL_HANDLER(self, args, kwargs)
+            if handled:
+                return result
         positions = _positions(self.grad_position, len(args))
         weights = _weights_list(self.weights)
         out, pg, wg = _run_with_tape(self.fn, args, kwargs, positions, weights, self.has_aux)
@@ -218,6 +229,10 @@ class GradOperation:
         op = self
 
         def grad_fn(*args, **kwargs):
+            if CALL_HANDLER is not None:
+                handled, result = CALL_HANDLER(grad_fn, args, kwargs)
+                if handled:
+                    return result
             sens = None
             if op.sens_param:
                 if not args:

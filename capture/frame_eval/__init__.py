@@ -11,7 +11,10 @@ optimizer becomes one whole-step graph), unless capture does not pay for it (no 
 a break before any op, a break inside a loop). Frames of the standard library, installed
 packages, the framework itself, generated code, generators and comprehensions are never
 candidates. Every code object is decided once and a skipped one costs one C check per call
-afterwards. ``CAPTURE_USER_FUNCTIONS=0`` keeps the hook to ``construct`` and jitted functions.
+afterwards. A ``grad``/``value_and_grad`` function called from code that is not captured (a loop in
+``main()``) runs as one compiled forward + backward graph
+(:func:`capture.dispatch.call_grad_function`). ``CAPTURE_USER_FUNCTIONS=0`` keeps the hook to
+``construct`` and jitted functions (and grad functions on the tape).
 ``disable()`` turns it off; the C shim is uninstalled from the interpreter when no thread has
 capture on.
 
@@ -200,7 +203,18 @@ def enable() -> None:
         return
     from .. import backends
     backends.preload()
+    _install_grad_handler()
     _set_callback(_decide)
+
+
+def _install_grad_handler():
+    """Grad functions called from code that is not captured run as one compiled graph on threads
+    with the hook on (:func:`capture.dispatch.call_grad_function`); ``CAPTURE_GRAD_FUNCTIONS=0``,
+    or ``CAPTURE_USER_FUNCTIONS=0`` (the hook kept to ``construct`` and jitted functions), keeps
+    the tape."""
+    from runtime import autograd
+    if USER_FUNCTIONS and os.environ.get("CAPTURE_GRAD_FUNCTIONS", "1") != "0":
+        autograd.CALL_HANDLER = _dispatch.call_grad_function
 
 
 def disable() -> None:
@@ -230,6 +244,7 @@ def enabled():
         finally:
             _fallback.on = prev
         return
+    _install_grad_handler()
     prev = _set_callback(_decide)
     try:
         yield
