@@ -164,3 +164,49 @@ def test_the_pool_keeps_working_when_the_fork_hooks_run_without_a_fork():
             hits[lo:hi] += 1
         pool.parallel_for(mark, None, 0, 3000, parts=3, align=1)
         np.testing.assert_array_equal(hits, 1)
+
+
+def test_threads_training_side_by_side_get_their_single_threaded_numbers():
+    """Two Python threads each running compiled train steps (one holds the pool, the other runs
+    its split kernels alone, BLAS's one-thread region is shared): no hang, and each thread's
+    losses equal the same steps run on their own."""
+    import runtime.nn as nn
+
+    def make(seed):
+        ms.set_seed(seed)
+        net = nn.SequentialCell([nn.Dense(64, 256), nn.ReLU(), nn.Dense(256, 10)])
+        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+        opt = nn.Momentum(net.trainable_params(), 0.05, 0.9)
+        grad_fn = ms.value_and_grad(nn.WithLossCell(net, loss), None, opt.parameters)
+
+        def step(x, y):
+            value, grads = grad_fn(x, y)
+            opt(grads)
+            return value
+        return ms.jit(step)
+
+    rng = np.random.default_rng(0)
+    data = [(Tensor(rng.standard_normal((512, 64)).astype(np.float32)),
+             Tensor(rng.integers(0, 10, 512).astype(np.int32))) for _ in range(4)]
+    ms.set_context(num_threads=2)
+    want = {}
+    for seed in (1, 2):
+        step = make(seed)
+        want[seed] = [float(step(*data[i % 4]).asnumpy()) for i in range(30)]
+    got, errors = {}, []
+    steps = {seed: make(seed) for seed in (1, 2)}  # (parameters drawn here: the seed is global)
+
+    def run(seed):
+        try:
+            got[seed] = [float(steps[seed](*data[i % 4]).asnumpy()) for i in range(30)]
+        except BaseException as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    workers = [threading.Thread(target=run, args=(seed,)) for seed in (1, 2)]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join(120)
+    assert not any(t.is_alive() for t in workers) and not errors, errors
+    for seed in (1, 2):
+        np.testing.assert_allclose(got[seed], want[seed], rtol=1e-5)
