@@ -20,18 +20,20 @@ from the call) that wait on one 32-bit *job word*:
   the cores this process may use never spin hot (an oversubscribed pool would spin against the
   workers doing the job).
 
-Parts are *claimed*, not assigned: the caller first claims part 0 and worker ``j`` part ``j + 1``
-(its *home* part: consecutive kernels cut alike give each thread the rows it wrote before, still
-in its core's cache), then the caller takes any part still unclaimed. On a machine where other
-processes keep the cores busy a worker may not run for milliseconds; with fixed parts the caller
-waited for it at every split kernel (two processes training LeNet5 b32 side by side on 2 cores:
-76 ms a step instead of 1.1 ms alone), with claimed parts it does the parts nobody took. Jobs are
-numbered (``pool.desc``: the number << 8 | the number of parts, read in one load); part ``i`` is
+Parts are *claimed*, not assigned: the caller claims part 0 and worker ``j`` part ``j + 1`` (its
+*home* part: consecutive kernels cut alike give each thread the rows it wrote before, still in
+its core's cache); a caller whose workers have not claimed their parts :data:`STEAL_AFTER_NS`
+after it finished its own takes them itself. On a machine where other processes keep the cores
+busy a worker may not run for milliseconds; with fixed parts the caller waited for it at every
+split kernel (two processes training LeNet5 b32 side by side on 2 cores: 76 ms a step instead of
+1.1 ms alone; 2.0-6 ms with claimed parts). Taking unclaimed parts at once instead cost
+parallelism whenever a worker was a little late (LeNet5 b32 in GRAPH_MODE right after PyNative
+steps, OpenBLAS's idle threads still spinning: 1.2 to 1.7 ms from run to run). Jobs are numbered (``pool.desc``: the number << 8 | the number of parts, read in one load); part ``i`` is
 claimed for job ``J`` by raising ``pool.flags[i]`` from below ``J`` to ``J`` (compare-and-swap).
 The caller waits for every claimed part before it publishes the next job, so a claim made with
 the number of a finished job always fails: a late worker never runs a part of a job it did not
-see, nor reads half of a new one. Spinning threads yield the core every few hundred spins (a
-system call that returns at once when nothing else wants the core), so they give way to busy
+see, nor reads half of a new one. Spinning threads yield the core now and then (a system call
+that returns at once when nothing else wants the core), so they give way to busy
 threads of other processes.
 
 Example:
@@ -48,6 +50,10 @@ import sys
 
 from llvmlite import ir
 
+#: how long a caller waits for workers to claim their parts before it takes those still unclaimed
+#: itself: far longer than a spinning worker needs (about a microsecond), far shorter than a time
+#: slice a busy machine keeps a worker off its core (milliseconds)
+STEAL_AFTER_NS = 20_000
 #: the job word keeps the number of parts in its low 8 bits
 MAX_PARTS = 255
 I8, I32, I64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
@@ -59,7 +65,7 @@ FUTEX_WAIT_PRIVATE, FUTEX_WAKE_PRIVATE = 128, 129
 CLOCK_MONOTONIC = 1
 
 #: source text of the generated module's design: part of its cache key
-VERSION = "pool-6"
+VERSION = "pool-11"
 
 
 def _futex_number():
@@ -237,9 +243,13 @@ def _emit_run_parts(M):
     fn.linkage = "internal"
     job, count, home, steal = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
+
+    def take(part):
+        with b.if_then(b.call(claim, [part, job])):
+            b.call(run_part, [part])
+
     with b.if_then(b.icmp_signed("<", home, count)):
-        with b.if_then(b.call(claim, [home, job])):
-            b.call(run_part, [home])
+        take(home)
     with b.if_then(steal):
         pre = b.block
         head, done = _loop(b, "steal")
@@ -248,8 +258,7 @@ def _emit_run_parts(M):
         body = fn.append_basic_block("steal.body")
         b.cbranch(b.icmp_signed("<", i, count), body, done)
         b.position_at_end(body)
-        with b.if_then(b.call(claim, [i, job])):
-            b.call(run_part, [i])
+        take(i)
         i.add_incoming(b.add(i, ir.Constant(I64, 1)), b.block)
         b.branch(head)
         b.position_at_end(done)
@@ -296,20 +305,42 @@ def _emit_parallel_for(M, cut, run_parts):
     b.store_atomic(desc, M.desc, "release", 8)
     b.store_atomic(b.trunc(desc, I32), M.job, "seq_cst", 4)
     M.wake_sleepers(b)
-    b.call(run_parts, [job, count, ir.Constant(I64, 0), ir.Constant(ir.IntType(1), 1)])
-    # wait for the parts others claimed (yielding now and then: a worker may have lost its core)
+    b.call(run_parts, [job, count, ir.Constant(I64, 0), ir.Constant(ir.IntType(1), 0)])
+    # wait for the workers' parts; after STEAL_AFTER_NS take those still unclaimed (a worker that
+    # lost its core), and yield now and then
+    since = M.now_ns(b)
     pre = b.block
     head, done = _loop(b, "wait")
     spins = b.phi(I64, "spins")
+    stolen = b.phi(ir.IntType(1), "stolen")
     spins.add_incoming(ir.Constant(I64, 0), pre)
+    stolen.add_incoming(ir.Constant(ir.IntType(1), 0), pre)
     body = fn.append_basic_block("wait.body")
     finished = b.load_atomic(M.done, "acquire", 8)
     b.cbranch(b.icmp_signed(">=", finished, count), done, body)
     b.position_at_end(body)
     M.pause(b)
     nxt = b.add(spins, ir.Constant(I64, 1))
-    M.yield_every(b, nxt, 255)
+    check = fn.append_basic_block("wait.check")
+    on = fn.append_basic_block("wait.on")
+    b.cbranch(b.and_(b.icmp_signed("==", b.and_(nxt, ir.Constant(I64, 63)), ir.Constant(I64, 0)), b.not_(stolen)),
+              check, on)
+    b.position_at_end(check)
+    late = b.icmp_signed(">=", b.sub(M.now_ns(b), since), ir.Constant(I64, STEAL_AFTER_NS))
+    check_mid = b.block
+    steal_now = fn.append_basic_block("wait.steal")
+    b.cbranch(late, steal_now, on)
+    b.position_at_end(steal_now)
+    b.call(run_parts, [job, count, ir.Constant(I64, 0), ir.Constant(ir.IntType(1), 1)])
+    b.branch(on)
+    b.position_at_end(on)
+    now_stolen = b.phi(ir.IntType(1), "now_stolen")
+    now_stolen.add_incoming(stolen, body)
+    now_stolen.add_incoming(ir.Constant(ir.IntType(1), 0), check_mid)
+    now_stolen.add_incoming(ir.Constant(ir.IntType(1), 1), steal_now)
+    M.yield_every(b, nxt, 1023)
     spins.add_incoming(nxt, b.block)
+    stolen.add_incoming(now_stolen, b.block)
     b.branch(head)
     b.position_at_end(done)
     b.store_atomic(ir.Constant(I32, 0), M.busy, "release", 4)
@@ -359,7 +390,7 @@ def _emit_worker(M, run_parts):
     since.add_incoming(since, idle)
     spins.add_incoming(nxt, idle)
     b.position_at_end(check)
-    M.yield_every(b, nxt, 1023)
+    M.yield_every(b, nxt, 16383)
     check_end = b.block  # (the yield's branch ends the check block)
     hot = b.and_(b.icmp_signed(">", b.load_atomic(M.hot, "monotonic", 8), ir.Constant(I64, 0)),
                  b.icmp_signed("<", j, b.load_atomic(M.spinners, "monotonic", 8)))
