@@ -27,7 +27,7 @@ from .builder import SymTensor
 from .cache import cache_for
 
 from .compile_policy import DEFAULT_CONFIG, CaptureConfig, _UserErrorWhileCapturing, _make_runner, compile_entry
-from .dispatch import _with_dump_path, call_captured, flatten_call
+from .dispatch import _with_dump_path, call_captured, flatten_call, install_grad_handler
 
 log = logging.getLogger("capture")
 
@@ -119,8 +119,11 @@ class GraphModeHandler:
 
     @staticmethod
     def preload():
-        """Called when the program switches to GRAPH_MODE: ready the default backend."""
+        """Called when the program switches to GRAPH_MODE: ready the default backend, and let
+        grad functions called from Python run as one compiled graph
+        (:func:`capture.dispatch.call_grad_function`; ``CAPTURE_GRAD_FUNCTIONS=0``: the tape)."""
         backends.preload()
+        install_grad_handler()
 
     def __call__(self, cell, args, kwargs):
         construct = type(cell).construct

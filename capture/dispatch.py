@@ -14,6 +14,7 @@ import threading
 import types
 import weakref
 
+from runtime import context as _context
 from runtime import tape as _tape
 from runtime.nn.cell import Cell
 from runtime.tensor import Tensor
@@ -262,16 +263,19 @@ _CAPTURED_CALL = "_capture_call"
 
 
 def call_grad_function(grad_fn, args, kwargs):
-    """``runtime.autograd.CALL_HANDLER`` (installed with the frame hook): on a thread with the
-    hook on, a ``grad``/``value_and_grad``/``GradOperation`` function called from code that is not
-    captured (a training loop in ``main()`` with prints and timers) runs as one compiled forward +
-    backward graph, as ``jit(grad_fn)`` would, instead of recording and walking the tape. Its
+    """``runtime.autograd.CALL_HANDLER`` (installed with the frame hook or GRAPH_MODE): in
+    GRAPH_MODE, or on a thread with the hook on, a ``grad``/``value_and_grad``/``GradOperation``
+    function called from code that is not captured (a training loop in ``main()`` with prints and
+    timers) runs as one compiled forward + backward graph, as ``jit(grad_fn)`` would (and as
+    MindSpore compiles a grad function in GRAPH_MODE), instead of recording and walking the tape. Its
     first compile decides whether that pays (:func:`_worth_capturing`: no whole-frame fallback,
     ops in the graph); if not, the grad function keeps the tape for good. Returns ``(handled,
     result)``; not handled inside traced code (the translator differentiates symbolically), under
     an outer tape (higher-order gradients stay eager) and for the eager call of a fallback."""
     from .frame_eval import is_enabled
-    if _TRACING.depth or _tape.ACTIVE or id(grad_fn) in _GRAD_CALLS.running or not is_enabled():
+    if _TRACING.depth or _tape.ACTIVE or id(grad_fn) in _GRAD_CALLS.running:
+        return _NOT_HANDLED
+    if _context.mode() != _context.GRAPH_MODE and not is_enabled():
         return _NOT_HANDLED
     fn = getattr(grad_fn, _CAPTURED_CALL, None)
     if fn is False:
@@ -286,6 +290,14 @@ def call_grad_function(grad_fn, args, kwargs):
         return True, call_captured(fn, args, kwargs, config)
     finally:
         _GRAD_CALLS.running.discard(id(grad_fn))
+
+
+def install_grad_handler() -> None:
+    """Route grad function calls through :func:`call_grad_function` (``CAPTURE_GRAD_FUNCTIONS=0``:
+    never)."""
+    from runtime import autograd
+    if os.environ.get("CAPTURE_GRAD_FUNCTIONS", "1") != "0":
+        autograd.CALL_HANDLER = call_grad_function
 
 
 def _first_grad_call(grad_fn, args, kwargs, config):

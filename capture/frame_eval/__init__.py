@@ -212,9 +212,8 @@ def _install_grad_handler():
     with the hook on (:func:`capture.dispatch.call_grad_function`); ``CAPTURE_GRAD_FUNCTIONS=0``,
     or ``CAPTURE_USER_FUNCTIONS=0`` (the hook kept to ``construct`` and jitted functions), keeps
     the tape."""
-    from runtime import autograd
-    if USER_FUNCTIONS and os.environ.get("CAPTURE_GRAD_FUNCTIONS", "1") != "0":
-        autograd.CALL_HANDLER = _dispatch.call_grad_function
+    if USER_FUNCTIONS:
+        _dispatch.install_grad_handler()
 
 
 def disable() -> None:

@@ -1,9 +1,9 @@
-"""Issue 13 item 2: under the frame hook, a ``grad``/``value_and_grad``/``GradOperation``
-function called from code that is not captured (a training loop in ``main()`` with prints and
-timers, which the hook leaves alone) runs as one compiled forward + backward graph instead of
-recording and walking the tape -- with the tape's numbers; a grad function whose forward breaks
-keeps the tape; nothing changes without the hook, under an outer tape or with
-``CAPTURE_GRAD_FUNCTIONS=0``."""
+"""Issue 13 item 2: in GRAPH_MODE or under the frame hook, a ``grad``/``value_and_grad``/
+``GradOperation`` function called from code that is not captured (a training loop in ``main()``
+with prints and timers, which the hook leaves alone) runs as one compiled forward + backward
+graph instead of recording and walking the tape -- with the tape's numbers; a grad function
+whose forward breaks keeps the tape; nothing changes in PyNative without the hook, under an
+outer tape or with ``CAPTURE_GRAD_FUNCTIONS=0``."""
 import numpy as np
 import pytest
 
@@ -123,3 +123,19 @@ def test_no_hook_an_outer_tape_or_the_switch_keep_the_tape(monkeypatch):
     with capture.enabled():
         np.testing.assert_allclose(square(x).asnumpy(), 2 * x.asnumpy(), rtol=1e-6)
     assert autograd.CALL_HANDLER is None and getattr(square, dispatch._CAPTURED_CALL, None) is None
+
+
+def test_in_graph_mode_a_grad_function_is_one_compiled_graph_without_the_hook():
+    """As MindSpore compiles a grad function in GRAPH_MODE: the same loop, no hook, no jit."""
+    batches = _batches()
+    want = _train_inline(batches)
+    capture.reset()
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        got = _train_inline(batches)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    _same(got, want)
+    assert callable(getattr(got[3], dispatch._CAPTURED_CALL))
+    again = _train_inline(batches[:2])  # back in PyNative: the tape
+    assert getattr(again[3], dispatch._CAPTURED_CALL, None) is None
