@@ -99,7 +99,7 @@ def _run_with_tape(fn, args, kwargs, positions, weights, has_aux, sens=None):
     In data-parallel mode the weights are made identical across ranks before the first step, and
     their gradients are all-reduced unless a DistributedGradReducer was built for them
     (:mod:`runtime.parallel.reducer`)."""
-    _dp.prepare_step(weights)
+    _dp.prepare_step(weights, fn)
     for p in positions:
         if not isinstance(args[p], Tensor):
             raise TypeError(f"grad: argument {p} is a {type(args[p]).__name__}, not a Tensor, "

@@ -698,7 +698,7 @@ class GradVariable(Variable):
         gvars = [TensorVariable(SymTensor(gr, b)) for gr in grads]
         pg, wg = gvars[:len(positions)], gvars[len(positions):]
         if weights:
-            wg = _data_parallel_grads(tx, weights, wg)
+            wg = _data_parallel_grads(tx, weights, wg, self.fn_var)
         if spec.kind == "grad":
             grad_position = spec.grad_position
             if weights is None:
@@ -721,12 +721,12 @@ class GradVariable(Variable):
         return pg[0]
 
 
-def _data_parallel_grads(tx, weights, wg):
+def _data_parallel_grads(tx, weights, wg, fn_var=None):
     """Data parallel (as ``runtime.autograd`` does eagerly): the replicas are made identical now, at
     trace time, before the graph first runs; unless a DistributedGradReducer handles these
     parameters, their gradients are all-reduced inside the graph (bucketed, non-blocking)."""
     from runtime.parallel import reducer as dp
-    dp.prepare_step(weights)
+    dp.prepare_step(weights, getattr(fn_var, "obj", None))
     needed = dp.auto_reduce_needed(weights)
     g = tx.guards
     g.add(f"{g.obj(dp.auto_reduce_needed)}({g.obj(list(weights))}) is {needed}",

@@ -11,6 +11,8 @@ Under MPI, ``init()`` also
     a failing rank never leaves the others waiting forever (a process launched as one of several
     ranks installs this on import, so it also covers failures before ``init()``; MPI_Init itself
     gives up after ``MSJIT_COMM_TIMEOUT`` seconds when a rank never arrives);
+  * makes a rank that ends early without an error (``sys.exit()``, the script returning) tell the
+    others, so a collective still waiting for it raises ``PeerExited`` within seconds;
   * shares the machine's cores between the ranks on it: unless ``MSJIT_THREADS`` /
     ``set_context(num_threads=)`` and ``RUNTIME_BLAS_THREADS`` say otherwise, each rank's kernel
     and BLAS thread pools get ``cores // local ranks`` threads.
@@ -105,6 +107,7 @@ def init(backend_name=None) -> None:
     GlobalComm.INITED = True
     if world.size > 1:
         install_abort_hook()
+        world.watch_departures()
         _share_cores(world)
 
 

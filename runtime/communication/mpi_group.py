@@ -8,6 +8,12 @@ op, the group and this rank instead of a hang. Polling spins for a short while f
 among healthy peers usually completes in microseconds to milliseconds, and MPI's own blocking
 calls spin too), then sleeps in growing steps so a long wait does not burn a core.
 
+A rank that ends normally (the script returns, or calls ``sys.exit``) says so to every other rank
+on a private duplicate of the world communicator (:class:`Departures`, announced at exit). MPI
+itself does not stop a job when one rank finishes early, so without that notice a peer still
+waiting in a collective for it would only give up after the timeout; with it, the waiting rank
+raises :class:`PeerExited` within :data:`DEPARTED_GRACE` seconds.
+
 Float16 tensors are reduced in float32 (MPI has no standard half type); data movement
 (gather/broadcast) sends raw bytes, so every dtype travels unchanged. Arrays on a GPU (cupy) are
 staged through host memory here; a group over device buffers (NCCL through ``cupy.cuda.nccl``)
@@ -28,10 +34,63 @@ DEFAULT_TIMEOUT = 600.0
 SPIN_SECONDS = 0.002
 #: the longest sleep between two polls
 MAX_PAUSE = 0.001
+#: seconds a collective keeps waiting after one of its ranks announced its exit (that rank may have
+#: done its part just before leaving, and the data still be on its way)
+DEPARTED_GRACE = 2.0
+#: seconds between two looks for exit notices while a collective waits
+DEPARTURE_POLL = 0.01
+#: message tag of an exit notice (on the control communicator, so it never meets user traffic)
+_FAREWELL_TAG = 7301
 
 
 class CollectiveTimeout(TimeoutError):
     """A collective did not complete within the group's timeout."""
+
+
+class PeerExited(CollectiveTimeout):
+    """A collective cannot complete: a rank it waits for has exited."""
+
+
+class Departures:
+    """Which world ranks have exited normally. Each rank announces its own exit (:meth:`announce`,
+    an ``atexit`` hook installed by ``init()``) with a one-byte message to every other rank on a
+    duplicate of the world communicator; a waiting collective polls for such messages (:meth:`poll`).
+
+    Made collectively (``Dup``) by every rank of the world, at ``init()``."""
+
+    def __init__(self, MPI, world_comm):
+        self._MPI = MPI
+        self.control = world_comm.Dup()
+        self.rank = world_comm.Get_rank()
+        self.size = world_comm.Get_size()
+        self.pid = os.getpid()
+        #: world rank -> time.monotonic() when its exit notice was seen
+        self.gone: dict[int, float] = {}
+        self._next_look = 0.0
+
+    def announce(self) -> None:
+        """Tell every other rank this one is leaving (a forked child, which is no rank, says
+        nothing). The notices are tiny, so MPI sends them eagerly; a peer that already left is
+        not waited for longer than a second."""
+        if os.getpid() != self.pid:
+            return
+        note = np.zeros(1, np.uint8)
+        requests = [self.control.Isend(note, dest=r, tag=_FAREWELL_TAG) for r in range(self.size) if r != self.rank]
+        deadline = time.monotonic() + 1.0
+        while not self._MPI.Request.Testall(requests) and time.monotonic() < deadline:
+            time.sleep(1e-3)
+
+    def poll(self, now: float) -> dict[int, float]:
+        """Collect the exit notices that arrived (at most every :data:`DEPARTURE_POLL` seconds)."""
+        if now >= self._next_look:
+            self._next_look = now + DEPARTURE_POLL
+            status = self._MPI.Status()
+            note = np.zeros(1, np.uint8)
+            while self.control.Iprobe(source=self._MPI.ANY_SOURCE, tag=_FAREWELL_TAG, status=status):
+                source = status.Get_source()
+                self.control.Recv(note, source=source, tag=_FAREWELL_TAG)
+                self.gone.setdefault(source, now)
+        return self.gone
 
 
 def timeout_from_env() -> float:
@@ -83,13 +142,17 @@ class MpiPending(Pending):
 class MpiGroup:
     """A group of processes over an mpi4py communicator. See the module docstring."""
 
-    def __init__(self, comm, name: str, timeout: float | None = None):
+    def __init__(self, comm, name: str, timeout: float | None = None, departures=None, members=None):
         from mpi4py import MPI
         self._MPI = MPI
         self.comm = comm
         self.name = name
         self.rank = comm.Get_rank()
         self.size = comm.Get_size()
+        #: exit notices of the world's ranks (None until init() makes them for the world group)
+        self.departures = departures
+        #: the world ranks of this group's members (None: the whole world)
+        self.members = members
         self.timeout = timeout_from_env() if timeout is None else float(timeout)
         self._ops = {"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN, "prod": MPI.PROD}
         self._local = None
@@ -113,10 +176,33 @@ class MpiGroup:
         finally:
             self.blocked_seconds += time.monotonic() - start
 
+    def watch_departures(self) -> None:
+        """Make the exit notices of the world's ranks (collective over the world; ``init()``)
+        and announce this rank's own exit when the process ends."""
+        import atexit
+        self.departures = Departures(self._MPI, self.comm)
+        atexit.register(self.departures.announce)
+
+    def _departed(self, now):
+        """(world rank, when its notice came) of a member of this group that has exited, or None."""
+        if self.departures is None:
+            return None
+        gone = self.departures.poll(now)
+        for r, seen in gone.items():
+            if self.members is None or r in self.members:
+                return r, seen
+        return None
+
     def _poll(self, requests, testall, spin_until, deadline, what):
         pause = 1e-5
         while not testall(requests):
             now = time.monotonic()
+            departed = self._departed(now) if now > spin_until else None
+            if departed is not None and now > departed[1] + DEPARTED_GRACE:
+                raise PeerExited(
+                    f"{what} on group {self.name!r} (rank {self.rank} of {self.size}): world rank {departed[0]} has "
+                    "exited without taking part (its script returned or called sys.exit()). The ranks probably "
+                    "ran a different number of steps or batches, or that rank stopped early on purpose.")
             if now > deadline:
                 raise CollectiveTimeout(
                     f"{what} on group {self.name!r} (rank {self.rank} of {self.size}): the other ranks did "
@@ -185,7 +271,12 @@ class MpiGroup:
             sub = self.comm.Create_group(members)
         finally:
             members.Free()
-        return MpiGroup(sub, name, self.timeout)
+        return MpiGroup(sub, name, self.timeout, self.departures,
+                        frozenset(self.world_rank_of_members(rank_ids)))
+
+    def world_rank_of_members(self, rank_ids):
+        """World ranks of this group's ranks ``rank_ids``."""
+        return [self.world_rank_of(r) for r in rank_ids]
 
     def world_rank_of(self, group_rank: int) -> int:
         world = self._MPI.COMM_WORLD.Get_group()

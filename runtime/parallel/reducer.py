@@ -156,9 +156,21 @@ def broadcast_parameters(params, root: int = 0) -> None:
         _synced.add(p)
 
 
-def prepare_step(weights) -> None:
-    """Called before a data-parallel step computes gradients of ``weights``: checks the world
-    against ``device_num`` and the launcher, and makes the replicas identical (first step only)."""
+def replica_state(weights, fn=None) -> list:
+    """What must be identical on every rank before a step differentiates ``fn`` for ``weights``:
+    the weights, and when ``fn`` is a Cell every other Parameter it holds (batch-norm statistics
+    and other non-trainable state), as rank 0 broadcasts the whole network."""
+    state = list(weights)
+    if fn is not None and hasattr(fn, "get_parameters"):
+        seen = {id(w) for w in state}
+        state += [p for p in fn.get_parameters() if id(p) not in seen]
+    return state
+
+
+def prepare_step(weights, fn=None) -> None:
+    """Called before a data-parallel step computes gradients of ``weights`` (through ``fn``): checks
+    the world against ``device_num`` and the launcher, and makes the replicas identical (first
+    step only; :func:`replica_state`)."""
     if not weights or not context.data_parallel():
         return
     context.check_device_num("data-parallel training")
@@ -170,7 +182,7 @@ def prepare_step(weights) -> None:
                                "runtime.communication.init() was not called, so each rank would train alone. "
                                "Call init() before training.")
         return
-    broadcast_parameters(weights)
+    broadcast_parameters(replica_state(weights, fn))
 
 
 def reset() -> None:

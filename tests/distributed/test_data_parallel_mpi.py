@@ -108,3 +108,12 @@ def test_rank_0_saves_and_per_rank_files_load_in_one_process(run, single_process
         net = S.network()
         ms.load_checkpoint(str(out / "ckpt" / name), net)
         np.testing.assert_allclose(S.flat_params(net), want_params[-1], rtol=1e-5, atol=1e-6)
+
+
+def test_non_trainable_parameters_start_from_rank_0_too():
+    """Batch-norm statistics and other Parameters without gradients are part of the replica."""
+    import re
+    proc = run_ranks("replica_state.py", n=N, timeout=90)
+    check_ok(proc, "replica_state.py on 2 ranks")
+    lines = sorted(re.findall(r"mode=(\w+) rank=(\d) scale=(\S+)", proc.stdout))
+    assert lines == sorted((m, str(r), "2") for m in ("pynative", "jit") for r in range(N)), proc.stdout

@@ -14,10 +14,13 @@ from mpi_run import check_ok, require_mpi, run_ranks
     ("before_init", r"rank 1 of 2 failed with RuntimeError: rank 1: the configuration file is missing"),
     ("stuck", r"CollectiveTimeout: AllReduceStart/Wait \(a gradient bucket\) on group '\w+' \(rank 0 of 2\): "
               r"the other ranks did not take part within 3 s"),
+    ("exit", r"PeerExited: AllReduceStart/Wait \(a gradient bucket\) on group '\w+' \(rank 0 of 2\): "
+             r"world rank 1 has exited without taking part"),
 ])
 def test_a_failing_rank_stops_every_rank(tmp_path, how, message):
     t0 = time.monotonic()
-    proc = run_ranks("failing_rank.py", tmp_path, how, comm_timeout=3, timeout=60)
+    # a rank that exits early is noticed without the collective timeout (60 s here)
+    proc = run_ranks("failing_rank.py", tmp_path, how, comm_timeout=60 if how == "exit" else 3, timeout=90)
     elapsed = time.monotonic() - t0
     assert proc.returncode != 0
     assert re.search(message, proc.stderr), proc.stderr

@@ -4,6 +4,7 @@ if it ever gets past the training loop (it must not: every rank has to stop).
   raise        rank 1 raises in its 3rd training step (compiled, data parallel)
   stuck        rank 1 stops taking part (sleeps) before its 3rd step: rank 0's collective times out
   before_init  rank 1 raises before calling init()
+  exit         rank 1 ends early without an error (sys.exit(0)) before its 3rd step
 """
 import os
 import sys
@@ -40,6 +41,8 @@ for i in range(1000):
             raise ValueError("rank 1: a corrupt batch in step 3")
         if how == "stuck":
             time.sleep(600)
+        if how == "exit":
+            sys.exit(0)
     step(x, y)
 if rank == 0:
     open(os.path.join(out_dir, "rank0_done"), "w").close()
