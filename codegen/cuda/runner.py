@@ -169,6 +169,8 @@ class GraphReplay:
         graph = compiled.graph
         if any(n.op.kind == "random" for n in graph.nodes):
             return None  # draws are made on the host per call: a replay would repeat them
+        if any(getattr(n.op, "communicates", False) for n in graph.nodes):
+            return None  # collectives go through MPI on the host, and the checking run would repeat them
         if mode != "1":
             nbytes = sum(int(np.prod(v.shape, dtype=np.int64)) * v.dtype.itemsize for v in graph.inputs)
             if nbytes > GRAPH_REPLAY_BYTES:

@@ -149,3 +149,26 @@ def test_capture_verify_runs_the_reference_on_the_device(gpu, monkeypatch):
     bad = backends._verifying(g, Broken(simple_schedule(g)), compile_schedule)
     with pytest.raises(backends.VerifyError, match="first mismatching node is .* = (tanh|reduce_sum|mul)"):
         bad([x])
+
+
+def test_graphs_with_random_draws_or_collectives_are_never_replayed(monkeypatch):
+    """A CUDA graph would repeat a draw made on the host, and its checking run would run a
+    collective once more on this rank alone (the other ranks would never match it)."""
+    from types import SimpleNamespace
+    from codegen.cuda.runner import GraphReplay
+    from graph.aval import AVal
+    from graph.dtypes import float32
+    from graph.ir import Graph
+    from graph.ops import F
+    monkeypatch.setenv("MSJIT_CUDA_GRAPHS", "1")
+
+    def compiled(build):
+        g = Graph("g")
+        x = g.add_input(AVal((4,), float32), "x")
+        out = build(x)
+        g.set_outputs([out[0] if isinstance(out, tuple) else out])
+        return SimpleNamespace(graph=g)
+
+    assert isinstance(GraphReplay.for_graph(compiled(lambda x: F.add(x, x))), GraphReplay)
+    assert GraphReplay.for_graph(compiled(lambda x: F.all_reduce(x, op="sum"))) is None
+    assert GraphReplay.for_graph(compiled(lambda x: F.dropout(x, keep_prob=0.5))) is None
