@@ -15,7 +15,7 @@ Example:
 from __future__ import annotations
 
 from graph.autodiff import apply_vjp, in_dtype_of
-from graph.ops import F
+from graph.ops import F, comm
 
 from . import context as _context
 from .parallel import reducer as _dp
@@ -23,27 +23,51 @@ from .tape import ACTIVE, Tape
 from .tensor import Tensor
 
 
-def backward(tape: Tape, outputs, sens, wrt):
-    """Cotangents of ``outputs`` (seeded with ``sens``) with respect to each tensor in ``wrt``."""
+def backward(tape: Tape, outputs, sens, wrt, on_final=None):
+    """Cotangents of ``outputs`` (seeded with ``sens``) with respect to each tensor in ``wrt``.
+
+    ``on_final(k, grad)``, when given, is called with the gradient of ``wrt[k]`` as soon as the
+    walk has passed every use of it (the data-parallel reduction starts its all-reduces then)."""
     grads: dict[int, object] = {}
     for o, s in zip(outputs, sens):
         if isinstance(o, Tensor) and s is not None:
             _accumulate(grads, o, s)
-    for entry in reversed(tape.entries):
+    final_after = _first_uses(tape, wrt) if on_final is not None else {}
+    entries = tape.entries
+    for index in range(len(entries) - 1, -1, -1):
+        entry = entries[index]
         gs = [grads.get(id(o)) for o in entry.outputs]
-        if all(g is None for g in gs):
-            continue
-        in_grads = apply_vjp(entry.op, entry.attrs, entry.inputs, entry.outputs, gs)
-        for inp, gi in zip(entry.inputs, in_grads):
-            if gi is not None and isinstance(inp, Tensor) and id(inp) in tape.tracked:
-                _accumulate(grads, inp, gi)
-    result = []
-    for w in wrt:
-        g = in_dtype_of(grads.get(id(tape.leaf(w))), w)
-        if g is None:
-            g = F.zeros_like(w)
-        result.append(g)
-    return result
+        if any(g is not None for g in gs):
+            in_grads = apply_vjp(entry.op, entry.attrs, entry.inputs, entry.outputs, gs)
+            for inp, gi in zip(entry.inputs, in_grads):
+                if gi is not None and isinstance(inp, Tensor) and id(inp) in tape.tracked:
+                    _accumulate(grads, inp, gi)
+        for k in final_after.get(index, ()):
+            on_final(k, _final_grad(tape, grads, wrt[k]))
+        if on_final is not None:
+            comm.progress()  # MPI moves started all-reduces only inside MPI calls
+    return [_final_grad(tape, grads, w) for w in wrt]
+
+
+def _final_grad(tape, grads, w):
+    g = in_dtype_of(grads.get(id(tape.leaf(w))), w)
+    return F.zeros_like(w) if g is None else g
+
+
+def _first_uses(tape, wrt) -> dict[int, list[int]]:
+    """tape entry index -> the positions in ``wrt`` whose first (so, in the reverse walk, last)
+    use is that entry."""
+    position = {id(tape.leaf(w)): k for k, w in enumerate(wrt)}
+    first: dict[int, int] = {}
+    for index, entry in enumerate(tape.entries):
+        for inp in entry.inputs:
+            k = position.get(id(inp))
+            if k is not None and k not in first:
+                first[k] = index
+    out: dict[int, list[int]] = {}
+    for k, index in first.items():
+        out.setdefault(index, []).append(k)
+    return out
 
 
 def _accumulate(grads, t, g):
@@ -125,11 +149,15 @@ def _run_with_tape(fn, args, kwargs, positions, weights, has_aux, sens=None):
         if len(seeds) != len(flat):
             raise ValueError(f"grad: sens has {len(seeds)} tensors but the function returned {len(flat)}")
     wrt = [args[p] for p in positions] + list(weights or ())
-    grads = backward(tape, flat, seeds, wrt)
-    weight_grads = grads[len(positions):]
     if _dp.auto_reduce_needed(weights):
-        weight_grads = list(_dp.auto_reduce(weight_grads, weights))
-    return out, grads[:len(positions)], weight_grads
+        # each bucket's all-reduce starts as soon as the walk has its gradients: it overlaps the
+        # rest of the backward
+        reducer, skip = _dp.auto_reducer(weights), len(positions)
+        grads = backward(tape, flat, seeds, wrt,
+                         on_final=lambda k, g: reducer.ready(k - skip, g) if k >= skip else None)
+        return out, grads[:skip], list(reducer.finish(grads[skip:]))
+    grads = backward(tape, flat, seeds, wrt)
+    return out, grads[:len(positions)], grads[len(positions):]
 
 
 def _pack(pos_grads, weight_grads, positions_given, grad_position, weights):

@@ -77,8 +77,11 @@ class _Dumper:
 
 
 def optimize(graph: Graph, level: str = "O1", dump_dir: str | None = None,
-             verify: bool = False) -> Schedule:
+             verify: bool = False, skip=()) -> Schedule:
     """Run the pipeline of ``level`` on ``graph`` (left unchanged) and return the Schedule.
+
+    ``skip``: names of graph passes a backend leaves out (the CUDA backend keeps convolutions
+    whole for its implicit-GEMM kernels: ``skip=("lower",)``).
 
     ``dump_dir``: write ``00_input.ir`` and, after each step, ``NN_<pass>.ir`` (+ ``.dot``) for
     graph passes and ``NN_<step>.sched`` (the schedule's text) for fusion and memory planning.
@@ -98,8 +101,11 @@ def optimize(graph: Graph, level: str = "O1", dump_dir: str | None = None,
         return g
 
     for step in PIPELINES[level]:
+        if step in skip:
+            continue
         if isinstance(step, tuple):
             _, names = step
+            names = [n for n in names if n not in skip]
             for _ in range(MAX_FIXPOINT_ROUNDS):
                 before = structure_key(graph)
                 for name in names:

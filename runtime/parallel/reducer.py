@@ -9,7 +9,8 @@
   gradients. It is written with registered ops only, so the same code runs eagerly on Tensors
   and records graph nodes under capture: there the scheduler starts each bucket's all-reduce as
   soon as the backward has produced it (``issue_early``) and the rest of the backward overlaps
-  the communication.
+  the communication. In PyNative, :class:`EagerBucketReducer` does the same during the tape walk:
+  the walk hands over each gradient once final, and a complete bucket starts at once.
 * :func:`broadcast_parameters` copies rank 0's parameter values to every rank, once per
   parameter per communication world, before the first data-parallel step uses them.
 * Parameters a :class:`~runtime.nn.DistributedGradReducer` was built for are *explicitly
@@ -75,14 +76,15 @@ def buckets_for(grads_or_params) -> list[list[int]]:
     return plan_buckets(shapes, dtypes, bucket_bytes=value)
 
 
-def reduce_buckets(grads, buckets, mean: bool, degree: int, group: str = comm.WORLD) -> tuple:
-    """All-reduce ``grads`` (Tensors or traced values) bucket by bucket; see the module docstring."""
-    grads = tuple(grads)
-    started = []
-    for bucket in buckets:
-        parts = [F.reshape(grads[i], shape=(-1,)) for i in bucket]
-        flat = parts[0] if len(parts) == 1 else F.concat(*parts, axis=0)
-        started.append((bucket, flat, F.all_reduce_start(flat, op="sum", group=group)))
+def _start_bucket(grads, bucket, group):
+    """Flatten ``bucket``'s gradients into one buffer and start its all-reduce (non-blocking)."""
+    parts = [F.reshape(grads[i], shape=(-1,)) for i in bucket]
+    flat = parts[0] if len(parts) == 1 else F.concat(*parts, axis=0)
+    return bucket, flat, F.all_reduce_start(flat, op="sum", group=group)
+
+
+def _finish_buckets(grads, started, mean, degree) -> tuple:
+    """Wait for each started bucket, scale it, and cut it back into gradients."""
     out = list(grads)
     for bucket, flat, ticket in started:
         reduced = F.all_reduce_wait(ticket, flat)
@@ -96,6 +98,50 @@ def reduce_buckets(grads, buckets, mean: bool, degree: int, group: str = comm.WO
         for i, piece in zip(bucket, pieces):
             out[i] = F.reshape(piece, shape=tuple(grads[i].shape))
     return tuple(out)
+
+
+def reduce_buckets(grads, buckets, mean: bool, degree: int, group: str = comm.WORLD) -> tuple:
+    """All-reduce ``grads`` (Tensors or traced values) bucket by bucket; see the module docstring."""
+    grads = tuple(grads)
+    started = [_start_bucket(grads, bucket, group) for bucket in buckets]
+    return _finish_buckets(grads, started, mean, degree)
+
+
+class EagerBucketReducer:
+    """PyNative's overlapped reduction: the tape walk hands over each weight's gradient as soon as
+    it is final (:meth:`ready`), and each bucket's all-reduce starts as soon as all its gradients
+    are, while the walk goes on computing earlier layers' gradients; :meth:`finish` waits for them.
+    Buckets start strictly in their planned order, so every rank issues the same collectives in
+    the same order whatever order its gradients become final in.
+
+    Example (one process: the all-reduce is the identity):
+        >>> import numpy as np; from runtime import Tensor
+        >>> w = [Tensor(np.ones(2, np.float32)), Tensor(np.ones(3, np.float32))]
+        >>> r = EagerBucketReducer(w, mean=True, degree=1)
+        >>> r.ready(1, Tensor(np.full(3, 2.0, np.float32)))
+        >>> [g.asnumpy().tolist() for g in r.finish([Tensor(np.zeros(2, np.float32)), None])]
+        [[0.0, 0.0], [2.0, 2.0, 2.0]]
+    """
+
+    def __init__(self, weights, mean: bool, degree: int, group: str = comm.WORLD):
+        self.buckets = buckets_for(weights)
+        self.grads = [None] * len(weights)
+        self.mean, self.degree, self.group = mean, degree, group
+        self.started = []
+
+    def ready(self, i: int, grad) -> None:
+        """Gradient ``i`` is final: start every bucket that is now complete, in order."""
+        self.grads[i] = grad
+        while len(self.started) < len(self.buckets) and \
+                all(self.grads[k] is not None for k in self.buckets[len(self.started)]):
+            self.started.append(_start_bucket(self.grads, self.buckets[len(self.started)], self.group))
+
+    def finish(self, grads) -> tuple:
+        """All gradients (``grads``, for those not handed over yet), reduced."""
+        for i, g in enumerate(grads):
+            if self.grads[i] is None and g is not None:
+                self.ready(i, g)
+        return _finish_buckets(self.grads, self.started, self.mean, self.degree)
 
 
 # -- per-parameter registries (ids + weak references: Tensors are not hashable by value) ----------
@@ -135,9 +181,14 @@ def auto_reduce_needed(weights) -> bool:
 
 def auto_reduce(grads, weights) -> tuple:
     """The gradients of ``weights`` averaged (``gradients_mean``) or summed over the world."""
+    return auto_reducer(weights).finish(grads)
+
+
+def auto_reducer(weights) -> EagerBucketReducer:
+    """An :class:`EagerBucketReducer` for ``weights`` under the auto-parallel context (averaged
+    with ``gradients_mean``, else summed over the world)."""
     degree = context.check_device_num("data-parallel gradient reduction")
-    mean = context.get_auto_parallel_context("gradients_mean")
-    return reduce_buckets(grads, buckets_for(weights), mean, degree)
+    return EagerBucketReducer(weights, context.get_auto_parallel_context("gradients_mean"), degree)
 
 
 def broadcast_parameters(params, root: int = 0) -> None:

@@ -182,3 +182,47 @@ def test_gradient_for_an_integer_input_is_computed_in_its_dtype(mode):
     gb = ms.grad(lambda b, y: (ops.cast(b, ms.float32) * y).sum())(Tensor(np.array([True, False])),
                                                                       Tensor(wn[:2]))
     np.testing.assert_array_equal(gb.asnumpy(), [False, False])
+
+
+def test_the_tape_walk_hands_each_gradient_over_once_final():
+    """backward(on_final=...) (data parallel starts bucket all-reduces from it): the last layer's
+    weight gradient is handed over before the first layer's VJPs run, each exactly once, and
+    equal to the plain walk's."""
+    import graph.autodiff as autodiff
+    import runtime.autograd as ag
+    from runtime.tape import Tape
+    rng = np.random.default_rng(0)
+    w1 = ms.Parameter(Tensor(rng.standard_normal((4, 3)).astype(np.float32)), name="w1")
+    w2 = ms.Parameter(Tensor(rng.standard_normal((3, 2)).astype(np.float32)), name="w2")
+    x = Tensor(rng.standard_normal((5, 4)).astype(np.float32))
+    tape = Tape()
+    with tape:
+        tape.watch(w1)
+        tape.watch(w2)
+        loss = ops.reduce_sum(ops.tanh(ops.matmul(ops.relu(ops.matmul(x, w1)), w2)))
+    events = []
+    real_vjp = ag.apply_vjp
+
+    def counting_vjp(op, *rest):
+        events.append(("vjp", op.name))
+        return real_vjp(op, *rest)
+
+    handed = {}
+
+    def on_final(k, g):
+        events.append(("final", k))
+        handed[k] = g.asnumpy()
+
+    ag.apply_vjp = counting_vjp
+    try:
+        grads = ag.backward(tape, [loss], [ops.ones_like(loss)], [w1, w2], on_final=on_final)
+    finally:
+        ag.apply_vjp = real_vjp
+    assert autodiff.apply_vjp is real_vjp
+    want = ag.backward(tape, [loss], [ops.ones_like(loss)], [w1, w2])
+    assert [e for e in events if e[0] == "final"] == [("final", 1), ("final", 0)]
+    vjps_after_w2 = events[events.index(("final", 1)) + 1:]
+    assert ("vjp", "matmul") in vjps_after_w2  # the first layer's VJPs ran after w2's hand-over
+    for k in (0, 1):
+        np.testing.assert_array_equal(handed[k], want[k].asnumpy())
+        np.testing.assert_array_equal(grads[k].asnumpy(), want[k].asnumpy())
