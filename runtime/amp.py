@@ -41,11 +41,13 @@ def _tensors(inputs):
     return list(inputs) if isinstance(inputs, (tuple, list)) else [inputs]
 
 
-def _map(fn, inputs):
-    """``fn`` over a tensor or over each tensor of a tuple/list (the container type is kept)."""
+def _times(inputs, factor):
+    """``inputs`` (a tensor or a tuple/list of them; the container type is kept) times the 0-d
+    ``factor``, cast to each tensor's dtype. A plain module function with no callable argument, so
+    graph capture calls it on its traced tensors as it calls any framework function."""
     if isinstance(inputs, (tuple, list)):
-        return type(inputs)(fn(x) for x in inputs)
-    return fn(inputs)
+        return type(inputs)([x * factor.astype(x.dtype) for x in inputs])
+    return inputs * factor.astype(inputs.dtype)
 
 
 def all_finite(inputs):
@@ -81,10 +83,10 @@ class LossScaler:
     scale_value: Parameter
 
     def scale(self, inputs):
-        return _map(lambda x: x * self.scale_value.astype(x.dtype), inputs)
+        return _times(inputs, self.scale_value)
 
     def unscale(self, inputs):
-        return _map(lambda x: x * ops.reciprocal(self.scale_value).astype(x.dtype), inputs)
+        return _times(inputs, ops.reciprocal(self.scale_value))
 
     def adjust(self, grads_finite):
         raise NotImplementedError

@@ -1,10 +1,13 @@
 """ms.amp loss scaling: all_finite against numpy, the static and dynamic scalers against a
 plain-Python model of MindSpore's update rule, and a loss-scaled train step (the mixed-precision
-tutorial's pattern) giving the same losses, scales and parameters under @jit as in PyNative."""
+tutorial's pattern) giving the same losses, scales and parameters under @jit as in PyNative, with
+the graphs and breaks counted (the step without the tensor-valued ``if`` is one graph)."""
 import numpy as np
 import pytest
 
+import capture
 import runtime as ms
+from capture.explain import recording
 from runtime import Tensor, amp, nn, ops
 
 
@@ -132,3 +135,115 @@ def test_a_loss_scaled_train_step_is_the_same_under_jit():
         assert (np.isnan(gl) and np.isnan(wl)) or gl == pytest.approx(wl, rel=1e-5)
     for g, w in zip(got_params, want_params):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
+def _tutorial_training(jit_step, with_if, steps=5, overflow_at=2):
+    """The mixed-precision tutorial's hand-written step, verbatim: ``DynamicLossScaler(1024, 2,
+    1000)``, the loss scaled in the forward, unscaled in the step, the gradients unscaled and
+    applied (only when finite with ``with_if``), the scaler adjusted. ``jit_step(fn)`` wraps the
+    step (identity for PyNative). Returns (loss, scale) per step and the final parameters."""
+    from runtime.amp import DynamicLossScaler, all_finite
+    ms.set_seed(11)
+    net = nn.SequentialCell([nn.Dense(6, 8), nn.ReLU(), nn.Dense(8, 3)])
+    loss_fn = nn.CrossEntropyLoss()
+    optimizer = nn.SGD(net.trainable_params(), 0.1)
+    loss_scaler = DynamicLossScaler(1024, 2, 1000)
+
+    def forward_fn(data, label):
+        logits = net(data)
+        loss = loss_fn(logits, label)
+        loss = loss_scaler.scale(loss)
+        return loss, logits
+
+    grad_fn = ms.value_and_grad(forward_fn, None, net.trainable_params(), has_aux=True)
+
+    def train_step_if(data, label):
+        (loss, _), grads = grad_fn(data, label)
+        loss = loss_scaler.unscale(loss)
+        is_finite = all_finite(grads)
+        if is_finite:
+            grads = loss_scaler.unscale(grads)
+            optimizer(grads)
+        loss_scaler.adjust(is_finite)
+        return loss
+
+    def train_step(data, label):
+        (loss, _), grads = grad_fn(data, label)
+        loss = loss_scaler.unscale(loss)
+        is_finite = all_finite(grads)
+        grads = loss_scaler.unscale(grads)
+        optimizer(grads)
+        loss_scaler.adjust(is_finite)
+        return loss
+
+    step = jit_step(train_step_if if with_if else train_step)
+    rng = np.random.default_rng(12)
+    out = []
+    for i in range(steps):
+        x = rng.standard_normal((4, 6)).astype(np.float32)
+        if with_if and i == overflow_at:
+            x[1, 2] = np.inf  # non-finite gradients: the step is skipped, the scale halves
+        y = rng.integers(0, 3, 4).astype(np.int32)
+        loss = step(Tensor(x), Tensor(y))
+        out.append((float(loss.asnumpy()), float(loss_scaler.scale_value.asnumpy())))
+    return out, [p.asnumpy().copy() for p in net.trainable_params()]
+
+
+def _same_training(got, want):
+    (got_hist, got_params), (want_hist, want_params) = got, want
+    assert [s for _, s in got_hist] == [s for _, s in want_hist]
+    for (gl, _), (wl, _) in zip(got_hist, want_hist):
+        assert (np.isnan(gl) and np.isnan(wl)) or gl == pytest.approx(wl, rel=1e-5)
+    for g, w in zip(got_params, want_params):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
+def test_the_tutorial_step_without_if_is_one_graph_and_equals_pynative():
+    want = _tutorial_training(lambda f: f, with_if=False)
+    backend = capture.CountingBackend()
+    with recording() as report:
+        got = _tutorial_training(lambda f: capture.jit(f, backend=backend), with_if=False)
+    assert report.breaks == [], [str(b) for b in report.breaks]
+    assert backend.graph_count == 1, f"{backend.graph_count} graphs compiled"
+    _same_training(got, want)
+    # the tutorial's own decorator, ms.jit, compiled: the same numbers again, one graph, no break
+    with recording() as report:
+        again = _tutorial_training(ms.jit, with_if=False)
+    assert report.graph_count == 1 and report.graph_break_count == 0, str(report)
+    _same_training(again, want)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # the injected inf batch
+def test_the_tutorial_step_with_if_captures_graphs_around_the_branch_and_equals_pynative():
+    want = _tutorial_training(lambda f: f, with_if=True)
+    scales = [s for _, s in want[0]]
+    assert scales == [1024.0, 1024.0, 512.0, 512.0, 512.0]  # halved at the overflowing step only
+    with recording() as report:
+        got = _tutorial_training(ms.jit, with_if=True)
+    _same_training(got, want)
+    # the branch on a tensor value is the only break; the step before it and the code after it
+    # (each way the branch went) are captured, nothing falls back to a whole-frame eager run
+    reasons = [b.reason for b in report.break_reasons]
+    assert len(reasons) == 1 and "branch on a tensor value" in reasons[0], reasons
+    assert report.resume_fallbacks == [], report.resume_fallbacks
+    assert report.graph_count >= 2, str(report)
+    assert not any("nested" in r or "framework code" in r for r in reasons)
+
+
+def test_scale_and_unscale_compile_without_breaks():
+    scaler = amp.DynamicLossScaler(2.0 ** 4, 2, 10)
+    grads = (Tensor(np.array([1.5, -2.0], np.float16)), Tensor(np.array([3.0], np.float32)))
+
+    def f(loss, g1, g2):
+        return scaler.scale(loss), scaler.unscale((g1, g2)), scaler.unscale([g2])
+
+    want = f(Tensor(np.float32(0.25)), *grads)
+    backend = capture.CountingBackend()
+    with recording() as report:
+        got = capture.jit(f, backend=backend, fullgraph=True)(Tensor(np.float32(0.25)), *grads)
+    assert report.breaks == [] and backend.graph_count == 1
+    assert float(got[0].asnumpy()) == 4.0 == float(want[0].asnumpy())
+    assert isinstance(got[1], tuple) and isinstance(got[2], list)
+    assert [g.dtype for g in got[1]] == [ms.float16, ms.float32]
+    np.testing.assert_array_equal(got[1][0].asnumpy(), np.array([1.5, -2.0], np.float16) / np.float16(16))
+    np.testing.assert_array_equal(got[2][0].asnumpy(), np.array([3.0], np.float32) / 16)
