@@ -3,12 +3,18 @@
 
 The monitored quantity is ``"loss"`` (the training loss of the last step) or a name in the
 evaluation results ``Model.fit`` computes on ``valid_dataset`` (``"eval_loss"`` also finds the
-metric named ``"loss"``). ``mode='auto'`` maximises names containing "acc" and minimises the rest.
+metric named ``"loss"``). ``mode='auto'`` minimises the names MindSpore lists as smaller-is-better
+(``"loss"``, ``"eval_loss"``, ``"mae"``, ``"mse"``, ``"perplexity"``, ``"hausdorff_distance"``,
+``"mean_surface_distance"``, ``"root_mean_square_distance"``) and maximises every other name.
+
+EarlyStopping and ReduceLROnPlateau follow MindSpore 2.x's rules: an epoch without an improvement
+larger than ``min_delta`` adds one to ``wait``, and they act when ``wait >= patience``.
 
 Example:
     >>> from runtime.train import EarlyStopping
-    >>> EarlyStopping(monitor="acc", patience=2).mode
-    'max'
+    >>> cb = EarlyStopping(monitor="acc", patience=2)
+    >>> cb.mode, cb.best
+    ('auto', -inf)
 """
 from __future__ import annotations
 
@@ -23,6 +29,10 @@ from .callbacks import Callback, _handle_loss
 
 __all__ = ["EarlyStopping", "ReduceLROnPlateau", "LearningRateScheduler", "SummaryCollector"]
 
+# MindSpore's ``_smaller_better_metrics`` (train/callback/_early_stop.py, _reduce_lr_on_plateau.py)
+SMALLER_BETTER_METRICS = ("hausdorff_distance", "mae", "mse", "loss", "perplexity",
+                          "mean_surface_distance", "root_mean_square_distance", "eval_loss")
+
 
 def _scalar(v):
     if hasattr(v, "asnumpy"):
@@ -31,85 +41,138 @@ def _scalar(v):
     return float(arr.mean()) if arr.size else float("nan")
 
 
-def _monitored(cb_params, monitor):
-    """The current value of ``monitor``, or None when this epoch has none."""
+def _monitored(cb_params, monitor, owner):
+    """The current value of ``monitor``, or None when this epoch has none; a value that is not a
+    scalar is refused (as MindSpore does)."""
     if monitor == "loss":
         return _handle_loss(cb_params.get("net_outputs"))
     results = cb_params.get("eval_results") or {}
     for key in (monitor, monitor[len("eval_"):] if monitor.startswith("eval_") else None):
         if key is not None and key in results:
-            return _scalar(results[key])
+            value = results[key]
+            if hasattr(value, "asnumpy"):
+                value = value.asnumpy()
+            if np.ndim(value) != 0:
+                raise ValueError(f"{owner} only supports a scalar monitor; {monitor!r} has shape {np.shape(value)}")
+            return float(value)
     return None
 
 
-class _Watch(Callback):
-    """Shared by EarlyStopping and ReduceLROnPlateau: the best value so far and the number of
-    epochs without an improvement larger than ``min_delta``."""
+def _check_number(owner, name, v):
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        raise TypeError(f"{owner}: {name} must be a float or int, got {v!r}")
+    return v
 
-    def __init__(self, monitor, patience, mode, min_delta, baseline=None):
+
+class _Watch(Callback):
+    """Shared by EarlyStopping and ReduceLROnPlateau: the best value so far, the direction of
+    improvement, and the number of epochs without one (``wait``)."""
+
+    def __init__(self, monitor, patience, mode, min_delta):
         super().__init__()
         name = type(self).__name__
         if not isinstance(monitor, str):
             raise TypeError(f"{name}: monitor must be a str, got {monitor!r}")
         if isinstance(patience, bool) or not isinstance(patience, int) or patience < 0:
             raise ValueError(f"{name}: patience must be an int >= 0, got {patience!r}")
+        if not isinstance(mode, str):
+            raise TypeError(f"{name}: mode must be a str, got {mode!r}")
         if mode not in ("auto", "min", "max"):
-            raise ValueError(f"{name}: mode must be 'auto', 'min' or 'max', got {mode!r}")
-        if isinstance(min_delta, bool) or not isinstance(min_delta, numbers.Real) or min_delta < 0:
-            raise ValueError(f"{name}: min_delta must be a float >= 0, got {min_delta!r}")
-        self.monitor, self.patience = monitor, patience
-        self.mode = ("max" if "acc" in monitor else "min") if mode == "auto" else mode
-        self.min_delta = float(min_delta)
-        self.baseline = baseline
-        self._reset()
-
-    def _reset(self):
+            raise ValueError(f"{name}: mode should be 'auto', 'min' or 'max', but got {mode!r}")
+        self.monitor, self.patience, self.mode = monitor, patience, mode
+        self.min_delta = abs(float(_check_number(name, "min_delta", min_delta)))
         self.wait = 0
-        self.best = self.baseline if self.baseline is not None else (-np.inf if self.mode == "max" else np.inf)
+        self.best = self._initial_best()
 
-    def _improved(self, value):
-        if self.mode == "max":
-            return value > self.best + self.min_delta
-        return value < self.best - self.min_delta
+    def _minimising(self):
+        return self.mode == "min" or (self.mode == "auto" and self.monitor in SMALLER_BETTER_METRICS)
 
-    def on_train_begin(self, run_context):
-        self._reset()
+    def _initial_best(self):
+        return np.inf if self._minimising() else -np.inf
+
+    def is_improvement(self, a, b):
+        """``a`` better than ``b`` by more than ``min_delta``."""
+        if self._minimising():
+            return bool(np.less(a, b - self.min_delta))
+        return bool(np.greater(a, b + self.min_delta))
 
 
 class EarlyStopping(_Watch):
-    """Stop training when ``monitor`` has not improved for ``patience`` epochs (after the epoch
-    where it last did); ``restore_best_weights`` puts back the parameters of the best epoch."""
+    """Stop training when ``monitor`` has stopped improving (MindSpore 2.x
+    ``train.EarlyStopping``): each epoch adds one to ``wait``; an improvement over the best value
+    by more than ``min_delta`` (and, with a ``baseline``, over the baseline too) sets it back to 0;
+    training stops at the end of the epoch where ``wait >= patience``. ``restore_best_weights``
+    then puts back the parameters of the best epoch (or of the first watched epoch when none
+    improved).
+
+    Example:
+        >>> from runtime.train import EarlyStopping, RunContext
+        >>> from runtime.train.callbacks import _InternalCallbackParam
+        >>> cb, params = EarlyStopping(monitor="eval_loss", patience=2), _InternalCallbackParam()
+        >>> ctx = RunContext(params)
+        >>> for epoch, loss in enumerate([1.0, 0.8, 0.9, 0.85, 0.7], 1):
+        ...     params.cur_epoch_num, params.eval_results = epoch, {"eval_loss": loss}
+        ...     cb.on_train_epoch_end(ctx)
+        ...     if ctx.get_stop_requested():
+        ...         break
+        >>> cb.stopped_epoch, cb.best
+        (4, 0.8)
+    """
 
     def __init__(self, monitor="eval_loss", min_delta=0, patience=0, verbose=False, mode="auto", baseline=None,
                  restore_best_weights=False):
-        super().__init__(monitor, patience, mode, min_delta, baseline)
-        self.verbose = bool(verbose)
-        self.restore_best_weights = bool(restore_best_weights)
+        super().__init__(monitor, patience, mode, min_delta)
+        if not isinstance(verbose, bool):
+            raise TypeError(f"EarlyStopping: verbose must be a bool, got {verbose!r}")
+        if not isinstance(restore_best_weights, bool):
+            raise TypeError(f"EarlyStopping: restore_best_weights must be a bool, got {restore_best_weights!r}")
+        # MindSpore: ``baseline if baseline else None`` (a baseline of 0 is no baseline)
+        self.baseline = float(_check_number("EarlyStopping", "baseline", baseline)) if baseline else None
+        self.verbose = verbose
+        self.restore_best_weights = restore_best_weights
         self.stopped_epoch = 0
         self.best_weights = None
 
+    def on_train_begin(self, run_context):
+        self.wait = 0
+        self.stopped_epoch = 0
+        self.best = self._initial_best()
+        self.best_weights = None
+
+    @staticmethod
+    def _network(cb):
+        return cb.get("train_network") or cb.get("network")
+
+    def _snapshot(self, cb):
+        return {p.name: p.asnumpy().copy() for p in self._network(cb).get_parameters()}
+
     def on_train_epoch_end(self, run_context):
         cb = run_context.original_args()
-        value = _monitored(cb, self.monitor)
-        if value is None:
+        current = _monitored(cb, self.monitor, "EarlyStopping")
+        if current is None:
             return
-        if self._improved(value):
-            self.best, self.wait = value, 0
-            if self.restore_best_weights:
-                self.best_weights = {p.name: p.asnumpy().copy() for p in cb.network.get_parameters()}
-            return
+        if self.restore_best_weights and self.best_weights is None:
+            self.best_weights = self._snapshot(cb)
         self.wait += 1
-        if self.wait > self.patience:
-            self.stopped_epoch = cb.cur_epoch_num
+        if self.is_improvement(current, self.best):
+            self.best = current
+            if self.restore_best_weights:
+                self.best_weights = self._snapshot(cb)
+            if self.baseline is None or self.is_improvement(current, self.baseline):
+                self.wait = 0
+        if self.wait >= self.patience:
+            self.stopped_epoch = cb.get("cur_epoch_num")
             run_context.request_stop()
             if self.restore_best_weights and self.best_weights is not None:
-                for p in cb.network.get_parameters():
+                if self.verbose:
+                    print("Restoring model weights from the end of the best epoch.")
+                for p in self._network(cb).get_parameters():
                     if p.name in self.best_weights:
                         p.set_data(self.best_weights[p.name].copy())
 
     def on_train_end(self, run_context):
-        if self.stopped_epoch and self.verbose:
-            print(f"Epoch {self.stopped_epoch}: early stopping ({self.monitor} best {self.best:.6g})")
+        if self.stopped_epoch and self.stopped_epoch > 0 and self.verbose:
+            print("Epoch %05d: early stopping" % self.stopped_epoch)
 
 
 def _lr_parameter(optimizer, owner):
@@ -121,41 +184,70 @@ def _lr_parameter(optimizer, owner):
 
 
 class ReduceLROnPlateau(_Watch):
-    """Multiply the learning rate by ``factor`` when ``monitor`` has not improved for ``patience``
-    epochs (never below ``min_lr``), then wait ``cooldown`` epochs before watching again."""
+    """Multiply the learning rate by ``factor`` (never below ``min_lr``) when ``monitor`` has
+    stopped improving (MindSpore 2.x ``train.ReduceLROnPlateau``): an epoch without an improvement
+    over the best value by more than ``min_delta`` adds one to ``wait``; at ``wait >= patience``
+    the rate is reduced, ``wait`` restarts and ``cooldown`` epochs pass before epochs count again.
+
+    Example (MindSpore's own test case: losses 1.0, 1.1, 1.2 with patience 2):
+        >>> import runtime as ms
+        >>> from runtime import nn
+        >>> from runtime.train import ReduceLROnPlateau, RunContext
+        >>> from runtime.train.callbacks import _InternalCallbackParam
+        >>> params = _InternalCallbackParam()
+        >>> params.optimizer = nn.Momentum(nn.Dense(1, 1).trainable_params(), learning_rate=1.0, momentum=0.9)
+        >>> cb, lrs = ReduceLROnPlateau(monitor="eval_loss", patience=2), []
+        >>> for epoch, loss in enumerate([1.0, 1.1, 1.2], 1):
+        ...     params.cur_epoch_num, params.eval_results = epoch, {"eval_loss": loss}
+        ...     cb.on_train_epoch_end(RunContext(params))
+        ...     lrs.append(round(float(params.optimizer.learning_rate.asnumpy()), 6))
+        >>> lrs
+        [1.0, 1.0, 0.1]
+    """
 
     def __init__(self, monitor="eval_loss", factor=0.1, patience=10, verbose=False, mode="auto", min_delta=1e-4,
                  cooldown=0, min_lr=0):
         super().__init__(monitor, patience, mode, min_delta)
         if isinstance(factor, bool) or not isinstance(factor, numbers.Real) or not 0 < factor < 1:
             raise ValueError(f"ReduceLROnPlateau: factor must be in (0, 1), got {factor!r}")
-        self.factor, self.cooldown, self.min_lr = float(factor), int(cooldown), float(min_lr)
-        self.verbose = bool(verbose)
+        if isinstance(cooldown, bool) or not isinstance(cooldown, int) or cooldown < 0:
+            raise ValueError(f"ReduceLROnPlateau: cooldown must be an int >= 0, got {cooldown!r}")
+        if not isinstance(verbose, bool):
+            raise TypeError(f"ReduceLROnPlateau: verbose must be a bool, got {verbose!r}")
+        self.factor, self.cooldown = float(factor), cooldown
+        self.min_lr = float(_check_number("ReduceLROnPlateau", "min_lr", min_lr))
+        self.verbose = verbose
         self.cooldown_counter = 0
+
+    def on_train_begin(self, run_context):
+        self.cooldown_counter = 0
+        self.wait = 0
+        self.best = self._initial_best()
 
     def on_train_epoch_end(self, run_context):
         cb = run_context.original_args()
-        value = _monitored(cb, self.monitor)
-        if value is None:
+        lr = _lr_parameter(cb.get("optimizer"), "ReduceLROnPlateau")
+        current = _monitored(cb, self.monitor, "ReduceLROnPlateau")
+        if current is None:
             return
         if self.cooldown_counter > 0:
             self.cooldown_counter -= 1
             self.wait = 0
-        if self._improved(value):
-            self.best, self.wait = value, 0
-            return
-        if self.cooldown_counter > 0:
-            return
-        self.wait += 1
-        if self.wait > self.patience:
-            lr = _lr_parameter(cb.optimizer, "ReduceLROnPlateau")
-            old = float(lr.asnumpy())
-            new = max(old * self.factor, self.min_lr)
-            if new < old:
-                lr.set_data(np.asarray(new, lr.asnumpy().dtype))
-                if self.verbose:
-                    print(f"Epoch {cb.cur_epoch_num}: reducing the learning rate to {new:.6g}")
-            self.cooldown_counter, self.wait = self.cooldown, 0
+        if self.is_improvement(current, self.best):
+            self.best = current
+            self.wait = 0
+        elif self.cooldown_counter <= 0:
+            self.wait += 1
+            if self.wait >= self.patience:
+                old = lr.asnumpy()
+                if float(old) > self.min_lr:
+                    new = max(float(old) * self.factor, self.min_lr)
+                    lr.set_data(np.asarray(new, old.dtype).reshape(old.shape))
+                    if self.verbose:
+                        print("Epoch %05d: ReduceLROnPlateau reducing learning rate to %s."
+                              % (cb.get("cur_epoch_num"), new))
+                self.cooldown_counter = self.cooldown
+                self.wait = 0
 
 
 class LearningRateScheduler(Callback):

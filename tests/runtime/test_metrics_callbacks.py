@@ -10,6 +10,8 @@ import pytest
 import runtime as ms
 from runtime import Tensor, nn
 from runtime.dataset import NumpySlicesDataset
+from runtime.train import RunContext
+from runtime.train.callbacks import _InternalCallbackParam
 
 
 def _counts(pred, y, c):
@@ -80,9 +82,123 @@ def test_early_stopping_stops_and_restores_the_best_weights():
     losses = [v for _, v in seen]
     best = int(np.argmin(losses))
     assert stop.stopped_epoch and len(seen) < 30
-    assert stop.stopped_epoch == best + 1 + 2  # stopped after patience + 1 epochs without improvement
+    # MindSpore: wait >= patience -- the first epoch after the best one already stops (patience 1)
+    assert stop.stopped_epoch == best + 1 + 1 == len(seen)
     w = stop.best_weights
     assert w is not None and all(np.array_equal(p.asnumpy(), w[p.name]) for p in net.get_parameters())
+
+
+def _drive(callback, results, optimizer=None, network=None, per_epoch=None):
+    """MindSpore's callback test harness: one epoch-end per entry of ``results`` (the epoch's
+    eval_results); stops when a stop is requested. Returns the epochs run and the learning rates."""
+    cb_params = _InternalCallbackParam()
+    cb_params.optimizer, cb_params.train_network = optimizer, network
+    run_context = RunContext(cb_params)
+    callback.on_train_begin(run_context)
+    lrs = []
+    for i, result in enumerate(results):
+        callback.on_train_epoch_begin(run_context)
+        cb_params.cur_epoch_num = i + 1
+        if per_epoch is not None:
+            per_epoch(i + 1)
+        cb_params.eval_results = result
+        callback.on_train_epoch_end(run_context)
+        if optimizer is not None:
+            lrs.append(float(optimizer.learning_rate.asnumpy()))
+        if run_context.get_stop_requested():
+            break
+    callback.on_train_end(run_context)
+    return cb_params.cur_epoch_num, lrs
+
+
+# MindSpore's tests/st/callback/test_early_stop_and_reduce_lr.py, case for case
+@pytest.mark.parametrize("losses, patience, cooldown, lrs", [
+    ([1.0, 1.1, 1.2], 2, 0, [1.0, 1.0, 0.1]),
+    ([1.0, 1.1, 0.9, 1.0, 1.1], 2, 0, [1.0, 1.0, 1.0, 1.0, 0.1]),
+    ([1.0, 1.1, 1.0, 1.0, 1.1], 2, 0, [1.0, 1.0, 0.1, 0.1, 0.01]),
+    ([1.0, 1.1, 1.0, 1.0, 1.1, 1.2], 2, 1, [1.0, 1.0, 0.1, 0.1, 0.01, 0.01]),
+    ([1.0, 1.1, 1.0, 1.0, 1.1, 1.2], 2, 2, [1.0, 1.0, 0.1, 0.1, 0.1, 0.01]),
+])
+def test_reduce_lr_on_plateau_matches_mindspore_cases(losses, patience, cooldown, lrs):
+    net = nn.Dense(1, 1)
+    opt = nn.Momentum(net.trainable_params(), learning_rate=1.0, momentum=0.9)
+    cb = ms.ReduceLROnPlateau(monitor="eval_loss", patience=patience, cooldown=cooldown)
+    _, got = _drive(cb, [{"eval_loss": v} for v in losses], optimizer=opt)
+    np.testing.assert_allclose(got, lrs, atol=1e-7)
+
+
+@pytest.mark.parametrize("baseline, accuracy, patience, stop_epoch", [
+    (0.3, [0.6, 0.5, 0.7, 0.5, 0.6], 2, 5),
+    (0.55, [0.6, 0.3, 0.5, 0.5], 2, 3),
+    (0.6, [0.5, 0.4, 0.7, 0.6, 0.5, 0.6], 3, 6),
+])
+def test_early_stopping_baseline_matches_mindspore_cases(baseline, accuracy, patience, stop_epoch, capsys):
+    cb = ms.EarlyStopping(monitor="accuracy", patience=patience, baseline=baseline, verbose=True)
+    epochs, _ = _drive(cb, [{"accuracy": a} for a in accuracy])
+    assert epochs == stop_epoch == cb.stopped_epoch
+    assert "Epoch %05d: early stopping" % stop_epoch in capsys.readouterr().out
+
+
+def test_early_stopping_restores_the_weights_of_the_best_epoch_as_mindspore():
+    # MindSpore's case: eval losses 1.0, 0.8, 1.2, ... with patience 1 stop at epoch 3 and the
+    # weights of epoch 2 come back
+    net = nn.Dense(2, 1)
+    snapshots = {}
+
+    def train_epoch(epoch):
+        for p in net.get_parameters():
+            p.set_data(p.asnumpy() + epoch)  # each epoch changes the weights
+        snapshots[epoch] = {p.name: p.asnumpy().copy() for p in net.get_parameters()}
+
+    cb = ms.EarlyStopping(patience=1, monitor="eval_loss", restore_best_weights=True)
+    epochs, _ = _drive(cb, [{"eval_loss": v} for v in [1.0, 0.8, 1.2, 1.3, 1.4]], network=net,
+                       per_epoch=train_epoch)
+    assert epochs == 3 == cb.stopped_epoch
+    for p in net.get_parameters():
+        np.testing.assert_array_equal(p.asnumpy(), snapshots[2][p.name])
+
+
+@pytest.mark.parametrize("patience, values, stop_epoch", [
+    (0, [1.0, 0.5, 0.2], 1),            # wait >= 0 holds at once: the first epoch stops
+    (1, [1.0, 0.9, 0.9, 0.8], 3),       # 0.9 again is no improvement: wait 1 at epoch 3
+    (2, [1.0, 0.9, 0.95, 0.92, 0.5], 4),
+    (3, [1.0, 0.9, 0.8, 0.7, 0.6], None),  # improving every epoch: never stops
+])
+def test_early_stopping_stops_when_wait_reaches_patience(patience, values, stop_epoch):
+    # oracle: the rule written out -- count epochs since the best one, stop when count >= patience
+    cb = ms.EarlyStopping(monitor="loss_value_min", patience=patience, mode="min")
+    epochs, _ = _drive(cb, [{"loss_value_min": v} for v in values])
+    assert cb.stopped_epoch == (stop_epoch or 0) and epochs == (stop_epoch or len(values))
+
+
+@pytest.mark.parametrize("monitor, minimising", [
+    ("loss", True), ("eval_loss", True), ("mae", True), ("mse", True), ("perplexity", True),
+    ("hausdorff_distance", True), ("mean_surface_distance", True), ("root_mean_square_distance", True),
+    ("acc", False), ("accuracy", False), ("f1", False), ("top_5_accuracy", False),
+    ("val_loss", False), ("Loss", False),  # not in MindSpore's list: maximised, as there
+])
+def test_auto_mode_uses_mindspore_smaller_better_list(monitor, minimising):
+    for cls in (ms.EarlyStopping, ms.ReduceLROnPlateau):
+        cb = cls(monitor=monitor)
+        assert cb.mode == "auto" and cb.best == (np.inf if minimising else -np.inf)
+        assert cb.is_improvement(0.5, 0.6) is minimising and cb.is_improvement(0.7, 0.6) is not minimising
+    assert ms.EarlyStopping(monitor=monitor, mode="max").best == -np.inf
+    assert ms.EarlyStopping(monitor=monitor, mode="min").best == np.inf
+
+
+def test_monitor_callbacks_refuse_bad_arguments_and_non_scalar_monitors():
+    with pytest.raises(ValueError, match="mode"):
+        ms.EarlyStopping(mode="up")
+    with pytest.raises(ValueError, match="patience"):
+        ms.ReduceLROnPlateau(patience=-1)
+    with pytest.raises(ValueError, match="factor"):
+        ms.ReduceLROnPlateau(factor=1.0)
+    with pytest.raises(ValueError, match="scalar"):
+        _drive(ms.EarlyStopping(monitor="acc"), [{"acc": np.array([0.5, 0.6])}])
+    net = nn.Dense(1, 1)
+    opt = nn.SGD(net.trainable_params(), learning_rate=[0.1, 0.05])
+    with pytest.raises(ValueError, match="learning rate"):
+        _drive(ms.ReduceLROnPlateau(monitor="eval_loss"), [{"eval_loss": 1.0}], optimizer=opt)
 
 
 def test_reduce_lr_on_plateau_and_learning_rate_scheduler():
