@@ -142,6 +142,10 @@ class Accuracy(Metric):
 
 
 class _ErrorMetric(Metric):
+    """MindSpore's MAE/MSE: the error summed over every element of every update, divided by the
+    number of samples (the first dimension of each ``y``), so a sample of k values contributes its
+    summed, not its mean, error."""
+
     _name = "Error"
 
     def __init__(self):
@@ -155,26 +159,36 @@ class _ErrorMetric(Metric):
     @rearrange_inputs
     def update(self, *inputs):
         _need(self._name, inputs, 2)
-        y_pred = self._convert_data(inputs[0]).astype(np.float64)
-        y = self._convert_data(inputs[1]).astype(np.float64)
+        y_pred = self._convert_data(inputs[0])
+        y = self._convert_data(inputs[1])
         if y.shape != y_pred.shape:
             try:
                 y = y.reshape(y_pred.shape)
             except ValueError:
                 raise ValueError(f"{self._name}: y_pred shape {y_pred.shape} and y shape {y.shape} differ") from None
-        err = self._error(y_pred - y)
-        n = y.shape[0] if y.ndim else 1
-        self._error_sum += float(err.reshape(n, -1).mean(axis=1).sum())
-        self._samples_num += n
+        # in the inputs' own dtype, as MindSpore computes it (float32 inputs: a float32 sum)
+        self._error_sum += float(self._error(y - y_pred).sum())
+        self._samples_num += y.shape[0] if y.ndim else 1
 
     def eval(self):
+        """The summed error divided by the number of samples (a numpy.float64)."""
         if self._samples_num == 0:
             raise RuntimeError(f"{self._name}: the number of samples is 0; call update() first")
-        return self._error_sum / self._samples_num
+        return np.float64(self._error_sum / self._samples_num)
 
 
 class MAE(_ErrorMetric):
-    """Mean absolute error."""
+    """Mean absolute error over samples: ``sum(|y_pred - y|) / N`` with N the batch size.
+
+    Example (MindSpore's):
+        >>> import numpy as np, runtime as ms
+        >>> from runtime import Tensor, nn
+        >>> error = nn.MAE()
+        >>> error.update(Tensor(np.array([0.1, 0.2, 0.6, 0.9]), ms.float32),
+        ...              Tensor(np.array([0.1, 0.25, 0.7, 0.9]), ms.float32))
+        >>> print(error.eval())
+        0.037499990314245224
+    """
 
     _name = "MAE"
 
@@ -184,13 +198,23 @@ class MAE(_ErrorMetric):
 
 
 class MSE(_ErrorMetric):
-    """Mean squared error."""
+    """Mean squared error over samples: ``sum((y_pred - y) ** 2) / N`` with N the batch size.
+
+    Example (MindSpore's):
+        >>> import numpy as np, runtime as ms
+        >>> from runtime import Tensor, nn
+        >>> error = nn.MSE()
+        >>> error.update(Tensor(np.array([0.1, 0.2, 0.6, 0.9]), ms.float32),
+        ...              Tensor(np.array([0.1, 0.25, 0.5, 0.9]), ms.float32))
+        >>> print(error.eval())
+        0.0031250009778887033
+    """
 
     _name = "MSE"
 
     @staticmethod
     def _error(d):
-        return d * d
+        return np.power(d, 2)
 
 
 class Loss(Metric):

@@ -225,3 +225,27 @@ def test_summary_collector_writes_csv_and_jsonl(tmp_path):
     assert [int(r["step"]) for r in rows if r["tag"] == "loss"] == [2, 4, 6, 8]
     lines = [json.loads(line) for line in open(tmp_path / "summary" / "scalars.jsonl")]
     assert len(lines) == len(rows) and all(np.isfinite(line["value"]) for line in lines)
+
+
+def test_mae_mse_divide_the_summed_error_by_the_number_of_samples():
+    # MindSpore's documented examples (float32 inputs, the error summed in float32)
+    x = Tensor(np.array([0.1, 0.2, 0.6, 0.9]), ms.float32)
+    mae, mse = nn.MAE(), nn.MSE()
+    mae.update(x, Tensor(np.array([0.1, 0.25, 0.7, 0.9]), ms.float32))
+    mse.update(x, Tensor(np.array([0.1, 0.25, 0.5, 0.9]), ms.float32))
+    assert isinstance(mae.eval(), np.float64)
+    assert repr(float(mae.eval())) == "0.037499990314245224"
+    assert repr(float(mse.eval())) == "0.0031250009778887033"
+    # samples of several values: numpy's sum over all elements / number of rows, over two updates
+    rng = np.random.default_rng(3)
+    pred = rng.standard_normal((10, 3, 2))
+    true = rng.standard_normal((10, 3, 2))
+    for metric, err in ((nn.MAE(), np.abs(pred - true)), (nn.MSE(), (pred - true) ** 2)):
+        metric.update(Tensor(pred[:4]), Tensor(true[:4]))
+        metric.update(pred[4:], true[4:].reshape(6, 6))  # y reshaped to y_pred's shape
+        assert metric.eval() == pytest.approx(err.sum() / 10, rel=1e-12)
+        assert metric.eval() == pytest.approx(6 * err.mean(), rel=1e-12)  # not the element mean
+    with pytest.raises(RuntimeError, match="samples"):
+        nn.MAE().eval()
+    with pytest.raises(ValueError, match="shape"):
+        nn.MSE().update(np.ones((2, 3)), np.ones((4,)))
