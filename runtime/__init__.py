@@ -31,7 +31,8 @@ from . import nn  # noqa: F401
 from . import amp  # noqa: F401,E402
 from .train import (Model, LossMonitor, TimeMonitor, ModelCheckpoint, CheckpointConfig,  # noqa: F401
                     save_checkpoint, load_checkpoint, load_param_into_net, Callback, EarlyStopping,
-                    ReduceLROnPlateau, LearningRateScheduler, SummaryCollector, export, load)
+                    ReduceLROnPlateau, LearningRateScheduler, SummaryCollector, export, load,
+                    build_train_network, LossScaleManager, FixedLossScaleManager, DynamicLossScaleManager)
 from . import data  # noqa: F401
 from . import dataset  # noqa: F401  (MindSpore's module name for runtime.data)
 

@@ -1,5 +1,7 @@
-"""MindSpore's ``mindspore.common`` namespace: initializers, dtypes, Tensor/Parameter."""
+"""MindSpore's ``mindspore.common`` namespace: initializers, dtypes, Tensor/Parameter, the seed."""
 from . import initializer  # noqa: F401
 from ..tensor import Tensor  # noqa: F401
 from ..parameter import Parameter  # noqa: F401
 from . import dtype, parameter, tensor  # noqa: F401
+from . import seed  # noqa: F401,E402
+from .seed import get_seed, set_seed  # noqa: F401,E402

@@ -15,8 +15,12 @@ from .monitors import EarlyStopping, LearningRateScheduler, ReduceLROnPlateau, S
 from .metrics import *  # noqa: F401,F403
 from .metrics import __all__ as _metrics_all
 from . import callback, serialization  # noqa: F401,E402  (mindspore.train.callback / .serialization)
+from . import amp, loss_scale_manager  # noqa: F401,E402  (mindspore.train.amp / .loss_scale_manager)
+from .amp import build_train_network  # noqa: F401,E402
+from .loss_scale_manager import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager  # noqa: F401,E402
 
 __all__ = ["Model", "Callback", "CallbackList", "RunContext", "LossMonitor", "TimeMonitor", "ModelCheckpoint",
            "CheckpointConfig", "ProgressBar", "LambdaCallback", "History", "save_checkpoint", "load_checkpoint",
            "load_param_into_net", "EarlyStopping", "LearningRateScheduler", "ReduceLROnPlateau",
-           "SummaryCollector", "export", "load"] + list(_metrics_all)
+           "SummaryCollector", "export", "load", "amp", "build_train_network", "LossScaleManager",
+           "FixedLossScaleManager", "DynamicLossScaleManager"] + list(_metrics_all)

@@ -283,3 +283,52 @@ def test_primitives_take_call_time_attributes_by_keyword():
         ops.ReduceSum()(x, 1, 2)
     with pytest.raises(TypeError, match="no attributes at call time"):
         ops.MatMul()(x[0], x[0].T, transpose_a=True)
+
+
+def test_model_zoo_import_paths_for_loss_scaling_and_seed():
+    from runtime import amp, compat
+    compat.alias_mindspore()
+    try:
+        import mindspore
+        import mindspore.train.loss_scale_manager as lsm
+        from mindspore.train import (DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager,
+                                     build_train_network)
+        from mindspore.train.amp import build_train_network as train_amp_build
+        from mindspore.common import set_seed
+        from mindspore.common.seed import get_seed
+        assert FixedLossScaleManager is mindspore.FixedLossScaleManager is lsm.FixedLossScaleManager \
+            is amp.FixedLossScaleManager
+        assert DynamicLossScaleManager is mindspore.DynamicLossScaleManager is lsm.DynamicLossScaleManager
+        assert LossScaleManager is mindspore.LossScaleManager is amp.LossScaleManager
+        assert build_train_network is mindspore.build_train_network is train_amp_build is amp.build_train_network
+        assert set(lsm.__all__) == {"LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager"}
+        set_seed(21)
+        assert get_seed() == 21 == ms.get_seed()
+        a = ops.randn((3,)).asnumpy()
+        ms.set_seed(21)
+        np.testing.assert_array_equal(ops.randn((3,)).asnumpy(), a)  # the one global seed
+    finally:
+        compat.remove_alias()
+
+
+def test_a_model_zoo_fixed_loss_scale_trains_like_no_scaling():
+    # the model zoo's ResNet: FixedLossScaleManager(1024, drop_overflow_update=False) with the
+    # optimizer's loss_scale=1024; power-of-two scaling is exact, so the weights equal plain training
+    from runtime.train import FixedLossScaleManager, Model
+    rng = np.random.default_rng(4)
+    x, y = rng.standard_normal((8, 5)).astype(np.float32), rng.integers(0, 3, 8).astype(np.int32)
+
+    def train(scaled):
+        ms.set_seed(2)
+        net = nn.Dense(5, 3)
+        opt = nn.Momentum(net.trainable_params(), 0.1, 0.9, loss_scale=1024.0 if scaled else 1.0)
+        manager = FixedLossScaleManager(1024, drop_overflow_update=False) if scaled else None
+        model = Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"), opt,
+                      loss_scale_manager=manager)
+        data = ms.dataset.NumpySlicesDataset({"x": x, "y": y}, shuffle=False).batch(4)
+        model.train(2, data)
+        assert model.train_network.sens == (1024.0 if scaled else 1.0)  # the manager's scale is used
+        return [p.asnumpy() for p in net.trainable_params()]
+
+    for got, want in zip(train(True), train(False)):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
