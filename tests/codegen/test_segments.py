@@ -82,3 +82,24 @@ def test_kernels_split_over_the_pool_run_inside_a_segment(monkeypatch):
                 np.testing.assert_allclose(a, c, rtol=2e-5, atol=1e-6)
     finally:
         threads.set_num_threads(None)
+
+
+def _recurrence(x, w):
+    h = x
+    for _ in range(4):  # an unrolled recurrence: the same cell kernels at every step
+        h = F.tanh(F.add(F.matmul(h, w), x))
+    return h
+
+
+def test_identical_fused_kernels_are_compiled_once_and_each_call_gets_its_own_operands():
+    g = graph_of(_recurrence, ((3, 5), np.float32), ((5, 5), np.float32))
+    compiled = compile_schedule(optimized(g))
+    fused = [line.split()[2] for line in compiled.describe().splitlines() if " fused[llvm] " in line]
+    assert len(fused) == 4 and len(set(fused)) == 1, fused  # four steps, one compiled kernel
+    rng = np.random.default_rng(1)
+    for _ in range(2):
+        x = rng.standard_normal((3, 5)).astype(np.float32)
+        w = rng.standard_normal((5, 5)).astype(np.float32) * 0.5
+        want, _ = interpret(g, [x, w])
+        got, _ = compiled([x, w])
+        np.testing.assert_allclose(got[0], want[0], rtol=2e-5, atol=1e-6)
