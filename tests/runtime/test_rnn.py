@@ -5,7 +5,7 @@ import pytest
 
 import runtime as ms
 from gradcheck import check_grad
-from modes import MODES, run_cell
+from modes import HOOK_MODES, run_cell
 from runtime import Tensor, nn
 
 
@@ -59,7 +59,7 @@ def np_rnn(net, mode, x, lengths=None):
     return layer_in, np.stack(hs), (np.stack(cs) if cs else None)
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", HOOK_MODES)
 @pytest.mark.parametrize("cls,kind", [(nn.LSTM, "LSTM"), (nn.GRU, "GRU"), (nn.RNN, "RNN")])
 @pytest.mark.parametrize("with_lengths", [False, True])
 def test_recurrent_layers_against_numpy(mode, cls, kind, with_lengths):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from gradcheck import check_grad
-from modes import MODES, run_cell as run, run_fn
+from modes import HOOK_MODES, run_cell as run, run_fn
 from runtime import Tensor, nn, ops
 
 
@@ -27,7 +27,7 @@ def conv1d_ref(x, w, stride, pad, dilation, groups):
     return out
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", HOOK_MODES)
 @pytest.mark.parametrize("kw", [dict(pad_mode="valid"), dict(pad_mode="pad", padding=2, stride=2),
                                 dict(pad_mode="same", dilation=2), dict(pad_mode="valid", group=2)])
 def test_conv1d_against_numpy(mode, kw):
@@ -57,7 +57,7 @@ def test_conv1d_and_pool1d_gradients():
     check_grad(f, x, w)
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", HOOK_MODES)
 def test_pools_1d_and_adaptive_2d(mode):
     rng = np.random.default_rng(2)
     x1 = rng.standard_normal((2, 3, 10)).astype(np.float32)
@@ -87,7 +87,7 @@ def test_pools_1d_and_adaptive_2d(mode):
     np.testing.assert_array_equal(amp, want_max)
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", HOOK_MODES)
 def test_group_and_instance_norm(mode):
     rng = np.random.default_rng(3)
     x = rng.standard_normal((2, 6, 4, 3)).astype(np.float32)
@@ -134,7 +134,7 @@ def bilinear_ref(x, oh, ow, align):
     return out
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", HOOK_MODES)
 def test_interpolate_and_upsample(mode):
     rng = np.random.default_rng(4)
     x = rng.standard_normal((1, 2, 3, 4)).astype(np.float32)
@@ -201,7 +201,7 @@ def pool2d_ref(x, k, s, p, ceil_mode, kind, count_include_pad=True, divisor=None
     return out
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", HOOK_MODES)
 @pytest.mark.parametrize("k, s, p, size", [(3, 2, 1, 6), (2, 2, 0, 5), (3, 3, 1, 7), (2, 1, 1, 4)])
 def test_pool2d_ceil_mode_count_include_pad_and_divisor(mode, k, s, p, size):
     x = np.random.default_rng(k * 10 + size).standard_normal((2, 3, size, size)).astype(np.float32)
@@ -233,7 +233,7 @@ def test_pool2d_ceil_mode_gradients():
         ops.max_pool2d(Tensor(x.astype(np.float32)), 2, 2, 2)
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", HOOK_MODES)
 @pytest.mark.parametrize("pad_mode, np_mode", [("CONSTANT", "constant"), ("REFLECT", "reflect"),
                                                ("SYMMETRIC", "symmetric")])
 def test_nn_pad_modes_match_numpy(mode, pad_mode, np_mode):
