@@ -45,7 +45,7 @@ class Launch:
 
 @dataclass
 class CudaKernel:
-    plan: FusedPlan
+    plan: FusedPlan  # or a codegen.cpu.native.NativePlan (convolutions)
     source: str
     launches: list
     params: dict  # entry -> [(C type, arg)] in parameter order (arg as in Launch.args)
@@ -53,6 +53,9 @@ class CudaKernel:
     acc_dtype: np.dtype | None = None
     partials: int = 0  # elements of the partial-results buffer (acc dtype); 0: no split
     notes: list = field(default_factory=list)
+    #: the threads of a block work together (shared-memory tiles, ``__syncthreads``): the host
+    #: emulation must run whole blocks (the implicit-GEMM convolutions, codegen/cuda/conv.py)
+    cooperative: bool = False
 
     @property
     def entries(self) -> list[str]:

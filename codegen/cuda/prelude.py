@@ -2,10 +2,12 @@
 the reduction combiners and the warp-shuffle block reduction.
 
 Defining ``MSJIT_HOST_EMULATION`` turns the same text into host C++ (tests compile generated
-kernels with the host compiler and run them one thread per block, see tests/codegen): CUDA's
-qualifiers become no-ops, the index variables are the harness's globals, and a block reduction of
-one thread is that thread's value. Everything else - every kernel body, index decoding and
-accumulation - is the same text on both sides.
+kernels with the host compiler and run them one thread per block, or every thread of a block as
+a fiber for cooperative kernels, see tests/codegen): CUDA's qualifiers become no-ops, the index
+variables are the harness's globals, a block reduction of one thread is that thread's value, and
+``__syncthreads()`` calls the harness (a barrier: it switches to the block's next fiber).
+Everything else - every kernel body, index decoding and accumulation - is the same text on both
+sides.
 
 Example:
     >>> "msjit_block_reduce" in PRELUDE
@@ -24,7 +26,10 @@ extern msjit_dim3 threadIdx, blockIdx, blockDim, gridDim;
 #define __forceinline__ inline
 #define __launch_bounds__(n)
 #define __shared__ static
-#define __syncthreads() ((void)0)
+/* the harness runs cooperative kernels' blocks thread by thread as fibers: a barrier switches
+   to the next thread; one thread per block (the other kernels): nothing to wait for */
+void msjit_host_syncthreads();
+#define __syncthreads() msjit_host_syncthreads()
 static inline float msjit_bits_f(unsigned u) { float f; memcpy(&f, &u, 4); return f; }
 static inline double msjit_bits_d(unsigned long long u) { double d; memcpy(&d, &u, 8); return d; }
 #define MSJIT_INF_F msjit_bits_f(0x7f800000u)
