@@ -70,9 +70,9 @@ def llvm_backend(graph, jit_level=None):
 
 
 def cuda_backend(graph, jit_level=None):
-    """Optimise, fuse and compile ``graph`` to CUDA kernels for the current GPU; see codegen/cuda."""
-    from codegen import schedule_graph
-    from codegen.cuda import compile_schedule
+    """Optimise, fuse and compile ``graph`` to CUDA kernels for the current GPU; see codegen/cuda
+    (its pipeline keeps convolutions whole for the implicit-GEMM kernels)."""
+    from codegen.cuda import compile_schedule, schedule_graph
     level = _level(jit_level)
     compiled = compile_schedule(schedule_graph(graph, level))
     if os.environ.get("CAPTURE_VERIFY") == "1":

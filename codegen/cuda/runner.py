@@ -4,9 +4,13 @@ constants, reused intermediate buffers, outputs and parameter updates).
 
 * Fused kernels of a schedule are rendered to CUDA C (codegen/cuda/kernels.py), compiled as one
   module by NVRTC (disk-cached, codegen/cuda/compiler.py) and launched with their static grids.
+* Convolutions (``conv2d`` and its input and filter gradients, left whole by the backend's
+  pipeline) are generated implicit-GEMM kernels (codegen/cuda/conv.py) in the same module,
+  launched like fused kernels with their outputs in the planned buffers. cuDNN is used instead
+  when ``cupy.cudnn`` imports (CuPy 14 removed it, so in practice never); a convolution the
+  kernels do not cover (see ``conv.plan_conv``) runs the op's im2col + cuBLAS ``impl``.
 * Every other node runs its op's ``impl`` with ``xp=cupy``: matmul and batched matmul are
-  ``cupy.matmul`` (cuBLAS); convolution is the op's im2col + GEMM impl (cuBLAS) - CuPy 14 has no
-  cuDNN bindings any more; softmax, pooling, gather... are the ops' cupy code.
+  ``cupy.matmul`` (cuBLAS); softmax, pooling, gather... are the ops' cupy code.
 * Parameters, optimizer state, constants and intermediates stay on the device; a whole train step
   captured as one graph runs without host round trips (random draws are made on the host and
   copied, so every backend sees the same numbers).
@@ -26,7 +30,8 @@ import os
 import numpy as np
 
 from ..cpu.runner import CompiledGraph
-from . import compiler, render_module
+from ..fused_plan import FusedPlan
+from . import compiler, conv, render_module
 
 log = logging.getLogger("codegen.cuda")
 
@@ -39,6 +44,18 @@ def device_capability(cp) -> int:
     return int(cp.cuda.Device().compute_capability)
 
 
+def cudnn_module(xp):
+    """``cupy.cudnn`` when it imports (CuPy 13 and older, with cuDNN installed), else None (CuPy 14
+    removed it; ``MSJIT_CUDNN=0`` turns it off)."""
+    if os.environ.get("MSJIT_CUDNN") == "0" or getattr(xp, "__name__", None) != "cupy":
+        return None
+    try:
+        import cupy.cudnn as cudnn
+        return cudnn
+    except Exception:  # ImportError, or libcudnn missing
+        return None
+
+
 class CudaCompiledGraph(CompiledGraph):
     """A schedule compiled for the current CUDA device; see the module docstring."""
 
@@ -49,12 +66,66 @@ class CudaCompiledGraph(CompiledGraph):
             import cupy as xp
         self.xp = xp
         self.cuda_kernels = {}
+        self.conv_kernels = {}  # plan name -> CudaKernel of the implicit-GEMM convolutions
+        self.cudnn_nodes = {}  # id(node) -> kernel index of the convolutions run through cuDNN
         super().__init__(schedule, name)
+        for ki in self.cudnn_nodes.values():
+            node = schedule.kernels[ki].nodes[0]
+            self.descr[ki] = f"k{ki} cudnn {node.op.name}"
         self.replay = GraphReplay.for_graph(self)
 
     # -- device hooks ---------------------------------------------------------------------------
+    def _cudnn_module(self):
+        return cudnn_module(self.xp)
+
     def _native_plans(self, kernels_):
-        return {}  # extern ops run their cupy implementations
+        """Convolutions: through cuDNN when CuPy has it and the padding is symmetric, else the
+        generated implicit-GEMM kernels (codegen/cuda/conv.py), else (a reason recorded) the op's
+        cupy impl. Other extern ops run their cupy implementations."""
+        cudnn = self._cudnn_module()
+        plans = {}
+        for ki, r in conv.conv_kernels(self.schedule, self.name).items():
+            node = kernels_[ki].nodes[0]
+            if cudnn is not None and isinstance(r, tuple) and _cudnn_padding(node) is not None:
+                self.cudnn_nodes[id(node)] = ki
+                continue
+            if isinstance(r, tuple):
+                plan, kernel = r
+                self.conv_kernels[plan.name] = kernel
+                plans[ki] = plan
+            else:
+                plans[ki] = r  # the reason, shown by describe()
+        return plans
+
+    def _impl_step(self, node, buffers=None):
+        if id(node) in self.cudnn_nodes:
+            return self._cudnn_step(node)
+        return super()._impl_step(node, buffers)
+
+    def _cudnn_step(self, node):
+        """A step calling ``cupy.cudnn`` (CuPy 13's signatures) for a convolution node."""
+        cudnn, xp = self._cudnn_module(), self.xp
+        name, a = node.op.name, node.attrs
+        pad, stride, dilation, groups = _cudnn_padding(node), tuple(a["stride"]), tuple(a["dilation"]), a["groups"]
+        s0, s1 = (self._slot[id(v)] for v in node.inputs)
+        so = self._slot[id(node.outputs[0])]
+        shape, dt = tuple(node.outputs[0].shape), node.outputs[0].dtype.np
+        asc = xp.ascontiguousarray
+        flags = dict(auto_tune=False, tensor_core="auto")
+
+        def step(env):
+            u, v = asc(env[s0]), asc(env[s1])
+            out = xp.empty(shape, dt)
+            if name == "conv2d":  # (x, W, b, y, ...)
+                cudnn.convolution_forward(u, v, None, out, pad, stride, dilation, groups, **flags)
+            elif name == "conv2d_backprop_input":  # (W, gy, b, gx, ...)
+                cudnn.convolution_backward_data(v, u, None, out, pad, stride, dilation, groups,
+                                                deterministic=True, **flags)
+            else:  # (x, gy, gW, ...)
+                cudnn.convolution_backward_filter(v, u, out, pad, stride, dilation, groups,
+                                                  deterministic=True, **flags)
+            env[so] = out
+        return step
 
     def _static_views(self, kernels_, buffers):
         return {}
@@ -68,7 +139,9 @@ class CudaCompiledGraph(CompiledGraph):
     def _build_library(self, fused, segments=()):
         if not fused:
             return None
-        source, self.cuda_kernels = render_module(fused)
+        source, self.cuda_kernels = render_module([p for p in fused if isinstance(p, FusedPlan)],
+                                                  [self.conv_kernels[p.name] for p in fused
+                                                   if p.name in self.conv_kernels])
         return self._load_module(source)
 
     def _load_module(self, source):
@@ -88,6 +161,8 @@ class CudaCompiledGraph(CompiledGraph):
 
     def _step_note(self, plan, split_ok):
         k = self.cuda_kernels[plan.name]
+        if k.cooperative:
+            return f" {k.strategy} {k.notes[0]}"
         return f" {k.strategy}" + (f" split({k.notes[0]})" if k.partials else "")
 
     def _fused_step(self, plan, buffers, split_ok):
@@ -140,6 +215,16 @@ class CudaCompiledGraph(CompiledGraph):
     def describe(self) -> str:
         text = super().describe()
         return text + ("\nreplayed through a CUDA graph" if self.replay is not None else "")
+
+
+def _cudnn_padding(node):
+    """cuDNN's (pad_h, pad_w) of a convolution node, None when its padding is not symmetric
+    (cuDNN pads both sides alike)."""
+    try:
+        t, b, l, r = conv.geometry(node).pads
+    except Exception:
+        return None
+    return (t, l) if t == b and l == r else None
 
 
 class GraphReplay:

@@ -1,9 +1,11 @@
 """The compile-only tier of the GPU backend (marker ``cuda_compile``): every kernel of the test
 graphs is generated and NVRTC-compiled - no GPU needed, only CuPy's NVRTC binding - and the PTX
 has each expected entry point: elementwise kernels for every registry op and dtype, reductions of
-every kind and layout (split ones with their second pass), fused chains, odd sizes, and the fused
-groups of whole LeNet5 and MLP train steps (forward, backward and optimizer in one graph, as the
-"cuda" backend compiles them). Also: cubins for a real architecture, and the key-bound disk cache.
+every kind and layout (split ones with their second pass), fused chains, odd sizes, the
+implicit-GEMM convolutions (every tile shape, split K, three dtypes; their cubins without
+register spills), and the fused groups and convolutions of whole LeNet5 and MLP train steps
+(forward, backward and optimizer in one graph, as the "cuda" backend compiles them). Also:
+cubins for a real architecture, and the key-bound disk cache.
 
 It skips (with the reason) only when CuPy or its NVRTC library cannot be imported; CI installs
 them (the ``gpu`` extra, see .ci/run)."""
@@ -66,18 +68,52 @@ def _train_step_graphs(model, batch):
 
 @pytest.mark.parametrize("model,batch", [("lenet", 37), ("mlp", 129)])
 def test_train_step_kernels_compile(nvrtc, model, batch):
-    from codegen import schedule_graph
+    from codegen.cuda import schedule_graph  # the "cuda" backend's pipeline: convolutions kept whole
+    from codegen.cuda.conv import CONV_OPS
     for graph in _train_step_graphs(model, batch):
         schedule = schedule_graph(graph, "O1")
         source, kernels = schedule_source(schedule, f"{model}_step")
         fused = [k for k in schedule.kernels if k.kind == "fused"]
-        assert len(kernels) == len(fused) >= 5, f"{model}: {len(kernels)} kernels rendered of {len(fused)} fused"
+        convs = [k for k in schedule.kernels if k.nodes[0].op.name in CONV_OPS]
+        assert len(kernels) == len(fused) + len(convs) and len(fused) >= 5, \
+            f"{model}: {len(kernels)} kernels rendered of {len(fused)} fused and {len(convs)} convolutions"
         strategies = {k.strategy for k in kernels.values()}
         assert "elementwise" in strategies and strategies & {"row", "column"}, strategies
+        if model == "lenet":  # forward, input and filter gradients as implicit-GEMM kernels
+            assert {k.nodes[0].op.name for k in convs} == set(CONV_OPS)
+            assert "implicit_gemm" in strategies
         ptx = _compile(source)
         want = {e for k in kernels.values() for e in k.entries}
         missing = want - set(compiler.ptx_entries(ptx))
         assert not missing, f"{model}: entry points missing from the PTX: {sorted(missing)}"
+
+
+def test_conv_kernels_compile_without_spills(nvrtc):
+    """Every implicit-GEMM convolution case (codegen/cuda/conv.py; tests/codegen/conv_cases.py:
+    the three ops over odd geometries, every tile shape, split K and its second kernel, float16
+    and float64) NVRTC-compiles with its entry points; the cubins of every tile shape and LeNet's
+    first layer use no local memory (no register spills) and fit the 255-register limit."""
+    import re
+    from conv_cases import conv_cases
+    cases = conv_cases()
+    kernels = [c.kernel()[1] for c in cases]
+    ptx = _compile(compiler.module_source([k.source for k in kernels]))
+    want = {e for k in kernels for e in k.entries}
+    missing = want - set(compiler.ptx_entries(ptx))
+    assert not missing and len(want) >= 90, sorted(missing)
+    tiled = [k for c, k in zip(cases, kernels) if "tile" in c.id or "lenet" in c.id]
+    binding = compiler.nvrtc()
+    prog = binding.createProgram(compiler.module_source([k.source for k in tiled]), "conv.cu", [], [])
+    try:
+        binding.compileProgram(prog, ["--gpu-architecture=sm_90", *compiler.OPTIONS, "--ptxas-options=-v"])
+        log = binding.getProgramLog(prog)
+    finally:
+        binding.destroyProgram(prog)
+    entries = re.findall(r"Compiling entry function '(\w+)'", log)
+    assert set(entries) == {e for k in tiled for e in k.entries}
+    spills = re.findall(r"(\d+) bytes spill stores", log)
+    assert len(spills) == len(entries) and set(spills) == {"0"}, log
+    assert all(int(r) <= 255 for r in re.findall(r"Used (\d+) registers", log))
 
 
 def test_cubin_for_a_real_architecture(nvrtc):
