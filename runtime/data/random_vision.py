@@ -1,5 +1,5 @@
 """Random image augmentations (``mindspore.dataset.vision``): RandomCrop, RandomHorizontalFlip,
-RandomVerticalFlip, RandomRotation, RandomResizedCrop, plus Pad and Decode.
+RandomVerticalFlip, RandomRotation, RandomResizedCrop, RandomCropDecodeResize, plus Pad and Decode.
 
 Randomness: inside a dataset pipeline each ``map`` node draws from its own generator of the
 pipeline launch (seeded by ``ms.set_seed`` / ``dataset.config.set_seed``: a seeded pipeline gives
@@ -29,7 +29,7 @@ import numpy as np
 from .vision import Border, ImageTensorOperation, Inter, _as_nhwc, _finish, _size2, resize_images
 
 __all__ = ["RandomCrop", "RandomHorizontalFlip", "RandomVerticalFlip", "RandomRotation", "RandomResizedCrop",
-           "Pad", "Decode"]
+           "RandomCropDecodeResize", "Pad", "Decode"]
 
 _PIPELINE = threading.local()
 
@@ -307,3 +307,33 @@ class Decode(ImageTensorOperation):
         except Exception as e:
             raise ValueError(f"Decode: not a decodable image ({type(e).__name__}: {e})") from None
         return img if self.to_pil else np.array(img)  # a writable copy (asarray gives a read-only view)
+
+
+class RandomCropDecodeResize(ImageTensorOperation):
+    """``Decode`` then ``RandomResizedCrop`` in one transform (MindSpore's crop-decode-resize):
+    encoded image bytes (a 1-D uint8 array) to an RGB HWC uint8 image of ``size``, cropped at a
+    random area (a fraction in ``scale`` of the image, aspect ratio in ``ratio``; after
+    ``max_attempts`` failed draws the centre crop) and resized with ``interpolation``. It draws
+    exactly as ``RandomResizedCrop`` does on the decoded image. Needs Pillow.
+    """
+
+    def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4.0, 4.0 / 3.0), interpolation=Inter.BILINEAR,
+                 max_attempts=10):
+        if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
+            raise ValueError(f"RandomCropDecodeResize: max_attempts must be a positive int, got {max_attempts!r}")
+        for what, pair in (("scale", scale), ("ratio", ratio)):
+            if not isinstance(pair, (tuple, list)):
+                raise TypeError(f"RandomCropDecodeResize: {what} must be a tuple or list, got {type(pair).__name__}")
+        self._crop = RandomResizedCrop(size, scale, ratio, interpolation, max_attempts)
+        self._decode = Decode()
+        self.size, self.scale, self.ratio = self._crop.size, self._crop.scale, self._crop.ratio
+        self.interpolation, self.max_attempts = self._crop.interpolation, self._crop.max_attempts
+
+    def __call__(self, *imgs):
+        if len(imgs) != 1:
+            raise TypeError(f"RandomCropDecodeResize: expected one encoded image, got {len(imgs)} inputs")
+        data = imgs[0]
+        if isinstance(data, np.ndarray) and data.ndim != 1:
+            raise TypeError(f"RandomCropDecodeResize: expected encoded image bytes (a 1-D uint8 array), got an array "
+                            f"of shape {data.shape}")
+        return self._crop(self._decode(data))

@@ -1,4 +1,5 @@
-"""General transforms (``mindspore.dataset.transforms``): TypeCast, OneHot, Compose, Duplicate.
+"""General transforms (``mindspore.dataset.transforms``): TypeCast, OneHot, PadEnd, Compose, Duplicate,
+Concatenate.
 
 Example:
     >>> import numpy as np
@@ -18,7 +19,7 @@ import numpy as np
 
 from .vision import ImageTensorOperation, _as_image
 
-__all__ = ["TensorOperation", "TypeCast", "OneHot", "Compose", "Duplicate", "Concatenate"]
+__all__ = ["TensorOperation", "TypeCast", "OneHot", "PadEnd", "Compose", "Duplicate", "Concatenate"]
 
 
 class TensorOperation(ImageTensorOperation):
@@ -84,6 +85,54 @@ class OneHot(TensorOperation):
         else:
             eye = np.eye(self.num_classes, dtype=x.dtype)
         return eye[x]
+
+
+class PadEnd(TensorOperation):
+    """Pad (or truncate) a row to ``pad_shape`` at the end of each axis (MindSpore's ``PadEnd``):
+    ``pad_shape`` has one entry per axis of the row, None keeps that axis; a longer entry pads with
+    ``pad_value`` (default 0, or '' for strings), a shorter one truncates. The dtype is kept.
+
+    Example:
+        >>> import numpy as np
+        >>> from runtime.data import transforms
+        >>> transforms.PadEnd([4], pad_value=10)(np.array([1, 2, 3]))
+        array([ 1,  2,  3, 10])
+        >>> transforms.PadEnd([1, None])(np.array([[1, 2], [3, 4]]))
+        array([[1, 2]])
+    """
+
+    def __init__(self, pad_shape, pad_value=None):
+        if not isinstance(pad_shape, list):
+            raise TypeError(f"PadEnd: pad_shape must be a list, got {type(pad_shape).__name__}")
+        for v in pad_shape:
+            if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Integral)):
+                raise TypeError(f"PadEnd: pad_shape entries must be ints or None, got {pad_shape!r}")
+            if v is not None and v <= 0:
+                raise ValueError(f"PadEnd: pad_shape entries must be positive, got {pad_shape!r}")
+        if pad_value is not None and not isinstance(pad_value, (str, bytes, int, float, bool)):
+            raise TypeError(f"PadEnd: pad_value must be a str, bytes, int, float or bool, got {type(pad_value).__name__}")
+        self.pad_shape, self.pad_value = list(pad_shape), pad_value
+
+    def __call__(self, *imgs):
+        if len(imgs) != 1:
+            raise TypeError(f"PadEnd: expected one input, got {len(imgs)}")
+        x = imgs[0]
+        x = x.asnumpy() if hasattr(x, "asnumpy") else np.asarray(x)
+        return self._apply_batch(x[None])[0]
+
+    def _apply_batch(self, batch):
+        x = np.asarray(batch)
+        if x.ndim - 1 != len(self.pad_shape):
+            raise ValueError(f"PadEnd: pad_shape {self.pad_shape} has {len(self.pad_shape)} entries but the rows "
+                             f"have {x.ndim - 1} axes (shape {x.shape[1:]})")
+        target = tuple(n if p is None else int(p) for n, p in zip(x.shape[1:], self.pad_shape))
+        fill = self.pad_value
+        if fill is None:
+            fill = "" if x.dtype.kind in "SU" else 0
+        out = np.full((x.shape[0],) + target, fill, dtype=x.dtype)
+        keep = tuple(slice(0, min(n, t)) for n, t in zip(x.shape[1:], target))
+        out[(slice(None),) + keep] = x[(slice(None),) + keep]
+        return out
 
 
 class Compose:

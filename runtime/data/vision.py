@@ -23,7 +23,7 @@ import numpy as np
 
 __all__ = ["Inter", "Border", "ImageBatchFormat", "ImageTensorOperation", "Resize", "Rescale", "Normalize", "HWC2CHW",
            "CHW2HWC", "ToTensor", "CenterCrop", "Decode", "Pad", "RandomCrop", "RandomHorizontalFlip",
-           "RandomVerticalFlip", "RandomRotation", "RandomResizedCrop"]
+           "RandomVerticalFlip", "RandomRotation", "RandomResizedCrop", "RandomCropDecodeResize"]
 
 
 class Inter(enum.IntEnum):
@@ -380,8 +380,8 @@ class CenterCrop(ImageTensorOperation):
         return restore(np.ascontiguousarray(x[:, top:top + h, left:left + w]))
 
 
-from .random_vision import (Decode, Pad, RandomCrop, RandomHorizontalFlip, RandomResizedCrop,  # noqa: E402,F401
-                            RandomRotation, RandomVerticalFlip)
+from .random_vision import (Decode, Pad, RandomCrop, RandomCropDecodeResize, RandomHorizontalFlip,  # noqa: E402,F401
+                            RandomResizedCrop, RandomRotation, RandomVerticalFlip)
 
 # ``mindspore.dataset.vision.c_transforms`` / ``py_transforms`` (MindSpore 1.x paths)
 c_transforms = sys.modules[__name__]

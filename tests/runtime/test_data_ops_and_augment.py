@@ -125,3 +125,63 @@ def test_decode_needs_pillow_or_decodes():
     Image.fromarray(np.full((3, 4, 3), 200, np.uint8)).save(buf, format="PNG")
     out = vision.Decode()(np.frombuffer(buf.getvalue(), np.uint8))
     assert out.shape == (3, 4, 3) and (out == 200).all()
+
+
+def test_pad_end_pads_and_truncates_as_mindspore():
+    from runtime.dataset import transforms
+    # MindSpore's example: [1, 2, 3] padded to [4] with 10 -> (4,) int64
+    ds = NumpySlicesDataset([[1, 2, 3]], ["col"]).map(operations=transforms.PadEnd(pad_shape=[4], pad_value=10))
+    rows = [r["col"] for r in ds.create_dict_iterator(num_epochs=1, output_numpy=True)]
+    assert len(rows) == 1 and rows[0].tolist() == [1, 2, 3, 10] and rows[0].dtype == np.int64
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    out = transforms.PadEnd([3, 2])(x)  # pad axis 0, truncate axis 1
+    want = np.zeros((3, 2), np.float32)
+    want[:2] = x[:, :2]
+    np.testing.assert_array_equal(out, want)
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(transforms.PadEnd([None, 5], -1.5)(x)[:, 3:], np.full((2, 2), -1.5, np.float32))
+    assert transforms.PadEnd([3])(np.array(["a", "bc"])).tolist() == ["a", "bc", ""]
+    with pytest.raises(TypeError, match="pad_shape must be a list"):
+        transforms.PadEnd((4,))
+    with pytest.raises(ValueError, match="positive"):
+        transforms.PadEnd([0])
+    with pytest.raises(TypeError, match="pad_value"):
+        transforms.PadEnd([2], pad_value=[1])
+    with pytest.raises(ValueError, match="axes"):
+        transforms.PadEnd([2, 2])(np.arange(3))
+
+
+def test_random_crop_decode_resize_is_decode_then_random_resized_crop():
+    pytest.importorskip("PIL")
+    import io
+    from PIL import Image
+    from runtime.data.random_vision import drawing_from
+    rng = np.random.default_rng(3)
+    images = [rng.integers(0, 255, (12 + i, 16 - i, 3)).astype(np.uint8) for i in range(4)]
+    encoded = []
+    for img in images:
+        buf = io.BytesIO()
+        Image.fromarray(img).save(buf, format="PNG")  # lossless: decoding gives the image back
+        encoded.append(np.frombuffer(buf.getvalue(), np.uint8))
+    op = vision.RandomCropDecodeResize((5, 6), scale=(0.2, 0.9), max_attempts=4)
+    ref = vision.RandomResizedCrop((5, 6), scale=(0.2, 0.9), max_attempts=4)
+    for seed, (img, data) in enumerate(zip(images, encoded)):
+        with drawing_from(np.random.default_rng(seed)):
+            got = op(data)
+        with drawing_from(np.random.default_rng(seed)):
+            want = ref(img)
+        assert got.shape == (5, 6, 3) and got.dtype == np.uint8
+        np.testing.assert_array_equal(got, want)
+
+    def pipeline():
+        return GeneratorDataset(lambda: ((e,) for e in encoded), ["image"], shuffle=False).map(
+            vision.RandomCropDecodeResize(4), "image")
+    ms.set_seed(7)
+    first = [r[0] for r in pipeline().create_tuple_iterator(output_numpy=True, num_epochs=1)]
+    ms.set_seed(7)
+    again = [r[0] for r in pipeline().create_tuple_iterator(output_numpy=True, num_epochs=1)]
+    assert len(first) == 4 and all(a.shape == (4, 4, 3) and np.array_equal(a, b) for a, b in zip(first, again))
+    with pytest.raises(TypeError, match="1-D"):
+        op(images[0])
+    with pytest.raises(ValueError, match="max_attempts"):
+        vision.RandomCropDecodeResize(4, max_attempts=0)
