@@ -98,6 +98,15 @@ DIFFERENCES = {
     "ops.all_reduce_wait": "an extension: the result of the all-reduce of a ticket.",
     "ops.AllReduceStart": "as `ops.all_reduce_start`.",
     "ops.AllReduceWait": "as `ops.all_reduce_wait`.",
+    "nn.MaxPool1d": "`dilation`, `return_indices` and `ceil_mode` also work with pad_mode 'valid' (as padding 0; "
+                    "MindSpore allows them with 'pad' only); with 'same' they raise ValueError.",
+    "nn.MaxPool2d": "as `nn.MaxPool1d` for `dilation`/`return_indices`/`ceil_mode`; (C, H, W) input works in every "
+                    "pad_mode.",
+    "nn.AvgPool1d": "`ceil_mode=True` or `count_include_pad=False` with pad_mode 'same' raise ValueError.",
+    "ops.ResizeBilinearV2": "`half_pixel_centers=True` works on the CPU too (MindSpore's CPU backend refuses it).",
+    "EarlyStopping": "`baseline` is the value documented (MindSpore's source stores `min_delta` in its place); a "
+                     "monitored value of 0 is watched (MindSpore skips falsy values).",
+    "ReduceLROnPlateau": "a monitored value of 0 is watched (MindSpore skips falsy values).",
     "nn.DistributedGradReducer": "`fusion_type` is accepted; buckets follow the auto-parallel context. "
                                  "Parameters it is built for are not reduced again by grad/value_and_grad, "
                                  "which reduce the others themselves in data-parallel mode.",
@@ -108,7 +117,7 @@ MISSING = [
     "nn.Conv3d",
     "nn.Transformer",
     "nn.KLDivLoss", "nn.Dropout2d", "nn.PixelShuffle",
-    "ops.conv1d", "ops.conv3d", "ops.scatter_nd", "ops.tensor_scatter_elements",
+    "ops.conv3d", "ops.scatter_nd", "ops.tensor_scatter_elements",
     "ops.unique", "ops.nonzero", "ops.masked_select", "ops.einsum", "ops.meshgrid",
     "dataset.text", "dataset.MindDataset", "dataset.TFRecordDataset", "dataset.DistributedSampler",
     "dataset.RandomSampler", "dataset.vision.RandomColorAdjust", "dataset.vision.Grayscale",

@@ -544,6 +544,12 @@ class Partial(CompositePrimitive):
     function = staticmethod(partial)
 
 
+class Shape(CompositePrimitive):
+    """``ops.Shape()(x)``: the shape of ``x`` as a tuple of ints (static; :func:`shape`)."""
+
+    function = staticmethod(shape)
+
+
 class Unstack(CompositePrimitive):
     """``ops.Unstack(axis=0)(x)``: :func:`unstack`."""
 
@@ -558,7 +564,7 @@ __all__ += ["select", "cat", "permute", "unsqueeze", "swapaxes", "addn", "bmm", 
             "unstack", "chunk", "narrow", "flip", "masked_fill", "prod", "var", "std", "all", "any",
             "isclose", "full_like", "outer", "arange", "eye", "tril", "triu",
             "binary_cross_entropy_with_logits", "AddN", "BatchMatMul", "StopGradient", "Depend",
-            "Partial", "Unstack", "CompositePrimitive"]
+            "Partial", "Shape", "Unstack", "CompositePrimitive"]
 
 
 # -- mindspore.ops.composite: type-dispatched functions mapped over tuples -----------------------------

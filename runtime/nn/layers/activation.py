@@ -90,10 +90,7 @@ class PReLU(Cell):
         self.w = Parameter(Tensor(init.astype(np.float32)), name="a")
 
     def construct(self, x):
-        w = self.w
-        if self.channel > 1 and x.ndim > 2:
-            w = ops.reshape(w, (self.channel,) + (1,) * (x.ndim - 2))
-        return ops.where(ops.greater(x, 0.0), x, ops.mul(x, w))
+        return ops.prelu(x, self.w)
 
 
 _ACTIVATIONS.update({"elu": ELU, "selu": SeLU, "hswish": HSwish, "hsigmoid": HSigmoid, "mish": Mish,

@@ -70,6 +70,18 @@ def _weight_and_bias(shape, bias_size, has_bias, weight_init, bias_init, dtype):
     return weight, Parameter(initializer(bias_init, (bias_size,), dtype), name="bias")
 
 
+def transposed_length(length, k, s, d, pad_mode, pad_total):
+    """A transposed convolution's output length along one axis (MindSpore's rule, ``dk =
+    d*(k-1)+1``): 'same' ``length*s``; 'valid' ``length*s + max(dk - s, 0)``; 'pad'
+    ``length*s - pad_total + dk - s``."""
+    dk = d * (k - 1) + 1
+    if pad_mode == "same":
+        return length * s
+    if pad_mode == "valid":
+        return length * s + max(dk - s, 0)
+    return length * s - pad_total + dk - s
+
+
 def _check_common(name, in_channels, out_channels, group, pad_mode):
     _check_int(name, "in_channels", in_channels)
     _check_int(name, "out_channels", out_channels)
@@ -176,13 +188,8 @@ class Conv2dTranspose(Cell):
         self._bias_add = ops.BiasAdd()
 
     def _output_length(self, length, axis):
-        k, s, d = self.kernel_size[axis], self.stride[axis], self.dilation[axis]
-        dk = d * (k - 1) + 1
-        if self.pad_mode == "same":
-            return length * s
-        if self.pad_mode == "valid":
-            return length * s + max(dk - s, 0)
-        return length * s - (self._pads[2 * axis] + self._pads[2 * axis + 1]) + dk - s
+        return transposed_length(length, self.kernel_size[axis], self.stride[axis], self.dilation[axis],
+                                 self.pad_mode, self._pads[2 * axis] + self._pads[2 * axis + 1])
 
     def construct(self, x):
         n, _, h, w = x.shape

@@ -1,10 +1,14 @@
-"""2-D pooling layers (``nn.MaxPool2d``, ``nn.AvgPool2d``), MindSpore 2.x signatures.
+"""2-D pooling layers (``nn.MaxPool2d``, ``nn.AvgPool2d``), MindSpore 2.x signatures. Both take
+(N, C, H, W) or unbatched (C, H, W) input.
 
 Example:
     >>> import runtime as ms
     >>> from runtime import nn
     >>> nn.MaxPool2d(kernel_size=2, stride=2)(ms.ops.ones((1, 1, 4, 4))).shape
     (1, 1, 2, 2)
+    >>> out, argmax = nn.MaxPool2d(2, 1, "pad", 1, return_indices=True)(ms.ops.ones((3, 4, 5)))
+    >>> out.shape, argmax.shape, argmax.dtype
+    ((3, 5, 6), (3, 5, 6), Int64)
 """
 from __future__ import annotations
 
@@ -40,6 +44,14 @@ class _Pool2d(Cell):
     def extend_repr(self):
         return f"kernel_size={self._repr_kernel}, stride={self._repr_stride}, pad_mode={self.pad_mode.upper()}"
 
+    def construct(self, x):
+        if x.ndim == 3:  # unbatched (C, H, W)
+            out = self._pool(ops.expand_dims(x, 0))
+            return tuple(ops.squeeze(o, 0) for o in out) if isinstance(out, tuple) else ops.squeeze(out, 0)
+        if x.ndim != 4:
+            raise ValueError(f"{self._name}: x must be 3-D (C, H, W) or 4-D (N, C, H, W), got shape {tuple(x.shape)}")
+        return self._pool(x)
+
 
 def _check_ceil_mode(name, ceil_mode, pad_mode):
     if not isinstance(ceil_mode, bool):
@@ -49,15 +61,24 @@ def _check_ceil_mode(name, ceil_mode, pad_mode):
     return ceil_mode
 
 
-def _unsupported(name, **flags):
-    for what, on in flags.items():
-        if on:
-            raise ValueError(f"{name}: {what} is not supported")
+def _check_max_pool_options(name, pad_mode, dilation, return_indices, ceil_mode):
+    """MindSpore's MaxPool1d/2d options: ``dilation``, ``return_indices`` and ``ceil_mode`` go with
+    pad_mode 'pad' (here 'valid' too, as padding 0); 'same' fixes the windows, so they are refused."""
+    ceil_mode = _check_ceil_mode(name, ceil_mode, pad_mode)
+    if not isinstance(return_indices, bool):
+        raise TypeError(f"{name}: return_indices must be a bool, got {return_indices!r}")
+    if pad_mode == "same" and (return_indices or any(d != 1 for d in dilation)):
+        raise ValueError(f"{name}: dilation and return_indices need pad_mode 'pad' (or 'valid'), "
+                         f"got pad_mode='same'")
+    return ceil_mode
 
 
 class MaxPool2d(_Pool2d):
     """Max over ``kernel_size`` windows moved by ``stride``; pad_mode 'valid', 'same' or 'pad'
-    (``padding`` on each side, filled with -inf)."""
+    (``padding`` on each side, filled with -inf). ``dilation`` spaces each window's taps,
+    ``ceil_mode`` rounds the output size up, and ``return_indices=True`` returns ``(output,
+    argmax)`` with argmax (int64) the flat index ``h * W + w`` of each maximum in its input plane
+    (see :func:`runtime.ops.max_pool2d`)."""
 
     _name = "MaxPool2d"
     _prim = ops.MaxPool
@@ -65,13 +86,14 @@ class MaxPool2d(_Pool2d):
     def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, dilation=1, return_indices=False,
                  ceil_mode=False, data_format="NCHW"):
         super().__init__(kernel_size, stride, pad_mode, padding, data_format)
-        _unsupported("MaxPool2d", dilation=_pair("MaxPool2d", "dilation", dilation) != (1, 1),
-                     return_indices=return_indices)
-        self.ceil_mode = _check_ceil_mode("MaxPool2d", ceil_mode, self.pad_mode)
+        self.dilation = _pair("MaxPool2d", "dilation", dilation)
+        self.ceil_mode = _check_max_pool_options("MaxPool2d", self.pad_mode, self.dilation, return_indices, ceil_mode)
+        self.return_indices = return_indices
 
-    def construct(self, x):
-        if self.pad_mode == "pad" or self.ceil_mode:
-            return ops.max_pool2d(x, self.kernel_size, self.stride, self.padding, ceil_mode=self.ceil_mode)
+    def _pool(self, x):
+        if self.pad_mode == "pad" or self.ceil_mode or self.return_indices or self.dilation != (1, 1):
+            return ops.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation,
+                                  self.return_indices, self.ceil_mode)
         return self._op(x)
 
 
@@ -91,7 +113,7 @@ class AvgPool2d(_Pool2d):
         self.count_include_pad = count_include_pad
         self.divisor_override = divisor_override
 
-    def construct(self, x):
+    def _pool(self, x):
         if self.pad_mode == "pad" or self.ceil_mode:
             return ops.avg_pool2d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                                   self.count_include_pad, self.divisor_override)

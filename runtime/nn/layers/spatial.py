@@ -1,6 +1,7 @@
-"""1-D convolution and pooling, adaptive pooling, group and instance normalisation, up-sampling
-and padding layers (``mindspore.nn``), each composed from registered ops (conv2d and the 2-D
-pools on a height-1 image, reductions, matmul, gather), so all modes and both autodiffs agree.
+"""1-D convolution (and transposed convolution) and pooling, adaptive pooling, group and instance
+normalisation, up-sampling and padding layers (``mindspore.nn``), each composed from registered
+ops through the functional API (conv2d, its input gradient and the 2-D pools on a height-1 image,
+reductions, matmul, gather), so all modes and both autodiffs agree.
 
 Example:
     >>> import numpy as np
@@ -14,20 +15,20 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from graph.dtypes import as_dtype, float32
 
 from ... import ops
 from ...ops.nn_func import interpolate
 from ...common.initializer import HeUniform, Uniform, initializer
 from ...parameter import Parameter
-from ...tensor import Tensor
 from ..cell import Cell
 from .basic import _check_bool, _check_int
+from .conv import _check_common, transposed_length
+from .pooling import _check_max_pool_options
 
-__all__ = ["Conv1d", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "GroupNorm",
-           "InstanceNorm2d", "Upsample", "Pad", "ZeroPad2d", "ConstantPad2d", "ReflectionPad2d", "ReplicationPad2d"]
+__all__ = ["Conv1d", "Conv1dTranspose", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d",
+           "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "GroupNorm", "InstanceNorm2d", "Upsample", "Pad", "ZeroPad2d",
+           "ConstantPad2d", "ReflectionPad2d", "ReplicationPad2d"]
 
 
 def _int1(cls_name, name, v, minimum=1):
@@ -70,9 +71,63 @@ class Conv1d(Cell):
             self.bias = Parameter(initializer(init, (out_channels,), dtype), name="bias")
 
     def construct(self, x):
-        w = ops.expand_dims(self.weight, 2)  # (O, C/g, 1, K)
-        y = ops.conv2d(ops.expand_dims(x, 2), w, None, (1, self.stride), self.pad_mode,
-                       (0, 0, self.padding, self.padding), (1, self.dilation), self.group)
+        return ops.conv1d(x, self.weight, self.bias, self.stride, self.pad_mode, self.padding, self.dilation,
+                          self.group)
+
+    def extend_repr(self):
+        return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
+                f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}, "
+                f"padding={self.padding}, dilation={self.dilation}, group={self.group}, has_bias={self.has_bias}")
+
+
+class Conv1dTranspose(Cell):
+    """1-D transposed convolution (the gradient of ``Conv1d`` with respect to its input) over
+    (N, C_in, L) input; weight (in_channels, out_channels/group, kernel_size), as MindSpore stores
+    it. Output length as ``Conv2dTranspose`` (``dk = dilation*(k-1)+1``): 'same' ``L*stride``;
+    'valid' ``L*stride + max(dk - stride, 0)``; 'pad' ``(L-1)*stride - 2*padding + dk``. It is
+    ``Conv2dTranspose``'s computation on a height-1 image. Default init as ``Conv1d``.
+
+    Example:
+        >>> import runtime as ms
+        >>> from runtime import nn
+        >>> nn.Conv1dTranspose(4, 2, 3, stride=2, pad_mode="pad", padding=1)(ms.ops.ones((1, 4, 5))).shape
+        (1, 2, 9)
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same", padding=0, dilation=1,
+                 group=1, has_bias=False, weight_init=None, bias_init=None, dtype=float32):
+        super().__init__()
+        name = "Conv1dTranspose"
+        self.pad_mode = _check_common(name, in_channels, out_channels, group, pad_mode)
+        self.in_channels, self.out_channels, self.group = in_channels, out_channels, group
+        self.kernel_size = _int1(name, "kernel_size", kernel_size)
+        self.stride = _int1(name, "stride", stride)
+        self.dilation = _int1(name, "dilation", dilation)
+        self.padding = _check_int(name, "padding", padding, 0)
+        if self.padding and self.pad_mode != "pad":
+            raise ValueError(f"{name}: padding must be 0 when pad_mode is {pad_mode!r}; use pad_mode='pad'")
+        self.has_bias = _check_bool(name, "has_bias", has_bias)
+        self.weight_init, self.bias_init = weight_init, bias_init
+        dtype = as_dtype(dtype)
+        shape = (in_channels, out_channels // group, self.kernel_size)
+        self.weight = Parameter(initializer(HeUniform(math.sqrt(5)) if weight_init is None else weight_init, shape,
+                                            dtype), name="weight")
+        self.bias = None
+        if has_bias:
+            fan_in = shape[1] * shape[2]
+            init = bias_init if bias_init is not None else (Uniform(1.0 / math.sqrt(fan_in)) if fan_in else "zeros")
+            self.bias = Parameter(initializer(init, (out_channels,), dtype), name="bias")
+
+    def construct(self, x):
+        if x.ndim != 3:
+            raise ValueError(f"Conv1dTranspose: x must be 3-D (N, C_in, L), got shape {tuple(x.shape)}")
+        n, _, length = x.shape
+        out_len = transposed_length(length, self.kernel_size, self.stride, self.dilation, self.pad_mode,
+                                    2 * self.padding)
+        y = ops.conv2d_backprop_input(ops.expand_dims(x, 2), ops.expand_dims(self.weight, 2),
+                                      input_size=(n, self.out_channels, 1, out_len), stride=(1, self.stride),
+                                      pad_mode=self.pad_mode, padding=(0, 0, self.padding, self.padding),
+                                      dilation=(1, self.dilation), groups=self.group)
         y = ops.squeeze(y, 2)
         if self.has_bias:
             y = ops.add(y, ops.reshape(self.bias, (1, -1, 1)))
@@ -81,117 +136,210 @@ class Conv1d(Cell):
     def extend_repr(self):
         return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
                 f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}, "
-                f"padding={self.padding}, dilation={self.dilation}, group={self.group}, has_bias={self.has_bias}")
+                f"padding={self.padding}, dilation={self.dilation}, group={self.group}, has_bias={self.has_bias}, "
+                f"weight_init={self.weight_init}, bias_init={self.bias_init}")
 
 
 class _Pool1d(Cell):
-    def __init__(self, name, kernel_size, stride, pad_mode, padding):
+    """Shared by MaxPool1d and AvgPool1d: MindSpore's int (or one-int tuple) arguments, pad_mode
+    'valid', 'same' or 'pad', and (N, C, L) or unbatched (C, L) input pooled as a height-1 image."""
+
+    _name = "Pool1d"
+
+    def __init__(self, kernel_size, stride, pad_mode, padding):
         super().__init__()
+        name = self._name
         self.kernel_size = _int1(name, "kernel_size", kernel_size)
         self.stride = _int1(name, "stride", stride)
-        if pad_mode not in ("valid", "same", "pad"):
+        if not isinstance(pad_mode, str) or pad_mode.lower() not in ("valid", "same", "pad"):
             raise ValueError(f"{name}: pad_mode must be 'valid', 'same' or 'pad', got {pad_mode!r}")
-        self.pad_mode = pad_mode
-        self.padding = _check_int(name, "padding", padding, 0)
-        if self.padding and pad_mode != "pad":
+        self.pad_mode = pad_mode.lower()
+        self.padding = _int1(name, "padding", padding, 0)
+        if self.padding and self.pad_mode != "pad":
             raise ValueError(f"{name}: padding={padding} needs pad_mode='pad'")
 
-    def _pool(self, x, functional, primitive):
-        """The 2-D pool on (N, C, 1, L): the functional form pads, the Primitive does 'same'/'valid'."""
-        h = ops.expand_dims(x, 2)
-        k, s = (1, self.kernel_size), (1, self.stride)
-        if self.pad_mode == "pad":
-            out = functional(h, k, s, (0, self.padding))
-        else:
-            out = primitive(kernel_size=k, stride=s, pad_mode=self.pad_mode)(h)
+    def construct(self, x):
+        if x.ndim == 2:  # unbatched (C, L)
+            out = self._pool(ops.expand_dims(x, 0))
+            return tuple(ops.squeeze(o, 0) for o in out) if isinstance(out, tuple) else ops.squeeze(out, 0)
+        if x.ndim != 3:
+            raise ValueError(f"{self._name}: x must be 2-D (C, L) or 3-D (N, C, L), got shape {tuple(x.shape)}")
+        return self._pool(x)
+
+    def _primitive_pool(self, x, primitive):
+        """'same'/'valid' through the 2-D Primitive on (N, C, 1, L)."""
+        out = primitive(kernel_size=(1, self.kernel_size), stride=(1, self.stride), pad_mode=self.pad_mode)(
+            ops.expand_dims(x, 2))
         return ops.squeeze(out, 2)
 
 
 class MaxPool1d(_Pool1d):
-    """Max over windows of (N, C, L) input."""
+    """Max over windows of (N, C, L) or (C, L) input (MindSpore 2.x ``nn.MaxPool1d``): pad_mode
+    'valid', 'same' or 'pad' (``padding`` -inf cells at both ends); ``dilation`` spaces a window's
+    taps; ``ceil_mode`` rounds the output length up; ``return_indices=True`` returns ``(output,
+    argmax)`` with argmax (int64) the position of each maximum along L. It is
+    :func:`runtime.ops.max_pool2d` on a height-1 image.
+
+    Example:
+        >>> import numpy as np
+        >>> from runtime import nn, Tensor
+        >>> x = Tensor(np.array([[1.0, 3.0, 2.0, 5.0, 4.0]], np.float32))
+        >>> out, idx = nn.MaxPool1d(2, 2, "pad", 1, return_indices=True, ceil_mode=True)(x)
+        >>> out.asnumpy().tolist(), idx.asnumpy().tolist()
+        ([[1.0, 3.0, 5.0]], [[0, 1, 3]])
+    """
+
+    _name = "MaxPool1d"
 
     def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, dilation=1, return_indices=False,
                  ceil_mode=False):
-        super().__init__("MaxPool1d", kernel_size, stride, pad_mode, padding)
-        if dilation != 1 or return_indices or ceil_mode:
-            raise ValueError("MaxPool1d: dilation, return_indices and ceil_mode are not supported")
+        super().__init__(kernel_size, stride, pad_mode, padding)
+        self.dilation = _int1("MaxPool1d", "dilation", dilation)
+        self.ceil_mode = _check_max_pool_options("MaxPool1d", self.pad_mode, (self.dilation,), return_indices,
+                                                 ceil_mode)
+        self.return_indices = return_indices
 
-    def construct(self, x):
-        return self._pool(x, ops.max_pool2d, ops.MaxPool)
+    def _pool(self, x):
+        if self.pad_mode == "pad" or self.ceil_mode or self.return_indices or self.dilation != 1:
+            out = ops.max_pool2d(ops.expand_dims(x, 2), (1, self.kernel_size), (1, self.stride), (0, self.padding),
+                                 (1, self.dilation), self.return_indices, self.ceil_mode)
+            if self.return_indices:  # index h * L + l with h = 0: the position along L
+                return ops.squeeze(out[0], 2), ops.squeeze(out[1], 2)
+            return ops.squeeze(out, 2)
+        return self._primitive_pool(x, ops.MaxPool)
 
 
 class AvgPool1d(_Pool1d):
-    """Mean over windows of (N, C, L) input (padding zeros count in the mean)."""
+    """Mean over windows of (N, C, L) or (C, L) input (MindSpore 2.x ``nn.AvgPool1d``): pad_mode
+    'valid', 'same' or 'pad' (``padding`` zeros at both ends); ``ceil_mode`` rounds the output
+    length up; ``count_include_pad=False`` leaves the padding out of each window's divisor. It
+    is :func:`runtime.ops.avg_pool1d`.
+
+    Example:
+        >>> import numpy as np
+        >>> from runtime import nn, Tensor
+        >>> x = Tensor(np.arange(5, dtype=np.float32).reshape(1, 5))
+        >>> nn.AvgPool1d(2, 2, "pad", 1, ceil_mode=True, count_include_pad=False)(x).asnumpy().tolist()
+        [[0.0, 1.5, 3.5]]
+    """
+
+    _name = "AvgPool1d"
 
     def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False, count_include_pad=True):
-        super().__init__("AvgPool1d", kernel_size, stride, pad_mode, padding)
-        if ceil_mode or (not count_include_pad and padding):
-            raise ValueError("AvgPool1d: ceil_mode and count_include_pad=False with padding are not supported")
+        super().__init__(kernel_size, stride, pad_mode, padding)
+        self.ceil_mode = _check_bool("AvgPool1d", "ceil_mode", ceil_mode)
+        self.count_include_pad = _check_bool("AvgPool1d", "count_include_pad", count_include_pad)
+        if self.pad_mode == "same" and (ceil_mode or not count_include_pad):
+            raise ValueError("AvgPool1d: ceil_mode=True and count_include_pad=False need pad_mode 'pad' or 'valid' "
+                             "('same' fixes the windows and their padding)")
+
+    def _pool(self, x):
+        if self.pad_mode == "pad" or self.ceil_mode or not self.count_include_pad:
+            return ops.avg_pool1d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                                  self.count_include_pad)
+        return self._primitive_pool(x, ops.AvgPool)
+
+
+class _AdaptivePool1d(Cell):
+    """MindSpore's adaptive 1-D pools: ``output_size`` an int >= 1; (N, C, L) float input whose L
+    is a multiple of it (then every bin has L / output_size positions)."""
+
+    _name = "AdaptivePool1d"
+
+    def __init__(self, output_size):
+        super().__init__()
+        if isinstance(output_size, bool) or not isinstance(output_size, int):
+            raise TypeError(f"{self._name}: output_size must be an int, got {output_size!r}")
+        if output_size < 1:
+            raise ValueError(f"{self._name}: output_size must be >= 1, got {output_size}")
+        self.output_size = output_size
+
+    def _check(self, x):
+        if x.ndim != 3:
+            raise ValueError(f"{self._name}: x must be 3-D (N, C, L), got shape {tuple(x.shape)}")
+        if x.dtype.np.kind != "f":
+            raise TypeError(f"{self._name}: x must be float16 or float32, got {x.dtype}")
+        length = x.shape[-1]
+        if length < self.output_size or length % self.output_size:
+            raise ValueError(f"{self._name}: the last dimension of x ({length}) must be a multiple of output_size "
+                             f"({self.output_size}) and not smaller")
+        return ops.expand_dims(x, 2)
+
+    def extend_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(_AdaptivePool1d):
+    """The mean over ``output_size`` equal bins of the last axis of (N, C, L) input
+    (:func:`runtime.ops.adaptive_avg_pool2d` on a height-1 image).
+
+    Example:
+        >>> import numpy as np
+        >>> from runtime import nn, Tensor
+        >>> nn.AdaptiveAvgPool1d(2)(Tensor(np.arange(6, dtype=np.float32).reshape(1, 1, 6))).asnumpy().tolist()
+        [[[1.0, 4.0]]]
+    """
+
+    _name = "AdaptiveAvgPool1d"
 
     def construct(self, x):
-        return self._pool(x, ops.avg_pool2d, ops.AvgPool)
+        return ops.squeeze(ops.adaptive_avg_pool2d(self._check(x), (1, self.output_size)), 2)
 
 
-def _out_hw(cls_name, output_size, h, w):
-    if isinstance(output_size, int) and not isinstance(output_size, bool):
-        output_size = (output_size, output_size)
-    if not (isinstance(output_size, (tuple, list)) and len(output_size) == 2):
-        raise ValueError(f"{cls_name}: output_size must be an int or (height, width), got {output_size!r}")
-    oh = h if output_size[0] is None else int(output_size[0])
-    ow = w if output_size[1] is None else int(output_size[1])
-    if oh <= 0 or ow <= 0:
-        raise ValueError(f"{cls_name}: output_size must be positive, got {output_size!r}")
-    return oh, ow
+class AdaptiveMaxPool1d(_AdaptivePool1d):
+    """The max over ``output_size`` equal bins of the last axis of (N, C, L) input
+    (:func:`runtime.ops.adaptive_max_pool2d` on a height-1 image).
 
+    Example:
+        >>> import numpy as np
+        >>> from runtime import nn, Tensor
+        >>> x = Tensor(np.array([[[3.0, 1.0, 0.0, 7.0]]], np.float32))
+        >>> nn.AdaptiveMaxPool1d(2)(x).asnumpy().tolist()
+        [[[3.0, 7.0]]]
+    """
 
-def _bins(n_in, n_out):
-    """PyTorch/MindSpore adaptive bins: [floor(i*n/o), ceil((i+1)*n/o))."""
-    return [(i * n_in // n_out, -(-(i + 1) * n_in // n_out)) for i in range(n_out)]
+    _name = "AdaptiveMaxPool1d"
 
-
-def _averaging_matrix(n_in, n_out, like, transpose=False):
-    """(n_out, n_in) bin-averaging matrix as a Tensor of ``like``'s dtype on its device (one
-    framework call, so under capture it is a graph constant)."""
-    a = np.zeros((n_out, n_in), np.float32)
-    for i, (s, e) in enumerate(_bins(n_in, n_out)):
-        a[i, s:e] = 1.0 / (e - s)
-    return Tensor._placed((a.T if transpose else a).astype(like.dtype.np), like=like)
+    def construct(self, x):
+        return ops.squeeze(ops.adaptive_max_pool2d(self._check(x), (1, self.output_size)), 2)
 
 
 class AdaptiveAvgPool2d(Cell):
-    """Mean over adaptive bins so that the output is ``output_size`` (ints; None keeps that axis)."""
+    """The mean over adaptive bins of (N, C, H, W) or (C, H, W) input so that the output is
+    ``output_size`` (an int, (h, w) with None keeping an axis, or None):
+    :func:`runtime.ops.adaptive_avg_pool2d`."""
 
     def __init__(self, output_size):
         super().__init__()
         self.output_size = output_size
 
     def construct(self, x):
-        h, w = x.shape[-2], x.shape[-1]
-        oh, ow = _out_hw("AdaptiveAvgPool2d", self.output_size, h, w)
-        if (oh, ow) == (1, 1):
-            return ops.mean(x, (-2, -1), True)
-        ah = _averaging_matrix(h, oh, x)
-        aw = _averaging_matrix(w, ow, x, transpose=True)
-        return ops.matmul(ah, ops.matmul(x, aw))  # (oh, h) @ (..., h, w) @ (w, ow)
+        return ops.adaptive_avg_pool2d(x, self.output_size)
 
 
 class AdaptiveMaxPool2d(Cell):
-    """Max over adaptive bins so that the output is ``output_size``."""
+    """The max over adaptive bins so that the output is ``output_size``; ``return_indices=True``
+    returns ``(output, argmax)`` with argmax (int64) the flat index ``h * W + w`` of each maximum
+    in its input plane: :func:`runtime.ops.adaptive_max_pool2d`.
+
+    Example:
+        >>> import numpy as np
+        >>> from runtime import nn, Tensor
+        >>> x = Tensor(np.array([[[1, 2, 3], [4, 5, 6], [7, 8, 9]]], np.float32))
+        >>> out, idx = nn.AdaptiveMaxPool2d((None, 2), return_indices=True)(x)
+        >>> out.asnumpy().tolist(), idx.asnumpy().tolist()
+        ([[[2.0, 3.0], [5.0, 6.0], [8.0, 9.0]]], [[[1, 2], [4, 5], [7, 8]]])
+    """
 
     def __init__(self, output_size, return_indices=False):
         super().__init__()
-        if return_indices:
-            raise ValueError("AdaptiveMaxPool2d: return_indices=True is not supported")
+        if not isinstance(return_indices, bool):
+            raise TypeError(f"AdaptiveMaxPool2d: return_indices must be a bool, got {return_indices!r}")
         self.output_size = output_size
+        self.return_indices = return_indices
 
     def construct(self, x):
-        h, w = x.shape[-2], x.shape[-1]
-        oh, ow = _out_hw("AdaptiveMaxPool2d", self.output_size, h, w)
-        rows = []
-        for hs, he in _bins(h, oh):
-            cols = [ops.amax(x[..., hs:he, ws:we], (-2, -1)) for ws, we in _bins(w, ow)]
-            rows.append(ops.stack(cols, -1))
-        return ops.stack(rows, -2)
+        return ops.adaptive_max_pool2d(x, self.output_size, self.return_indices)
 
 
 def _affine_params(name, affine, channels, gamma_init, beta_init, dtype=float32):
@@ -227,12 +375,7 @@ class GroupNorm(Cell):
         shape = x.shape
         if len(shape) < 2 or shape[1] != self.num_channels:
             raise ValueError(f"GroupNorm: expected input (N, {self.num_channels}, ...), got shape {tuple(shape)}")
-        g = ops.reshape(x, (shape[0], self.num_groups, -1))
-        y = ops.reshape(_normalise(g, 2, self.eps), shape)
-        if self.affine:
-            view = (1, -1) + (1,) * (len(shape) - 2)
-            y = ops.add(ops.mul(y, ops.reshape(self.gamma, view)), ops.reshape(self.beta, view))
-        return y
+        return ops.group_norm(x, self.num_groups, self.gamma, self.beta, self.eps)
 
 
 class InstanceNorm2d(Cell):
