@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from gradcheck import check_grad
-from modes import MODES, run_cell, run_fn
+from modes import HOOK_MODES, run_cell, run_fn
 from runtime import Tensor, nn, ops
 
 
@@ -52,7 +52,7 @@ def _same_pads(h_out, w_out, layer):
     return tuple(pads)
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", HOOK_MODES)
 @pytest.mark.parametrize("kw", CASES, ids=[str(i) for i in range(len(CASES))])
 def test_conv2d_transpose_against_the_scatter_formula(mode, kw):
     rng = np.random.default_rng(0)
@@ -104,7 +104,7 @@ def test_gradients_by_finite_differences():
     check_grad(grouped, x, rng.standard_normal((4, 2, 2, 3)))
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", HOOK_MODES)
 def test_functional_matches_the_formula_and_pytorch(mode):
     rng = np.random.default_rng(2)
     x = rng.standard_normal((2, 4, 5, 5)).astype(np.float32)
@@ -139,13 +139,13 @@ def test_a_generator_with_transposed_convolutions_trains_the_same_in_every_mode(
     z = Tensor(rng.standard_normal((3, 8, 4, 4)).astype(np.float32))
     target = Tensor(rng.standard_normal((3, 1, 16, 16)).astype(np.float32))
     results = {}
-    for mode in MODES:
+    for mode in HOOK_MODES:
         net = make()
         loss_net = nn.WithLossCell(net, nn.MSELoss())
         step = nn.TrainOneStepCell(loss_net, nn.Momentum(net.trainable_params(), 0.1, 0.9))
         losses = [float(run_cell(mode, step, z, target).asnumpy()) for _ in range(3)]
         results[mode] = (losses, [p.asnumpy() for p in net.trainable_params()])
-    for mode in MODES[1:]:
+    for mode in HOOK_MODES[1:]:
         np.testing.assert_allclose(results[mode][0], results["pynative"][0], rtol=1e-5)
         for got, want in zip(results[mode][1], results["pynative"][1]):
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
