@@ -1,14 +1,16 @@
 """Reconstruction: the Python values a traced frame leaves behind, rebuilt after its graph ran.
 
-Every Variable the translator holds can be turned into a *recipe* (a small tuple) by
-:class:`Recipes`; :func:`build` evaluates a recipe for one call from the graph's outputs and the
-call's arguments. One mechanism serves both places that need real objects back: the frame's
-return value (:class:`OutputPlan`) and the live stack and locals at a graph break
-(``capture.resume``). What a value is rebuilt from follows where it came from:
+Each Variable knows how it is rebuilt (``Variable.reconstruct`` in ``capture.variables``): it
+returns a *recipe*, a small tuple. :class:`Recipes` asks the Variables for theirs, memoises them
+(a value reached twice is rebuilt once, as one object) and collects the graph outputs they read;
+:func:`build` evaluates a recipe for one call from the graph's outputs and the call's arguments.
+One mechanism serves both places that need real objects back: the frame's return value
+(:class:`OutputPlan`) and the live stack and locals at a graph break (``capture.resume``). What a
+value is rebuilt from follows where it came from:
 
 - a tensor computed by the graph: that graph output; an argument tensor or a Parameter: the same
   object (identity is kept, as in eager);
-- a list/dict/tuple the frame received or read from outside (its ``source``, see
+- a list/dict the frame received or read from outside, or a tuple argument (its ``source``, see
   ``capture.sources``: an argument, an attribute, a global, an item, a closure cell): read
   again for this call, so the caller gets its own object back;
 - containers the frame built: new containers of the exact type (namedtuples, OrderedDict);
@@ -16,6 +18,30 @@ return value (:class:`OutputPlan`) and the live stack and locals at a graph brea
 
 Side effects (``capture.side_effects``) are recipes too: writes applied in program order after
 the graph, before the result is handed back or the breaking instruction runs.
+
+The recipes :func:`build` evaluates (``r`` a recipe, ``k`` a memo key: one object per call):
+
+=====================================  ==========================================================
+``("val", v)`` / ``("obj", o)``        ``v`` / ``o`` itself (``obj``: a tensor held by an object)
+``("out", i)``                         graph output ``i``
+``("src", ArgSource)``                 read from the call's arguments
+``("gitem", globals, name)``           a global, read for this call
+``("cellc", cell)``                    a closure cell's contents
+``("item", r, key)``                   ``build(r)[key]``
+``("getattr", r, name)``               ``getattr(build(r), name)``
+``("tconst", array, k)``               a new Tensor holding a copy of a graph constant
+``("copy", v, k)``                     ``copy.copy(v)``
+``("list"|"tuple", [r...], cls, k)``   a new list / tuple of type ``cls`` (None: tuple)
+``("dict", {key: r}, cls, k)``         a new dict of type ``cls`` (None: dict)
+``("iter", [r...], k)``                a new iterator over the items
+``("newobj", cls, {name: r}, k)``      ``object.__new__(cls)`` with these attributes
+``("func", code, globals, [r...],      a function made by the frame: its defaults, keyword-only
+{name: r}, [("val", cell)...], k)``    defaults and closure cells
+``("slice", [r, r, r])``               ``slice(...)``
+``("method", r_fn, r_self)``           a bound method
+``("partial", r_fn, [r...], {k: r})``  ``functools.partial``
+``("super", r_cls, r_obj)``            ``super(cls, obj)``
+=====================================  ==========================================================
 
 Example:
     >>> build(("tuple", [("val", 1), ("out", 0)], None, 1), ["t0"], (), {})
@@ -28,15 +54,20 @@ import functools
 import types
 
 from .sources import ArgSource
+from .variables.base import NotResumable  # noqa: F401 (raised by Variable.reconstruct; re-exported)
 from .variables.containers import rebuild_dict, rebuild_tuple
 
 
-class NotResumable(Exception):
-    """A value cannot be rebuilt as a Python object (at a break: the whole frame runs eagerly)."""
-
-
 class Recipes:
-    """Turns Variables into recipes (tuples) evaluated per call by :func:`build`."""
+    """The recipes of one compiled region: ``of(var)`` is ``var.reconstruct(self)``, memoised.
+
+    What a Variable's ``reconstruct`` may ask of it: :meth:`of` (the recipes of the Variables it
+    holds), :meth:`output` (a graph Value to hand out), :meth:`memo_key` (a key under which
+    :func:`build` keeps the one object made per call), :meth:`remember` (its own recipe before
+    its parts are made, so a value that refers back to itself ends), :meth:`source` and
+    :meth:`object_recipe` (reading objects again for each call), ``builder`` (the graph and its
+    input sources) and ``free_cells`` (the real closure cell behind each Box of a root free
+    variable)."""
 
     def __init__(self, builder, arg_paths, free_cells):
         self.builder = builder
@@ -47,121 +78,36 @@ class Recipes:
         self._memo = {}
         self._next = 0
 
-    def _out(self, value):
+    def of(self, var) -> tuple:
+        """The recipe of ``var`` (one per Variable: a value reached twice is one object)."""
+        hit = self._memo.get(id(var))
+        if hit is None:
+            hit = self._memo[id(var)] = var.reconstruct(self)
+        return hit
+
+    def remember(self, var, recipe) -> None:
+        """Record ``recipe`` as ``var``'s before its parts are made (an object whose attributes
+        refer back to it: the recursion stops at the recorded recipe)."""
+        self._memo[id(var)] = recipe
+
+    def output(self, value) -> int:
+        """The index of graph Value ``value`` among the graph's outputs (added once)."""
         i = self._out_index.get(id(value))
         if i is None:
             i = self._out_index[id(value)] = len(self.outputs)
             self.outputs.append(value)
         return i
 
-    def _mid(self):
+    def memo_key(self) -> int:
+        """A fresh key for a recipe that makes one object per call (shared by every use)."""
         self._next += 1
         return self._next
 
-    def of(self, var):
-        key = id(var)
-        hit = self._memo.get(key)
-        if hit is not None:
-            return hit
-        r = self._make(var)
-        self._memo[key] = r
-        return r
-
-    def _tensor(self, sym):
-        from graph.ir import CONST, INPUT, PARAM
-        v = sym.value
-        if v.kind == PARAM or (v.kind == INPUT and v.ref is not None):
-            if v not in self.builder.graph.updates:
-                return ("obj", v.ref)
-        if v.kind == INPUT and v.ref is None:
-            return self.builder.sources[self.builder.graph.inputs.index(v)].recipe(self)
-        if v.kind == CONST:
-            return ("tconst", v.data, self._mid())
-        return ("out", self._out(v))
-
-    def _make(self, var):
-        from . import variables as V
-        from .variables import functions as F
-        from .variables import objects as O
-        from .resume import RuntimeValueVariable
-        if isinstance(var, V.TensorVariable):
-            return self._tensor(var.sym)
-        if isinstance(var, RuntimeValueVariable):
-            return ("src", ArgSource(var.path))
-        if isinstance(var, V.SetVariable):
-            return ("copy", var.value, self._mid())
-        if isinstance(var, V.ClassVariable):
-            return ("val", var.cls)
-        if isinstance(var, V.ConstantVariable):
-            val = var.value
-            if isinstance(val, (set, bytearray, list, dict)):
-                return ("copy", val, self._mid())
-            if id(val) in self.arg_paths and not isinstance(val, (int, float, str, bool, type(None))):
-                return ("src", ArgSource(self.arg_paths[id(val)]))
-            return ("val", val)
-        if isinstance(var, (V.TupleVariable, V.DictVariable)):
-            src = var.source
-            if src is not None:  # the caller's own object, never a copy
-                return self.source(src)
-            if var.external and (isinstance(var, V.DictVariable) or var.kind is list):
-                raise NotResumable(f"a {var.describe()} read from outside the frame, with no known source")
-            if isinstance(var, V.DictVariable):
-                return ("dict", {k: self.of(v) for k, v in var.items.items()}, var.cls, self._mid())
-            return (var.kind.__name__, [self.of(v) for v in var.items], var.cls, self._mid())
-        if isinstance(var, V.IteratorVariable):
-            if var.lazy:
-                raise NotResumable(f"a {var.describe()} over another iterator is live at the break")
-            return ("iter", [self.of(v) for v in var.items[var.pos:]], self._mid())
-        if isinstance(var, V.SliceVariable):
-            return ("slice", [self.of(p) for p in var.parts])
-        if isinstance(var, O.NewObjectVariable):  # memoized before its attributes: cycles end
-            r = ("newobj", var.cls, {}, self._mid())
-            self._memo[id(var)] = r
-            r[2].update({k: self.of(v) for k, v in var.attrs.items()})
-            return r
-        if isinstance(var, (O.ObjectVariable,)):  # CellVariable too
-            return self.object_recipe(var.obj)
-        if isinstance(var, V.ModuleVariable):
-            return ("val", var.mod)
-        if isinstance(var, F.BuiltinVariable):
-            return ("val", var.fn)
-        if isinstance(var, (F.PureFunctionVariable, F.FrameworkCallableVariable, F.OpaqueCallableVariable,
-                            F.PrintVariable)):
-            return self.object_recipe(var.fn)
-        if isinstance(var, F.UserFunctionVariable):
-            if var.self_var is None:
-                return self.object_recipe(var.fn)
-            return ("method", self.object_recipe(var.fn), self.of(var.self_var))
-        if isinstance(var, O.CellMethodVariable):
-            return ("method", ("val", var.method.__func__), self.of(var.self_var))
-        if isinstance(var, F.PartialVariable):
-            return ("partial", self.of(var.fn), [self.of(a) for a in var.args],
-                    {k: self.of(v) for k, v in var.kwargs.items()})
-        if isinstance(var, F.NestedFunctionVariable):
-            cells = []
-            for box in var.closure:
-                cell = self.free_cells.get(id(box))
-                if cell is None:
-                    raise NotResumable("a closure over a local of the frame is live at the break")
-                cells.append(("val", cell))
-            return ("func", var.code, var.f_globals, [self.of(d) if isinstance(d, V.Variable) else ("val", d)
-                                                      for d in var.defaults],
-                    {k: self.of(v) if isinstance(v, V.Variable) else ("val", v) for k, v in var.kwdefaults.items()},
-                    cells, self._mid())
-        if isinstance(var, F.SuperVariable):
-            return ("super", ("val", var.cls), self.of(var.obj_var))
-        from .variables.containers import DictMethodVariable, ListMethodVariable
-        if isinstance(var, ListMethodVariable):
-            return ("getattr", self.of(var.lst), var.name)
-        if isinstance(var, DictMethodVariable):
-            return ("getattr", self.of(var.d), var.name)
-        raise NotResumable(f"a {var.describe()} is live at the break")
-
-    def source(self, src):
+    def source(self, src) -> tuple:
         """The recipe reading the object a source (``capture.sources``) names."""
         return src.recipe(self)
 
-    def object_recipe(self, obj):
+    def object_recipe(self, obj) -> tuple:
         """``obj`` itself, or, when it is one of the call's arguments, read from the call."""
         path = self.arg_paths.get(id(obj))
         if path is not None:

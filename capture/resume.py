@@ -519,11 +519,15 @@ class ResumePlan:
 
 class RuntimeValueVariable(Variable):
     """A resume-function argument that is run-time data (a numpy array, a tensor's bound method,
-    an iterator): guarded by type only; anything done with it breaks (runs eagerly)."""
+    an iterator): guarded by type only; anything done with it breaks (runs eagerly). Live after
+    the graph, it is the call's own argument again (read through its ``source``)."""
 
-    def __init__(self, value, path):
-        self.path = path
+    def __init__(self, value, source):
+        self.source = source  # an ArgSource
         self.type = type(value)
+
+    def reconstruct(self, rec):
+        return rec.source(self.source)
 
     def python_type(self):
         return self.type
@@ -607,7 +611,7 @@ def make_plan(root, fn, config, qual, tracer):
 
     def stack_recipe(v):
         if isinstance(v, IteratorVariable):
-            return ("tuple", [rec.of(x) for x in v.items[v.pos:]], None, rec._mid())
+            return ("tuple", [rec.of(x) for x in v.items[v.pos:]], None, rec.memo_key())
         return rec.of(v)
 
     stack_recipes = [stack_recipe(v) for v in stack_vars]

@@ -31,11 +31,10 @@ from .guards import GuardSet
 from .side_effects import SideEffects
 from .sources import CellSource, GlobalSource
 from .variable_builder import wrap_attribute, wrap_guarded, wrap_value
-from .variables import (NULL, Box, BoxVariable, CellVariable, ClassVariable, ConstantVariable,
-                        DictVariable, IteratorVariable, ListVariable, ModuleVariable,
-                        NestedFunctionVariable, NullVariable, ObjectVariable, SetVariable,
+from .variables import (NULL, Box, BoxVariable, ConstantVariable, DictVariable, IteratorVariable,
+                        ListVariable, ModuleVariable, NestedFunctionVariable, NullVariable, SetVariable,
                         SliceVariable, TensorVariable, TupleVariable, Variable)
-from .variables.base import BINARY_OPS, COMPARE_OPS
+from .variables.base import BINARY_OPS, COMPARE_OPS, NoPythonValue
 from .variables.objects import NewObjectVariable
 from .variables.containers import check_mutable
 
@@ -251,18 +250,13 @@ class InstructionTranslator:
         return wrap_guarded(self, expr, value, desc, source)
 
     def python_value(self, var):
-        if isinstance(var, (ConstantVariable, ClassVariable)):
-            return var.value
-        if isinstance(var, (ObjectVariable, CellVariable)):
-            return var.obj
-        if isinstance(var, ModuleVariable):
-            return var.mod
-        if isinstance(var, TensorVariable):
-            return var.sym
-        fn = getattr(var, "fn", None)  # functions, builtins, framework callables: the object itself
-        if fn is not None and not isinstance(fn, Variable) and getattr(var, "self_var", None) is None:
-            return fn
-        return var.realize(self)
+        """The object ``var`` stands for while tracing: its Python object when it has one
+        (``Variable.python_value``), else what framework code is handed for it (a SymTensor for
+        a tensor, a realized container...); breaks when there is neither."""
+        try:
+            return var.python_value()
+        except NoPythonValue:
+            return var.realize(self)
 
     # -- helpers used by variables ----------------------------------------------------------------------
     def flatten_tensors(self, var):

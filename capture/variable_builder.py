@@ -1,14 +1,19 @@
-"""The variable builder: every Python value the traced code meets becomes a Variable here.
+"""The variable builder: every Python value the traced code meets becomes a Variable here, with
+its ``source`` (``capture.sources``: where it was found) when it comes from outside the frame.
 
 - A frame's arguments (:func:`_wrap_root`): tensors become graph inputs matched by shape and
-  dtype, Python scalars are guarded by value, lists/tuples/dicts item by item with their argument
-  path as source (so the caller's own objects come back), Cells weakly by identity, anything else
-  by identity.
+  dtype, Python scalars are guarded by value, lists/tuples/dicts item by item, Cells weakly by
+  identity, anything else by identity; each gets its argument path as source (so the caller's
+  own lists, dicts and tuples come back).
 - Values read while tracing (:func:`wrap_value`; :func:`wrap_guarded` for attributes, globals
   and closure variables, which also guards them): the same rules for containers, which keep their
-  exact type (namedtuples, tuple subclasses, OrderedDict, defaultdict) and their source; one
-  Variable per outside list/dict, so every mutation lands on one model.
+  exact type (namedtuples, tuple subclasses, OrderedDict, defaultdict) and their source (their
+  items: an item of it); one Variable per outside list/dict, so every mutation lands on one model.
+- Values the frame computes at trace time (``fresh``) have no source.
 - Self-referencing containers are refused for both: the frame runs eagerly.
+
+What a Variable does with its source is its own business (``Variable.reconstruct``,
+``capture.side_effects``); the builder only records it.
 """
 from __future__ import annotations
 
@@ -53,7 +58,7 @@ def _wrap_root(tx, value, expr, path, desc, is_resume=False):
         # run-time data handed over by an earlier break: guarded by type only
         from .resume import RuntimeValueVariable
         g.type_is(expr, type(value), desc)
-        return RuntimeValueVariable(value, path)
+        return RuntimeValueVariable(value, ArgSource(path))
     var = _wrap_containers_once(tx, value, lambda: _wrap_root_value(tx, value, expr, path, desc, is_resume))
     if memo is not None and isinstance(value, (list, dict)):
         memo[id(value)] = (var, expr, desc)
@@ -77,6 +82,15 @@ def _wrap_containers_once(tx, value, wrap):
 
 
 def _wrap_root_value(tx, value, expr, path, desc, is_resume):
+    var = _new_root_variable(tx, value, expr, path, desc, is_resume)
+    if var.source is None and not isinstance(var, DictVariable):
+        # (a dict with keys other than strings is guarded by identity, not key by key: it keeps
+        # no source, so mutating or returning it breaks)
+        var.source = ArgSource(path)
+    return var
+
+
+def _new_root_variable(tx, value, expr, path, desc, is_resume):
     g = tx.guards
     g.name_object(value, desc)
     if isinstance(value, Tensor) and not isinstance(value, Parameter):
@@ -89,10 +103,8 @@ def _wrap_root_value(tx, value, expr, path, desc, is_resume):
         g.length(expr, value, desc)
         items = [_wrap_root(tx, v, f"{expr}[{i}]", path + (i,), f"{desc}[{i}]", is_resume)
                  for i, v in enumerate(value)]
-        var = TupleVariable(items, cls=type(value)) if isinstance(value, tuple) \
+        return TupleVariable(items, cls=type(value)) if isinstance(value, tuple) \
             else ListVariable(items, external=True)
-        var.source = ArgSource(path)  # returned (or live at a break) as the caller's own object
-        return var
     if type(value) in PLAIN_DICT_TYPES and all(isinstance(k, str) for k in value):
         g.dict_keys(expr, value, desc)
         var = DictVariable({k: _wrap_root(tx, v, f"{expr}[{k!r}]", path + (k,), f"{desc}[{k!r}]", is_resume)
@@ -107,10 +119,10 @@ def _wrap_root_value(tx, value, expr, path, desc, is_resume):
 
 
 def wrap_value(tx, value, fresh=False, source=None) -> Variable:
-    """The Variable for a Python value met while tracing. Lists/dicts are marked as living
-    outside the frame unless ``fresh`` (just computed at trace time); ``source`` says where
-    such a container lives (see ``capture.reconstruct``), so mutating it is a side effect
-    replayed on that object, and returning it gives that object back."""
+    """The Variable for a Python value met while tracing, found at ``source`` (see
+    ``capture.sources``; None: unknown). Lists/dicts are marked as living outside the frame
+    unless ``fresh`` (just computed at trace time: no source); one with a source is that outside
+    object: mutating it is a side effect replayed on it, and returning it gives it back."""
     if isinstance(value, (tuple, list, dict)):
         if fresh or isinstance(value, tuple):
             return _wrap_containers_once(tx, value, lambda: _wrap_value(tx, value, fresh, source))
@@ -121,12 +133,21 @@ def wrap_value(tx, value, fresh=False, source=None) -> Variable:
             var = _wrap_containers_once(tx, value, lambda: _wrap_value(tx, value, fresh, source))
             known = tx.tracer.containers[id(value)] = (value, var)
         return known[1]
-    return _wrap_value(tx, value, fresh)
+    return _wrap_value(tx, value, fresh, source)
 
 
 def _wrap_value(tx, value, fresh, source=None):
     if isinstance(value, Variable):
         return value
+    if fresh:
+        source = None
+    var = _new_variable(tx, value, fresh, source)
+    if var.source is None:
+        var.source = source
+    return var
+
+
+def _new_variable(tx, value, fresh, source):
     if isinstance(value, SymTensor):
         return TensorVariable(value)
     if isinstance(value, Tensor):
@@ -136,10 +157,8 @@ def _wrap_value(tx, value, fresh, source=None):
     polyfill = polyfill_for(value)
     if polyfill is not None:  # (classes such as itertools.chain too)
         return UserFunctionVariable(polyfill)
-    if fresh:
-        source = None
-        if type(value) is set:
-            return SetVariable(value)
+    if fresh and type(value) is set:
+        return SetVariable(value)
 
     def item_source(key):
         return None if source is None else ItemSource(source, key)
@@ -148,15 +167,11 @@ def _wrap_value(tx, value, fresh, source=None):
         return TupleVariable([wrap_value(tx, v, fresh, item_source(i)) for i, v in enumerate(value)],
                              cls=type(value))
     if type(value) is list:
-        var = ListVariable([wrap_value(tx, v, fresh, item_source(i)) for i, v in enumerate(value)],
-                           external=not fresh)
-        var.source = source
-        return var
+        return ListVariable([wrap_value(tx, v, fresh, item_source(i)) for i, v in enumerate(value)],
+                            external=not fresh)
     if type(value) in PLAIN_DICT_TYPES:
-        var = DictVariable({k: wrap_value(tx, v, fresh, item_source(k)) for k, v in value.items()},
-                           external=not fresh, cls=type(value))
-        var.source = source
-        return var
+        return DictVariable({k: wrap_value(tx, v, fresh, item_source(k)) for k, v in value.items()},
+                            external=not fresh, cls=type(value))
     if isinstance(value, Cell):
         return CellVariable(value)
     if isinstance(value, types.ModuleType):

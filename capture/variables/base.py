@@ -1,4 +1,22 @@
-"""Base class of the translator's symbolic stand-ins for Python values, and constants."""
+"""Variables: the translator's symbolic stand-ins for Python values (the base class, constants).
+
+Every value on the translator's stack, in its locals or inside another Variable is a
+:class:`Variable`, made by the variable builder (``capture.variable_builder``) or by the
+translator and the variables themselves as the traced code computes. Each one knows
+
+- its ``source`` (``capture.sources``): where the value was read from outside the frame (a call
+  argument, an attribute, a global, an item of such a container, a closure cell); None for
+  values the frame computed. The builder sets it; mutations of an outside list/dict are replayed
+  on the object its source names, and returning one gives that very object back;
+- :meth:`Variable.python_value`: the real Python object, when one exists while tracing
+  (constants, classes, functions, objects from outside the frame);
+- :meth:`Variable.reconstruct`: its *recipe*, how to rebuild it as a Python object after the
+  graph ran (the frame's result, the live values at a graph break). ``capture.reconstruct``
+  collects the recipes (memoised, with the graph outputs they read) and evaluates them per call.
+
+Subclasses live one module per kind of value (``containers``, ``functions``, ``objects``,
+``tensor``); each overrides what it supports, and everything else breaks the graph.
+"""
 from __future__ import annotations
 
 import operator
@@ -6,8 +24,33 @@ import operator
 from ..errors import GraphBreak, MissingAttribute
 
 
+class NotResumable(Exception):
+    """A value cannot be rebuilt as a Python object after the graph (its ``reconstruct`` fails):
+    at a graph break the whole frame runs eagerly, for the frame's result the frame does."""
+
+
+class NoPythonValue(GraphBreak):
+    """``Variable.python_value()`` of a value with no Python object at trace time (a tensor's
+    data, a container or object the frame builds): code that needs the object breaks."""
+
+
 class Variable:
     """A value on the symbolic stack. Subclasses override what they support; the rest breaks."""
+
+    #: where the value was read from (a ``capture.sources.Source``); None: computed by the frame
+    source = None
+
+    def python_value(self):
+        """The real Python object this Variable stands for, when it exists while tracing.
+        Raises :class:`NoPythonValue` otherwise."""
+        raise NoPythonValue(f"a {self.describe()} has no Python value at trace time")
+
+    def reconstruct(self, rec) -> tuple:
+        """The recipe that rebuilds this value after the graph ran, evaluated per call by
+        ``capture.reconstruct.build``. ``rec`` (``capture.reconstruct.Recipes``) gives the
+        recipes of the Variables it holds (``rec.of``), graph outputs and memo keys. Raises
+        :class:`NotResumable` when the value cannot be rebuilt."""
+        raise NotResumable(f"a {self.describe()} is live at the break")
 
     def python_type(self):
         return object
@@ -63,6 +106,19 @@ class ConstantVariable(Variable):
 
     def realize(self, tx):
         return self.value
+
+    def python_value(self):
+        return self.value
+
+    def reconstruct(self, rec):
+        """A mutable value (a set the frame built, a bytearray...): a fresh copy per call; an
+        object that is one of the call's arguments: read from the call; else the value itself."""
+        val = self.value
+        if isinstance(val, (set, bytearray, list, dict)):
+            return ("copy", val, rec.memo_key())
+        if not isinstance(val, (int, float, str, bool, type(None))):
+            return rec.object_recipe(val)
+        return ("val", val)
 
     def truth(self, tx):
         return bool(self.value)

@@ -1,4 +1,10 @@
-"""Tuples, lists, dicts, slices and iterators built or read while tracing."""
+"""Tuples, lists, dicts, sets, slices and iterators built or read while tracing.
+
+A container the frame builds is a new Python object after the graph (of its exact type:
+namedtuples, tuple subclasses, OrderedDict). A list or dict read from outside the frame is that
+object: its ``source`` says where it lives, mutations of it are side effects replayed on it
+(``capture.side_effects``), and handing it back reads it again from there (``reconstruct``).
+"""
 from __future__ import annotations
 
 import builtins
@@ -7,7 +13,8 @@ import inspect
 import types
 
 from ..errors import GraphBreak, MissingAttribute
-from .base import ConstantVariable, Variable
+from ..sources import ArgSource
+from .base import ConstantVariable, NotResumable, Variable
 
 
 def rebuild_tuple(cls, items):
@@ -42,8 +49,10 @@ def check_mutable(tx, var, what):
 
 
 class TupleVariable(Variable):
+    """A tuple (``cls``: its exact type when a namedtuple or another tuple subclass); the base of
+    :class:`ListVariable`. ``external``: a list from outside the frame (see ``source``)."""
+
     kind = tuple
-    source = None  # where an outside list/dict/tuple lives (a source, see capture.reconstruct)
 
     def __init__(self, items, external=False, cls=None):
         self.items = list(items)
@@ -65,6 +74,19 @@ class TupleVariable(Variable):
 
     def realize(self, tx):
         return self._make([i.realize(tx) for i in self.items])
+
+    def reconstruct(self, rec):
+        """A list from outside the frame, or a tuple the call received: that very object, read
+        again through its source for each call (the caller's own object, never a copy). Else a
+        new container of the exact type. A tuple read from elsewhere (an attribute, a global...)
+        is rebuilt from its items: it cannot have changed, and its items' recipes do not depend
+        on the container it was found in, which replayed side effects may rewrite first."""
+        src = self.source
+        if src is not None and (self.kind is not tuple or isinstance(src, ArgSource)):
+            return rec.source(src)
+        if self.external and self.kind is list:
+            raise NotResumable(f"a {self.describe()} read from outside the frame, with no known source")
+        return (self.kind.__name__, [rec.of(v) for v in self.items], self.cls, rec.memo_key())
 
     def iterate(self, tx):
         return list(self.items)
@@ -185,10 +207,14 @@ class OutsideListVariable(ListVariable):
 
 
 class ListMethodVariable(Variable):
-    """Mutating methods of a list created inside the captured frame."""
+    """Mutating methods of a list (``lst.append``...): they change the list's model; on a list
+    from outside the frame, the change is a side effect (``check_mutable``)."""
 
     def __init__(self, lst, name):
         self.lst, self.name = lst, name
+
+    def reconstruct(self, rec):
+        return ("getattr", rec.of(self.lst), self.name)
 
     def call(self, tx, args, kwargs):
         if kwargs:
@@ -223,7 +249,8 @@ class ListMethodVariable(Variable):
 
 
 class DictVariable(Variable):
-    source = None
+    """A dict of constant keys (``cls``: OrderedDict, else None). ``external``: a dict from
+    outside the frame (see ``source``)."""
 
     def __init__(self, items: dict, external=False, cls=None):
         self.items = dict(items)  # const key -> Variable
@@ -242,6 +269,15 @@ class DictVariable(Variable):
 
     def realize(self, tx):
         return rebuild_dict(self.cls, {k: v.realize(tx) for k, v in self.items.items()})
+
+    def reconstruct(self, rec):
+        """A dict from outside the frame: that very object, read again through its source. A
+        dict the frame built: a new dict (OrderedDict) of the items."""
+        if self.source is not None:
+            return rec.source(self.source)
+        if self.external:
+            raise NotResumable(f"a {self.describe()} read from outside the frame, with no known source")
+        return ("dict", {k: rec.of(v) for k, v in self.items.items()}, self.cls, rec.memo_key())
 
     def getitem(self, tx, key):
         if not key.is_const():
@@ -269,8 +305,14 @@ class DictVariable(Variable):
 
 
 class DictMethodVariable(Variable):
+    """Methods of a dict (``d.get``, ``d.update``...); mutating ones on a dict from outside the
+    frame are side effects (``check_mutable``)."""
+
     def __init__(self, d, name):
         self.d, self.name = d, name
+
+    def reconstruct(self, rec):
+        return ("getattr", rec.of(self.d), self.name)
 
     def call(self, tx, args, kwargs):
         items = self.d.items
@@ -324,6 +366,9 @@ class SliceVariable(Variable):
     def realize(self, tx):
         return slice(*(p.realize(tx) for p in self.parts))
 
+    def reconstruct(self, rec):
+        return ("slice", [rec.of(p) for p in self.parts])
+
 
 class IteratorVariable(Variable):
     """An iterator over items known at trace time (loops are unrolled)."""
@@ -345,6 +390,12 @@ class IteratorVariable(Variable):
         return "iterator"
 
     lazy = False  # items all known now (rebuilt as a fresh iterator at a graph break)
+
+    def reconstruct(self, rec):
+        """A new iterator over the items not consumed yet."""
+        if self.lazy:
+            raise NotResumable(f"a {self.describe()} over another iterator is live at the break")
+        return ("iter", [rec.of(v) for v in self.items[self.pos:]], rec.memo_key())
 
     def next(self, tx):
         if self.pos >= len(self.items):

@@ -1,5 +1,9 @@
 """Callables met while tracing: user functions (inlined), framework functions (called with
-symbolic tensors), builtins, Cells, gradient transforms, and plain objects."""
+symbolic tensors), builtins, classes, partials, gradient transforms, and opaque callables.
+
+A callable that exists outside the frame (``fn``) is that object after the graph; one the
+traced code makes (a nested function or lambda, a bound method, a partial) is rebuilt from its
+parts (see each class's ``reconstruct``)."""
 from __future__ import annotations
 
 import builtins
@@ -19,7 +23,7 @@ from graph.ir import NODE
 
 from ..builder import SymTensor
 from ..errors import CaptureUserError, GraphBreak, MissingAttribute
-from .base import ConstantVariable, Variable
+from .base import ConstantVariable, NoPythonValue, NotResumable, Variable
 from .containers import (SKIP, DictVariable, IteratorVariable, ListVariable, TupleVariable,
                          iterator_pipeline, plain_tuple)
 from .tensor import TensorVariable
@@ -35,12 +39,37 @@ def is_framework_callable(obj) -> bool:
     return mod.startswith(FRAMEWORK_PREFIXES) or mod in ("runtime", "graph")
 
 
-class UserFunctionVariable(Variable):
-    """A Python function whose bytecode is inlined into the captured frame."""
+class KnownCallableVariable(Variable):
+    """A callable object known at trace time (``fn``): after the graph it is that same object
+    (read from the call when it is one of the call's arguments)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def python_value(self):
+        return self.fn
+
+    def reconstruct(self, rec):
+        return rec.object_recipe(self.fn)
+
+
+class UserFunctionVariable(KnownCallableVariable):
+    """A Python function whose bytecode is inlined into the captured frame; with ``self_var``,
+    a method bound to that value (rebuilt as a bound method of the rebuilt object)."""
 
     def __init__(self, fn, self_var=None):
         self.fn = fn
         self.self_var = self_var
+
+    def python_value(self):
+        if self.self_var is not None:
+            raise NoPythonValue(f"the bound {self.describe()} has no Python value at trace time")
+        return self.fn
+
+    def reconstruct(self, rec):
+        if self.self_var is None:
+            return rec.object_recipe(self.fn)
+        return ("method", rec.object_recipe(self.fn), rec.of(self.self_var))
 
     def call(self, tx, args, kwargs):
         if self.self_var is not None:
@@ -74,17 +103,28 @@ class NestedFunctionVariable(Variable):
         self.kwdefaults = kwdefaults or {}
         self.closure = closure or ()  # tuple of Box
 
+    def reconstruct(self, rec):
+        """A new function of the same code, defaults and closure; only over cells that outlive
+        the frame (free variables of the captured function), not over its own locals."""
+        cells = []
+        for box in self.closure:
+            cell = rec.free_cells.get(id(box))
+            if cell is None:
+                raise NotResumable("a closure over a local of the frame is live at the break")
+            cells.append(("val", cell))
+        return ("func", self.code, self.f_globals,
+                [rec.of(d) if isinstance(d, Variable) else ("val", d) for d in self.defaults],
+                {k: rec.of(v) if isinstance(v, Variable) else ("val", v) for k, v in self.kwdefaults.items()},
+                cells, rec.memo_key())
+
     def call(self, tx, args, kwargs):
         return tx.inline_code(self.code, self.f_globals, args, kwargs, self.defaults, self.kwdefaults,
                               self.closure, name=self.code.co_name)
 
 
-class FrameworkCallableVariable(Variable):
+class FrameworkCallableVariable(KnownCallableVariable):
     """A callable of this framework (ops.*, Primitives, composites): called directly with symbolic
     tensors, since it only builds ops through ``bind``."""
-
-    def __init__(self, fn):
-        self.fn = fn
 
     def call(self, tx, args, kwargs):
         rargs = [a.realize(tx) for a in args]
@@ -108,11 +148,8 @@ class FrameworkCallableVariable(Variable):
         return f"framework callable {getattr(self.fn, '__name__', type(self.fn).__name__)}"
 
 
-class PureFunctionVariable(Variable):
+class PureFunctionVariable(KnownCallableVariable):
     """A side-effect-free function (math.*, operator.*): evaluated at trace time on constants."""
-
-    def __init__(self, fn):
-        self.fn = fn
 
     def call(self, tx, args, kwargs):
         if all(a.is_const() for a in args) and all(v.is_const() for v in kwargs.values()) and "out" not in kwargs:
@@ -184,17 +221,17 @@ def _fold_tensor_minmax(tx, fn, items, key):
     return TensorVariable(SymTensor(best, tx.builder))
 
 
-class BuiltinVariable(Variable):
+class BuiltinVariable(KnownCallableVariable):
     """Python builtins with trace-time semantics."""
-
-    def __init__(self, fn):
-        self.fn = fn
 
     def describe(self):
         return f"builtin {self.fn.__name__}"
 
     def realize(self, tx):
         return self.fn
+
+    def reconstruct(self, rec):
+        return ("val", self.fn)
 
     def call(self, tx, args, kwargs):
         name = self.fn.__name__
@@ -453,8 +490,13 @@ _CONST_FOLDABLE = {"int", "float", "bool", "str", "round", "divmod", "pow", "sor
 
 
 class SuperVariable(Variable):
+    """``super()`` / ``super(cls, obj)``: methods found through it are inlined on ``obj_var``."""
+
     def __init__(self, cls, obj, obj_var):
         self.cls, self.obj, self.obj_var = cls, obj, obj_var
+
+    def reconstruct(self, rec):
+        return ("super", ("val", self.cls), rec.of(self.obj_var))
 
     def getattr(self, tx, name):
         attr = getattr(super(self.cls, self.obj), name)
@@ -464,8 +506,17 @@ class SuperVariable(Variable):
 
 
 class ClassVariable(Variable):
+    """A class: calling it builds namedtuples, OrderedDicts, constants at trace time, framework
+    objects, or user objects (:class:`~capture.variables.objects.NewObjectVariable`)."""
+
     def __init__(self, cls):
         self.cls = cls
+
+    def python_value(self):
+        return self.cls
+
+    def reconstruct(self, rec):
+        return ("val", self.cls)
 
     def is_const(self):
         return True
@@ -744,6 +795,10 @@ class PartialVariable(Variable):
         self.args = list(args)
         self.kwargs = dict(kwargs)
 
+    def reconstruct(self, rec):
+        return ("partial", rec.of(self.fn), [rec.of(a) for a in self.args],
+                {k: rec.of(v) for k, v in self.kwargs.items()})
+
     @classmethod
     def from_object(cls, tx, p):
         return cls(tx.wrap(p.func), [tx.wrap(a) for a in p.args], {k: tx.wrap(v) for k, v in p.keywords.items()})
@@ -769,11 +824,8 @@ def _is_framework_print(obj):
     return obj is composite.print_ or obj is composite.Print or isinstance(obj, composite.Print)
 
 
-class PrintVariable(Variable):
+class PrintVariable(KnownCallableVariable):
     """``ops.print_`` / ``ops.Print()``: printing must happen on every call, with run-time values."""
-
-    def __init__(self, fn):
-        self.fn = fn
 
     def call(self, tx, args, kwargs):
         raise GraphBreak("ops.Print / ops.print_ inside a captured region: it must print on every call",
@@ -853,11 +905,8 @@ def wrap_callable(tx, obj):
 math, operator  # modules referenced by _PURE_MODULES names
 
 
-class OpaqueCallableVariable(Variable):
+class OpaqueCallableVariable(KnownCallableVariable):
     """A callable capture knows nothing about (C extension, numpy...): calling it breaks."""
-
-    def __init__(self, fn):
-        self.fn = fn
 
     def call(self, tx, args, kwargs):
         name = getattr(self.fn, "__qualname__", None) or type(self.fn).__name__

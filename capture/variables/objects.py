@@ -1,7 +1,10 @@
-"""Cells, modules, closure cells and other Python objects read while tracing.
+"""Cells, modules, closure cells and other Python objects read while tracing, and objects the
+traced code creates.
 
 Attribute reads record guards: Python constants by value, objects (sub-Cells, Parameters,
 functions) by identity, so a compiled entry is reused only while what it read is unchanged.
+Objects from outside the frame are themselves after the graph (``python_value``/``reconstruct``);
+attribute writes to them are side effects replayed after the graph (``capture.side_effects``).
 """
 from __future__ import annotations
 
@@ -23,6 +26,12 @@ class ObjectVariable(Variable):
 
     def realize(self, tx):
         return self.obj
+
+    def python_value(self):
+        return self.obj
+
+    def reconstruct(self, rec):
+        return rec.object_recipe(self.obj)
 
     def getattr(self, tx, name):
         written = tx.tracer.side_effects.written_attr(self.obj, name)
@@ -93,6 +102,14 @@ class NewObjectVariable(Variable):
 
     def python_type(self):
         return self.cls
+
+    def reconstruct(self, rec):
+        """``object.__new__(cls)`` with the attributes' recipes, one object per call. Recorded
+        before its attributes are made, so an attribute that refers back to it ends the recursion."""
+        r = ("newobj", self.cls, {}, rec.memo_key())
+        rec.remember(self, r)
+        r[2].update({k: rec.of(v) for k, v in self.attrs.items()})
+        return r
 
     def getattr(self, tx, name):
         if name in self.attrs:
@@ -169,6 +186,9 @@ class CellMethodVariable(Variable):
     def __init__(self, method, self_var):
         self.method = method
         self.self_var = self_var
+
+    def reconstruct(self, rec):
+        return ("method", ("val", self.method.__func__), rec.of(self.self_var))
 
     def call(self, tx, args, kwargs):
         from runtime import eager
@@ -288,6 +308,12 @@ class ModuleVariable(Variable):
 
     def realize(self, tx):
         return self.mod
+
+    def python_value(self):
+        return self.mod
+
+    def reconstruct(self, rec):
+        return ("val", self.mod)
 
     def getattr(self, tx, name):
         try:

@@ -1,4 +1,7 @@
-"""Symbolic tensors on the translator's stack."""
+"""Symbolic tensors on the translator's stack: a :class:`TensorVariable` wraps a ``SymTensor``
+(``capture.builder``) whose graph Value is a graph input (an argument, a lifted Parameter or held
+tensor), a constant or a node; ops on it add nodes, and after the graph it is rebuilt from what
+that Value is (see :meth:`TensorVariable.reconstruct`)."""
 from __future__ import annotations
 
 from runtime.tensor_methods import TensorMethods
@@ -38,6 +41,22 @@ class TensorVariable(Variable):
 
     def realize(self, tx):
         return self.sym
+
+    def reconstruct(self, rec):
+        """A tensor computed by the graph: its graph output; an argument tensor, a Parameter or a
+        tensor held by an object (and not updated by the graph): that same object, as in eager;
+        a graph constant: a new tensor per call."""
+        from graph.ir import CONST, INPUT, PARAM
+        v = self.sym.value  # (a write into the tensor replaced it: the current value counts)
+        graph = rec.builder.graph
+        if v.kind == PARAM or (v.kind == INPUT and v.ref is not None):
+            if v not in graph.updates:
+                return ("obj", v.ref)
+        if v.kind == INPUT and v.ref is None:
+            return rec.source(rec.builder.sources[graph.inputs.index(v)])
+        if v.kind == CONST:
+            return ("tconst", v.data, rec.memo_key())
+        return ("out", rec.output(v))
 
     def getattr(self, tx, name):
         if name == "__class__":  # the user-visible class (Tensor / Parameter), never SymTensor
