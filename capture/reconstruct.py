@@ -36,7 +36,7 @@ The recipes :func:`build` evaluates (``r`` a recipe, ``k`` a memo key: one objec
 ``("iter", [r...], k)``                a new iterator over the items
 ``("newobj", cls, {name: r}, k)``      ``object.__new__(cls)`` with these attributes
 ``("func", code, globals, [r...],      a function made by the frame: its defaults, keyword-only
-{name: r}, [("val", cell)...], k)``    defaults and closure cells
+{name: r}, [cell...], k)``             defaults and (real) closure cells
 ``("slice", [r, r, r])``               ``slice(...)``
 ``("method", r_fn, r_self)``           a bound method
 ``("partial", r_fn, [r...], {k: r})``  ``functools.partial``

@@ -111,7 +111,7 @@ class NestedFunctionVariable(Variable):
             cell = rec.free_cells.get(id(box))
             if cell is None:
                 raise NotResumable("a closure over a local of the frame is live at the break")
-            cells.append(("val", cell))
+            cells.append(cell)
         return ("func", self.code, self.f_globals,
                 [rec.of(d) if isinstance(d, Variable) else ("val", d) for d in self.defaults],
                 {k: rec.of(v) if isinstance(v, Variable) else ("val", v) for k, v in self.kwdefaults.items()},

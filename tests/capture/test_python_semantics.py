@@ -400,3 +400,22 @@ def test_reads_after_assign_see_the_new_value(rng):
         assert_same(graph.p * 1, eager.p * 1)
         np.testing.assert_allclose(want[2].asnumpy(), y.asnumpy() * 1.5, rtol=1e-6)
     assert capture.explain(Updating().construct)(y).graph_break_count == 0
+
+
+# -- a function made by the frame over the captured function's own free variables ------------------
+def test_returned_closure_over_a_free_variable_of_the_frame(rng):
+    scale = 3.0
+
+    def f(x):
+        def times(y):
+            return y * scale
+        return x + 1, times
+
+    jitted = capture.jit(f)
+    for _ in range(2):  # compiled, then a cache hit
+        x = randn(rng, 2)
+        want, got = f(x), jitted(x)
+        assert_same(got[0], want[0])
+        assert got[1].__closure__[0] is want[1].__closure__[0]  # the same cell: later writes are seen
+        assert_same(got[1](x), want[1](x))
+    assert capture.explain(f)(x).graph_break_count == 0
