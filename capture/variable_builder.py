@@ -33,9 +33,9 @@ from .polyfills import polyfill_for
 from .sources import ArgSource, AttrSource, ItemSource
 from .variables import (BuiltinVariable, CellVariable, ClassVariable, ConstantVariable, DictVariable,
                         ListVariable, ModuleVariable, ObjectVariable, OpaqueCallableVariable,
-                        SetVariable, TensorVariable, TupleVariable, UserFunctionVariable, Variable,
-                        wrap_callable)
+                        SetVariable, TensorVariable, TupleVariable, Variable, wrap_callable)
 from .variables.containers import PLAIN_DICT_TYPES, OutsideListVariable, plain_tuple
+from .variables.functions import PolyfillVariable
 
 
 _ITER_TYPES = (type(iter([])), type(iter(())), type(iter(range(0))), type(iter({})), types.GeneratorType,
@@ -156,7 +156,7 @@ def _new_variable(tx, value, fresh, source):
         return ConstantVariable(value)
     polyfill = polyfill_for(value)
     if polyfill is not None:  # (classes such as itertools.chain too)
-        return UserFunctionVariable(polyfill)
+        return PolyfillVariable(value, polyfill)
     if fresh and type(value) is set:
         return SetVariable(value)
 

@@ -90,6 +90,22 @@ class UserFunctionVariable(KnownCallableVariable):
         return f"function {getattr(self.fn, '__qualname__', self.fn)}"
 
 
+class PolyfillVariable(UserFunctionVariable):
+    """A C-implemented helper (``functools.reduce``, ``itertools.chain``...) whose pure-Python
+    version (``capture.polyfills``) is inlined when it is called; as a value (returned, stored,
+    compared, passed to ``isinstance``) it is still the original object."""
+
+    def __init__(self, original, polyfill):
+        super().__init__(polyfill)
+        self.original = original
+
+    def python_value(self):
+        return self.original
+
+    def reconstruct(self, rec):
+        return rec.object_recipe(self.original)
+
+
 _FUNCTION_METADATA = ("__name__", "__qualname__", "__module__", "__doc__", "__defaults__", "__kwdefaults__")
 
 
@@ -857,7 +873,7 @@ def wrap_callable(tx, obj):
     from ..polyfills import polyfill_for
     polyfill = polyfill_for(obj)
     if polyfill is not None:
-        return UserFunctionVariable(polyfill)
+        return PolyfillVariable(obj, polyfill)
     if type(obj) is functools.partial:
         return PartialVariable.from_object(tx, obj)
     from runtime import autograd

@@ -2,6 +2,9 @@
 function with eager Python (results, types, and that a later change is seen)."""
 import collections
 import functools
+import itertools
+import operator
+import types
 import typing
 
 import numpy as np
@@ -419,3 +422,24 @@ def test_returned_closure_over_a_free_variable_of_the_frame(rng):
         assert got[1].__closure__[0] is want[1].__closure__[0]  # the same cell: later writes are seen
         assert_same(got[1](x), want[1](x))
     assert capture.explain(f)(x).graph_break_count == 0
+
+
+# -- helpers traced through a pure-Python polyfill stay the original objects as values -------------
+class Holder:
+    pass
+
+
+def test_a_polyfilled_helper_is_the_original_object_as_a_value(rng):
+    def f(x, holder):
+        holder.fn = functools.reduce  # stored outside the frame (a side effect replayed after it)
+        total = functools.reduce(operator.add, [x, x, x])  # called: the polyfill is traced
+        return total, functools.reduce, itertools.chain, isinstance(functools.reduce, types.FunctionType)
+
+    jitted = capture.jit(f)
+    for _ in range(2):
+        x, eager_holder, holder = randn(rng, 2), Holder(), Holder()
+        want, got = f(x, eager_holder), jitted(x, holder)
+        assert_same(got[0], want[0])
+        assert got[1:] == want[1:] == (functools.reduce, itertools.chain, False)
+        assert got[1] is functools.reduce and got[2] is itertools.chain and holder.fn is functools.reduce
+    assert capture.explain(f)(x, Holder()).graph_break_count == 0
