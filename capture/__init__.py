@@ -25,10 +25,15 @@ from . import frame_eval  # noqa: F401
 from .frame_eval import disable, enable, enabled, is_enabled  # noqa: F401
 
 
-def reset(code=None) -> None:
-    """Drop all compiled entries (or those of one code object) and the frame hook's decisions."""
+def reset(code=None, disk=False) -> None:
+    """Drop all compiled entries (or those of one code object) and the frame hook's decisions;
+    ``disk=True`` also deletes the entries saved for a warm start of later processes
+    (``capture.persist``)."""
     _reset_caches(code)
     frame_eval.reset(code)
+    if disk:
+        from . import persist
+        persist.clear()
 
 
 if not _bc.SUPPORTED:  # pragma: no cover - depends on the interpreter

@@ -15,6 +15,7 @@ import os
 import threading
 import time
 import traceback
+import weakref
 
 from graph.errors import user_location
 from graph.ir import CONST
@@ -24,6 +25,7 @@ from runtime.nn.cell import Cell
 
 from . import backends
 from . import cache as _cache
+from . import persist
 from . import resume as _resume
 from .cache import Entry
 from .errors import CaptureUserError, FullGraphError, GraphBreak
@@ -139,6 +141,10 @@ def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
         if cache.charge(owner):
             events.record_recompile(qual, reason)
         t0 = time.perf_counter()
+        warm = _warm_entry(fn, flat, config, qual, t0)
+        if warm is not None:
+            cache.add(warm)
+            return warm
         tracer = Tracer(qual.replace(".", "_").replace("<", "").replace(">", ""))
         if config.max_instructions is not None:
             tracer.max_instructions = config.max_instructions
@@ -186,7 +192,46 @@ def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
         if graph.nodes or fn.__code__ not in _resume.RESUME_INFO:  # (a resume that only returns: no graph)
             events.record_compile(CompileInfo(qual, graph, entry.guard_set.descs, entry.compile_time, runner))
             _maybe_save(graph, qual)
+        if graph.nodes:
+            persist.save(fn, flat, config, entry, tracer.inlined)
         return entry
+
+def _warm_entry(fn, flat, config, qual, t0):
+    """The entry an earlier process saved for this call (``capture.persist``), its graph compiled
+    (kernels from the disk cache), or None. Tried once per code object and process, unless
+    ``CAPTURE_DISK_CACHE=always`` (every compile: tests of the saved entries)."""
+    mode = os.environ.get("CAPTURE_DISK_CACHE", "1")
+    if mode == "0" or (mode != "always" and fn.__code__ in _TRIED_WARM):
+        return None
+    _TRIED_WARM.add(fn.__code__)
+
+    def make(guard_set, doc):
+        graph = doc["graph"]
+        graph.verify()
+        entry = Entry(guard_set, graph=graph, sources=doc["sources"], template=doc["template"], name=qual,
+                      config=config, closure=fn.__closure__)
+        entry.device = device_of_inputs(entry.sources, flat)
+        schedule = doc["schedule"]
+        if schedule is not None and persist.schedule_applies(config, entry.device):
+            from codegen import compile_schedule
+            schedule.graph.verify()
+            entry.runner = compile_schedule(schedule)  # the passes ran in the process that saved it
+        else:
+            entry.runner = _make_runner(config, graph, entry.device)
+        entry.copy_outputs = tuple(doc["copy_outputs"])
+        entry.compile_time = time.perf_counter() - t0
+        entry.warm_start = True
+        return entry
+
+    entry = persist.load(fn, flat, config, make)
+    if entry is not None:
+        events.record_compile(CompileInfo(qual, entry.graph, entry.guard_set.descs, entry.compile_time,
+                                          entry.runner, warm_start=True))
+        _maybe_save(entry.graph, qual)
+    return entry
+
+#: code objects whose first compile in this process has looked for a saved entry
+_TRIED_WARM = weakref.WeakSet()
 
 #: graph breaks resume (compiled prefix + eager instruction + captured resume function); when
 #: False a break makes its whole frame eager

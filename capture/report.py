@@ -47,14 +47,16 @@ class BreakInfo:
 
 class CompileInfo:
     """One compiled graph: its frame, IR, guard descriptions, compile seconds and the backend's
-    runner (whose ``schedule``, when it has one, lists the fused kernels)."""
+    runner (whose ``schedule``, when it has one, lists the fused kernels). ``warm_start``: the
+    graph was loaded from an entry an earlier process saved (``capture.persist``), not translated."""
 
-    def __init__(self, frame, graph, guards, seconds, runner=None):
+    def __init__(self, frame, graph, guards, seconds, runner=None, warm_start=False):
         self.frame = frame
         self.graph = graph
         self.guards = list(guards)
         self.seconds = seconds
         self.runner = runner
+        self.warm_start = warm_start
 
 
 def _log_kinds():
@@ -102,7 +104,8 @@ class Events:
         self.totals["compile_seconds"] += info.seconds
         for r in self.recorders:
             r.compiles.append(info)
-        self._emit("graphs", f"compiled {info.frame}: {info.graph.op_count()} ops in {info.seconds * 1e3:.1f} ms\n"
+        how = "loaded from the warm-start cache" if info.warm_start else "compiled"
+        self._emit("graphs", f"{how} {info.frame}: {info.graph.op_count()} ops in {info.seconds * 1e3:.1f} ms\n"
                    + info.graph.format())
 
     def record_break(self, info: BreakInfo):

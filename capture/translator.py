@@ -105,6 +105,8 @@ class Tracer:
         self.free_cells: dict[int, object] = {}  # id(Box) -> cell (what resume recipes rebuild)
         self.side_effects = SideEffects()
         self.containers: dict[int, tuple] = {}  # id(outside list/dict) -> (it, its Variable)
+        # functions whose code was inlined (a saved entry checks their code is unchanged)
+        self.inlined: list = []
 
     def box_for_cell(self, tx, cell, name):
         """The Box standing for the real closure ``cell`` (guarded on its contents)."""
@@ -329,6 +331,7 @@ class InstructionTranslator:
     # -- inlining -----------------------------------------------------------------------------------------
     def inline_function(self, fn, args, kwargs):
         code = fn.__code__
+        self.tracer.inlined.append(fn)
         boxes = {name: self.tracer.box_for_cell(self, cell, name)
                  for name, cell in zip(code.co_freevars, fn.__closure__ or ())}
         cls = None

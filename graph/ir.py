@@ -121,6 +121,19 @@ class Graph:
         self.current_loc = None  # set by graph builders (the translator) while recording
         self._const_cache: dict[int, Value] = {}
 
+    def __getstate__(self):
+        """Pickling (capture's warm-start cache): the id counter as its next value, no constant
+        cache (it is keyed by ids of this process's arrays)."""
+        state = dict(self.__dict__)
+        state["_ids"] = next(self._ids)
+        state["_const_cache"] = {}
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        state["_ids"] = itertools.count(state["_ids"])
+        self.__dict__.update(state)
+
     # -- building ---------------------------------------------------------------------------------
     def add_input(self, aval: AVal, name: str, kind: str = INPUT, ref=None) -> Value:
         v = Value(self, aval, kind, name=name, ref=ref)

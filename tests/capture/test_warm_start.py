@@ -1,0 +1,175 @@
+"""Issue 13 item 3, warm start (capture/persist.py): a new process whose code did not change loads
+the entry an earlier process saved instead of translating the frame, with the same numbers;
+anything that changed what the translation read -- the code of a function it inlined (edited or
+monkeypatched), a global it guarded, the input shapes, the framework -- is translated anew, and
+damaged or foreign files are never trusted. The oracle is the same script run eagerly."""
+import io
+import json
+import os
+import pickle
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+SCRIPT = textwrap.dedent('''
+    import json, os
+    import numpy as np
+    import runtime as ms
+    from runtime import nn, ops
+    import helper
+
+    SCALE = float(os.environ.get("SCALE", "1.0"))
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = nn.Dense(4, 8)
+            self.fc2 = nn.Dense(8, 3)
+
+        def construct(self, x):
+            return self.fc2(helper.act(self.fc1(x))) * SCALE
+
+    if os.environ.get("PATCH"):
+        def patched(self, x):
+            return self.fc2(ops.sigmoid(self.fc1(x))) * SCALE
+        Net.construct = patched
+    if os.environ.get("OTHER_FRAMEWORK"):
+        import capture.persist
+        capture.persist._FRAMEWORK["fingerprint"] = "another build of the framework"
+
+    ms.set_seed(0)
+    net = Net()
+    loss_fn = nn.MSELoss()
+    opt = nn.SGD(net.trainable_params(), 0.1)
+    grad_fn = ms.value_and_grad(lambda x, y: loss_fn(net(x), y), None, opt.parameters)
+
+    def step(x, y):
+        loss, grads = grad_fn(x, y)
+        opt(grads)
+        return loss
+
+    if not os.environ.get("EAGER"):
+        step = ms.jit(step)
+    batch = int(os.environ.get("BATCH", "5"))
+    rng = np.random.default_rng(0)
+    x = ms.Tensor(rng.standard_normal((batch, 4)).astype(np.float32))
+    y = ms.Tensor(rng.standard_normal((batch, 3)).astype(np.float32))
+    losses = [float(step(x, y).asnumpy()) for _ in range(3)]
+    from capture import cache
+    warm = any(getattr(e, "warm_start", False) for c in cache._CACHES.values() for e in c.entries)
+    if os.environ.get("RESET_DISK"):
+        import capture
+        capture.reset(disk=True)
+    print(json.dumps({"losses": losses, "warm": warm, "w": float(net.fc1.weight.asnumpy().sum())}))
+''')
+
+RELU = "from runtime import ops\n\ndef act(x):\n    return ops.relu(x)\n"
+TANH = "from runtime import ops\n\ndef act(x):\n    return ops.tanh(x)\n"
+
+
+@pytest.fixture
+def program(tmp_path):
+    (tmp_path / "script.py").write_text(SCRIPT)
+    (tmp_path / "helper.py").write_text(RELU)
+    cache_dir = tmp_path / "cache"
+
+    def run(capture_run=False, **env):
+        full = dict(os.environ, MSJIT_CACHE_DIR=str(cache_dir), PYTHONPATH=os.pathsep.join([str(tmp_path), ROOT]),
+                    CAPTURE_DISK_CACHE="1", **{k: str(v) for k, v in env.items()})
+        for k in ("SCALE", "PATCH", "BATCH", "EAGER", "OTHER_FRAMEWORK", "RESET_DISK"):
+            if k not in env:
+                full.pop(k, None)
+        launcher = [sys.executable, "-m", "capture", "run"] if capture_run else [sys.executable]
+        proc = subprocess.run(launcher + [str(tmp_path / "script.py")], capture_output=True, text=True,
+                              env=full, cwd=str(tmp_path), timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        result = json.loads(proc.stdout.strip().splitlines()[-1])
+        result["stderr"] = proc.stderr
+        return result
+
+    run.dir, run.cache = tmp_path, cache_dir
+    return run
+
+
+def _saved(cache_dir):
+    return sorted(p for p in cache_dir.rglob("*.capture")) if cache_dir.exists() else []
+
+
+def _same(got, want):
+    np.testing.assert_allclose(got["losses"], want["losses"], rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(got["w"], want["w"], rtol=1e-5, atol=1e-6)
+
+
+def test_a_new_process_loads_the_saved_entry_and_computes_the_same(program):
+    eager = program(EAGER=1)
+    cold = program()
+    assert not cold["warm"] and len(_saved(program.cache)) == 1
+    warm = program()
+    assert warm["warm"]
+    _same(cold, eager)
+    _same(warm, eager)  # parameters updated in place, step after step, as in the cold process
+    summary = program(capture_run=True)["stderr"]
+    assert "1 graph(s) loaded from the warm-start cache" in summary, summary
+
+
+def test_edited_or_monkeypatched_code_and_changed_globals_are_translated_anew(program):
+    program()
+    (program.dir / "helper.py").write_text(TANH)  # a function the graph inlined, in another file
+    edited = program()
+    assert not edited["warm"]
+    _same(edited, program(EAGER=1))
+    assert program()["warm"]  # the new code's entry is the one saved now
+    patched = program(PATCH=1)  # the same files, but Net.construct replaced at run time
+    assert not patched["warm"]
+    _same(patched, program(EAGER=1, PATCH=1))
+    scaled = program(SCALE=2.0)  # a global the graph read (its guard fails)
+    assert not scaled["warm"]
+    _same(scaled, program(EAGER=1, SCALE=2.0))
+
+
+def test_new_shapes_get_their_own_entries_and_another_framework_none(program):
+    program()
+    assert not program(BATCH=7)["warm"]
+    assert program(BATCH=7)["warm"] and program()["warm"]
+    assert len(_saved(program.cache)) == 2
+    other = program(OTHER_FRAMEWORK=1)
+    assert not other["warm"]
+    _same(other, program(EAGER=1))
+
+
+def test_damaged_files_are_recompiled_and_reset_disk_deletes_the_entries(program):
+    want = program()
+    for path in _saved(program.cache):  # flip bytes in the middle of the pickled entry
+        data = bytearray(path.read_bytes())
+        for i in range(len(data) // 2, len(data) // 2 + 8):
+            data[i] ^= 0xFF
+        path.write_bytes(bytes(data))
+    damaged = program()
+    assert not damaged["warm"]
+    _same(damaged, want)
+    assert program()["warm"]  # the entry was saved again
+    for path in _saved(program.cache):
+        path.write_bytes(path.read_bytes()[:100])  # truncated
+    assert not program()["warm"]
+    program(RESET_DISK=1)
+    assert _saved(program.cache) == []
+
+
+class _Evil:
+    def __reduce__(self):
+        return (os.system, ("echo pwned",))
+
+
+def test_a_file_naming_anything_but_graph_values_is_refused_without_running_it():
+    from capture import persist
+    payload = pickle.dumps({"graph": _Evil()}, protocol=4)
+    with pytest.raises(pickle.UnpicklingError, match="not allowed"):
+        persist._Unpickler(io.BytesIO(payload), lambda pid: None).load()
+    ok = pickle.dumps({"a": (1, 2.5, "s"), "arr": np.arange(3, dtype=np.float32)}, protocol=4)
+    loaded = persist._Unpickler(io.BytesIO(ok), lambda pid: None).load()
+    assert loaded["a"] == (1, 2.5, "s") and loaded["arr"].dtype == np.float32
