@@ -508,6 +508,7 @@ def _encode(fn, flat, config, entry, inlined) -> bytes:
         if isinstance(value, weakref.ref) and name not in namer.values:
             raise Unpersistable(f"{name}: a weakly held object the guards never bound")
     late = {k: v for k, v in late.items() if k not in namer.values}
+    early = {k: v for k, v in early.items() if k not in namer.values}  # a class or function bound by a guard
     functions = []
     for f in inlined:
         code = f.__code__

@@ -104,9 +104,9 @@ class Events:
         self.totals["compile_seconds"] += info.seconds
         for r in self.recorders:
             r.compiles.append(info)
-        how = "loaded from the warm-start cache" if info.warm_start else "compiled"
-        self._emit("graphs", f"{how} {info.frame}: {info.graph.op_count()} ops in {info.seconds * 1e3:.1f} ms\n"
-                   + info.graph.format())
+        how = " (loaded from the warm-start cache)" if info.warm_start else ""
+        self._emit("graphs", f"compiled {info.frame}: {info.graph.op_count()} ops in {info.seconds * 1e3:.1f} ms"
+                   f"{how}\n" + info.graph.format())
 
     def record_break(self, info: BreakInfo):
         if self._hold('record_break', info):

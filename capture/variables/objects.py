@@ -316,13 +316,33 @@ class ModuleVariable(Variable):
         return ("val", self.mod)
 
     def getattr(self, tx, name):
+        d = self.mod.__dict__
+        written = tx.tracer.side_effects.written_global(d, name)
+        if written is not None:  # ``global X; X = ...`` in a function of that module, earlier in the frame
+            return written
         try:
-            return tx.wrap(getattr(self.mod, name))
+            value = getattr(self.mod, name)
         except AttributeError as e:
             raise GraphBreak(f"AttributeError at trace time: {e}")
+        if name in d and _user_module(self.mod):
+            # ``config.SCALE`` may be reassigned between calls, like a global: guarded the same way
+            from ..sources import GlobalSource
+            return tx.guard_and_wrap(f"{tx.guards.obj(d)}[{name!r}]", value, f"{self.mod.__name__}.{name}",
+                                     GlobalSource(d, name))
+        return tx.wrap(value)
 
     def describe(self):
         return f"module {self.mod.__name__}"
+
+
+#: top-level packages whose module attributes are not guarded: the framework, numpy, and the
+#: standard library (their attributes are functions and constants no program reassigns)
+_UNGUARDED_PACKAGES = frozenset({"graph", "runtime", "capture", "codegen", "mindspore", "numpy"}) | \
+    frozenset(getattr(__import__("sys"), "stdlib_module_names", ()))
+
+
+def _user_module(mod) -> bool:
+    return (getattr(mod, "__name__", "") or "").split(".")[0] not in _UNGUARDED_PACKAGES
 
 
 class Box:

@@ -443,3 +443,25 @@ def test_a_polyfilled_helper_is_the_original_object_as_a_value(rng):
         assert got[1:] == want[1:] == (functools.reduce, itertools.chain, False)
         assert got[1] is functools.reduce and got[2] is itertools.chain and holder.fn is functools.reduce
     assert capture.explain(f)(x, Holder()).graph_break_count == 0
+
+
+def test_a_module_attribute_reassigned_between_calls_is_seen(rng, tmp_path, monkeypatch):
+    """``x * config.SCALE``: a user module's attribute is guarded like a global, so a new value
+    recompiles instead of reusing the old one baked into the graph."""
+    import importlib
+    import sys
+    (tmp_path / "issue9_config.py").write_text("SCALE = 2.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    config = importlib.import_module("issue9_config")
+    try:
+        def f(x):
+            return x * config.SCALE
+
+        jitted = capture.jit(f)
+        x = randn(rng, 3)
+        np.testing.assert_allclose(jitted(x).asnumpy(), x.asnumpy() * 2.0, rtol=1e-6)
+        config.SCALE = 5.0
+        np.testing.assert_allclose(jitted(x).asnumpy(), x.asnumpy() * 5.0, rtol=1e-6)
+        np.testing.assert_allclose(jitted(x).asnumpy(), f(x).asnumpy(), rtol=1e-6)
+    finally:
+        sys.modules.pop("issue9_config", None)
