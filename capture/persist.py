@@ -234,15 +234,35 @@ def _module_dicts() -> dict:
     return {id(getattr(mod, "__dict__", None)): name for name, mod in list(sys.modules.items())}
 
 
-def _framework_globals() -> dict:
-    """id(value) -> (module, name) of every global of the framework's modules (settings objects
-    such as the context's state, found again by name in another process)."""
-    index = {}
-    for name, mod in list(sys.modules.items()):
-        if name.split(".")[0] in _PACKAGES:
-            for attr, value in list(getattr(mod, "__dict__", {}).items()):
-                index.setdefault(id(value), (name, attr))
-    return index
+class _FrameworkGlobals:
+    """id(value) -> (module, name) of the globals of the framework's modules (settings objects
+    such as the context's state, found again by name in another process). Indexed once per
+    process (again when modules were imported since); every hit is checked to still be that
+    module's global."""
+
+    _index: dict = {}
+    _modules = 0
+
+    def get(self, key, default=None):
+        hit = self._lookup(key)
+        return default if hit is None else hit
+
+    def _lookup(self, key):
+        cls = type(self)
+        if len(sys.modules) != cls._modules:
+            index = {}
+            for name, mod in list(sys.modules.items()):
+                if name.split(".")[0] in _PACKAGES:
+                    for attr, value in list(getattr(mod, "__dict__", {}).items()):
+                        index.setdefault(id(value), (name, attr))
+            cls._index, cls._modules = index, len(sys.modules)
+        hit = cls._index.get(key)
+        if hit is not None:
+            mod = sys.modules.get(hit[0])
+            value = getattr(mod, "__dict__", {}).get(hit[1]) if mod is not None else None
+            if value is None or id(value) != key:
+                return None
+        return hit
 
 
 class _Namer:
@@ -259,7 +279,7 @@ class _Namer:
         self.bindings = []  # (name, kind, expr) in evaluation order
         self.values = {}  # name -> object (this process)
         self.extra = []  # (expr, desc) guards that check a bound object is what it was
-        self.framework_globals = _framework_globals()
+        self.framework_globals = _FrameworkGlobals()
         self.module_dicts = _module_dicts()
         self.live = {}  # id -> persistent id of the containers the guards read live
     def bind(self, name, kind, expr, value):
@@ -353,6 +373,14 @@ class _Pickler(pickle.Pickler):
         super().__init__(file, protocol=4)
         self.namer = namer
         self.allow_bound = True
+        from graph.aval import AVal
+        from graph.dtypes import DType
+        from graph.ir import Graph, Node, Value
+        from graph.ops.core import Op
+        from runtime.nn.cell import Cell
+        from runtime.tensor import Tensor
+        self._quick = _QUICK | {AVal, Graph, Node, Value}
+        self._DType, self._Op, self._live = DType, Op, (Tensor, Cell)
 
     def _bound(self, obj):
         if not self.allow_bound:
@@ -362,17 +390,13 @@ class _Pickler(pickle.Pickler):
         return ("bound", self.namer.name_of(obj))
 
     def persistent_id(self, obj):
-        if type(obj) in _QUICK:
+        if type(obj) in self._quick:
             return None
-        from graph.dtypes import DType
-        from graph.ops.core import Op
-        from runtime.nn.cell import Cell
-        from runtime.tensor import Tensor
-        if isinstance(obj, Op):
+        if isinstance(obj, self._Op):
             return ("op", obj.name)
-        if isinstance(obj, DType):
+        if isinstance(obj, self._DType):
             return ("dtype", obj.name)
-        if isinstance(obj, (Tensor, Cell)):
+        if isinstance(obj, self._live):
             return self._bound(obj)
         if isinstance(obj, (np.ndarray, np.dtype, np.generic)) or obj is None:
             return None
