@@ -41,6 +41,7 @@ class Entry:
         self.copy_outputs = ()  # output indices that are graph constants (copied per call)
         self.owner = None  # the recompile-budget key it was compiled under (see compile_policy._owner_key)
         self.plan = None  # capture.resume.ResumePlan: what runs after the prefix graph at a graph break
+        self.fetch = None  # flat arguments -> (input arrays, tensors), made on first run (capture.runner)
 
     @property
     def eager(self) -> bool:

@@ -24,7 +24,7 @@ from .cache import cache_for
 from .errors import FullGraphError
 from .report import events
 from .differentiable import run_differentiable
-from .runner import fetch_inputs, replay_eager
+from .runner import input_fetcher, replay_eager
 
 from .compile_policy import (has_loop, _DUMP_NOTE, _TRACING, DEFAULT_CONFIG, USER_FUNCTION_CONFIG, CaptureConfig,
                              _eager_entry, _internal_break, _make_runner, _UserErrorWhileCapturing, compile_entry)
@@ -119,7 +119,10 @@ def _run_graph(entry, flat, config):
     Only the graph itself runs here (``explain.recording`` times this as "time in compiled code")."""
     if entry.runner is None:  # a break before any op: nothing to run before the eager step
         return []
-    arrays, tensors = fetch_inputs(entry.sources, flat)
+    fetch = entry.fetch
+    if fetch is None:
+        fetch = entry.fetch = input_fetcher(entry.sources)
+    arrays, tensors = fetch(flat)
     if _tape.ACTIVE and _tape.any_tracked(tensors):
         outs = _run_under_tape(entry, arrays, tensors, config)
     else:

@@ -194,8 +194,9 @@ class GuardSet:
         shape = tuple(tensor.shape)
         dt = self.obj(tensor._data.dtype)
         on = "" if type(tensor._data) is np.ndarray else " on the GPU"
-        self.add(f"type({expr}) is {cls} and type({expr}._data) is {arr} and {expr}._data.shape == {shape!r} "
-                 f"and {expr}._data.dtype == {dt}",
+        # (the array read once; numpy's dtypes of one kind are one object, so ``is`` decides first)
+        self.add(f"type({expr}) is {cls} and type(_d := {expr}._data) is {arr} and _d.shape == {shape!r} "
+                 f"and (_d.dtype is {dt} or _d.dtype == {dt})",
                  f"{desc}: Tensor {tensor.dtype}{list(shape)}{on}")
 
     # -- compiling ----------------------------------------------------------------------------------

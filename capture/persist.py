@@ -658,21 +658,26 @@ def _decode(fn, flat, key, data, make_entry):
         if code_fingerprint(f.__code__) != fingerprint:
             raise _Stale(f"the code of {f.__qualname__} changed")
     from .guards import GuardSet
-    gs = GuardSet()
-    gs.namespace.update({k: v for k, v in env.items() if k not in ("args", "G", "C")})
-    gs.namespace.update(doc["namespace"])
-    gs.namespace.update(meta["classes"])
+    namespace = {k: v for k, v in env.items() if k not in ("args", "G", "C")}
+    namespace.update(doc["namespace"])
+    # the objects found again are what they were (checked once: from now on the guards hold
+    # them by identity, as for an entry compiled in this process)
+    found = GuardSet()
+    found.namespace.update(namespace)
+    found.namespace.update(meta["classes"])
     for expr, _ in meta["extra"]:
-        gs.add(expr, f"(warm start) {expr}")
+        found.add(expr)
+    gs = GuardSet()
+    gs.namespace.update(namespace)
     for expr, desc in zip(doc["exprs"], doc["descs"]):
         gs.add(expr, desc)
-    check = gs.compile()
-    try:
-        ok = check(flat)
-    except Exception:
-        ok = False
-    if not ok:
-        raise _Stale(f"a guard fails: {gs.first_failure(flat)}")
+    for check_set in (found, gs):
+        try:
+            ok = check_set.compile()(flat)
+        except Exception:
+            ok = False
+        if not ok:
+            raise _Stale(f"a guard fails: {check_set.first_failure(flat)}")
     return make_entry(gs, doc)
 
 

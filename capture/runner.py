@@ -8,16 +8,35 @@ from runtime import context, device
 from runtime.tensor import Tensor
 
 
-def fetch_inputs(sources, flat):
-    """(arrays, tensor objects) for the graph inputs, read from the call's arguments and from the
-    objects (Parameters...) the graph captured."""
-    arrays, tensors = [], []
-    for source in sources:
-        obj = source.read(flat)
-        tensors.append(obj)
-        arrays.append(obj._data)
-    return arrays, tensors
+def input_fetcher(sources):
+    """``fetch(flat) -> (arrays, tensors)``: the graph inputs read from the call's arguments and
+    from the objects (Parameters...) the graph captured, as one function generated per entry:
+    the common sources (a top-level argument, a captured Parameter) become one list display, so
+    a call does not walk the sources (a LeNet5 train step reads 40 tensors per call).
 
+    Example:
+        >>> import numpy as np
+        >>> from capture.sources import ArgSource
+        >>> t = Tensor(np.ones(2, np.float32))
+        >>> arrays, tensors = input_fetcher([ArgSource((0,))])((t,))
+        >>> tensors[0] is t and arrays[0] is t._data
+        True
+    """
+    from .sources import ArgSource, ObjectSource
+    namespace, items = {}, []
+    for i, source in enumerate(sources):
+        if isinstance(source, ArgSource) and len(source.path) == 1:
+            items.append(f"flat[{source.path[0]!r}]")
+        elif isinstance(source, ObjectSource):
+            namespace[f"o{i}"] = source.obj
+            items.append(f"o{i}")
+        else:
+            namespace[f"s{i}"] = source
+            items.append(f"s{i}.read(flat)")
+    code = (f"def fetch(flat):\n    tensors = [{', '.join(items)}]\n"
+            f"    return [t._data for t in tensors], tensors\n")
+    exec(compile(code, "<capture input fetcher>", "exec"), namespace)  # noqa: S102 - our own text
+    return namespace["fetch"]
 
 def device_of_inputs(sources, flat) -> str:
     """Where a graph runs: "GPU" when a tensor it reads is on the GPU, else "CPU"; a graph that
