@@ -2,7 +2,9 @@
 eager, torch.compile and JAX jit when installed), printed for terminals and saved as JSON: this
 run in ``bench/results/runs/<time>-<commit>.json`` (the history) and ``bench/results/latest.json``.
 
-Medians of repeated calls in one process, so the ratios are measured in the same run. Options:
+The ratios are measured in the same run: the columns of a training row are interleaved (rounds in
+which every framework, each in a process of its own, runs a block of steps in turn while the
+others are stopped; the median round is reported). Options:
 ``--quick`` (fewer repeats), ``--no-torch``, ``--no-jax``, ``--backend numpy|llvm`` (graph
 backend), ``--json PATH``, ``--html PATH`` (the dashboard page: this run plus the saved history).
 
@@ -17,6 +19,7 @@ import glob
 import json
 import os
 import platform
+import signal
 import statistics
 import subprocess
 import sys
@@ -33,6 +36,12 @@ from runtime import nn  # noqa: E402
 import models  # noqa: E402
 
 
+#: rounds of a training row and the shortest block (calls and seconds); see :func:`interleaved_ms`
+ROUNDS = 5
+MIN_BLOCK_CALLS = 5
+BLOCK_SECONDS = 0.2
+
+
 def _median_ms(fn, args, repeats, warmup=3):
     for _ in range(warmup):
         fn(*args)
@@ -44,62 +53,93 @@ def _median_ms(fn, args, repeats, warmup=3):
     return statistics.median(ts) * 1e3
 
 
-def _ours_jit_step(model, batch, backend):
-    import capture
-    ms.set_seed(0)
-    net = models.LeNet5() if model == "lenet" else models.MLP()
-    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-    opt = nn.Momentum(net.trainable_params(), 0.01, 0.9)
-    grad_fn = ms.value_and_grad(nn.WithLossCell(net, loss), None, opt.parameters)
+class _Worker:
+    """One column of a training row: ``bench/step_worker.py`` running that framework's step in
+    a process of its own, stopped (SIGSTOP) whenever another column is timed."""
 
-    def step(x, y):
-        loss_value, grads = grad_fn(x, y)
-        opt(grads)
-        return loss_value
+    def __init__(self, column, model, batch, backend):
+        self.column = column
+        self.samples = []
+        self.error = None
+        self.per_call = None
+        here = os.path.dirname(os.path.abspath(__file__))
+        self.proc = subprocess.Popen([sys.executable, os.path.join(here, "step_worker.py"), column, model,
+                                      str(batch), backend or ""], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, text=True, bufsize=1, start_new_session=True)
+        first = self.proc.stdout.readline().strip()
+        if first.startswith("ready "):
+            self.per_call = float(first.split()[1]) / 1e3
+            self.pause()
+        else:
+            self.error = first[len("error "):] if first.startswith("error ") else "the worker died"
+            self.close()
 
-    return capture.jit(step, backend=backend), models._inputs(model, batch)
+    def pause(self):
+        # the whole process group: torch.compile's compile workers are processes of their own
+        os.killpg(self.proc.pid, signal.SIGSTOP)
+
+    def block(self, calls, untimed):
+        os.killpg(self.proc.pid, signal.SIGCONT)
+        try:
+            self.proc.stdin.write(f"run {calls} {untimed}\n")
+            self.proc.stdin.flush()
+            return float(self.proc.stdout.readline())
+        finally:
+            self.pause()
+
+    def close(self):
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGCONT)
+            try:
+                self.proc.stdin.write("quit\n")
+                self.proc.stdin.flush()
+                self.proc.wait(timeout=30)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+
+
+def interleaved_ms(workers, repeats, rounds=ROUNDS, block_seconds=BLOCK_SECONDS):
+    """Per worker (column), the median over ``rounds`` rounds of its mean call time in a block of
+    calls; each round times every worker's block in turn, so load that comes and goes (other
+    processes, turbo, thermal) shifts every column alike and the ratios of one row are measured
+    under the same conditions. Each framework runs in its own process and every other worker is
+    stopped meanwhile: no framework's idle threads (XLA's keep waking for seconds after JAX's
+    last call) take cores from the one being timed. A block lasts about ``block_seconds`` (at
+    least ``repeats / rounds`` calls) after a tenth as many untimed calls (the first calls after a
+    pause are slow for every framework: threads asleep, caches cold)."""
+    live = [w for w in workers if w.error is None]
+    sizes = {id(w): max(repeats // rounds, MIN_BLOCK_CALLS, min(2000, int(block_seconds / max(w.per_call, 1e-6))))
+             for w in live}
+    for _ in range(rounds):
+        for w in live:
+            calls = sizes[id(w)]
+            w.samples.append(w.block(calls, max(2, calls // 10)))
+    return {w.column: statistics.median(w.samples) for w in live}
 
 
 def train_row(model, batch, repeats, backend, torch_ok, jax_ok=False):
+    """One training row: ours PyNative, GRAPH (TrainOneStepCell) and @jit whole step, PyTorch
+    eager and torch.compile, JAX jit, each the median of interleaved rounds (:func:`interleaved_ms`)."""
     row = {"case": f"{model} train b{batch}"}
-    step, args = models.ours_train_step(model, batch)
-    row["ours_pynative_ms"] = _median_ms(step, args, repeats)
-    import capture
-    capture.reset()
-    old = os.environ.get("CAPTURE_BACKEND")
-    if backend:
-        os.environ["CAPTURE_BACKEND"] = backend
-    ms.set_context(mode=ms.GRAPH_MODE)
+    columns = ["ours_pynative_ms", "ours_graph_ms", "ours_jit_step_ms"]
+    columns += ["jax_jit_ms"] if jax_ok else []
+    columns += ["torch_eager_ms", "torch_compile_ms"] if torch_ok else []
+    workers = []
     try:
-        step, args = models.ours_train_step(model, batch)
-        row["ours_graph_ms"] = _median_ms(step, args, repeats)
+        for column in columns:
+            workers.append(_Worker(column, model, batch, backend))
+        row.update(interleaved_ms(workers, repeats))
     finally:
-        ms.set_context(mode=ms.PYNATIVE_MODE)
-        if backend:
-            if old is None:
-                os.environ.pop("CAPTURE_BACKEND", None)
-            else:
-                os.environ["CAPTURE_BACKEND"] = old
-    jstep, jargs = _ours_jit_step(model, batch, backend)
-    row["ours_jit_step_ms"] = _median_ms(jstep, jargs, repeats)
+        for w in workers:
+            w.close()
+    for w in workers:
+        if w.error is not None:
+            row[w.column] = None
+            row[w.column.replace("_ms", "_error")] = w.error[:200]
     row["gflop"] = models.train_step_flops(model, batch) / 1e9
-    row["ours_jit_gflops"] = row["gflop"] / (row["ours_jit_step_ms"] / 1e3)
-    if jax_ok:
-        try:
-            xstep, xargs = models.jax_train_step(model, batch)
-            row["jax_jit_ms"] = _median_ms(xstep, xargs, repeats, warmup=5)
-        except Exception as e:  # a broken jaxlib must not cost the rest of the table
-            row["jax_jit_ms"] = None
-            row["jax_error"] = f"{type(e).__name__}: {e}"[:200]
-    if torch_ok:
-        tstep, targs = models.torch_train_step(model, batch)
-        row["torch_eager_ms"] = _median_ms(tstep, targs, repeats)
-        try:
-            cstep, cargs = models.torch_train_step(model, batch, compiled=True)
-            row["torch_compile_ms"] = _median_ms(cstep, cargs, repeats, warmup=5)
-        except Exception as e:  # torch.compile needs a working C++ toolchain
-            row["torch_compile_ms"] = None
-            row["torch_compile_error"] = f"{type(e).__name__}: {e}"[:200]
+    jit_ms = row.get("ours_jit_step_ms")
+    row["ours_jit_gflops"] = row["gflop"] / (jit_ms / 1e3) if jit_ms else None
     return row
 
 
@@ -270,10 +310,13 @@ def dashboard_main(argv) -> int:
 
 
 def _installed(module) -> bool:
+    """Whether a peer framework is installed, found without importing it: the timing happens in
+    worker processes, and an imported peer's threads would share the machine with them (a broken
+    peer then shows as an error in its cells)."""
+    import importlib.util
     try:
-        __import__(module)
-        return True
-    except Exception:  # an installed but broken peer counts as absent
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
         return False
 
 

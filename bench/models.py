@@ -85,6 +85,24 @@ def ours_train_step(model: str, batch: int):
     return step, _inputs(model, batch)
 
 
+def ours_jit_train_step(model: str, batch: int, backend=None):
+    """(step_fn, inputs): the tutorial's whole train step (``value_and_grad`` + Momentum) under
+    ``jit``: one graph with forward, backward and the update."""
+    import capture
+    ms.set_seed(0)
+    net = ours_net(model)
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    opt = nn.Momentum(net.trainable_params(), 0.01, 0.9)
+    grad_fn = ms.value_and_grad(nn.WithLossCell(net, loss), None, opt.parameters)
+
+    def step(x, y):
+        loss_value, grads = grad_fn(x, y)
+        opt(grads)
+        return loss_value
+
+    return capture.jit(step, backend=backend), _inputs(model, batch)
+
+
 def ours_inference(model: str, batch: int):
     ms.set_seed(0)
     net = ours_net(model)

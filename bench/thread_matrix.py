@@ -20,8 +20,8 @@ import sys
 _STEP = r"""
 import json, sys, time
 sys.path.insert(0, {root!r})
-from bench.__main__ import _ours_jit_step
-step, args = _ours_jit_step({model!r}, {batch}, None)
+from bench.models import ours_jit_train_step
+step, args = ours_jit_train_step({model!r}, {batch})
 for _ in range(5):
     step(*args)
 ts = []
