@@ -31,7 +31,6 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import runtime as ms  # noqa: E402
-from runtime import nn  # noqa: E402
 
 import models  # noqa: E402
 

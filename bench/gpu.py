@@ -65,22 +65,6 @@ def _torch_sync():
     return torch.cuda.synchronize if torch.cuda.is_available() else (lambda: None)
 
 
-def _ours_jit_step(model, batch):
-    import capture
-    ms.set_seed(0)
-    net = models.ours_net(model)
-    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-    opt = nn.Momentum(net.trainable_params(), 0.01, 0.9)
-    grad_fn = ms.value_and_grad(nn.WithLossCell(net, loss), None, opt.parameters)
-
-    def step(x, y):
-        loss_value, grads = grad_fn(x, y)
-        opt(grads)
-        return loss_value
-
-    return capture.jit(step), models._inputs(model, batch)
-
-
 def _guarded(row, key, measure):
     try:
         row[key] = measure()
@@ -102,7 +86,7 @@ def train_row(model, batch, repeats, torch_ok, jax_ok, torch_device):
         row["ours_graph_ms"] = _median_ms(step, args, repeats, sync)
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
-    jstep, jargs = _ours_jit_step(model, batch)
+    jstep, jargs = models.ours_jit_train_step(model, batch)
     row["ours_jit_ms"] = _median_ms(jstep, jargs, repeats, sync)
     row["ours_jit_gflops"] = models.train_step_flops(model, batch) / 1e9 / (row["ours_jit_ms"] / 1e3)
     if torch_ok:

@@ -40,7 +40,6 @@ import logging
 import os
 import pickle
 import re
-import shutil
 import sys
 import types
 import weakref
