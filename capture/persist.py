@@ -277,11 +277,14 @@ class _Namer:
         self.bound = {}  # id -> name
         self.bindings = []  # (name, kind, expr) in evaluation order
         self.values = {}  # name -> object (this process)
+        self.weak = set()  # names bound to a weak reference to their object
         self.extra = []  # (expr, desc) guards that check a bound object is what it was
         self.framework_globals = _FrameworkGlobals()
         self.module_dicts = _module_dicts()
         self.live = {}  # id -> persistent id of the containers the guards read live
     def bind(self, name, kind, expr, value):
+        if kind == "weak":
+            self.weak.add(name)
         self.bound[id(value)] = name
         self.values[name] = value
         self.bindings.append((name, kind, expr))
@@ -323,7 +326,8 @@ class _Namer:
     def search(self, target):
         """An expression reaching ``target`` from a bound object through ``__dict__`` attributes
         and tuple/list items (breadth first, :data:`SEARCH_DEPTH` steps), or None."""
-        frontier = [(name, v) for name, v in self.values.items()]
+        # (a weakly held Cell is reached through its reference: ``o3_4().network``)
+        frontier = [(f"{name}()" if name in self.weak else name, v) for name, v in self.values.items()]
         seen = {id(v) for _, v in frontier}
         for _ in range(SEARCH_DEPTH):
             nxt = []

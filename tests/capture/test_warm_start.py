@@ -53,7 +53,10 @@ SCRIPT = textwrap.dedent('''
         opt(grads)
         return loss
 
-    if not os.environ.get("EAGER"):
+    if os.environ.get("GRAPH"):  # GRAPH_MODE: the Cell's construct is the captured frame
+        ms.set_context(mode=ms.GRAPH_MODE)
+        step = nn.TrainOneStepCell(nn.WithLossCell(net, loss_fn), opt)
+    elif not os.environ.get("EAGER"):
         step = ms.jit(step)
     batch = int(os.environ.get("BATCH", "5"))
     rng = np.random.default_rng(0)
@@ -81,7 +84,7 @@ def program(tmp_path):
     def run(capture_run=False, **env):
         full = dict(os.environ, MSJIT_CACHE_DIR=str(cache_dir), PYTHONPATH=os.pathsep.join([str(tmp_path), ROOT]),
                     CAPTURE_DISK_CACHE="1", **{k: str(v) for k, v in env.items()})
-        for k in ("SCALE", "PATCH", "BATCH", "EAGER", "OTHER_FRAMEWORK", "RESET_DISK"):
+        for k in ("SCALE", "PATCH", "BATCH", "EAGER", "GRAPH", "OTHER_FRAMEWORK", "RESET_DISK"):
             if k not in env:
                 full.pop(k, None)
         launcher = [sys.executable, "-m", "capture", "run"] if capture_run else [sys.executable]
@@ -115,6 +118,15 @@ def test_a_new_process_loads_the_saved_entry_and_computes_the_same(program):
     _same(warm, eager)  # parameters updated in place, step after step, as in the cold process
     summary = program(capture_run=True)["stderr"]
     assert "1 graph(s) loaded from the warm-start cache" in summary, summary
+
+
+def test_graph_mode_cells_start_warm_too(program):
+    """The captured frame is TrainOneStepCell.construct, the Cell held weakly by the guards."""
+    eager = program(EAGER=1)
+    assert not program(GRAPH=1)["warm"]
+    warm = program(GRAPH=1)
+    assert warm["warm"]
+    _same(warm, eager)
 
 
 def test_edited_or_monkeypatched_code_and_changed_globals_are_translated_anew(program):
