@@ -58,14 +58,14 @@ def _padding(cls_name, pad_mode, padding):
 
 def _weight_and_bias(shape, bias_size, has_bias, weight_init, bias_init, dtype):
     """MindSpore 2.x defaults: weight HeUniform(negative_slope=sqrt(5)), bias Uniform(1/sqrt(fan_in))
-    with fan_in = shape[1] * kh * kw of the weight as stored."""
+    with fan_in = shape[1] * the kernel's size, of the weight as stored (1-D and 2-D kernels)."""
     if weight_init is None:
         weight_init = HeUniform(math.sqrt(5))
     weight = Parameter(initializer(weight_init, shape, dtype), name="weight")
     if not has_bias:
         return weight, None
     if bias_init is None:
-        fan_in = shape[1] * shape[2] * shape[3]
+        fan_in = math.prod(shape[1:])
         bias_init = Uniform(1.0 / math.sqrt(fan_in)) if fan_in else "zeros"
     return weight, Parameter(initializer(bias_init, (bias_size,), dtype), name="bias")
 

@@ -13,17 +13,16 @@ Example:
 """
 from __future__ import annotations
 
-import math
 
 from graph.dtypes import as_dtype, float32
 
 from ... import ops
 from ...ops.nn_func import interpolate
-from ...common.initializer import HeUniform, Uniform, initializer
+from ...common.initializer import initializer
 from ...parameter import Parameter
 from ..cell import Cell
 from .basic import _check_bool, _check_int
-from .conv import _check_common, transposed_length
+from .conv import _check_common, _weight_and_bias, transposed_length
 from .pooling import _check_max_pool_options
 
 __all__ = ["Conv1d", "Conv1dTranspose", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d",
@@ -62,13 +61,7 @@ class Conv1d(Cell):
         self.has_bias = _check_bool(name, "has_bias", has_bias)
         dtype = as_dtype(dtype)
         shape = (out_channels, in_channels // group, self.kernel_size)
-        self.weight = Parameter(initializer(HeUniform(math.sqrt(5)) if weight_init is None else weight_init, shape,
-                                            dtype), name="weight")
-        self.bias = None
-        if has_bias:
-            fan_in = shape[1] * shape[2]
-            init = bias_init if bias_init is not None else (Uniform(1.0 / math.sqrt(fan_in)) if fan_in else "zeros")
-            self.bias = Parameter(initializer(init, (out_channels,), dtype), name="bias")
+        self.weight, self.bias = _weight_and_bias(shape, out_channels, has_bias, weight_init, bias_init, dtype)
 
     def construct(self, x):
         return ops.conv1d(x, self.weight, self.bias, self.stride, self.pad_mode, self.padding, self.dilation,
@@ -110,13 +103,7 @@ class Conv1dTranspose(Cell):
         self.weight_init, self.bias_init = weight_init, bias_init
         dtype = as_dtype(dtype)
         shape = (in_channels, out_channels // group, self.kernel_size)
-        self.weight = Parameter(initializer(HeUniform(math.sqrt(5)) if weight_init is None else weight_init, shape,
-                                            dtype), name="weight")
-        self.bias = None
-        if has_bias:
-            fan_in = shape[1] * shape[2]
-            init = bias_init if bias_init is not None else (Uniform(1.0 / math.sqrt(fan_in)) if fan_in else "zeros")
-            self.bias = Parameter(initializer(init, (out_channels,), dtype), name="bias")
+        self.weight, self.bias = _weight_and_bias(shape, out_channels, has_bias, weight_init, bias_init, dtype)
 
     def construct(self, x):
         if x.ndim != 3:
