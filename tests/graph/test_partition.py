@@ -8,7 +8,7 @@ import runtime as ms
 from capture import backends
 from capture.cache import cache_for
 from capture.differentiable import run_differentiable
-from capture.runner import fetch_inputs
+from capture.runner import input_fetcher
 from graph.partition import split_for_training
 from runtime import Tensor, nn, ops
 
@@ -41,7 +41,7 @@ def test_compiled_backward_matches_eager(name):
     split.backward.verify()
 
     def graph_fn(x, w, b):
-        arrays, tensors = fetch_inputs(entry.sources, (x, w, b))
+        arrays, tensors = input_fetcher(entry.sources)((x, w, b))
         outs = run_differentiable(entry, arrays, tensors, backends.get_backend(None))
         return sum(((o * o).sum() for o in outs), Tensor(0.0))
 
