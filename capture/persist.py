@@ -233,35 +233,16 @@ def _module_dicts() -> dict:
     return {id(getattr(mod, "__dict__", None)): name for name, mod in list(sys.modules.items())}
 
 
-class _FrameworkGlobals:
+def _framework_globals() -> dict:
     """id(value) -> (module, name) of the globals of the framework's modules (settings objects
-    such as the context's state, found again by name in another process). Indexed once per
-    process (again when modules were imported since); every hit is checked to still be that
-    module's global."""
-
-    _index: dict = {}
-    _modules = 0
-
-    def get(self, key, default=None):
-        hit = self._lookup(key)
-        return default if hit is None else hit
-
-    def _lookup(self, key):
-        cls = type(self)
-        if len(sys.modules) != cls._modules:
-            index = {}
-            for name, mod in list(sys.modules.items()):
-                if name.split(".")[0] in _PACKAGES:
-                    for attr, value in list(getattr(mod, "__dict__", {}).items()):
-                        index.setdefault(id(value), (name, attr))
-            cls._index, cls._modules = index, len(sys.modules)
-        hit = cls._index.get(key)
-        if hit is not None:
-            mod = sys.modules.get(hit[0])
-            value = getattr(mod, "__dict__", {}).get(hit[1]) if mod is not None else None
-            if value is None or id(value) != key:
-                return None
-        return hit
+    such as the context's state, found again by name in another process); made for each save,
+    so a global rebound since the last one is seen as it is now."""
+    index = {}
+    for name, mod in list(sys.modules.items()):
+        if name.partition(".")[0] in _PACKAGES:
+            for attr, value in list(getattr(mod, "__dict__", {}).items()):
+                index.setdefault(id(value), (name, attr))
+    return index
 
 
 class _Namer:
@@ -279,9 +260,10 @@ class _Namer:
         self.values = {}  # name -> object (this process)
         self.weak = set()  # names bound to a weak reference to their object
         self.extra = []  # (expr, desc) guards that check a bound object is what it was
-        self.framework_globals = _FrameworkGlobals()
+        self.framework_globals = _framework_globals()
         self.module_dicts = _module_dicts()
         self.live = {}  # id -> persistent id of the containers the guards read live
+
     def bind(self, name, kind, expr, value):
         if kind == "weak":
             self.weak.add(name)
