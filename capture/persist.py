@@ -308,8 +308,19 @@ class _Namer:
     def search(self, target):
         """An expression reaching ``target`` from a bound object through ``__dict__`` attributes
         and tuple/list items (breadth first, :data:`SEARCH_DEPTH` steps), or None."""
-        # (a weakly held Cell is reached through its reference: ``o3_4().network``)
+        # (a weakly held Cell is reached through its reference: ``o3_4().network``); the call's
+        # arguments and the root function's closure cells are roots too
         frontier = [(f"{name}()" if name in self.weak else name, v) for name, v in self.values.items()]
+        flat, cells = self.env["args"], self.env["C"]
+        frontier += [(f"args[{i}]", v) for i, v in enumerate(flat)]
+        for i, cell in enumerate(cells):
+            try:
+                frontier.append((f"C[{i}].cell_contents", cell.cell_contents))
+            except ValueError:  # an empty cell
+                pass
+        for expr, obj in frontier:
+            if obj is target:
+                return expr
         seen = {id(v) for _, v in frontier}
         for _ in range(SEARCH_DEPTH):
             nxt = []
