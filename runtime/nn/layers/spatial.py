@@ -36,6 +36,20 @@ def _int1(cls_name, name, v, minimum=1):
     return _check_int(cls_name, name, v, minimum)
 
 
+def _conv1d_options(cell, name, in_channels, out_channels, kernel_size, stride, pad_mode, padding, dilation,
+                    group):
+    """Checked 1-D convolution options set on ``cell`` (pad_mode as ``Conv2d`` takes it; ``padding``
+    on both ends, only with pad_mode 'pad')."""
+    cell.pad_mode = _check_common(name, in_channels, out_channels, group, pad_mode)
+    cell.in_channels, cell.out_channels, cell.group = in_channels, out_channels, group
+    cell.kernel_size = _int1(name, "kernel_size", kernel_size)
+    cell.stride = _int1(name, "stride", stride)
+    cell.dilation = _int1(name, "dilation", dilation)
+    cell.padding = _check_int(name, "padding", padding, 0)
+    if cell.padding and cell.pad_mode != "pad":
+        raise ValueError(f"{name}: padding must be 0 when pad_mode is {pad_mode!r}; use pad_mode='pad'")
+
+
 class Conv1d(Cell):
     """1-D convolution over (N, C, L) input; weight (out_channels, in_channels/group, kernel_size);
     pad_mode 'same', 'valid' or 'pad' (``padding`` on both ends)."""
@@ -43,22 +57,9 @@ class Conv1d(Cell):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same", padding=0, dilation=1,
                  group=1, has_bias=False, weight_init=None, bias_init=None, dtype=float32):
         super().__init__()
-        name = "Conv1d"
-        self.in_channels = _check_int(name, "in_channels", in_channels)
-        self.out_channels = _check_int(name, "out_channels", out_channels)
-        self.kernel_size = _int1(name, "kernel_size", kernel_size)
-        self.stride = _int1(name, "stride", stride)
-        self.dilation = _int1(name, "dilation", dilation)
-        self.group = _check_int(name, "group", group)
-        if pad_mode not in ("same", "valid", "pad"):
-            raise ValueError(f"{name}: pad_mode must be 'same', 'valid' or 'pad', got {pad_mode!r}")
-        self.pad_mode = pad_mode
-        self.padding = _check_int(name, "padding", padding, 0)
-        if self.padding and pad_mode != "pad":
-            raise ValueError(f"{name}: padding must be 0 when pad_mode is {pad_mode!r}; use pad_mode='pad'")
-        if in_channels % group or out_channels % group:
-            raise ValueError(f"{name}: in_channels and out_channels must be divisible by group ({group})")
-        self.has_bias = _check_bool(name, "has_bias", has_bias)
+        _conv1d_options(self, "Conv1d", in_channels, out_channels, kernel_size, stride, pad_mode, padding,
+                        dilation, group)
+        self.has_bias = _check_bool("Conv1d", "has_bias", has_bias)
         dtype = as_dtype(dtype)
         shape = (out_channels, in_channels // group, self.kernel_size)
         self.weight, self.bias = _weight_and_bias(shape, out_channels, has_bias, weight_init, bias_init, dtype)
@@ -90,16 +91,9 @@ class Conv1dTranspose(Cell):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same", padding=0, dilation=1,
                  group=1, has_bias=False, weight_init=None, bias_init=None, dtype=float32):
         super().__init__()
-        name = "Conv1dTranspose"
-        self.pad_mode = _check_common(name, in_channels, out_channels, group, pad_mode)
-        self.in_channels, self.out_channels, self.group = in_channels, out_channels, group
-        self.kernel_size = _int1(name, "kernel_size", kernel_size)
-        self.stride = _int1(name, "stride", stride)
-        self.dilation = _int1(name, "dilation", dilation)
-        self.padding = _check_int(name, "padding", padding, 0)
-        if self.padding and self.pad_mode != "pad":
-            raise ValueError(f"{name}: padding must be 0 when pad_mode is {pad_mode!r}; use pad_mode='pad'")
-        self.has_bias = _check_bool(name, "has_bias", has_bias)
+        _conv1d_options(self, "Conv1dTranspose", in_channels, out_channels, kernel_size, stride, pad_mode, padding,
+                        dilation, group)
+        self.has_bias = _check_bool("Conv1dTranspose", "has_bias", has_bias)
         self.weight_init, self.bias_init = weight_init, bias_init
         dtype = as_dtype(dtype)
         shape = (in_channels, out_channels // group, self.kernel_size)
