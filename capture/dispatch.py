@@ -14,6 +14,7 @@ import threading
 import types
 import weakref
 
+from graph.errors import FRAMEWORK_PACKAGES
 from runtime import context as _context
 from runtime import tape as _tape
 from runtime.nn.cell import Cell
@@ -348,7 +349,7 @@ def _is_framework_value(v) -> bool:
         return mod.split(".")[0] in _FRAMEWORK_PACKAGES or hasattr(v, "grad_operation")
     return False
 
-_FRAMEWORK_PACKAGES = {"runtime", "graph", "capture", "codegen"}
+_FRAMEWORK_PACKAGES = frozenset(FRAMEWORK_PACKAGES)
 
 def _touches_framework(fn, slots) -> bool:
     """Does ``fn`` read a framework value through its globals, closure, defaults or arguments?"""

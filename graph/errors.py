@@ -15,8 +15,10 @@ import os
 import sys
 
 _PKG_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+#: the framework's top-level packages
+FRAMEWORK_PACKAGES = ("graph", "runtime", "codegen", "capture")
 #: directories whose frames are "ours" and never reported as the user's line
-INTERNAL_DIRS = tuple(os.path.join(_PKG_ROOT, p) + os.sep for p in ("graph", "runtime", "codegen", "capture"))
+INTERNAL_DIRS = tuple(os.path.join(_PKG_ROOT, p) + os.sep for p in FRAMEWORK_PACKAGES)
 _EXTRA_INTERNAL: list[str] = []
 
 

@@ -48,6 +48,8 @@ import threading
 import types
 import warnings
 
+from graph.errors import INTERNAL_DIRS
+
 from .. import api as _api
 from .. import dispatch as _dispatch
 from ..compile_policy import DEFAULT_CONFIG, USER_FUNCTION_CONFIG
@@ -68,8 +70,7 @@ else:
 #: True when the C hook can be installed on this interpreter
 AVAILABLE = _C is not None
 
-_ROOTS = tuple(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), p)
-               + os.sep for p in ("graph", "runtime", "codegen", "capture"))
+_ROOTS = INTERNAL_DIRS
 _warned = False
 _fallback = threading.local()
 

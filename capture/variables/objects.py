@@ -11,6 +11,8 @@ from __future__ import annotations
 import inspect
 import types
 
+from graph.errors import FRAMEWORK_PACKAGES
+
 from ..errors import GraphBreak, MissingAttribute
 from .base import Variable
 
@@ -337,7 +339,7 @@ class ModuleVariable(Variable):
 
 #: top-level packages whose module attributes are not guarded: the framework, numpy, and the
 #: standard library (their attributes are functions and constants no program reassigns)
-_UNGUARDED_PACKAGES = frozenset({"graph", "runtime", "capture", "codegen", "mindspore", "numpy"}) | \
+_UNGUARDED_PACKAGES = frozenset(FRAMEWORK_PACKAGES) | {"mindspore", "numpy"} | \
     frozenset(getattr(__import__("sys"), "stdlib_module_names", ()))
 
 
