@@ -42,6 +42,7 @@ class Entry:
         self.owner = None  # the recompile-budget key it was compiled under (see compile_policy._owner_key)
         self.plan = None  # capture.resume.ResumePlan: what runs after the prefix graph at a graph break
         self.fetch = None  # flat arguments -> (input arrays, tensors), made on first run (capture.runner)
+        self.warm_start = False  # loaded from an entry an earlier process saved (capture.persist)
 
     @property
     def eager(self) -> bool:

@@ -29,7 +29,7 @@ def _summary(report) -> str:
             f"({report.op_count} ops), {report.graph_break_count} graph break(s), "
             f"{len(report.recompiles)} recompile(s); compile {sum(report.compile_times):.2f} s, "
             f"{report.compiled_seconds:.2f} s in compiled code ({report.compiled_calls} calls)")
-    warm = sum(1 for c in report.compiles if getattr(c, "warm_start", False))
+    warm = sum(1 for c in report.compiles if c.warm_start)
     if warm:
         line += f"\n[capture] {warm} graph(s) loaded from the warm-start cache (saved by an earlier run)"
     if report.user_functions:

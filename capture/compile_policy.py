@@ -182,19 +182,28 @@ def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
             entry = _eager_entry(fn, flat, info, qual, config)
             cache.add(entry)
             return entry
-        entry = Entry(tracer.guards, graph=graph, sources=sources, template=template, name=qual, config=config,
-                      closure=fn.__closure__)
-        entry.runner = runner
-        entry.device = device
-        entry.copy_outputs = tuple(i for i, v in enumerate(graph.outputs) if v.kind == CONST)
-        entry.compile_time = time.perf_counter() - t0
+        entry = _compiled_entry(fn, qual, config, tracer.guards, graph, sources, template, runner, device, t0)
         cache.add(entry)
-        if graph.nodes or fn.__code__ not in _resume.RESUME_INFO:  # (a resume that only returns: no graph)
-            events.record_compile(CompileInfo(qual, graph, entry.guard_set.descs, entry.compile_time, runner))
-            _maybe_save(graph, qual)
         if graph.nodes:
             persist.save(fn, flat, config, entry, tracer.inlined)
         return entry
+
+def _compiled_entry(fn, qual, config, guard_set, graph, sources, template, runner, device, t0,
+                    warm_start=False) -> Entry:
+    """The entry of a compiled frame (translated now, or loaded from a warm-start file), recorded
+    for ``explain()``."""
+    entry = Entry(guard_set, graph=graph, sources=sources, template=template, name=qual, config=config,
+                  closure=fn.__closure__)
+    entry.runner = runner
+    entry.device = device
+    entry.copy_outputs = tuple(i for i, v in enumerate(graph.outputs) if v.kind == CONST)
+    entry.compile_time = time.perf_counter() - t0
+    entry.warm_start = warm_start
+    if graph.nodes or fn.__code__ not in _resume.RESUME_INFO:  # (a resume that only returns: no graph)
+        events.record_compile(CompileInfo(qual, graph, guard_set.descs, entry.compile_time, runner,
+                                          warm_start=warm_start))
+        _maybe_save(graph, qual)
+    return entry
 
 def _warm_entry(fn, flat, config, qual, t0):
     """The entry an earlier process saved for this call (``capture.persist``), its graph compiled
@@ -206,29 +215,19 @@ def _warm_entry(fn, flat, config, qual, t0):
     _TRIED_WARM.add(fn.__code__)
 
     def make(guard_set, doc):
-        graph = doc["graph"]
+        graph, sources, schedule = doc["graph"], doc["sources"], doc["schedule"]
         graph.verify()
-        entry = Entry(guard_set, graph=graph, sources=doc["sources"], template=doc["template"], name=qual,
-                      config=config, closure=fn.__closure__)
-        entry.device = device_of_inputs(entry.sources, flat)
-        schedule = doc["schedule"]
-        if schedule is not None and persist.schedule_applies(config, entry.device):
+        device = device_of_inputs(sources, flat)
+        if schedule is not None and persist.schedule_applies(config, device):
             from codegen import compile_schedule
             schedule.graph.verify()
-            entry.runner = compile_schedule(schedule)  # the passes ran in the process that saved it
+            runner = compile_schedule(schedule)  # the passes ran in the process that saved it
         else:
-            entry.runner = _make_runner(config, graph, entry.device)
-        entry.copy_outputs = tuple(doc["copy_outputs"])
-        entry.compile_time = time.perf_counter() - t0
-        entry.warm_start = True
-        return entry
+            runner = _make_runner(config, graph, device)
+        return _compiled_entry(fn, qual, config, guard_set, graph, sources, doc["template"], runner, device, t0,
+                               warm_start=True)
 
-    entry = persist.load(fn, flat, config, make)
-    if entry is not None:
-        events.record_compile(CompileInfo(qual, entry.graph, entry.guard_set.descs, entry.compile_time,
-                                          entry.runner, warm_start=True))
-        _maybe_save(entry.graph, qual)
-    return entry
+    return persist.load(fn, flat, config, make)
 
 #: code objects whose first compile in this process has looked for a saved entry
 _TRIED_WARM = weakref.WeakSet()

@@ -102,8 +102,7 @@ class ExplainReport:
             for i, b in enumerate(self.break_reasons, 1):
                 lines.append(f"  {i}. " + str(b).replace("\n", "\n     "))
         for i, c in enumerate(self.compiles, 1):
-            how = "loaded from the warm-start cache" if getattr(c, "warm_start", False) else "compiled"
-            lines.append(f"Graph {i} ({c.frame}): {c.graph.op_count()} ops, {how} in {c.seconds * 1e3:.1f} ms")
+            lines.append(f"Graph {i} ({c.frame}): {c.graph.op_count()} ops, {c.how} in {c.seconds * 1e3:.1f} ms")
             lines.append("  Guards:")
             lines.extend(f"    - {g}" for g in c.guards)
         if self.user_functions:

@@ -239,8 +239,7 @@ def _graph_sections(report) -> str:
 
 def _graph_section(i, c) -> str:
     g = c.graph
-    how = "loaded from the warm-start cache" if getattr(c, "warm_start", False) else "compiled"
-    title = f"Graph {i + 1} ({c.frame}): {g.op_count()} ops, {how} in {c.seconds * 1e3:.1f} ms"
+    title = f"Graph {i + 1} ({c.frame}): {g.op_count()} ops, {c.how} in {c.seconds * 1e3:.1f} ms"
     ops_rows = [(k, n.op.name, ", ".join(str(list(v.shape)) for v in n.outputs),
                  ", ".join(str(v.dtype) for v in n.outputs),
                  f"{os.path.basename(n.loc[0])}:{n.loc[1]}" if n.loc else "")

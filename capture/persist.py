@@ -47,6 +47,7 @@ import weakref
 import numpy as np
 
 from codegen.cpu import diskcache
+from graph.errors import FRAMEWORK_PACKAGES, INTERNAL_DIRS
 
 log = logging.getLogger("capture")
 
@@ -55,7 +56,6 @@ _MAGIC = b"MSJITC1\n"
 _SUFFIX = ".capture"
 #: how deep the search for an unnamed object goes from the named ones (``o55[3]``: depth 1)
 SEARCH_DEPTH = 3
-_PACKAGES = ("graph", "runtime", "capture", "codegen")
 
 
 def _marker(key: str) -> bytes:
@@ -109,17 +109,7 @@ def _hash_code(h, code):
         h.update(b"\1")
 
 
-_FRAMEWORK = {}
-
-
-def _framework_dirs():
-    if "dirs" not in _FRAMEWORK:
-        roots = []
-        for name in _PACKAGES:
-            mod = sys.modules.get(name) or __import__(name)
-            roots.append(os.path.dirname(os.path.abspath(mod.__file__)))
-        _FRAMEWORK["dirs"] = tuple(roots)
-    return _FRAMEWORK["dirs"]
+_FRAMEWORK = {}  # "fingerprint" -> the value computed once per process
 
 
 def framework_fingerprint() -> str:
@@ -129,7 +119,7 @@ def framework_fingerprint() -> str:
     if fp is None:
         import llvmlite
         h = hashlib.sha256(f"{FORMAT} {sys.version} {np.__version__} {llvmlite.__version__}".encode())
-        for root in _framework_dirs():
+        for root in INTERNAL_DIRS:
             for dirpath, dirnames, filenames in os.walk(root):
                 dirnames.sort()
                 for f in sorted(filenames):
@@ -141,8 +131,7 @@ def framework_fingerprint() -> str:
 
 
 def in_framework(filename: str) -> bool:
-    path = os.path.abspath(filename)
-    return any(path.startswith(root + os.sep) for root in _framework_dirs())
+    return os.path.abspath(filename).startswith(INTERNAL_DIRS)
 
 
 def _signature(flat, depth=0) -> str:
@@ -239,10 +228,19 @@ def _framework_globals() -> dict:
     so a global rebound since the last one is seen as it is now."""
     index = {}
     for name, mod in list(sys.modules.items()):
-        if name.partition(".")[0] in _PACKAGES:
+        if name.partition(".")[0] in FRAMEWORK_PACKAGES:
             for attr, value in list(getattr(mod, "__dict__", {}).items()):
                 index.setdefault(id(value), (name, attr))
     return index
+
+
+_ROOT_NAMES = ("args", "C")
+
+
+def _roots(fn, flat) -> dict:
+    """What the expressions naming a frame's objects start from: the call's flat arguments and
+    the root function's closure cells."""
+    return {"args": flat, "C": fn.__closure__ or ()}
 
 
 class _Namer:
@@ -254,7 +252,7 @@ class _Namer:
     def __init__(self, fn, flat, namespace):
         self.fn = fn
         self.namespace = namespace
-        self.env = {"args": flat, "G": fn.__globals__, "C": fn.__closure__ or ()}
+        self.env = _roots(fn, flat)
         self.bound = {}  # id -> name
         self.bindings = []  # (name, kind, expr) in evaluation order
         self.values = {}  # name -> object (this process)
@@ -425,8 +423,7 @@ class _Pickler(pickle.Pickler):
             return None
         if id(obj) in self.namer.bound:
             return ("bound", self.namer.bound[id(obj)])
-        if type(obj).__module__.split(".")[0] in ("graph", "capture") and _ALLOWED_CLASS.get(
-                (type(obj).__module__, type(obj).__qualname__)):
+        if (type(obj).__module__, type(obj).__qualname__) in _ALLOWED_CLASS:
             return None  # IR and capture plumbing: pickled by value
         attr = self.namer.framework_globals.get(id(obj))
         if attr is not None:
@@ -434,15 +431,15 @@ class _Pickler(pickle.Pickler):
         return self._bound(obj)
 
 
-_ALLOWED_CLASS = {(m, q): True for m, q in [
+_ALLOWED_CLASS = frozenset([
     ("graph.ir", "Graph"), ("graph.ir", "Node"), ("graph.ir", "Value"), ("graph.aval", "AVal"),
     ("capture.sources", "ArgSource"), ("capture.sources", "ObjectSource"), ("capture.sources", "AttrSource"),
     ("capture.sources", "GlobalSource"), ("capture.sources", "ItemSource"), ("capture.sources", "CellSource"),
     ("capture.reconstruct", "OutputPlan"), ("graph.passes.schedule", "Schedule"),
     ("graph.passes.schedule", "Kernel"),
-]}
-_ALLOWED_BUILTINS = {"tuple", "list", "dict", "set", "frozenset", "slice", "range", "complex", "bytearray",
-                     "object", "getattr"}
+])
+_ALLOWED_BUILTINS = frozenset({"tuple", "list", "dict", "set", "frozenset", "slice", "range", "complex",
+                               "bytearray"})
 
 
 class _Unpickler(pickle.Unpickler):
@@ -456,16 +453,12 @@ class _Unpickler(pickle.Unpickler):
     def find_class(self, module, name):
         if (module, name) in _ALLOWED_CLASS:
             return super().find_class(module, name)
-        if module == "builtins" and name in _ALLOWED_BUILTINS - {"getattr", "object"}:
+        if module == "builtins" and name in _ALLOWED_BUILTINS:
             return super().find_class(module, name)
         if module == "collections" and name == "OrderedDict":
             return collections.OrderedDict
-        if module == "copyreg" and name in ("_reconstructor", "__newobj__", "__newobj_ex__"):
-            return super().find_class(module, name)
         if module.split(".")[0] == "numpy" and name in ("_reconstruct", "ndarray", "dtype", "scalar") or \
                 (module == "numpy.dtypes" and name.endswith("DType")):
-            return super().find_class(module, name)
-        if module == "itertools" and name == "count":
             return super().find_class(module, name)
         raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a capture cache file")
 
@@ -477,19 +470,20 @@ def save(fn, flat, config, entry, inlined) -> str | None:
         return "the disk cache is off"
     if entry.plan is not None or entry.graph is None or not persistable_config(config):
         return "only whole compiled frames with a named backend are saved"
+    key = entry_key(fn, flat, config)
     try:
-        payload = _encode(fn, flat, config, entry, inlined)
+        payload = _encode(fn, flat, key, entry, inlined)
     except Unpersistable as e:
         log.debug("capture: %s not saved for a warm start: %s", entry.name, e)
         return str(e)
     except Exception as e:  # noqa: BLE001 - saving is an optimisation; never fail the compile
         log.debug("capture: %s not saved for a warm start: %s: %s", entry.name, type(e).__name__, e)
         return f"{type(e).__name__}: {e}"
-    STORE.store(entry_key(fn, flat, config), payload)
+    STORE.store(key, payload)
     return None
 
 
-def _encode(fn, flat, config, entry, inlined) -> bytes:
+def _encode(fn, flat, key, entry, inlined) -> bytes:
     gs = entry.guard_set
     namer = _Namer(fn, flat, gs.namespace)
     # what the guards name without an identity guard: found again without the call (a module's
@@ -499,16 +493,18 @@ def _encode(fn, flat, config, entry, inlined) -> bytes:
     for name, value in gs.namespace.items():
         if name == "np" or isinstance(value, weakref.ref):
             continue
-        if name in identified and not isinstance(value, (type, types.FunctionType, types.BuiltinFunctionType)):
-            late[name] = value  # the guards want this very object: bound from the call below
-            continue
         if isinstance(value, (dict, list, set)) and _module_of_dict(value, namer.module_dicts) is None and \
                 value is not fn.__globals__:
+            # a container the guards read: a framework setting (found by name), else decided
+            # once the frame's objects are bound
             attr = namer.framework_globals.get(id(value))
             if attr is None:
-                late[name] = value  # decided once the frame's objects are bound
+                late[name] = value
                 continue
             namer.live[id(value)] = ("modattr",) + attr
+        elif name in identified and not isinstance(value, (type, types.FunctionType, types.BuiltinFunctionType)):
+            late[name] = value  # the guards want this very object: bound from the call below
+            continue
         try:
             early[name] = _pickled(value, namer, allow_bound=False)
             namer.env[name] = value
@@ -516,14 +512,10 @@ def _encode(fn, flat, config, entry, inlined) -> bytes:
             late[name] = value
     namer.bind_guards(gs.exprs)
     for name, value in late.items():
-        if isinstance(value, (dict, list, set)) and name not in namer.values:
-            # a container the guards read: a framework setting, one reached from the frame's
-            # objects (read live), else a value of the guards' own (a list of keys)
-            attr = namer.framework_globals.get(id(value))
-            if attr is not None:
-                namer.live[id(value)] = ("modattr",) + attr
-            elif namer.search(value) is not None:
-                namer.live[id(value)] = ("bound", namer.name_of(value))
+        if isinstance(value, (dict, list, set)) and name not in namer.values and namer.search(value) is not None:
+            # a container reached from the frame's objects is read live; else it is a value of
+            # the guards' own (a list of keys)
+            namer.live[id(value)] = ("bound", namer.name_of(value))
     for name, value in gs.namespace.items():
         if isinstance(value, weakref.ref) and name not in namer.values:
             raise Unpersistable(f"{name}: a weakly held object the guards never bound")
@@ -535,13 +527,11 @@ def _encode(fn, flat, config, entry, inlined) -> bytes:
         if in_framework(code.co_filename) or code is fn.__code__:
             continue
         functions.append((f, code_fingerprint(code)))
-    key = entry_key(fn, flat, config)
     body = _pickled({
         "format": FORMAT, "marker": _marker(key).decode(), "name": entry.name,
         "exprs": list(gs.exprs), "descs": list(gs.descs), "namespace": late,
         "graph": entry.graph, "sources": list(entry.sources), "template": entry.template,
-        "copy_outputs": tuple(entry.copy_outputs), "device": entry.device, "functions": functions,
-        "schedule": compiled_schedule(entry.runner, config, entry.device),
+        "functions": functions, "schedule": compiled_schedule(entry.runner, entry.config, entry.device),
     }, namer)
     # the bindings (and the class checks) are complete only once everything is pickled (naming
     # the graph's Parameters may have searched for some): they go in front, in a second pickle
@@ -590,8 +580,7 @@ def load(fn, flat, config, cache_entry_factory):
         return None
     try:
         return _decode(fn, flat, key, data, cache_entry_factory)
-    except (_Stale, pickle.UnpicklingError, EOFError, AttributeError, KeyError, IndexError, TypeError,
-            ValueError, NameError, ImportError) as e:
+    except Exception as e:  # noqa: BLE001 - a saved entry is an optimisation: any failure translates anew
         log.debug("capture: saved entry of %s not used: %s: %s", fn.__qualname__, type(e).__name__, e)
         return None
 
@@ -603,7 +592,7 @@ def _decode(fn, flat, key, data, make_entry):
         raise _Stale("not a capture entry")
     n = int.from_bytes(data[1:9], "little")
     head, body = data[9:9 + n], data[9 + n:]
-    env = {"args": flat, "G": fn.__globals__, "C": fn.__closure__ or ()}
+    env = _roots(fn, flat)
     dtypes = {d.name: d for d in DTYPES}
 
     def resolve(pid):
@@ -639,7 +628,7 @@ def _decode(fn, flat, key, data, make_entry):
 
     # bindings are evaluated in order, each from the call and the names before it; a binding's
     # own references (the root globals, classes) resolve without the call
-    meta = _Unpickler(io.BytesIO(head), _lazy(resolve)).load()
+    meta = _Unpickler(io.BytesIO(head), _without_bindings(resolve)).load()
     env.update(meta["namespace"])
     for name, kind, expr in meta["bindings"]:
         try:
@@ -654,7 +643,7 @@ def _decode(fn, flat, key, data, make_entry):
         if code_fingerprint(f.__code__) != fingerprint:
             raise _Stale(f"the code of {f.__qualname__} changed")
     from .guards import GuardSet
-    namespace = {k: v for k, v in env.items() if k not in ("args", "G", "C")}
+    namespace = {k: v for k, v in env.items() if k not in _ROOT_NAMES}
     namespace.update(doc["namespace"])
     # the objects found again are what they were (checked once: from now on the guards hold
     # them by identity, as for an entry compiled in this process)
@@ -677,7 +666,8 @@ def _decode(fn, flat, key, data, make_entry):
     return make_entry(gs, doc)
 
 
-def _lazy(resolve):
+def _without_bindings(resolve):
+    """``resolve`` for the file's head, which only names what is found without the call."""
     def r(pid):
         if pid[0] == "bound":
             raise _Stale("a binding refers to a bound object")

@@ -58,6 +58,11 @@ class CompileInfo:
         self.runner = runner
         self.warm_start = warm_start
 
+    @property
+    def how(self) -> str:
+        """How the graph came to be: "compiled" or "loaded from the warm-start cache"."""
+        return "loaded from the warm-start cache" if self.warm_start else "compiled"
+
 
 def _log_kinds():
     return {k.strip() for k in os.environ.get("CAPTURE_LOG", "").split(",") if k.strip()}
@@ -104,7 +109,7 @@ class Events:
         self.totals["compile_seconds"] += info.seconds
         for r in self.recorders:
             r.compiles.append(info)
-        how = " (loaded from the warm-start cache)" if info.warm_start else ""
+        how = f" ({info.how})" if info.warm_start else ""
         self._emit("graphs", f"compiled {info.frame}: {info.graph.op_count()} ops in {info.seconds * 1e3:.1f} ms"
                    f"{how}\n" + info.graph.format())
 

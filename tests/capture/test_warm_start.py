@@ -64,7 +64,7 @@ SCRIPT = textwrap.dedent('''
     y = ms.Tensor(rng.standard_normal((batch, 3)).astype(np.float32))
     losses = [float(step(x, y).asnumpy()) for _ in range(3)]
     from capture import cache
-    warm = any(getattr(e, "warm_start", False) for c in cache._CACHES.values() for e in c.entries)
+    warm = any(e.warm_start for c in cache._CACHES.values() for e in c.entries)
     if os.environ.get("RESET_DISK"):
         import capture
         capture.reset(disk=True)
