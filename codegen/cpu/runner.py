@@ -130,7 +130,9 @@ class CompiledGraph:
         calls_blas = any(isinstance(p, native.NativePlan) and p.node.op.name == "matmul" for p in plans.values())
         self._blas_region = blas.single_threaded() if calls_blas else _NO_CONTEXT
         self._pool_hot = self._pool_context(plans)
-        self.library = self._build_library([p for p in plans.values() if not isinstance(p, (Exception, native.Absorbed))],
+        # a kernel shared by identical plans (_share_identical_kernels) is built once, on every backend
+        compiled = {p.name: p for p in plans.values() if not isinstance(p, (Exception, native.Absorbed))}
+        self.library = self._build_library(list(compiled.values()),
                                            [(name, [(plans[ki].name, _extent(plans[ki]), self._split_align(plans[ki]))
                                                     for ki in members])
                                             for name, members in segments])
@@ -192,8 +194,6 @@ class CompiledGraph:
         extent)...]) runs of them) into one LLVM module (one cache entry)."""
         if not plans:
             return None
-
-        plans = list({p.name: p for p in plans}.values())  # a shared kernel is compiled once
 
         def make_module():
             module = compiler.new_module(self.name)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
+import types
 
 import numpy as np
 import pytest
@@ -192,3 +193,34 @@ def test_generated_text_is_deterministic():
     b = [c.kernel()[1].source for c in fused_cases()]
     assert a == b
     np.testing.assert_equal(len(set(a)), len(a))
+
+
+def test_a_runner_module_with_identical_fused_kernels_compiles(nvrtc):
+    """Identical fused kernels share one name (codegen/cpu/runner.py _share_identical_kernels):
+    the GPU runner's module must define it once (NVRTC refuses a function defined twice)."""
+    import device_standin as standin
+    from codegen.cuda import schedule_graph
+    from codegen.cuda.runner import CudaCompiledGraph
+    from graph.aval import AVal
+    from graph.dtypes import float32
+    from graph.ir import Graph
+    from graph.ops import F
+    g = Graph("same")
+    x = g.add_input(AVal((4, 6), float32), "x")
+    w = g.add_input(AVal((6, 6), float32), "w")
+    h = x
+    for _ in range(3):  # an unrolled recurrence: the same fused kernel after every product
+        h = F.exp(F.mul(F.matmul(h, w), 0.5))
+    g.set_outputs([h])
+    sources = []
+
+    class SourceOnly(CudaCompiledGraph):
+        def _load_module(self, source):  # no device: keep the source, launch nothing
+            sources.append(source)
+            return types.SimpleNamespace(get_function=lambda entry: None)
+
+    runner = SourceOnly(schedule_graph(g, "O1"), xp=standin.xp)
+    fused = [line.split()[2] for line in runner.describe().splitlines() if " fused[cuda] " in line]
+    assert len(fused) == 3 and len(set(fused)) == 1, runner.describe()
+    ptx = _compile(sources[0])
+    assert compiler.ptx_entries(ptx).count(fused[0]) == 1
