@@ -233,6 +233,8 @@ def prepare_step(weights, fn=None) -> None:
                                "runtime.communication.init() was not called, so each rank would train alone. "
                                "Call init() before training.")
         return
+    if all(w in _synced for w in weights):
+        return  # every step after the first: nothing to walk
     broadcast_parameters(replica_state(weights, fn))
 
 
