@@ -78,9 +78,7 @@ def conv1d(input, weight, bias=None, stride=1, pad_mode="valid", padding=0, dila
              stride=(1, stride), pad_mode=pad_mode, padding=(0, 0, padding, padding), dilation=(1, dilation),
              groups=groups)
     y = bind(_R["squeeze"], y, axis=2)
-    if bias is None:
-        return y
-    return bind(_R["add"], y, bind(_R["reshape"], bias, shape=(1, -1, 1)))
+    return y if bias is None else bind(_R["bias_add"], y, bias)  # as conv2d adds its bias
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,  # noqa: A002
@@ -135,9 +133,10 @@ def _ceil_extra(size, k, s, p):
     return max(0, (out - 1) * s + k - (size + 2 * p))
 
 
-def _pool_padding(x, kernel_size, stride, padding, ceil_mode, fill, fn):
+def _pool_padding(x, kernel_size, stride, padding, ceil_mode, fill, fn, dilation=(1, 1)):
     """``x`` padded for a 'valid' pooling: ``padding`` on each side of H and W, plus the far
-    cells ceil_mode's last windows reach. Returns (padded x, (extra_h, extra_w))."""
+    cells ceil_mode's last windows reach (windows ``dilation*(k-1)+1`` wide). Returns (padded
+    x, (extra_h, extra_w))."""
     ph, pw = _pair(padding, "padding", fn)
     if ph < 0 or pw < 0:
         raise ValueError(f"ops.{fn}: padding must be >= 0, got {padding!r}")
@@ -148,7 +147,8 @@ def _pool_padding(x, kernel_size, stride, padding, ceil_mode, fill, fn):
     if ceil_mode:
         sh, sw = _pair(stride, "stride", fn)
         h, w = x.shape[-2], x.shape[-1]
-        eh, ew = _ceil_extra(h, kh, sh, ph), _ceil_extra(w, kw, sw, pw)
+        eh = _ceil_extra(h, dilation[0] * (kh - 1) + 1, sh, ph)
+        ew = _ceil_extra(w, dilation[1] * (kw - 1) + 1, sw, pw)
     if ph == pw == eh == ew == 0:
         return x, (0, 0)
     return pad(x, (pw, pw + ew, ph, ph + eh), value=fill), (eh, ew)
@@ -196,16 +196,9 @@ def _max_pool_taps(x, kernel_size, stride, padding, dilation, return_indices, ce
     sh, sw = _pair(stride, "stride", fn)
     ph, pw = _pair(padding, "padding", fn)
     dh, dw = dilation
-    if ph < 0 or pw < 0:
-        raise ValueError(f"ops.{fn}: padding must be >= 0, got {padding!r}")
-    if ph * 2 > kh or pw * 2 > kw:
-        raise ValueError(f"ops.{fn}: padding {padding!r} must be at most half of kernel_size {kernel_size!r}")
     h, w = x.shape[-2], x.shape[-1]
     ekh, ekw = dh * (kh - 1) + 1, dw * (kw - 1) + 1  # the dilated window's extent
-    eh = _ceil_extra(h, ekh, sh, ph) if ceil_mode else 0
-    ew = _ceil_extra(w, ekw, sw, pw) if ceil_mode else 0
-    if ph or pw or eh or ew:
-        x = pad(x, (pw, pw + ew, ph, ph + eh), value=-np.inf)
+    x, (eh, ew) = _pool_padding(x, kernel_size, stride, padding, ceil_mode, -np.inf, fn, dilation)
     ho, wo = (h + 2 * ph + eh - ekh) // sh + 1, (w + 2 * pw + ew - ekw) // sw + 1
     if ho < 1 or wo < 1:
         raise ValueError(f"ops.{fn}: the window (kernel_size {kernel_size!r}, dilation {dilation!r}) is larger "

@@ -151,13 +151,12 @@ class EarlyStopping(_Watch):
         current = _monitored(cb, self.monitor, "EarlyStopping")
         if current is None:
             return
-        if self.restore_best_weights and self.best_weights is None:
-            self.best_weights = self._snapshot(cb)
         self.wait += 1
-        if self.is_improvement(current, self.best):
+        improved = self.is_improvement(current, self.best)
+        if self.restore_best_weights and (improved or self.best_weights is None):
+            self.best_weights = self._snapshot(cb)  # (the first epoch's, whatever it gives)
+        if improved:
             self.best = current
-            if self.restore_best_weights:
-                self.best_weights = self._snapshot(cb)
             if self.baseline is None or self.is_improvement(current, self.baseline):
                 self.wait = 0
         if self.wait >= self.patience:

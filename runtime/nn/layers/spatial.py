@@ -110,9 +110,7 @@ class Conv1dTranspose(Cell):
                                       pad_mode=self.pad_mode, padding=(0, 0, self.padding, self.padding),
                                       dilation=(1, self.dilation), groups=self.group)
         y = ops.squeeze(y, 2)
-        if self.has_bias:
-            y = ops.add(y, ops.reshape(self.bias, (1, -1, 1)))
-        return y
+        return ops.bias_add(y, self.bias) if self.has_bias else y
 
     def extend_repr(self):
         return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
@@ -330,13 +328,6 @@ def _affine_params(name, affine, channels, gamma_init, beta_init, dtype=float32)
             Parameter(initializer(beta_init, (channels,), as_dtype(dtype)), name="beta"))
 
 
-def _normalise(x, axes, eps):
-    mean = ops.mean(x, axes, True)
-    d = ops.sub(x, mean)
-    var = ops.mean(ops.square(d), axes, True)
-    return ops.mul(d, ops.rsqrt(ops.add(var, eps)))
-
-
 class GroupNorm(Cell):
     """Normalise each group of ``num_channels // num_groups`` channels over its channels and
     spatial positions, per sample; then scale by gamma and shift by beta (per channel)."""
@@ -373,10 +364,7 @@ class InstanceNorm2d(Cell):
     def construct(self, x):
         if x.ndim != 4 or x.shape[1] != self.num_features:
             raise ValueError(f"InstanceNorm2d: expected input (N, {self.num_features}, H, W), got shape {tuple(x.shape)}")
-        y = _normalise(x, (2, 3), self.eps)
-        if self.affine:
-            y = ops.add(ops.mul(y, ops.reshape(self.gamma, (1, -1, 1, 1))), ops.reshape(self.beta, (1, -1, 1, 1)))
-        return y
+        return ops.group_norm(x, self.num_features, self.gamma, self.beta, self.eps)  # a group per channel
 
 
 class Upsample(Cell):
