@@ -186,10 +186,19 @@ def plan_fused(kernel, name: str) -> FusedPlan:
     return plan
 
 
+def c_identifier(name: str) -> str:
+    """``name`` made a C identifier (symbols of generated kernels): other characters become ``_``.
+
+    >>> c_identifier("Net.construct<locals>")
+    'Net_construct_locals_'
+    """
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "g"
+
+
 def plan_schedule(schedule, name: str) -> dict:
     """kernel index -> :class:`FusedPlan` (or the :class:`NotFusable` that explains why not) for
     every fused kernel of a schedule; plans are named ``<name>_k<index>``."""
-    ident = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "g"
+    ident = c_identifier(name)
     plans = {}
     for ki, k in enumerate(schedule.kernels):
         if k.kind == "fused":

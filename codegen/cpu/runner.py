@@ -37,7 +37,7 @@ from graph.ops import comm
 from graph.ops.promotion import cast_operands, promotion_target
 from graph.passes import memory
 
-from ..fused_plan import plan_schedule
+from ..fused_plan import c_identifier, plan_schedule
 from . import blas, compiler, kernels, native, threads
 
 
@@ -276,7 +276,7 @@ class CompiledGraph:
             run = []
         if len(run) > 1:
             runs.append(run)
-        ident = "".join(c if c.isalnum() or c == "_" else "_" for c in self.name) or "g"
+        ident = c_identifier(self.name)
         return [(f"{ident}_seg{i}", members) for i, members in enumerate(runs)]
 
     def _call_steps(self, kernel_steps, segments, static_views, plans):
@@ -555,10 +555,6 @@ def _with_progress(step):
         step(env)
         progress()
     return run
-
-
-def _ident(s):
-    return "".join(c if c.isalnum() or c == "_" else "_" for c in s) or "g"
 
 
 os  # (environment knobs live in threads.py / diskcache.py)

@@ -64,7 +64,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .emitter import c_type, storage_type
-from .kernels import CudaKernel, Launch
+from ..fused_plan import c_identifier
+from .kernels import MAX_GRID, CudaKernel, Launch, _ceil_div
 
 CONV_OPS = ("conv2d", "conv2d_backprop_input", "conv2d_backprop_filter")
 
@@ -256,10 +257,6 @@ def _gemm(op_name, geo: ConvGeometry) -> Gemm:
 
 
 # -- tile and split choice --------------------------------------------------------------------------
-def _ceil_div(a, b):
-    return -(-a // b)
-
-
 def _split_for(tile, gemm, groups, force_split=None):
     """(split, chunk): K cut into ``split`` chunks of ``chunk`` (a multiple of BK)."""
     blocks = _ceil_div(gemm.m, tile.bm) * _ceil_div(gemm.n, tile.bn) * groups
@@ -460,7 +457,7 @@ def render_conv(name, op_name, geo: ConvGeometry, dtype, tile=None, force_split=
         ]
         fparams = [(f"const {acc}* __restrict__", "partials"), (f"{st}* __restrict__", 2)]
         src += _function(fin, FIN_BLOCK, fparams, fl)
-        launches.append(Launch(fin, (max(1, min(_ceil_div(total, FIN_BLOCK), 8192)), 1, 1), (FIN_BLOCK, 1, 1),
+        launches.append(Launch(fin, (max(1, min(_ceil_div(total, FIN_BLOCK), MAX_GRID)), 1, 1), (FIN_BLOCK, 1, 1),
                                [a for _, a in fparams]))
         entry_params[fin] = fparams
     kernel = CudaKernel(None, src, launches, entry_params, "implicit_gemm", acc_dt,
@@ -510,7 +507,7 @@ def plan_conv(node, name, tile=None, force_split=None):
 def conv_kernels(schedule, name):
     """kernel index -> (NativePlan, CudaKernel) or :class:`NotCovered`, for every extern
     convolution kernel of a schedule; plans are named ``<name>_k<index>`` like fused ones."""
-    ident = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "g"
+    ident = c_identifier(name)
     out = {}
     for ki, k in enumerate(schedule.kernels):
         if k.kind != "extern" or len(k.nodes) != 1 or k.nodes[0].op.name not in CONV_OPS:

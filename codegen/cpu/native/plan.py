@@ -7,7 +7,7 @@ import numpy as np
 
 from graph.ir import NODE, Value
 
-from ...fused_plan import Operand, np_dtype
+from ...fused_plan import Operand, c_identifier, np_dtype
 from .. import blas
 from .body import MAX_PLANE, MAX_WINDOW
 from .conv import emit_col2im, emit_direct_conv, emit_direct_filter_grad, emit_im2col
@@ -265,7 +265,7 @@ def plan_kernels(graph, kernels_, graph_name: str) -> dict:
     """kernel index -> :class:`NativePlan` for the extern kernels of a schedule generated here.
     A batched product whose only reader sums it over the batch (a convolution's filter gradient)
     computes that sum itself; the summing kernel's plan is then :class:`Absorbed`."""
-    ident = "".join(c if c.isalnum() or c == "_" else "_" for c in graph_name) or "g"
+    ident = c_identifier(graph_name)
     batch_sums = _batch_sums(graph, kernels_)
     plans = {}
     for ki, k in enumerate(kernels_):
