@@ -73,22 +73,34 @@ class _Worker:
             self.error = first[len("error "):] if first.startswith("error ") else "the worker died"
             self.close()
 
-    def pause(self):
+    def _signal(self, sig):
         # the whole process group: torch.compile's compile workers are processes of their own
-        os.killpg(self.proc.pid, signal.SIGSTOP)
+        try:
+            os.killpg(self.proc.pid, sig)
+        except ProcessLookupError:  # it has exited
+            pass
+
+    def pause(self):
+        self._signal(signal.SIGSTOP)
 
     def block(self, calls, untimed):
-        os.killpg(self.proc.pid, signal.SIGCONT)
+        """Milliseconds per call of one timed block, or None when the worker failed (its error
+        is kept, and its cell stays empty)."""
+        self._signal(signal.SIGCONT)
         try:
             self.proc.stdin.write(f"run {calls} {untimed}\n")
             self.proc.stdin.flush()
             return float(self.proc.stdout.readline())
+        except (OSError, ValueError):  # the worker died (a broken pipe, an empty line)
+            self.error = "the worker died while timing"
+            return None
         finally:
-            self.pause()
+            if self.error is None:
+                self.pause()
 
     def close(self):
         if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGCONT)
+            self._signal(signal.SIGCONT)
             try:
                 self.proc.stdin.write("quit\n")
                 self.proc.stdin.flush()
@@ -111,10 +123,12 @@ def interleaved_ms(workers, repeats, rounds=ROUNDS, block_seconds=BLOCK_SECONDS)
     sizes = {id(w): max(repeats // rounds, MIN_BLOCK_CALLS, min(2000, int(block_seconds / max(w.per_call, 1e-6))))
              for w in live}
     for _ in range(rounds):
-        for w in live:
+        for w in [w for w in live if w.error is None]:
             calls = sizes[id(w)]
-            w.samples.append(w.block(calls, max(2, calls // 10)))
-    return {w.column: statistics.median(w.samples) for w in live}
+            sample = w.block(calls, max(2, calls // 10))
+            if sample is not None:
+                w.samples.append(sample)
+    return {w.column: statistics.median(w.samples) for w in live if w.error is None}
 
 
 def train_row(model, batch, repeats, backend, torch_ok, jax_ok=False):

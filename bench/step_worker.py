@@ -22,8 +22,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 
-COLUMNS = ("ours_pynative_ms", "ours_graph_ms", "ours_jit_step_ms", "jax_jit_ms", "torch_eager_ms",
-           "torch_compile_ms")
 WARMUP = {"jax_jit_ms": 5, "torch_compile_ms": 5}
 
 

@@ -35,3 +35,17 @@ def test_peers_are_found_without_importing_them():
     assert not b._installed("a_module_name_that_does_not_exist")
     sys.modules.pop("tabnanny", None)
     assert b._installed("tabnanny") and "tabnanny" not in sys.modules
+
+
+def test_a_worker_that_dies_while_timing_leaves_its_cell_empty():
+    import signal
+    b = _bench()
+    workers = [b._Worker("ours_jit_step_ms", "mlp", 4, None), b._Worker("ours_pynative_ms", "mlp", 4, None)]
+    try:
+        os.killpg(workers[0].proc.pid, signal.SIGKILL)
+        workers[0].proc.wait()
+        times = b.interleaved_ms(workers, repeats=4, rounds=2, block_seconds=0.01)
+    finally:
+        for w in workers:
+            w.close()
+    assert set(times) == {"ours_pynative_ms"} and workers[0].error == "the worker died while timing"
