@@ -358,6 +358,15 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):  # noqa: A002
         raise TypeError(f"ops.adaptive_max_pool2d: return_indices must be a bool, got {return_indices!r}")
     h, w = input.shape[-2], input.shape[-1]
     oh, ow = _adaptive_size("adaptive_max_pool2d", output_size, h, w)
+    if h % oh == 0 and w % ow == 0:  # equal bins that tile the plane: a plain max pooling
+        batched = input if input.ndim == 4 else bind(_R["expand_dims"], input, axis=0)
+        kernel = (h // oh, w // ow)
+        out = max_pool2d(batched, kernel, kernel, return_indices=return_indices)
+        if input.ndim == 4:
+            return out
+        unbatch = lambda t: bind(_R["squeeze"], t, axis=0)  # noqa: E731
+        return (unbatch(out[0]), unbatch(out[1])) if return_indices else unbatch(out)
+    from graph.dtypes import int64
     lead = tuple(input.shape[:-2])
     rows, idx_rows = [], []
     for hs, he in _bins(h, oh):
@@ -366,7 +375,6 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):  # noqa: A002
             window = input[..., hs:he, ws:we]
             cols.append(bind(_R["reduce_max"], window, axis=(-2, -1)))
             if return_indices:
-                from graph.dtypes import int64
                 flat = bind(_R["reshape"], window, shape=lead + ((he - hs) * (we - ws),))
                 where = bind(_R["argmax"], flat, axis=-1, output_type=int64)
                 table = (np.arange(hs, he)[:, None] * w + np.arange(ws, we)[None, :]).astype(np.int64).ravel()

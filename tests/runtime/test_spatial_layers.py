@@ -646,3 +646,28 @@ def test_new_spatial_layers_capture_without_a_break():
     for cell, x in cells:
         report = capture.explain(cell)(x)
         assert report.graph_count == 1 and report.graph_break_count == 0, (type(cell).__name__, str(report))
+
+
+@pytest.mark.parametrize("shape,out", [((2, 3, 8, 6), (4, 3)), ((3, 8, 6), (2, 2)), ((2, 3, 7, 5), (3, 2)),
+                                       ((1, 2, 6, 6), (6, 6))])
+def test_adaptive_max_pool2d_bins_and_indices_against_numpy(shape, out):
+    """Bins that tile the plane (a plain max pooling) and uneven ones alike."""
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(shape).astype(np.float32)
+    h, w = shape[-2:]
+    oh, ow = out
+    want = np.zeros(shape[:-2] + out, np.float32)
+    want_idx = np.zeros(shape[:-2] + out, np.int64)
+    for r in range(oh):
+        hs, he = (r * h) // oh, -(-((r + 1) * h) // oh)
+        for c in range(ow):
+            ws, we = (c * w) // ow, -(-((c + 1) * w) // ow)
+            win = a[..., hs:he, ws:we].reshape(a.shape[:-2] + (-1,))
+            want[..., r, c] = win.max(-1)
+            k = win.argmax(-1)
+            want_idx[..., r, c] = (hs + k // (we - ws)) * w + ws + k % (we - ws)
+    got, idx = ops.adaptive_max_pool2d(Tensor(a), out, return_indices=True)
+    np.testing.assert_array_equal(got.asnumpy(), want)
+    np.testing.assert_array_equal(idx.asnumpy(), want_idx)
+    assert idx.dtype == ms.int64
+    np.testing.assert_array_equal(ops.adaptive_max_pool2d(Tensor(a), out).asnumpy(), want)
