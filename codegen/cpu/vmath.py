@@ -3,7 +3,8 @@ vectoriser turns it into zmm/ymm code: exp, log, log1p, tanh, erf, sin, cos.
 
 Bare ``llvm.exp`` & co. in a vector loop are scalarised back into libm calls (9x slower than numpy,
 see the codegen notes); float64 kernels do call libm (scalar intrinsics), float32 ones use these.
-Coefficients: Cephes (expf, logf, tanhf, sinf, cosf); erf: Eigen's rational approximation with
+Coefficients: Cephes (expf, logf, sinf, cosf; tanh is expm1(2x) / (expm1(2x) + 2) on expf's
+polynomial, one branch-free path of ~25 vector instructions); erf: Eigen's rational approximation with
 an exp-based tail. Accuracy (measured in tests/codegen): a few ulp against numpy float32.
 
 Limits: sin/cos reduce the argument with a two-part pi/2 in float64, accurate to a few ulp for
@@ -63,32 +64,71 @@ def isnan(b, x):
     return b.fcmp_unordered("uno", x, x)
 
 
-def ldexp2(b, y, n_f):
-    """y * 2**n for float n in [-150, 128] (two multiplies: safe for denormal results)."""
-    n = b.fptosi(n_f, I32)
-    h = b.ashr(n, _c(1, I32))
-    r = b.sub(n, h)
+_ROUND_MAGIC = 12582912.0  # 1.5 * 2**23
+_ROUND_MAGIC_BITS = 0x4B400000  # its float32 bit pattern
 
-    def p2(k):
-        return b.bitcast(b.shl(b.add(k, _c(127, I32)), _c(23, I32)), F32)
-    return fmul(b, fmul(b, y, p2(h)), p2(r))
+
+def _round_to_int(b, v):
+    """``(n, n as i32)`` for ``v`` rounded to the nearest integer, for |v| < 2**22.
+
+    Adding 1.5 * 2**23 leaves the integer in the low mantissa bits, so the int comes from a bitcast
+    instead of ``fptosi``: a NaN lane gives harmless bits rather than LLVM poison, and NaN inputs
+    need no select of their own (the float arithmetic carries the NaN to the result)."""
+    shifted = fadd(b, v, _c(_ROUND_MAGIC))
+    n_f = b.fsub(shifted, _c(_ROUND_MAGIC))
+    n_i = b.sub(b.bitcast(shifted, I32), _c(_ROUND_MAGIC_BITS, I32))
+    return n_f, n_i
+
+
+def _pow2(b, n):
+    """2**n as a float for an i32 ``n`` in [-126, 127]."""
+    return b.bitcast(b.shl(b.add(n, _c(127, I32)), _c(23, I32)), F32)
+
+
+def ldexp2(b, y, n):
+    """y * 2**n for an i32 ``n`` in [-150, 128] (two multiplies: denormal results and 2**128
+    overflowing to inf come out of the arithmetic)."""
+    h = b.ashr(n, _c(1, I32))
+    return fmul(b, fmul(b, y, _pow2(b, h)), _pow2(b, b.sub(n, h)))
+
+
+def _clamp(b, x, lo, hi):
+    """x limited to [lo, hi]; a NaN stays NaN (one min/max instruction each)."""
+    x = b.select(b.fcmp_ordered(">", x, _c(hi)), _c(hi), x)
+    return b.select(b.fcmp_ordered("<", x, _c(lo)), _c(lo), x)
+
+
+def _reduce_ln2(b, x):
+    """Cody-Waite: x = n*ln2 + r with |r| <= ln2/2; returns (r, n as i32)."""
+    n_f, n_i = _round_to_int(b, fmul(b, x, _c(1.4426950408889634)))
+    r = b.fsub(x, b.fmul(n_f, _c(0.693359375)))
+    r = b.fsub(r, b.fmul(n_f, _c(-2.12194440e-4)))
+    return r, n_i
+
+
+def _expm1_reduced(b, r):
+    """exp(r) - 1 for |r| <= ln2/2 (Cephes expf polynomial: r + r^2 * P(r))."""
+    p = poly(b, r, [1.9875691500E-4, 1.3981999507E-3, 8.3334519073E-3, 4.1665795894E-2,
+                    1.6666665459E-1, 5.0000001201E-1])
+    return fadd(b, fmul(b, p, fmul(b, r, r)), r)
 
 
 def exp(b, x):
-    hi, lo = 88.72283935546875, -103.97208404541016
-    xc = b.select(b.fcmp_ordered(">", x, _c(hi)), _c(hi), x)
-    xc = b.select(b.fcmp_ordered("<", xc, _c(lo)), _c(lo), xc)
-    n = intrinsic(b, "rint", fmul(b, xc, _c(1.4426950408889634)))
-    r = b.fsub(xc, b.fmul(n, _c(0.693359375)))
-    r = b.fsub(r, b.fmul(n, _c(-2.12194440e-4)))
-    z = fmul(b, r, r)
-    p = poly(b, r, [1.9875691500E-4, 1.3981999507E-3, 8.3334519073E-3, 4.1665795894E-2,
-                    1.6666665459E-1, 5.0000001201E-1])
-    y = fadd(b, fadd(b, fmul(b, p, z), r), _c(1.0))
-    res = ldexp2(b, y, n)
-    res = b.select(b.fcmp_ordered(">", x, _c(hi)), _c(math.inf), res)
-    res = b.select(b.fcmp_ordered("<", x, _c(lo)), _c(0.0), res)
-    return b.select(isnan(b, x), x, res)
+    # Beyond [-104, 89] the result is 0 or inf; clamping there lets ldexp2's arithmetic produce
+    # them (n = -150 underflows, n = 128 overflows) instead of selects after the fact.
+    r, n = _reduce_ln2(b, _clamp(b, x, -104.0, 89.0))
+    return ldexp2(b, fadd(b, _expm1_reduced(b, r), _c(1.0)), n)
+
+
+def tanh(b, x):
+    # tanh(x) = e / (e + 2) with e = expm1(2x): one path for every |x| (no cancellation near 0,
+    # since expm1 is accurate there), no division by a huge number (|x| <= 9 already rounds to
+    # +-1), and a NaN flows through the arithmetic.
+    r, n = _reduce_ln2(b, fmul(b, _clamp(b, x, -9.0, 9.0), _c(2.0)))
+    scale = _pow2(b, n)  # |n| <= 26
+    e = fadd(b, fmul(b, scale, _expm1_reduced(b, r)), b.fsub(scale, _c(1.0)))
+    t = b.fdiv(e, b.fadd(e, _c(2.0)))
+    return b.select(b.fcmp_ordered("==", x, _c(0.0)), x, t)  # tanh(-0.0) is -0.0
 
 
 def log(b, x):
@@ -124,19 +164,6 @@ def log1p(b, x):
     r = b.fmul(lu, b.fdiv(x, b.select(b.fcmp_ordered("==", d, _c(0.0)), _c(1.0), d)))
     r = b.select(b.fcmp_ordered("==", d, _c(0.0)), x, r)
     return b.select(b.fcmp_ordered("==", x, _c(math.inf)), x, r)
-
-
-def tanh(b, x):
-    ax = intrinsic(b, "fabs", x)
-    z = fmul(b, x, x)
-    small = fadd(b, fmul(b, fmul(b, poly(b, z, [-5.70498872745E-3, 2.06390887954E-2,
-                                                -5.37397155531E-2, 1.33314422036E-1,
-                                                -3.33332819422E-1]), z), x), x)
-    e = exp(b, b.fmul(ax, _c(2.0)))
-    big = b.fsub(_c(1.0), b.fdiv(_c(2.0), b.fadd(e, _c(1.0))))
-    big = intrinsic(b, "copysign", big, x)
-    r = b.select(b.fcmp_ordered("<", ax, _c(0.625)), small, big)
-    return b.select(isnan(b, x), x, r)
 
 
 def erf(b, x):

@@ -8,7 +8,7 @@ import pytest
 
 from codegen_helpers import assert_ulp, compile_and_run, graph_of, one_kernel, reference
 from graph.dtypes import float32 as F32, int32 as I32
-from graph.ops import REGISTRY, bind
+from graph.ops import F, REGISTRY, bind
 
 ELEMENTWISE = sorted(n for n, op in REGISTRY.items() if op.kind == "elementwise")
 TRANSCENDENTAL = {"exp", "log", "log1p", "tanh", "sigmoid", "erf", "sin", "cos", "gelu", "softplus",
@@ -145,6 +145,23 @@ def test_math_functions_over_wide_ranges():
     _check("log", {}, [pos])
     _check("log1p", {}, [np.concatenate([pos, -np.linspace(0, 0.999, 1001).astype(np.float32)])])
 
+
+
+def test_exp_and_tanh_at_their_edges():
+    """exp's clamped arithmetic gives inf past ~88.72 and 0/denormals below ~-87.3 (no selects do
+    it for them); tanh is one expm1 path for every |x|, so check every 97th float32 of [1e-30, 12],
+    both signs, and that the signs of zeros survive."""
+    edges = np.array([88.72283, 88.722839, 88.8, 89.0, 1e30, -87.3, -100.0, -103.9, -104.5, -1e30,
+                      0.0, -0.0, np.inf, -np.inf, np.nan], np.float32)
+    with np.errstate(over="ignore"):
+        _check("exp", {}, [edges])
+    bits = np.arange(np.float32(1e-30).view(np.int32), np.float32(12.0).view(np.int32), 97 * 101,
+                     dtype=np.int32)
+    x = bits.view(np.float32)
+    _check("tanh", {}, [np.concatenate([x, -x, edges])])
+    g = graph_of(lambda u: F.tanh(u), ((2,), np.float32))
+    _, (got, _) = compile_and_run(one_kernel(g), [np.array([0.0, -0.0], np.float32)])
+    assert list(np.signbit(got[0])) == [False, True]
 
 
 def _int_and_bool_inputs(name, dtype):
