@@ -278,7 +278,9 @@ def _relu_impl(xp, x):
 
 
 unary("relu", "ReLU", _relu_impl, lambda E, x: E.max(x, E.const(0.0, x)),
-      lambda g, out, x: (F.mul(g, _float_mask(F.greater(x, 0.0), g)),), bool_ok=False, doc="max(x, 0)")
+      # the gradient reads the result, not the input (out > 0 exactly where x > 0): backward keeps
+      # what the next layer keeps anyway, and the forward pass stores no mask
+      lambda g, out, x: (F.mul(g, _float_mask(F.greater(out, 0.0), g)),), bool_ok=False, doc="max(x, 0)")
 
 
 def _sigmoid_impl(xp, x):

@@ -303,10 +303,92 @@ def _kernels(graph: Graph, groups: list[_Group]) -> list[Kernel]:
     return kernels
 
 
+#: elementwise ops cheaper to recompute where their result is read than to store and load again
+#: (a compare, a cast, a select, sign arithmetic: a few instructions per element)
+RECOMPUTED_OPS = frozenset({"greater", "greater_equal", "less", "less_equal", "equal", "not_equal", "cast",
+                            "logical_not", "logical_and", "logical_or", "neg", "abs", "sign", "where",
+                            "zeros_like", "ones_like"})
+#: at most this many nodes move into the reader
+MAX_RECOMPUTED = 4
+
+
+def _values_read(nodes, produced) -> list:
+    out, seen = [], set()
+    for n in nodes:
+        for v in n.inputs:
+            if isinstance(v, Value) and id(v) not in produced and id(v) not in seen:
+                seen.add(id(v))
+                out.append(v)
+    return out
+
+
+def _recomputable_slice(kernel: Kernel, value: Value, keep: set):
+    """The nodes of ``kernel`` that compute ``value`` from values stored anyway (``keep``: the
+    kernel's inputs and its other outputs), if they are few cheap elementwise nodes that nothing
+    else in the kernel reads; else None."""
+    inside = {id(o): n for n in kernel.nodes for o in n.outputs}
+    chosen, stack = {}, [value]
+    while stack:
+        v = stack.pop()
+        if id(v) in keep or id(v) not in inside:
+            continue  # stored anyway (or a graph input / constant)
+        n = inside[id(v)]
+        if id(n) in chosen:
+            continue
+        if n.op.name not in RECOMPUTED_OPS or n is kernel.reduce or len(chosen) == MAX_RECOMPUTED:
+            return None
+        chosen[id(n)] = n
+        stack.extend(x for x in n.inputs if isinstance(x, Value))
+    made = {id(o) for n in chosen.values() for o in n.outputs}
+    for n in kernel.nodes:
+        if id(n) not in chosen and any(isinstance(x, Value) and id(x) in made for x in n.inputs):
+            return None  # the rest of the kernel needs it too
+    return [n for n in kernel.nodes if id(n) in chosen]
+
+
+def _sink_recomputable(graph: Graph, kernels: list[Kernel]) -> list[Kernel]:
+    """Move cheap elementwise tails of a fused kernel (a ReLU's mask ``cast(out > 0)``) into the
+    one fused kernel that reads their result, when they need only values that are stored anyway.
+    The mask is then neither written by the forward kernel nor read back, cold, by the backward
+    one, which reads the activation the next layer's gradient has just read instead (an MLP of
+    width 256 at batch 1024: 2 MB less memory traffic per layer and step)."""
+    kept = {id(v) for v in graph.outputs if isinstance(v, Value)} | {id(v) for v in graph.updates.values()}
+    readers: dict[int, list[int]] = {}
+    for ki, k in enumerate(kernels):
+        for v in k.inputs:
+            readers.setdefault(id(v), []).append(ki)
+    changed = False
+    for k in kernels:
+        if k.kind != "fused":
+            continue
+        for v in list(k.outputs):
+            where = readers.get(id(v), [])
+            if id(v) in kept or len(where) != 1:
+                continue
+            reader = kernels[where[0]]
+            if reader.kind != "fused" or tuple(reader.shape) != tuple(v.shape):
+                continue
+            keep = {id(x) for x in k.inputs} | {id(o) for o in k.outputs if o is not v}
+            moved = _recomputable_slice(k, v, keep)
+            if moved is None:
+                continue
+            gone = {id(n) for n in moved}
+            k.nodes = [n for n in k.nodes if id(n) not in gone]
+            k.outputs = [o for o in k.outputs if o is not v]
+            k.inputs = _values_read(k.nodes, {id(o) for n in k.nodes for o in n.outputs})
+            reader.nodes = moved + reader.nodes
+            reader.inputs = _values_read(reader.nodes, {id(o) for n in reader.nodes for o in n.outputs})
+            for x in reader.inputs:
+                if reader not in (kernels[i] for i in readers.setdefault(id(x), [])):
+                    readers[id(x)].append(where[0])
+            changed = True
+    return [k for k in kernels if k.nodes] if changed else kernels
+
+
 def fuse(graph: Graph) -> Schedule:
     """Group elementwise chains (+ one trailing reduction) into fused kernels; see the module doc."""
     groups = _order(_Fuser(graph, fuse=True).run())
-    return Schedule(graph, _kernels(graph, groups))
+    return Schedule(graph, _sink_recomputable(graph, _kernels(graph, groups)))
 
 
 def schedule_nodes(graph: Graph) -> Schedule:

@@ -435,6 +435,39 @@ def test_fusion_ends_a_group_with_one_reduction():
                                np.maximum(arrays[0] + arrays[1], 0).sum(axis=1), rtol=1e-6)
 
 
+def test_fusion_recomputes_a_relu_mask_in_the_backward_kernel_instead_of_storing_it():
+    """A ReLU's gradient mask ``cast(out > 0)`` needs only ``out``, which the next layer stores
+    anyway: it moves into the one backward kernel that reads it (no mask written forward and read
+    back later); a mask computed from a value the forward kernel does not store stays put."""
+    g, (x, bias, w, gy) = _graph((6, 4), (4,), (4, 4), (6, 4))
+    out = F.relu(F.add(x, bias))
+    mask = F.cast(F.greater(out, 0.0), dtype=float32)
+    hidden = F.matmul(out, w)  # the next layer reads out: it is stored
+    gx = F.mul(F.matmul(F.mul(hidden, gy), F.transpose(w, perm=(1, 0))), mask)  # the gradient needs the forward
+    g.set_outputs([hidden, gx, F.reduce_sum(gx, axis=(0,))])
+    s = fuse(g)
+    check_schedule(s)
+    forward = next(k for k in s.kernels if any(n.op.name == "relu" for n in k.nodes))
+    assert [n.op.name for n in forward.nodes] == ["add", "relu"] and forward.outputs == [out]
+    backward = next(k for k in s.kernels if any(n.op.name == "reduce_sum" for n in k.nodes))
+    assert [n.op.name for n in backward.nodes] == ["greater", "cast", "mul", "reduce_sum"]
+    assert out in backward.inputs and mask not in backward.inputs
+    arrays = inputs_for(g)
+    assert_same(run_graph(g, arrays), run_sched(s, arrays))
+
+    g, (x, gy) = _graph((6, 4), (6, 4))
+    pre = F.mul(x, 3.0)
+    y = F.exp(pre)
+    mask = F.cast(F.greater(pre, 0.0), dtype=float32)  # pre is internal to the forward kernel
+    g.set_outputs([F.matmul(y, F.transpose(y, perm=(1, 0))), F.mul(F.matmul(gy, F.transpose(y, perm=(1, 0))), F.reduce_sum(mask, axis=(1,), keep_dims=True))])
+    s = fuse(g)
+    check_schedule(s)
+    forward = next(k for k in s.kernels if any(n.op.name == "exp" for n in k.nodes))
+    assert any(n.op.name == "greater" for n in forward.nodes)
+    arrays = inputs_for(g)
+    assert_same(run_graph(g, arrays), run_sched(s, arrays))
+
+
 def test_fusion_never_crosses_matmul_and_avoids_cycles():
     g, (x, w) = _graph((4, 4), (4, 4))
     a = F.mul(x, 2.0)
