@@ -61,14 +61,28 @@ class FusedPlan:
     size: int = 0  # elements of the iteration space
     cost: float = 1.0  # rough per-element cost (threading heuristic)
     notes: list = field(default_factory=list)
+    #: CPU only: a reduction over the outer axis computed in blocks of this many outer indices,
+    #: each block into its own partial result, so parts of the kernel can run on several threads
+    #: (codegen/cpu/kernels.py: block_outer_reduction); 0: not blocked
+    row_block: int = 0
+    #: arrays passed after the operands (a blocked reduction's partial results and its counter)
+    extra_args: tuple = ()
+
+    @property
+    def outer_extent(self) -> int:
+        """The range ``[0, extent)`` the kernel's ``lo``/``hi`` count: outer indices, or blocks
+        of them for a blocked reduction."""
+        d0 = self.dims[0] if self.dims else 1
+        return -(-d0 // self.row_block) if self.row_block else d0
 
     @property
     def splittable(self):
-        return bool(self.dims) and not self.reduced[0] and self.dims[0] > 1
+        return bool(self.dims) and (not self.reduced[0] or self.row_block > 0) and self.outer_extent > 1
 
     def description(self) -> str:
         """Canonical text of the kernel (part of the cache key)."""
-        lines = [f"dims={self.dims} reduced={self.reduced} red={self.red_kind}/{self.red_scale}/{self.red_dtype}"]
+        lines = [f"dims={self.dims} reduced={self.reduced} red={self.red_kind}/{self.red_scale}/{self.red_dtype}"
+                 + (f" row_block={self.row_block}" if self.row_block else "")]
         ids = {id(o.value): i for i, o in enumerate(self.operands)}
         for o in self.operands:
             lines.append(f"op {o.role} {o.dtype} {o.strides}")

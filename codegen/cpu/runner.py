@@ -72,6 +72,9 @@ _NO_CONTEXT = contextlib.nullcontext()
 
 def _extent(plan):
     """The outer extent a compiled kernel runs over (its ``hi`` when run whole)."""
+    extent = getattr(plan, "outer_extent", None)
+    if extent is not None:
+        return extent
     return plan.dims[0] if plan.dims else 1
 
 
@@ -115,6 +118,7 @@ class CompiledGraph:
                         nslots += 1
         self.nslots = nslots
         plans = plan_schedule(schedule, self.name)
+        self._adapt_plans(plans)
         plans.update(self._native_plans(kernels_))
         _share_identical_kernels(plans)
         # -- buffer plan: graph/passes/memory.py, with what this backend stores where --------------
@@ -176,6 +180,13 @@ class CompiledGraph:
         self.update_slots = [(index[id(p)], self._slot[id(v)]) for p, v in graph.updates.items()]
 
     # -- device hooks ---------------------------------------------------------------------------
+    def _adapt_plans(self, plans) -> None:
+        """Backend choices on the shared fused plans: here, reductions over the outer axis big
+        enough to split are computed in blocks (codegen/cpu/kernels.py)."""
+        for plan in plans.values():
+            if isinstance(plan, kernels.FusedPlan) and plan.size * plan.cost >= threads.SPLIT_THRESHOLD:
+                kernels.block_outer_reduction(plan)
+
     def _native_plans(self, kernels_) -> dict:
         """kernel index -> native plan (or :class:`native.native.Absorbed`) of the extern kernels
         generated natively (codegen/cpu/native.py)."""

@@ -78,6 +78,9 @@ class CudaCompiledGraph(CompiledGraph):
     def _cudnn_module(self):
         return cudnn_module(self.xp)
 
+    def _adapt_plans(self, plans) -> None:
+        """The CUDA kernels reduce over any axis with their own grid: the plans stay as planned."""
+
     def _native_plans(self, kernels_):
         """Convolutions: through cuDNN when CuPy has it and the padding is symmetric, else the
         generated implicit-GEMM kernels (codegen/cuda/conv.py), else (a reason recorded) the op's
