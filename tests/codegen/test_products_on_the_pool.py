@@ -25,8 +25,14 @@ SPLIT_CASES = [  # (a shape, b shape, transpose_a, transpose_b, summed over the 
     ((33, 20), (33, 90), True, False, False, "cols"),  # C wider than tall: column blocks
     ((40, 9), (50, 9), False, True, False, "cols"),
     ((5, 40, 9), (5, 9, 18), False, False, False, "batch"),  # a batch of results: whole matrices
-    ((7, 6, 13), (7, 70, 13), False, True, True, "cols"),  # the filter gradient's shape: C summed over 7
-    ((9, 6, 50), (9, 6, 8), True, False, True, "rows"),
+    ((7, 6, 13), (7, 70, 13), False, True, True, "cols"),  # a filter gradient summed over 7: one batch block
+    # summed over blocks of 8 matrices into partials (the filter gradient: computed as C^T when m < n)
+    ((9, 6, 50), (9, 6, 8), True, False, True, "batch_blocks"),
+    ((40, 6, 13), (40, 70, 13), False, True, True, "batch_blocks"),
+    ((33, 13, 6), (33, 13, 70), True, False, True, "batch_blocks"),
+    ((20, 5, 7), (20, 7, 9), False, False, True, "batch_blocks"),
+    ((17, 9, 4), (17, 5, 9), True, True, True, "batch_blocks"),
+    ((130, 400, 1), (130, 1, 400), False, False, True, "rows"),  # partials over MAX_PARTIAL_BYTES
 ]
 
 
