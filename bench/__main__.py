@@ -335,7 +335,8 @@ def _installed(module) -> bool:
 
 def one_thread_rows(args) -> list:
     """The training rows measured again in a fresh process with every framework on one thread
-    (thread settings of torch's OpenMP and XLA only take effect before they start)."""
+    and one core (thread settings of torch's OpenMP and XLA only take effect before they start;
+    the workers pin themselves to the cores, bench/step_worker.py)."""
     out = os.path.join(tempfile.mkdtemp(prefix="bench-1t-"), "rows.json")
     cmd = [sys.executable, "-m", "bench", "--threads", "1", "--train-only", "--json", out]
     cmd += [flag for flag, on in (("--quick", args.quick), ("--no-torch", args.no_torch), ("--no-jax", args.no_jax)) if on]

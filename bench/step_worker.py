@@ -53,9 +53,21 @@ def block(step, args, calls, untimed):
     return (time.perf_counter() - t0) / calls * 1e3
 
 
+def pin_cores(n: int) -> None:
+    """Run on ``n`` of the CPUs this process may use. Thread-count settings alone do not hold
+    every framework to ``n`` cores: XLA's CPU runtime ignores ``--xla_cpu_multi_thread_eigen``
+    and its old ``intra_op_parallelism_threads`` (JAX's "1-thread" MLP b1024 step ran at 173
+    GFLOP/s, more than one core's peak), so the table of one thread is one core, for everyone."""
+    if hasattr(os, "sched_setaffinity"):
+        allowed = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, allowed[:max(1, n)])
+
+
 def main(argv):
     column, model, batch = argv[0], argv[1], int(argv[2])
     backend = argv[3] if len(argv) > 3 and argv[3] else None
+    if os.environ.get("BENCH_THREADS"):
+        pin_cores(int(os.environ["BENCH_THREADS"]))
     try:
         step, args = build(column, model, batch, backend)
         block(step, args, 1, WARMUP.get(column, 3))
