@@ -23,7 +23,9 @@ pytestmark = pytest.mark.skipif(blas.interface() is None,
 SPLIT_CASES = [  # (a shape, b shape, transpose_a, transpose_b, summed over the batch, expected split)
     ((70, 33), (33, 21), False, False, False, "rows"),  # 5 row blocks of C
     ((33, 20), (33, 90), True, False, False, "cols"),  # C wider than tall: column blocks
-    ((40, 9), (50, 9), False, True, False, "cols"),
+    ((40, 9), (50, 9), False, True, False, "cols"),  # A @ B^T with m < n: computed as C^T, transposed
+    ((32, 78), (256, 78), False, True, False, "cols"),  # an MLP layer at batch 32
+    ((20, 9), (50, 20), True, True, False, "cols"),  # transposed A: not swapped
     ((5, 40, 9), (5, 9, 18), False, False, False, "batch"),  # a batch of results: whole matrices
     ((7, 6, 13), (7, 70, 13), False, True, True, "cols"),  # a filter gradient summed over 7: one batch block
     # summed over blocks of 8 matrices into partials (the filter gradient: computed as C^T when m < n)
@@ -55,7 +57,7 @@ def test_split_products_equal_numpy_and_do_not_depend_on_the_thread_count(case, 
     m = sa[-1] if ta else sa[-2]
     n = sb[-2] if tb else sb[-1]
     batch = sa[0] if len(sa) == 3 else 1
-    assert gemm.split_of(m, n, batch, summed)[0] == split
+    assert gemm.split_of(m, n, batch, summed, np.dtype(dtype).itemsize, ta, tb)[0] == split
     monkeypatch.setattr(threads, "SPLIT_THRESHOLD", 1.0)  # split even these small products
     rng = np.random.default_rng(8)
     a, b = rng.standard_normal(sa).astype(dtype), rng.standard_normal(sb).astype(dtype)

@@ -11,7 +11,7 @@ from ...fused_plan import Operand, c_identifier, np_dtype
 from .. import blas
 from .body import MAX_PLANE, MAX_WINDOW
 from .conv import emit_col2im, emit_direct_conv, emit_direct_filter_grad, emit_im2col
-from .gemm import batch_block_of, emit_matmul, extra_arrays, sizes_table, split_of
+from .gemm import SIZES, batch_block_of, emit_matmul, extra_arrays, sizes_table, split_of
 from .layout import emit_transpose
 from .pool import emit_max_pool, emit_max_pool_grad
 from .rows import emit_one_hot, emit_softmax, emit_sparse_ce
@@ -190,7 +190,7 @@ def plan_native(node, name: str, batch_sum=None):
         ops = [Operand(v, dt, [], "in") for v in node.inputs] + [Operand(out, dt, [], "out")]
         m, n, k, batch = geo["m"], geo["n"], geo["k"], geo["batch"]
         summed = batch_sum is not None
-        split, extent = split_of(m, n, batch, summed, dt.itemsize)
+        split, extent = split_of(m, n, batch, summed, dt.itemsize, geo["ta"], geo["tb"])
         sizes = sizes_table(m, n, k, geo["ta"], geo["tb"], geo["a_batched"], geo["b_batched"], batch, summed, split,
                             batch_block_of(m, n, batch, dt.itemsize) if split == "batch_blocks" else 0)
         geo["split"] = split
@@ -199,7 +199,8 @@ def plan_native(node, name: str, batch_sum=None):
         # compiled code): parts of C, or the batch matrices
         shared = f"msjit_gemm_{dt.name}_i{api.int_bits}"
         return NativePlan(shared, node, ops, [extent], batch * m * n * k, emit_matmul, geo, cost=GEMM_COST,
-                          extra_args=(sizes,) + extra_arrays(m, n, batch, summed, split, dt))
+                          extra_args=(sizes,) + extra_arrays(m, n, batch, summed, split, dt,
+                                                             bool(sizes[SIZES["swap"]])))
     geometry_of, emitter, outer = spec
     if node.op.name == "transpose":
         geo = _transpose_geometry(node)
