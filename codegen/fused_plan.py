@@ -67,6 +67,8 @@ class FusedPlan:
     row_block: int = 0
     #: arrays passed after the operands (a blocked reduction's partial results and its counter)
     extra_args: tuple = ()
+    #: the blocked reduction's count of finished blocks (zero between calls; a forked child resets it)
+    block_counter: object = None
 
     @property
     def outer_extent(self) -> int:

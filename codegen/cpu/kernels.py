@@ -122,7 +122,8 @@ def block_outer_reduction(plan: FusedPlan) -> None:
     kept = int(np.prod([d for d, r in zip(plan.dims, plan.reduced) if not r], dtype=np.int64))
     plan.row_block = ROW_BLOCK
     partials = np.zeros((plan.outer_extent, kept), red.dtype)
-    plan.extra_args = (partials, np.zeros(8, np.int64))  # counter (a cache line of its own)
+    plan.block_counter = np.zeros(8, np.int64)  # a cache line of its own
+    plan.extra_args = (partials, plan.block_counter)
 
 
 def emit_fused(module: ir.Module, plan: FusedPlan) -> str:

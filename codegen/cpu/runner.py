@@ -121,6 +121,7 @@ class CompiledGraph:
         self._adapt_plans(plans)
         plans.update(self._native_plans(kernels_))
         _share_identical_kernels(plans)
+        self._block_counters = [p.block_counter for p in plans.values() if getattr(p, "block_counter", None) is not None]
         # -- buffer plan: graph/passes/memory.py, with what this backend stores where --------------
         buffers = self._plan_buffers(schedule, plans)
         # -- one module: the kernels and the native runs of kernels ---------------------------------
@@ -360,6 +361,8 @@ class CompiledGraph:
 
     def _reset_after_fork(self):
         self._lock = threading.Lock()  # another thread of the parent may have held it
+        for counter in self._block_counters:  # ... in the middle of a blocked kernel
+            counter[:] = 0
 
     @staticmethod
     def _parts(plan, split_ok):

@@ -83,3 +83,18 @@ def test_small_or_fully_reduced_kernels_are_not_blocked():
         for plan in plan_schedule(optimized(g), "g").values():
             kernels.block_outer_reduction(plan)
             assert plan.row_block == 0 and plan.extra_args == ()
+
+
+def test_a_forked_child_starts_its_blocked_kernels_with_no_block_counted(monkeypatch):
+    """A fork while another thread is inside a blocked kernel copies a counter in mid-count; the
+    child's compiled graphs reset it (graph/forksafe.py), so its first sum is whole."""
+    from graph import forksafe
+    monkeypatch.setattr(threads, "SPLIT_THRESHOLD", 1.0)
+    _, compiled = _compiled(CASES["sum"][0], (256, 37))
+    x = np.random.default_rng(5).standard_normal((256, 37)).astype(np.float32)
+    want = compiled([x])[0][0]
+    assert compiled._block_counters
+    for counter in compiled._block_counters:
+        counter[0] = 3  # as if three blocks of a call in flight had finished
+    forksafe.after_fork_in_child()  # what os.fork() runs in the child
+    np.testing.assert_array_equal(compiled([x])[0][0], want)

@@ -35,6 +35,8 @@ class NativePlan:
     #: ``after_call(inputs)``, run once the kernel has run (with the input arrays): raises the
     #: op's error when the kernel flagged bad input
     after_call: object = None
+    #: a summed product's count of finished batch blocks (zero between calls; a forked child resets it)
+    block_counter: object = None
 
     @property
     def splittable(self):
@@ -198,9 +200,9 @@ def plan_native(node, name: str, batch_sum=None):
         # compile. Split over the thread pool like any kernel (BLAS runs single-threaded inside
         # compiled code): parts of C, or the batch matrices
         shared = f"msjit_gemm_{dt.name}_i{api.int_bits}"
+        scratch, counter = extra_arrays(m, n, batch, summed, split, dt, bool(sizes[SIZES["swap"]]))
         return NativePlan(shared, node, ops, [extent], batch * m * n * k, emit_matmul, geo, cost=GEMM_COST,
-                          extra_args=(sizes,) + extra_arrays(m, n, batch, summed, split, dt,
-                                                             bool(sizes[SIZES["swap"]])))
+                          extra_args=(sizes, scratch, counter), block_counter=counter)
     geometry_of, emitter, outer = spec
     if node.op.name == "transpose":
         geo = _transpose_geometry(node)
