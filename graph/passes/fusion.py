@@ -358,7 +358,7 @@ def _sink_recomputable(graph: Graph, kernels: list[Kernel]) -> list[Kernel]:
         for v in k.inputs:
             readers.setdefault(id(v), []).append(ki)
     changed = False
-    for k in kernels:
+    for ki, k in enumerate(kernels):
         if k.kind != "fused":
             continue
         for v in list(k.outputs):
@@ -368,6 +368,8 @@ def _sink_recomputable(graph: Graph, kernels: list[Kernel]) -> list[Kernel]:
             reader = kernels[where[0]]
             if reader.kind != "fused" or tuple(reader.shape) != tuple(v.shape):
                 continue
+            if any(kernels[j].kind == "state" for j in range(ki + 1, where[0])):
+                continue  # a mutation in between could change what the moved nodes read
             keep = {id(x) for x in k.inputs} | {id(o) for o in k.outputs if o is not v}
             moved = _recomputable_slice(k, v, keep)
             if moved is None:

@@ -468,6 +468,30 @@ def test_fusion_recomputes_a_relu_mask_in_the_backward_kernel_instead_of_storing
     assert_same(run_graph(g, arrays), run_sched(s, arrays))
 
 
+def test_fusion_keeps_a_recomputable_mask_before_a_mutation_of_what_it_reads():
+    """The mask of a parameter moves to its reader only if no state kernel runs in between: an
+    assign there would change what the moved nodes read."""
+    from graph.passes.fusion import _sink_recomputable
+    from graph.passes.schedule import Kernel
+    g, (x, p) = _graph((6, 4), (6, 4), params=(1,))
+    h = F.mul(F.add(x, p), 2.0)
+    mask = F.cast(F.greater(p, 0.0), dtype=float32)
+    negated = F.neg(p)
+    F.assign(p, negated)
+    out = F.mul(h, mask)
+    g.set_outputs([out])
+    add, mul, greater, cast, neg, assign, last = g.nodes
+
+    def kernels():
+        return [Kernel("fused", [add, mul, greater, cast], [x, p], [h, mask]),
+                Kernel("fused", [neg], [p], [negated]),
+                Kernel("state", [assign], [p, negated], []),
+                Kernel("fused", [last], [h, mask], [out])]
+    assert [n.op.name for n in _sink_recomputable(g, kernels())[-1].nodes] == ["mul"]  # stays put
+    no_state = [k for i, k in enumerate(kernels()) if i != 2]
+    assert [n.op.name for n in _sink_recomputable(g, no_state)[-1].nodes] == ["greater", "cast", "mul"]
+
+
 def test_fusion_never_crosses_matmul_and_avoids_cycles():
     g, (x, w) = _graph((4, 4), (4, 4))
     a = F.mul(x, 2.0)
