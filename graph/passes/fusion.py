@@ -25,6 +25,10 @@ Algorithm (one pass in graph order, greedy):
     i-th such kernel and its not yet scheduled ancestors rank before all later ones and before
     every other kernel. A gradient bucket's all-reduce thus starts as soon as the backward has
     produced that bucket, and the rest of the backward runs while it is in flight.
+  * a few cheap elementwise nodes at the end of a fused kernel (compare, cast, select: a ReLU's
+    gradient mask) that need only values stored anyway move into the one fused kernel reading
+    their result (:func:`_sink_recomputable`), so the mask is recomputed there instead of stored
+    by the forward kernel and read back by the backward one (never across a state kernel).
 
 Example:
     >>> from graph.passes.fusion import fuse
@@ -270,6 +274,18 @@ def _order(groups: list[_Group]) -> list[_Group]:
     return order
 
 
+def _values_read(nodes) -> list:
+    """The values ``nodes`` read that none of them produces (a kernel's inputs), in order."""
+    produced = {id(o) for n in nodes for o in n.outputs}
+    out, seen = [], set()
+    for n in nodes:
+        for v in n.inputs:
+            if isinstance(v, Value) and id(v) not in produced and id(v) not in seen:
+                seen.add(id(v))
+                out.append(v)
+    return out
+
+
 def _kernels(graph: Graph, groups: list[_Group]) -> list[Kernel]:
     kernel_of: dict[int, int] = {}
     for k, g in enumerate(groups):
@@ -286,13 +302,7 @@ def _kernels(graph: Graph, groups: list[_Group]) -> list[Kernel]:
     kernels = []
     for k, g in enumerate(groups):
         nodes = [n for _, n in g.nodes]
-        produced = {id(o) for n in nodes for o in n.outputs}
-        inputs, seen = [], set()
-        for n in nodes:
-            for v in n.inputs:
-                if isinstance(v, Value) and id(v) not in produced and id(v) not in seen:
-                    seen.add(id(v))
-                    inputs.append(v)
+        inputs = _values_read(nodes)
         outputs = [o for n in nodes for o in n.outputs if id(o) in escapes]
         if g.fusible or g.reduce is not None:
             kind = "fused"
@@ -310,16 +320,6 @@ RECOMPUTED_OPS = frozenset({"greater", "greater_equal", "less", "less_equal", "e
                             "zeros_like", "ones_like"})
 #: at most this many nodes move into the reader
 MAX_RECOMPUTED = 4
-
-
-def _values_read(nodes, produced) -> list:
-    out, seen = [], set()
-    for n in nodes:
-        for v in n.inputs:
-            if isinstance(v, Value) and id(v) not in produced and id(v) not in seen:
-                seen.add(id(v))
-                out.append(v)
-    return out
 
 
 def _recomputable_slice(kernel: Kernel, value: Value, keep: set):
@@ -377,9 +377,9 @@ def _sink_recomputable(graph: Graph, kernels: list[Kernel]) -> list[Kernel]:
             gone = {id(n) for n in moved}
             k.nodes = [n for n in k.nodes if id(n) not in gone]
             k.outputs = [o for o in k.outputs if o is not v]
-            k.inputs = _values_read(k.nodes, {id(o) for n in k.nodes for o in n.outputs})
+            k.inputs = _values_read(k.nodes)
             reader.nodes = moved + reader.nodes
-            reader.inputs = _values_read(reader.nodes, {id(o) for n in reader.nodes for o in n.outputs})
+            reader.inputs = _values_read(reader.nodes)
             for x in reader.inputs:
                 if reader not in (kernels[i] for i in readers.setdefault(id(x), [])):
                     readers[id(x)].append(where[0])

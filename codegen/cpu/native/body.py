@@ -92,9 +92,9 @@ def opaque(module, name, b, values):
             for k in range(len(values))]
 
 
-def sums_over(b, E, start, stop, terms, name):
+def sums_over(b, E, start, stop, terms, name, ordered=False):
     """Register sums over t in [start, stop) of each ``terms(t)`` value (one loop, vectorisable:
-    the sums may be reassociated); returns the totals."""
+    the sums may be reassociated, unless ``ordered``: then added in t's order); returns the totals."""
     pre = b.block
     head = b.function.append_basic_block(f"{name}.head")
     body = b.function.append_basic_block(f"{name}.body")
@@ -112,7 +112,7 @@ def sums_over(b, E, start, stop, terms, name):
     b.cbranch(b.icmp_signed("<", t, stop), body, done)
     b.position_at_end(body)
     for s_, v in zip(sums, values):
-        s_.add_incoming(b.fadd(s_, v, flags=("reassoc", "contract")), b.block)
+        s_.add_incoming(b.fadd(s_, v, flags=() if ordered else ("reassoc", "contract")), b.block)
     t.add_incoming(b.add(t, const64(1), flags=("nsw",)), b.block)
     b.branch(head)
     b.position_at_end(done)

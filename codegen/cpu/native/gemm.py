@@ -25,7 +25,7 @@ from llvmlite import ir
 from .. import blas
 from ..emitter import I64, mem_type
 from ..kernels import _Loop, kernel_entry
-from .body import Body, const64
+from .body import Body, const64, sums_over
 
 #: the product's int64 size table: name -> index
 SIZES = {name: i for i, name in enumerate(
@@ -257,23 +257,8 @@ def _emit_batch_blocks(b, E, gemm, ptrs, s, lo, hi, i):
         c = _Loop(b, zero, n, "col")
         # element (r, c) of C: at r*n + c in a partial, or at c*m + r in a swapped one
         at = b.select(swap, E.add(E.mul(c.i, m), r.i), E.add(E.mul(r.i, n), c.i))
-        pre = b.block
-        head = b.function.append_basic_block("sum.head")
-        body = b.function.append_basic_block("sum.body")
-        exit_ = b.function.append_basic_block("sum.exit")
-        b.branch(head)
-        b.position_at_end(head)
-        j = b.phi(I64, "blk")
-        acc = b.phi(E.ty, "acc")  # the partials added in block order
-        j.add_incoming(zero, pre)
-        acc.add_incoming(ir.Constant(E.ty, 0.0), pre)
-        b.cbranch(b.icmp_signed("<", j, total), body, exit_)
-        b.position_at_end(body)
-        added = b.fadd(acc, b.load(b.gep(ptrs[PARTIALS], [E.add(E.mul(j, mn), at)])))
-        j.add_incoming(b.add(j, one), body)
-        acc.add_incoming(added, body)
-        b.branch(head)
-        b.position_at_end(exit_)
+        (acc,) = sums_over(b, E, zero, total, lambda j: [b.load(b.gep(ptrs[PARTIALS], [E.add(E.mul(j, mn), at)]))],
+                           "sum", ordered=True)  # the partials added in block order
         b.store(acc, b.gep(ptrs[C], [E.add(E.mul(r.i, n), c.i)]))
         c.close()
         r.close()
