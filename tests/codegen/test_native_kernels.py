@@ -25,6 +25,11 @@ POOL_CASES = [  # (x shape, kernel, stride, pad_mode)
     ((2, 3, 7, 9), (3, 2), (2, 1), "same"),
     ((1, 2, 5, 5), (2, 2), (1, 1), "valid"),
     ((2, 1, 6, 7), (3, 3), (3, 3), "same"),
+    # 2x2 windows tiling the input run as vectors of 8 and 4 windows, then one at a time
+    ((1, 2, 4, 26), (2, 2), (2, 2), "valid"),  # 13 windows a row: 8 + 4 + 1
+    ((1, 1, 6, 16), (2, 2), (2, 2), "valid"),  # 8
+    ((2, 1, 2, 10), (2, 2), (2, 2), "valid"),  # 4 + 1
+    ((1, 1, 2, 2), (2, 2), (2, 2), "valid"),  # 1
 ]
 
 
@@ -94,6 +99,22 @@ def test_max_pool_propagates_nan_and_padding_never_wins():
     got = _run_one(lambda v: F.max_pool2d(v, **attrs), [x], "max_pool2d")
     np.testing.assert_array_equal(got, want)  # NaN in the first window, -inf (not 0) elsewhere
     assert np.isnan(got[0, 0, 0, 0]) and got[0, 0, 1, 1] == -np.inf
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_tiled_2x2_pooling_vectors_keep_nan_ties_and_inf_as_numpy(dtype):
+    rng = np.random.default_rng(4)
+    x = rng.integers(-2, 2, (2, 3, 6, 30)).astype(dtype)  # ties in most windows
+    x[0, 0, 0, 1] = x[1, 2, 5, 28] = np.nan  # a NaN max: no position equals it, no gradient
+    x[0, 1, 2, :4] = np.inf
+    attrs = dict(kernel_size=(2, 2), stride=(2, 2), pad_mode="valid")
+    want = REGISTRY["max_pool2d"].impl(np, x, **attrs)
+    np.testing.assert_array_equal(_run_one(lambda v: F.max_pool2d(v, **attrs), [x], "max_pool2d"), want)
+    dout = rng.standard_normal(want.shape).astype(dtype)
+    dout[0, 0, 1, :3] = np.inf  # inf * 0 is NaN where numpy's dout * hit makes it so
+    want_dx = REGISTRY["max_pool2d_grad"].impl(np, x, want, dout, **attrs)
+    got_dx = _run_one(lambda a, o, d: F.max_pool2d_grad(a, o, d, **attrs), [x, want, dout], "max_pool2d_grad")
+    np.testing.assert_array_equal(got_dx, want_dx)
 
 
 def test_unsupported_dtypes_run_the_numpy_implementation():
