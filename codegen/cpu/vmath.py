@@ -4,8 +4,8 @@ vectoriser turns it into zmm/ymm code: exp, log, log1p, tanh, erf, sin, cos.
 Bare ``llvm.exp`` & co. in a vector loop are scalarised back into libm calls (9x slower than numpy,
 see the codegen notes); float64 kernels do call libm (scalar intrinsics), float32 ones use these.
 Coefficients: Cephes (expf, logf, sinf, cosf; tanh is expm1(2x) / (expm1(2x) + 2) on expf's
-polynomial, one branch-free path of ~25 vector instructions); erf: Eigen's rational approximation with
-an exp-based tail. Accuracy (measured in tests/codegen): a few ulp against numpy float32.
+polynomial, one branch-free path of ~25 vector instructions); erf: least-squares polynomial fits
+computed once in float64 (:func:`_erf_fit`), with an exp-based tail. Accuracy (measured in tests/codegen): a few ulp against numpy float32.
 
 Limits: sin/cos reduce the argument with a two-part pi/2 in float64, accurate to a few ulp for
 |x| < 1e5 (numpy stays exact for any |x|; beyond ~1e6 our results are finite but inexact).
@@ -167,7 +167,7 @@ def log1p(b, x):
 
 
 def erf(b, x):
-    # |x| < 0.921875: odd rational (Eigen); above: 1 - exp(-x^2) * R(1/x^2)-type tail in float64
+    # |x| < 1: x * P(x^2); above: 1 - exp(-x^2) * Q((|x| - 2.5) / 1.5), in float64 (_erf_fit)
     xc = b.select(b.fcmp_ordered(">", x, _c(4.0)), _c(4.0), x)
     xc = b.select(b.fcmp_ordered("<", xc, _c(-4.0)), _c(-4.0), xc)
     d = b.fpext(xc, F64)
