@@ -20,15 +20,21 @@ from the call) that wait on one 32-bit *job word*:
   the cores this process may use never spin hot (an oversubscribed pool would spin against the
   workers doing the job).
 
-Parts are *claimed*, not assigned: the caller claims part 0 and worker ``j`` part ``j + 1`` (its
-*home* part: consecutive kernels cut alike give each thread the rows it wrote before, still in
-its core's cache); a caller whose workers have not claimed their parts :data:`STEAL_AFTER_NS`
-after it finished its own takes them itself. On a machine where other processes keep the cores
-busy a worker may not run for milliseconds; with fixed parts the caller waited for it at every
-split kernel (two processes training LeNet5 b32 side by side on 2 cores: 76 ms a step instead of
-1.1 ms alone; 2.0-6 ms with claimed parts). Taking unclaimed parts at once instead cost
-parallelism whenever a worker was a little late (LeNet5 b32 in GRAPH_MODE right after PyNative
-steps, OpenBLAS's idle threads still spinning: 1.2 to 1.7 ms from run to run). Jobs are numbered (``pool.desc``: the number << 8 | the number of parts, read in one load); part ``i`` is
+Parts are *claimed*, not assigned. A job's range is cut into :data:`SUBPARTS` parts per thread
+(fewer when the caller asks: one BLAS call per part suits a big product best); thread ``t`` (the
+caller 0, worker ``j`` is ``j + 1``) claims and runs the parts of its *home region* ``[t*R,
+(t+1)*R)`` in order, then claims whatever is still unclaimed, from the end of the range. When the
+threads keep pace each runs exactly its region (consecutive kernels cut alike give each thread
+the rows it wrote before, still in its core's cache); when one lags, or a worker is late or off
+its core, the others take over the tail of its region a part at a time instead of waiting for
+it, or of taking its whole share while it was about to start. (With one part per thread, a
+worker that did not run for milliseconds on a busy machine made the caller wait at every split
+kernel: two processes training LeNet5 b32 side by side on 2 cores took 76 ms a step instead of
+1.1 ms; stealing a whole share at once cost parallelism whenever a worker was a little late.)
+Split four ways per thread, MLP b32's step went from 0.38 to 0.32 ms and LeNet5 b256's from
+~8.4 to ~7.4 ms on the 2-core VM.
+
+Jobs are numbered (``pool.desc``: the number << 8 | the number of parts, read in one load); part ``i`` is
 claimed for job ``J`` by raising ``pool.flags[i]`` from below ``J`` to ``J`` (compare-and-swap).
 The caller waits for every claimed part before it publishes the next job, so a claim made with
 the number of a finished job always fails: a late worker never runs a part of a job it did not
@@ -50,12 +56,12 @@ import sys
 
 from llvmlite import ir
 
-#: how long a caller waits for workers to claim their parts before it takes those still unclaimed
-#: itself: far longer than a spinning worker needs (about a microsecond), far shorter than a time
-#: slice a busy machine keeps a worker off its core (milliseconds)
-STEAL_AFTER_NS = 20_000
 #: the job word keeps the number of parts in its low 8 bits
 MAX_PARTS = 255
+#: parts per thread: each thread runs its home region of parts in order, then takes the parts no
+#: one has claimed yet from the end of the range, so a thread that finishes first takes over the
+#: tail of a slower one's region
+SUBPARTS = 4
 I8, I32, I64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
 I8P = I8.as_pointer()
 KERNEL = ir.FunctionType(ir.VoidType(), [I8P.as_pointer(), I64, I64])
@@ -65,7 +71,7 @@ FUTEX_WAIT_PRIVATE, FUTEX_WAKE_PRIVATE = 128, 129
 CLOCK_MONOTONIC = 1
 
 #: source text of the generated module's design: part of its cache key
-VERSION = "pool-11"
+VERSION = "pool-12"
 
 
 def _futex_number():
@@ -106,6 +112,8 @@ class _Module:
         self.desc = _global(module, "pool.desc", I64)  # job number << 8 | number of parts
         self.flags = _global(module, "pool.flags", ir.ArrayType(I64, MAX_PARTS + 1), None)  # job that claimed part i
         self.done = _global(module, "pool.done", I64)  # parts of the current job finished
+        self.threads = _global(module, "pool.threads", I64)  # threads taking part in the current job
+        self.region = _global(module, "pool.region", I64)  # parts per thread's home region
         self.busy = _global(module, "pool.busy", I32)
         self.hot = _global(module, "pool.hot", I64)
         self.sleepers = _global(module, "pool.sleepers", I32)
@@ -209,8 +217,9 @@ def _emit_cut(M):
 
 
 def _emit_run_parts(M):
-    """``void pool.run_parts(i64 job, i64 count, i64 home)``: claim and run part ``home`` of job
-    number ``job``, then (``steal``) every other part no one has claimed."""
+    """``void pool.run_parts(i64 job, i64 count, i64 thread)``: for a thread taking part in job
+    number ``job``, claim and run the parts of its home region in order, then every part no one
+    has claimed, from the last."""
     claim = ir.Function(M.m, ir.FunctionType(ir.IntType(1), [I64, I64]), "pool.claim")
     claim.linkage = "internal"
     part, job = claim.args
@@ -239,29 +248,35 @@ def _emit_run_parts(M):
     b.atomic_rmw("add", M.done, ir.Constant(I64, 1), "release")
     b.ret_void()
 
-    fn = ir.Function(M.m, ir.FunctionType(ir.VoidType(), [I64, I64, I64, ir.IntType(1)]), "pool.run_parts")
+    fn = ir.Function(M.m, ir.FunctionType(ir.VoidType(), [I64, I64, I64]), "pool.run_parts")
     fn.linkage = "internal"
-    job, count, home, steal = fn.args
+    job, count, thread = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
 
     def take(part):
         with b.if_then(b.call(claim, [part, job])):
             b.call(run_part, [part])
 
-    with b.if_then(b.icmp_signed("<", home, count)):
-        take(home)
-    with b.if_then(steal):
+    def each(start, stop, step, name):
         pre = b.block
-        head, done = _loop(b, "steal")
+        head, done = _loop(b, name)
         i = b.phi(I64, "i")
-        i.add_incoming(ir.Constant(I64, 0), pre)
-        body = fn.append_basic_block("steal.body")
-        b.cbranch(b.icmp_signed("<", i, count), body, done)
+        i.add_incoming(start, pre)
+        body = fn.append_basic_block(f"{name}.body")
+        b.cbranch(b.icmp_signed("<", i, stop) if step > 0 else b.icmp_signed(">=", i, stop), body, done)
         b.position_at_end(body)
         take(i)
-        i.add_incoming(b.add(i, ir.Constant(I64, 1)), b.block)
+        i.add_incoming(b.add(i, ir.Constant(I64, step)), b.block)
         b.branch(head)
         b.position_at_end(done)
+
+    # (a job's threads and region are written before its descriptor, which was read with acquire)
+    with b.if_then(b.icmp_signed("<", thread, b.load_atomic(M.threads, "monotonic", 8))):
+        region = b.load_atomic(M.region, "monotonic", 8)
+        start = b.mul(thread, region)
+        stop = b.add(start, region)
+        each(start, b.select(b.icmp_signed("<", stop, count), stop, count), 1, "home")
+        each(b.sub(count, ir.Constant(I64, 1)), ir.Constant(I64, 0), -1, "steal")
     b.ret_void()
     return fn
 
@@ -274,7 +289,11 @@ def _emit_parallel_for(M, cut, run_parts):
     kernel, args, lo, hi, parts, align = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     alone = fn.append_basic_block("alone")
-    # parts: at most the workers + 1, the range's length and what the job word holds
+    # ``parts``: threads in its low 8 bits, parts per thread above them (0: SUBPARTS)
+    per_thread = b.lshr(parts, ir.Constant(I64, 8))
+    per_thread = b.select(b.icmp_signed(">", per_thread, ir.Constant(I64, 0)), per_thread, ir.Constant(I64, SUBPARTS))
+    parts = b.and_(parts, ir.Constant(I64, MAX_PARTS))
+    # threads: at most the workers + 1, the range's length and what the job word holds
     p = parts
     for cap in (b.add(b.load_atomic(M.workers, "monotonic", 8), ir.Constant(I64, 1)), b.sub(hi, lo),
                 ir.Constant(I64, MAX_PARTS)):
@@ -287,7 +306,9 @@ def _emit_parallel_for(M, cut, run_parts):
     b.cbranch(got, owned, alone)
     b.position_at_end(owned)
     bounds = M.bounds_ptr(b)
-    count = b.call(cut, [lo, hi, p, align, bounds])
+    pieces = b.mul(p, per_thread)
+    pieces = b.select(b.icmp_signed("<", ir.Constant(I64, MAX_PARTS), pieces), ir.Constant(I64, MAX_PARTS), pieces)
+    count = b.call(cut, [lo, hi, pieces, align, bounds])
     release_alone = fn.append_basic_block("release_alone")
     publish = fn.append_basic_block("publish")
     b.cbranch(b.icmp_signed(">", count, ir.Constant(I64, 1)), publish, release_alone)
@@ -297,6 +318,8 @@ def _emit_parallel_for(M, cut, run_parts):
     b.position_at_end(publish)
     b.store(kernel, M.kernel)
     b.store(args, M.args)
+    b.store_atomic(p, M.threads, "monotonic", 8)
+    b.store_atomic(b.sdiv(b.add(count, b.sub(p, ir.Constant(I64, 1))), p), M.region, "monotonic", 8)
     b.store_atomic(ir.Constant(I64, 0), M.done, "monotonic", 8)
     job = b.add(b.lshr(b.load_atomic(M.desc, "monotonic", 8), ir.Constant(I64, 8)), ir.Constant(I64, 1))
     desc = b.or_(b.shl(job, ir.Constant(I64, 8)), count)
@@ -305,42 +328,21 @@ def _emit_parallel_for(M, cut, run_parts):
     b.store_atomic(desc, M.desc, "release", 8)
     b.store_atomic(b.trunc(desc, I32), M.job, "seq_cst", 4)
     M.wake_sleepers(b)
-    b.call(run_parts, [job, count, ir.Constant(I64, 0), ir.Constant(ir.IntType(1), 0)])
-    # wait for the workers' parts; after STEAL_AFTER_NS take those still unclaimed (a worker that
-    # lost its core), and yield now and then
-    since = M.now_ns(b)
+    b.call(run_parts, [job, count, ir.Constant(I64, 0)])
+    # every part is claimed now (the caller took what no worker had): wait for those still
+    # running, yielding now and then
     pre = b.block
     head, done = _loop(b, "wait")
     spins = b.phi(I64, "spins")
-    stolen = b.phi(ir.IntType(1), "stolen")
     spins.add_incoming(ir.Constant(I64, 0), pre)
-    stolen.add_incoming(ir.Constant(ir.IntType(1), 0), pre)
     body = fn.append_basic_block("wait.body")
     finished = b.load_atomic(M.done, "acquire", 8)
     b.cbranch(b.icmp_signed(">=", finished, count), done, body)
     b.position_at_end(body)
     M.pause(b)
     nxt = b.add(spins, ir.Constant(I64, 1))
-    check = fn.append_basic_block("wait.check")
-    on = fn.append_basic_block("wait.on")
-    b.cbranch(b.and_(b.icmp_signed("==", b.and_(nxt, ir.Constant(I64, 63)), ir.Constant(I64, 0)), b.not_(stolen)),
-              check, on)
-    b.position_at_end(check)
-    late = b.icmp_signed(">=", b.sub(M.now_ns(b), since), ir.Constant(I64, STEAL_AFTER_NS))
-    check_mid = b.block
-    steal_now = fn.append_basic_block("wait.steal")
-    b.cbranch(late, steal_now, on)
-    b.position_at_end(steal_now)
-    b.call(run_parts, [job, count, ir.Constant(I64, 0), ir.Constant(ir.IntType(1), 1)])
-    b.branch(on)
-    b.position_at_end(on)
-    now_stolen = b.phi(ir.IntType(1), "now_stolen")
-    now_stolen.add_incoming(stolen, body)
-    now_stolen.add_incoming(ir.Constant(ir.IntType(1), 0), check_mid)
-    now_stolen.add_incoming(ir.Constant(ir.IntType(1), 1), steal_now)
     M.yield_every(b, nxt, 1023)
     spins.add_incoming(nxt, b.block)
-    stolen.add_incoming(now_stolen, b.block)
     b.branch(head)
     b.position_at_end(done)
     b.store_atomic(ir.Constant(I32, 0), M.busy, "release", 4)
@@ -414,7 +416,7 @@ def _emit_worker(M, run_parts):
     b.position_at_end(new_job)
     desc = b.load_atomic(M.desc, "acquire", 8)
     b.call(run_parts, [b.lshr(desc, ir.Constant(I64, 8)), b.and_(desc, ir.Constant(I64, MAX_PARTS)),
-                       b.add(j, ir.Constant(I64, 1)), ir.Constant(ir.IntType(1), 0)])
+                       b.add(j, ir.Constant(I64, 1))])
     done = M.now_ns(b)
     seen.add_incoming(word, b.block)
     since.add_incoming(done, b.block)

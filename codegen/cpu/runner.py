@@ -70,6 +70,11 @@ def _matmul_out(node, target=None):
 _NO_CONTEXT = contextlib.nullcontext()
 
 
+def _per_thread_bits(plan) -> int:
+    """The parts-per-thread field of the pool's ``parts`` argument for ``plan`` (0: the default)."""
+    return min(getattr(plan, "parts_per_thread", 0), 255) << 8
+
+
 def _extent(plan):
     """The outer extent a compiled kernel runs over (its ``hi`` when run whole)."""
     extent = getattr(plan, "outer_extent", None)
@@ -320,6 +325,7 @@ class CompiledGraph:
         tables = (ctypes.c_void_p * len(members))(*[ctypes.addressof(m.argv) for m in members])
         parts = (ctypes.c_int64 * len(members))()
         split = [(j, p.size * p.cost) for j, p in enumerate(member_plans) if self._split_align(p) is not None]
+        per_thread = [_per_thread_bits(p) for p in member_plans]
         prepares = [m.prepare for m in members]
         afters = [m.after for m in members if m.after is not None]
         n_threads, parts_for = threads.n_threads, threads.parts_for
@@ -328,7 +334,7 @@ class CompiledGraph:
         def step(env):
             if split and sized_for[0] != n_threads():
                 for j, work in split:
-                    parts[j] = parts_for(work)
+                    parts[j] = parts_for(work) | per_thread[j]
                 sized_for[0] = n_threads()
             keep = [prepare(env) for prepare in prepares]  # copies made for this call live until it ends
             seg(tables, parts)
@@ -412,6 +418,7 @@ class CompiledGraph:
         split = self._splits(plan, split_ok)
         align = self._split_align(plan)
         parallel_for = threads.pool().native_parallel_for if split else None
+        per_thread = _per_thread_bits(plan)
         fn_address = ctypes.cast(fn, ctypes.c_void_p).value
         parts_for = threads.parts_for
         asc = np.ascontiguousarray
@@ -468,7 +475,7 @@ class CompiledGraph:
         def step(env):
             keep = prepare(env)
             if split:
-                parallel_for(fn_address, argv, 0, hi, parts_for(work), align)
+                parallel_for(fn_address, argv, 0, hi, parts_for(work) | per_thread, align)
             else:
                 fn(argv, 0, hi)
             del keep

@@ -2,7 +2,8 @@
 
 Generated kernels take ``(args, lo, hi)``: the outer-dimension range to compute. The workers are
 native loops (codegen/cpu/native_pool.py) that wait for jobs without the GIL; a kernel's range is
-cut into parts, the caller runs the first and the workers the others. A compiled call that may
+cut into a home region of parts per thread (the caller's first), and a thread that finishes its
+region takes the parts no one has started from the end of the range. A compiled call that may
 split kernels keeps the workers spinning while it runs (:meth:`Pool.hot`), so a split costs about
 a microsecond (a worker asleep on a lock took ~60 us to wake on an idle VM); a kernel is split
 into at most ``2 * work / SPLIT_THRESHOLD`` parts (:func:`parts_for`): small kernels stay on the
@@ -17,9 +18,9 @@ own workers on first use.
 Example:
     >>> from codegen.cpu import threads
     >>> seen = []
-    >>> threads.pool().parallel_for(lambda args, lo, hi: seen.append((lo, hi)), None, 0, 10, parts=2)
-    >>> sorted(seen)
-    [(0, 5), (5, 10)]
+    >>> threads.pool().parallel_for(lambda args, lo, hi: seen.append((lo, hi)), None, 0, 80, parts=2)
+    >>> len(seen), min(seen), max(seen)  # two threads, a home region of four parts each
+    (8, (0, 10), (70, 80))
 """
 from __future__ import annotations
 
@@ -152,9 +153,9 @@ class Pool:
             self._configure(len(self._workers), available_cores() - 1, HOT_SPIN_NS, IDLE_SPIN_NS)
 
     def parallel_for(self, fn, args, lo, hi, parts=None, align=64):
-        """``fn(args, a, b)`` over ``[lo, hi)`` cut into ``parts`` pieces (:func:`_cut`), the
-        first on this thread, the rest on workers. ``fn`` is a compiled kernel (a ctypes function
-        pointer) or any Python callable."""
+        """``fn(args, a, b)`` over ``[lo, hi)`` on ``parts`` threads (this one and workers), cut
+        into ``native_pool.SUBPARTS`` pieces per thread (:func:`_cut`). ``fn`` is a compiled
+        kernel (a ctypes function pointer) or any Python callable."""
         parts = min(parts or n_threads(), n_threads(), max(1, hi - lo))
         if parts <= 1:
             fn(args, lo, hi)

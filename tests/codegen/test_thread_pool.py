@@ -9,7 +9,7 @@ import pytest
 
 import capture  # noqa: F401  (set_context(num_threads=) reaches the pool once the compiler is loaded)
 import runtime as ms
-from codegen.cpu import threads
+from codegen.cpu import native_pool, threads
 from runtime import Tensor, ops
 
 
@@ -40,7 +40,8 @@ def test_parallel_for_runs_every_part_once_on_several_threads():
         time.sleep(0.02)  # (without the GIL) long enough for the workers to claim the other parts
 
     threads.pool().parallel_for(work, None, 0, 60_000, parts=6, align=64)
-    assert sorted((a, b) for a, b, _ in seen) == threads._cut(0, 60_000, 6, 64)
+    # six threads, each with a home region of SUBPARTS pieces
+    assert sorted((a, b) for a, b, _ in seen) == threads._cut(0, 60_000, 6 * native_pool.SUBPARTS, 64)
     assert len({t for _, _, t in seen}) >= 2
 
 
@@ -83,7 +84,7 @@ def test_a_part_that_splits_again_runs_its_range_alone():
         pool.parallel_for(inner, None, lo, hi, parts=3, align=1)  # the pool is busy: no deadlock
 
     pool.parallel_for(outer, None, 0, 3000, parts=3, align=1)
-    assert sorted(seen) == threads._cut(0, 3000, 3, 1)
+    assert sorted(seen) == threads._cut(0, 3000, 3 * native_pool.SUBPARTS, 1)  # each piece run whole
 
 
 def test_concurrent_callers_each_cover_their_range():

@@ -37,6 +37,8 @@ class NativePlan:
     after_call: object = None
     #: a summed product's count of finished batch blocks (zero between calls; a forked child resets it)
     block_counter: object = None
+    #: parts per thread when split over the pool (0: the pool's default, codegen/cpu/native_pool.py)
+    parts_per_thread: int = 0
 
     @property
     def splittable(self):
@@ -58,6 +60,8 @@ class NativePlan:
 #: pool's split threshold is in those units): single-threaded sgemm takes 0.013-0.019 ns per
 #: multiply-add on LeNet5's and the MLP's shapes, an elementwise fused kernel ~0.3 ns per unit
 GEMM_COST = 0.05
+#: multiply-adds from which a product split over C's rows or columns runs one BLAS call per thread
+BIG_PRODUCT = 1 << 24
 
 
 # -- planning -----------------------------------------------------------------------------------------
@@ -201,8 +205,14 @@ def plan_native(node, name: str, batch_sum=None):
         # compiled code): parts of C, or the batch matrices
         shared = f"msjit_gemm_{dt.name}_i{api.int_bits}"
         scratch, counter = extra_arrays(m, n, batch, summed, split, dt, bool(sizes[SIZES["swap"]]))
+        # a part of C is one BLAS call: cutting a big product finer costs BLAS speed (MLP b1024's
+        # first product: 2.06 ms in halves, 2.45 in eighths), so it gets one part per thread;
+        # small ones and those whose calls have a fixed size anyway (transposed products, summed
+        # batches) get the pool's default, which balances better (MLP b32: 0.38 -> 0.32 ms a step)
+        whole_calls = split in ("rows", "cols") and not sizes[SIZES["swap"]] and m * n * k >= BIG_PRODUCT
         return NativePlan(shared, node, ops, [extent], batch * m * n * k, emit_matmul, geo, cost=GEMM_COST,
-                          extra_args=(sizes, scratch, counter), block_counter=counter)
+                          extra_args=(sizes, scratch, counter), block_counter=counter,
+                          parts_per_thread=1 if whole_calls else 0)
     geometry_of, emitter, outer = spec
     if node.op.name == "transpose":
         geo = _transpose_geometry(node)
