@@ -42,9 +42,11 @@ def new_module(name="msjit") -> ir.Module:
     return m
 
 
-def _optimize(mod):
+def _optimize(mod, speed_level=3):
+    if speed_level == 0:  # the IR as written (instruction selection still optimises)
+        return
     tm = target.target_machine()
-    pto = llvm.create_pipeline_tuning_options(speed_level=3)
+    pto = llvm.create_pipeline_tuning_options(speed_level=speed_level)
     pto.loop_vectorization = True
     pto.slp_vectorization = True
     pto.loop_unrolling = True
@@ -52,11 +54,11 @@ def _optimize(mod):
     pb.getModulePassManager().run(mod, pb)
 
 
-def compile_ir(text: str):
+def compile_ir(text: str, speed_level: int = 3):
     """IR text -> (optimised module, object bytes)."""
     mod = llvm.parse_assembly(text)
     mod.verify()
-    _optimize(mod)
+    _optimize(mod, speed_level)
     return mod, target.target_machine().emit_object(mod)
 
 
@@ -128,12 +130,14 @@ def code_version() -> str:
     return h.hexdigest()
 
 
-def build_described(description: str, make_module) -> Library:
+def build_described(description: str, make_module, speed_level: int = 3) -> Library:
     """Load the object for a canonical kernel description from the disk cache, or build the
-    module with ``make_module()`` and compile it. A hit builds no IR at all."""
+    module with ``make_module()`` and compile it (``speed_level`` 0: no IR optimisation passes).
+    A hit builds no IR at all."""
     target._init()
-    key = hashlib.sha256("\n".join([target.cache_salt(), code_version(), description]).encode()).hexdigest()
-    return build(None, key=key, make_module=make_module)
+    key = hashlib.sha256("\n".join([target.cache_salt(), code_version(), description,
+                                     f"O{speed_level}"]).encode()).hexdigest()
+    return build(None, key=key, make_module=make_module, speed_level=speed_level)
 
 
 def _embed_key(module: ir.Module, key: str) -> None:
@@ -146,7 +150,7 @@ def _embed_key(module: ir.Module, key: str) -> None:
     g.initializer = ir.Constant(arr, data)
 
 
-def build(module: ir.Module | None, key: str | None = None, make_module=None) -> Library:
+def build(module: ir.Module | None, key: str | None = None, make_module=None, speed_level: int = 3) -> Library:
     """Compile (or load from the disk cache) a module; return the loaded library."""
     target._init()
     t0 = time.perf_counter()
@@ -167,7 +171,7 @@ def build(module: ir.Module | None, key: str | None = None, make_module=None) ->
     _embed_key(module, key)
     text = str(module)
     with target.LOCK:
-        _, obj = compile_ir(text)
+        _, obj = compile_ir(text, speed_level)
     diskcache.store(key, obj)
     lib = Library(obj)
     STATS["compiled"] += 1

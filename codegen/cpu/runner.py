@@ -190,7 +190,7 @@ class CompiledGraph:
         """Backend choices on the shared fused plans: here, reductions over the outer axis big
         enough to split are computed in blocks (codegen/cpu/kernels.py)."""
         for plan in plans.values():
-            if isinstance(plan, kernels.FusedPlan) and plan.size * plan.cost >= threads.SPLIT_THRESHOLD:
+            if isinstance(plan, kernels.FusedPlan) and plan.size * plan.cost >= kernels.BLOCKED_REDUCTION_WORK:
                 kernels.block_outer_reduction(plan)
 
     def _native_plans(self, kernels_) -> dict:
@@ -211,6 +211,9 @@ class CompiledGraph:
         extent)...]) runs of them) into one LLVM module (one cache entry)."""
         if not plans:
             return None
+        for p in plans:  # kernels of process-wide libraries: loaded (their symbols known) first
+            if isinstance(p, native.NativePlan):
+                p.external_address()
 
         def make_module():
             module = compiler.new_module(self.name)
@@ -388,7 +391,8 @@ class CompiledGraph:
 
     # -- steps -------------------------------------------------------------------------------------
     def _fused_step(self, plan, buffers, split_ok):
-        fn = self.library.cfunc(plan.name)
+        external = plan.external_address() if isinstance(plan, native.NativePlan) else None
+        fn = compiler.KERNEL_CFUNC(external) if external else self.library.cfunc(plan.name)
         n_ops = len(plan.operands)
         extra = getattr(plan, "extra_args", ())  # read-only data after the operands
         argv = (ctypes.c_void_p * (n_ops + len(extra)))(*([None] * n_ops + [a.ctypes.data for a in extra]))

@@ -44,6 +44,7 @@ def _numpy(name, x):
 @pytest.mark.parametrize("rows", [64, 1000, 1024, 4097])
 def test_blocked_outer_reductions_equal_numpy_for_every_thread_count(name, rows, monkeypatch):
     monkeypatch.setattr(threads, "SPLIT_THRESHOLD", 1.0)
+    monkeypatch.setattr(kernels, "BLOCKED_REDUCTION_WORK", 1.0)
     fn, _ = CASES[name]
     shape = (rows, 7, 5) if name == "sum_keep_3d" else (rows, 37)
     _, compiled = _compiled(fn, shape)
@@ -65,6 +66,7 @@ def test_blocked_outer_reductions_equal_numpy_for_every_thread_count(name, rows,
 
 def test_relu_backward_with_its_bias_gradient_splits_and_keeps_the_elementwise_output(monkeypatch):
     monkeypatch.setattr(threads, "SPLIT_THRESHOLD", 1.0)
+    monkeypatch.setattr(kernels, "BLOCKED_REDUCTION_WORK", 1.0)
     g, compiled = _compiled(_relu_backward, (300, 40), (300, 40))
     rng = np.random.default_rng(0)
     grad, out = rng.standard_normal((2, 300, 40)).astype(np.float32)
@@ -90,6 +92,7 @@ def test_a_forked_child_starts_its_blocked_kernels_with_no_block_counted(monkeyp
     child's compiled graphs reset it (graph/forksafe.py), so its first sum is whole."""
     from graph import forksafe
     monkeypatch.setattr(threads, "SPLIT_THRESHOLD", 1.0)
+    monkeypatch.setattr(kernels, "BLOCKED_REDUCTION_WORK", 1.0)
     _, compiled = _compiled(CASES["sum"][0], (256, 37))
     x = np.random.default_rng(5).standard_normal((256, 37)).astype(np.float32)
     want = compiled([x])[0][0]

@@ -56,6 +56,14 @@ def n_threads(request, monkeypatch):
     threads.set_num_threads(None)
 
 
+@pytest.fixture(params=[True, False], ids=["vectors", "loops"])
+def vector_pooling(request, monkeypatch):
+    """Tiled 2x2 pooling through its vector path (even for these few windows) or its loops."""
+    from codegen.cpu.native import pool
+    monkeypatch.setattr(pool, "VECTOR_MIN_WINDOWS", 1 if request.param else 1 << 62)
+    return request.param
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("case", CONV_CASES)
 def test_im2col_and_col2im_equal_the_numpy_implementation(case, dtype, n_threads):
@@ -75,7 +83,7 @@ def test_im2col_and_col2im_equal_the_numpy_implementation(case, dtype, n_threads
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("case", POOL_CASES)
-def test_max_pool_and_its_gradient_equal_the_numpy_implementation(case, dtype, n_threads):
+def test_max_pool_and_its_gradient_equal_the_numpy_implementation(case, dtype, n_threads, vector_pooling):
     rng = np.random.default_rng(1)
     shape, kernel, stride, pad_mode = case
     attrs = dict(kernel_size=kernel, stride=stride, pad_mode=pad_mode)
@@ -102,7 +110,7 @@ def test_max_pool_propagates_nan_and_padding_never_wins():
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_tiled_2x2_pooling_vectors_keep_nan_ties_and_inf_as_numpy(dtype):
+def test_tiled_2x2_pooling_vectors_keep_nan_ties_and_inf_as_numpy(dtype, vector_pooling):
     rng = np.random.default_rng(4)
     x = rng.integers(-2, 2, (2, 3, 6, 30)).astype(dtype)  # ties in most windows
     x[0, 0, 0, 1] = x[1, 2, 5, 28] = np.nan  # a NaN max: no position equals it, no gradient

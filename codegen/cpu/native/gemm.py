@@ -19,6 +19,8 @@ cut them into 16 x 16 pieces (2560 calls a step at batch 256: 2.6 ms, now ~1 ms)
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from llvmlite import ir
 
@@ -114,25 +116,54 @@ def extra_arrays(m, n, batch, summed, split, dtype, swapped=False) -> tuple:
     return np.zeros(blocks * m * n, dtype), np.zeros(8, np.int64)
 
 
+def kernel_name(dtype, int_bits) -> str:
+    return f"msjit_gemm_{np.dtype(dtype).name}_i{int_bits}"
+
+
+@functools.lru_cache(maxsize=None)
+def library(dtype_name: str, int_bits: int) -> int:
+    """Address of the product kernel for a dtype, compiled once per process (it serves every
+    product: the sizes are data) through the disk cache, its symbol registered for the graphs'
+    generated code. Compiling it into every graph cost each ~35 ms of LLVM time."""
+    import llvmlite.binding as llvm
+    from .. import compiler
+    name = kernel_name(dtype_name, int_bits)
+
+    def make_module():
+        module = compiler.new_module(name)
+        _define_matmul(module, name, np.dtype(dtype_name), int_bits)
+        return module
+    lib = compiler.keep_for_process(compiler.build_described(f"product kernel {name}", make_module))
+    address = lib.address(name)
+    llvm.add_symbol(name, address)
+    return address
+
+
 def emit_matmul(module, plan):
-    """``void msjit_gemm_<dtype>_i<bits>(args, lo, hi)``: args = (a, b, c, sizes) with sizes the
-    table of :func:`sizes_table`; calls ``cblas_?gemm`` on the part ``[lo, hi)`` of the product
-    (batch matrices, or row/column blocks of C for every batch matrix), each batch matrix adding
-    into C after the first when the batch is summed."""
-    g = plan.geometry
+    """Declare the shared product kernel (:func:`library`) in a graph's module."""
     dt = plan.operands[0].dtype
+    library(dt.name, plan.geometry["int_bits"])
+    i8pp = ir.IntType(8).as_pointer().as_pointer()
+    ir.Function(module, ir.FunctionType(ir.VoidType(), [i8pp, I64, I64]), plan.name)
+
+
+def _define_matmul(module, name, dt, int_bits):
+    """``void msjit_gemm_<dtype>_i<bits>(args, lo, hi)``: args = (a, b, c, sizes, scratch,
+    counter) with sizes the table of :func:`sizes_table`; calls ``cblas_?gemm`` on the part
+    ``[lo, hi)`` of the product (batch matrices, row/column blocks of C, or blocks of a summed
+    batch)."""
     ptr_ty = mem_type(dt).as_pointer()
-    b, ptrs, lo, hi = kernel_entry(module, plan.name, [ptr_ty] * 3 + [I64.as_pointer(), ptr_ty, I64.as_pointer()],
+    b, ptrs, lo, hi = kernel_entry(module, name, [ptr_ty] * 3 + [I64.as_pointer(), ptr_ty, I64.as_pointer()],
                                    ("optsize",))
     E = Body(b, ptrs, dt)
-    ity = ir.IntType(g["int_bits"])
+    ity = ir.IntType(int_bits)
     i32 = ir.IntType(32)
     char = "s" if dt == np.float32 else "d"
-    name = blas.Interface(g["int_bits"], "").symbol(char)
-    fn = module.globals.get(name)
+    blas_name = blas.Interface(int_bits, "").symbol(char)
+    fn = module.globals.get(blas_name)
     if fn is None:
         fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [i32, i32, i32, ity, ity, ity, E.ty, ptr_ty, ity,
-                                                                 ptr_ty, ity, E.ty, ptr_ty, ity]), name)
+                                                                 ptr_ty, ity, E.ty, ptr_ty, ity]), blas_name)
     A, B, C, TABLE, PARTIALS, COUNTER = range(6)
     s = {key: b.load(b.gep(ptrs[TABLE], [const64(i)], inbounds=True)) for key, i in SIZES.items()}
     zero = const64(0)

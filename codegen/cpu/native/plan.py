@@ -12,8 +12,9 @@ from .. import blas
 from .body import MAX_PLANE, MAX_WINDOW
 from .conv import emit_col2im, emit_direct_conv, emit_direct_filter_grad, emit_im2col
 from .gemm import SIZES, batch_block_of, emit_matmul, extra_arrays, sizes_table, split_of
+from .gemm import library as gemm_library
 from .layout import emit_transpose
-from .pool import emit_max_pool, emit_max_pool_grad
+from .pool import emit_max_pool, emit_max_pool_grad, vector_windows
 from .rows import emit_one_hot, emit_softmax, emit_sparse_ce
 
 
@@ -55,6 +56,14 @@ class NativePlan:
             self.emitter(module, self)
         return self.name
 
+    def external_address(self) -> int | None:
+        """The address of the kernel when it lives in a library of its own, compiled once per
+        process (the product kernel, :func:`gemm.library`), loaded and its symbol registered
+        for the graph's module; None when the kernel is compiled into the graph's module."""
+        if self.emitter is emit_matmul:
+            return gemm_library(self.operands[0].dtype.name, self.geometry["int_bits"])
+        return None
+
 
 #: a product's cost per multiply-add relative to the fused kernels' per-element unit (the thread
 #: pool's split threshold is in those units): single-threaded sgemm takes 0.013-0.019 ns per
@@ -92,9 +101,11 @@ def _pool_geometry(node, x_shape):
     from graph.ops.nn import _pool_geometry as geometry, _tiles
     a = node.attrs
     stride, pads, out_hw = geometry(node.op.name, x_shape, a["kernel_size"], a["stride"], a["pad_mode"])
-    return {"shape": tuple(x_shape), "kernel": tuple(a["kernel_size"]), "stride": tuple(stride),
-            "dilation": (1, 1), "pads": tuple(pads), "out_hw": tuple(out_hw),
-            "tiles": bool(_tiles(x_shape[2:], tuple(a["kernel_size"]), tuple(stride), pads, out_hw))}
+    geo = {"shape": tuple(x_shape), "kernel": tuple(a["kernel_size"]), "stride": tuple(stride),
+           "dilation": (1, 1), "pads": tuple(pads), "out_hw": tuple(out_hw),
+           "tiles": bool(_tiles(x_shape[2:], tuple(a["kernel_size"]), tuple(stride), pads, out_hw))}
+    geo["vector"] = vector_windows(geo)  # in the geometry, so in the kernel's description
+    return geo
 
 
 def _matmul_geometry(node):

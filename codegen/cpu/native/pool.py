@@ -41,10 +41,17 @@ def _window_positions(E, g, oh, ow):
 
 #: windows per vector (an IR loop of the first, then one of the second; the rest one at a time)
 LANES = (8, 4)
+#: fewest windows (images x channels x output positions) for which the vector path is compiled:
+#: it costs LLVM ~6 ms per kernel, and under this the loop takes some 100 us a step at most
+VECTOR_MIN_WINDOWS = 1 << 16
 
 
-def tiled_2x2(g) -> bool:
-    return bool(g["tiles"]) and tuple(g["kernel"]) == (2, 2)
+def vector_windows(g) -> bool:
+    """Whether a pooling of geometry ``g`` runs the vector path: 2x2 windows tiling the input,
+    enough of them."""
+    n, c = g["shape"][:2]
+    ho, wo = g["out_hw"]
+    return bool(g["tiles"]) and tuple(g["kernel"]) == (2, 2) and n * c * ho * wo >= VECTOR_MIN_WINDOWS
 
 
 def _over_windows(b, wo, vector, single):
@@ -131,7 +138,7 @@ def emit_max_pool(module, plan):
         _vstore(E, Y, E.add(y_base, E.add(E.mul(loh.i, wo), ow0)),
                 _vmaximum(b, _vmaximum(b, _vmaximum(b, x00, x01), x10), x11))
 
-    if tiled_2x2(g):
+    if g["vector"]:
         _over_windows(b, wo, vector, single)
     else:
         low = _Loop(b, const64(0), const64(wo), "ow")
@@ -196,7 +203,7 @@ def emit_max_pool_grad(module, plan):
         _vstore(E, DX, at, _interleave(b, shares[0], shares[1], n))
         _vstore(E, DX, E.add(at, w), _interleave(b, shares[2], shares[3], n))
 
-    if tiled_2x2(g):
+    if g["vector"]:
         _over_windows(b, wo, vector, single)
     else:
         low = _Loop(b, const64(0), const64(wo), "ow")
