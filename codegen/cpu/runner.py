@@ -1,8 +1,9 @@
 """Schedule -> a compiled callable ``run(arrays) -> (outputs, {param_input_index: new_array})``.
 
 All fused kernels of a schedule, and the native kernels of the extern ops that have one
-(convolution layout, pooling, matrix products through BLAS: codegen/cpu/native.py), go into one
-LLVM module (one compile, one cache entry). The runner is a precomputed list of steps over a flat
+(convolution layout, pooling: codegen/cpu/native/), go into one LLVM module (one compile, one
+cache entry); matrix products call the one product kernel every graph shares, compiled once per
+process (codegen/cpu/native/gemm.py: ``library``). The runner is a precomputed list of steps over a flat
 environment list: compiled steps call their kernel through a cached ctypes function pointer with
 a preallocated ``void*`` argument array (only pointers that change per call are rewritten); a run
 of compiled kernels is a *segment*, one generated function calling them in order (the big ones

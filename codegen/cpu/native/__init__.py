@@ -27,8 +27,10 @@ one image (or one image channel) at a time so the working set stays in cache:
     checks after the call, which then raises the op's own ValueError;
   * ``matmul``        a call of numpy's own BLAS ``cblas_?gemm`` per batch matrix
     (codegen/cpu/blas.py), so products can run inside a native run of kernels (the runner's
-    segments) instead of as ``np.matmul`` steps; split over the thread pool by batch matrices
-    or by row/column blocks of C (BLAS itself runs single-threaded inside compiled calls).
+    segments) instead of as ``np.matmul`` steps; split over the thread pool by batch matrices,
+    row/column blocks of C or blocks of a summed batch (BLAS itself runs single-threaded inside
+    compiled calls). One kernel per dtype serves every product, compiled once per process in a
+    library of its own (``gemm.library``); graphs' modules only declare it.
 
 Each function has the fused kernels' ABI, ``void name(i8** args, i64 lo, i64 hi)`` over the outer
 axis (images, or image channels for pooling), so the runner calls, caches and splits it over the
