@@ -153,7 +153,6 @@ def emit_fused(module: ir.Module, plan: FusedPlan) -> str:
         return ir.Constant(I64, v)
 
     red_op = next((k for k, o in enumerate(ops) if o.role == "red"), None)
-    red_store_dt = ops[red_op].dtype if red_op is not None else None
     red_dt = plan.red_dtype
     # accumulate float32 sums in float64 registers
     acc_dt = np.dtype(np.float64) if (red_dt is not None and red_dt == np.float32

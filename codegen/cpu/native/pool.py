@@ -54,9 +54,12 @@ def vector_windows(g) -> bool:
     return bool(g["tiles"]) and tuple(g["kernel"]) == (2, 2) and n * c * ho * wo >= VECTOR_MIN_WINDOWS
 
 
-def _over_windows(b, wo, vector, single):
-    """``vector(ow0, n)`` for chunks of n windows of a row, ``single(ow)`` for the rest."""
+def _over_windows(b, wo, vector, single, vectorise=True):
+    """``vector(ow0, n)`` for chunks of n windows of a row, ``single(ow)`` for the rest (all of
+    them when not ``vectorise``)."""
     wide, narrow = LANES
+    if not vectorise:
+        wide = narrow = wo + 1
     start = 0
     if wo >= wide:
         chunks = _Loop(b, const64(0), const64(wo // wide), "ow_v")
@@ -138,12 +141,7 @@ def emit_max_pool(module, plan):
         _vstore(E, Y, E.add(y_base, E.add(E.mul(loh.i, wo), ow0)),
                 _vmaximum(b, _vmaximum(b, _vmaximum(b, x00, x01), x10), x11))
 
-    if g["vector"]:
-        _over_windows(b, wo, vector, single)
-    else:
-        low = _Loop(b, const64(0), const64(wo), "ow")
-        single(low.i)
-        low.close()
+    _over_windows(b, wo, vector, single, g["vector"])
     loh.close()
     lp.close()
     b.ret_void()
@@ -203,12 +201,7 @@ def emit_max_pool_grad(module, plan):
         _vstore(E, DX, at, _interleave(b, shares[0], shares[1], n))
         _vstore(E, DX, E.add(at, w), _interleave(b, shares[2], shares[3], n))
 
-    if g["vector"]:
-        _over_windows(b, wo, vector, single)
-    else:
-        low = _Loop(b, const64(0), const64(wo), "ow")
-        single(low.i)
-        low.close()
+    _over_windows(b, wo, vector, single, g["vector"])
     loh.close()
     if not tiles:
         E.zero_fill(DX, x_base, h * w)
