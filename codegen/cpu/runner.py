@@ -188,8 +188,8 @@ class CompiledGraph:
 
     # -- device hooks ---------------------------------------------------------------------------
     def _adapt_plans(self, plans) -> None:
-        """Backend choices on the shared fused plans: here, reductions over the outer axis big
-        enough to split are computed in blocks (codegen/cpu/kernels.py)."""
+        """Backend choices on the shared fused plans: here, reductions over the outer axis of at
+        least ``kernels.BLOCKED_REDUCTION_WORK`` are computed in blocks (codegen/cpu/kernels.py)."""
         for plan in plans.values():
             if isinstance(plan, kernels.FusedPlan) and plan.size * plan.cost >= kernels.BLOCKED_REDUCTION_WORK:
                 kernels.block_outer_reduction(plan)
@@ -395,7 +395,7 @@ class CompiledGraph:
         external = plan.external_address() if isinstance(plan, native.NativePlan) else None
         fn = compiler.KERNEL_CFUNC(external) if external else self.library.cfunc(plan.name)
         n_ops = len(plan.operands)
-        extra = getattr(plan, "extra_args", ())  # read-only data after the operands
+        extra = getattr(plan, "extra_args", ())  # arrays after the operands: sizes, scratch, counters
         argv = (ctypes.c_void_p * (n_ops + len(extra)))(*([None] * n_ops + [a.ctypes.data for a in extra]))
         static = []
         dynamic_in = []  # (arg index, slot, dtype)
