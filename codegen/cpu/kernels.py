@@ -189,12 +189,24 @@ def emit_fused(module: ir.Module, plan: FusedPlan) -> str:
             v = b.fptrunc(v, mem_type(o.dtype))
         b.store(v, b.gep(ptrs[k], [off], inbounds=True))
 
-    # init the reduction output region
-    if red_op is not None and not blocked:
+    def fill_identity():
+        """The reduction's output region (or the current partial row) set to its identity."""
         r0, r1 = out_region()
         lp = _Loop(b, r0, r1, "init")
         store(red_op, lp.i, E.const(reduction_identity(plan.red_kind, red_dt), dtype=red_dt))
         lp.close()
+
+    def apply_scale():
+        """reduce_mean's 1/count, over the output region."""
+        if plan.red_scale is not None:
+            r0, r1 = out_region()
+            lp = _Loop(b, r0, r1, "fin")
+            cur = load(red_op, lp.i)
+            store(red_op, lp.i, E.mul(cur, E.const(plan.red_scale, cur)))
+            lp.close()
+
+    if red_op is not None and not blocked:
+        fill_identity()
 
     def compute(offs):
         v = emit_body(E, plan, lambda k: load(k, offs[k]), lambda k, r: store(k, offs[k], r))
@@ -242,54 +254,38 @@ def emit_fused(module: ir.Module, plan: FusedPlan) -> str:
 
     if not blocked:
         level(0, [c64(0)] * len(ops))
-    else:
-        # each block [i*B, min((i+1)*B, d0)) of outer indices reduces into partial row i
-        final = ptrs[red_op]
-        _, kept = out_region()
-        blocks = _Loop(b, block_lo, block_hi, "block")
-        ptrs[red_op] = b.gep(partials, [b.mul(blocks.i, kept)], inbounds=True)
-        r0, r1 = out_region()
-        lp = _Loop(b, r0, r1, "init")
-        store(red_op, lp.i, E.const(reduction_identity(plan.red_kind, red_dt), dtype=red_dt))
-        lp.close()
-        lo = b.mul(blocks.i, c64(plan.row_block))
-        stop = b.add(lo, c64(plan.row_block))
-        hi = b.select(b.icmp_signed("<", stop, c64(dims[0])), stop, c64(dims[0]))
-        level(0, [c64(0)] * len(ops))
-        blocks.close()
-        # the part that completes the last block combines the partial rows, in block order
-        done = b.atomic_rmw("add", counter, b.sub(block_hi, block_lo), "seq_cst")
-        last = b.icmp_signed("==", b.add(done, b.sub(block_hi, block_lo)), c64(plan.outer_extent))
-        with b.if_then(last):
-            b.store(c64(0), counter)
-            ptrs[red_op] = final
-            lp = _Loop(b, r0, r1, "first")
-            store(red_op, lp.i, load(red_op, lp.i, partials))
-            lp.close()
-            rows = _Loop(b, c64(1), c64(plan.outer_extent), "rows")
-            base = b.mul(rows.i, kept)
-            lp = _Loop(b, r0, r1, "combine")
-            part = load(red_op, b.add(base, lp.i), partials)
-            tot = _red_combine(E, plan.red_kind, E.to(load(red_op, lp.i), acc_dt), E.to(part, acc_dt), False)
-            store(red_op, lp.i, E.to(tot, red_dt))
-            lp.close()
-            rows.close()
-            if plan.red_scale is not None:
-                lp = _Loop(b, r0, r1, "fin")
-                cur = load(red_op, lp.i)
-                store(red_op, lp.i, E.mul(cur, E.const(plan.red_scale, cur)))
-                lp.close()
+        if red_op is not None:
+            apply_scale()
         b.ret_void()
         return plan.name
-
-    if red_op is not None and plan.red_scale is not None:
+    # each block [i*B, min((i+1)*B, d0)) of outer indices reduces into partial row i
+    final = ptrs[red_op]
+    _, kept = out_region()
+    blocks = _Loop(b, block_lo, block_hi, "block")
+    ptrs[red_op] = b.gep(partials, [b.mul(blocks.i, kept)], inbounds=True)
+    fill_identity()
+    lo = b.mul(blocks.i, c64(plan.row_block))
+    stop = b.add(lo, c64(plan.row_block))
+    hi = b.select(b.icmp_signed("<", stop, c64(dims[0])), stop, c64(dims[0]))
+    level(0, [c64(0)] * len(ops))
+    blocks.close()
+    # the part that completes the last block adds the partial rows into the output, in block order
+    done = b.atomic_rmw("add", counter, b.sub(block_hi, block_lo), "seq_cst")
+    last = b.icmp_signed("==", b.add(done, b.sub(block_hi, block_lo)), c64(plan.outer_extent))
+    with b.if_then(last):
+        b.store(c64(0), counter)
+        ptrs[red_op] = final
+        fill_identity()
+        rows = _Loop(b, c64(0), c64(plan.outer_extent), "rows")
         r0, r1 = out_region()
-        lp = _Loop(b, r0, r1, "fin")
-        cur = load(red_op, lp.i)
-        store(red_op, lp.i, E.mul(cur, E.const(plan.red_scale, cur)))
+        lp = _Loop(b, r0, r1, "combine")
+        part = load(red_op, b.add(b.mul(rows.i, kept), lp.i), partials)
+        tot = _red_combine(E, plan.red_kind, E.to(load(red_op, lp.i), acc_dt), E.to(part, acc_dt), False)
+        store(red_op, lp.i, E.to(tot, red_dt))
         lp.close()
+        rows.close()
+        apply_scale()
     b.ret_void()
-    plan.cost += E.transcendentals * 0  # (already counted per op name)
     return plan.name
 
 
