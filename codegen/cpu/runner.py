@@ -76,12 +76,6 @@ def _per_thread_bits(plan) -> int:
     return min(getattr(plan, "parts_per_thread", 0), 255) << 8
 
 
-def _extent(plan):
-    """The outer extent a compiled kernel runs over (its ``hi`` when run whole)."""
-    extent = getattr(plan, "outer_extent", None)
-    if extent is not None:
-        return extent
-    return plan.dims[0] if plan.dims else 1
 
 
 class CompiledGraph:
@@ -144,7 +138,7 @@ class CompiledGraph:
         # a kernel shared by identical plans (_share_identical_kernels) is built once, on every backend
         compiled = {p.name: p for p in plans.values() if not isinstance(p, (Exception, native.Absorbed))}
         self.library = self._build_library(list(compiled.values()),
-                                           [(name, [(plans[ki].name, _extent(plans[ki]), self._split_align(plans[ki]))
+                                           [(name, [(plans[ki].name, plans[ki].outer_extent, self._split_align(plans[ki]))
                                                     for ki in members])
                                             for name, members in segments])
         # -- steps -----------------------------------------------------------------------------
@@ -418,7 +412,7 @@ class CompiledGraph:
                     keep_static.append(c)
                 else:
                     dynamic_in.append((j, slot, o.dtype))
-        hi = _extent(plan)
+        hi = plan.outer_extent
         work = plan.size * plan.cost
         split = self._splits(plan, split_ok)
         align = self._split_align(plan)

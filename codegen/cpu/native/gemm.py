@@ -59,13 +59,13 @@ def sizes_table(m, n, k, ta, tb, a_batched, b_batched, batch, summed, split, bat
     ``batch`` matrices (``summed``: all added into one C). ``split`` is "batch", "rows", "cols",
     "batch_blocks" (``batch_block`` matrices each) or None: what the outer range ``[lo, hi)``
     counts."""
+    swap = _swaps(m, n, ta, tb, batch, summed, split)
     row = dict(m=m, n=n, k=k, trans_a=blas.TRANS if ta else blas.NO_TRANS, trans_b=blas.TRANS if tb else blas.NO_TRANS,
                lda=m if ta else k, ldb=k if tb else n, a_stride=m * k if a_batched else 0,
                b_stride=k * n if b_batched else 0, c_stride=0 if summed else m * n, summed=int(summed), batch=batch,
                row_block=BLOCK if split == "rows" else 0,
-               col_block=(SWAP_BLOCK if _swaps(m, n, ta, tb, batch, summed, split) else BLOCK) if split == "cols" else 0,
-               batch_block=batch_block if split == "batch_blocks" else 0,
-               swap=int(_swaps(m, n, ta, tb, batch, summed, split)))
+               col_block=(SWAP_BLOCK if swap else BLOCK) if split == "cols" else 0,
+               batch_block=batch_block if split == "batch_blocks" else 0, swap=int(swap))
     return np.array([row[name] for name in SIZES], np.int64)
 
 

@@ -42,6 +42,11 @@ class NativePlan:
     parts_per_thread: int = 0
 
     @property
+    def outer_extent(self) -> int:
+        """The range ``[0, extent)`` the kernel's ``lo``/``hi`` count."""
+        return self.dims[0]
+
+    @property
     def splittable(self):
         return self.parallel and self.dims[0] > 1
 
