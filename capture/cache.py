@@ -24,11 +24,11 @@ forksafe.renew_in_child(globals(), "COMPILE_LOCK", threading.RLock)
 
 class Entry:
     def __init__(self, guard_set, graph=None, sources=None, template=None, break_info=None,
-                 compile_time=0.0, name="", config=None, closure=None):
+                 compile_time=0.0, name="", config=None, closure=None, check=None):
         self.guard_set = guard_set
         self.config = config
         self.closure = closure  # the function's __closure__: closures of one code never share entries
-        self.check = guard_set.compile()
+        self.check = check or guard_set.compile()  # (a warm start has compiled it to check the guards)
         self.graph = graph
         self.sources = sources
         self.template = template

@@ -189,11 +189,11 @@ def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
         return entry
 
 def _compiled_entry(fn, qual, config, guard_set, graph, sources, template, runner, device, t0,
-                    warm_start=False) -> Entry:
+                    warm_start=False, check=None) -> Entry:
     """The entry of a compiled frame (translated now, or loaded from a warm-start file), recorded
     for ``explain()``."""
     entry = Entry(guard_set, graph=graph, sources=sources, template=template, name=qual, config=config,
-                  closure=fn.__closure__)
+                  closure=fn.__closure__, check=check)
     entry.runner = runner
     entry.device = device
     entry.copy_outputs = tuple(i for i, v in enumerate(graph.outputs) if v.kind == CONST)
@@ -214,7 +214,7 @@ def _warm_entry(fn, flat, config, qual, t0):
         return None
     _TRIED_WARM.add(fn.__code__)
 
-    def make(guard_set, doc):
+    def make(guard_set, doc, check):
         graph, sources, schedule = doc["graph"], doc["sources"], doc["schedule"]
         graph.verify()
         device = device_of_inputs(sources, flat)
@@ -225,7 +225,7 @@ def _warm_entry(fn, flat, config, qual, t0):
         else:
             runner = _make_runner(config, graph, device)
         return _compiled_entry(fn, qual, config, guard_set, graph, sources, doc["template"], runner, device, t0,
-                               warm_start=True)
+                               warm_start=True, check=check)
 
     return persist.load(fn, flat, config, make)
 

@@ -208,16 +208,6 @@ def _class_ref(cls):
     return ref
 
 
-def _module_of_dict(d, index=None):
-    """The name of the module whose ``__dict__`` is ``d``, else None."""
-    if index is not None:
-        return index.get(id(d))
-    for name, mod in list(sys.modules.items()):
-        if getattr(mod, "__dict__", None) is d:
-            return name
-    return None
-
-
 def _module_dicts() -> dict:
     return {id(getattr(mod, "__dict__", None)): name for name, mod in list(sys.modules.items())}
 
@@ -392,7 +382,7 @@ class _Pickler(pickle.Pickler):
             return ("dtype", obj.name)
         if isinstance(obj, self._live):
             return self._bound(obj)
-        if isinstance(obj, (np.ndarray, np.dtype, np.generic)) or obj is None:
+        if isinstance(obj, (np.ndarray, np.dtype, np.generic)):
             return None
         if isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType)):
             if id(obj) in self.namer.bound:
@@ -406,7 +396,7 @@ class _Pickler(pickle.Pickler):
         if isinstance(obj, dict):
             if obj is self.namer.fn.__globals__:
                 return ("root_globals",)
-            mod = _module_of_dict(obj, self.namer.module_dicts)
+            mod = self.namer.module_dicts.get(id(obj))
             if mod is not None:
                 return ("moddict", mod)
         if isinstance(obj, (dict, list, set)):
@@ -488,12 +478,12 @@ def _encode(fn, flat, key, entry, inlined) -> bytes:
     namer = _Namer(fn, flat, gs.namespace)
     # what the guards name without an identity guard: found again without the call (a module's
     # dict, an importable class, a framework setting) or rebuilt as a value; then the bindings
-    early, late = {}, {}
+    early, late = [], {}  # early: names whose values pickle without the call
     identified = {m["name"] for m in map(_BINDING.match, gs.exprs) if m is not None}
     for name, value in gs.namespace.items():
         if name == "np" or isinstance(value, weakref.ref):
             continue
-        if isinstance(value, (dict, list, set)) and _module_of_dict(value, namer.module_dicts) is None and \
+        if isinstance(value, (dict, list, set)) and id(value) not in namer.module_dicts and \
                 value is not fn.__globals__:
             # a container the guards read: a framework setting (found by name), else decided
             # once the frame's objects are bound
@@ -506,7 +496,8 @@ def _encode(fn, flat, key, entry, inlined) -> bytes:
             late[name] = value  # the guards want this very object: bound from the call below
             continue
         try:
-            early[name] = _pickled(value, namer, allow_bound=False)
+            _pickled(value, namer, allow_bound=False)  # (a probe: they are pickled in the head)
+            early.append(name)
             namer.env[name] = value
         except Unpersistable:
             late[name] = value
@@ -520,9 +511,9 @@ def _encode(fn, flat, key, entry, inlined) -> bytes:
         if isinstance(value, weakref.ref) and name not in namer.values:
             raise Unpersistable(f"{name}: a weakly held object the guards never bound")
     late = {k: v for k, v in late.items() if k not in namer.values}
-    early = {k: v for k, v in early.items() if k not in namer.values}  # a class or function bound by a guard
+    early = [k for k in early if k not in namer.values]  # a class or function bound by a guard
     functions = []
-    for f in inlined:
+    for f in dict.fromkeys(inlined):  # (a function inlined at every call site is listed once)
         code = f.__code__
         if in_framework(code.co_filename) or code is fn.__code__:
             continue
@@ -536,7 +527,7 @@ def _encode(fn, flat, key, entry, inlined) -> bytes:
     # the bindings (and the class checks) are complete only once everything is pickled (naming
     # the graph's Parameters may have searched for some): they go in front, in a second pickle
     head = _pickled({"namespace": {k: gs.namespace[k] for k in early}, "bindings": namer.bindings,
-                     "extra": [(e, t) for e, t, _ in namer.extra],
+                     "extra": [e for e, _, _ in namer.extra],
                      "classes": {t: cls for _, t, cls in namer.extra if t}}, namer, allow_bound=False)
     return b"\x80" + len(head).to_bytes(8, "little") + head + body
 
@@ -650,20 +641,21 @@ def _decode(fn, flat, key, data, make_entry):
     found = GuardSet()
     found.namespace.update(namespace)
     found.namespace.update(meta["classes"])
-    for expr, _ in meta["extra"]:
+    for expr in meta["extra"]:
         found.add(expr)
     gs = GuardSet()
     gs.namespace.update(namespace)
     for expr, desc in zip(doc["exprs"], doc["descs"]):
         gs.add(expr, desc)
     for check_set in (found, gs):
+        check = check_set.compile()
         try:
-            ok = check_set.compile()(flat)
+            ok = check(flat)
         except Exception:
             ok = False
         if not ok:
             raise _Stale(f"a guard fails: {check_set.first_failure(flat)}")
-    return make_entry(gs, doc)
+    return make_entry(gs, doc, check)  # (check: the entry's own guards, compiled once)
 
 
 def _without_bindings(resolve):

@@ -125,7 +125,8 @@ class Graph:
         """Pickling (capture's warm-start cache): the id counter as its next value, no constant
         cache (it is keyed by ids of this process's arrays)."""
         state = dict(self.__dict__)
-        state["_ids"] = next(self._ids)
+        state["_ids"] = n = next(self._ids)
+        self._ids = itertools.count(n)  # (reading the counter must not use up an id of this graph)
         state["_const_cache"] = {}
         return state
 

@@ -70,13 +70,12 @@ else:
 #: True when the C hook can be installed on this interpreter
 AVAILABLE = _C is not None
 
-_ROOTS = INTERNAL_DIRS
 _warned = False
 _fallback = threading.local()
 
 
 def _own_code(code) -> bool:
-    return code.co_filename.startswith(_ROOTS)
+    return code.co_filename.startswith(INTERNAL_DIRS)
 
 
 def _is_cell_construct(code) -> bool:

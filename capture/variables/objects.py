@@ -9,6 +9,7 @@ attribute writes to them are side effects replayed after the graph (``capture.si
 from __future__ import annotations
 
 import inspect
+import sys
 import types
 
 from graph.errors import FRAMEWORK_PACKAGES
@@ -340,7 +341,7 @@ class ModuleVariable(Variable):
 #: top-level packages whose module attributes are not guarded: the framework, numpy, and the
 #: standard library (their attributes are functions and constants no program reassigns)
 _UNGUARDED_PACKAGES = frozenset(FRAMEWORK_PACKAGES) | {"mindspore", "numpy"} | \
-    frozenset(getattr(__import__("sys"), "stdlib_module_names", ()))
+    frozenset(getattr(sys, "stdlib_module_names", ()))
 
 
 def _user_module(mod) -> bool:

@@ -269,3 +269,17 @@ def test_dump_writes_ir_and_dot(tmp_path):
     assert not [f for f in os.listdir(tmp_path / "sub") if ".tmp" in f]
     ir2, _ = g.dump(str(tmp_path))
     assert os.path.basename(ir2) == "MLP_construct.ir"
+
+
+def test_pickling_a_graph_leaves_its_id_counter_as_it_was():
+    """Saving a graph (capture's warm start pickles it) must not use up an id of the live graph."""
+    import pickle
+
+    def build(pickled_between):
+        g = Graph("g")
+        x = g.add_input(AVal((2,), float32), "x")
+        if pickled_between:
+            pickle.loads(pickle.dumps(g))
+        return F.neg(x).id
+
+    assert build(True) == build(False)
