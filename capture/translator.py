@@ -480,26 +480,28 @@ class InstructionTranslator:
     # globals
     def LOAD_GLOBAL(self, ins):
         push_null, name = bc.load_global_arg(ins)
-        written = self.tracer.side_effects.written_global(self.f_globals, name)
-        if written is not None:
-            var = written
-        elif name in self.f_globals:
-            value = self.f_globals[name]
-            expr = f"{self.guards.obj(self.f_globals)}[{name!r}]"
-            var = self.guard_and_wrap(expr, value, f"global {name}", GlobalSource(self.f_globals, name))
-        elif hasattr(builtins, name):
-            value = getattr(builtins, name)
+        var = self.read_global(self.f_globals, name, f"global {name}")
+        if var is None:
+            if not hasattr(builtins, name):
+                raise GraphBreak(f"name {name!r} is not defined")
             # a global defined later with this name would shadow the builtin
             self.guards.add(f"{name!r} not in {self.guards.obj(self.f_globals)}", f"global {name} is the builtin")
-        else:
-            raise GraphBreak(f"name {name!r} is not defined")
-        if written is None and name not in self.f_globals:
-            var = self.wrap(value)
+            var = self.wrap(getattr(builtins, name))
         if push_null and not bc.NULL_AFTER_CALLABLE:
             self.push(NULL)
         self.push(var)
         if push_null and bc.NULL_AFTER_CALLABLE:
             self.push(NULL)
+
+    def read_global(self, d, name, desc):
+        """``d[name]`` of a module's globals, guarded like a global (or what the frame has stored
+        there, ``global X; X = ...``); None when the module has no such name."""
+        written = self.tracer.side_effects.written_global(d, name)
+        if written is not None:
+            return written
+        if name not in d:
+            return None
+        return self.guard_and_wrap(f"{self.guards.obj(d)}[{name!r}]", d[name], desc, GlobalSource(d, name))
 
     def STORE_GLOBAL(self, ins):
         self.tracer.side_effects.set_global(self.f_globals, ins.arg, self.pop())

@@ -329,9 +329,7 @@ class ModuleVariable(Variable):
             raise GraphBreak(f"AttributeError at trace time: {e}")
         if name in d and _user_module(self.mod):
             # ``config.SCALE`` may be reassigned between calls, like a global: guarded the same way
-            from ..sources import GlobalSource
-            return tx.guard_and_wrap(f"{tx.guards.obj(d)}[{name!r}]", value, f"{self.mod.__name__}.{name}",
-                                     GlobalSource(d, name))
+            return tx.read_global(d, name, f"{self.mod.__name__}.{name}")
         return tx.wrap(value)
 
     def describe(self):
