@@ -15,7 +15,9 @@ An :class:`Op` holds
   * ``communicates``: a collective (all-reduce...): every process of its group must run it, in the
     same order, so passes never remove, merge, fold or reorder it (:attr:`Op.has_effects`);
   * ``issue_early``: it starts asynchronous work (a non-blocking all-reduce), so schedulers run it,
-    and what it needs, as soon as they can, letting that work overlap what follows.
+    and what it needs, as soon as they can, letting that work overlap what follows;
+  * ``shape_only``: its result depends on its operands' shapes and dtypes, never on their values
+    (``ones_like``), so constant folding evaluates it whatever its operands are.
 
 :func:`bind` dispatches an op application on its arguments' types through a handler table that
 upper layers fill (runtime: eager tensors; graph building: IR values), so this module imports
@@ -68,7 +70,7 @@ class Op:
                  eager_infer: bool | None = None, promote: bool = False, doc: str = "",
                  diff_inputs: tuple[int, ...] | None = None, mutates: int | None = None,
                  call_attrs: tuple[str, ...] = (), mixed_precision: bool = True,
-                 communicates: bool = False, issue_early: bool = False):
+                 communicates: bool = False, issue_early: bool = False, shape_only: bool = False):
         if kind not in KINDS:
             raise ValueError(f"op {name}: unknown kind {kind!r}")
         if vjp is None and nondiff is None:
@@ -108,6 +110,7 @@ class Op:
         self.mixed_precision = mixed_precision and kind != STATE
         self.communicates = communicates
         self.issue_early = issue_early
+        self.shape_only = shape_only
         # what passes must keep, in program order: random draws advance the shared stream,
         # state ops and mutations write memory, collectives talk to other processes
         self.has_effects = kind in (RANDOM, STATE) or mutates is not None or communicates

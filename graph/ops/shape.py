@@ -146,11 +146,11 @@ def _like_infer(x, dtype=None):
 register(Op("zeros_like", prim="ZerosLike", inputs=("x",),
             impl=lambda xp, x: xp.zeros_like(x), expr=lambda E, x: E.const(0, x),
             infer=_like_infer, nondiff="constant output: no gradient flows to x",
-            kind=ELEMENTWISE, doc="zeros of x's shape and dtype"))
+            kind=ELEMENTWISE, shape_only=True, doc="zeros of x's shape and dtype"))
 register(Op("ones_like", prim="OnesLike", inputs=("x",),
             impl=lambda xp, x: xp.ones_like(x), expr=lambda E, x: E.const(1, x),
             infer=_like_infer, nondiff="constant output: no gradient flows to x",
-            kind=ELEMENTWISE, doc="ones of x's shape and dtype"))
+            kind=ELEMENTWISE, shape_only=True, doc="ones of x's shape and dtype"))
 
 register(Op("stop_gradient", prim="StopGradient", inputs=("x",),
             impl=lambda xp, x: x.copy(), expr=lambda E, x: x,

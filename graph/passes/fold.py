@@ -1,7 +1,8 @@
 """Constant folding: evaluate nodes whose tensor operands are all constants at compile time.
 
 A node folds when it has no side effects (not RANDOM/STATE, does not mutate), every Value operand
-is a CONST, and its outputs hold at most :data:`FOLD_LIMIT` elements in all (folding a broadcast
+is a CONST or the op reads only its operands' shapes (``Op.shape_only``: ``ones_like(loss)``,
+the seed of a gradient, is a constant), and its outputs hold at most :data:`FOLD_LIMIT` elements in all (folding a broadcast
 into a huge constant would trade a cheap kernel for a big baked-in array). It is evaluated exactly
 as the reference interpreter would (same operand promotion, the op's numpy ``impl``), so folding
 never changes a result bit. An op whose impl raises, or returns something other than the
@@ -32,11 +33,20 @@ def _evaluate(node, args):
     outs = tuple(out) if node.op.n_outputs != 1 else (out,)
     result = []
     for v, o in zip(node.outputs, outs):
-        arr = np.ascontiguousarray(o)
+        arr = np.asarray(o)
+        if not arr.flags.c_contiguous:  # (not ascontiguousarray always: it makes a 0-d array 1-d)
+            arr = np.ascontiguousarray(arr)
         if arr.shape != tuple(v.aval.shape) or arr.dtype != v.aval.dtype.np:
             return None
         result.append(arr)
     return result if len(result) == len(node.outputs) else None
+
+
+def _operand_data(v):
+    """A constant's data, any other value's stand-in of its shape and dtype (for shape-only ops)."""
+    if not isinstance(v, Value):
+        return v
+    return v.data if v.kind == CONST else np.zeros(tuple(v.aval.shape), v.aval.dtype.np)
 
 
 def fold_constants(graph: Graph, limit: int = FOLD_LIMIT) -> Graph:
@@ -46,10 +56,10 @@ def fold_constants(graph: Graph, limit: int = FOLD_LIMIT) -> Graph:
     for node in graph.nodes:
         ins = [rw.get(v) for v in node.inputs]
         vals = [v for v in ins if isinstance(v, Value)]
-        if (vals and not has_side_effects(node) and all(v.kind == CONST for v in vals)
+        if (vals and not has_side_effects(node) and (node.op.shape_only or all(v.kind == CONST for v in vals))
                 and sum(o.aval.size for o in node.outputs) <= limit):
             try:
-                arrays = _evaluate(node, [v.data if isinstance(v, Value) else v for v in ins])
+                arrays = _evaluate(node, [_operand_data(v) for v in ins])
             except Exception:  # noqa: BLE001 - leave it to fail at run time, where errors are reported
                 arrays = None
             if arrays is not None:

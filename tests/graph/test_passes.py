@@ -349,6 +349,26 @@ def test_folding_turns_constant_subgraphs_into_constants():
     assert_same(run_graph(g, [a]), run_graph(g2, [a]))
 
 
+def test_folding_evaluates_shape_only_ops_of_computed_values_and_zero_d_results():
+    """A gradient's seed, ``ones_like(loss) / n`` with ``loss`` computed at run time, is a
+    constant: ones_like reads only its operand's shape. 0-d results fold too (they came back
+    1-d from ascontiguousarray and were left in the graph)."""
+    g, (x,) = _graph((4,))
+    loss = F.reduce_mean(F.mul(x, x))
+    seed = F.broadcast_to(F.reshape(F.div(F.ones_like(loss), 4.0), shape=(1,)), shape=(4,))
+    g.set_outputs([loss, F.mul(x, seed), F.zeros_like(x)])
+    g2 = fold_constants(g)
+    g2.verify()
+    assert [n.op.name for n in g2.nodes] == ["mul", "reduce_mean", "mul"]
+    assert g2.outputs[2].kind == CONST
+    a = np.arange(4, dtype=np.float32)
+    assert_same(run_graph(g, [a]), run_graph(g2, [a]))
+    g0, (s,) = _graph(())
+    g0.set_outputs([F.add(s, F.mul(g0.add_const(np.float32(2.0)), 3.0))])
+    folded = fold_constants(g0)
+    assert [n.op.name for n in folded.nodes] == ["add"] and folded.nodes[0].inputs[1].shape == ()
+
+
 def test_folding_skips_random_state_big_results_and_failing_ops():
     g, (p,) = _graph((3,), params=(0,))
     c = g.add_const(np.ones(3, np.float32))
