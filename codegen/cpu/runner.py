@@ -132,7 +132,9 @@ class CompiledGraph:
         # a graph that starts non-blocking collectives lets MPI progress them between kernels (MPI
         # moves a message's pieces only inside MPI calls): one native call per kernel, no segments
         communicating = any(n.op.issue_early for k in kernels_ for n in k.nodes)
-        segments = [] if communicating else self._segments(kernels_, plans, static_views)
+        # numpy steps that read only inputs and constants run first, so they do not cut a segment
+        self._hoisted = self._input_only_steps(kernels_, plans, static_views, buffers)
+        segments = [] if communicating else self._segments(kernels_, plans, {**static_views, **self._hoisted})
         # products inside compiled code are split over the thread pool, so BLAS must not start
         # threads of its own while they run (codegen/cpu/blas.py)
         calls_blas = any(isinstance(p, native.NativePlan) and p.node.op.name == "matmul" for p in plans.values())
@@ -289,10 +291,26 @@ class CompiledGraph:
                 made[id(out)] = views[ki] = base.reshape(tuple(out.shape))
         return views
 
+    def _input_only_steps(self, kernels_, plans, static_views, buffers) -> dict:
+        """kernel index -> True for the numpy steps (a reshape of a weight...) that read only the
+        graph's inputs and constants and have no effects: a call runs them before everything
+        else, where their values are ready, so the compiled kernels around them stay one run.
+        (Not those writing a planned buffer: the planner gave its memory to other values before.)"""
+        ready = {id(v) for v in self.graph.inputs} | {id(c) for c in self.graph.consts}
+        hoisted = {}
+        for ki, k in enumerate(kernels_):
+            if (ki in static_views or ki in plans or len(k.nodes) != 1
+                    or any(id(v) in buffers for v in k.nodes[0].outputs)):
+                continue
+            node = k.nodes[0]
+            if not node.op.has_effects and all(id(v) in ready for v in node.inputs if isinstance(v, Value)):
+                hoisted[ki] = True
+        return hoisted
+
     def _segments(self, kernels_, plans, static_views) -> list:
         """[(entry name, [kernel index, ...])]: maximal runs of two or more compiled kernels
         (split ones included: the segment calls the pool's native parallel-for), across the
-        static views between them."""
+        static views (and the steps run first) between them."""
         runs, run = [], []
         for ki in range(len(kernels_)):
             if ki in static_views or isinstance(plans.get(ki), native.Absorbed):
@@ -316,9 +334,9 @@ class CompiledGraph:
         snapshot does not fix, and views the snapshot made redundant leave too."""
         head = {members[0]: (name, members) for name, members in segments}
         inside = {ki for _, members in segments for ki in members}
-        steps = []
+        steps = [st for ki in self._hoisted if not (fast and ki in self._redundant_views) for st in kernel_steps[ki]]
         for ki, ksteps in enumerate(kernel_steps):
-            if ki in static_views or (fast and ki in self._redundant_views):
+            if ki in static_views or ki in self._hoisted or (fast and ki in self._redundant_views):
                 continue
             if ki in head:
                 name, members = head[ki]
