@@ -102,7 +102,7 @@ class CompiledGraph:
         self.name = name or graph.name
         self._half = any(v.dtype == float16 for n in graph.nodes for v in n.outputs)
         self._slot = {}
-        self._init = []  # (slot, array) set once: constants
+        self._init = []  # (slot, array) every call starts with: constants, planned buffers, static views
         self._pooled_addresses = {}  # (id, dtype) -> address of the arrays the output pools hold
         for i, v in enumerate(graph.inputs):
             self._slot[id(v)] = i
@@ -112,6 +112,7 @@ class CompiledGraph:
             self._slot[id(c)] = nslots
             self._init.append((nslots, self._place_const(c.data)))
             nslots += 1
+        self._consts = dict(self._init)  # slot -> constant
         kernels_ = schedule.kernels
         for k in kernels_:
             for n in k.nodes:
@@ -520,7 +521,7 @@ class CompiledGraph:
                 else:
                     fresh_out.append((j, slot, tuple(o.value.shape), o.dtype, [], len(fresh_out)))
             else:  # a constant or a planned buffer has the same address on every call
-                c = buf if buf is not None else next((arr for s, arr in self._init if s == slot), None)
+                c = buf if buf is not None else self._consts.get(slot)
                 if c is not None and c.dtype == o.dtype and c.flags.c_contiguous:
                     argv[j] = c.ctypes.data
                     keep_static.append(c)
