@@ -1,15 +1,16 @@
 """The steady state of a compiled training step: its argument pointers, restored in one call.
 
 Before each kernel runs, the runner points its argument table at this call's arrays
-(``Binding.preparer`` in codegen/cpu/runner.py: about a microsecond an operand in Python; a
+(``_Binding.preparer`` in codegen/cpu/runner.py: about a microsecond an operand in Python; a
 LeNet5 train step has 45 tables). In a training loop nearly all of those pointers repeat two
 calls apart. The parameters and optimizer state the graph updates come back as the next call's
 inputs, and their new values go into arrays that the output pools recycle: the array of two
 calls ago, which only its pool holds once the Parameter has moved on to the newer one. So the
 pointers of a call follow from *which* pool arrays the updated inputs are. A snapshot, keyed by
-their identities, restores every such pointer with one numpy assignment; only the operands that
-really change per call (the batch, arrays made by numpy steps, the graph's returned outputs)
-are bound again, by each kernel's smaller ``fast_prepare``.
+their identities, restores every such pointer with one numpy assignment. The other inputs (the
+batch, a learning rate) are pointed at where they changed since the last restored call, and
+only what a snapshot cannot know (arrays made by numpy steps, the graph's returned outputs) is
+bound by each kernel's smaller ``fast_prepare``.
 
 A snapshot is used only while what it assumed still holds:
 
@@ -50,7 +51,8 @@ class CallSnapshots:
     the key (the updated inputs, views of them, the pooled arrays the updates go into and the
     kernels' reads of those); ``fixed_reads``: (slot, dtype) of the values read at those
     positions, which must need no conversion; ``managed``: (slot, binding, k) of each update the
-    snapshot places, ``binding.chosen[k]`` being the pool entry a full call took for it."""
+    snapshot places, ``binding.chosen[k]`` being the pool entry a full call took for it;
+    ``input_reads``: input index -> [(position, dtype)] of the other inputs, read at one dtype."""
 
     def __init__(self, block, update_inputs, fixed_positions, fixed_reads, managed, known, free_rc,
                  input_reads=None):

@@ -15,8 +15,9 @@ from the call) that wait on one 32-bit *job word*:
 * a worker spins on the job word while a compiled call is running (``msjit_pool_hot``: the calls
   that may split mark the pool hot while they run), for at most ``hot_ns`` without work, and for
   ``idle_ns`` otherwise; then it sleeps on the word (a futex on Linux) and the next job or hot
-  call wakes it. So the pool's threads own the cores while compiled code runs and leave them at
-  once when it ends: nothing spins while numpy (PyNative) runs its own BLAS threads. Workers past
+  call wakes it. So the pool's threads own the cores while compiled code runs and leave them
+  shortly after it ends (``idle_ns``: long enough to bridge a training loop's Python between two
+  steps, short against numpy's own BLAS threads in PyNative code that follows). Workers past
   the cores this process may use never spin hot (an oversubscribed pool would spin against the
   workers doing the job).
 
