@@ -106,6 +106,24 @@ class GraphBuilder:
             self.lifted_objs[id(obj)] = obj
         return self.graph.updates.get(v, v)
 
+    def current(self, v: Value) -> Value:
+        """The value a tensor holds now: for a Parameter, or any earlier version of one (what
+        ``ops.assign`` returned: eager returns the Parameter itself), its latest update; else
+        ``v``. A tensor variable taken before an update (``w = self.w; ops.assign(w, ...)``)
+        is the Parameter object in eager, so it reads the new value too."""
+        base = self.parameter_of(v)
+        return v if base is None else self.graph.updates.get(base, base)
+
+    def parameter_of(self, v: Value):
+        """The Parameter input ``v`` is a version of (itself, or what ``ops.assign`` on it
+        returned), else None."""
+        if v.kind == PARAM:
+            return v
+        producer = v.producer
+        if producer is not None and producer.op.mutates is not None:
+            return self.graph.param_of(v)
+        return None
+
     def sym(self, obj) -> SymTensor:
         return SymTensor(self.lift(obj), self)
 
@@ -130,7 +148,7 @@ def _sym_handler(op, args, attrs, builder=None):
     vals = []
     for a in args:
         if isinstance(a, SymTensor):
-            vals.append(a.value)
+            vals.append(b.current(a.value))
         elif isinstance(a, Tensor):
             vals.append(b.lift(a))
         elif isinstance(a, (np.ndarray, np.generic)):
@@ -152,7 +170,7 @@ def _sym_handler(op, args, attrs, builder=None):
         outs = SymTensor(out, b)
     if (op.kind == VIEW or op.name == "cast") and args and isinstance(args[0], SymTensor):
         for o in (outs if isinstance(outs, tuple) else (outs,)):
-            b.views.append((weakref.ref(o), args[0].value))
+            b.views.append((weakref.ref(o), vals[0]))
     return outs
 
 

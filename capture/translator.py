@@ -589,8 +589,9 @@ class InstructionTranslator:
         b = self.pop()
         a = self.pop()
         if isinstance(a, TensorVariable) or isinstance(b, TensorVariable):
+            current = self.builder.current
             same = a is b or (isinstance(a, TensorVariable) and isinstance(b, TensorVariable)
-                              and a.sym.value is b.sym.value)
+                              and current(a.sym.value) is current(b.sym.value))
         elif a.is_const() and b.is_const():
             same = a.value is b.value
         elif isinstance(a, NewObjectVariable) or isinstance(b, NewObjectVariable):

@@ -34,25 +34,35 @@ class TensorVariable(Variable):
     def __init__(self, sym: SymTensor):
         self.sym = sym
 
+    def eager_object(self):
+        """The object this tensor is in eager: an argument tensor, a Parameter (any version of
+        it: ``ops.assign`` returns the Parameter) or a held tensor; None for computed ones."""
+        v = self.sym.value
+        if v.ref is not None:
+            return v.ref
+        base = self.sym.builder.parameter_of(v)
+        return base.ref if base is not None else None
+
     def python_type(self):
         from runtime.tensor import Tensor
-        ref = self.sym.value.ref  # a lifted Parameter / held tensor: its real class
+        ref = self.eager_object()  # a lifted Parameter / held tensor: its real class
         return type(ref) if ref is not None else Tensor
 
     def realize(self, tx):
         return self.sym
 
     def reconstruct(self, rec):
-        """A tensor computed by the graph: its graph output; an argument tensor, a Parameter or a
-        tensor held by an object (and not updated by the graph): that same object, as in eager;
-        a graph constant: a new tensor per call."""
-        from graph.ir import CONST, INPUT, PARAM
-        v = self.sym.value  # (a write into the tensor replaced it: the current value counts)
+        """A tensor computed by the graph: its graph output; an argument tensor, a Parameter (any
+        version of it: ``ops.assign`` returns the Parameter, updated once the graph has run) or
+        a tensor held by an object: that same object, as in eager; a graph constant: a new
+        tensor per call."""
+        from graph.ir import CONST, INPUT
+        ref = self.eager_object()
+        if ref is not None:
+            return ("obj", ref)
         graph = rec.builder.graph
-        if v.kind == PARAM or (v.kind == INPUT and v.ref is not None):
-            if v not in graph.updates:
-                return ("obj", v.ref)
-        if v.kind == INPUT and v.ref is None:
+        v = self.sym.value  # (a write into the tensor replaced it: the current value counts)
+        if v.kind == INPUT:
             return rec.source(rec.builder.sources[graph.inputs.index(v)])
         if v.kind == CONST:
             return ("tconst", v.data, rec.memo_key())
@@ -102,7 +112,8 @@ class TensorVariable(Variable):
         from graph.ops import REGISTRY, bind
         from graph.ops.shape import split_index
         v = self.sym.value
-        if v.kind in (INPUT, PARAM, CONST) or _may_alias(v.producer.op) or tx.builder.live_view_of(v):
+        if (v.kind in (INPUT, PARAM, CONST) or self.eager_object() is not None or _may_alias(v.producer.op)
+                or tx.builder.live_view_of(v)):
             raise GraphBreak(f"item assignment on a {self.describe()} that may share memory with another "
                              "tensor (an argument, a Parameter, or a view)",
                              hint="the write runs eagerly; writing into a tensor the frame computed stays in the graph")

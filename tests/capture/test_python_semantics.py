@@ -11,7 +11,7 @@ import numpy as np
 
 import capture
 import runtime as ms
-from capture_helpers import assert_same, randn
+from capture_helpers import assert_same, check_like_eager, randn
 from runtime import Tensor, ops
 
 
@@ -403,6 +403,59 @@ def test_reads_after_assign_see_the_new_value(rng):
         assert_same(graph.p * 1, eager.p * 1)
         np.testing.assert_allclose(want[2].asnumpy(), y.asnumpy() * 1.5, rtol=1e-6)
     assert capture.explain(Updating().construct)(y).graph_break_count == 0
+
+
+class UpdatingThroughAName(ms.nn.Cell):
+    """The Parameter read through a local name and a helper's argument taken before the update,
+    and returned: in eager all of them are the Parameter object itself."""
+
+    def __init__(self):
+        super().__init__()
+        self.p = ms.Parameter(Tensor(np.zeros(2, np.float32)), name="p")
+
+    @staticmethod
+    def bump(w, y):
+        ops.assign(w, w + y)
+        return w * 2.0
+
+    def construct(self, y):
+        w = self.p
+        doubled = self.bump(w, y)
+        same = ops.assign(w, w - 0.5)
+        return doubled, w + 0, same, w
+
+
+def test_a_name_taken_before_an_update_reads_the_new_value(rng):
+    eager, graph = UpdatingThroughAName(), UpdatingThroughAName()
+    for _ in range(3):
+        y = randn(rng, 2)
+        want = eager(y)
+        ms.set_context(mode=ms.GRAPH_MODE)
+        try:
+            got = graph(y)
+        finally:
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+        assert got[2] is graph.p and got[3] is graph.p and want[2] is eager.p
+        assert_same(got[:2], want[:2])
+        assert_same(graph.p * 1, eager.p * 1)
+    assert capture.explain(UpdatingThroughAName().construct)(y).graph_break_count == 0
+
+
+def test_what_assign_returns_is_the_parameter():
+    """``ops.assign`` returns its Parameter: ``is`` and ``isinstance`` say so under capture too,
+    and an item assignment through that name writes the Parameter (eagerly, at a break)."""
+    w = ms.Parameter(Tensor(np.zeros(2, np.float32)), name="w")
+
+    def body(y):
+        r = ops.assign(w, w + y)
+        flags = (r is w, isinstance(r, ms.Parameter))
+        r[0] = 5.0
+        return flags, w * 1
+
+    def reset():
+        w.set_data(Tensor(np.zeros(2, np.float32)))
+    check_like_eager(body, lambda i: ((Tensor(np.full(2, i + 1.0, np.float32)),), {}),
+                     state=lambda: w.asnumpy().copy(), reset=reset, breaks=None)
 
 
 # -- a function made by the frame over the captured function's own free variables ------------------
