@@ -155,3 +155,33 @@ def test_a_call_that_raises_leaves_the_next_ones_right():
     got = run(capture.jit(step, backend="llvm"))
     np.testing.assert_allclose(got, want, rtol=1e-5)
     assert cache_for(step.__code__).entries[0].runner.snapshots.hits > 0
+
+
+def test_a_returned_update_and_two_graphs_sharing_parameters():
+    """A step returning the Parameter it updates, and two graphs of one function (two batch
+    sizes) updating the same Parameters in turn: each graph's inputs then come from the other's
+    pools, which it must not trust."""
+    from runtime import Parameter, ops
+
+    def make():
+        w = Parameter(Tensor(np.linspace(-1, 1, 6).astype(np.float32)), name="w")
+        m = Parameter(Tensor(np.zeros(6, np.float32)), name="m")
+
+        def step(x):
+            g = (x.sum(0) * w).tanh()
+            ops.assign(m, m * 0.9 + g)
+            ops.assign(w, w - 0.1 * m)
+            return w
+        return w, m, step
+
+    rng = np.random.default_rng(2)
+    xs = [Tensor(rng.normal(size=(4 if i % 3 else 5, 6)).astype(np.float32)) for i in range(15)]
+    capture.reset()
+    *_, eager = make()
+    want = [eager(x).asnumpy().copy() for x in xs]
+    w, m, step = make()
+    jitted = capture.jit(step, backend="llvm")
+    for x, expected in zip(xs, want):
+        got = jitted(x)
+        assert got is w  # as in eager: the Parameter itself, updated
+        np.testing.assert_allclose(got.asnumpy(), expected, rtol=1e-6)
