@@ -111,18 +111,8 @@ class GraphBuilder:
         ``ops.assign`` returned: eager returns the Parameter itself), its latest update; else
         ``v``. A tensor variable taken before an update (``w = self.w; ops.assign(w, ...)``)
         is the Parameter object in eager, so it reads the new value too."""
-        base = self.parameter_of(v)
+        base = self.graph.param_of(v)
         return v if base is None else self.graph.updates.get(base, base)
-
-    def parameter_of(self, v: Value):
-        """The Parameter input ``v`` is a version of (itself, or what ``ops.assign`` on it
-        returned), else None."""
-        if v.kind == PARAM:
-            return v
-        producer = v.producer
-        if producer is not None and producer.op.mutates is not None:
-            return self.graph.param_of(v)
-        return None
 
     def sym(self, obj) -> SymTensor:
         return SymTensor(self.lift(obj), self)

@@ -171,12 +171,15 @@ class Graph:
         return node.outputs if isinstance(out, tuple) else node.outputs[0]
 
     def param_of(self, v):
-        """The parameter input a value stands for (itself or an earlier update of it)."""
-        if isinstance(v, Value) and v.kind == PARAM:
-            return v
-        for p, nv in self.updates.items():
-            if nv is v:
-                return p
+        """The parameter input a value stands for: itself, or what an in-place update of it
+        returned (the latest or an earlier one: in eager they are all the Parameter object)."""
+        while isinstance(v, Value):
+            if v.kind == PARAM:
+                return v
+            node = v.producer
+            if node is None or node.op.mutates is None:
+                return None
+            v = node.inputs[node.op.mutates]
         return None
 
     def set_outputs(self, outputs) -> None:

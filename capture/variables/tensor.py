@@ -40,7 +40,7 @@ class TensorVariable(Variable):
         v = self.sym.value
         if v.ref is not None:
             return v.ref
-        base = self.sym.builder.parameter_of(v)
+        base = self.sym.builder.graph.param_of(v)
         return base.ref if base is not None else None
 
     def python_type(self):

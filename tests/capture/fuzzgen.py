@@ -131,7 +131,7 @@ class _Gen:
                                   "item", "comp", "closure", "with", "try", "obj", "dictacc", "helper_branch",
                                   "fstring", "starred", "comp_break", "cells", "namedtuple", "nonlocal", "iters",
                                   "outside", "newobj", "dense", "grad", "setitem", "match", "reduce", "setops",
-                                  "yieldfrom"]
+                                  "yieldfrom", "param"]
         if depth < 3:
             kinds += ["for", "if", "while"]
         kind = r.choice(kinds)
@@ -267,6 +267,18 @@ class _Gen:
         elif kind == "yieldfrom":
             b = self.tv()
             self.emit(depth, f"{a} = sum(gen_pair({a}, {b}), {a}) * 0.25")
+        elif kind == "param":  # a Parameter updated in place, read through names taken before
+            c = r.choice(_CONSTS)
+            variant = r.randint(0, 2)
+            if variant == 0:
+                self.emit(depth, "w = PRM")
+                self.emit(depth, f"ops.assign(w, w * 0.5 + {a} * 0.25)")
+                self.emit(depth, f"{a} = {a} + w * {c}")
+            elif variant == 1:
+                self.emit(depth, f"{a} = ops.assign(PRM, PRM * 0.5 - {a} * {c})")
+            else:
+                self.emit(depth, f"ops.assign_add(PRM, {a} * 0.1)")
+                self.emit(depth, f"{a} = {a} - PRM * {c}")
         elif kind == "for":
             self.loop_vars += 1
             i = f"i{self.loop_vars}"
@@ -314,14 +326,16 @@ _W = np.linspace(-0.6, 0.6, 9, dtype=np.float32).reshape(3, 3)
 
 def compile_program(src: str, filename: str):
     """``prog`` defined from ``src`` with fresh outside state (a ``Box`` as BOX, the global list
-    OUT and dict CFG, a Dense layer DENSE), and a function returning that state."""
+    OUT and dict CFG, a Dense layer DENSE, a Parameter PRM), and a function returning that state."""
     import linecache
     linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
     box = Box()
     dense = nn.Dense(3, 3, weight_init=Tensor(_W), bias_init=Tensor(np.full(3, 0.1, np.float32)))
-    ns = dict(HELPERS, BOX=box, OUT=[], CFG={}, DENSE=dense)
+    prm = ms.Parameter(Tensor(np.linspace(-0.5, 0.5, 3).astype(np.float32)), name="prm")
+    ns = dict(HELPERS, BOX=box, OUT=[], CFG={}, DENSE=dense, PRM=prm)
     exec(compile(src, filename, "exec"), ns)
-    return ns["prog"], lambda: (box.n, list(box.items), getattr(box, "tag", None), list(ns["OUT"]), dict(ns["CFG"]))
+    return ns["prog"], lambda: (box.n, list(box.items), getattr(box, "tag", None), list(ns["OUT"]), dict(ns["CFG"]),
+                                Tensor(prm.asnumpy().copy()))
 
 
 def inputs(seed: int, call: int):

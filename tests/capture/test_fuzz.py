@@ -114,7 +114,7 @@ def test_generator_is_deterministic_and_varied():
     srcs = {fuzzgen.generate(s) for s in range(60)}
     assert len(srcs) == 60
     text = "".join(srcs)
-    for construct in ("print(", ".sum() > 0", ".asnumpy()", "for ", "while "):
+    for construct in ("print(", ".sum() > 0", ".asnumpy()", "for ", "while ", "ops.assign(PRM"):
         assert construct in text, construct
 
 
