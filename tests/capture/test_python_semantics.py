@@ -389,16 +389,20 @@ class Updating(ms.nn.Cell):
         return before, after_assign, self.p * 1
 
 
+def _in_graph_mode(cell, *args):
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        return cell(*args)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+
+
 def test_reads_after_assign_see_the_new_value(rng):
     eager, graph = Updating(), Updating()
     for _ in range(2):
         y = randn(rng, 2)
         want = eager(y)
-        ms.set_context(mode=ms.GRAPH_MODE)
-        try:
-            got = graph(y)
-        finally:
-            ms.set_context(mode=ms.PYNATIVE_MODE)
+        got = _in_graph_mode(graph, y)
         assert_same(got, want)
         assert_same(graph.p * 1, eager.p * 1)
         np.testing.assert_allclose(want[2].asnumpy(), y.asnumpy() * 1.5, rtol=1e-6)
@@ -430,11 +434,7 @@ def test_a_name_taken_before_an_update_reads_the_new_value(rng):
     for _ in range(3):
         y = randn(rng, 2)
         want = eager(y)
-        ms.set_context(mode=ms.GRAPH_MODE)
-        try:
-            got = graph(y)
-        finally:
-            ms.set_context(mode=ms.PYNATIVE_MODE)
+        got = _in_graph_mode(graph, y)
         assert got[2] is graph.p and got[3] is graph.p and want[2] is eager.p
         assert_same(got[:2], want[:2])
         assert_same(graph.p * 1, eager.p * 1)

@@ -68,3 +68,19 @@ def assert_ulp(got, want, ulps=4, atol=0.0, what=""):
         i = np.argmax(np.abs(g - w) - tol)
         raise AssertionError(f"{what}: {bad.sum()} of {bad.size} values off by more than {ulps} ulp "
                              f"(+{atol}); worst got {g[i]!r} want {w[i]!r}")
+
+
+def tutorial_train_step(net, opt):
+    """The tutorial's train step for ``net`` and its optimizer ``opt``: sparse softmax cross
+    entropy, ``value_and_grad`` over the optimizer's parameters, then the update; returns the
+    loss. (Plain Python: callers run it eagerly or under ``jit``.)"""
+    import runtime as ms
+    from runtime import nn
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    grad_fn = ms.value_and_grad(nn.WithLossCell(net, loss), None, opt.parameters)
+
+    def step(x, y):
+        loss_value, grads = grad_fn(x, y)
+        opt(grads)
+        return loss_value
+    return step

@@ -11,22 +11,16 @@ import runtime as ms
 from capture.cache import cache_for
 from runtime import Tensor, nn
 
+from codegen_helpers import tutorial_train_step
+
 STEPS = 12
 
 
 def _train_step():
     ms.set_seed(3)
     net = nn.SequentialCell([nn.Dense(6, 16), nn.ReLU(), nn.Dense(16, 3)])
-    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     opt = nn.Momentum(net.trainable_params(), 0.05, 0.9)
-    grad_fn = ms.value_and_grad(nn.WithLossCell(net, loss), None, opt.parameters)
-
-    def step(x, y):
-        loss_value, grads = grad_fn(x, y)
-        opt(grads)
-        return loss_value
-
-    return net, opt, step
+    return net, opt, tutorial_train_step(net, opt)
 
 
 def _batches(n, rng=None):

@@ -12,6 +12,8 @@ import runtime as ms
 from codegen.cpu import native_pool, threads
 from runtime import Tensor, ops
 
+from codegen_helpers import tutorial_train_step
+
 
 @pytest.fixture(autouse=True)
 def _default_threads():
@@ -179,15 +181,7 @@ def test_threads_training_side_by_side_get_their_single_threaded_numbers():
     def make(seed):
         ms.set_seed(seed)
         net = nn.SequentialCell([nn.Dense(64, 256), nn.ReLU(), nn.Dense(256, 10)])
-        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-        opt = nn.Momentum(net.trainable_params(), 0.05, 0.9)
-        grad_fn = ms.value_and_grad(nn.WithLossCell(net, loss), None, opt.parameters)
-
-        def step(x, y):
-            value, grads = grad_fn(x, y)
-            opt(grads)
-            return value
-        return ms.jit(step)
+        return ms.jit(tutorial_train_step(net, nn.Momentum(net.trainable_params(), 0.05, 0.9)))
 
     rng = np.random.default_rng(0)
     data = [(Tensor(rng.standard_normal((512, 64)).astype(np.float32)),

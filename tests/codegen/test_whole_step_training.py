@@ -8,20 +8,13 @@ from capture.cache import cache_for
 import runtime as ms
 from runtime import Tensor, nn, ops
 
+from codegen_helpers import tutorial_train_step
+
 
 def _model():
     ms.set_seed(11)
     net = nn.SequentialCell([nn.Dense(20, 32), nn.ReLU(), nn.Dense(32, 32), nn.Tanh(), nn.Dense(32, 5)])
-    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-    opt = nn.Adam(net.trainable_params(), 0.01)
-    grad_fn = ms.value_and_grad(nn.WithLossCell(net, loss), None, opt.parameters)
-
-    def step(x, y):
-        loss_value, grads = grad_fn(x, y)
-        opt(grads)
-        return loss_value
-
-    return net, step
+    return net, tutorial_train_step(net, nn.Adam(net.trainable_params(), 0.01))
 
 
 @pytest.mark.parametrize("backend", ["llvm"])
@@ -135,15 +128,7 @@ def test_lenet5_whole_step_equals_pynative(pad_first, steps, direct, monkeypatch
     def model():
         ms.set_seed(3)
         net = _LeNet5(pad_first)
-        loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
-        opt = nn.Momentum(net.trainable_params(), 0.01, 0.9)
-        grad_fn = ms.value_and_grad(nn.WithLossCell(net, loss), None, opt.parameters)
-
-        def step(x, y):
-            loss_value, grads = grad_fn(x, y)
-            opt(grads)
-            return loss_value
-        return net, step
+        return net, tutorial_train_step(net, nn.Momentum(net.trainable_params(), 0.01, 0.9))
 
     rng = np.random.default_rng(0)
     size = 28 if pad_first else 32
