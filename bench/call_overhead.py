@@ -44,7 +44,7 @@ def _timed_natives(graph, clock, spent):
         timed.wrapped = True
         return timed
 
-    for step in list(graph.call_steps) + list(graph.fast_steps or ()):
+    for step in list(graph.call_steps) + list(getattr(graph, "fast_steps", None) or ()):
         for cell, name in zip(step.__closure__ or (), step.__code__.co_freevars):
             if name in _NATIVE_CALLS and not getattr(cell.cell_contents, "wrapped", False):
                 cell.cell_contents = wrap(cell.cell_contents)
@@ -91,7 +91,7 @@ def measure(model="lenet", batch=32, calls=2000) -> dict:
             "overhead_us": statistics.median(overheads) / 1e3,
             "guard_us": _median_us(lambda: entry.check(flat), calls, clock),
             "fetch_us": _median_us(lambda: entry.fetch(flat), calls, clock),
-            "snapshot_hits": graph.snapshots.hits if graph.snapshots is not None else 0}
+            "snapshot_hits": getattr(getattr(graph, "snapshots", None), "hits", 0)}
 
 
 def main(argv=None) -> int:
