@@ -131,7 +131,7 @@ class _Gen:
                                   "item", "comp", "closure", "with", "try", "obj", "dictacc", "helper_branch",
                                   "fstring", "starred", "comp_break", "cells", "namedtuple", "nonlocal", "iters",
                                   "outside", "newobj", "dense", "grad", "setitem", "match", "reduce", "setops",
-                                  "yieldfrom", "param"]
+                                  "yieldfrom", "param", "cellparam"]
         if depth < 3:
             kinds += ["for", "if", "while"]
         kind = r.choice(kinds)
@@ -279,6 +279,10 @@ class _Gen:
             else:
                 self.emit(depth, f"ops.assign_add(PRM, {a} * 0.1)")
                 self.emit(depth, f"{a} = {a} - PRM * {c}")
+        elif kind == "cellparam":  # a Tensor stored into a Cell's Parameter attribute updates it in place
+            self.emit(depth, "bias = DENSE.bias")
+            self.emit(depth, f"DENSE.bias = DENSE.bias * 0.5 + {a} * 0.1")
+            self.emit(depth, f"{a} = {a} + bias * {r.choice(_CONSTS)}")
         elif kind == "for":
             self.loop_vars += 1
             i = f"i{self.loop_vars}"
@@ -335,7 +339,7 @@ def compile_program(src: str, filename: str):
     ns = dict(HELPERS, BOX=box, OUT=[], CFG={}, DENSE=dense, PRM=prm)
     exec(compile(src, filename, "exec"), ns)
     return ns["prog"], lambda: (box.n, list(box.items), getattr(box, "tag", None), list(ns["OUT"]), dict(ns["CFG"]),
-                                Tensor(prm.asnumpy().copy()))
+                                Tensor(prm.asnumpy().copy()), Tensor(dense.bias.asnumpy().copy()))
 
 
 def inputs(seed: int, call: int):
