@@ -81,7 +81,7 @@ def _sq_tanh(v):
 
 
 HELPERS = {"helper_add": helper_add, "helper_kw": helper_kw, "helper_print": helper_print,
-           "helper_branch": helper_branch, "Tensor": Tensor, "ops": ops, "np": np,
+           "helper_branch": helper_branch, "Tensor": Tensor, "ops": ops, "np": np, "ms": ms,
            "contextlib": contextlib, "functools": functools, "Pair": Pair, "gen_pair": gen_pair, "PT": PT,
            "grad_sq": ms.grad(_sq_tanh)}
 
@@ -116,6 +116,14 @@ class _Gen:
             f"helper_add({a}, {b})", f"helper_add({a}, {b}, scale={c})", f"{a} * (k % 3 + 1) * 0.5",
             f"helper_kw({a}, {b}, shift={c})", f"helper_kw({a}, mul={c})", f"ops.maximum({a}, {b})",
             f"{a} / (ops.abs({b}) + 1.0)", f"({a} + {b}).mean() * {c} + {a}",
+            # (continuous in their operands: rounding that fusion changes cannot flip a result)
+            f"ops.concat(({a}[:1], {b}[1:]))", f"ops.stack(({a}, {b})).sum(0) * {c}",
+            f"ops.softmax({a}, axis=0) + {b}", f"ops.clip_by_value({a}, -0.5, 0.5) + {b}",
+            f"ops.cumsum({a}, 0) * {c}", f"ops.exp(-ops.abs({a})) + {b}", f"ops.sqrt(ops.abs({a}) + 1.0) * {b}",
+            f"{a}[::-1] + {b}", f"ops.matmul({a}.reshape((1, 3)), ops.ones((3, 3), ms.float32)).reshape((3,))",
+            f"ops.log1p(ops.abs({a})) - {b}", f"{a}.max() * {b} + {a}.min()", f"ops.sigmoid({a}) * {b}",
+            f"ops.transpose(ops.stack(({a}, {b})), (1, 0)).sum(1)", f"ops.tile({a}[:1], (3,)) + {b}",
+            f"ops.gather({a}, Tensor(np.array([2, 0, 1], np.int32)), 0) * {b}", f"ops.norm({a}) * {b}",
         ])
 
     def assign(self, depth):
