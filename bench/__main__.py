@@ -227,6 +227,18 @@ COLUMNS = ["ours_pynative_ms", "ours_graph_ms", "ours_jit_step_ms", "torch_eager
            "jax_jit_ms", "ours_jit_gflops", "numpy_ms", "copy_ms", "graph_frac_of_copy_bw"]
 
 
+def call_overhead_rows(calls) -> dict:
+    """Per-call overhead of the ``@jit`` train steps at batch 32 (bench/call_overhead.py): what a
+    step costs besides its kernels (guard, fetch, the runner's Python), printed and saved."""
+    import call_overhead
+    result = {}
+    for model in ("lenet", "mlp"):
+        r = result[f"{model} b32"] = call_overhead.measure(model, 32, calls=calls)
+        print(f"per-call overhead, {model} b32 @jit step: {r['overhead_us']:.1f} us of {r['step_us']:.1f} us "
+              f"(guard {r['guard_us']:.1f} us, argument fetch {r['fetch_us']:.1f} us)")
+    return result
+
+
 def format_table(rows, columns=None) -> str:
     """The terminal table: one column per measured quantity, each as wide as its header needs.
 
@@ -398,6 +410,8 @@ def main(argv=None):
         rows.extend(first_step_rows(args.backend))
     print(format_table(rows))
     run = {"meta": meta, "rows": rows}
+    if not args.train_only:
+        run["call_overhead_us"] = call_overhead_rows(1000 if args.quick else 3000)
     if args.threads is None and not args.no_1thread and not args.train_only:
         run["rows_1thread"] = one_thread_rows(args)
         print("\nevery framework on 1 thread:")
