@@ -14,7 +14,7 @@ import numpy as np
 
 from graph.aval import AVal
 from graph.errors import relocate
-from graph.ir import PARAM, INPUT, Graph, Value
+from graph.ir import PARAM, INPUT, Graph, Value, parameter_version_of
 from graph.ops import register_handler
 from graph.ops.core import VIEW
 from runtime.parameter import Parameter
@@ -111,7 +111,7 @@ class GraphBuilder:
         ``ops.assign`` returned: eager returns the Parameter itself), its latest update; else
         ``v``. A tensor variable taken before an update (``w = self.w; ops.assign(w, ...)``)
         is the Parameter object in eager, so it reads the new value too."""
-        base = self.graph.param_of(v)
+        base = parameter_version_of(v)
         return v if base is None else self.graph.updates.get(base, base)
 
     def sym(self, obj) -> SymTensor:

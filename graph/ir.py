@@ -107,6 +107,19 @@ def format_operand(v, names=None) -> str:
     return _fmt_attr(v)
 
 
+def parameter_version_of(v):
+    """The parameter input ``v`` is a version of: itself, or what an in-place update of it returned
+    (the latest or an earlier one: in eager they are all the Parameter object); else None."""
+    while isinstance(v, Value):
+        if v.kind == PARAM:
+            return v
+        node = v.producer
+        if node is None or node.op.mutates is None:
+            return None
+        v = node.inputs[node.op.mutates]
+    return None
+
+
 class Graph:
     """A captured computation. See the module docstring."""
 
@@ -171,15 +184,14 @@ class Graph:
         return node.outputs if isinstance(out, tuple) else node.outputs[0]
 
     def param_of(self, v):
-        """The parameter input a value stands for: itself, or what an in-place update of it
-        returned (the latest or an earlier one: in eager they are all the Parameter object)."""
-        while isinstance(v, Value):
-            if v.kind == PARAM:
-                return v
-            node = v.producer
-            if node is None or node.op.mutates is None:
-                return None
-            v = node.inputs[node.op.mutates]
+        """The parameter input a value stands for: a version of it (:func:`parameter_version_of`),
+        or the new value a pass handed over to it as its update (graph/passes/updates.py)."""
+        base = parameter_version_of(v)
+        if base is not None:
+            return base
+        for p, nv in self.updates.items():
+            if nv is v:
+                return p
         return None
 
     def set_outputs(self, outputs) -> None:

@@ -4,6 +4,7 @@ tensor), a constant or a node; ops on it add nodes, and after the graph it is re
 that Value is (see :meth:`TensorVariable.reconstruct`)."""
 from __future__ import annotations
 
+from graph.ir import parameter_version_of
 from runtime.tensor_methods import TensorMethods
 
 from ..builder import SymTensor
@@ -40,7 +41,7 @@ class TensorVariable(Variable):
         v = self.sym.value
         if v.ref is not None:
             return v.ref
-        base = self.sym.builder.graph.param_of(v)
+        base = parameter_version_of(v)
         return base.ref if base is not None else None
 
     def python_type(self):

@@ -87,6 +87,8 @@ def test_in_place_update_of_a_parameter():
     new = F.assign(p, F.sub(p, F.mul(x, 0.1)))
     assert g.updates == {p: new}
     assert g.param_of(new) is p and g.param_of(p) is p and g.param_of(x) is None
+    newer = F.assign(new, F.mul(new, 2.0))  # through the earlier version: still the Parameter
+    assert g.updates == {p: newer} and g.param_of(new) is p and g.param_of(newer) is p
     with pytest.raises(ValueError, match="only Parameters"):
         F.assign(x, p)
     g.set_outputs([])
