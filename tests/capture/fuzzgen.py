@@ -139,7 +139,7 @@ class _Gen:
                                   "item", "comp", "closure", "with", "try", "obj", "dictacc", "helper_branch",
                                   "fstring", "starred", "comp_break", "cells", "namedtuple", "nonlocal", "iters",
                                   "outside", "newobj", "dense", "grad", "setitem", "match", "reduce", "setops",
-                                  "yieldfrom", "param", "cellparam"]
+                                  "yieldfrom", "param", "cellparam", "globalt", "objattr", "listitem"]
         if depth < 3:
             kinds += ["for", "if", "while"]
         kind = r.choice(kinds)
@@ -291,6 +291,15 @@ class _Gen:
             self.emit(depth, "bias = DENSE.bias")
             self.emit(depth, f"DENSE.bias = DENSE.bias * 0.5 + {a} * 0.1")
             self.emit(depth, f"{a} = {a} + bias * {r.choice(_CONSTS)}")
+        elif kind == "globalt":  # a global tensor rebound and read back
+            self.emit(depth, f"GT = GT * 0.5 + {a} * {r.choice(_CONSTS)}")
+            self.emit(depth, f"{a} = {a} + GT")
+        elif kind == "objattr":  # a tensor stored on an outside object and read back
+            self.emit(depth, f"box.t = {a} * 0.5")
+            self.emit(depth, f"{a} = {a} + box.t * k")
+        elif kind == "listitem":  # an item of a list rebound
+            self.emit(depth, "if acc:")
+            self.emit(depth + 1, f"acc[0] = acc[0] * 0.5 + {a}")
         elif kind == "for":
             self.loop_vars += 1
             i = f"i{self.loop_vars}"
@@ -318,6 +327,7 @@ class _Gen:
 
     def program(self):
         self.emit(0, "def prog(x, y, k):")
+        self.emit(1, "global GT")
         self.emit(1, "acc = []")
         self.emit(1, "names = []")
         self.emit(1, "d = {}")
@@ -338,16 +348,18 @@ _W = np.linspace(-0.6, 0.6, 9, dtype=np.float32).reshape(3, 3)
 
 def compile_program(src: str, filename: str):
     """``prog`` defined from ``src`` with fresh outside state (a ``Box`` as BOX, the global list
-    OUT and dict CFG, a Dense layer DENSE, a Parameter PRM), and a function returning that state."""
+    OUT and dict CFG, a Dense layer DENSE, a Parameter PRM, a global tensor GT), and a function
+    returning that state."""
     import linecache
     linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
     box = Box()
     dense = nn.Dense(3, 3, weight_init=Tensor(_W), bias_init=Tensor(np.full(3, 0.1, np.float32)))
     prm = ms.Parameter(Tensor(np.linspace(-0.5, 0.5, 3).astype(np.float32)), name="prm")
-    ns = dict(HELPERS, BOX=box, OUT=[], CFG={}, DENSE=dense, PRM=prm)
+    ns = dict(HELPERS, BOX=box, OUT=[], CFG={}, DENSE=dense, PRM=prm, GT=Tensor(np.full(3, 0.25, np.float32)))
     exec(compile(src, filename, "exec"), ns)
     return ns["prog"], lambda: (box.n, list(box.items), getattr(box, "tag", None), list(ns["OUT"]), dict(ns["CFG"]),
-                                Tensor(prm.asnumpy().copy()), Tensor(dense.bias.asnumpy().copy()))
+                                Tensor(prm.asnumpy().copy()), Tensor(dense.bias.asnumpy().copy()), ns["GT"],
+                                getattr(box, "t", None))
 
 
 def inputs(seed: int, call: int):
