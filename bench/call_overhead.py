@@ -18,9 +18,21 @@ import argparse
 import statistics
 import sys
 import time
+import types
 
-#: the closure variables of the runner's steps that hold native entry points (and numpy impls)
-_NATIVE_CALLS = ("seg", "launch", "mm", "impl")
+#: the closure variables of the runner's steps (and the functions they call) that hold native
+#: entry points (and numpy impls)
+_NATIVE_CALLS = ("seg", "fn", "parallel_for", "mm", "impl")
+
+
+def _cells(fn, seen):
+    """(cell, name) of ``fn``'s closure and of the closures of the functions it holds."""
+    for cell, name in zip(fn.__closure__ or (), fn.__code__.co_freevars):
+        yield cell, name
+        inner = cell.cell_contents
+        if isinstance(inner, types.FunctionType) and inner.__closure__ and id(inner) not in seen:
+            seen.add(id(inner))
+            yield from _cells(inner, seen)
 
 
 def _compiled(step):
@@ -44,8 +56,9 @@ def _timed_natives(graph, clock, spent):
         timed.wrapped = True
         return timed
 
+    seen = set()
     for step in list(graph.call_steps) + list(getattr(graph, "fast_steps", None) or ()):
-        for cell, name in zip(step.__closure__ or (), step.__code__.co_freevars):
+        for cell, name in _cells(step, seen):
             if name in _NATIVE_CALLS and not getattr(cell.cell_contents, "wrapped", False):
                 cell.cell_contents = wrap(cell.cell_contents)
                 wrapped += 1

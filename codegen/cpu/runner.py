@@ -135,7 +135,7 @@ class CompiledGraph:
         communicating = any(n.op.issue_early for k in kernels_ for n in k.nodes)
         # numpy steps that read only inputs and constants run first, so they do not cut a segment
         self._hoisted = self._input_only_steps(kernels_, plans, static_views, buffers)
-        segments = [] if communicating else self._segments(kernels_, plans, {**static_views, **self._hoisted})
+        segments = [] if communicating else self._segments(kernels_, plans, set(static_views) | self._hoisted)
         # products inside compiled code are split over the thread pool, so BLAS must not start
         # threads of its own while they run (codegen/cpu/blas.py)
         calls_blas = any(isinstance(p, native.NativePlan) and p.node.op.name == "matmul" for p in plans.values())
@@ -292,29 +292,29 @@ class CompiledGraph:
                 made[id(out)] = views[ki] = base.reshape(tuple(out.shape))
         return views
 
-    def _input_only_steps(self, kernels_, plans, static_views, buffers) -> dict:
-        """kernel index -> True for the numpy steps (a reshape of a weight...) that read only the
+    def _input_only_steps(self, kernels_, plans, static_views, buffers) -> set:
+        """The kernel indices of the numpy steps (a reshape of a weight...) that read only the
         graph's inputs and constants and have no effects: a call runs them before everything
         else, where their values are ready, so the compiled kernels around them stay one run.
         (Not those writing a planned buffer: the planner gave its memory to other values before.)"""
         ready = {id(v) for v in self.graph.inputs} | {id(c) for c in self.graph.consts}
-        hoisted = {}
+        hoisted = set()
         for ki, k in enumerate(kernels_):
             if (ki in static_views or ki in plans or len(k.nodes) != 1
                     or any(id(v) in buffers for v in k.nodes[0].outputs)):
                 continue
             node = k.nodes[0]
             if not node.op.has_effects and all(id(v) in ready for v in node.inputs if isinstance(v, Value)):
-                hoisted[ki] = True
+                hoisted.add(ki)
         return hoisted
 
-    def _segments(self, kernels_, plans, static_views) -> list:
+    def _segments(self, kernels_, plans, transparent) -> list:
         """[(entry name, [kernel index, ...])]: maximal runs of two or more compiled kernels
         (split ones included: the segment calls the pool's native parallel-for), across the
-        static views (and the steps run first) between them."""
+        ``transparent`` kernels between them (static views, the steps run first)."""
         runs, run = [], []
         for ki in range(len(kernels_)):
-            if ki in static_views or isinstance(plans.get(ki), native.Absorbed):
+            if ki in transparent or isinstance(plans.get(ki), native.Absorbed):
                 continue
             plan = plans.get(ki)
             if isinstance(plan, (kernels.FusedPlan, native.NativePlan)):
@@ -547,26 +547,21 @@ class CompiledGraph:
         else:
             after = None
 
-        def launch():
+        def run(env, prepare):
+            keep = prepare(env) if prepare is not None else None  # copies live until the kernel ran
             if split:
                 parallel_for(fn_address, argv, 0, hi, parts_for(work) | per_thread, align)
             else:
                 fn(argv, 0, hi)
+            del keep
+            if after is not None:
+                after(env)
 
         def step(env):
-            keep = prepare(env)
-            launch()
-            del keep
-            if after is not None:
-                after(env)
+            run(env, prepare)
 
         def fast(env):  # a call restored from a snapshot
-            fast_prepare = binding.fast_prepare
-            keep = fast_prepare(env) if fast_prepare is not None else None
-            launch()
-            del keep
-            if after is not None:
-                after(env)
+            run(env, binding.fast_prepare)
 
         step.keep_alive = (keep_static, fn, argv)
         # for segments (one call for a run) and snapshots

@@ -133,7 +133,7 @@ class CudaCompiledGraph(CompiledGraph):
     def _static_views(self, kernels_, buffers):
         return {}
 
-    def _segments(self, kernels_, plans, static_views):
+    def _segments(self, kernels_, plans, transparent):
         return []  # every kernel is its own launch (replayed as one CUDA graph when small)
 
     def _pool_context(self, plans):
