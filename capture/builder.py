@@ -104,7 +104,7 @@ class GraphBuilder:
             self.sources.append(ObjectSource(obj))
             self._lifted[id(obj)] = v
             self.lifted_objs[id(obj)] = obj
-        return self.graph.updates.get(v, v)
+        return self.current(v)
 
     def current(self, v: Value) -> Value:
         """The value a tensor holds now: for a Parameter, or any earlier version of one (what
