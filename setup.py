@@ -13,5 +13,10 @@ setup(
             ["capture/frame_eval/_frame_eval.c"],
             optional=True,
         ),
+        Extension(  # the guard checks of compiled entries (capture/guard_program.py)
+            "capture._guard_vm",
+            ["capture/_guard_vm.c"],
+            optional=True,
+        ),
     ],
 )

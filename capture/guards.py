@@ -35,6 +35,13 @@ CONSTANT_TYPES = (int, float, bool, str, bytes, complex, type(None), type(Ellips
               DType, np.dtype, np.generic)
 
 
+def _canonical_dtype(dtype):
+    """numpy's own object for ``dtype`` where there is one (an array made from a buffer or a
+    pickle may carry an equal copy): a guard's ``is`` then decides without ``==``."""
+    builtin = np.dtype(dtype.type)
+    return builtin if builtin == dtype else dtype
+
+
 class GuardSet:
     def __init__(self):
         self.exprs: list[str] = []
@@ -192,7 +199,7 @@ class GuardSet:
         cls = self.obj(type(tensor))
         arr = self.obj(type(tensor._data))
         shape = tuple(tensor.shape)
-        dt = self.obj(tensor._data.dtype)
+        dt = self.obj(_canonical_dtype(tensor._data.dtype))
         on = "" if type(tensor._data) is np.ndarray else " on the GPU"
         # (the array read once; numpy's dtypes of one kind are one object, so ``is`` decides first)
         self.add(f"type({expr}) is {cls} and type(_d := {expr}._data) is {arr} and _d.shape == {shape!r} "
@@ -201,7 +208,13 @@ class GuardSet:
 
     # -- compiling ----------------------------------------------------------------------------------
     def compile(self):
-        body = " and ".join(f"({e})" for e in self.exprs) or "True"
+        """One callable ``check(args) -> bool`` for all the guards: a C program
+        (capture/guard_program.py) where the C helper is built, else a generated Python function."""
+        from .guard_program import lower
+        return lower(self.exprs, self.namespace, self._python_check) or self._python_check(self.exprs)
+
+    def _python_check(self, exprs):
+        body = " and ".join(f"({e})" for e in exprs) or "True"
         src = f"def guard(args):\n    return {body}\n"
         ns = dict(self.namespace)
         exec(compile(src, "<capture guard>", "exec"), ns)

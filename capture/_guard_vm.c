@@ -1,0 +1,379 @@
+/* The guard checks of compiled entries, run in C (capture/guard_program.py lowers them).
+
+   A compiled entry is reused only while every guard recorded for it holds: ~100 expressions
+   for a LeNet5 train step (each parameter's shape and dtype, each sub-Cell and hyperparameter
+   read while tracing). Evaluated as one generated Python function they cost ~6 us per call;
+   here the same checks are a flat list of instructions over registers:
+
+     value instructions  (op, dst, a, b): dst = args[a] | getattr(r[a], consts[b])
+                                          | r[a][consts[b]] | type(r[a]) | len(r[a]) | r[a](r[b])
+     test instructions   (op, 0, a, b):   r[a] is r[b], ==, !=, in, not in, shape equal, item
+                                          types equal, not hasattr -- the first that fails ends
+                                          the check
+
+   An operand r[x] with x < 0 is the constant consts[-1 - x] (no instruction loads it).
+
+   A check that raises an Exception (a missing attribute, a failing __eq__) fails, as the
+   Python guard does when the cache catches its error; BaseExceptions (KeyboardInterrupt)
+   propagate. Guards the lowering does not handle run afterwards in a residual Python function.
+
+   Array shapes are compared in place where the numpy array layout was verified from Python
+   (the offsets of ``nd`` and ``dimensions`` in the array object): ``a.shape`` builds a tuple. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+enum {
+    V_ARG = 1, V_ATTR, V_ITEM, V_TYPE, V_LEN, V_CALL,
+    T_IS = 16, T_ISNOT, T_EQ, T_NE, T_EQ_ID, T_IN, T_NOTIN, T_SHAPE, T_NOT_HASATTR, T_TRUE, T_ITEM_TYPES,
+};
+
+typedef struct {
+    PyObject_HEAD
+    int32_t *code;        /* 4 ints an instruction */
+    Py_ssize_t n_code;    /* instructions */
+    Py_ssize_t n_regs;
+    PyObject *consts;     /* tuple */
+    PyObject *residual;   /* callable(args) -> truth, or None */
+    PyObject *ndarray;    /* numpy.ndarray, or None: shapes through the ``shape`` attribute */
+    Py_ssize_t nd_offset, dims_offset;
+    vectorcallfunc vectorcall;
+} Program;
+
+/* r[a] == shape (a tuple of ints) */
+static int
+shape_equal(Program *p, PyObject *array, PyObject *shape)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(shape);
+    if (p->ndarray != Py_None && Py_TYPE(array) == (PyTypeObject *)p->ndarray) {
+        int nd = *(int *)((char *)array + p->nd_offset);
+        if (nd != n)
+            return 0;
+        Py_ssize_t *dims = *(Py_ssize_t **)((char *)array + p->dims_offset);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            Py_ssize_t want = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i));
+            if (want == -1 && PyErr_Occurred())
+                return -1;
+            if (dims[i] != want)
+                return 0;
+        }
+        return 1;
+    }
+    PyObject *got = PyObject_GetAttrString(array, "shape");
+    if (got == NULL)
+        return -1;
+    PyObject *eq = PyObject_RichCompare(got, shape, Py_EQ);
+    Py_DECREF(got);
+    if (eq == NULL)
+        return -1;
+    int r = PyObject_IsTrue(eq);
+    Py_DECREF(eq);
+    return r;
+}
+
+/* every item of the sequence r[a] has exactly the type at the same place of ``types`` */
+static int
+item_types_equal(PyObject *seq, PyObject *types)
+{
+    PyObject *fast = PySequence_Fast(seq, "item types");
+    if (fast == NULL)
+        return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    int ok = n == PyTuple_GET_SIZE(types);
+    for (Py_ssize_t i = 0; ok && i < n; i++)
+        ok = (PyObject *)Py_TYPE(PySequence_Fast_GET_ITEM(fast, i)) == PyTuple_GET_ITEM(types, i);
+    Py_DECREF(fast);
+    return ok;
+}
+
+static int
+compare_true(PyObject *a, PyObject *b, int op)
+{
+    PyObject *r = PyObject_RichCompare(a, b, op);
+    if (r == NULL)
+        return -1;
+    int t = PyObject_IsTrue(r);
+    Py_DECREF(r);
+    return t;
+}
+
+/* 1: every guard holds; 0: one fails; -1: an error is set */
+static int
+run(Program *p, PyObject *args, PyObject **reg)
+{
+    const int32_t *c = p->code;
+    PyObject *consts = p->consts;
+#define R(x) ((x) >= 0 ? reg[x] : PyTuple_GET_ITEM(consts, -1 - (x)))
+    for (Py_ssize_t i = 0; i < p->n_code; i++, c += 4) {
+        int32_t dst = c[1], a = c[2], b = c[3];
+        PyObject *v;
+        int ok;
+        switch (c[0]) {
+        case V_ARG:
+            if (a >= PyTuple_GET_SIZE(args))
+                return 0;
+            v = PyTuple_GET_ITEM(args, a);
+            Py_INCREF(v);
+            reg[dst] = v;
+            continue;
+        case V_ATTR:
+            if ((reg[dst] = PyObject_GetAttr(R(a), PyTuple_GET_ITEM(consts, b))) == NULL)
+                return -1;
+            continue;
+        case V_ITEM:
+            if ((reg[dst] = PyObject_GetItem(R(a), PyTuple_GET_ITEM(consts, b))) == NULL)
+                return -1;
+            continue;
+        case V_TYPE:
+            v = (PyObject *)Py_TYPE(R(a));
+            Py_INCREF(v);
+            reg[dst] = v;
+            continue;
+        case V_CALL:
+            if ((reg[dst] = PyObject_CallOneArg(R(a), R(b))) == NULL)
+                return -1;
+            continue;
+        case V_LEN: {
+            Py_ssize_t n = PyObject_Length(R(a));
+            if (n < 0)
+                return -1;
+            if ((reg[dst] = PyLong_FromSsize_t(n)) == NULL)
+                return -1;
+            continue;
+        }
+        case T_IS: ok = R(a) == R(b); break;
+        case T_ISNOT: ok = R(a) != R(b); break;
+        case T_EQ: ok = compare_true(R(a), R(b), Py_EQ); break;
+        case T_NE: ok = compare_true(R(a), R(b), Py_NE); break;
+        case T_EQ_ID: ok = R(a) == R(b) ? 1 : compare_true(R(a), R(b), Py_EQ); break;
+        case T_IN: ok = PySequence_Contains(R(b), R(a)); break;
+        case T_NOTIN:
+            ok = PySequence_Contains(R(b), R(a));
+            if (ok >= 0)
+                ok = !ok;
+            break;
+        case T_SHAPE: ok = shape_equal(p, R(a), PyTuple_GET_ITEM(consts, b)); break;
+        case T_ITEM_TYPES: ok = item_types_equal(R(a), PyTuple_GET_ITEM(consts, b)); break;
+        case T_NOT_HASATTR:
+            v = PyObject_GetAttr(R(a), PyTuple_GET_ITEM(consts, b));
+            if (v != NULL) {
+                Py_DECREF(v);
+                ok = 0;
+            } else if (PyErr_ExceptionMatches(PyExc_AttributeError)) {
+                PyErr_Clear();
+                ok = 1;
+            } else {
+                ok = -1;
+            }
+            break;
+        case T_TRUE: ok = PyObject_IsTrue(R(a)); break;
+        default:
+            PyErr_Format(PyExc_SystemError, "guard program: bad instruction %d", (int)c[0]);
+            return -1;
+        }
+        if (ok <= 0)
+            return ok;
+    }
+#undef R
+    return 1;
+}
+
+static PyObject *
+program_vectorcall(PyObject *self, PyObject *const *argv, size_t nargsf, PyObject *kwnames)
+{
+    Program *p = (Program *)self;
+    if (PyVectorcall_NARGS(nargsf) != 1 || (kwnames && PyTuple_GET_SIZE(kwnames))) {
+        PyErr_SetString(PyExc_TypeError, "a guard program takes one argument (the call's arguments)");
+        return NULL;
+    }
+    PyObject *args = argv[0];
+    if (!PyTuple_Check(args)) {
+        PyErr_SetString(PyExc_TypeError, "a guard program checks a tuple of arguments");
+        return NULL;
+    }
+    PyObject *small[128];
+    PyObject **reg = p->n_regs <= 128 ? small : PyMem_Calloc((size_t)p->n_regs, sizeof(PyObject *));
+    if (reg == NULL)
+        return PyErr_NoMemory();
+    if (reg == small)
+        memset(small, 0, sizeof(PyObject *) * (size_t)p->n_regs);
+    int ok = run(p, args, reg);
+    for (Py_ssize_t i = 0; i < p->n_regs; i++)
+        Py_XDECREF(reg[i]);
+    if (reg != small)
+        PyMem_Free(reg);
+    if (ok < 0) {
+        /* the cache counts a guard's error as a failed guard; an interrupt propagates */
+        if (!PyErr_ExceptionMatches(PyExc_Exception))
+            return NULL;
+        PyErr_Clear();
+        ok = 0;
+    }
+    if (ok && p->residual != Py_None)
+        return PyObject_CallOneArg(p->residual, args);
+    return PyBool_FromLong(ok);
+}
+
+static PyObject *
+program_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    Py_buffer code;
+    PyObject *consts, *residual, *ndarray;
+    Py_ssize_t n_regs, nd_offset, dims_offset;
+    if (!PyArg_ParseTuple(args, "y*O!nOOnn", &code, &PyTuple_Type, &consts, &n_regs, &residual,
+                          &ndarray, &nd_offset, &dims_offset))
+        return NULL;
+    if (code.len % 16 != 0 || n_regs < 0) {
+        PyBuffer_Release(&code);
+        PyErr_SetString(PyExc_ValueError, "guard program: code must be 4 int32 an instruction");
+        return NULL;
+    }
+    Py_ssize_t n = code.len / 16;
+    const int32_t *src = (const int32_t *)code.buf;
+    Py_ssize_t n_consts = PyTuple_GET_SIZE(consts);
+    /* every index is checked once here, so running needs no bounds checks: a register operand
+       is one written by an earlier instruction, or a constant */
+    char *written = PyMem_Calloc((size_t)n_regs + 1, 1);
+    if (written == NULL) {
+        PyBuffer_Release(&code);
+        return PyErr_NoMemory();
+    }
+#define REG_OK(x, before) ((x) < 0 ? -1 - (x) < n_consts : (x) < (before) && written[x])
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int32_t op = src[4 * i], dst = src[4 * i + 1], a = src[4 * i + 2], b = src[4 * i + 3];
+        int bad;
+        switch (op) {
+        case V_ARG: bad = dst < 0 || dst >= n_regs || a < 0; break;
+        case V_ATTR: case V_ITEM:
+            bad = dst < 0 || dst >= n_regs || !REG_OK(a, dst) || b < 0 || b >= n_consts; break;
+        case V_TYPE: case V_LEN: bad = dst < 0 || dst >= n_regs || !REG_OK(a, dst); break;
+        case V_CALL: bad = dst < 0 || dst >= n_regs || !REG_OK(a, dst) || !REG_OK(b, dst); break;
+        case T_IS: case T_ISNOT: case T_EQ: case T_NE: case T_EQ_ID: case T_IN: case T_NOTIN:
+            bad = !REG_OK(a, n_regs) || !REG_OK(b, n_regs); break;
+        case T_SHAPE: case T_ITEM_TYPES:
+            bad = !REG_OK(a, n_regs) || b < 0 || b >= n_consts || !PyTuple_Check(PyTuple_GET_ITEM(consts, b));
+            break;
+        case T_NOT_HASATTR: bad = !REG_OK(a, n_regs) || b < 0 || b >= n_consts; break;
+        case T_TRUE: bad = !REG_OK(a, n_regs); break;
+        default: bad = 1;
+        }
+        if (!bad && op < T_IS) {  /* each register is written once */
+            bad = written[dst];
+            written[dst] = 1;
+        }
+        if (bad) {
+            PyMem_Free(written);
+            PyBuffer_Release(&code);
+            PyErr_Format(PyExc_ValueError, "guard program: bad instruction %zd", i);
+            return NULL;
+        }
+    }
+#undef REG_OK
+    PyMem_Free(written);
+    Program *p = (Program *)type->tp_alloc(type, 0);
+    if (p == NULL) {
+        PyBuffer_Release(&code);
+        return NULL;
+    }
+    p->code = PyMem_Malloc(code.len ? (size_t)code.len : 1);
+    if (p->code == NULL) {
+        PyBuffer_Release(&code);
+        Py_DECREF(p);
+        return PyErr_NoMemory();
+    }
+    memcpy(p->code, code.buf, (size_t)code.len);
+    PyBuffer_Release(&code);
+    p->n_code = n;
+    p->n_regs = n_regs;
+    Py_INCREF(consts);
+    p->consts = consts;
+    Py_INCREF(residual);
+    p->residual = residual;
+    Py_INCREF(ndarray);
+    p->ndarray = ndarray;
+    p->nd_offset = nd_offset;
+    p->dims_offset = dims_offset;
+    p->vectorcall = program_vectorcall;
+    return (PyObject *)p;
+}
+
+static int
+program_traverse(Program *p, visitproc visit, void *arg)
+{
+    Py_VISIT(p->consts);
+    Py_VISIT(p->residual);
+    Py_VISIT(p->ndarray);
+    return 0;
+}
+
+static int
+program_clear(Program *p)
+{
+    Py_CLEAR(p->consts);
+    Py_CLEAR(p->residual);
+    Py_CLEAR(p->ndarray);
+    return 0;
+}
+
+static void
+program_dealloc(Program *p)
+{
+    PyObject_GC_UnTrack(p);
+    program_clear(p);
+    PyMem_Free(p->code);
+    Py_TYPE(p)->tp_free((PyObject *)p);
+}
+
+static PyObject *
+program_size(Program *p, void *closure)
+{
+    return PyLong_FromSsize_t(p->n_code);
+}
+
+static PyGetSetDef program_getset[] = {
+    {"instructions", (getter)program_size, NULL, "number of instructions", NULL},
+    {NULL},
+};
+
+static PyTypeObject ProgramType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "capture._guard_vm.Program",
+    .tp_basicsize = sizeof(Program),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "Program(code, consts, n_regs, residual, ndarray, nd_offset, dims_offset): a compiled guard check",
+    .tp_new = program_new,
+    .tp_dealloc = (destructor)program_dealloc,
+    .tp_traverse = (traverseproc)program_traverse,
+    .tp_clear = (inquiry)program_clear,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(Program, vectorcall),
+    .tp_getset = program_getset,
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "capture._guard_vm", "Guard checks of compiled entries, run in C.", -1, NULL,
+};
+
+PyMODINIT_FUNC
+PyInit__guard_vm(void)
+{
+    if (PyType_Ready(&ProgramType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(&ProgramType);
+    if (PyModule_AddObject(m, "Program", (PyObject *)&ProgramType) < 0) {
+        Py_DECREF(&ProgramType);
+        Py_DECREF(m);
+        return NULL;
+    }
+#define ADD(name) if (PyModule_AddIntConstant(m, #name, name) < 0) { Py_DECREF(m); return NULL; }
+    ADD(V_ARG) ADD(V_ATTR) ADD(V_ITEM) ADD(V_TYPE) ADD(V_LEN) ADD(V_CALL)
+    ADD(T_IS) ADD(T_ISNOT) ADD(T_EQ) ADD(T_NE) ADD(T_EQ_ID) ADD(T_IN) ADD(T_NOTIN) ADD(T_SHAPE)
+    ADD(T_NOT_HASATTR) ADD(T_TRUE) ADD(T_ITEM_TYPES)
+#undef ADD
+    return m;
+}

@@ -1,0 +1,232 @@
+"""Guard expressions lowered to a C guard program (capture/_guard_vm.c).
+
+:class:`capture.guards.GuardSet` records each guard as a Python expression over the call's
+arguments (``args``) and objects held by the entry (``o0``, ``o1``...). Joined into one
+generated function they cost about 60 ns a guard, ~6 us a call for a LeNet5 train step's ~100
+guards. :func:`lower` parses each expression and turns the kinds the guard builder writes
+(attribute and item reads, ``type()``, ``len()``, ``is``, ``==``, ``in``, shape compares,
+``not hasattr``) into the C program's instructions; any other expression stays Python, in a
+residual function the program calls once everything else held. The strings stay the one
+record of a guard: descriptions, recompile reasons and saved entries read them as before.
+
+``CAPTURE_PY_GUARDS=1`` (read at import) keeps every guard in Python, as does a missing C
+helper (it is built by ``pip install -e .``; where it cannot be compiled the Python function is
+used).
+
+Example:
+    >>> import numpy as np
+    >>> from capture.guards import GuardSet
+    >>> g = GuardSet()
+    >>> g.add("type(args[0]) is o0 and args[0].shape == (2, 3)")
+    >>> g.namespace["o0"] = np.ndarray
+    >>> check = g.compile()
+    >>> check((np.zeros((2, 3)),)), check((np.zeros(3),)), check(([],))
+    (True, False, False)
+"""
+from __future__ import annotations
+
+import array
+import ast
+import ctypes
+import os
+
+try:
+    from . import _guard_vm as _vm
+except ImportError:  # not built: GuardSet.compile keeps the Python function
+    _vm = None
+
+#: whether guards are lowered to the C program
+AVAILABLE = _vm is not None and not os.environ.get("CAPTURE_PY_GUARDS")
+
+_COMPARE = {ast.Is: "T_IS", ast.IsNot: "T_ISNOT", ast.Eq: "T_EQ", ast.NotEq: "T_NE",
+            ast.In: "T_IN", ast.NotIn: "T_NOTIN"}
+
+
+class _Unsupported(Exception):
+    """An expression (or part of one) the C program does not evaluate."""
+
+
+class _Lowering:
+    """Instructions ``(op, dst, a, b)`` and constants for a list of guard expressions."""
+
+    def __init__(self, namespace):
+        self.namespace = namespace
+        self.code: list[tuple[int, int, int, int]] = []
+        self.consts: list = []
+        self._const_ids: dict[int, int] = {}
+        self.n_regs = 0
+        self._names: dict[str, int] = {}  # walrus-bound names of the expression being lowered
+
+    def const(self, value) -> int:
+        k = self._const_ids.get(id(value))
+        if k is None:
+            k = self._const_ids[id(value)] = len(self.consts)
+            self.consts.append(value)  # (the list keeps it alive, so its id stays its own)
+        return k
+
+    def _emit(self, op: str, a: int = 0, b: int = 0) -> int:
+        dst = self.n_regs
+        self.n_regs += 1
+        self.code.append((getattr(_vm, op), dst, a, b))
+        return dst
+
+    def _test(self, op: str, a: int, b: int = 0) -> None:
+        self.code.append((getattr(_vm, op), 0, a, b))
+
+    def _builtin(self, node, name) -> bool:
+        return (isinstance(node, ast.Name) and node.id == name and name not in self.namespace
+                and name not in self._names)
+
+    def _item_types_of(self, node):
+        """``x`` of ``tuple(map(type, x))`` (the item types of a guarded tuple of scalars), else None."""
+        if (isinstance(node, ast.Call) and self._builtin(node.func, "tuple") and len(node.args) == 1
+                and not node.keywords):
+            inner = node.args[0]
+            if (isinstance(inner, ast.Call) and self._builtin(inner.func, "map") and len(inner.args) == 2
+                    and not inner.keywords and self._builtin(inner.args[0], "type")):
+                return inner.args[1]
+        return None
+
+    # -- operands: a register written by an instruction, or -1 - k for the constant k -------------------
+    def value(self, node) -> int:
+        if isinstance(node, ast.Name):
+            if node.id in self._names:
+                return self._names[node.id]
+            if node.id in self.namespace and node.id != "args":
+                return -1 - self.const(self.namespace[node.id])
+            raise _Unsupported(node.id)
+        if isinstance(node, (ast.Constant, ast.Tuple)):
+            value = _literal(node)
+            if value is _NOT_LITERAL:
+                raise _Unsupported("tuple")
+            return -1 - self.const(value)
+        if isinstance(node, ast.Attribute):
+            return self._emit("V_ATTR", self.value(node.value), self.const(node.attr))
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+            key = node.slice.value
+            if isinstance(node.value, ast.Name) and node.value.id == "args" and "args" not in self._names:
+                if type(key) is not int or key < 0:
+                    raise _Unsupported("args index")
+                return self._emit("V_ARG", key)
+            return self._emit("V_ITEM", self.value(node.value), self.const(key))
+        if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords \
+                and not isinstance(node.args[0], ast.Starred):
+            for name, op in (("type", "V_TYPE"), ("len", "V_LEN")):
+                if self._builtin(node.func, name):
+                    return self._emit(op, self.value(node.args[0]))
+            if isinstance(node.func, ast.Name) and node.func.id in self.namespace:  # an object's function
+                return self._emit("V_CALL", self.value(node.func), self.value(node.args[0]))
+        if isinstance(node, ast.NamedExpr):
+            reg = self.value(node.value)
+            self._names[node.target.id] = reg
+            return reg
+        raise _Unsupported(type(node).__name__)
+
+    # -- tests: the check ends at the first that is false ------------------------------------------------
+    def test(self, node) -> None:
+        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+            for v in node.values:
+                self.test(v)
+            return
+        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+            # ``a is b or a == b`` (dtype guards): identity first, then equality
+            is_, eq = node.values if len(node.values) == 2 else (None, None)
+            if (_single_compare(is_, ast.Is) and _single_compare(eq, ast.Eq)
+                    and ast.dump(is_.left) == ast.dump(eq.left)
+                    and ast.dump(is_.comparators[0]) == ast.dump(eq.comparators[0])
+                    and not any(isinstance(n, (ast.NamedExpr, ast.Call)) for n in ast.walk(is_))):
+                self._test("T_EQ_ID", self.value(is_.left), self.value(is_.comparators[0]))
+                return
+            raise _Unsupported("or")
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            op, left, right = type(node.ops[0]), node.left, node.comparators[0]
+            shape = _literal(right)
+            if (op is ast.Eq and isinstance(left, ast.Attribute) and left.attr == "shape"
+                    and type(shape) is tuple and all(type(d) is int for d in shape)):
+                self._test("T_SHAPE", self.value(left.value), self.const(shape))
+                return
+            items = self._item_types_of(left)
+            types = self.namespace.get(right.id) if isinstance(right, ast.Name) else None
+            if op is ast.Eq and items is not None and type(types) is tuple and all(isinstance(t, type) for t in types):
+                self._test("T_ITEM_TYPES", self.value(items), self.const(types))
+                return
+            if op in _COMPARE:
+                a = self.value(left)
+                self._test(_COMPARE[op], a, self.value(right))
+                return
+            raise _Unsupported(op.__name__)
+        if (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and isinstance(node.operand, ast.Call)
+                and self._builtin(node.operand.func, "hasattr") and len(node.operand.args) == 2
+                and not node.operand.keywords and isinstance(node.operand.args[1], ast.Constant)
+                and type(node.operand.args[1].value) is str):
+            call = node.operand
+            self._test("T_NOT_HASATTR", self.value(call.args[0]), self.const(call.args[1].value))
+            return
+        self._test("T_TRUE", self.value(node))
+
+    def expression(self, expr: str) -> bool:
+        """Lower one guard; False (and nothing emitted) when it must stay Python."""
+        mark = (len(self.code), self.n_regs)
+        self._names = {}
+        try:
+            self.test(ast.parse(expr, mode="eval").body)
+            return True
+        except (_Unsupported, SyntaxError):
+            del self.code[mark[0]:]
+            return False
+
+
+_NOT_LITERAL = object()
+
+
+def _literal(node):
+    """The value of a constant or a tuple of constants (``(32, 1, 32, 32)`` parses as a tuple
+    display), else ``_NOT_LITERAL``."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Tuple) and isinstance(node.ctx, ast.Load):
+        items = tuple(_literal(e) for e in node.elts)
+        return _NOT_LITERAL if any(i is _NOT_LITERAL for i in items) else items
+    return _NOT_LITERAL
+
+
+def _single_compare(node, op) -> bool:
+    return isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], op)
+
+
+def _ndarray_layout():
+    """(numpy.ndarray, offset of ``nd``, offset of ``dimensions``) in an array object, checked on
+    arrays of several ranks; (None, -1, -1) where the layout is not the one expected."""
+    import numpy as np
+    ptr = ctypes.sizeof(ctypes.c_void_p)
+    head = object.__basicsize__
+    nd_offset, dims_offset = head + ptr, head + 2 * ptr  # after PyObject_HEAD and the data pointer
+    if np.ndarray.__basicsize__ < dims_offset + ptr:
+        return None, -1, -1
+    try:
+        for shape in ((), (7,), (3, 5), (2, 1, 4), (2, 3, 4, 5, 6)):
+            for a in (np.empty(shape, np.float32), np.empty(shape + (2,), np.int8)[..., 0]):
+                if ctypes.c_int.from_address(id(a) + nd_offset).value != a.ndim:
+                    return None, -1, -1
+                dims = ctypes.c_void_p.from_address(id(a) + dims_offset).value
+                if a.ndim and (not dims or tuple((ctypes.c_ssize_t * a.ndim).from_address(dims)) != a.shape):
+                    return None, -1, -1
+    except (ValueError, OverflowError):
+        return None, -1, -1
+    return np.ndarray, nd_offset, dims_offset
+
+
+_LAYOUT = _ndarray_layout() if AVAILABLE else (None, -1, -1)
+
+
+def lower(exprs, namespace, residual_function):
+    """The C program checking ``exprs`` (evaluated against ``namespace``), or None where the C
+    helper is not available. ``residual_function(exprs)`` compiles the guards left to Python
+    into one function of ``args``."""
+    if not AVAILABLE:
+        return None
+    lowering = _Lowering(namespace)
+    residual = [e for e in exprs if not lowering.expression(e)]
+    code = array.array("i", [x for ins in lowering.code for x in ins]).tobytes()
+    return _vm.Program(code, tuple(lowering.consts), lowering.n_regs,
+                       residual_function(residual) if residual else None, *_LAYOUT)

@@ -1,0 +1,221 @@
+"""The C guard program (capture/_guard_vm.c, lowered by capture/guard_program.py) against its
+oracle, the generated Python function of the same guard strings: every guard kind the builder
+writes, on arguments that pass and on each way they can fail, and the guards of real compiled
+train steps under changes a user can make (a new sub-Cell, a resized Parameter, a flag)."""
+import array
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import capture
+from capture import guard_program
+from capture.cache import cache_for
+from capture.guards import GuardSet
+from runtime import Parameter, Tensor, nn, ops
+
+pytestmark = pytest.mark.skipif(not guard_program.AVAILABLE, reason="the C guard helper is not built")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _both(gs):
+    """(C program, Python function) for a guard set; the program must really be C."""
+    program = gs.compile()
+    assert isinstance(program, guard_program._vm.Program)
+    return program, gs._python_check(gs.exprs)
+
+
+def _agree(gs, *calls):
+    program, python = _both(gs)
+    results = []
+    for args in calls:
+        try:
+            want = bool(python(args))
+        except Exception:
+            want = False  # (what the cache makes of a guard that raises)
+        assert bool(program(args)) == want, (args, gs.exprs)
+        results.append(want)
+    return results
+
+
+class Box:
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+class Slotted:
+    __slots__ = ("a",)
+
+
+def test_every_guard_kind_agrees_with_python_on_passing_and_failing_calls():
+    t = Tensor(np.zeros((2, 3), np.float32))
+    cell = nn.Dense(3, 2)
+    inner = Box(flag=True, rate=0.5, mode="relu", shape=(1, 2), items=[1, 2.0], table={"a": 1})
+    gs = GuardSet()
+    gs.argument("args[0]", t, "x")
+    gs.argument("args[1]", 3, "n")
+    gs.argument("args[2]", [t, 1.5], "pair")
+    gs.argument("args[3]", cell, "net")
+    gs.argument("args[4]", None, "nothing")
+    gs.python_value(f"{gs.obj(inner)}.flag", True, "inner.flag")
+    gs.python_value(f"{gs.obj(inner)}.rate", 0.5, "inner.rate")
+    gs.python_value(f"{gs.obj(inner)}.mode", "relu", "inner.mode")
+    gs.python_value(f"{gs.obj(inner)}.shape", (1, 2), "inner.shape")
+    gs.python_value(f"{gs.obj(inner)}.items", [1, 2.0], "inner.items")
+    gs.python_value(f"{gs.obj(inner)}.table", {"a": 1}, "inner.table")
+    gs.python_value(f"{gs.obj(inner)}.dtype", np.dtype(np.float32), "inner.dtype")
+    gs.hasnt_attr(inner, "missing")
+    gs.add(f"'len' not in {gs.obj({'x': 1})}", "len is not shadowed")
+    gs.add(f"{gs.obj(len)}({gs.obj((1, 2))}) == 2", "a call of a held function")
+    gs.compute_precision()
+    inner.dtype = np.dtype(np.float32)
+    good = (t, 3, [t, 1.5], cell, None)
+    assert _agree(gs, good) == [True]
+    fails = [
+        (Tensor(np.zeros((3, 2), np.float32)),) + good[1:],         # shape
+        (Tensor(np.zeros((2, 3), np.float64)),) + good[1:],         # dtype
+        (Parameter(Tensor(np.zeros((2, 3), np.float32))),) + good[1:],  # type
+        (t, 3.0) + good[2:],                                         # 3.0 == 3 but not an int
+        (t, True) + good[2:],
+        good[:2] + ([t],) + good[3:],                                # length
+        good[:2] + ((t, 1.5),) + good[3:],                           # list vs tuple
+        good[:3] + (nn.Dense(3, 2),) + good[4:],                     # another Cell
+        good[:4] + (0,),
+        good[:3],                                                    # too few arguments
+        (np.zeros((2, 3), np.float32),) + good[1:],                  # not a Tensor
+    ]
+    assert _agree(gs, *fails) == [False] * len(fails)
+    for attr, value in [("flag", 1), ("rate", 0.25), ("mode", "tanh"), ("shape", (1, 2.0)), ("shape", [1, 2]),
+                        ("items", [1, 2]), ("table", {"b": 1}), ("dtype", np.dtype(np.float64)), ("missing", 0)]:
+        old = inner.__dict__.get(attr)
+        setattr(inner, attr, value)
+        assert _agree(gs, good) == [False], attr
+        if attr == "missing":
+            del inner.missing
+        else:
+            setattr(inner, attr, old)
+    assert _agree(gs, good) == [True]
+
+
+def test_an_error_inside_a_guard_fails_it_and_an_interrupt_propagates():
+    class Raises:
+        def __init__(self, exc):
+            self.exc = exc
+
+        def __eq__(self, other):
+            raise self.exc
+
+        __hash__ = object.__hash__
+
+    gs = GuardSet()
+    gs.add("args[0].attr == 1")
+    gs.add("args[1] == 2")
+    program, _ = _both(gs)
+    assert program((Box(attr=1), 2)) is True
+    assert program((Box(), 2)) is False                 # AttributeError: fails
+    assert program((Box(attr=1), Raises(ValueError("x")))) is False
+    with pytest.raises(KeyboardInterrupt):
+        program((Box(attr=1), Raises(KeyboardInterrupt())))
+
+
+def test_shapes_of_arrays_that_are_not_plain_ndarrays_and_of_every_rank():
+    class Sub(np.ndarray):
+        pass
+
+    gs = GuardSet()
+    gs.add("args[0].shape == (2, 3)")
+    gs.add("args[1].shape == ()")
+    sub = np.zeros((2, 3)).view(Sub)
+    view = np.zeros((4, 6))[::2, ::2]
+    calls = [(np.zeros((2, 3)), np.float32(1)), (sub, np.array(1.0)), (view, np.zeros(())),
+             (np.zeros((2, 3, 1)), np.zeros(())), (np.zeros(6), np.zeros(())), (np.zeros((3, 2)), np.zeros(1)),
+             (Box(shape=(2, 3)), Box(shape=())), (Box(shape=[2, 3]), Box(shape=()))]
+    assert _agree(gs, *calls) == [True, True, True, False, False, False, True, False]
+
+
+def test_guards_it_cannot_lower_run_in_python_after_the_rest():
+    gs = GuardSet()
+    gs.add("args[0] > 1")                    # an order comparison: Python
+    gs.add("[x for x in args] != []")        # a comprehension: Python
+    gs.add("type(args[0]) is int")           # builtin ``int`` is not a held object: Python
+    lowering = guard_program._Lowering(gs.namespace)
+    assert [lowering.expression(e) for e in gs.exprs] == [False, False, False]
+    assert _agree(gs, (2,), (1,), (2.5,)) == [True, False, False]
+
+
+def test_a_malformed_program_is_refused():
+    Program = guard_program._vm.Program
+    layout = guard_program._LAYOUT
+
+    def code(*ins):
+        return array.array("i", [x for i in ins for x in i]).tobytes()
+
+    vm = guard_program._vm
+    ok = Program(code((vm.V_ARG, 0, 0, 0), (vm.T_IS, 0, 0, -1)), (None,), 1, None, *layout)
+    assert ok((None,)) is True and ok((1,)) is False and ok(()) is False
+    for bad in [code((vm.T_IS, 0, 0, -1)),                          # register 0 never written
+                code((vm.V_ARG, 0, 0, 0), (vm.T_IS, 0, 0, -5)),     # no such constant
+                code((vm.V_ARG, 0, 0, 0), (vm.V_ARG, 0, 1, 0)),     # a register written twice
+                code((vm.V_ATTR, 1, 1, 0)),                          # reads itself
+                code((99, 0, 0, 0)), b"\0" * 15]:
+        with pytest.raises(ValueError):
+            Program(bad, (None,), 2, None, *layout)
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Dense(8, 16)
+        self.fc2 = nn.Dense(16, 4)
+        self.act = nn.ReLU()
+        self.scale = 2.0
+
+    def construct(self, x):
+        return self.fc2(self.act(self.fc1(x))) * self.scale
+
+
+def test_the_guards_of_a_compiled_train_step_agree_with_python_under_user_changes():
+    from runtime import nn as rnn
+    net = Net()
+    opt = rnn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9)
+    loss_fn = rnn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    grad_fn = ops.value_and_grad(lambda x, y: loss_fn(net(x), y), None, opt.parameters)
+
+    def step(x, y):
+        loss, grads = grad_fn(x, y)
+        opt(grads)
+        return loss
+
+    jitted = capture.jit(step)
+    x = Tensor(np.random.default_rng(0).standard_normal((4, 8)).astype(np.float32))
+    y = Tensor(np.array([0, 1, 2, 3], np.int32))
+    for _ in range(3):
+        jitted(x, y)
+    (entry,) = cache_for(step.__code__).entries
+    gs = entry.guard_set
+    assert len(gs.exprs) > 20
+    lowering = guard_program._Lowering(gs.namespace)
+    assert all(lowering.expression(e) for e in gs.exprs)  # every guard of a train step runs in C
+    assert _agree(gs, (x, y)) == [True]
+    assert _agree(gs, (x, Tensor(np.array([0, 1, 2, 3], np.int64))), (Tensor(x.asnumpy()[:2]), y)) == [False, False]
+    changes = [
+        lambda: setattr(net, "scale", 3.0),
+        lambda: setattr(net, "act", nn.Tanh()),
+        lambda: setattr(net.fc1.weight, "_data", np.zeros((16, 8), np.float64)),
+        lambda: setattr(net.fc2.bias, "_data", np.zeros((5,), np.float32)),
+    ]
+    for change in changes:
+        saved = (net.scale, net.act, net.fc1.weight._data, net.fc2.bias._data)
+        change()
+        assert _agree(gs, (x, y)) == [False]
+        net.scale, net.act, net.fc1.weight._data, net.fc2.bias._data = saved
+        assert _agree(gs, (x, y)) == [True]
+
+
+def test_capture_py_guards_keeps_the_python_function():
+    out = subprocess.run([sys.executable, "-c", "from capture.guards import GuardSet; g = GuardSet(); "
+                          "g.add('args[0] == 1'); print(type(g.compile()).__name__)"],
+                         env={**os.environ, "CAPTURE_PY_GUARDS": "1"}, cwd=ROOT, capture_output=True, text=True)
+    assert out.stdout.strip() == "function", out.stderr
