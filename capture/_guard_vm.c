@@ -42,6 +42,18 @@ typedef struct {
     vectorcallfunc vectorcall;
 } Program;
 
+/* the truth of ``a <op> b`` */
+static int
+compare_true(PyObject *a, PyObject *b, int op)
+{
+    PyObject *r = PyObject_RichCompare(a, b, op);
+    if (r == NULL)
+        return -1;
+    int t = PyObject_IsTrue(r);
+    Py_DECREF(r);
+    return t;
+}
+
 /* r[a] == shape (a tuple of ints) */
 static int
 shape_equal(Program *p, PyObject *array, PyObject *shape)
@@ -64,12 +76,8 @@ shape_equal(Program *p, PyObject *array, PyObject *shape)
     PyObject *got = PyObject_GetAttrString(array, "shape");
     if (got == NULL)
         return -1;
-    PyObject *eq = PyObject_RichCompare(got, shape, Py_EQ);
+    int r = compare_true(got, shape, Py_EQ);
     Py_DECREF(got);
-    if (eq == NULL)
-        return -1;
-    int r = PyObject_IsTrue(eq);
-    Py_DECREF(eq);
     return r;
 }
 
@@ -86,17 +94,6 @@ item_types_equal(PyObject *seq, PyObject *types)
         ok = (PyObject *)Py_TYPE(PySequence_Fast_GET_ITEM(fast, i)) == PyTuple_GET_ITEM(types, i);
     Py_DECREF(fast);
     return ok;
-}
-
-static int
-compare_true(PyObject *a, PyObject *b, int op)
-{
-    PyObject *r = PyObject_RichCompare(a, b, op);
-    if (r == NULL)
-        return -1;
-    int t = PyObject_IsTrue(r);
-    Py_DECREF(r);
-    return t;
 }
 
 /* 1: every guard holds; 0: one fails; -1: an error is set */
