@@ -14,9 +14,10 @@ address. The integer width is part of every kernel description that calls them.
 
 Inside compiled code our thread pool owns the cores: products are split over it like any other
 kernel (codegen/cpu/native/gemm.py), so BLAS must run each call on the calling thread. While a
-compiled graph with products runs, :func:`single_threaded` sets the library to one thread
-(``openblas_set_num_threads``, the library's one global setting: 0.2 us a switch) and puts the
-previous count back when the last such call ends, so numpy's own products outside compiled code
+compiled graph with products runs, its call region sets the library to one thread
+(``openblas_set_num_threads``, the library's one global setting: 0.2 us a switch, made from
+native code: codegen/cpu/native_pool.py) and puts the previous count back when the last such
+call ends, so numpy's own products outside compiled code
 (PyNative) keep every core. Otherwise OpenBLAS's threads, woken by products inside a step, spin
 on the same cores the pool's next kernels run on (LeNet5 b256 on 2 cores lost 3 ms a step to it).
 
@@ -28,13 +29,10 @@ Example:
 """
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import functools
-import threading
 from dataclasses import dataclass
 
-from graph import forksafe
 
 #: (symbol pattern, integer width) tried in order; {t} is s or d
 _SYMBOLS = (("scipy_cblas_{t}gemm64_", 64), ("cblas_{t}gemm64_", 64),
@@ -95,55 +93,19 @@ def interface() -> Interface | None:
     return None
 
 
-class _OneThread:
-    """A reentrant, thread-safe "BLAS on one thread" region: the first caller in sets the
-    library to one thread, the last one out restores what it found (see the module docstring)."""
-
-    def __init__(self, get, set_):
-        self._get, self._set = get, set_
-        self._lock = threading.Lock()
-        self._inside = 0  # compiled calls running now (any thread)
-        self._saved = 1  # the library's thread count when the first of them started
-        self._restore = None  # in a forked child: the count a call running in the parent saved
-        forksafe.track(self)
-
-    def __enter__(self):
-        with self._lock:
-            if self._inside == 0:
-                n = self._get() if self._restore is None else self._restore
-                self._restore = None
-                self._saved = n
-                if n > 1:
-                    self._set(1)
-            self._inside += 1
-
-    def __exit__(self, *exc):
-        with self._lock:
-            self._inside -= 1
-            if self._inside == 0 and self._saved > 1:
-                self._set(self._saved)
-        return False
-
-    def _reset_after_fork(self):
-        # a call running in another thread of the parent left the library on one thread: the
-        # child's next region restores the parent's count (not here: OpenBLAS starts threads)
-        self._lock = threading.Lock()
-        if self._inside:
-            self._restore, self._inside = self._saved, 0
-
-
 @functools.lru_cache(maxsize=None)
-def single_threaded():
-    """A context manager under which the BLAS generated code calls runs on the calling thread
-    only (reentrant, shared by every thread); a no-op context without such a library."""
+def thread_switch():
+    """``(get, set)``: the library's ``openblas_get_num_threads``/``openblas_set_num_threads``
+    as ctypes function pointers, or ``()`` without such a library. Compiled calls with products
+    set it to one thread while they run (``codegen.cpu.threads.Pool.call_region``)."""
     api = interface()
     if api is None:
-        return contextlib.nullcontext()
+        return ()
     lib = ctypes.CDLL(api.library)
     for get_name, set_name in _THREAD_SYMBOLS:
         get, set_ = getattr(lib, get_name, None), getattr(lib, set_name, None)
         if get is not None and set_ is not None:
             get.restype, get.argtypes = ctypes.c_int, []
             set_.restype, set_.argtypes = None, [ctypes.c_int]
-            return _OneThread(get, set_)
-    return contextlib.nullcontext()  # pragma: no cover - every OpenBLAS build exports them
+            return get, set_
+    return ()  # pragma: no cover - every OpenBLAS build exports them

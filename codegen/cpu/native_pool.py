@@ -72,7 +72,7 @@ FUTEX_WAIT_PRIVATE, FUTEX_WAKE_PRIVATE = 128, 129
 CLOCK_MONOTONIC = 1
 
 #: source text of the generated module's design: part of its cache key
-VERSION = "pool-12"
+VERSION = "pool-13"
 
 
 def _futex_number():
@@ -476,6 +476,86 @@ def _emit_control(M):
     b.ret(epoch)  # the new epoch
 
 
+#: ``msjit_call_enter``/``msjit_call_leave`` flags: BLAS on one thread, the pool's workers spinning
+CALL_BLAS, CALL_HOT = 1, 2
+_BLAS_GET = ir.FunctionType(I32, [])
+_BLAS_SET = ir.FunctionType(ir.VoidType(), [I32])
+
+
+def _emit_call_region(M):
+    """What a compiled call enters and leaves, in one native call each (in Python: two context
+    managers, a lock and four ctypes calls, ~2.4 us a call):
+
+    * ``msjit_call_enter(flags)``: with :data:`CALL_BLAS`, the first call in sets the BLAS
+      library to one thread (``region.set(1)``), keeping the count it found (``region.get()``)
+      for the last one out, which ``msjit_call_leave(flags)`` puts back -- so numpy's own
+      products outside compiled code keep every core (codegen/cpu/blas.py); with
+      :data:`CALL_HOT`, the pool's workers spin while the call runs (``msjit_pool_hot``).
+    * ``msjit_region_configure(get, set)``: the library's thread-count functions.
+    * ``msjit_region_after_fork()``: in a forked child, a call that was running in another
+      thread of the parent left the library on one thread: the child's first call puts back
+      the count that call had kept.
+
+    Callers hold the GIL through these calls (ctypes.PYFUNCTYPE), which serialises them: the
+    count of calls inside and the kept count need no lock of their own."""
+    get_g = _global(M.m, "region.get", _BLAS_GET.as_pointer(), None)
+    set_g = _global(M.m, "region.set", _BLAS_SET.as_pointer(), None)
+    inside = _global(M.m, "region.inside", I64)  # compiled calls with CALL_BLAS running now
+    kept = _global(M.m, "region.kept", I64, 1)  # the library's count when the first of them started
+    restore = _global(M.m, "region.restore", I64)  # after a fork: the count to put back (0: none)
+    hot = M.m.get_global("msjit_pool_hot")
+    zero, one = ir.Constant(I64, 0), ir.Constant(I64, 1)
+
+    fn = ir.Function(M.m, ir.FunctionType(ir.VoidType(), [_BLAS_GET.as_pointer(), _BLAS_SET.as_pointer()]),
+                     "msjit_region_configure")
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    b.store(fn.args[0], get_g)
+    b.store(fn.args[1], set_g)
+    b.ret_void()
+
+    def has(b, flags, flag):
+        return b.icmp_signed("!=", b.and_(flags, ir.Constant(I64, flag)), zero)
+
+    fn = ir.Function(M.m, ir.FunctionType(ir.VoidType(), [I64]), "msjit_call_enter")
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    n_slot = b.alloca(I64, name="n")
+    with b.if_then(has(b, fn.args[0], CALL_BLAS)):
+        with b.if_then(b.icmp_signed("==", b.load(inside), zero)):
+            found = b.load(restore)
+            b.store(found, n_slot)
+            with b.if_then(b.icmp_signed("==", found, zero)):
+                b.store(b.sext(b.call(b.load(get_g), []), I64), n_slot)
+            n = b.load(n_slot)
+            b.store(zero, restore)
+            b.store(n, kept)
+            with b.if_then(b.icmp_signed(">", n, one)):
+                b.call(b.load(set_g), [ir.Constant(I32, 1)])
+        b.store(b.add(b.load(inside), one), inside)
+    with b.if_then(has(b, fn.args[0], CALL_HOT)):
+        b.call(hot, [one])
+    b.ret_void()
+
+    fn = ir.Function(M.m, ir.FunctionType(ir.VoidType(), [I64]), "msjit_call_leave")
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    with b.if_then(has(b, fn.args[0], CALL_HOT)):
+        b.call(hot, [ir.Constant(I64, -1)])
+    # (a call that was running when the fork hooks ran without a fork finds the count at 0)
+    with b.if_then(b.and_(has(b, fn.args[0], CALL_BLAS), b.icmp_signed(">", b.load(inside), zero))):
+        left = b.sub(b.load(inside), one)
+        b.store(left, inside)
+        n = b.load(kept)
+        with b.if_then(b.and_(b.icmp_signed("==", left, zero), b.icmp_signed(">", n, one))):
+            b.call(b.load(set_g), [b.trunc(n, I32)])
+    b.ret_void()
+
+    fn = ir.Function(M.m, ir.FunctionType(ir.VoidType(), []), "msjit_region_after_fork")
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    with b.if_then(b.icmp_signed("!=", b.load(inside), zero)):
+        b.store(b.load(kept), restore)
+        b.store(zero, inside)
+    b.ret_void()
+
+
 def make_module():
     from . import compiler
     module = compiler.new_module("msjit_pool")
@@ -485,6 +565,7 @@ def make_module():
     _emit_parallel_for(M, cut, run_parts)
     _emit_worker(M, run_parts)
     _emit_control(M)
+    _emit_call_region(M)
     return module
 
 

@@ -42,7 +42,7 @@ from graph.ops.promotion import cast_operands, promotion_target
 from graph.passes import memory
 
 from ..fused_plan import c_identifier, plan_schedule
-from . import blas, call_snapshots, compiler, kernels, native, threads
+from . import call_snapshots, compiler, kernels, native, threads
 
 
 def _free_rc():
@@ -139,8 +139,7 @@ class CompiledGraph:
         # products inside compiled code are split over the thread pool, so BLAS must not start
         # threads of its own while they run (codegen/cpu/blas.py)
         calls_blas = any(isinstance(p, native.NativePlan) and p.node.op.name == "matmul" for p in plans.values())
-        self._blas_region = blas.single_threaded() if calls_blas else _NO_CONTEXT
-        self._pool_hot = self._pool_context(plans)
+        self._region = self._call_region(plans, calls_blas)
         # a kernel shared by identical plans (_share_identical_kernels) is built once, on every backend
         compiled = {p.name: p for p in plans.values() if not isinstance(p, (Exception, native.Absorbed))}
         self.library = self._build_library(list(compiled.values()),
@@ -211,13 +210,15 @@ class CompiledGraph:
         generated natively (codegen/cpu/native.py)."""
         return native.plan_kernels(self.graph, kernels_, self.name)
 
-    def _pool_context(self, plans):
+    def _call_region(self, plans, calls_blas):
         """The context a call runs in: kernels big enough to split run over the thread pool's
         native workers, kept spinning for the length of the call (and generated segments call
-        its parallel-for, so the pool is loaded before the module)."""
+        its parallel-for, so the pool is loaded before the module); products inside compiled
+        code run with BLAS on one thread (the pool splits them)."""
+        flags = threads.CALL_BLAS if calls_blas else 0
         if any(self._splits(p, True) for p in plans.values() if isinstance(p, (kernels.FusedPlan, native.NativePlan))):
-            return threads.pool().hot()
-        return _NO_CONTEXT
+            flags |= threads.CALL_HOT
+        return threads.pool().call_region(flags) if flags else _NO_CONTEXT
 
     def _build_library(self, plans, segments=()):
         """Compile the fused and native plans and the segments ((name, [(kernel name, outer
@@ -613,8 +614,7 @@ class CompiledGraph:
             raise ValueError(f"graph {self.name}: expected {self.n_inputs} inputs, got {len(arrays)}")
         env = self._env.copy()
         env[:self.n_inputs] = arrays
-        with self._lock, self._blas_region, self._pool_hot, (np.errstate(over="ignore", invalid="ignore")
-                                                             if self._half else _NO_CONTEXT):
+        with self._lock, self._region, (np.errstate(over="ignore", invalid="ignore") if self._half else _NO_CONTEXT):
             # (steps share argument arrays and buffers: one call at a time; float16 graphs
             # overflow to inf silently, as eager float16 does -- loss scaling detects it)
             snapshots = self.snapshots

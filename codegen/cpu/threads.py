@@ -32,6 +32,8 @@ import time
 from graph import forksafe
 from graph.cpus import usable_cores
 
+from .native_pool import CALL_BLAS, CALL_HOT  # noqa: F401 - Pool.call_region's flags
+
 #: minimum ``elements * per-element cost`` of a kernel before it is split at all (two parts);
 #: beyond it, a kernel of work W runs in min(threads, W // (SPLIT_THRESHOLD / 2)) parts. With
 #: workers spinning through a compiled call a split costs about a microsecond, so kernels of some
@@ -113,11 +115,18 @@ class Pool:
         import llvmlite.binding as llvm
         llvm.add_symbol("msjit_parallel_for", self.parallel_for_address)  # generated segments call it
         self._cut = ctypes.CFUNCTYPE(i64, i64, i64, i64, i64, ctypes.c_void_p)(lib.address("msjit_pool_cut"))
-        self._hot = ctypes.CFUNCTYPE(None, i64)(lib.address("msjit_pool_hot"))
         self._configure = ctypes.CFUNCTYPE(None, i64, i64, i64, i64)(lib.address("msjit_pool_configure"))
         self._ready = ctypes.CFUNCTYPE(i64)(lib.address("msjit_pool_ready"))
         self._reset = ctypes.CFUNCTYPE(i64, i64)(lib.address("msjit_pool_reset"))
         self._worker_loop = ctypes.CFUNCTYPE(None, i64, i64)(lib.address("msjit_pool_worker"))
+        # a compiled call's region (native_pool._emit_call_region): called with the GIL held,
+        # which serialises them
+        self._call_enter = ctypes.PYFUNCTYPE(None, i64)(lib.address("msjit_call_enter"))
+        self._call_leave = ctypes.PYFUNCTYPE(None, i64)(lib.address("msjit_call_leave"))
+        self._region_configure = ctypes.PYFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)(
+            lib.address("msjit_region_configure"))
+        self._region_after_fork = ctypes.PYFUNCTYPE(None)(lib.address("msjit_region_after_fork"))
+        self.blas_switch = None  # the BLAS library's (get, set) thread-count functions, once configured
         self._epoch = 0
         self._pid = os.getpid()
         self._fresh_state()
@@ -132,6 +141,7 @@ class Pool:
         # flight): forget them; workers start again on the next use (never inside a fork handler).
         # Workers of the old epoch that do exist (the hooks run without a fork) leave their loops
         self._epoch = self._reset(int(os.getpid() != self._pid))
+        self._region_after_fork()  # (not here: setting BLAS's count starts its threads)
         self._pid = os.getpid()
         self._fresh_state()
 
@@ -182,7 +192,26 @@ class Pool:
     def hot(self):
         """A context for a compiled call that may split kernels: workers started, and spinning
         between its kernels instead of sleeping (reentrant, any thread)."""
-        return _Hot(self)
+        return self.call_region(CALL_HOT)
+
+    def call_region(self, flags: int) -> "CallRegion":
+        """The context a compiled call runs in (reentrant, any thread): with :data:`CALL_BLAS`,
+        BLAS on one thread while any such call runs (where the library's thread count can be
+        set: codegen/cpu/blas.py); with :data:`CALL_HOT`, the workers started and spinning."""
+        if flags & CALL_BLAS and self.blas_switch is None:
+            from . import blas
+            self.configure_blas(blas.thread_switch())
+        if self.blas_switch == ():
+            flags &= ~CALL_BLAS
+        return CallRegion(self, flags)
+
+    def configure_blas(self, switch) -> None:
+        """Use ``switch``, ctypes function pointers ``(get, set)`` of a BLAS library's thread
+        count (``int get(void)``, ``void set(int)``), in call regions from now on (``()``: none)."""
+        self.blas_switch = tuple(switch or ())
+        if self.blas_switch:
+            get, set_ = (ctypes.cast(f, ctypes.c_void_p) for f in self.blas_switch)
+            self._region_configure(get, set_)
 
     def cut(self, lo, hi, parts, align):
         """The ``(start, end)`` pieces :meth:`parallel_for` runs (the native rule)."""
@@ -191,19 +220,25 @@ class Pool:
         return [(out[i], out[i + 1]) for i in range(count)]
 
 
-class _Hot:
-    __slots__ = ("pool",)
+class CallRegion:
+    """:meth:`Pool.call_region`: one native call in, one out."""
 
-    def __init__(self, pool):
-        self.pool = pool
+    __slots__ = ("pool", "flags", "_enter", "_leave")
+
+    def __init__(self, pool, flags):
+        self.pool, self.flags = pool, flags
+        self._enter, self._leave = pool._call_enter, pool._call_leave
 
     def __enter__(self):
-        pool = self.pool
-        pool.ensure(n_threads() - 1)
-        pool._hot(1)
+        flags = self.flags
+        if flags & CALL_HOT:
+            pool, wanted = self.pool, n_threads() - 1
+            if len(pool._workers) < wanted:
+                pool.ensure(wanted)
+        self._enter(flags)
 
     def __exit__(self, *exc):
-        self.pool._hot(-1)
+        self._leave(self.flags)
         return False
 
 

@@ -136,8 +136,8 @@ class CudaCompiledGraph(CompiledGraph):
     def _segments(self, kernels_, plans, transparent):
         return []  # every kernel is its own launch (replayed as one CUDA graph when small)
 
-    def _pool_context(self, plans):
-        return contextlib.nullcontext()  # the device runs the kernels: no host threads
+    def _call_region(self, plans, calls_blas):
+        return contextlib.nullcontext()  # the device runs the kernels: no host threads, no BLAS
 
     def _build_library(self, fused, segments=()):
         if not fused:

@@ -4,6 +4,7 @@ single-threaded for the length of a compiled call, and numpy's own BLAS threads 
 it. Oracles: numpy/einsum for the values, the one-thread run for independence of the thread
 count (every element is summed in the same order whatever the number of parts), threadpoolctl for
 the BLAS setting seen from inside and outside a call."""
+import ctypes
 import threading
 
 import numpy as np
@@ -113,7 +114,7 @@ def test_blas_is_single_threaded_inside_a_compiled_call_and_keeps_its_threads_ou
 
 def test_the_single_thread_region_is_reentrant_and_shared_by_threads():
     from threadpoolctl import threadpool_limits
-    region = blas.single_threaded()
+    region = threads.pool().call_region(threads.CALL_BLAS)
     inside, release = threading.Event(), threading.Event()
 
     def other_call():
@@ -146,10 +147,19 @@ def test_a_forked_child_gets_the_blas_threads_back_that_a_running_call_had_set_a
         calls.append(n)
         state["n"] = n
 
-    region = blas._OneThread(get, set_)
-    region.__enter__()  # a call running in another thread of the parent at fork time
-    assert state["n"] == 1
-    region._reset_after_fork()  # what the child runs after the fork
-    with region:
+    pool = threads.pool()
+    real = pool.blas_switch
+    switch = (ctypes.CFUNCTYPE(ctypes.c_int)(get), ctypes.CFUNCTYPE(None, ctypes.c_int)(set_))
+    pool.configure_blas(switch)
+    try:
+        region = pool.call_region(threads.CALL_BLAS)
+        region.__enter__()  # a call running in another thread of the parent at fork time
         assert state["n"] == 1
-    assert state["n"] == 4 and calls == [1, 1, 4]
+        pool._region_after_fork()  # what the child runs after the fork
+        with region:
+            assert state["n"] == 1
+        assert state["n"] == 4 and calls == [1, 1, 4]
+        region.__exit__(None, None, None)  # (the parent's call, ending after the hooks ran: no change)
+        assert state["n"] == 4 and calls == [1, 1, 4]
+    finally:
+        pool.configure_blas(real if real is not None else blas.thread_switch())
