@@ -235,7 +235,8 @@ def call_overhead_rows(calls) -> dict:
     for model in ("lenet", "mlp"):
         r = result[f"{model} b32"] = call_overhead.measure(model, 32, calls=calls)
         print(f"per-call overhead, {model} b32 @jit step: {r['overhead_us']:.1f} us of {r['step_us']:.1f} us "
-              f"(guard {r['guard_us']:.1f} us, argument fetch {r['fetch_us']:.1f} us)")
+              f"(guard {r['guard_us']:.1f} us, argument fetch {r['fetch_us']:.1f} us; "
+              f"{r['warm_overhead_us']:.1f} us with warm caches)")
     return result
 
 

@@ -6,15 +6,23 @@
 off); and what is left, the overhead (guard check, argument fetch, the runner's Python, the
 parameter write-back). The guard check and the argument fetch are also timed alone.
 
+The overhead is measured twice. In a training loop the kernels run between two calls' Python
+and leave the caches to their own data, so the same Python costs more there than back to back:
+``warm_overhead_us`` is the overhead again with every native call replaced by one that returns
+at once (the step computes nothing then: the bench's own throwaway model), i.e. the Python path
+alone with its data in the caches.
+
 Example (the numbers depend on the machine):
     >>> from bench.call_overhead import measure
     >>> r = measure("mlp", 8, calls=50)
-    >>> sorted(r) == sorted(["step_us", "native_us", "overhead_us", "guard_us", "fetch_us", "snapshot_hits"])
+    >>> sorted(r) == sorted(["step_us", "native_us", "overhead_us", "warm_overhead_us", "guard_us", "fetch_us",
+    ...                      "snapshot_hits"])
     True
 """
 from __future__ import annotations
 
 import argparse
+import ctypes
 import statistics
 import sys
 import time
@@ -42,11 +50,31 @@ def _compiled(step):
     return entry, entry.runner
 
 
-def _timed_natives(graph, clock, spent):
-    """Wrap every native call of ``graph``'s steps so that ``spent[0]`` accumulates their time."""
+def _no_op_address():
+    """A native function that returns at once (the C calling convention lets callers pass it
+    any arguments): what native calls become when the Python path is timed alone."""
+    from llvmlite import ir
+
+    from codegen.cpu import compiler
+
+    def module():
+        m = compiler.new_module("bench_no_op")
+        fn = ir.Function(m, ir.FunctionType(ir.VoidType(), []), "bench_no_op")
+        ir.IRBuilder(fn.append_basic_block("entry")).ret_void()
+        return m
+    lib = compiler.keep_for_process(compiler.build_described("bench no-op", module, speed_level=0))
+    return lib.address("bench_no_op")
+
+
+def _timed_natives(graph, clock, spent, no_op=None):
+    """Wrap every native call of ``graph``'s steps so that ``spent[0]`` accumulates their time;
+    with ``no_op`` (an address), the compiled ones (ctypes function pointers) call it instead
+    (numpy steps still run, timed)."""
     wrapped = 0
 
     def wrap(f):
+        if no_op is not None and isinstance(f, ctypes._CFuncPtr):
+            f = type(f)(no_op)  # the same prototype, another address
         def timed(*a, **k):
             t = clock()
             try:
@@ -54,13 +82,14 @@ def _timed_natives(graph, clock, spent):
             finally:
                 spent[0] += clock() - t
         timed.wrapped = True
+        timed.original = f
         return timed
 
     seen = set()
     for step in list(graph.call_steps) + list(getattr(graph, "fast_steps", None) or ()):
         for cell, name in _cells(step, seen):
-            if name in _NATIVE_CALLS and not getattr(cell.cell_contents, "wrapped", False):
-                cell.cell_contents = wrap(cell.cell_contents)
+            if name in _NATIVE_CALLS:
+                cell.cell_contents = wrap(getattr(cell.cell_contents, "original", cell.cell_contents))
                 wrapped += 1
     probe = wrap(lambda: None)
     t = clock()
@@ -81,7 +110,8 @@ def _median_us(fn, calls, clock):
 
 def measure(model="lenet", batch=32, calls=2000) -> dict:
     """Medians in microseconds: ``step_us``, ``native_us``, ``overhead_us`` (their difference,
-    wrappers' cost taken off), ``guard_us``, ``fetch_us``; and the graph's snapshot hits."""
+    wrappers' cost taken off), ``guard_us``, ``fetch_us``, ``warm_overhead_us`` (the overhead
+    with no-op native calls); and the graph's snapshot hits."""
     from bench import models
     step, args = models.ours_jit_train_step(model, batch)
     for _ in range(5):
@@ -89,21 +119,29 @@ def measure(model="lenet", batch=32, calls=2000) -> dict:
     entry, graph = _compiled(step)
     clock = time.perf_counter_ns
     spent = [0]
+
+    def run():
+        """Medians (step, native, overhead) in ns; the wrappers' time is counted in the step
+        but not inside the natives."""
+        steps, natives = [], []
+        for _ in range(calls):
+            spent[0] = 0
+            t = clock()
+            step(*args)
+            steps.append(clock() - t)
+            natives.append(spent[0])
+        overheads = [s - n - wrapped * per_wrapper for s, n in zip(steps, natives)]
+        return statistics.median(steps), statistics.median(natives), statistics.median(overheads)
+
     wrapped, per_wrapper = _timed_natives(graph, clock, spent)
-    steps, natives = [], []
-    for _ in range(calls):
-        spent[0] = 0
-        t = clock()
-        step(*args)
-        steps.append(clock() - t)
-        natives.append(spent[0])
-    # the wrappers' time is counted in the step but not inside the natives
-    overheads = [s - n - wrapped * per_wrapper for s, n in zip(steps, natives)]
+    step_ns, native_ns, overhead_ns = run()
     flat = tuple(args)
-    return {"step_us": statistics.median(steps) / 1e3, "native_us": statistics.median(natives) / 1e3,
-            "overhead_us": statistics.median(overheads) / 1e3,
-            "guard_us": _median_us(lambda: entry.check(flat), calls, clock),
-            "fetch_us": _median_us(lambda: entry.fetch(flat), calls, clock),
+    guard_us = _median_us(lambda: entry.check(flat), calls, clock)
+    fetch_us = _median_us(lambda: entry.fetch(flat), calls, clock)
+    wrapped, per_wrapper = _timed_natives(graph, clock, spent, no_op=_no_op_address())
+    warm_overhead_ns = run()[2]
+    return {"step_us": step_ns / 1e3, "native_us": native_ns / 1e3, "overhead_us": overhead_ns / 1e3,
+            "warm_overhead_us": warm_overhead_ns / 1e3, "guard_us": guard_us, "fetch_us": fetch_us,
             "snapshot_hits": getattr(getattr(graph, "snapshots", None), "hits", 0)}
 
 
@@ -117,7 +155,8 @@ def main(argv=None) -> int:
     print(f"{a.model} b{a.batch} train step under jit, medians of {a.calls} calls:")
     for key, label in (("step_us", "whole step"), ("native_us", "inside native code"),
                        ("overhead_us", "overhead (the rest)"), ("guard_us", "  of which guard check"),
-                       ("fetch_us", "  of which argument fetch")):
+                       ("fetch_us", "  of which argument fetch"),
+                       ("warm_overhead_us", "overhead with warm caches")):
         print(f"  {label:28s} {r[key]:9.1f} us")
     print(f"  calls restored from a snapshot: {r['snapshot_hits']}")
     return 0
