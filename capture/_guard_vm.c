@@ -7,6 +7,7 @@
 
      value instructions  (op, dst, a, b): dst = args[a] | getattr(r[a], consts[b])
                                           | r[a][consts[b]] | type(r[a]) | len(r[a]) | r[a](r[b])
+                                          | r[a]() (a weak reference held by the entry)
      test instructions   (op, 0, a, b):   r[a] is r[b], ==, !=, in, not in, shape equal, item
                                           types equal, not hasattr -- the first that fails ends
                                           the check
@@ -26,7 +27,7 @@
 #include <string.h>
 
 enum {
-    V_ARG = 1, V_ATTR, V_ITEM, V_TYPE, V_LEN, V_CALL,
+    V_ARG = 1, V_ATTR, V_ITEM, V_TYPE, V_LEN, V_CALL, V_CALL0,
     T_IS = 16, T_ISNOT, T_EQ, T_NE, T_EQ_ID, T_IN, T_NOTIN, T_SHAPE, T_NOT_HASATTR, T_TRUE, T_ITEM_TYPES,
 };
 
@@ -130,6 +131,10 @@ run(Program *p, PyObject *args, PyObject **reg)
             continue;
         case V_CALL:
             if ((reg[dst] = PyObject_CallOneArg(R(a), R(b))) == NULL)
+                return -1;
+            continue;
+        case V_CALL0:
+            if ((reg[dst] = PyObject_CallNoArgs(R(a))) == NULL)
                 return -1;
             continue;
         case V_LEN: {
@@ -245,7 +250,7 @@ program_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         case V_ARG: bad = dst < 0 || dst >= n_regs || a < 0; break;
         case V_ATTR: case V_ITEM:
             bad = dst < 0 || dst >= n_regs || !REG_OK(a, dst) || b < 0 || b >= n_consts; break;
-        case V_TYPE: case V_LEN: bad = dst < 0 || dst >= n_regs || !REG_OK(a, dst); break;
+        case V_TYPE: case V_LEN: case V_CALL0: bad = dst < 0 || dst >= n_regs || !REG_OK(a, dst); break;
         case V_CALL: bad = dst < 0 || dst >= n_regs || !REG_OK(a, dst) || !REG_OK(b, dst); break;
         case T_IS: case T_ISNOT: case T_EQ: case T_NE: case T_EQ_ID: case T_IN: case T_NOTIN:
             bad = !REG_OK(a, n_regs) || !REG_OK(b, n_regs); break;
@@ -368,7 +373,7 @@ PyInit__guard_vm(void)
         return NULL;
     }
 #define ADD(name) if (PyModule_AddIntConstant(m, #name, name) < 0) { Py_DECREF(m); return NULL; }
-    ADD(V_ARG) ADD(V_ATTR) ADD(V_ITEM) ADD(V_TYPE) ADD(V_LEN) ADD(V_CALL)
+    ADD(V_ARG) ADD(V_ATTR) ADD(V_ITEM) ADD(V_TYPE) ADD(V_LEN) ADD(V_CALL) ADD(V_CALL0)
     ADD(T_IS) ADD(T_ISNOT) ADD(T_EQ) ADD(T_NE) ADD(T_EQ_ID) ADD(T_IN) ADD(T_NOTIN) ADD(T_SHAPE)
     ADD(T_NOT_HASATTR) ADD(T_TRUE) ADD(T_ITEM_TYPES)
 #undef ADD

@@ -4,8 +4,8 @@
 arguments (``args``) and objects held by the entry (``o0``, ``o1``...). Joined into one
 generated function they cost about 60 ns a guard, ~6 us a call for a LeNet5 train step's ~100
 guards. :func:`lower` parses each expression and turns the kinds the guard builder writes
-(attribute and item reads, ``type()``, ``len()``, ``is``, ``==``, ``in``, shape compares,
-``not hasattr``) into the C program's instructions; any other expression stays Python, in a
+(attribute and item reads, ``type()``, ``len()``, calls of held functions and weak
+references, ``is``, ``==``, ``in``, shape compares, ``not hasattr``) into the C program's instructions; any other expression stays Python, in a
 residual function the program calls once everything else held. The strings stay the one
 record of a guard: descriptions, recompile reasons and saved entries read them as before.
 
@@ -116,6 +116,12 @@ class _Lowering:
                     return self._emit(op, self.value(node.args[0]))
             if isinstance(node.func, ast.Name) and node.func.id in self.namespace:  # an object's function
                 return self._emit("V_CALL", self.value(node.func), self.value(node.args[0]))
+            for name, builtin in (("list", list), ("tuple", tuple)):  # (dict keys are guarded as a list)
+                if self._builtin(node.func, name):
+                    return self._emit("V_CALL", -1 - self.const(builtin), self.value(node.args[0]))
+        if (isinstance(node, ast.Call) and not node.args and not node.keywords and isinstance(node.func, ast.Name)
+                and node.func.id in self.namespace):  # a weak reference the entry holds
+            return self._emit("V_CALL0", self.value(node.func))
         if isinstance(node, ast.NamedExpr):
             reg = self.value(node.value)
             self._names[node.target.id] = reg

@@ -71,6 +71,8 @@ def test_every_guard_kind_agrees_with_python_on_passing_and_failing_calls():
     gs.add(f"{gs.obj(len)}({gs.obj((1, 2))}) == 2", "a call of a held function")
     gs.compute_precision()
     inner.dtype = np.dtype(np.float32)
+    lowering = guard_program._Lowering(gs.namespace)
+    assert all(lowering.expression(e) for e in gs.exprs)  # every kind the builder writes runs in C
     good = (t, 3, [t, 1.5], cell, None)
     assert _agree(gs, good) == [True]
     fails = [
@@ -219,3 +221,23 @@ def test_capture_py_guards_keeps_the_python_function():
                           "g.add('args[0] == 1'); print(type(g.compile()).__name__)"],
                          env={**os.environ, "CAPTURE_PY_GUARDS": "1"}, cwd=ROOT, capture_output=True, text=True)
     assert out.stdout.strip() == "function", out.stderr
+
+
+def test_the_guards_of_a_graph_mode_cell_hold_it_weakly_and_run_in_c():
+    import runtime as ms
+    net = Net()
+    x = Tensor(np.ones((2, 8), np.float32))
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        net(x)
+        net(x)
+        (entry,) = [e for e in cache_for(Net.construct.__code__).entries if not e.eager]
+        gs = entry.guard_set
+        assert any("()" in e for e in gs.exprs)  # the Cell argument, through a weak reference
+        lowering = guard_program._Lowering(gs.namespace)
+        assert all(lowering.expression(e) for e in gs.exprs)
+        other = (net, Tensor(np.ones((3, 8), np.float32)))
+        assert _agree(gs, (net, x), (Net(), x), other) == [True, False, False]
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert _agree(gs, (net, x)) == [False]  # the mode is guarded too
