@@ -328,17 +328,6 @@ program_dealloc(Program *p)
     Py_TYPE(p)->tp_free((PyObject *)p);
 }
 
-static PyObject *
-program_size(Program *p, void *closure)
-{
-    return PyLong_FromSsize_t(p->n_code);
-}
-
-static PyGetSetDef program_getset[] = {
-    {"instructions", (getter)program_size, NULL, "number of instructions", NULL},
-    {NULL},
-};
-
 static PyTypeObject ProgramType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "capture._guard_vm.Program",
@@ -351,7 +340,6 @@ static PyTypeObject ProgramType = {
     .tp_clear = (inquiry)program_clear,
     .tp_call = PyVectorcall_Call,
     .tp_vectorcall_offset = offsetof(Program, vectorcall),
-    .tp_getset = program_getset,
 };
 
 static struct PyModuleDef module = {

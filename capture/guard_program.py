@@ -109,19 +109,19 @@ class _Lowering:
                     raise _Unsupported("args index")
                 return self._emit("V_ARG", key)
             return self._emit("V_ITEM", self.value(node.value), self.const(key))
-        if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords \
-                and not isinstance(node.args[0], ast.Starred):
-            for name, op in (("type", "V_TYPE"), ("len", "V_LEN")):
-                if self._builtin(node.func, name):
-                    return self._emit(op, self.value(node.args[0]))
-            if isinstance(node.func, ast.Name) and node.func.id in self.namespace:  # an object's function
+        if isinstance(node, ast.Call) and len(node.args) <= 1 and not node.keywords \
+                and not any(isinstance(a, ast.Starred) for a in node.args):
+            # a function the entry holds (a weak reference to a Cell argument takes no argument)
+            if isinstance(node.func, ast.Name) and node.func.id in self.namespace:
+                if not node.args:
+                    return self._emit("V_CALL0", self.value(node.func))
                 return self._emit("V_CALL", self.value(node.func), self.value(node.args[0]))
+            for name, op in (("type", "V_TYPE"), ("len", "V_LEN")):
+                if node.args and self._builtin(node.func, name):
+                    return self._emit(op, self.value(node.args[0]))
             for name, builtin in (("list", list), ("tuple", tuple)):  # (dict keys are guarded as a list)
-                if self._builtin(node.func, name):
+                if node.args and self._builtin(node.func, name):
                     return self._emit("V_CALL", -1 - self.const(builtin), self.value(node.args[0]))
-        if (isinstance(node, ast.Call) and not node.args and not node.keywords and isinstance(node.func, ast.Name)
-                and node.func.id in self.namespace):  # a weak reference the entry holds
-            return self._emit("V_CALL0", self.value(node.func))
         if isinstance(node, ast.NamedExpr):
             reg = self.value(node.value)
             self._names[node.target.id] = reg
@@ -172,13 +172,13 @@ class _Lowering:
 
     def expression(self, expr: str) -> bool:
         """Lower one guard; False (and nothing emitted) when it must stay Python."""
-        mark = (len(self.code), self.n_regs)
+        mark = len(self.code)  # (registers a dropped expression numbered stay unused)
         self._names = {}
         try:
             self.test(ast.parse(expr, mode="eval").body)
             return True
         except (_Unsupported, SyntaxError):
-            del self.code[mark[0]:]
+            del self.code[mark:]
             return False
 
 

@@ -79,8 +79,6 @@ def _per_thread_bits(plan) -> int:
     return min(getattr(plan, "parts_per_thread", 0), 255) << 8
 
 
-
-
 class CompiledGraph:
     """The callable a backend returns. ``describe()`` lists the steps; ``run(arrays, record={})``
     also snapshots every materialised value (id(Value) -> array) for verification.
