@@ -279,7 +279,9 @@ def test_accumulated_limit_over_many_instances(rng, monkeypatch):
             nets.append(net)
             x = randn(rng, 1, 2)
             got = net(x)
-            np.testing.assert_allclose(got.asnumpy(), net.construct(x).asnumpy(), rtol=1e-6)
+            # (unseeded weights: an output near a cancellation differs by float32 rounding of its
+            # terms, ~2 in magnitude, so the bound is absolute too: it failed 1 run in ~30)
+            np.testing.assert_allclose(got.asnumpy(), net.construct(x).asnumpy(), rtol=1e-6, atol=1e-6)
     assert report.graph_count == 3
     assert "accumulated recompile limit" in report.break_reasons[0].reason
 
