@@ -127,7 +127,10 @@ def _run_graph(entry, flat, config):
     if _tape.ACTIVE and _tape.any_tracked(tensors):
         outs = _run_under_tape(entry, arrays, tensors, config)
     else:
-        outs, updates = entry.runner(arrays)
+        # the parameters' arrays go to the runner, which updates in place those only their
+        # Tensor and ``arrays`` reference (codegen/cpu/runner.py: ``_take_donations``)
+        runner = entry.runner
+        outs, updates = runner(arrays, donate=True) if getattr(runner, "inplace_inputs", None) else runner(arrays)
         for idx, arr in updates.items():
             tensors[idx]._data = arr
         outs = [Tensor._wrap(o) for o in outs]

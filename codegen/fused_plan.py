@@ -69,6 +69,10 @@ class FusedPlan:
     extra_args: tuple = ()
     #: the blocked reduction's count of finished blocks (zero between calls; a forked child resets it)
     block_counter: object = None
+    #: CPU only: stored operand index -> input operand index whose memory it is written into
+    #: (a parameter update in place, codegen/cpu/runner.py: ``_plan_inplace``); the kernel takes
+    #: one pointer for the pair, loading each element before storing its new value
+    inplace: dict = field(default_factory=dict)
 
     @property
     def outer_extent(self) -> int:
@@ -84,7 +88,8 @@ class FusedPlan:
     def description(self) -> str:
         """Canonical text of the kernel (part of the cache key)."""
         lines = [f"dims={self.dims} reduced={self.reduced} red={self.red_kind}/{self.red_scale}/{self.red_dtype}"
-                 + (f" row_block={self.row_block}" if self.row_block else "")]
+                 + (f" row_block={self.row_block}" if self.row_block else "")
+                 + (f" inplace={sorted(self.inplace.items())}" if self.inplace else "")]
         ids = {id(o.value): i for i, o in enumerate(self.operands)}
         for o in self.operands:
             lines.append(f"op {o.role} {o.dtype} {o.strides}")

@@ -10,14 +10,18 @@ pointers of a call follow from *which* pool arrays the updated inputs are. A sna
 their identities, restores every such pointer with one numpy assignment. The other inputs (the
 batch, a learning rate) are pointed at where they changed since the last restored call, and
 only what a snapshot cannot know (arrays made by numpy steps, the graph's returned outputs) is
-bound by each kernel's smaller ``fast_prepare``.
+bound by each kernel's smaller ``fast_prepare``. Updates written in place (the parameters a
+caller donates, codegen/cpu/runner.py: ``_take_donations``) keep their arrays, so a step doing
+only those has one snapshot, whose pointers stay in the block from one call to the next.
 
 A snapshot is used only while what it assumed still holds:
 
-- its key names arrays this graph's output pools hold for the graph's lifetime, so an ``id``
-  in the key always means the same array (and so the same address, dtype and layout);
+- its key names arrays this graph holds for its lifetime (the output pools' arrays, the donated
+  arrays it wrote into), so an ``id`` in the key always means the same array (and so the same
+  address, dtype and layout);
 - every array it writes an update into is free at the start of the call: only its pool holds
-  it (the refcount test the pools use), so nobody can see it change.
+  it (the refcount test the pools use), or it was donated for this call, so nobody can see it
+  change.
 
 Example (the runner keeps one per graph as ``snapshots``):
     >>> import numpy as np, capture
@@ -30,8 +34,11 @@ Example (the runner keeps one per graph as ``snapshots``):
     >>> step = capture.jit(halve, backend="llvm")
     >>> [float(step().asnumpy()) for _ in range(5)]
     [2.0, 1.0, 0.5, 0.25, 0.125]
-    >>> cache_for(halve.__code__).entries[0].runner.snapshots.hits  # calls 4 and 5
-    2
+    >>> runner = cache_for(halve.__code__).entries[0].runner
+    >>> runner.inplace_inputs  # w's array is updated in place: one snapshot, restored by calls 2 to 5
+    [0]
+    >>> runner.snapshots.hits
+    4
 """
 from __future__ import annotations
 
@@ -65,6 +72,7 @@ class CallSnapshots:
         self._known = known
         self._free_rc = free_rc
         self._snaps = {}
+        self._current = None  # the snapshot whose pointers the block holds now
         self.hits = 0
         # the inputs outside the key (the batch, a learning rate): input index -> the positions
         # reading it and their dtypes, and the array they were last pointed at by a restored call
@@ -95,8 +103,10 @@ class CallSnapshots:
         """Point the fixed positions at the snapshot's arrays and the other inputs' positions at
         this call's arrays (where they changed); put the snapshot's update arrays in ``env``."""
         values, entries = snap
+        if snap is not self._current:  # (graphs updating in place restore one snapshot: once)
+            self._view[self._positions] = values
+            self._current = snap
         view = self._view
-        view[self._positions] = values
         bound = self._bound
         for k, (i, positions, _) in enumerate(self._input_reads):
             a = env[i]
@@ -108,8 +118,15 @@ class CallSnapshots:
         self.hits += 1
 
     def forget_inputs(self) -> None:
-        """A full call bound the inputs itself (maybe to converted copies): rebind them next time."""
+        """A full call binds every pointer itself (the inputs maybe to converted copies): rebind
+        them next time."""
         self._bound = [None] * len(self._input_reads)
+        self._current = None
+
+    def clear(self) -> None:
+        """Drop every snapshot (an array whose id keys one may be gone)."""
+        self._snaps.clear()
+        self._current = None
 
     def record(self, arrays, env) -> None:
         """After a full call: keep its pointers if every assumption above holds for it."""
@@ -127,4 +144,5 @@ class CallSnapshots:
         entries = [binding.chosen[k] for _, binding, k in self._managed]
         if any(e is None for e in entries):  # an update went into an unpooled array
             return
-        self._snaps[self._key(arrays)] = (self._view[self._positions].copy(), entries)
+        snap = self._snaps[self._key(arrays)] = (self._view[self._positions].copy(), entries)
+        self._current = snap

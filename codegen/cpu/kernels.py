@@ -69,12 +69,13 @@ def _red_combine(E: LLVMEmitter, kind, acc: LV, v: LV, for_reduction=True):
 SMALL_KERNEL = 16384
 
 
-def kernel_entry(module: ir.Module, name: str, ptr_types, attributes=()):
+def kernel_entry(module: ir.Module, name: str, ptr_types, attributes=(), arg_index=None):
     """Start a kernel ``void name(i8** args, i64 lo, i64 hi)``: the exported function loads its
-    operand pointers from ``args`` and calls an always-inlined body whose pointer arguments are
-    ``noalias`` (so the loop vectoriser needs no run-time alias checks). ``attributes`` go on
-    both functions. Returns the body's builder, its pointer arguments and ``lo``, ``hi``; the
-    caller fills the body and returns."""
+    operand pointers from ``args`` (pointer ``k`` from ``args[arg_index[k]]``, by default
+    ``args[k]``) and calls an always-inlined body whose pointer arguments are ``noalias`` (so the
+    loop vectoriser needs no run-time alias checks). ``attributes`` go on both functions.
+    Returns the body's builder, its pointer arguments and ``lo``, ``hi``; the caller fills the
+    body and returns."""
     impl_ty = ir.FunctionType(ir.VoidType(), list(ptr_types) + [I64, I64])
     impl = ir.Function(module, impl_ty, name + ".impl")
     impl.linkage = "internal"
@@ -93,7 +94,8 @@ def kernel_entry(module: ir.Module, name: str, ptr_types, attributes=()):
     wb = ir.IRBuilder(fn.append_basic_block("entry"))
     args = []
     for k, pt in enumerate(ptr_types):
-        p = wb.load(wb.gep(fn.args[0], [ir.Constant(ir.IntType(32), k)], inbounds=True))
+        index = k if arg_index is None else arg_index[k]
+        p = wb.load(wb.gep(fn.args[0], [ir.Constant(ir.IntType(32), index)], inbounds=True))
         args.append(wb.bitcast(p, pt))
     wb.call(impl, args + [fn.args[1], fn.args[2]])
     wb.ret_void()
@@ -132,17 +134,26 @@ def block_outer_reduction(plan: FusedPlan) -> None:
 
 def emit_fused(module: ir.Module, plan: FusedPlan) -> str:
     ops = plan.operands
-    ptr_types = [mem_type(o.dtype).as_pointer() for o in ops]
+    # an output written in place (plan.inplace) has no pointer of its own: it is stored through
+    # its input's, so the body's noalias pointers stay distinct memory
+    own = [k for k in range(len(ops)) if k not in plan.inplace]
+    ptr_types = [mem_type(ops[k].dtype).as_pointer() for k in own]
     blocked = plan.row_block > 0
     if blocked:
         red_index = next(k for k, o in enumerate(ops) if o.role == "red")
         ptr_types += [mem_type(ops[red_index].dtype).as_pointer(), I64.as_pointer()]
     # small kernels are optimised for size: their time is the call, not the loop, and the
     # vectoriser's interleaved and epilogue loops cost LLVM several ms per kernel
-    b, ptrs, lo, hi = kernel_entry(module, plan.name, ptr_types, ("optsize",) if plan.size <= SMALL_KERNEL else ())
+    b, body_ptrs, lo, hi = kernel_entry(module, plan.name, ptr_types, ("optsize",) if plan.size <= SMALL_KERNEL else (),
+                                        own + [len(ops), len(ops) + 1][:len(ptr_types) - len(own)])
     E = LLVMEmitter(b)
+    ptrs = [None] * len(ops)
+    for k, p in zip(own, body_ptrs):
+        ptrs[k] = p
+    for out, src in plan.inplace.items():
+        ptrs[out] = ptrs[src]
     if blocked:
-        ptrs, (partials, counter) = list(ptrs[:len(ops)]), ptrs[len(ops):]
+        partials, counter = body_ptrs[len(own):]
         block_lo, block_hi = lo, hi
     dims = plan.dims or [1]
     reduced = plan.reduced or [plan.reduce is not None]
@@ -294,27 +305,35 @@ BOOL, FLOAT32, I1  # re-exported names used by callers
 
 def emit_segment(module: ir.Module, name: str, members) -> str:
     """``void name(i8*** tables, i64* parts)``: call each kernel of ``members`` ((kernel name,
-    outer extent, split alignment or None) triples, all defined in ``module``) in order as
-    ``kernel(tables[j], 0, extent)``: a run of kernels in one native call. A member with an
-    alignment is split over the thread pool into ``parts[j]`` pieces (decided per call) through
-    ``msjit_parallel_for`` (codegen/cpu/native_pool.py). The calls are never inlined (the kernels
-    stay compiled once)."""
+    outer extent, split alignment or None, error flag or None) tuples, all defined in
+    ``module``) in order as ``kernel(tables[j], 0, extent)``: a run of kernels in one native call.
+    A member with an alignment is split over the thread pool into ``parts[j]`` pieces (decided
+    per call) through ``msjit_parallel_for`` (codegen/cpu/native_pool.py). A member with an
+    error flag (the index in its table of an ``i64`` it sets on bad input) ends the run when it
+    flagged: the kernels after it do not run, so a parameter they update in place keeps its value
+    while the runner raises the op's error. The calls are never inlined (the kernels stay
+    compiled once)."""
     i8p = ir.IntType(8).as_pointer()
     i8pp = i8p.as_pointer()
     fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [i8pp.as_pointer(), I64.as_pointer()]), name)
     fn.attributes.add("nounwind")
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     pfor = None
-    for j, (kernel, extent, align) in enumerate(members):
+    for j, (kernel, extent, align, flag) in enumerate(members):
         argv = b.load(b.gep(fn.args[0], [ir.Constant(ir.IntType(32), j)], inbounds=True))
         if align is None:
             b.call(module.globals[kernel], [argv, ir.Constant(I64, 0), ir.Constant(I64, extent)], attrs=("noinline",))
-            continue
-        if pfor is None:
-            pfor = module.globals.get("msjit_parallel_for") or ir.Function(
-                module, ir.FunctionType(ir.VoidType(), [i8p, i8pp, I64, I64, I64, I64]), "msjit_parallel_for")
-        parts = b.load(b.gep(fn.args[1], [ir.Constant(ir.IntType(32), j)], inbounds=True))
-        b.call(pfor, [b.bitcast(module.globals[kernel], i8p), argv, ir.Constant(I64, 0), ir.Constant(I64, extent),
-                      parts, ir.Constant(I64, align)])
+        else:
+            if pfor is None:
+                pfor = module.globals.get("msjit_parallel_for") or ir.Function(
+                    module, ir.FunctionType(ir.VoidType(), [i8p, i8pp, I64, I64, I64, I64]), "msjit_parallel_for")
+            parts = b.load(b.gep(fn.args[1], [ir.Constant(ir.IntType(32), j)], inbounds=True))
+            b.call(pfor, [b.bitcast(module.globals[kernel], i8p), argv, ir.Constant(I64, 0), ir.Constant(I64, extent),
+                          parts, ir.Constant(I64, align)])
+        if flag is not None and j + 1 < len(members):
+            slot = b.load(b.gep(argv, [ir.Constant(ir.IntType(32), flag)], inbounds=True))
+            flagged = b.icmp_signed("!=", b.load(b.bitcast(slot, I64.as_pointer())), ir.Constant(I64, 0))
+            with b.if_then(flagged, likely=False):
+                b.ret_void()
     b.ret_void()
     return name

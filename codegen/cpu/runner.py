@@ -53,6 +53,17 @@ def _free_rc():
 _FREE_RC = _free_rc()  # refcount of an array referenced only by a pool entry (while checked)
 
 
+def _donated_rc():
+    arrays = [np.empty(1)]
+    owners = [arrays[0]]  # (the Tensor whose data it is)
+    a = arrays[0]
+    return sys.getrefcount(a) if owners else 0
+
+
+#: refcount of a donated array while ``_take_donations`` checks it (the caller's list, its owner)
+_DONATED_RC = _donated_rc()
+
+
 def _matmul_out(node, target=None):
     """np.matmul(..., out=buf) for float matmuls of rank >= 2 without promotion (None otherwise)."""
     if node.op.name != "matmul" or target is not None:
@@ -122,7 +133,6 @@ class CompiledGraph:
         plans = plan_schedule(schedule, self.name)
         self._adapt_plans(plans)
         plans.update(self._native_plans(kernels_))
-        _share_identical_kernels(plans)
         self._block_counters = [p.block_counter for p in plans.values() if getattr(p, "block_counter", None) is not None]
         # -- buffer plan: graph/passes/memory.py, with what this backend stores where --------------
         buffers = self._plan_buffers(schedule, plans)
@@ -133,6 +143,12 @@ class CompiledGraph:
         communicating = any(n.op.issue_early for k in kernels_ for n in k.nodes)
         # numpy steps that read only inputs and constants run first, so they do not cut a segment
         self._hoisted = self._input_only_steps(kernels_, plans, static_views, buffers)
+        # parameter updates written into the parameter's own memory (when its caller donates it)
+        self._inplace = {} if communicating else self._plan_inplace(kernels_, plans, static_views)
+        self._inplace_inputs = sorted(self._inplace)
+        self._donated = [False] * self.n_inputs  # per input: does this call write into it
+        self._held = [None] * len(self._inplace_inputs)  # the arrays donated before, by input
+        _share_identical_kernels(plans)  # (after in-place planning: it changes kernels' text)
         segments = [] if communicating else self._segments(kernels_, plans, set(static_views) | self._hoisted)
         # products inside compiled code are split over the thread pool, so BLAS must not start
         # threads of its own while they run (codegen/cpu/blas.py)
@@ -141,7 +157,8 @@ class CompiledGraph:
         # a kernel shared by identical plans (_share_identical_kernels) is built once, on every backend
         compiled = {p.name: p for p in plans.values() if not isinstance(p, (Exception, native.Absorbed))}
         self.library = self._build_library(list(compiled.values()),
-                                           [(name, [(plans[ki].name, plans[ki].outer_extent, self._split_align(plans[ki]))
+                                           [(name, [(plans[ki].name, plans[ki].outer_extent, self._split_align(plans[ki]),
+                                                     getattr(plans[ki], "error_flag", None))
                                                     for ki in members])
                                             for name, members in segments])
         # -- steps -----------------------------------------------------------------------------
@@ -307,6 +324,62 @@ class CompiledGraph:
                 hoisted.add(ki)
         return hoisted
 
+    def _plan_inplace(self, kernels_, plans, static_views) -> dict:
+        """input index -> slot of its new value, for the parameter updates a fused kernel writes
+        into the parameter's own memory when the caller donates it (``__call__``); the kernel's
+        plan gets the pair in ``inplace`` (it stores the new value through the input's pointer).
+
+        An update is written in place when nothing can tell: its new value is stored by a fused
+        kernel that reads the old one at the same index (equal strides and dtype)
+        and is not returned; every other read of the old value or of a view of it comes earlier
+        (or runs before everything, a hoisted numpy step) and no graph output is such a view; and
+        nothing after the writer can raise or run numpy (a compiled call that raises is rerun
+        eagerly, which must find the parameters as they were: a kernel that flags bad input
+        ends its run of kernels, ``kernels.emit_segment``)."""
+        if self.xp is not np:
+            return {}
+        producer, readers = {}, {}
+        for ki, k in enumerate(kernels_):
+            plan = plans.get(ki)
+            at = plan.into if isinstance(plan, native.Absorbed) else ki  # where its reads happen
+            for n in k.nodes:
+                for v in n.outputs:
+                    producer[id(v)] = ki
+                for a in n.inputs:
+                    if isinstance(a, Value):
+                        readers.setdefault(id(a), set()).add(at)
+        compiled = {ki for ki, p in plans.items() if isinstance(p, (kernels.FusedPlan, native.NativePlan))}
+        quiet = compiled | set(static_views) | self._hoisted | {ki for ki, p in plans.items() if isinstance(p, native.Absorbed)}
+        quiet -= {ki for ki in compiled if getattr(plans[ki], "after_call", None) is not None}
+        returned = {id(v) for v in self.graph.outputs if isinstance(v, Value)}
+        index = {id(v): i for i, v in enumerate(self.graph.inputs)}
+        chosen = {}
+        for param, new in self.graph.updates.items():
+            w = producer.get(id(new))
+            plan = plans.get(w)
+            # (a fused kernel computes each element of its iteration space once, whatever else it
+            # reduces, so an element it stores is one it has read)
+            if (not isinstance(plan, kernels.FusedPlan) or id(new) in returned
+                    or tuple(param.shape) != tuple(new.shape)):
+                continue
+            roles = {(id(o.value), o.role): k for k, o in enumerate(plan.operands)}
+            k_in, k_out = roles.get((id(param), "in")), roles.get((id(new), "out"))
+            if (k_in is None or k_out is None or plan.operands[k_in].strides != plan.operands[k_out].strides
+                    or plan.operands[k_in].dtype != plan.operands[k_out].dtype):
+                continue
+            views = set()  # values that may be views of the parameter's memory (numpy steps' results)
+            for ki, k in enumerate(kernels_):
+                if ki not in compiled and any(id(a) in views or a is param for n in k.nodes for a in n.inputs):
+                    views |= {id(v) for n in k.nodes for v in n.outputs}
+            late = {r for r in readers.get(id(param), ()) if r > w}
+            late |= {r for v in views for r in readers.get(v, ()) if r >= w}
+            if (late - self._hoisted or (views | {id(param)}) & returned
+                    or any(ki not in quiet for ki in range(w + 1, len(kernels_)))):
+                continue
+            plan.inplace[k_out] = k_in
+            chosen[index[id(param)]] = self._slot[id(new)]
+        return chosen
+
     def _segments(self, kernels_, plans, transparent) -> list:
         """[(entry name, [kernel index, ...])]: maximal runs of two or more compiled kernels
         (split ones included: the segment calls the pool's native parallel-for), across the
@@ -406,7 +479,8 @@ class CompiledGraph:
                 writers.setdefault(out[1], []).append((b, k))
         returned = {s for s, _ in self.out_slots if s is not None}
         managed = [(s, *writers[s][0]) for s in new_values if len(writers.get(s, ())) == 1 and s not in returned]
-        fixed = set(updated) | {s for s, _, _ in managed}  # an input's slot is its index
+        # (an input's slot is its index; an update in place is the donated input itself)
+        fixed = set(updated) | {s for s, _, _ in managed} | set(self._inplace.values())
         # values numpy steps, outputs and updates read from the environment must stay in it
         env_read = returned | set(new_values)
         for ksteps, k in zip(kernel_steps, self.schedule.kernels):
@@ -446,6 +520,7 @@ class CompiledGraph:
                     positions.append(b.offset + out[0])
                 else:
                     volatile_out.append(out)
+            positions += [b.offset + j for j, *_ in b.inout]
             b.fast_prepare = b.preparer(volatile_in, volatile_out) if volatile_in or volatile_out else None
         return call_snapshots.CallSnapshots(self._argv_block, updated, positions, reads, managed,
                                             self._pooled_addresses, _FREE_RC, input_reads)
@@ -508,11 +583,17 @@ class CompiledGraph:
             argv[n_ops + i] = a.ctypes.data
         dynamic_in = []  # (arg index, slot, dtype)
         fresh_out = []  # (arg index, slot, shape, dtype, pool, index among the fresh outputs)
+        inout = []  # (arg index, input slot, slot of its new value, dtype): updates in place
+        written_into = {src: out for out, src in getattr(plan, "inplace", {}).items()}
         keep_static = list(extra)
         for j, o in enumerate(plan.operands):
             slot = self._slot[id(o.value)]
             buf = buffers.get(id(o.value))
-            if o.role != "in":
+            if j in written_into:
+                inout.append((j, slot, self._slot[id(plan.operands[written_into[j]].value)], o.dtype))
+            elif j in getattr(plan, "inplace", ()):
+                continue  # stored through its input's pointer
+            elif o.role != "in":
                 if buf is not None:
                     argv[j] = buf.ctypes.data
                     self._init.append((slot, buf))
@@ -534,8 +615,8 @@ class CompiledGraph:
         per_thread = _per_thread_bits(plan)
         fn_address = ctypes.cast(fn, ctypes.c_void_p).value
         parts_for = threads.parts_for
-        binding = _Binding(argv, offset, dynamic_in, fresh_out, self._pooled_addresses)
-        prepare = binding.preparer(dynamic_in, fresh_out)
+        binding = _Binding(argv, offset, dynamic_in, fresh_out, self._pooled_addresses, inout, self._donated)
+        prepare = binding.preparer(dynamic_in, fresh_out, inout)
 
         after_call = getattr(plan, "after_call", None)
         if after_call is not None:  # the kernel may have flagged bad input: the op raises then
@@ -607,16 +688,21 @@ class CompiledGraph:
         return step
 
     # -- running -----------------------------------------------------------------------------------
-    def __call__(self, arrays, record=None):
+    def __call__(self, arrays, record=None, donate=False):
+        """``(outputs, {input index: new value})`` for the input ``arrays``. ``donate=True``: the
+        caller gives up the inputs the graph updates in place (``inplace_inputs``) where they are
+        referenced only by ``arrays`` and one owner besides (the Tensor whose data they are, which
+        then sees them updated): those are written in place and left out of the updates."""
         if len(arrays) != self.n_inputs:
             raise ValueError(f"graph {self.name}: expected {self.n_inputs} inputs, got {len(arrays)}")
-        env = self._env.copy()
-        env[:self.n_inputs] = arrays
         with self._lock, self._region, (np.errstate(over="ignore", invalid="ignore") if self._half else _NO_CONTEXT):
             # (steps share argument arrays and buffers: one call at a time; float16 graphs
             # overflow to inf silently, as eager float16 does -- loss scaling detects it)
+            every = self._take_donations(arrays, donate and record is None) if self._inplace else True
+            env = self._env.copy()
+            env[:self.n_inputs] = arrays
             snapshots = self.snapshots
-            snap = snapshots.lookup(arrays) if snapshots is not None and record is None else None
+            snap = snapshots.lookup(arrays) if snapshots is not None and record is None and every else None
             if snap is not None:
                 snapshots.restore(snap, env)
                 for step in self.fast_steps:
@@ -627,7 +713,7 @@ class CompiledGraph:
                 if record is None:
                     for step in self.call_steps:
                         step(env)
-                    if snapshots is not None:
+                    if snapshots is not None and every:
                         snapshots.record(arrays, env)
                 else:  # snapshot every value right after it is computed (buffers get reused)
                     for step, vids in zip(self.steps, self.step_values):
@@ -637,14 +723,59 @@ class CompiledGraph:
                             if env[s] is not None:
                                 record[vid] = self._snapshot(env[s])
             outs = [env[s] if s is not None else v for s, v in self.out_slots]
-            updates = {i: env[s] for i, s in self.update_slots}
+            donated = self._donated
+            updates = {i: env[s] for i, s in self.update_slots if not donated[i]}
         return outs, updates
+
+    @property
+    def inplace_inputs(self) -> list:
+        """The input indices this graph updates in place when they are donated (``__call__``)."""
+        return self._inplace_inputs
+
+    def _take_donations(self, arrays, donate) -> bool:
+        """Mark in ``_donated`` the in-place inputs this call writes into: with ``donate``, each
+        one referenced by ``arrays`` and its owner alone (a view of it references it too, so
+        nobody else can read it) that owns its memory and is laid out as the kernel writes it.
+        The runner keeps the arrays it wrote into, so their ids (keys of the snapshots and of the
+        known addresses) stay theirs. True when every in-place input is donated."""
+        donated, held, inputs = self._donated, self._held, self._inplace_inputs
+        if not donate:
+            for i in inputs:
+                donated[i] = False
+            return False
+        getrc, every = sys.getrefcount, True
+        for k, i in enumerate(inputs):
+            a = arrays[i]
+            if a is held[k]:
+                ok = getrc(a) == _DONATED_RC + 1
+            else:
+                ok = getrc(a) == _DONATED_RC and self._hold(k, a)
+            donated[i] = ok
+            every = every and ok
+        return every
+
+    def _hold(self, k, a) -> bool:
+        """Keep ``a`` as the array in-place input ``k`` is written into, if a kernel may write it."""
+        i = self._inplace_inputs[k]
+        v = self.graph.inputs[i]
+        if (type(a) is not np.ndarray or a.base is not None or not a.flags.c_contiguous or not a.flags.writeable
+                or a.dtype != v.dtype.np or a.shape != tuple(v.shape)):
+            return False
+        old = self._held[k]
+        if old is not None:
+            del self._pooled_addresses[(id(old), old.dtype)]
+            if self.snapshots is not None:  # keyed by its id, which another array may take now
+                self.snapshots.clear()
+        self._held[k] = a
+        self._pooled_addresses[(id(a), a.dtype)] = a.ctypes.data
+        return True
 
     def value_slot(self, v):
         return self._slot.get(id(v))
 
     def describe(self) -> str:
         restored = f", {len(self.fast_steps)} restored from a snapshot" if self.fast_steps is not None else ""
+        restored += f", {len(self._inplace)} of {len(self.update_slots)} updates in place" if self.update_slots else ""
         return "\n".join([f"compiled {self.name}: {len(self.steps)} steps ({len(self.call_steps)} Python-level "
                           f"calls per run{restored}), {self.buffer_bytes} bytes of reused buffers"] + self.descr)
 
@@ -652,7 +783,10 @@ class CompiledGraph:
 class _Binding:
     """How a compiled kernel's argument table is filled on each call: ``dynamic_in`` (argument
     index, slot, dtype) are read from the call's environment, ``fresh_out`` (argument index,
-    slot, shape, dtype, pool, k) are new arrays the caller keeps. ``offset``: where the table
+    slot, shape, dtype, pool, k) are new arrays the caller keeps, ``inout`` (argument index,
+    input slot, new value's slot, dtype) are inputs the kernel updates in place: the input itself
+    where the call's caller donated it (``donated[input slot]``), else a copy of it that becomes
+    the new value (the caller's array keeps its value). ``offset``: where the table
     starts in the graph's argument block; ``chosen[k]``: the pool entry the last call that bound
     output k wrote it into (None: an array outside the pool); ``fast_prepare``: what a call
     restored from a snapshot still binds (None: nothing); ``after_reads``: the slots the kernel's
@@ -661,9 +795,9 @@ class _Binding:
     #: arrays kept per output pool; beyond it, outputs the caller still holds are fresh arrays
     POOL_SIZE = 3
 
-    def __init__(self, argv, offset, dynamic_in, fresh_out, known):
+    def __init__(self, argv, offset, dynamic_in, fresh_out, known, inout=(), donated=()):
         self.argv, self.offset = argv, offset
-        self.dynamic_in, self.fresh_out = dynamic_in, fresh_out
+        self.dynamic_in, self.fresh_out, self.inout, self.donated = dynamic_in, fresh_out, inout, donated
         # addresses of the arrays this graph's pools hold (for as long as the graph lives, so an
         # id is never reused while listed): a parameter's new value comes back as an input of the
         # next call, and ``a.ctypes.data`` costs ~0.8 us (LeNet5 reads ~40 such inputs a step)
@@ -672,14 +806,22 @@ class _Binding:
         self.fast_prepare = None
         self.after_reads = ()
 
-    def preparer(self, dynamic_in, fresh_out):
+    def preparer(self, dynamic_in, fresh_out, inout=()):
         """``prepare(env)``: point the arguments listed at this call's arrays; it returns the
         copies made (if any), which must live until the kernel has run."""
-        argv, known, chosen, pool_size = self.argv, self.known, self.chosen, self.POOL_SIZE
-        asc, empty, getrc = np.ascontiguousarray, np.empty, sys.getrefcount
+        argv, known, chosen, pool_size, donated = self.argv, self.known, self.chosen, self.POOL_SIZE, self.donated
+        asc, empty, getrc, copy = np.ascontiguousarray, np.empty, sys.getrefcount, np.array
 
         def prepare(env):
             keep = None
+            for j, src, slot, dt in inout:
+                a = env[src]
+                if donated[src]:  # the runner holds it: its address is known
+                    argv[j] = known[(id(a), dt)]
+                else:
+                    a = copy(a, dtype=dt, order="C")
+                    argv[j] = a.ctypes.data
+                env[slot] = a
             for j, slot, dt in dynamic_in:
                 a = env[slot]
                 ptr = known.get((id(a), dt))

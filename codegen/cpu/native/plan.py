@@ -36,6 +36,10 @@ class NativePlan:
     #: ``after_call(inputs)``, run once the kernel has run (with the input arrays): raises the
     #: op's error when the kernel flagged bad input
     after_call: object = None
+    #: the index in the kernel's table of the ``i64`` it sets on bad input (then ``after_call``
+    #: raises): a run of kernels in one native call stops after it (codegen/cpu/kernels.py:
+    #: ``emit_segment``)
+    error_flag: int | None = None
     #: a summed product's count of finished batch blocks (zero between calls; a forked child resets it)
     block_counter: object = None
     #: parts per thread when split over the pool (0: the pool's default, codegen/cpu/native_pool.py)
@@ -179,7 +183,7 @@ def _plan_rows(node, name):
                 _check_index_range(np, "sparse_softmax_cross_entropy", "labels", inputs[1], logits.shape[1])
         ops = [Operand(logits, dt, [], "in"), Operand(labels, np_dtype(labels.dtype), [], "in"), Operand(out, dt, [], "out")]
         return NativePlan(name, node, ops, [logits.shape[0]], logits.size, emit_sparse_ce, {"cols": logits.shape[1]},
-                          extra_args=(flag,), after_call=after_call)
+                          extra_args=(flag,), after_call=after_call, error_flag=len(ops))
     return None
 
 
