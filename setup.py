@@ -18,5 +18,10 @@ setup(
             ["capture/_guard_vm.c"],
             optional=True,
         ),
+        Extension(  # a compiled step's steady-state call (codegen/cpu/call_snapshots.py)
+            "codegen.cpu._restored_call",
+            ["codegen/cpu/_restored_call.c"],
+            optional=True,
+        ),
     ],
 )

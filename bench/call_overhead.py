@@ -3,8 +3,9 @@
 ``python -m bench.call_overhead [lenet|mlp] [batch]`` runs the tutorial train step under
 ``jit`` and reports medians over many calls of: the whole step; the time inside native code
 (segments, kernels, products: each timed by a wrapper, whose own cost is measured and taken
-off); and what is left, the overhead (guard check, argument fetch, the runner's Python, the
-parameter write-back). The guard check and the argument fetch are also timed alone.
+off, or by the call restored in C itself, codegen/cpu/_restored_call.c); and what is left, the
+overhead (guard check, argument fetch, the runner, the output wrapping). The guard check and
+the argument fetch are also timed alone.
 
 The overhead is measured twice. In a training loop the kernels run between two calls' Python
 and leave the caches to their own data, so the same Python costs more there than back to back:
@@ -67,10 +68,10 @@ def _no_op_address():
 
 
 def _timed_natives(graph, clock, spent, no_op=None):
-    """Wrap every native call of ``graph``'s steps so that ``spent[0]`` accumulates their time;
-    with ``no_op`` (an address), the compiled ones (ctypes function pointers) call it instead
-    (numpy steps still run, timed)."""
-    wrapped = 0
+    """Wrap every native call of ``graph``'s steps so that ``spent[0]`` accumulates their time
+    and ``spent[1]`` counts the wrappers run; with ``no_op`` (an address), the compiled ones
+    (ctypes function pointers) call it instead (numpy steps still run, timed). The call restored
+    in C times its kernels itself (rebuilt to call ``no_op`` with it). Returns one wrapper's cost."""
 
     def wrap(f):
         if no_op is not None and isinstance(f, ctypes._CFuncPtr):
@@ -81,6 +82,7 @@ def _timed_natives(graph, clock, spent, no_op=None):
                 return f(*a, **k)
             finally:
                 spent[0] += clock() - t
+                spent[1] += 1
         timed.wrapped = True
         timed.original = f
         return timed
@@ -90,13 +92,19 @@ def _timed_natives(graph, clock, spent, no_op=None):
         for cell, name in _cells(step, seen):
             if name in _NATIVE_CALLS:
                 cell.cell_contents = wrap(getattr(cell.cell_contents, "original", cell.cell_contents))
-                wrapped += 1
+        if no_op is not None and hasattr(step, "native"):
+            step.native = (no_op, *step.native[1:])
+    if getattr(graph, "_restored", None) is not None:
+        if no_op is not None:
+            graph._restored = graph._native_restored_call()  # (armed by the next call restored in Python)
+        graph._restored.timing = 1
     probe = wrap(lambda: None)
     t = clock()
     for _ in range(10000):
         probe()
     per_wrapper = (clock() - t) / 10000
-    return wrapped, per_wrapper
+    spent[1] = 0
+    return per_wrapper
 
 
 def _median_us(fn, calls, clock):
@@ -118,27 +126,29 @@ def measure(model="lenet", batch=32, calls=2000) -> dict:
         step(*args)
     entry, graph = _compiled(step)
     clock = time.perf_counter_ns
-    spent = [0]
+    spent = [0, 0]
 
     def run():
         """Medians (step, native, overhead) in ns; the wrappers' time is counted in the step
         but not inside the natives."""
         steps, natives = [], []
         for _ in range(calls):
-            spent[0] = 0
+            restored = getattr(graph, "_restored", None)
+            before = restored.native_ns if restored is not None else 0
+            spent[0] = spent[1] = 0
             t = clock()
             step(*args)
             steps.append(clock() - t)
-            natives.append(spent[0])
-        overheads = [s - n - wrapped * per_wrapper for s, n in zip(steps, natives)]
-        return statistics.median(steps), statistics.median(natives), statistics.median(overheads)
+            natives.append((spent[0] + (restored.native_ns - before if restored is not None else 0), spent[1]))
+        overheads = [s - n - wrappers * per_wrapper for s, (n, wrappers) in zip(steps, natives)]
+        return statistics.median(steps), statistics.median(n for n, _ in natives), statistics.median(overheads)
 
-    wrapped, per_wrapper = _timed_natives(graph, clock, spent)
+    per_wrapper = _timed_natives(graph, clock, spent)
     step_ns, native_ns, overhead_ns = run()
     flat = tuple(args)
     guard_us = _median_us(lambda: entry.check(flat), calls, clock)
     fetch_us = _median_us(lambda: entry.fetch(flat), calls, clock)
-    wrapped, per_wrapper = _timed_natives(graph, clock, spent, no_op=_no_op_address())
+    per_wrapper = _timed_natives(graph, clock, spent, no_op=_no_op_address())
     warm_overhead_ns = run()[2]
     return {"step_us": step_ns / 1e3, "native_us": native_ns / 1e3, "overhead_us": overhead_ns / 1e3,
             "warm_overhead_us": warm_overhead_ns / 1e3, "guard_us": guard_us, "fetch_us": fetch_us,

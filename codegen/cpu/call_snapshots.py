@@ -73,7 +73,8 @@ class CallSnapshots:
         self._free_rc = free_rc
         self._snaps = {}
         self._current = None  # the snapshot whose pointers the block holds now
-        self.hits = 0
+        self._hits = 0
+        self.native = None  # the call restored in C (runner: ``_native_restored_call``), if any
         # the inputs outside the key (the batch, a learning rate): input index -> the positions
         # reading it and their dtypes, and the array they were last pointed at by a restored call
         self._input_reads = [(i, np.asarray([p for p, _ in reads], np.intp), reads[0][1])
@@ -115,12 +116,22 @@ class CallSnapshots:
                 bound[k] = a
         for slot, entry in zip(self._managed_slots, entries):
             env[slot] = entry[0]
-        self.hits += 1
+        self._hits += 1
+
+    @property
+    def hits(self) -> int:
+        """Calls restored from a snapshot (in Python or in C)."""
+        return self._hits + (self.native.hits if self.native is not None else 0)
+
+    @property
+    def holds_snapshot(self) -> bool:
+        """Whether the block holds a snapshot's pointers now."""
+        return self._current is not None
 
     def forget_inputs(self) -> None:
         """A full call binds every pointer itself (the inputs maybe to converted copies): rebind
         them next time."""
-        self._bound = [None] * len(self._input_reads)
+        self._bound[:] = [None] * len(self._input_reads)  # (in place: the native call shares the list)
         self._current = None
 
     def clear(self) -> None:

@@ -208,6 +208,7 @@ class CompiledGraph:
         self.snapshots = None if communicating else self._plan_snapshots(kernel_steps, static_views)
         self.fast_steps = (self._call_steps(kernel_steps, segments, static_views, plans, fast=True)
                            if self.snapshots is not None else None)
+        self._restored = self._native_restored_call()
         self._env = [None] * self.nslots  # a call's environment starts as a copy of this
         for s, a in self._init:
             self._env[s] = a
@@ -455,6 +456,8 @@ class CompiledGraph:
                 after(env)
 
         step.keep_alive = (members, seg, tables, parts)
+        # (what a call restored in C runs instead: _native_restored_call)
+        step.native = (self.library.address(name), tables, parts, members, member_plans)
         return step
 
     def _plan_snapshots(self, kernel_steps, static_views):
@@ -521,9 +524,62 @@ class CompiledGraph:
                 else:
                     volatile_out.append(out)
             positions += [b.offset + j for j, *_ in b.inout]
+            b.volatile_in, b.volatile_out = volatile_in, volatile_out
             b.fast_prepare = b.preparer(volatile_in, volatile_out) if volatile_in or volatile_out else None
         return call_snapshots.CallSnapshots(self._argv_block, updated, positions, reads, managed,
                                             self._pooled_addresses, _FREE_RC, input_reads)
+
+    def _native_restored_call(self):
+        """The call restored from a snapshot, in C (codegen/cpu/_restored_call.c), where the
+        graph allows it: every update in place, and a restored call that is only native runs of
+        kernels whose tables the snapshot fixes but for the other inputs and the returned
+        outputs. None where it does not (or the extension is not built, or
+        ``MSJIT_PY_RESTORED_CALL=1``): restored calls stay in Python."""
+        snapshots = self.snapshots
+        if (snapshots is None or self._half or len(self._inplace) != len(self.update_slots)
+                or os.environ.get("MSJIT_PY_RESTORED_CALL") == "1"):
+            return None
+        try:
+            from . import _restored_call
+        except ImportError:
+            return None
+        segments, flags, outs, out_index = [], [], [], {}
+        for step in self.fast_steps:
+            if not hasattr(step, "native"):
+                return None
+            address, tables, parts, members, member_plans = step.native
+            for m, plan in zip(members, member_plans):
+                if m.binding.volatile_in:
+                    return None
+                for j, slot, _, _, pool, _ in m.binding.volatile_out:
+                    out_index[slot] = len(outs)
+                    outs.append((pool, m.binding.offset + j))
+                if getattr(plan, "error_flag", None) is not None:
+                    flags.append(m.argv[plan.error_flag])
+            segments.append((address, ctypes.addressof(tables), ctypes.addressof(parts)))
+        results = []
+        for slot, v in self.out_slots:
+            if slot is None:
+                results.append((1, v))  # a constant
+            elif slot in out_index:
+                results.append((0, out_index[slot]))
+            elif slot < self.n_inputs:
+                results.append((2, slot))  # an input returned as it is
+            else:
+                return None
+        reads = tuple((i, tuple(int(p) for p in positions), memoryview(np.empty(0, dt)).format, dt.itemsize)
+                      for i, positions, dt in snapshots._input_reads)
+        if snapshots.native is not None:  # (a rebuilt one: its calls stay counted)
+            snapshots._hits += snapshots.native.hits
+        region = self._region
+        region = (None if region is _NO_CONTEXT else
+                  (ctypes.cast(region._enter, ctypes.c_void_p).value, ctypes.cast(region._leave, ctypes.c_void_p).value,
+                   region.flags))
+        snapshots.native = _restored_call.RestoredCall(
+            self._lock, region, self.n_inputs, tuple(self._inplace_inputs), self._held, reads, snapshots._bound,
+            tuple(outs), tuple(results), tuple(segments), tuple(flags), ctypes.addressof(threads.EPOCH),
+            ctypes.addressof(self._argv_block))
+        return snapshots.native
 
     @staticmethod
     def _alloc(nbytes):
@@ -547,6 +603,7 @@ class CompiledGraph:
 
     def _reset_after_fork(self):
         self._lock = threading.Lock()  # another thread of the parent may have held it
+        self._restored = self._native_restored_call()  # (on the new lock, disarmed: no workers yet)
         for counter in self._block_counters:  # ... in the middle of a blocked kernel
             counter[:] = 0
 
@@ -693,11 +750,18 @@ class CompiledGraph:
         caller gives up the inputs the graph updates in place (``inplace_inputs``) where they are
         referenced only by ``arrays`` and one owner besides (the Tensor whose data they are, which
         then sees them updated): those are written in place and left out of the updates."""
+        restored = self._restored
+        if restored is not None and donate and record is None:
+            outs = restored(arrays)  # None: not in the state it handles (or a kernel flagged bad input)
+            if outs is not None:
+                return outs, {}
         if len(arrays) != self.n_inputs:
             raise ValueError(f"graph {self.name}: expected {self.n_inputs} inputs, got {len(arrays)}")
         with self._lock, self._region, (np.errstate(over="ignore", invalid="ignore") if self._half else _NO_CONTEXT):
             # (steps share argument arrays and buffers: one call at a time; float16 graphs
             # overflow to inf silently, as eager float16 does -- loss scaling detects it)
+            if restored is not None:
+                restored.armed = 0
             every = self._take_donations(arrays, donate and record is None) if self._inplace else True
             env = self._env.copy()
             env[:self.n_inputs] = arrays
@@ -707,6 +771,9 @@ class CompiledGraph:
                 snapshots.restore(snap, env)
                 for step in self.fast_steps:
                     step(env)
+                if restored is not None:  # the block holds the snapshot, the steps sized their parts
+                    restored.epoch = threads.EPOCH[0]
+                    restored.armed = 1
             else:
                 if snapshots is not None:  # (first: a call that raises may have bound some inputs)
                     snapshots.forget_inputs()

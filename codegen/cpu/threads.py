@@ -50,6 +50,9 @@ def available_cores() -> int:
 
 
 _from_env: list[int] = []  # MSJIT_THREADS as last read (0: unset or not a number)
+#: bumped by every ``set_num_threads``: a call restored in native code (codegen/cpu/_restored_call.c)
+#: reads it to know that its kernels' numbers of parts were decided for the current thread count
+EPOCH = (ctypes.c_int64 * 1)()
 
 
 def n_threads() -> int:
@@ -74,6 +77,7 @@ def set_num_threads(n: int | None) -> None:
         raise ValueError(f"num_threads must be a positive int or None, got {n!r}")
     _requested[:] = [] if n is None else [n]
     _from_env.clear()
+    EPOCH[0] += 1
 
 
 def parts_for(work: float, splittable: bool = True) -> int:

@@ -1,0 +1,175 @@
+"""Calls restored in C (codegen/cpu/_restored_call.c): a train step that updates every parameter
+in place runs its steady-state calls without the runner's Python. Oracle: the same step in
+PyNative. Each test checks that the C calls really ran (``native.hits``), so a path that
+silently stopped being taken fails, and that every state it does not handle (a parameter the
+user holds, a batch needing conversion, a new thread count, a bad label, a fork) goes through
+the Python path with the same numbers."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import capture
+import runtime as ms
+from capture.cache import cache_for
+from codegen.cpu import threads
+from runtime import Tensor, nn
+
+from codegen_helpers import tutorial_train_step
+
+_restored_call = pytest.importorskip("codegen.cpu._restored_call")
+
+
+def _model():
+    ms.set_seed(7)
+    net = nn.SequentialCell([nn.Dense(6, 32), nn.ReLU(), nn.Dense(32, 3)])
+    opt = nn.Momentum(net.trainable_params(), 0.05, 0.9)
+    return net, opt, tutorial_train_step(net, opt)
+
+
+def _batch(i, dtype=np.float32):
+    rng = np.random.default_rng(i)
+    return (Tensor(rng.normal(size=(8, 6)).astype(dtype)), Tensor(rng.integers(0, 3, 8).astype(np.int32)))
+
+
+def _state(net, opt):
+    return [p.asnumpy().copy() for p in net.trainable_params() + list(opt.moments)]
+
+
+def _train(steps, between=None, batch=_batch):
+    """(eager losses, graph losses, graph runner) after checking states against PyNative."""
+    capture.reset()
+    eager_net, eager_opt, eager_step = _model()
+    net, opt, step = _model()
+    jitted = capture.jit(step, backend="llvm")
+    want, got = [], []
+    for i in range(steps):
+        if between is not None:
+            between(i, net, opt)
+        want.append(float(eager_step(*batch(i)).asnumpy()))
+        got.append(float(jitted(*batch(i)).asnumpy()))
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    for a, b in zip(_state(eager_net, eager_opt), _state(net, opt)):
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+    (entry,) = cache_for(step.__code__).entries
+    return entry.runner
+
+
+def test_a_training_loop_runs_in_c_from_its_third_call():
+    runner = _train(10)
+    native = runner.snapshots.native
+    assert native is not None
+    assert native.hits == 8  # call 1 records the snapshot, call 2 restores it in Python and arms
+    assert runner.snapshots.hits == 9
+
+
+def test_the_python_path_alone_gives_the_same_numbers(monkeypatch):
+    monkeypatch.setenv("MSJIT_PY_RESTORED_CALL", "1")
+    runner = _train(6)
+    assert runner.snapshots.native is None and runner.snapshots.hits == 5
+
+
+def test_a_parameter_array_the_user_holds_sends_the_call_to_python():
+    kept = []
+
+    def hold(i, net, opt):
+        if i == 5:
+            kept.append((net.trainable_params()[0].asnumpy(), net.trainable_params()[0].asnumpy().copy()))
+        if i == 7:
+            shared, copy = kept.pop()
+            np.testing.assert_array_equal(shared, copy)  # the held array never changed
+    runner = _train(12, hold)
+    assert runner.snapshots.native.hits >= 6
+
+
+def test_batches_that_need_a_conversion_go_through_python():
+    """Strided and transposed batches are converted by the Python path; contiguous ones after
+    them are bound by the C path again."""
+    def batch(i):
+        x, y = _batch(i)
+        if i == 4:
+            wide = np.zeros((8, 12), np.float32)
+            wide[:, ::2] = x.asnumpy()
+            x = Tensor(wide[:, ::2])
+        if i == 6:
+            x = Tensor(np.asfortranarray(x.asnumpy()))
+        assert x.asnumpy().flags.c_contiguous == (i not in (4, 6))
+        return x, y
+    runner = _train(12, batch=batch)
+    assert runner.snapshots.native.hits >= 6
+
+
+def test_a_new_thread_count_is_picked_up(monkeypatch):
+    monkeypatch.setattr(threads, "SPLIT_THRESHOLD", 1.0)  # every kernel split over the pool
+
+    def change(i, net, opt):
+        if i == 4:
+            threads.set_num_threads(3)
+        if i == 8:
+            threads.set_num_threads(1)
+    try:
+        runner = _train(12, change)
+    finally:
+        threads.set_num_threads(None)
+    assert runner.snapshots.native.hits >= 6
+
+
+def test_a_bad_label_raises_the_ops_error_and_changes_nothing():
+    capture.reset()
+    net, opt, step = _model()
+    jitted = capture.jit(step, backend="llvm")
+    for i in range(4):
+        jitted(*_batch(i))
+    native = cache_for(step.__code__).entries[0].runner.snapshots.native
+    assert native.hits == 2 and native.armed
+    before = _state(net, opt)
+    x, _ = _batch(9)
+    with pytest.raises(ValueError, match="labels"):
+        jitted(x, Tensor(np.full(8, 5, np.int32)))
+    for a, b in zip(before, _state(net, opt)):
+        np.testing.assert_array_equal(b, a)
+    jitted(*_batch(5))  # and training goes on
+
+
+def test_no_reference_is_leaked_or_lost():
+    capture.reset()
+    net, opt, step = _model()
+    jitted = capture.jit(step, backend="llvm")
+    x, y = _batch(0)
+    for _ in range(5):
+        jitted(x, y)
+    runner = cache_for(step.__code__).entries[0].runner
+    owners = net.trainable_params() + list(opt.moments)
+    batch = [x.asnumpy(), y.asnumpy()]
+    before = [sys.getrefcount(a) for a in batch] + [sys.getrefcount(p._data) for p in owners]
+    hits = runner.snapshots.native.hits
+    for _ in range(300):
+        jitted(x, y)
+    assert runner.snapshots.native.hits == hits + 300
+    assert [sys.getrefcount(a) for a in batch] + [sys.getrefcount(p._data) for p in owners] == before
+    pools = [pool for s in runner.fast_steps for m in s.native[3] for *_, pool, _ in m.binding.volatile_out]
+    assert pools and all(len(pool) <= 2 and all(sys.getrefcount(e[0]) == 2 for e in pool) for pool in pools)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_trains_on():
+    capture.reset()
+    net, opt, step = _model()
+    jitted = capture.jit(step, backend="llvm")
+    for i in range(4):
+        jitted(*_batch(i))
+    pid = os.fork()
+    if pid == 0:  # child: a few more steps, checked against the same steps in PyNative
+        code = 3
+        try:
+            eager_net, eager_opt, eager_step = _model()
+            for i in range(4):
+                eager_step(*_batch(i))
+            errors = [abs(float(eager_step(*_batch(i)).asnumpy()) - float(jitted(*_batch(i)).asnumpy()))
+                      for i in range(4, 8)]
+            code = 0 if max(errors) < 1e-5 else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
