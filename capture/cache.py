@@ -42,6 +42,7 @@ class Entry:
         self.owner = None  # the recompile-budget key it was compiled under (see compile_policy._owner_key)
         self.plan = None  # capture.resume.ResumePlan: what runs after the prefix graph at a graph break
         self.fetch = None  # flat arguments -> (input arrays, tensors), made on first run (capture.runner)
+        self.call = None  # input arrays -> (outputs, updates): the runner, donating where it can (first run)
         self.warm_start = False  # loaded from an entry an earlier process saved (capture.persist)
 
     @property
@@ -56,7 +57,7 @@ class Entry:
     def make_eager(self, break_info) -> None:
         """Turn a compiled entry into an eager one (its backend failed at run time)."""
         self.graph = None
-        self.runner = None
+        self.runner = self.call = None
         self.break_info = break_info
 
 

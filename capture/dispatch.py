@@ -42,7 +42,8 @@ _SIGNATURES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 def flatten_call(fn, args, kwargs):
     """Positional tuple of a call's arguments in the code's parameter order (defaults applied)."""
     code = fn.__code__
-    if not kwargs and len(args) == code.co_argcount and _simple_signature(fn):
+    if (not kwargs and len(args) == code.co_argcount and not code.co_flags & _VAR_FLAGS
+            and not code.co_kwonlyargcount):  # (_simple_signature, inline: every call asks)
         return tuple(args), None
     sig = _SIGNATURES.get(fn)
     if sig is None:
@@ -69,7 +70,7 @@ def call_captured(fn, args, kwargs, config: CaptureConfig = DEFAULT_CONFIG, name
             entry = compile_entry(fn, flat, names, config, cache, name)
         except _UserErrorWhileCapturing as r:
             return _run_eagerly_after_user_error(fn, args, kwargs, flat, r, config, cache, name)
-    if entry.eager:
+    if entry.graph is None:  # (entry.eager, without the property's call)
         return call_eagerly(fn, args, kwargs)
     out = _run_compiled(fn, entry, flat, config)
     if isinstance(out, _Suspect):
@@ -129,11 +130,14 @@ def _run_graph(entry, flat, config):
     else:
         # the parameters' arrays go to the runner, which updates in place those only their
         # Tensor and ``arrays`` reference (codegen/cpu/runner.py: ``_take_donations``)
-        runner = entry.runner
-        outs, updates = runner(arrays, donate=True) if getattr(runner, "inplace_inputs", None) else runner(arrays)
+        call = entry.call
+        if call is None:
+            runner = entry.runner
+            call = entry.call = runner.donating_call if getattr(runner, "inplace_inputs", None) else runner
+        outs, updates = call(arrays)
         for idx, arr in updates.items():
             tensors[idx]._data = arr
-        outs = [Tensor._wrap(o) for o in outs]
+        outs = list(map(Tensor._wrap, outs))
     for i in entry.copy_outputs:  # graph constants returned: each call gets its own tensor
         outs[i] = Tensor._wrap(outs[i]._data.copy())
     return outs

@@ -22,8 +22,10 @@ def input_fetcher(sources):
         >>> tensors[0] is t and arrays[0] is t._data
         True
     """
+    from operator import attrgetter
+
     from .sources import ArgSource, ObjectSource
-    namespace, items = {}, []
+    namespace, items = {"data_of": attrgetter("_data")}, []
     for i, source in enumerate(sources):
         if isinstance(source, ArgSource) and len(source.path) == 1:
             items.append(f"flat[{source.path[0]!r}]")
@@ -34,7 +36,7 @@ def input_fetcher(sources):
             namespace[f"s{i}"] = source
             items.append(f"s{i}.read(flat)")
     code = (f"def fetch(flat):\n    tensors = [{', '.join(items)}]\n"
-            f"    return [t._data for t in tensors], tensors\n")
+            f"    return list(map(data_of, tensors)), tensors\n")
     exec(compile(code, "<capture input fetcher>", "exec"), namespace)  # noqa: S102 - our own text
     return namespace["fetch"]
 

@@ -62,6 +62,7 @@ typedef struct {
     int timing;                  /* add the kernels' time to native_ns (bench/call_overhead.py) */
     long long native_ns;
     PyObject *keep;              /* the configuration tuple: keeps pools, constants, lock alive */
+    PyObject *fallback;          /* ``call``'s Python path: the runner with donation, or None */
     vectorcallfunc vectorcall;
 } RestoredCall;
 
@@ -86,8 +87,8 @@ contiguous_data(PyObject *a, InputRead *r)
 static PyObject *
 restored_call(RestoredCall *self, PyObject *arrays)
 {
-    if (!self->armed || !PyList_CheckExact(arrays) || PyList_GET_SIZE(arrays) != self->n_inputs
-            || *self->epoch_word != self->epoch)
+    if (!self->armed || self->acquire == NULL || !PyList_CheckExact(arrays)
+            || PyList_GET_SIZE(arrays) != self->n_inputs || *self->epoch_word != self->epoch)
         Py_RETURN_NONE;
     PyObject *no = Py_False;
     PyObject *got = PyObject_Vectorcall(self->acquire, &no, 1, NULL);
@@ -224,25 +225,81 @@ restored_vectorcall(RestoredCall *self, PyObject *const *args, size_t nargsf, Py
     return restored_call(self, args[0]);
 }
 
+/* call(arrays) -> (outputs, updates): this call where it applies, else ``fallback(arrays)`` */
+static PyObject *
+restored_call_or_fallback(RestoredCall *self, PyObject *arrays)
+{
+    PyObject *outs = self->keep == NULL ? Py_NewRef(Py_None) : restored_call(self, arrays);
+    if (outs == NULL)
+        return NULL;
+    if (outs != Py_None) {
+        PyObject *updates = PyDict_New(); /* (every update was in place) */
+        if (updates == NULL) {
+            Py_DECREF(outs);
+            return NULL;
+        }
+        PyObject *pair = PyTuple_Pack(2, outs, updates);
+        Py_DECREF(outs);
+        Py_DECREF(updates);
+        return pair;
+    }
+    Py_DECREF(outs);
+    if (self->fallback == NULL || self->fallback == Py_None) {
+        PyErr_SetString(PyExc_RuntimeError, "RestoredCall.call: no fallback");
+        return NULL;
+    }
+    return PyObject_CallOneArg(self->fallback, arrays);
+}
+
+/* bind(lock, fallback): the runner's lock (a new one after a fork) and Python path; disarms */
+static PyObject *
+restored_bind(RestoredCall *self, PyObject *args)
+{
+    PyObject *lock, *fallback;
+    if (!PyArg_ParseTuple(args, "OO", &lock, &fallback))
+        return NULL;
+    PyObject *acquire = PyObject_GetAttrString(lock, "acquire");
+    if (acquire == NULL)
+        return NULL;
+    PyObject *release = PyObject_GetAttrString(lock, "release");
+    if (release == NULL) {
+        Py_DECREF(acquire);
+        return NULL;
+    }
+    self->armed = 0;
+    Py_XSETREF(self->acquire, acquire);
+    Py_XSETREF(self->release, release);
+    Py_XSETREF(self->fallback, Py_NewRef(fallback));
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef restored_methods[] = {
+    {"call", (PyCFunction)restored_call_or_fallback, METH_O,
+     "call(arrays) -> (outputs, updates): the call restored here where it applies, else fallback(arrays)"},
+    {"bind", (PyCFunction)restored_bind, METH_VARARGS,
+     "bind(lock, fallback): the runner's lock and Python path (call's fallback); disarms"},
+    {NULL},
+};
+
 static void *
 address_of(PyObject *o)
 {
     return PyLong_AsVoidPtr(o);
 }
 
-/* RestoredCall(lock, region, n_inputs, inplace, held, reads, bound, outs, results, segments,
-                flags, epoch_address, block_address) */
+/* RestoredCall(region, n_inputs, inplace, held, reads, bound, outs, results, segments, flags,
+                epoch_address, block_address); ``bind`` gives it the runner's lock */
 static PyObject *
 restored_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    PyObject *lock, *region, *inplace, *held, *reads, *bound, *outs, *results, *segments, *flags;
+    PyObject *region, *inplace, *held, *reads, *bound, *outs, *results, *segments, *flags;
     PyObject *epoch_address, *block_address;
     Py_ssize_t n_inputs;
     if (kwds != NULL && PyDict_GET_SIZE(kwds)) {
         PyErr_SetString(PyExc_TypeError, "RestoredCall takes no keyword arguments");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "OOnO!O!O!O!O!O!O!O!OO", &lock, &region, &n_inputs, &PyTuple_Type, &inplace,
+    if (!PyArg_ParseTuple(args, "OnO!O!O!O!O!O!O!O!OO", &region, &n_inputs, &PyTuple_Type, &inplace,
                           &PyList_Type, &held, &PyTuple_Type, &reads, &PyList_Type, &bound, &PyTuple_Type, &outs,
                           &PyTuple_Type, &results, &PyTuple_Type, &segments, &PyTuple_Type, &flags,
                           &epoch_address, &block_address))
@@ -259,10 +316,6 @@ restored_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->held = Py_NewRef(held);
     self->bound = Py_NewRef(bound);
     self->n_inputs = n_inputs;
-    self->acquire = PyObject_GetAttrString(lock, "acquire");
-    self->release = PyObject_GetAttrString(lock, "release");
-    if (self->acquire == NULL || self->release == NULL)
-        goto fail;
     if (region != Py_None) {
         long long fl;
         PyObject *enter, *leave;
@@ -395,6 +448,7 @@ restored_traverse(RestoredCall *self, visitproc visit, void *arg)
     Py_VISIT(self->held);
     Py_VISIT(self->bound);
     Py_VISIT(self->keep);
+    Py_VISIT(self->fallback);
     return 0;
 }
 
@@ -407,6 +461,7 @@ restored_clear(RestoredCall *self)
     Py_CLEAR(self->held);
     Py_CLEAR(self->bound);
     Py_CLEAR(self->keep);
+    Py_CLEAR(self->fallback);
     return 0;
 }
 
@@ -446,7 +501,7 @@ static PyTypeObject RestoredCallType = {
     .tp_name = "codegen.cpu._restored_call.RestoredCall",
     .tp_basicsize = sizeof(RestoredCall),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_doc = "RestoredCall(lock, region, n_inputs, inplace, held, reads, bound, outs, results, segments, flags, "
+    .tp_doc = "RestoredCall(region, n_inputs, inplace, held, reads, bound, outs, results, segments, flags, "
               "epoch_address, block_address): a compiled step's steady-state call (codegen/cpu/call_snapshots.py)",
     .tp_new = restored_new,
     .tp_dealloc = (destructor)restored_dealloc,
@@ -455,6 +510,7 @@ static PyTypeObject RestoredCallType = {
     .tp_call = PyVectorcall_Call,
     .tp_vectorcall_offset = offsetof(RestoredCall, vectorcall),
     .tp_members = restored_members,
+    .tp_methods = restored_methods,
 };
 
 static struct PyModuleDef module = {

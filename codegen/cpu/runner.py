@@ -576,10 +576,20 @@ class CompiledGraph:
                   (ctypes.cast(region._enter, ctypes.c_void_p).value, ctypes.cast(region._leave, ctypes.c_void_p).value,
                    region.flags))
         snapshots.native = _restored_call.RestoredCall(
-            self._lock, region, self.n_inputs, tuple(self._inplace_inputs), self._held, reads, snapshots._bound,
+            region, self.n_inputs, tuple(self._inplace_inputs), self._held, reads, snapshots._bound,
             tuple(outs), tuple(results), tuple(segments), tuple(flags), ctypes.addressof(threads.EPOCH),
             ctypes.addressof(self._argv_block))
+        snapshots.native.bind(self._lock, self._donating_python_call)
         return snapshots.native
+
+    def _donating_python_call(self, arrays):
+        return self(arrays, donate=True)
+
+    @property
+    def donating_call(self):
+        """``call(arrays) -> (outputs, updates)``: this graph called with ``donate=True`` (what
+        the capture path runs), through the call restored in C where there is one."""
+        return self._restored.call if self._restored is not None else self._donating_python_call
 
     @staticmethod
     def _alloc(nbytes):
@@ -603,7 +613,8 @@ class CompiledGraph:
 
     def _reset_after_fork(self):
         self._lock = threading.Lock()  # another thread of the parent may have held it
-        self._restored = self._native_restored_call()  # (on the new lock, disarmed: no workers yet)
+        if self._restored is not None:  # (disarmed: the pool has no workers yet)
+            self._restored.bind(self._lock, self._donating_python_call)
         for counter in self._block_counters:  # ... in the middle of a blocked kernel
             counter[:] = 0
 
