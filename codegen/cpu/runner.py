@@ -15,10 +15,13 @@ products live in one arena allocated once per schedule and reused by every call,
 buffers by the project's one memory planner (graph/passes/memory.py: values whose lifetimes do
 not overlap share a slot, ops that may return views keep their operands' slots busy); graph outputs and
 parameter updates get fresh arrays on each call, since the caller keeps them (recycled from
-small pools once the caller has dropped them). In a training loop a call's pointers repeat two
-calls apart, and a call restored from a snapshot of them binds only what changed
-(codegen/cpu/call_snapshots.py). ``steps`` keeps one step per kernel: the recording run
-(``record=``) uses them, to snapshot every value.
+small pools once the caller has dropped them) -- except the updates a fused kernel can write
+into the parameter's own array (:meth:`CompiledGraph._plan_inplace`) when the caller donates it
+(``donate=True``: the capture path, for arrays only their Tensor references). In a training loop
+a call's pointers repeat (two calls apart where updates go to the pools), and a call restored
+from a snapshot of them binds only what changed (codegen/cpu/call_snapshots.py), in C where the
+graph allows (codegen/cpu/_restored_call.c). ``steps`` keeps one step per kernel: the recording
+run (``record=``) uses them, to snapshot every value.
 
 While a call runs, the thread pool owns the cores: BLAS is single-threaded (the products are
 split over the pool like any kernel, codegen/cpu/blas.py) and the pool's workers spin between
