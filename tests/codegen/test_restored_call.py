@@ -173,3 +173,29 @@ def test_a_forked_child_trains_on():
             os._exit(code)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_two_threads_training_one_model_apply_every_step():
+    """Calls from two threads take turns on the runner (a busy runner sends the other thread to
+    the Python path, which waits for it): every step is applied once, none is lost or doubled."""
+    import threading
+    capture.reset()
+    net, opt, step = _model()
+    jitted = capture.jit(step, backend="llvm")
+    for i in range(3):
+        jitted(*_batch(i))
+    errors = []
+
+    def train(seed):
+        try:
+            for i in range(60):
+                assert np.isfinite(float(jitted(*_batch(seed + i)).asnumpy()))
+        except BaseException as e:  # (reported by the main thread)
+            errors.append(e)
+    workers = [threading.Thread(target=train, args=(100 * k,)) for k in (1, 2)]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join(120)
+    assert not errors and not any(t.is_alive() for t in workers)
+    assert int(opt.global_step.asnumpy().reshape(-1)[0]) == 3 + 120
