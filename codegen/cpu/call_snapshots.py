@@ -123,11 +123,6 @@ class CallSnapshots:
         """Calls restored from a snapshot (in Python or in C)."""
         return self._hits + (self.native.hits if self.native is not None else 0)
 
-    @property
-    def holds_snapshot(self) -> bool:
-        """Whether the block holds a snapshot's pointers now."""
-        return self._current is not None
-
     def forget_inputs(self) -> None:
         """A full call binds every pointer itself (the inputs maybe to converted copies): rebind
         them next time."""

@@ -145,7 +145,7 @@ def emit_fused(module: ir.Module, plan: FusedPlan) -> str:
     # small kernels are optimised for size: their time is the call, not the loop, and the
     # vectoriser's interleaved and epilogue loops cost LLVM several ms per kernel
     b, body_ptrs, lo, hi = kernel_entry(module, plan.name, ptr_types, ("optsize",) if plan.size <= SMALL_KERNEL else (),
-                                        own + [len(ops), len(ops) + 1][:len(ptr_types) - len(own)])
+                                        own + ([len(ops), len(ops) + 1] if blocked else []))
     E = LLVMEmitter(b)
     ptrs = [None] * len(ops)
     for k, p in zip(own, body_ptrs):
