@@ -368,7 +368,8 @@ class CompiledGraph:
                 continue
             roles = {(id(o.value), o.role): k for k, o in enumerate(plan.operands)}
             k_in, k_out = roles.get((id(param), "in")), roles.get((id(new), "out"))
-            if (k_in is None or k_out is None or plan.operands[k_in].strides != plan.operands[k_out].strides
+            if (k_in is None or k_out is None or k_out in plan.inplace  # (one value, two parameters)
+                    or plan.operands[k_in].strides != plan.operands[k_out].strides
                     or plan.operands[k_in].dtype != plan.operands[k_out].dtype):
                 continue
             views = set()  # values that may be views of the parameter's memory (numpy steps' results)
