@@ -70,6 +70,17 @@ def assert_ulp(got, want, ulps=4, atol=0.0, what=""):
                              f"(+{atol}); worst got {g[i]!r} want {w[i]!r}")
 
 
+def small_train_step(seed=3, hidden=16):
+    """(net, optimizer, train step) of a small classifier (6 features, 3 classes) with Momentum,
+    its weights drawn from ``seed``: the model the snapshot and in-place update tests train."""
+    import runtime as ms
+    from runtime import nn
+    ms.set_seed(seed)
+    net = nn.SequentialCell([nn.Dense(6, hidden), nn.ReLU(), nn.Dense(hidden, 3)])
+    opt = nn.Momentum(net.trainable_params(), 0.05, 0.9)
+    return net, opt, tutorial_train_step(net, opt)
+
+
 def tutorial_train_step(net, opt):
     """The tutorial's train step for ``net`` and its optimizer ``opt``: sparse softmax cross
     entropy, ``value_and_grad`` over the optimizer's parameters, then the update; returns the

@@ -7,20 +7,16 @@ import numpy as np
 import pytest
 
 import capture
-import runtime as ms
 from capture.cache import cache_for
-from runtime import Tensor, nn
+from runtime import Tensor
 
-from codegen_helpers import tutorial_train_step
+from codegen_helpers import small_train_step
 
 STEPS = 12
 
 
 def _train_step():
-    ms.set_seed(3)
-    net = nn.SequentialCell([nn.Dense(6, 16), nn.ReLU(), nn.Dense(16, 3)])
-    opt = nn.Momentum(net.trainable_params(), 0.05, 0.9)
-    return net, opt, tutorial_train_step(net, opt)
+    return small_train_step(seed=3)
 
 
 def _batches(n, rng=None):

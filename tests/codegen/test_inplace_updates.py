@@ -11,9 +11,9 @@ import pytest
 import capture
 import runtime as ms
 from capture.cache import cache_for
-from runtime import Parameter, Tensor, nn, ops
+from runtime import Parameter, Tensor, ops
 
-from codegen_helpers import tutorial_train_step
+from codegen_helpers import small_train_step
 
 
 def _runner(fn):
@@ -22,10 +22,7 @@ def _runner(fn):
 
 
 def _model():
-    ms.set_seed(5)
-    net = nn.SequentialCell([nn.Dense(6, 16), nn.ReLU(), nn.Dense(16, 3)])
-    opt = nn.Momentum(net.trainable_params(), 0.05, 0.9)
-    return net, opt, tutorial_train_step(net, opt)
+    return small_train_step(seed=5)
 
 
 def _batch(seed, labels=None):

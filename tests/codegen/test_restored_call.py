@@ -11,21 +11,27 @@ import numpy as np
 import pytest
 
 import capture
-import runtime as ms
 from capture.cache import cache_for
 from codegen.cpu import threads
-from runtime import Tensor, nn
+from runtime import Tensor
 
-from codegen_helpers import tutorial_train_step
+from codegen_helpers import small_train_step
 
 _restored_call = pytest.importorskip("codegen.cpu._restored_call")
 
 
 def _model():
-    ms.set_seed(7)
-    net = nn.SequentialCell([nn.Dense(6, 32), nn.ReLU(), nn.Dense(32, 3)])
-    opt = nn.Momentum(net.trainable_params(), 0.05, 0.9)
-    return net, opt, tutorial_train_step(net, opt)
+    return small_train_step(seed=7, hidden=32)
+
+
+def _warm(calls):
+    """(net, optimizer, train step, its jitted form) after ``calls`` jitted calls."""
+    capture.reset()
+    net, opt, step = _model()
+    jitted = capture.jit(step, backend="llvm")
+    for i in range(calls):
+        jitted(*_batch(i))
+    return net, opt, step, jitted
 
 
 def _batch(i, dtype=np.float32):
@@ -116,11 +122,7 @@ def test_a_new_thread_count_is_picked_up(monkeypatch):
 
 
 def test_a_bad_label_raises_the_ops_error_and_changes_nothing():
-    capture.reset()
-    net, opt, step = _model()
-    jitted = capture.jit(step, backend="llvm")
-    for i in range(4):
-        jitted(*_batch(i))
+    net, opt, step, jitted = _warm(4)
     native = cache_for(step.__code__).entries[0].runner.snapshots.native
     assert native.hits == 2 and native.armed
     before = _state(net, opt)
@@ -154,11 +156,7 @@ def test_no_reference_is_leaked_or_lost():
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 def test_a_forked_child_trains_on():
-    capture.reset()
-    net, opt, step = _model()
-    jitted = capture.jit(step, backend="llvm")
-    for i in range(4):
-        jitted(*_batch(i))
+    net, opt, step, jitted = _warm(4)
     pid = os.fork()
     if pid == 0:  # child: a few more steps, checked against the same steps in PyNative
         code = 3
@@ -179,11 +177,7 @@ def test_two_threads_training_one_model_apply_every_step():
     """Calls from two threads take turns on the runner (a busy runner sends the other thread to
     the Python path, which waits for it): every step is applied once, none is lost or doubled."""
     import threading
-    capture.reset()
-    net, opt, step = _model()
-    jitted = capture.jit(step, backend="llvm")
-    for i in range(3):
-        jitted(*_batch(i))
+    net, opt, step, jitted = _warm(3)
     errors = []
 
     def train(seed):
