@@ -9,8 +9,8 @@
                                           | r[a][consts[b]] | type(r[a]) | len(r[a]) | r[a](r[b])
                                           | r[a]() (a weak reference held by the entry)
      test instructions   (op, 0, a, b):   r[a] is r[b], ==, !=, in, not in, shape equal, item
-                                          types equal, not hasattr -- the first that fails ends
-                                          the check
+                                          types equal, not hasattr, a tensor's type, array type,
+                                          shape and dtype -- the first that fails ends the check
 
    An operand r[x] with x < 0 is the constant consts[-1 - x] (no instruction loads it).
 
@@ -18,10 +18,16 @@
    Python guard does when the cache catches its error; BaseExceptions (KeyboardInterrupt)
    propagate. Guards the lowering does not handle run afterwards in a residual Python function.
 
-   Array shapes are compared in place where the numpy array layout was verified from Python
-   (the offsets of ``nd`` and ``dimensions`` in the array object): ``a.shape`` builds a tuple. */
+   Array shapes and dtypes are compared in place where the numpy array layout was verified from
+   Python (the offsets of ``nd``, ``dimensions`` and ``descr`` in the array object): ``a.shape``
+   builds a tuple. A tensor test (capture.guards.GuardSet.tensor: ``type(t) is T and type(_d :=
+   t._data) is A and _d.shape == S and (_d.dtype is D or _d.dtype == D)``) reads ``t._data``
+   straight from its slot while T is the type it was when the program was made (its version
+   tag): a LeNet5 step checks 22 tensors, and in a training loop, with the caches taken by the
+   kernels, each attribute lookup it saves is a few cache misses. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -29,6 +35,7 @@
 enum {
     V_ARG = 1, V_ATTR, V_ITEM, V_TYPE, V_LEN, V_CALL, V_CALL0,
     T_IS = 16, T_ISNOT, T_EQ, T_NE, T_EQ_ID, T_IN, T_NOTIN, T_SHAPE, T_NOT_HASATTR, T_TRUE, T_ITEM_TYPES,
+    T_TENSOR,
 };
 
 typedef struct {
@@ -39,9 +46,13 @@ typedef struct {
     PyObject *consts;     /* tuple */
     PyObject *residual;   /* callable(args) -> truth, or None */
     PyObject *ndarray;    /* numpy.ndarray, or None: shapes through the ``shape`` attribute */
-    Py_ssize_t nd_offset, dims_offset;
+    Py_ssize_t nd_offset, dims_offset, descr_offset;
+    Py_ssize_t *slot_offset;       /* per instruction: where a tensor test reads ``_data`` (0: by name) */
+    unsigned int *slot_version;    /* ... while its tensor type has this version tag */
     vectorcallfunc vectorcall;
 } Program;
+
+static PyObject *DATA_NAME;        /* "_data" */
 
 /* the truth of ``a <op> b`` */
 static int
@@ -95,6 +106,73 @@ item_types_equal(PyObject *seq, PyObject *types)
         ok = (PyObject *)Py_TYPE(PySequence_Fast_GET_ITEM(fast, i)) == PyTuple_GET_ITEM(types, i);
     Py_DECREF(fast);
     return ok;
+}
+
+/* the tensor test of instruction i on t, spec = (tensor type, array type, shape, dtype) */
+static int
+tensor_matches(Program *p, Py_ssize_t i, PyObject *t, PyObject *spec)
+{
+    PyTypeObject *tensor_type = (PyTypeObject *)PyTuple_GET_ITEM(spec, 0);
+    if (Py_TYPE(t) != tensor_type)
+        return 0;
+    PyObject *data;
+    if (p->slot_offset[i] > 0 && (tensor_type->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG)
+            && tensor_type->tp_version_tag == p->slot_version[i]) {
+        data = *(PyObject **)((char *)t + p->slot_offset[i]);
+        if (data == NULL)
+            return 0; /* (reading the empty slot raises AttributeError: the guard fails) */
+        Py_INCREF(data);
+    } else if ((data = PyObject_GetAttr(t, DATA_NAME)) == NULL) {
+        return -1;
+    }
+    int ok = Py_TYPE(data) == (PyTypeObject *)PyTuple_GET_ITEM(spec, 1);
+    if (ok)
+        ok = shape_equal(p, data, PyTuple_GET_ITEM(spec, 2));
+    if (ok == 1) {
+        PyObject *want = PyTuple_GET_ITEM(spec, 3), *dtype;
+        if (p->ndarray != Py_None && Py_TYPE(data) == (PyTypeObject *)p->ndarray && p->descr_offset > 0)
+            dtype = Py_NewRef(*(PyObject **)((char *)data + p->descr_offset));
+        else
+            dtype = PyObject_GetAttrString(data, "dtype");
+        if (dtype == NULL)
+            ok = -1;
+        else {
+            ok = dtype == want ? 1 : compare_true(dtype, want, Py_EQ);
+            Py_DECREF(dtype);
+        }
+    }
+    Py_DECREF(data);
+    return ok;
+}
+
+/* where instances of ``type`` keep ``_data`` when it is a plain slot read by the generic
+   attribute lookup (else 0), and the type's version tag that makes the answer stand */
+static Py_ssize_t
+data_slot(PyTypeObject *type, unsigned int *version)
+{
+    if (type->tp_getattro != PyObject_GenericGetAttr)
+        return 0;
+    PyObject *descr = PyObject_GetAttr((PyObject *)type, DATA_NAME); /* (the member descriptor itself) */
+    if (descr == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    Py_ssize_t offset = 0;
+    if (Py_IS_TYPE(descr, &PyMemberDescr_Type)) {
+        PyMemberDef *m = ((PyMemberDescrObject *)descr)->d_member;
+#ifdef Py_RELATIVE_OFFSET
+        int relative = m->flags & Py_RELATIVE_OFFSET;
+#else
+        int relative = 0;
+#endif
+        if (m->type == T_OBJECT_EX && !relative && m->offset > 0
+                && (type->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG)) {
+            offset = m->offset;
+            *version = type->tp_version_tag;
+        }
+    }
+    Py_DECREF(descr);
+    return offset;
 }
 
 /* 1: every guard holds; 0: one fails; -1: an error is set */
@@ -158,6 +236,7 @@ run(Program *p, PyObject *args, PyObject **reg)
             break;
         case T_SHAPE: ok = shape_equal(p, R(a), PyTuple_GET_ITEM(consts, b)); break;
         case T_ITEM_TYPES: ok = item_types_equal(R(a), PyTuple_GET_ITEM(consts, b)); break;
+        case T_TENSOR: ok = tensor_matches(p, i, R(a), PyTuple_GET_ITEM(consts, b)); break;
         case T_NOT_HASATTR:
             v = PyObject_GetAttr(R(a), PyTuple_GET_ITEM(consts, b));
             if (v != NULL) {
@@ -223,9 +302,9 @@ program_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     Py_buffer code;
     PyObject *consts, *residual, *ndarray;
-    Py_ssize_t n_regs, nd_offset, dims_offset;
-    if (!PyArg_ParseTuple(args, "y*O!nOOnn", &code, &PyTuple_Type, &consts, &n_regs, &residual,
-                          &ndarray, &nd_offset, &dims_offset))
+    Py_ssize_t n_regs, nd_offset, dims_offset, descr_offset;
+    if (!PyArg_ParseTuple(args, "y*O!nOOnnn", &code, &PyTuple_Type, &consts, &n_regs, &residual,
+                          &ndarray, &nd_offset, &dims_offset, &descr_offset))
         return NULL;
     if (code.len % 16 != 0 || n_regs < 0) {
         PyBuffer_Release(&code);
@@ -258,6 +337,13 @@ program_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
             bad = !REG_OK(a, n_regs) || b < 0 || b >= n_consts || !PyTuple_Check(PyTuple_GET_ITEM(consts, b));
             break;
         case T_NOT_HASATTR: bad = !REG_OK(a, n_regs) || b < 0 || b >= n_consts; break;
+        case T_TENSOR: {
+            PyObject *spec = b < 0 || b >= n_consts ? NULL : PyTuple_GET_ITEM(consts, b);
+            bad = !REG_OK(a, n_regs) || spec == NULL || !PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) != 4
+                  || !PyType_Check(PyTuple_GET_ITEM(spec, 0)) || !PyType_Check(PyTuple_GET_ITEM(spec, 1))
+                  || !PyTuple_Check(PyTuple_GET_ITEM(spec, 2));
+            break;
+        }
         case T_TRUE: bad = !REG_OK(a, n_regs); break;
         default: bad = 1;
         }
@@ -287,6 +373,16 @@ program_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     }
     memcpy(p->code, code.buf, (size_t)code.len);
     PyBuffer_Release(&code);
+    p->slot_offset = PyMem_Calloc((size_t)n + 1, sizeof(Py_ssize_t));
+    p->slot_version = PyMem_Calloc((size_t)n + 1, sizeof(unsigned int));
+    if (p->slot_offset == NULL || p->slot_version == NULL) {
+        Py_DECREF(p);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (p->code[4 * i] == T_TENSOR)
+            p->slot_offset[i] = data_slot((PyTypeObject *)PyTuple_GET_ITEM(PyTuple_GET_ITEM(consts, p->code[4 * i + 3]), 0),
+                                          &p->slot_version[i]);
     p->n_code = n;
     p->n_regs = n_regs;
     Py_INCREF(consts);
@@ -297,6 +393,7 @@ program_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     p->ndarray = ndarray;
     p->nd_offset = nd_offset;
     p->dims_offset = dims_offset;
+    p->descr_offset = descr_offset;
     p->vectorcall = program_vectorcall;
     return (PyObject *)p;
 }
@@ -325,21 +422,39 @@ program_dealloc(Program *p)
     PyObject_GC_UnTrack(p);
     program_clear(p);
     PyMem_Free(p->code);
+    PyMem_Free(p->slot_offset);
+    PyMem_Free(p->slot_version);
     Py_TYPE(p)->tp_free((PyObject *)p);
 }
+
+static PyObject *
+program_direct_reads(Program *p, void *closure)
+{
+    Py_ssize_t n = 0;
+    for (Py_ssize_t i = 0; i < p->n_code; i++)
+        n += p->slot_offset[i] > 0;
+    return PyLong_FromSsize_t(n);
+}
+
+static PyGetSetDef program_getset[] = {
+    {"direct_reads", (getter)program_direct_reads, NULL, "tensor tests reading ``_data`` from its slot", NULL},
+    {NULL},
+};
 
 static PyTypeObject ProgramType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "capture._guard_vm.Program",
     .tp_basicsize = sizeof(Program),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_doc = "Program(code, consts, n_regs, residual, ndarray, nd_offset, dims_offset): a compiled guard check",
+    .tp_doc = "Program(code, consts, n_regs, residual, ndarray, nd_offset, dims_offset, descr_offset): "
+              "a compiled guard check",
     .tp_new = program_new,
     .tp_dealloc = (destructor)program_dealloc,
     .tp_traverse = (traverseproc)program_traverse,
     .tp_clear = (inquiry)program_clear,
     .tp_call = PyVectorcall_Call,
     .tp_vectorcall_offset = offsetof(Program, vectorcall),
+    .tp_getset = program_getset,
 };
 
 static struct PyModuleDef module = {
@@ -350,6 +465,8 @@ PyMODINIT_FUNC
 PyInit__guard_vm(void)
 {
     if (PyType_Ready(&ProgramType) < 0)
+        return NULL;
+    if (DATA_NAME == NULL && (DATA_NAME = PyUnicode_InternFromString("_data")) == NULL)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
@@ -363,7 +480,7 @@ PyInit__guard_vm(void)
 #define ADD(name) if (PyModule_AddIntConstant(m, #name, name) < 0) { Py_DECREF(m); return NULL; }
     ADD(V_ARG) ADD(V_ATTR) ADD(V_ITEM) ADD(V_TYPE) ADD(V_LEN) ADD(V_CALL) ADD(V_CALL0)
     ADD(T_IS) ADD(T_ISNOT) ADD(T_EQ) ADD(T_NE) ADD(T_EQ_ID) ADD(T_IN) ADD(T_NOTIN) ADD(T_SHAPE)
-    ADD(T_NOT_HASATTR) ADD(T_TRUE) ADD(T_ITEM_TYPES)
+    ADD(T_NOT_HASATTR) ADD(T_TRUE) ADD(T_ITEM_TYPES) ADD(T_TENSOR)
 #undef ADD
     return m;
 }

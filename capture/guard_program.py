@@ -5,7 +5,8 @@ arguments (``args``) and objects held by the entry (``o0``, ``o1``...). Joined i
 generated function they cost about 60 ns a guard, ~6 us a call for a LeNet5 train step's ~100
 guards. :func:`lower` parses each expression and turns the kinds the guard builder writes
 (attribute and item reads, ``type()``, ``len()``, calls of held functions and weak
-references, ``is``, ``==``, ``in``, shape compares, ``not hasattr``) into the C program's instructions; any other expression stays Python, in a
+references, ``is``, ``==``, ``in``, shape compares, ``not hasattr``, and a tensor's whole guard
+as one test) into the C program's instructions; any other expression stays Python, in a
 residual function the program calls once everything else held. The strings stay the one
 record of a guard: descriptions, recompile reasons and saved entries read them as before.
 
@@ -128,8 +129,55 @@ class _Lowering:
             return reg
         raise _Unsupported(type(node).__name__)
 
+    def _tensor_test(self, node) -> bool:
+        """``type(t) is T and type(_d := t._data) is A and _d.shape == S and (_d.dtype is D or
+        _d.dtype == D)`` (GuardSet.tensor) as one T_TENSOR test, the constants (T, A, S, D);
+        False (nothing emitted) for any other expression."""
+        if not (isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And) and len(node.values) == 4):
+            return False
+        of_type, data_type, shape_test, dtype_test = node.values
+
+        def type_is(test):  # ``type(x) is Name``: (x, the name), else None
+            if (_single_compare(test, ast.Is) and isinstance(test.left, ast.Call) and self._builtin(test.left.func, "type")
+                    and len(test.left.args) == 1 and not test.left.keywords and isinstance(test.comparators[0], ast.Name)):
+                return test.left.args[0], test.comparators[0].id
+            return None
+
+        def of_data(test, attr):  # ``_d.<attr>`` of the walrus name
+            return isinstance(test, ast.Attribute) and test.attr == attr and isinstance(test.value, ast.Name) \
+                and test.value.id == data
+
+        first, second = type_is(of_type), type_is(data_type)
+        if first is None or second is None or not isinstance(second[0], ast.NamedExpr):
+            return False
+        tensor, read = first[0], second[0]
+        data = read.target.id
+        if not (isinstance(read.value, ast.Attribute) and read.value.attr == "_data"
+                and ast.dump(read.value.value) == ast.dump(tensor)):
+            return False
+        shape = _literal(shape_test.comparators[0]) if _single_compare(shape_test, ast.Eq) else None
+        if not (of_data(shape_test.left, "shape") and type(shape) is tuple and all(type(d) is int for d in shape)):
+            return False
+        if not (isinstance(dtype_test, ast.BoolOp) and isinstance(dtype_test.op, ast.Or) and len(dtype_test.values) == 2):
+            return False
+        is_, eq = dtype_test.values
+        if not (_single_compare(is_, ast.Is) and _single_compare(eq, ast.Eq) and of_data(is_.left, "dtype")
+                and of_data(eq.left, "dtype") and isinstance(is_.comparators[0], ast.Name)
+                and isinstance(eq.comparators[0], ast.Name) and is_.comparators[0].id == eq.comparators[0].id):
+            return False
+        names = (first[1], second[1], is_.comparators[0].id)
+        if any(n not in self.namespace or n in self._names or n == data for n in names):
+            return False
+        tensor_type, array_type, dtype = (self.namespace[n] for n in names)
+        if not (isinstance(tensor_type, type) and isinstance(array_type, type)) or data in self._names:
+            return False
+        self._test("T_TENSOR", self.value(tensor), self.const((tensor_type, array_type, shape, dtype)))
+        return True
+
     # -- tests: the check ends at the first that is false ------------------------------------------------
     def test(self, node) -> None:
+        if self._tensor_test(node):
+            return
         if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
             for v in node.values:
                 self.test(v)
@@ -201,28 +249,34 @@ def _single_compare(node, op) -> bool:
 
 
 def _ndarray_layout():
-    """(numpy.ndarray, offset of ``nd``, offset of ``dimensions``) in an array object, checked on
-    arrays of several ranks; (None, -1, -1) where the layout is not the one expected."""
+    """(numpy.ndarray, offsets of ``nd``, ``dimensions`` and ``descr``) in an array object,
+    checked on arrays of several ranks and dtypes; (None, -1, -1, -1) where the layout is not the
+    one expected."""
     import numpy as np
+    unknown = None, -1, -1, -1
     ptr = ctypes.sizeof(ctypes.c_void_p)
     head = object.__basicsize__
-    nd_offset, dims_offset = head + ptr, head + 2 * ptr  # after PyObject_HEAD and the data pointer
-    if np.ndarray.__basicsize__ < dims_offset + ptr:
-        return None, -1, -1
+    # after PyObject_HEAD and the data pointer: nd, dimensions, strides, base, descr
+    nd_offset, dims_offset, descr_offset = head + ptr, head + 2 * ptr, head + 5 * ptr
+    if np.ndarray.__basicsize__ < descr_offset + ptr:
+        return unknown
     try:
         for shape in ((), (7,), (3, 5), (2, 1, 4), (2, 3, 4, 5, 6)):
-            for a in (np.empty(shape, np.float32), np.empty(shape + (2,), np.int8)[..., 0]):
+            for a in (np.empty(shape, np.float32), np.empty(shape + (2,), np.int8)[..., 0],
+                      np.empty(shape, np.dtype(">f8")), np.empty(shape, np.int32).view(np.float32)):
                 if ctypes.c_int.from_address(id(a) + nd_offset).value != a.ndim:
-                    return None, -1, -1
+                    return unknown
                 dims = ctypes.c_void_p.from_address(id(a) + dims_offset).value
                 if a.ndim and (not dims or tuple((ctypes.c_ssize_t * a.ndim).from_address(dims)) != a.shape):
-                    return None, -1, -1
+                    return unknown
+                if ctypes.c_void_p.from_address(id(a) + descr_offset).value != id(a.dtype):
+                    return unknown
     except (ValueError, OverflowError):
-        return None, -1, -1
-    return np.ndarray, nd_offset, dims_offset
+        return unknown
+    return np.ndarray, nd_offset, dims_offset, descr_offset
 
 
-_LAYOUT = _ndarray_layout() if AVAILABLE else (None, -1, -1)
+_LAYOUT = _ndarray_layout() if AVAILABLE else (None, -1, -1, -1)
 
 
 def lower(exprs, namespace, residual_function):

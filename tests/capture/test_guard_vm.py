@@ -241,3 +241,73 @@ def test_the_guards_of_a_graph_mode_cell_hold_it_weakly_and_run_in_c():
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
     assert _agree(gs, (net, x)) == [False]  # the mode is guarded too
+
+
+def _tensor_guard_set():
+    """A guard set with one tensor guard on ``args[0]`` (a float32 [2, 3] Tensor), lowered to the
+    one fused tensor test."""
+    gs = GuardSet()
+    gs.tensor("args[0]", Tensor(np.zeros((2, 3), np.float32)), "x")
+    lowering = guard_program._Lowering(gs.namespace)
+    assert lowering.expression(gs.exprs[0])
+    assert [op for op, *_ in lowering.code] == [guard_program._vm.V_ARG, guard_program._vm.T_TENSOR]
+    return gs
+
+
+def test_the_tensor_test_agrees_with_python():
+    class Sub(np.ndarray):
+        pass
+
+    class Like:  # a device array stand-in: shape and dtype attributes, not an ndarray
+        def __init__(self, shape, dtype):
+            self.shape, self.dtype = shape, dtype
+
+    def tensor_of(data):
+        t = object.__new__(Tensor)
+        t._data = data
+        return t
+
+    gs = _tensor_guard_set()
+    base = np.zeros((4, 6), np.float32)
+    calls = [
+        (Tensor(np.zeros((2, 3), np.float32)),),
+        (tensor_of(base[::2, ::2]),),                            # a strided view: same shape and dtype
+        (tensor_of(np.zeros((2, 3), np.dtype(np.float32).newbyteorder("="))),),  # equal, not the same object
+        (tensor_of(np.zeros((2, 3), np.int32).view(np.float32)),),
+        (Tensor(np.zeros((3, 2), np.float32)),),                 # shape
+        (Tensor(np.zeros((2, 3, 1), np.float32)),),              # rank
+        (Tensor(np.zeros((2, 3), np.float64)),),                 # dtype
+        (tensor_of(np.zeros((2, 3), np.dtype(">f4"))),),         # byte order: another dtype
+        (Parameter(Tensor(np.zeros((2, 3), np.float32))),),      # the tensor's type
+        (tensor_of(np.zeros((2, 3), np.float32).view(Sub)),),    # the array's type
+        (tensor_of(Like((2, 3), np.dtype(np.float32))),),
+        (tensor_of([[0.0] * 3] * 2),),
+        (object.__new__(Tensor),),                               # no data: reading it raises
+        (np.zeros((2, 3), np.float32),),
+    ]
+    assert _agree(gs, *calls) == [True] * 4 + [False] * 10
+    assert gs.compile().direct_reads == 1  # (Tensor keeps _data in a slot: read without a lookup)
+
+
+def test_the_tensor_test_follows_a_changed_tensor_type():
+    """The slot is read directly only while the tensor type is unchanged (its version tag): a
+    property put over ``_data`` afterwards is what Python reads, so the C test reads it too."""
+    class Holder:
+        __slots__ = ("_data",)
+
+    gs = GuardSet()
+    h = Holder()
+    h._data = np.zeros(3, np.float32)
+    gs.add(f"type(args[0]) is {gs.obj(Holder)} and type(_d := args[0]._data) is {gs.obj(np.ndarray)} "
+           f"and _d.shape == (3,) and (_d.dtype is {gs.obj(np.dtype(np.float32))} "
+           f"or _d.dtype == {gs.obj(np.dtype(np.float32))})")
+    program, python = _both(gs)
+    assert program((h,)) is True and python((h,)) and program.direct_reads == 1
+    slot = Holder._data
+    Holder._data = property(lambda self: np.zeros(4, np.float32))
+    try:
+        assert not python((h,))
+        assert program((h,)) is False
+    finally:
+        Holder._data = slot
+    assert program((h,)) is True
