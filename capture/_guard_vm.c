@@ -116,8 +116,8 @@ tensor_matches(Program *p, Py_ssize_t i, PyObject *t, PyObject *spec)
     if (Py_TYPE(t) != tensor_type)
         return 0;
     PyObject *data;
-    if (p->slot_offset[i] > 0 && (tensor_type->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG)
-            && tensor_type->tp_version_tag == p->slot_version[i]) {
+    /* (a type's version tag is 0 once it is modified, and a tag is never given out twice) */
+    if (p->slot_offset[i] > 0 && tensor_type->tp_version_tag == p->slot_version[i]) {
         data = *(PyObject **)((char *)t + p->slot_offset[i]);
         if (data == NULL)
             return 0; /* (reading the empty slot raises AttributeError: the guard fails) */
@@ -152,6 +152,9 @@ data_slot(PyTypeObject *type, unsigned int *version)
 {
     if (type->tp_getattro != PyObject_GenericGetAttr)
         return 0;
+#if PY_VERSION_HEX >= 0x030D0000
+    PyUnstable_Type_AssignVersionTag(type); /* (older versions give one in the lookup below) */
+#endif
     PyObject *descr = PyObject_GetAttr((PyObject *)type, DATA_NAME); /* (the member descriptor itself) */
     if (descr == NULL) {
         PyErr_Clear();
@@ -165,8 +168,7 @@ data_slot(PyTypeObject *type, unsigned int *version)
 #else
         int relative = 0;
 #endif
-        if (m->type == T_OBJECT_EX && !relative && m->offset > 0
-                && (type->tp_flags & Py_TPFLAGS_VALID_VERSION_TAG)) {
+        if (m->type == T_OBJECT_EX && !relative && m->offset > 0 && type->tp_version_tag != 0) {
             offset = m->offset;
             *version = type->tp_version_tag;
         }
