@@ -179,6 +179,7 @@ restored_call(RestoredCall *self, PyObject *arrays)
     for (Py_ssize_t f = 0; f < self->n_flags; f++) {
         if (*self->flags[f]) {
             Py_CLEAR(result);
+            self->armed = 0; /* (so the Python path does not come back here first) */
             goto fallback;
         }
     }
