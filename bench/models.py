@@ -305,9 +305,16 @@ def jax_train_step(model: str, batch: int):
 
 
 def train_step_flops(model: str, batch: int) -> float:
-    """Multiply-add FLOPs of one train step (forward + backward ~ 3x the forward's matmuls/convs)."""
+    """FLOPs (a multiply-add is 2) of one train step's products and convolutions: forward, the
+    weight gradients and the input gradients, except the first layer's (the batch needs no
+    gradient: no framework computes it).
+
+    >>> train_step_flops("mlp", 1024) / 1e9  # 2 x 1024 x (3 x (784x256 + 256x256 + 256x10) - 784x256)
+    1.240465408
+    """
     if model == "resnet18":
-        per_sample, hw = 64 * 3 * 9 * 32 * 32, 32
+        first = 64 * 3 * 9 * 32 * 32
+        per_sample, hw = first, 32
         for cin, cout, stride in RESNET18_STAGES:
             hw //= stride
             per_sample += cout * cin * 9 * hw * hw + cout * cout * 9 * hw * hw
@@ -315,7 +322,9 @@ def train_step_flops(model: str, batch: int) -> float:
                 per_sample += cout * cin * hw * hw
         per_sample += 512 * 10
     elif model == "lenet":
-        per_sample = 6 * 28 * 28 * (1 * 5 * 5) + 16 * 10 * 10 * (6 * 5 * 5) + 400 * 120 + 120 * 84 + 84 * 10
+        first = 6 * 28 * 28 * (1 * 5 * 5)
+        per_sample = first + 16 * 10 * 10 * (6 * 5 * 5) + 400 * 120 + 120 * 84 + 84 * 10
     else:
-        per_sample = 784 * 256 + 256 * 256 + 256 * 10
-    return 3 * 2.0 * per_sample * batch
+        first = 784 * 256
+        per_sample = first + 256 * 256 + 256 * 10
+    return 2.0 * (3 * per_sample - first) * batch
