@@ -169,7 +169,7 @@ class _Lowering:
         if any(n not in self.namespace or n in self._names or n == data for n in names):
             return False
         tensor_type, array_type, dtype = (self.namespace[n] for n in names)
-        if not (isinstance(tensor_type, type) and isinstance(array_type, type)) or data in self._names:
+        if not (isinstance(tensor_type, type) and isinstance(array_type, type)):
             return False
         self._test("T_TENSOR", self.value(tensor), self.const((tensor_type, array_type, shape, dtype)))
         return True

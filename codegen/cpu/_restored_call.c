@@ -46,11 +46,12 @@ typedef struct {
     int64_t region_flags;
     Py_ssize_t n_inputs;
     Py_ssize_t *inplace; Py_ssize_t n_inplace;
+    Py_ssize_t donated_refcount; /* a held donated array's references: the argument list, its owner, ``held`` */
     PyObject *held;              /* list: the arrays donated before, by in-place input */
     InputRead *reads; Py_ssize_t n_reads;
     PyObject *bound;             /* list: the array each read's positions point at now */
     PyObject **pools; Py_ssize_t *out_positions; Py_ssize_t n_outs;
-    int *result_kind; PyObject **result_value; Py_ssize_t n_results;
+    int *result_kind; Py_ssize_t *result_index; PyObject **result_value; Py_ssize_t n_results;
     segment_fn *segments; void **tables; void **parts; Py_ssize_t n_segments;
     int64_t **flags; Py_ssize_t n_flags;
     int64_t *epoch_word;
@@ -103,10 +104,10 @@ restored_call(RestoredCall *self, PyObject *arrays)
     if (!self->armed || *self->epoch_word != self->epoch)
         goto fallback; /* (a Python call took the lock in between, and may have changed the block) */
     /* 2. the donated parameters: the same arrays, held by the argument list, their owner and
-       the runner alone */
+       the runner alone (the runner's own rule: codegen/cpu/runner.py, _take_donations) */
     for (Py_ssize_t k = 0; k < self->n_inplace; k++) {
         PyObject *a = PyList_GET_ITEM(arrays, self->inplace[k]);
-        if (a != PyList_GET_ITEM(self->held, k) || Py_REFCNT(a) != 3)
+        if (a != PyList_GET_ITEM(self->held, k) || Py_REFCNT(a) != self->donated_refcount)
             goto fallback;
     }
     /* 3. the other inputs */
@@ -152,9 +153,9 @@ restored_call(RestoredCall *self, PyObject *arrays)
     for (Py_ssize_t i = 0; i < self->n_results; i++) {
         PyObject *v = self->result_value[i];
         if (self->result_kind[i] == RESULT_OUT)
-            v = chosen[PyLong_AsSsize_t(v)];
+            v = chosen[self->result_index[i]];
         else if (self->result_kind[i] == RESULT_INPUT)
-            v = PyList_GET_ITEM(arrays, PyLong_AsSsize_t(v));
+            v = PyList_GET_ITEM(arrays, self->result_index[i]);
         Py_INCREF(v);
         PyList_SET_ITEM(result, i, v);
     }
@@ -288,19 +289,19 @@ address_of(PyObject *o)
     return PyLong_AsVoidPtr(o);
 }
 
-/* RestoredCall(region, n_inputs, inplace, held, reads, bound, outs, results, segments, flags,
-                epoch_address, block_address); ``bind`` gives it the runner's lock */
+/* RestoredCall(region, n_inputs, donated_refcount, inplace, held, reads, bound, outs, results,
+                segments, flags, epoch_address, block_address); ``bind`` gives it the runner's lock */
 static PyObject *
 restored_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     PyObject *region, *inplace, *held, *reads, *bound, *outs, *results, *segments, *flags;
     PyObject *epoch_address, *block_address;
-    Py_ssize_t n_inputs;
+    Py_ssize_t n_inputs, donated_refcount;
     if (kwds != NULL && PyDict_GET_SIZE(kwds)) {
         PyErr_SetString(PyExc_TypeError, "RestoredCall takes no keyword arguments");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "OnO!O!O!O!O!O!O!O!OO", &region, &n_inputs, &PyTuple_Type, &inplace,
+    if (!PyArg_ParseTuple(args, "OnnO!O!O!O!O!O!O!O!OO", &region, &n_inputs, &donated_refcount, &PyTuple_Type, &inplace,
                           &PyList_Type, &held, &PyTuple_Type, &reads, &PyList_Type, &bound, &PyTuple_Type, &outs,
                           &PyTuple_Type, &results, &PyTuple_Type, &segments, &PyTuple_Type, &flags,
                           &epoch_address, &block_address))
@@ -317,6 +318,7 @@ restored_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->held = Py_NewRef(held);
     self->bound = Py_NewRef(bound);
     self->n_inputs = n_inputs;
+    self->donated_refcount = donated_refcount;
     if (region != Py_None) {
         long long fl;
         PyObject *enter, *leave;
@@ -341,6 +343,7 @@ restored_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->n_results = PyTuple_GET_SIZE(results);
     self->result_kind = PyMem_Calloc(self->n_results + 1, sizeof(int));
     self->result_value = PyMem_Calloc(self->n_results + 1, sizeof(PyObject *));
+    self->result_index = PyMem_Calloc(self->n_results + 1, sizeof(Py_ssize_t));
     self->n_segments = PyTuple_GET_SIZE(segments);
     self->segments = PyMem_Calloc(self->n_segments + 1, sizeof(segment_fn));
     self->tables = PyMem_Calloc(self->n_segments + 1, sizeof(void *));
@@ -348,7 +351,7 @@ restored_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->n_flags = PyTuple_GET_SIZE(flags);
     self->flags = PyMem_Calloc(self->n_flags + 1, sizeof(int64_t *));
     if (!self->inplace || !self->reads || !self->pools || !self->out_positions || !self->result_kind
-            || !self->result_value || !self->segments || !self->tables || !self->parts || !self->flags) {
+            || !self->result_value || !self->result_index || !self->segments || !self->tables || !self->parts || !self->flags) {
         PyErr_NoMemory();
         goto fail;
     }
@@ -407,6 +410,7 @@ restored_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
             goto fail;
         }
         self->result_kind[i] = kind;
+        self->result_index[i] = index;
         self->result_value[i] = value;
     }
     for (Py_ssize_t s = 0; s < self->n_segments; s++) {
@@ -480,6 +484,7 @@ restored_dealloc(RestoredCall *self)
     PyMem_Free(self->out_positions);
     PyMem_Free(self->result_kind);
     PyMem_Free(self->result_value);
+    PyMem_Free(self->result_index);
     PyMem_Free(self->segments);
     PyMem_Free(self->tables);
     PyMem_Free(self->parts);
@@ -502,7 +507,7 @@ static PyTypeObject RestoredCallType = {
     .tp_name = "codegen.cpu._restored_call.RestoredCall",
     .tp_basicsize = sizeof(RestoredCall),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_doc = "RestoredCall(region, n_inputs, inplace, held, reads, bound, outs, results, segments, flags, "
+    .tp_doc = "RestoredCall(region, n_inputs, donated_refcount, inplace, held, reads, bound, outs, results, segments, flags, "
               "epoch_address, block_address): a compiled step's steady-state call (codegen/cpu/call_snapshots.py)",
     .tp_new = restored_new,
     .tp_dealloc = (destructor)restored_dealloc,

@@ -496,8 +496,9 @@ def _emit_call_region(M):
       thread of the parent left the library on one thread: the child's first call puts back
       the count that call had kept.
 
-    Callers hold the GIL through these calls (ctypes.PYFUNCTYPE), which serialises them: the
-    count of calls inside and the kept count need no lock of their own."""
+    Callers hold the GIL through these calls (ctypes.PYFUNCTYPE, or the C restored call,
+    codegen/cpu/_restored_call.c), which serialises them: the count of calls inside and the kept
+    count need no lock of their own."""
     get_g = _global(M.m, "region.get", _BLAS_GET.as_pointer(), None)
     set_g = _global(M.m, "region.set", _BLAS_SET.as_pointer(), None)
     inside = _global(M.m, "region.inside", I64)  # compiled calls with CALL_BLAS running now

@@ -58,12 +58,12 @@ _FREE_RC = _free_rc()  # refcount of an array referenced only by a pool entry (w
 
 def _donated_rc():
     arrays = [np.empty(1)]
-    owners = [arrays[0]]  # (the Tensor whose data it is)
     a = arrays[0]
-    return sys.getrefcount(a) if owners else 0
+    return sys.getrefcount(a) + 1  # (+ its owner's reference: the Tensor whose data it is)
 
 
-#: refcount of a donated array while ``_take_donations`` checks it (the caller's list, its owner)
+#: refcount of a donated array while ``_take_donations`` checks it: the caller's list, its owner,
+#: the check's local name and ``getrefcount``'s argument
 _DONATED_RC = _donated_rc()
 
 
@@ -357,6 +357,15 @@ class CompiledGraph:
         quiet -= {ki for ki in compiled if getattr(plans[ki], "after_call", None) is not None}
         returned = {id(v) for v in self.graph.outputs if isinstance(v, Value)}
         index = {id(v): i for i, v in enumerate(self.graph.inputs)}
+        # id(value) -> ids of the inputs whose memory it may be a view of (numpy steps' results)
+        views_of = {id(v): {id(v)} for v in self.graph.inputs}
+        for ki, k in enumerate(kernels_):
+            if ki not in compiled:
+                bases = set().union(*(views_of.get(id(a), ()) for n in k.nodes for a in n.inputs if isinstance(a, Value)))
+                if bases:
+                    for n in k.nodes:
+                        for v in n.outputs:
+                            views_of[id(v)] = bases
         chosen = {}
         for param, new in self.graph.updates.items():
             w = producer.get(id(new))
@@ -372,10 +381,7 @@ class CompiledGraph:
                     or plan.operands[k_in].strides != plan.operands[k_out].strides
                     or plan.operands[k_in].dtype != plan.operands[k_out].dtype):
                 continue
-            views = set()  # values that may be views of the parameter's memory (numpy steps' results)
-            for ki, k in enumerate(kernels_):
-                if ki not in compiled and any(id(a) in views or a is param for n in k.nodes for a in n.inputs):
-                    views |= {id(v) for n in k.nodes for v in n.outputs}
+            views = {v for v, bases in views_of.items() if id(param) in bases and v != id(param)}
             late = {r for r in readers.get(id(param), ()) if r > w}
             late |= {r for v in views for r in readers.get(v, ()) if r >= w}
             if (late - self._hoisted or (views | {id(param)}) & returned
@@ -575,19 +581,19 @@ class CompiledGraph:
                       for i, positions, dt in snapshots._input_reads)
         if snapshots.native is not None:  # (a rebuilt one: its calls stay counted)
             snapshots._hits += snapshots.native.hits
-        region = self._region
-        region = (None if region is _NO_CONTEXT else
-                  (ctypes.cast(region._enter, ctypes.c_void_p).value, ctypes.cast(region._leave, ctypes.c_void_p).value,
-                   region.flags))
+        region = None if self._region is _NO_CONTEXT else self._region.native_entry()
+        # a held donated array's references, seen from C: _DONATED_RC, plus the runner's hold,
+        # less the Python check's local name and argument
+        held_refs = _DONATED_RC + 1 - 2
         snapshots.native = _restored_call.RestoredCall(
-            region, self.n_inputs, tuple(self._inplace_inputs), self._held, reads, snapshots._bound,
+            region, self.n_inputs, held_refs, tuple(self._inplace_inputs), self._held, reads, snapshots._bound,
             tuple(outs), tuple(results), tuple(segments), tuple(flags), ctypes.addressof(threads.EPOCH),
             ctypes.addressof(self._argv_block))
         snapshots.native.bind(self._lock, self._donating_python_call)
         return snapshots.native
 
     def _donating_python_call(self, arrays):
-        return self(arrays, donate=True)
+        return self._python_call(arrays, donate=True)
 
     @property
     def donating_call(self):
@@ -770,6 +776,11 @@ class CompiledGraph:
             outs = restored(arrays)  # None: not in the state it handles (or a kernel flagged bad input)
             if outs is not None:
                 return outs, {}
+        return self._python_call(arrays, record, donate)
+
+    def _python_call(self, arrays, record=None, donate=False):
+        """``__call__`` in Python: the reference the call restored in C repeats."""
+        restored = self._restored
         if len(arrays) != self.n_inputs:
             raise ValueError(f"graph {self.name}: expected {self.n_inputs} inputs, got {len(arrays)}")
         with self._lock, self._region, (np.errstate(over="ignore", invalid="ignore") if self._half else _NO_CONTEXT):

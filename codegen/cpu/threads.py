@@ -245,6 +245,13 @@ class CallRegion:
         self._leave(self.flags)
         return False
 
+    def native_entry(self) -> tuple:
+        """``(enter address, leave address, flags)``: the region for native callers
+        (codegen/cpu/_restored_call.c), which call them with the GIL held as this context does.
+        The pool's workers must have been started by an entry through this context first."""
+        address = ctypes.c_void_p
+        return ctypes.cast(self._enter, address).value, ctypes.cast(self._leave, address).value, self.flags
+
 
 def _cut(lo, hi, parts, align):
     """``parts`` contiguous ranges covering ``[lo, hi)``; inner bounds rounded to ``align`` when
