@@ -218,9 +218,7 @@ class GuardSet:
         src = f"def guard(args):\n    return {body}\n"
         ns = dict(self.namespace)
         exec(compile(src, "<capture guard>", "exec"), ns)
-        fn = ns["guard"]
-        fn.source = src
-        return fn
+        return ns["guard"]
 
     def first_failure(self, args) -> str | None:
         """The description of the first guard that fails for ``args`` (for recompile reasons)."""
