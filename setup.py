@@ -18,6 +18,11 @@ setup(
             ["capture/_guard_vm.c"],
             optional=True,
         ),
+        Extension(  # a jitted function's steady-state call (capture/fast_call.py)
+            "capture._fast_call",
+            ["capture/_fast_call.c"],
+            optional=True,
+        ),
         Extension(  # a compiled step's steady-state call (codegen/cpu/call_snapshots.py)
             "codegen.cpu._restored_call",
             ["codegen/cpu/_restored_call.c"],

@@ -27,7 +27,8 @@ from .builder import SymTensor
 from .cache import cache_for
 
 from .compile_policy import DEFAULT_CONFIG, CaptureConfig, _UserErrorWhileCapturing, _make_runner, compile_entry
-from .dispatch import _with_dump_path, call_captured, flatten_call, install_grad_handler
+from .dispatch import _with_dump_path, call_captured, flatten_call, install_grad_handler, settle_error
+from .fast_call import FastCall
 
 log = logging.getLogger("capture")
 
@@ -52,8 +53,10 @@ def jit_config_of(code):
         return item[1]
     return None
 
-class JitFunction:
-    """What ``jit(fn)`` returns: calls go through the capture cache; works as a method too."""
+class JitFunction(FastCall):
+    """What ``jit(fn)`` returns: calls go through the capture cache; works as a method too. Once
+    a call ran an entry the C call can repeat, the next calls repeat it without Python frames
+    (capture/fast_call.py) until something the cache lookup reads changes."""
 
     def __init__(self, fn, config: CaptureConfig):
         self.__wrapped_jit__ = fn
@@ -66,8 +69,13 @@ class JitFunction:
             register_code(fn.__code__, config)
         backends.preload(config.backend)
 
-    def __call__(self, *args, **kwargs):
-        return call_captured(self.__wrapped_jit__, args, kwargs, self.config)
+    def _call_slow(self, args, kwargs):
+        """A call the Python way (FastCall's ``__call__`` comes here unless it repeats an entry)."""
+        return call_captured(self.__wrapped_jit__, args, kwargs or {}, self.config, caller=self)
+
+    def _settle_fast(self, entry, args, error):
+        """The graph a call in C ran raised ``error``: settled as the Python way settles it."""
+        return settle_error(self.__wrapped_jit__, args, entry, error, self.config)
 
     def __get__(self, obj, objtype=None):
         if obj is None:

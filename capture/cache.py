@@ -4,7 +4,9 @@ An :class:`Entry` is what one capture produced for one set of guards: either a c
 (with its input sources and output template) or an ``eager`` marker recording why capture broke.
 Entries belong to the capture config (backend, fullgraph...) they were made under: two ``jit``
 wrappers of one function with different backends never share entries. Lookup checks entries
-most-recently-hit first.
+most-recently-hit first. Every change of a cache's entries (and of what an entry runs)
+disarms the jitted functions' calls in C (capture/fast_call.py), which repeat the first entry
+of a cache as it was.
 """
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ import threading
 import weakref
 
 from graph import forksafe
+
+from .fast_call import invalidate as _invalidate_fast_calls
 
 RECOMPILE_LIMIT = 8
 #: entries one code object may accumulate over all Cell instances/closures/configs (bounds the
@@ -35,7 +39,8 @@ class Entry:
         self.break_info = break_info  # BreakInfo when this entry runs eagerly
         self.compile_time = compile_time
         self.name = name
-        self.hits = 0
+        self._hits = 0  # (calls counted by the Python way; ``fast`` counts those made in C)
+        self.fast = None  # the FastEntry repeating this entry in C (capture/fast_call.py), once armed
         self.runner = None  # the backend's compiled callable
         self.device = "CPU"  # where the graph's tensors are (the backend was chosen for it)
         self.copy_outputs = ()  # output indices that are graph constants (copied per call)
@@ -44,6 +49,22 @@ class Entry:
         self.fetch = None  # flat arguments -> (input arrays, tensors), made on first run (capture.runner)
         self.call = None  # input arrays -> (outputs, updates): the runner, donating where it can (first run)
         self.warm_start = False  # loaded from an entry an earlier process saved (capture.persist)
+
+    @property
+    def hits(self) -> int:
+        """Calls that ran this entry."""
+        return self._hits + (self.fast.hits if self.fast is not None else 0)
+
+    @hits.setter
+    def hits(self, value: int) -> None:
+        self._hits = value - (self.fast.hits if self.fast is not None else 0)
+
+    def adopt_fast(self, fast) -> None:
+        """Repeat this entry through ``fast`` from now on (the calls the old one made stay counted)."""
+        self._hits = self.hits
+        self.fast = fast
+        if fast is not None:
+            self._hits -= fast.hits
 
     @property
     def eager(self) -> bool:
@@ -59,6 +80,7 @@ class Entry:
         self.graph = None
         self.runner = self.call = None
         self.break_info = break_info
+        _invalidate_fast_calls()
 
 
 class CodeCache:
@@ -81,7 +103,8 @@ class CodeCache:
             if ok:
                 if i:
                     entries.insert(0, entries.pop(i))
-                e.hits += 1
+                    _invalidate_fast_calls()
+                e._hits += 1
                 return e
         return None
 
@@ -93,6 +116,12 @@ class CodeCache:
 
     def add(self, entry: Entry) -> None:
         self.entries.insert(0, entry)
+        _invalidate_fast_calls()
+
+    def drop(self, keep=lambda entry: False) -> None:
+        """Keep only the entries ``keep`` accepts (none by default)."""
+        self.entries = [e for e in self.entries if keep(e)]
+        _invalidate_fast_calls()
 
     # -- the recompile budget ------------------------------------------------------------------------
     def over_budget(self, owner, qual, reason) -> str | None:
@@ -116,12 +145,12 @@ class CodeCache:
     def forget_closure(self, closure_id) -> None:
         """Drop what was compiled for one closure (called when its function is collected: the
         entries would otherwise keep the closure's cells -- a model, big tensors -- alive)."""
-        self.entries = [e for e in self.entries if e.closure is None or id(e.closure) != closure_id]
+        self.drop(lambda e: e.closure is None or id(e.closure) != closure_id)
         self.watched.discard(("closure", closure_id))
 
     def forget_owner(self, owner) -> None:
         """Drop what was compiled for one Cell instance (called when that Cell is collected)."""
-        self.entries = [e for e in self.entries if e.owner != owner]
+        self.drop(lambda e: e.owner != owner)
         self.compiles_per_owner.pop(owner, None)
         self.disabled.pop(owner, None)
         self.watched.discard(owner)
@@ -147,6 +176,7 @@ def reset(code=None) -> None:
     else:
         from .resume import DERIVED
         dropped = [_CACHES.pop(c, None) for c in (code, *DERIVED.get(code, ()))]
+    _invalidate_fast_calls()
     for c in dropped:
         if c is not None:
             c.entries = []

@@ -9,6 +9,7 @@ plan (``capture.resume``); a frame that cannot resume, or an internal capture er
 eager entry, never a failing call."""
 from __future__ import annotations
 
+import contextlib
 import dis
 import logging
 import os
@@ -25,6 +26,7 @@ from runtime.nn.cell import Cell
 
 from . import backends
 from . import cache as _cache
+from . import fast_call
 from . import persist
 from . import resume as _resume
 from .cache import Entry
@@ -77,6 +79,17 @@ class _TracingState(threading.local):
     depth = 0
 
 _TRACING = _TracingState()
+
+@contextlib.contextmanager
+def _tracing():
+    """While this thread translates a frame: framework code calling a Cell or jitted function on
+    symbolic values just runs it (``call_captured``), so no jitted call repeats an entry in C."""
+    _TRACING.depth += 1
+    try:
+        with fast_call.suspended():
+            yield
+    finally:
+        _TRACING.depth -= 1
 
 def _make_runner(config, graph, device="CPU"):
     """Compile ``graph`` with the configured backend (by default the one of ``device``, where the
@@ -149,11 +162,8 @@ def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
         if config.max_instructions is not None:
             tracer.max_instructions = config.max_instructions
         try:
-            _TRACING.depth += 1
-            try:
+            with _tracing():
                 graph, sources, template = translate(tracer, fn, flat, names)
-            finally:
-                _TRACING.depth -= 1
             device = device_of_inputs(sources, flat)
             runner = _make_runner(config, graph, device)
         except GraphBreak as e:
@@ -243,13 +253,10 @@ def _compile_resume(fn, flat, names, config, qual, brk, info, t0):
     tracer = Tracer(qual.replace(".", "_").replace("<", "").replace(">", "").replace(" ", "_")
                     .replace("(", "").replace(")", ""))
     try:
-        _TRACING.depth += 1
-        try:
+        with _tracing():
             root = _setup_root(tracer, fn, flat, names)
             root.stop_at = brk.root_count
             out = root.run()
-        finally:
-            _TRACING.depth -= 1
         if out is not STOPPED or root.ip != brk.root_index:
             raise _resume.NotResumable("the re-translation did not reach the break")
         plan, outputs = _resume.make_plan(root, fn, config, qual, tracer)

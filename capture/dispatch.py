@@ -21,6 +21,7 @@ from runtime.nn.cell import Cell
 from runtime.tensor import Tensor
 
 from . import cache as _cache
+from . import fast_call
 from .cache import cache_for
 from .errors import FullGraphError
 from .report import events
@@ -53,8 +54,10 @@ def flatten_call(fn, args, kwargs):
     names = list(bound.arguments)
     return tuple(bound.arguments.values()), names
 
-def call_captured(fn, args, kwargs, config: CaptureConfig = DEFAULT_CONFIG, name=None):
-    """Run ``fn(*args, **kwargs)`` through the capture cache (compiling on a miss)."""
+def call_captured(fn, args, kwargs, config: CaptureConfig = DEFAULT_CONFIG, name=None, caller=None):
+    """Run ``fn(*args, **kwargs)`` through the capture cache (compiling on a miss). ``caller``:
+    the jitted function (a ``capture.fast_call.FastCall``) whose call this is, armed afterwards to
+    repeat the entry in C where it can."""
     fn = getattr(fn, "__wrapped_jit__", fn)
     if isinstance(fn, types.MethodType):  # a bound method: capture its function with self first
         fn, args = getattr(fn.__func__, "__wrapped_jit__", fn.__func__), (fn.__self__,) + tuple(args)
@@ -75,7 +78,14 @@ def call_captured(fn, args, kwargs, config: CaptureConfig = DEFAULT_CONFIG, name
     out = _run_compiled(fn, entry, flat, config)
     if isinstance(out, _Suspect):
         return _settle(fn, args, kwargs, entry, out, config)
+    if caller is not None and names is None:
+        fast_call.arm(caller, fn, entry, cache, flat)
     return out
+
+def settle_error(fn, args, entry, error, config):
+    """The compiled graph of ``entry`` raised ``error`` on positional ``args`` (run by a jitted
+    function's call in C): settled as a call here settles it."""
+    return _settle(fn, args, {}, entry, _Suspect(error), config)
 
 class _Suspect:
     """The compiled graph raised: the user's own error (a bad label, no memory) or ours."""
@@ -252,7 +262,7 @@ def frame_replacement_user(config, skip_code, fn, *slots):
             held.release()
             return functools.partial(_frame_after_user_error, fn, flat, user_error, config, cache, None)
         if first and not _worth_capturing(entry, code):
-            cache.entries[:] = []
+            cache.drop()
             skip_code(code)
             return None
         held.release()
@@ -327,7 +337,7 @@ def _first_grad_call(grad_fn, args, kwargs, config):
             entry = None
     if entry is None or not _worth_capturing(entry, fn.__code__):
         if entry is not None:
-            cache.entries[:] = [e for e in cache.entries if e is not entry]
+            cache.drop(lambda e: e is not entry)
         setattr(grad_fn, _CAPTURED_CALL, False)
         return None
     held.release()

@@ -20,6 +20,7 @@ import time
 from runtime.nn.cell import Cell
 
 from . import cache as _cache
+from . import fast_call
 from .report import events
 
 
@@ -156,9 +157,12 @@ class recording:
         self._dispatch, self._orig_run = dispatch, orig
         dispatch._run_graph = timed
         events.recorders.append(self.report)
+        self._python_calls = fast_call.suspended()  # (jitted calls in C would not be timed)
+        self._python_calls.__enter__()
         return self.report
 
     def __exit__(self, *exc):
+        self._python_calls.__exit__(None, None, None)
         events.recorders.remove(self.report)
         self._dispatch._run_graph = self._orig_run
         return False

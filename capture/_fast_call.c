@@ -1,0 +1,504 @@
+/* A jitted function's steady-state call, in C (capture/fast_call.py arms it).
+
+   ``jit(fn)`` returns a JitFunction (capture/api.py), which derives from FastCall. Every call
+   first goes the whole Python way (capture/dispatch.py, call_captured: the cache lookup with
+   each entry's guards, the input fetch, the runner, the outputs as Tensors, the result built).
+   When the entry it ran is one this object can repeat (no graph break, no constant returned,
+   positional arguments, the first entry of its cache), the Python side arms it with that
+   entry's pieces, a FastEntry, and the next calls need no Python frame at all:
+
+     1. decline -- go the Python way -- when anything could make the Python way take another
+        turn: keyword arguments, another argument count, the function's code replaced, a tape
+        recording, capture suspended (tracing, ``explain`` timing), or any capture cache changed
+        since it was armed (the module's epoch, which every change of a cache bumps);
+     2. run the entry's guard check; false (or raising) -> decline: the Python way checks every
+        entry and compiles on a miss;
+     3. fetch the input arrays (the ``_data`` of the argument tensors and the held parameters);
+     4. call the runner -> (outputs, in-place updates); where it raises, the Python way settles
+        the error as it would have (``_settle_fast``: dispatch._settle, an eager rerun);
+     5. apply the updates, wrap the output arrays as Tensors (what Tensor._wrap does: a new
+        object of the type, its ``_data`` slot set), build the result.
+
+   Nothing before step 4 has an effect, so a decline repeats nothing; the Python way is the
+   reference and this object only repeats what it does in the same state. In a training loop the
+   kernels leave the caches to their own data, and the Python way's ten frames cost microseconds
+   of cache misses per step (bench/call_overhead.py measures the difference). */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <stddef.h>
+
+static long long EPOCH;          /* bumped by every change of a capture cache (``invalidate``) */
+static long SUSPENDED;           /* > 0: every call goes the Python way (``suspend``/``resume``) */
+static PyObject *TAPE_ACTIVE;    /* runtime.tape.ACTIVE (a list): non-empty -> the Python way */
+static PyObject *DATA_NAME;      /* "_data" */
+static PyObject *SLOW_NAME;      /* "_call_slow": the Python way, a method of the subclass */
+static PyObject *SETTLE_NAME;    /* "_settle_fast": its settling of a graph's error (entry, args, error) */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *entry;        /* the capture.cache.Entry */
+    PyObject *code;         /* the code it was compiled from (the function's ``__code__``) */
+    PyObject *check;        /* entry.check: callable(args) -> truth */
+    PyObject *sources;      /* tuple: an int (argument index) or the object itself, per input */
+    PyObject *call;         /* entry.call: callable(arrays) -> (outputs, updates) */
+    PyObject *tensor_type;  /* the type outputs are wrapped in */
+    PyObject *data_slot;    /* its ``_data`` member descriptor */
+    PyObject *build;        /* entry.template.build(outs, args), unless out_index >= 0 */
+    Py_ssize_t n_args, out_index, n_sources;
+    Py_ssize_t *arg_index;  /* per input: the argument index, or -1 (held: ``held[k]``) */
+    PyObject **held;        /* borrowed from ``sources`` */
+    Py_ssize_t hits;
+} FastEntry;
+
+/* (neither holds what the function's closure holds: an entry lives in the capture cache as long
+   as that function, and a dead function's finalizer drops its entries) */
+typedef struct {
+    PyObject_HEAD
+    FastEntry *armed;
+    PyObject *function;     /* the jitted function, whose ``__code__`` must stay the entry's */
+    long long epoch;
+} FastCall;
+
+/* -- FastEntry -------------------------------------------------------------------------------- */
+
+static int
+entry_traverse(FastEntry *e, visitproc visit, void *arg)
+{
+    Py_VISIT(e->entry); Py_VISIT(e->code); Py_VISIT(e->check); Py_VISIT(e->sources);
+    Py_VISIT(e->call); Py_VISIT(e->tensor_type); Py_VISIT(e->data_slot); Py_VISIT(e->build);
+    return 0;
+}
+
+static int
+entry_clear(FastEntry *e)
+{
+    Py_CLEAR(e->entry); Py_CLEAR(e->code); Py_CLEAR(e->check); Py_CLEAR(e->sources);
+    Py_CLEAR(e->call); Py_CLEAR(e->tensor_type); Py_CLEAR(e->data_slot); Py_CLEAR(e->build);
+    e->n_sources = 0; /* (``held`` points into ``sources``) */
+    return 0;
+}
+
+static void
+entry_dealloc(FastEntry *e)
+{
+    PyObject_GC_UnTrack(e);
+    entry_clear(e);
+    PyMem_Free(e->arg_index);
+    PyMem_Free(e->held);
+    Py_TYPE(e)->tp_free((PyObject *)e);
+}
+
+/* FastEntry(entry, code, n_args, check, sources, call, tensor_type, build, out_index) */
+static PyObject *
+entry_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    PyObject *entry, *code, *check, *sources, *call, *tensor_type, *build;
+    Py_ssize_t n_args, out_index;
+    if (kwds != NULL && PyDict_GET_SIZE(kwds)) {
+        PyErr_SetString(PyExc_TypeError, "FastEntry takes no keyword arguments");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "OO!nOO!OO!On", &entry, &PyCode_Type, &code, &n_args, &check, &PyTuple_Type,
+                          &sources, &call, &PyType_Type, &tensor_type, &build, &out_index))
+        return NULL;
+    /* the ``_data`` slot: set straight through its descriptor, as ``t._data = a`` does while the
+       type has no __setattr__ of its own (checked by the caller) */
+    PyObject *slot = PyObject_GetAttr(tensor_type, DATA_NAME);
+    if (slot == NULL)
+        return NULL;
+    if (Py_TYPE(slot)->tp_descr_set == NULL || Py_TYPE(slot)->tp_descr_get == NULL) {
+        Py_DECREF(slot);
+        PyErr_SetString(PyExc_TypeError, "FastEntry: the tensor type's _data is not a slot");
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(sources);
+    FastEntry *e = (FastEntry *)type->tp_alloc(type, 0);
+    if (e == NULL) {
+        Py_DECREF(slot);
+        return NULL;
+    }
+    e->data_slot = slot;
+    e->arg_index = PyMem_Calloc(n ? n : 1, sizeof(Py_ssize_t));
+    e->held = PyMem_Calloc(n ? n : 1, sizeof(PyObject *));
+    if (e->arg_index == NULL || e->held == NULL) {
+        Py_DECREF(e);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *s = PyTuple_GET_ITEM(sources, k);
+        if (PyLong_CheckExact(s)) {
+            e->arg_index[k] = PyLong_AsSsize_t(s);
+            if (e->arg_index[k] < 0 || e->arg_index[k] >= n_args) {
+                Py_DECREF(e);
+                if (!PyErr_Occurred())
+                    PyErr_Format(PyExc_ValueError, "FastEntry: input %zd reads argument %R of %zd", k, s, n_args);
+                return NULL;
+            }
+        } else {
+            e->arg_index[k] = -1;
+            e->held[k] = s;
+        }
+    }
+    e->n_sources = n;
+    e->entry = Py_NewRef(entry);
+    e->code = Py_NewRef(code);
+    e->check = Py_NewRef(check);
+    e->sources = Py_NewRef(sources);
+    e->call = Py_NewRef(call);
+    e->tensor_type = Py_NewRef(tensor_type);
+    e->build = Py_NewRef(build);
+    e->n_args = n_args;
+    e->out_index = out_index;
+    return (PyObject *)e;
+}
+
+static PyMemberDef entry_members[] = {
+    {"hits", T_PYSSIZET, offsetof(FastEntry, hits), READONLY, "calls it ran"},
+    {"entry", T_OBJECT, offsetof(FastEntry, entry), READONLY, "the cache entry it runs"},
+    {"call", T_OBJECT, offsetof(FastEntry, call), READONLY, "the runner's call it makes"},
+    {"check", T_OBJECT, offsetof(FastEntry, check), READONLY, "the guard check it runs"},
+    {NULL},
+};
+
+static PyTypeObject FastEntryType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "capture._fast_call.FastEntry",
+    .tp_basicsize = sizeof(FastEntry),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "FastEntry(entry, code, n_args, check, sources, call, tensor_type, build, out_index): "
+              "what a FastCall repeats of one cache entry",
+    .tp_new = entry_new,
+    .tp_dealloc = (destructor)entry_dealloc,
+    .tp_traverse = (traverseproc)entry_traverse,
+    .tp_clear = (inquiry)entry_clear,
+    .tp_members = entry_members,
+};
+
+/* -- the call ------------------------------------------------------------------------------------ */
+
+/* a new object of the tensor type holding ``array`` (Tensor._wrap) */
+static PyObject *
+wrap(FastEntry *e, PyObject *array)
+{
+    PyTypeObject *type = (PyTypeObject *)e->tensor_type;
+    PyObject *t = type->tp_alloc(type, 0);
+    if (t == NULL)
+        return NULL;
+    if (Py_TYPE(e->data_slot)->tp_descr_set(e->data_slot, t, array) < 0) {
+        Py_DECREF(t);
+        return NULL;
+    }
+    return t;
+}
+
+/* steps 4-5 once the runner returned ``ran`` ((outputs, updates)); NULL with an error set */
+static PyObject *
+finish(FastEntry *e, PyObject *args, PyObject **tensors, PyObject *ran)
+{
+    if (!PyTuple_CheckExact(ran) || PyTuple_GET_SIZE(ran) != 2 || !PyDict_Check(PyTuple_GET_ITEM(ran, 1))) {
+        PyErr_SetString(PyExc_TypeError, "compiled graph call did not return (outputs, updates)");
+        return NULL;
+    }
+    PyObject *outs = PyTuple_GET_ITEM(ran, 0), *updates = PyTuple_GET_ITEM(ran, 1);
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(updates, &pos, &key, &value)) {
+        Py_ssize_t k = PyLong_AsSsize_t(key);
+        if (k == -1 && PyErr_Occurred())
+            return NULL;
+        if (k < 0 || k >= e->n_sources) {
+            PyErr_Format(PyExc_IndexError, "compiled graph updated input %zd of %zd", k, e->n_sources);
+            return NULL;
+        }
+        if (PyObject_SetAttr(tensors[k], DATA_NAME, value) < 0)
+            return NULL;
+    }
+    PyObject *seq = PySequence_Fast(outs, "compiled graph outputs are not a sequence");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject *result = NULL;
+    if (e->out_index >= 0) {
+        if (e->out_index >= n)
+            PyErr_Format(PyExc_IndexError, "compiled graph returned %zd outputs, wanted output %zd", n, e->out_index);
+        else
+            result = wrap(e, PySequence_Fast_GET_ITEM(seq, e->out_index));
+        Py_DECREF(seq);
+        return result;
+    }
+    PyObject *wrapped = PyList_New(n);
+    if (wrapped == NULL) {
+        Py_DECREF(seq);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t = wrap(e, PySequence_Fast_GET_ITEM(seq, i));
+        if (t == NULL) {
+            Py_DECREF(seq);
+            Py_DECREF(wrapped);
+            return NULL;
+        }
+        PyList_SET_ITEM(wrapped, i, t);
+    }
+    Py_DECREF(seq);
+    return wrapped; /* (built by the caller: an error of the build is the user's, not settled) */
+}
+
+/* The call of ``e`` on ``args``; NULL without an error set: declined, nothing happened. */
+static PyObject *
+fast_run(FastCall *self, FastEntry *e, PyObject *args)
+{
+    if (PyTuple_GET_SIZE(args) != e->n_args || PyFunction_GET_CODE(self->function) != e->code
+            || (TAPE_ACTIVE != NULL && PyList_GET_SIZE(TAPE_ACTIVE) != 0))
+        return NULL;
+    /* 2. the guards */
+    PyObject *ok = PyObject_CallOneArg(e->check, args);
+    if (ok == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_Exception))
+            return NULL; /* (a KeyboardInterrupt propagates) */
+        PyErr_Clear();
+        return NULL;
+    }
+    int truth = ok == Py_True ? 1 : ok == Py_False ? 0 : PyObject_IsTrue(ok);
+    Py_DECREF(ok);
+    if (truth <= 0) {
+        if (truth < 0)
+            PyErr_Clear();
+        return NULL;
+    }
+    e->hits++; /* (as the cache's lookup counts a hit: the guards passed) */
+    /* 3. the inputs: each tensor's array, the list the runner takes (and counts references of) */
+    Py_ssize_t n = e->n_sources;
+    PyObject *small[16];
+    PyObject **tensors = n <= 16 ? small : PyMem_Malloc(n * sizeof(PyObject *));
+    if (tensors == NULL)
+        return PyErr_NoMemory();
+    PyObject *arrays = PyList_New(n);
+    if (arrays == NULL)
+        goto fail;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        Py_ssize_t i = e->arg_index[k];
+        PyObject *t = i >= 0 ? PyTuple_GET_ITEM(args, i) : e->held[k];
+        PyObject *a = PyObject_GetAttr(t, DATA_NAME);
+        if (a == NULL) { /* (the guards passed, so this is unexpected: let the Python way tell) */
+            Py_DECREF(arrays);
+            if (!PyErr_ExceptionMatches(PyExc_Exception))
+                goto fail;
+            PyErr_Clear();
+            goto fail;
+        }
+        tensors[k] = t;
+        PyList_SET_ITEM(arrays, k, a);
+    }
+    /* 4. the graph */
+    PyObject *ran = PyObject_CallOneArg(e->call, arrays);
+    Py_DECREF(arrays);
+    PyObject *outs = ran == NULL ? NULL : finish(e, args, tensors, ran);
+    Py_XDECREF(ran);
+    if (tensors != small)
+        PyMem_Free(tensors);
+    if (outs == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_Exception))
+            return NULL;
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        PyErr_NormalizeException(&type, &value, &tb);
+        if (tb != NULL)
+            PyException_SetTraceback(value, tb);
+        Py_XDECREF(type);
+        Py_XDECREF(tb);
+        PyObject *settled = PyObject_CallMethodObjArgs((PyObject *)self, SETTLE_NAME, e->entry, args, value, NULL);
+        Py_DECREF(value);
+        return settled; /* (NULL with the error eager raised, as the Python way) */
+    }
+    if (e->out_index >= 0)
+        return outs;
+    PyObject *result = PyObject_CallFunctionObjArgs(e->build, outs, args, NULL);
+    Py_DECREF(outs);
+    return result;
+
+fail:
+    if (tensors != small)
+        PyMem_Free(tensors);
+    return NULL;
+}
+
+static PyObject *
+fast_tp_call(FastCall *self, PyObject *args, PyObject *kwargs)
+{
+    FastEntry *e = self->armed;
+    if (e != NULL && self->epoch == EPOCH && SUSPENDED == 0 && (kwargs == NULL || PyDict_GET_SIZE(kwargs) == 0)) {
+        Py_INCREF(e); /* (a call may re-arm ``self``) */
+        PyObject *result = fast_run(self, e, args);
+        Py_DECREF(e);
+        if (result != NULL || PyErr_Occurred())
+            return result;
+    }
+    PyObject *slow = PyObject_GetAttr((PyObject *)self, SLOW_NAME);
+    if (slow == NULL)
+        return NULL;
+    PyObject *result = PyObject_CallFunctionObjArgs(slow, args, kwargs != NULL ? kwargs : Py_None, NULL);
+    Py_DECREF(slow);
+    return result;
+}
+
+/* -- FastCall ------------------------------------------------------------------------------------ */
+
+static int
+call_traverse(FastCall *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->armed);
+    Py_VISIT(self->function);
+    return 0;
+}
+
+static int
+call_clear(FastCall *self)
+{
+    Py_CLEAR(self->armed);
+    Py_CLEAR(self->function);
+    return 0;
+}
+
+static void
+call_dealloc(FastCall *self)
+{
+    PyObject_GC_UnTrack(self);
+    call_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *
+call_arm(FastCall *self, PyObject *args)
+{
+    PyObject *entry, *function;
+    if (!PyArg_ParseTuple(args, "OO", &entry, &function))
+        return NULL;
+    if (entry == Py_None) {
+        Py_CLEAR(self->armed);
+        Py_CLEAR(self->function);
+        Py_RETURN_NONE;
+    }
+    if (!PyObject_TypeCheck(entry, &FastEntryType) || !PyFunction_Check(function)) {
+        PyErr_SetString(PyExc_TypeError, "_arm: expected a FastEntry and the jitted function");
+        return NULL;
+    }
+    Py_XSETREF(self->armed, (FastEntry *)Py_NewRef(entry));
+    Py_XSETREF(self->function, Py_NewRef(function));
+    self->epoch = EPOCH;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+call_get_armed(FastCall *self, void *closure)
+{
+    if (self->armed == NULL || self->epoch != EPOCH)
+        Py_RETURN_NONE;
+    return Py_NewRef((PyObject *)self->armed);
+}
+
+static PyMethodDef call_methods[] = {
+    {"_arm", (PyCFunction)call_arm, METH_VARARGS,
+     "_arm(fast_entry, function): repeat this entry's call until a capture cache changes (None: disarm)"},
+    {NULL},
+};
+
+static PyGetSetDef call_getset[] = {
+    {"_armed", (getter)call_get_armed, NULL, "the FastEntry the next call may repeat, or None", NULL},
+    {NULL},
+};
+
+static PyTypeObject FastCallType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "capture._fast_call.FastCall",
+    .tp_basicsize = sizeof(FastCall),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "Base of a jitted function: calls repeat the armed entry in C, else ``self._call_slow(args, kwargs)``; "
+              "a graph's error there goes to ``self._settle_fast(entry, args, error)``",
+    .tp_new = PyType_GenericNew,
+    .tp_dealloc = (destructor)call_dealloc,
+    .tp_traverse = (traverseproc)call_traverse,
+    .tp_clear = (inquiry)call_clear,
+    .tp_call = (ternaryfunc)fast_tp_call,
+    .tp_methods = call_methods,
+    .tp_getset = call_getset,
+};
+
+/* -- module ------------------------------------------------------------------------------------- */
+
+static PyObject *
+mod_invalidate(PyObject *m, PyObject *unused)
+{
+    EPOCH++;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+mod_suspend(PyObject *m, PyObject *unused)
+{
+    SUSPENDED++;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+mod_resume(PyObject *m, PyObject *unused)
+{
+    if (SUSPENDED > 0)
+        SUSPENDED--;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+mod_configure(PyObject *m, PyObject *active)
+{
+    if (!PyList_CheckExact(active)) {
+        PyErr_SetString(PyExc_TypeError, "configure: expected the tape's ACTIVE list");
+        return NULL;
+    }
+    Py_XSETREF(TAPE_ACTIVE, Py_NewRef(active));
+    EPOCH++;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+mod_state(PyObject *m, PyObject *unused)
+{
+    return Py_BuildValue("(Ll)", EPOCH, SUSPENDED);
+}
+
+static PyMethodDef module_methods[] = {
+    {"invalidate", mod_invalidate, METH_NOARGS, "invalidate(): a capture cache changed; every FastCall disarms"},
+    {"suspend", mod_suspend, METH_NOARGS, "suspend(): calls go the Python way until the matching resume()"},
+    {"resume", mod_resume, METH_NOARGS, "resume(): ends one suspend()"},
+    {"configure", mod_configure, METH_O, "configure(tape_active): the list whose items mean a tape records"},
+    {"state", mod_state, METH_NOARGS, "state() -> (epoch, suspended)"},
+    {NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "capture._fast_call", "A jitted function's steady-state call, in C.", -1,
+    module_methods,
+};
+
+PyMODINIT_FUNC
+PyInit__fast_call(void)
+{
+    if (PyType_Ready(&FastEntryType) < 0 || PyType_Ready(&FastCallType) < 0)
+        return NULL;
+    if (DATA_NAME == NULL && (DATA_NAME = PyUnicode_InternFromString("_data")) == NULL)
+        return NULL;
+    if (SLOW_NAME == NULL && (SLOW_NAME = PyUnicode_InternFromString("_call_slow")) == NULL)
+        return NULL;
+    if (SETTLE_NAME == NULL && (SETTLE_NAME = PyUnicode_InternFromString("_settle_fast")) == NULL)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    if (PyModule_AddObjectRef(m, "FastEntry", (PyObject *)&FastEntryType) < 0
+            || PyModule_AddObjectRef(m, "FastCall", (PyObject *)&FastCallType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

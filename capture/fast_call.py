@@ -1,0 +1,134 @@
+"""A jitted function's steady-state call in C (capture/_fast_call.c), and when it may be armed.
+
+``jit(fn)`` returns a :class:`capture.api.JitFunction`, which derives from :class:`FastCall`.
+Its calls go the whole Python way (``capture.dispatch.call_captured``) until one ran an entry
+:func:`arm` accepts; then the next calls repeat that entry in C -- guards, input fetch, the
+runner, the result as Tensors -- and take the Python way again whenever anything could make it
+turn elsewhere (see the C file's comment). Every change of a capture cache calls
+:func:`invalidate`, which disarms every FastCall at once; tracing and ``explain`` timing
+suspend them (:func:`suspended`).
+
+``CAPTURE_PY_CALL=1`` (read at import) keeps every call in Python, as does a missing C helper
+(it is built by ``pip install -e .``).
+
+Example:
+    >>> import capture, runtime as ms
+    >>> @capture.jit
+    ... def double(x):
+    ...     return x * 2
+    >>> x = ms.Tensor([1.0, 2.0])
+    >>> _ = double(x)  # the Python way, which arms the C call
+    >>> double(x).asnumpy().tolist(), double._armed is not None or not AVAILABLE
+    ([2.0, 4.0], True)
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import types
+import weakref
+
+from runtime import tape as _tape
+from runtime.tensor import Tensor
+
+try:
+    from . import _fast_call as _c
+except ImportError:  # not built: every call goes the Python way
+    _c = None
+
+#: whether jitted calls may repeat their entry in C
+AVAILABLE = _c is not None and not os.environ.get("CAPTURE_PY_CALL")
+
+#: the FastCalls armed since the last invalidate (disarmed by it: an entry a cache dropped must
+#: not be kept alive, with its engine and parameters, by the jitted function that last ran it)
+_ARMED: "weakref.WeakSet" = weakref.WeakSet()
+
+if AVAILABLE:
+    FastCall = _c.FastCall
+    _c.configure(_tape.ACTIVE)
+
+    def invalidate() -> None:
+        """A capture cache changed: every FastCall goes the Python way until a call re-arms it."""
+        _c.invalidate()
+        while _ARMED:
+            _ARMED.pop()._arm(None, None)
+else:
+    class FastCall:
+        """The Python stand-in: every call goes the Python way."""
+
+        __slots__ = ()
+        _armed = None
+
+        def __call__(self, *args, **kwargs):
+            return self._call_slow(args, kwargs)
+
+        def _arm(self, fast_entry, function):
+            pass
+
+    def invalidate() -> None:
+        """A capture cache changed (nothing is armed without the C helper)."""
+
+
+@contextlib.contextmanager
+def suspended():
+    """Every jitted call goes the Python way meanwhile (while tracing: framework code calling a
+    jitted function on symbolic values just runs it; while ``explain`` times compiled graphs)."""
+    if not AVAILABLE:
+        yield
+        return
+    _c.suspend()
+    try:
+        yield
+    finally:
+        _c.resume()
+
+
+def _tensor_wrap_is_plain() -> bool:
+    """Whether ``Tensor._wrap(a)`` is what the C call does: a new object whose ``_data`` slot is
+    set by its descriptor (no ``__setattr__`` of Tensor's own)."""
+    slot = Tensor.__dict__.get("_data")
+    return Tensor.__setattr__ is object.__setattr__ and isinstance(slot, types.MemberDescriptorType)
+
+
+def _fast_entry(fn, entry, n_args):
+    """The FastEntry repeating ``entry`` (made once per entry and call function), or None where
+    the C call cannot repeat it."""
+    from .reconstruct import OutputPlan  # (capture.cache imports this module)
+    from .sources import ArgSource, ObjectSource
+    fast = getattr(entry, "fast", None)
+    if fast is not None and fast.call is entry.call and fast.check is entry.check:
+        return fast
+    sources = []
+    for source in entry.sources:
+        if type(source) is ArgSource and len(source.path) == 1 and type(source.path[0]) is int:
+            sources.append(source.path[0])
+        elif type(source) is ObjectSource and not isinstance(source.obj, int):
+            sources.append(source.obj)
+        else:
+            return None
+    template = entry.template
+    out_index = -1
+    if type(template) is OutputPlan and not template.effects and template.result[0] == "out":
+        out_index = template.result[1]
+    fast = _c.FastEntry(entry, fn.__code__, n_args, entry.check, tuple(sources), entry.call, Tensor,
+                        template.build, out_index)
+    entry.adopt_fast(fast)
+    return fast
+
+
+def arm(caller, fn, entry, cache, args) -> None:
+    """After ``caller`` (a FastCall) ran ``entry`` of ``cache`` the Python way on positional
+    ``args`` of ``fn``: let its next calls repeat the entry in C where nothing the Python way
+    reads would make it turn elsewhere; else leave it disarmed. (``caller._settle_fast(entry,
+    args, error)`` settles an error of the graph there as the Python way does.)"""
+    if not AVAILABLE:
+        return
+    fast = None
+    if (entry.graph is not None and entry.plan is None and not entry.copy_outputs and entry.call is not None
+            and cache.entries and cache.entries[0] is entry and len(args) == fn.__code__.co_argcount
+            and getattr(caller, "__wrapped_jit__", None) is fn and _tensor_wrap_is_plain()):
+        fast = _fast_entry(fn, entry, len(args))
+    caller._arm(fast, fn)
+    if fast is not None:
+        _ARMED.add(caller)
+

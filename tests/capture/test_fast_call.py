@@ -1,0 +1,263 @@
+"""Jitted calls repeated in C (capture/_fast_call.c, armed by capture/fast_call.py): once a call
+went the Python way, the next ones run the same entry without Python frames. Oracle: the same
+function in PyNative (and the Python way's own behaviour for every state the C call declines).
+Each test checks whether the C call really ran (``entry.fast.hits``), so a path that silently
+stopped being taken -- or one taken where it must not be -- fails."""
+import threading
+
+import numpy as np
+import pytest
+
+import capture
+import runtime as ms
+from capture import fast_call
+from capture.cache import cache_for
+from capture.explain import recording
+from runtime import Tensor, nn, ops
+
+pytestmark = pytest.mark.skipif(not fast_call.AVAILABLE, reason="the C helper is not built (or CAPTURE_PY_CALL=1)")
+
+
+def _entry(fn):
+    (entry,) = cache_for(fn.__code__).entries
+    return entry
+
+
+def _fast_hits(fn):
+    return sum(e.fast.hits for e in cache_for(fn.__code__).entries if e.fast is not None)
+
+
+def _train_step(seed=5):
+    """(net, optimizer, step): the tutorial's step (value_and_grad + Momentum) on a small MLP."""
+    ms.set_seed(seed)
+    net = nn.SequentialCell([nn.Dense(6, 16), nn.ReLU(), nn.Dense(16, 3)])
+    opt = nn.Momentum(net.trainable_params(), 0.05, 0.9)
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    grad_fn = ms.value_and_grad(nn.WithLossCell(net, loss), None, opt.parameters)
+
+    def step(x, y):
+        loss_value, grads = grad_fn(x, y)
+        opt(grads)
+        return loss_value
+    return net, opt, step
+
+
+def _batch(i, rows=8):
+    rng = np.random.default_rng(i)
+    return Tensor(rng.normal(size=(rows, 6)).astype(np.float32)), Tensor(rng.integers(0, 3, rows).astype(np.int32))
+
+
+def _params(net, opt):
+    return [p.asnumpy().copy() for p in net.trainable_params() + list(opt.moments)]
+
+
+def test_a_training_loop_runs_in_c_from_its_second_call_with_pynative_numbers():
+    eager_net, eager_opt, eager_step = _train_step()
+    net, opt, step = _train_step()
+    jitted = capture.jit(step)
+    want = [float(eager_step(*_batch(i)).asnumpy()) for i in range(12)]
+    got = [float(jitted(*_batch(i)).asnumpy()) for i in range(12)]
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    for a, b in zip(_params(eager_net, eager_opt), _params(net, opt)):
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+    entry = _entry(step)
+    assert entry.fast.hits == 11 and entry.hits == 11 and jitted._armed is entry.fast  # (a compile is no hit)
+
+
+def test_results_are_new_tensors_each_call_and_tuples_keep_their_structure():
+    @capture.jit
+    def f(x, y):
+        return x * 2, (x + y, y - 1)
+
+    x, y = Tensor(np.arange(3, dtype=np.float32)), Tensor(np.ones(3, np.float32))
+    first = f(x, y)
+    for _ in range(3):
+        out = f(x, y)
+        assert type(out) is tuple and type(out[1]) is tuple and type(out[0]) is Tensor
+        np.testing.assert_array_equal(out[0].asnumpy(), [0, 2, 4])
+        np.testing.assert_array_equal(out[1][0].asnumpy(), [1, 2, 3])
+        np.testing.assert_array_equal(out[1][1].asnumpy(), [0, 0, 0])
+        assert out[0] is not first[0] and out[0].asnumpy() is not first[0].asnumpy()
+    assert _fast_hits(f.__wrapped_jit__) == 3
+
+
+def test_a_new_shape_or_dtype_goes_the_python_way_and_compiles():
+    @capture.jit
+    def f(x):
+        return ops.relu(x) + 1
+
+    for shape, dtype in [((4,), np.float32), ((4,), np.float32), ((2, 3), np.float32), ((4,), np.float64),
+                         ((4,), np.float32)]:
+        x = np.linspace(-1, 1, int(np.prod(shape))).reshape(shape).astype(dtype)
+        out = f(Tensor(x))
+        assert out.asnumpy().dtype == dtype
+        np.testing.assert_allclose(out.asnumpy(), np.maximum(x, 0) + 1, rtol=1e-6)
+    entries = cache_for(f.__wrapped_jit__.__code__).entries
+    assert len(entries) == 3
+    assert _fast_hits(f.__wrapped_jit__) == 1  # the second call; the last one reordered the cache
+
+
+def test_keyword_arguments_and_other_argument_counts_go_the_python_way():
+    @capture.jit
+    def f(x, scale=2.0):
+        return x * scale
+
+    x = Tensor(np.ones(2, np.float32))
+    assert f(x).asnumpy().tolist() == [2.0, 2.0]
+    assert f(x, scale=3.0).asnumpy().tolist() == [3.0, 3.0]
+    assert f(x, 4.0).asnumpy().tolist() == [4.0, 4.0]
+    assert f(x).asnumpy().tolist() == [2.0, 2.0]
+
+
+def test_values_the_guards_read_are_checked_on_every_call():
+    class Scale(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.factor = 2.0
+            self.negate = False
+
+        def construct(self, x):
+            y = x * self.factor
+            return -y if self.negate else y
+
+    net = Scale()
+    f = capture.jit(lambda x: net(x))
+    x = Tensor(np.ones(2, np.float32))
+    for _ in range(3):
+        assert f(x).asnumpy().tolist() == [2.0, 2.0]
+    net.factor = 5.0
+    assert f(x).asnumpy().tolist() == [5.0, 5.0]
+    net.negate = True
+    assert f(x).asnumpy().tolist() == [-5.0, -5.0]
+    assert f(x).asnumpy().tolist() == [-5.0, -5.0]
+
+
+def test_parameters_replaced_by_the_user_are_read_on_every_call():
+    net, opt, step = _train_step()
+    jitted = capture.jit(step)
+    for i in range(3):
+        jitted(*_batch(i))
+    weight = net.trainable_params()[0]
+    weight.set_data(Tensor(np.zeros(weight.shape, np.float32)))
+    eager_net, eager_opt, eager_step = _train_step()
+    eager_net.trainable_params()[0].set_data(Tensor(np.zeros(weight.shape, np.float32)))
+    for p, q in zip(eager_net.trainable_params() + list(eager_opt.moments), net.trainable_params() + list(opt.moments)):
+        p.set_data(Tensor(q.asnumpy().copy()))
+    for i in range(3, 6):
+        np.testing.assert_allclose(float(jitted(*_batch(i)).asnumpy()), float(eager_step(*_batch(i)).asnumpy()),
+                                   rtol=1e-5)
+
+
+def test_a_replaced_function_code_is_followed():
+    def f(x):
+        return x + 1
+
+    def g(x):
+        return x * 10
+
+    jitted = capture.jit(f)
+    x = Tensor(np.ones(2, np.float32))
+    for _ in range(3):
+        assert jitted(x).asnumpy().tolist() == [2.0, 2.0]
+    f.__code__ = g.__code__
+    assert jitted(x).asnumpy().tolist() == [10.0, 10.0]
+
+
+def test_under_a_recording_tape_the_call_is_differentiated():
+    w = ms.Parameter(Tensor(np.array([1.5, -2.0], np.float32)), name="w")
+
+    @capture.jit
+    def f(x):
+        return (x * w).sum()
+
+    x = Tensor(np.array([3.0, 4.0], np.float32))
+    for _ in range(3):
+        f(x)
+    grad = ms.grad(lambda x: f(x) * 2.0, grad_position=None, weights=[w])(x)
+    np.testing.assert_allclose(grad[0].asnumpy(), [6.0, 8.0])
+
+
+def test_an_error_of_the_graph_is_raised_as_pynative_raises_it_and_training_goes_on():
+    net, opt, step = _train_step()
+    jitted = capture.jit(step)
+    for i in range(3):
+        jitted(*_batch(i))
+    before = _params(net, opt)
+    x, _ = _batch(9)
+    with pytest.raises(ValueError, match="labels"):
+        jitted(x, Tensor(np.full(8, 7, np.int32)))
+    for a, b in zip(before, _params(net, opt)):
+        np.testing.assert_array_equal(b, a)
+    hits = _fast_hits(step)
+    jitted(*_batch(5))
+    jitted(*_batch(6))
+    assert not _entry(step).eager and _fast_hits(step) > hits
+
+
+def test_explain_times_every_compiled_call():
+    @capture.jit
+    def f(x):
+        return x * 3
+
+    x = Tensor(np.ones(2, np.float32))
+    f(x), f(x)
+    with recording() as report:
+        for _ in range(4):
+            f(x)
+    assert report.compiled_calls == 4
+    f(x)
+    assert _fast_hits(f.__wrapped_jit__) == 2  # (the calls before and after the recording)
+
+
+def test_reset_and_dropped_entries_disarm_at_once():
+    @capture.jit
+    def f(x):
+        return x - 1
+
+    x = Tensor(np.ones(2, np.float32))
+    f(x), f(x)
+    assert f._armed is not None
+    capture.reset()
+    assert f._armed is None
+    assert f(x).asnumpy().tolist() == [0.0, 0.0]
+
+
+def test_threads_calling_one_jitted_step_get_their_own_results():
+    @capture.jit
+    def f(x):
+        return ops.tanh(x) * 2 + 1
+
+    inputs = [np.random.default_rng(i).normal(size=(64,)).astype(np.float32) for i in range(4)]
+    f(Tensor(inputs[0]))
+    errors = []
+
+    def work(a):
+        try:
+            for _ in range(200):
+                np.testing.assert_allclose(f(Tensor(a)).asnumpy(), np.tanh(a) * 2 + 1, rtol=1e-5, atol=1e-6)
+        except Exception as e:  # (reported by the main thread)
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(a,)) for a in inputs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and _fast_hits(f.__wrapped_jit__) > 0
+
+
+def test_a_jitted_method_repeats_per_instance():
+    class Net(nn.Cell):
+        def __init__(self, k):
+            super().__init__()
+            self.k = k
+
+        @capture.jit
+        def construct(self, x):
+            return x * self.k
+
+    a, b = Net(2.0), Net(3.0)
+    x = Tensor(np.ones(2, np.float32))
+    for _ in range(3):
+        assert a(x).asnumpy().tolist() == [2.0, 2.0]
+        assert b(x).asnumpy().tolist() == [3.0, 3.0]
