@@ -1,10 +1,12 @@
 /* A jitted function's steady-state call, in C (capture/fast_call.py arms it).
 
-   ``jit(fn)`` returns a JitFunction (capture/api.py), which derives from FastCall. Every call
+   ``jit(fn)`` returns a JitFunction (capture/api.py), which derives from FastCall, as does what
+   runs a Cell's calls in GRAPH_MODE (a _CellCall, called with the Cell first). Every call
    first goes the whole Python way (capture/dispatch.py, call_captured: the cache lookup with
    each entry's guards, the input fetch, the runner, the outputs as Tensors, the result built).
    When the entry it ran is one this object can repeat (no graph break, no constant returned,
-   positional arguments, the first entry of its cache), the Python side arms it with that
+   positional arguments -- ``*args`` flattened as the Python way does --, the first entry of its
+   cache), the Python side arms it with that
    entry's pieces, a FastEntry, and the next calls need no Python frame at all:
 
      1. decline -- go the Python way -- when anything could make the Python way take another
@@ -45,8 +47,11 @@ typedef struct {
     PyObject *tensor_type;  /* the type outputs are wrapped in */
     PyObject *data_slot;    /* its ``_data`` member descriptor */
     PyObject *build;        /* entry.template.build(outs, args), unless out_index >= 0 */
-    Py_ssize_t n_args, out_index, n_sources;
-    Py_ssize_t *arg_index;  /* per input: the argument index, or -1 (held: ``held[k]``) */
+    Py_ssize_t n_args;      /* the function's positional parameters */
+    int varargs;            /* 1: it takes ``*args`` too (the flat arguments end with their tuple) */
+    Py_ssize_t out_index, n_sources;
+    Py_ssize_t *arg_index;  /* per input: its flat argument's index, or -1 (held: ``held[k]``) */
+    Py_ssize_t *item_index; /* ... and the item of that argument (a tuple) it is, or -1 */
     PyObject **held;        /* borrowed from ``sources`` */
     Py_ssize_t hits;
 } FastEntry;
@@ -85,22 +90,26 @@ entry_dealloc(FastEntry *e)
     PyObject_GC_UnTrack(e);
     entry_clear(e);
     PyMem_Free(e->arg_index);
+    PyMem_Free(e->item_index);
     PyMem_Free(e->held);
     Py_TYPE(e)->tp_free((PyObject *)e);
 }
 
-/* FastEntry(entry, code, n_args, check, sources, call, tensor_type, build, out_index) */
+/* FastEntry(entry, code, n_args, varargs, check, sources, call, tensor_type, build, out_index); a
+   source is an int (a flat argument), a pair of ints (an item of a flat argument that is a
+   tuple, like ``*args``) or the object itself */
 static PyObject *
 entry_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     PyObject *entry, *code, *check, *sources, *call, *tensor_type, *build;
     Py_ssize_t n_args, out_index;
+    int varargs;
     if (kwds != NULL && PyDict_GET_SIZE(kwds)) {
         PyErr_SetString(PyExc_TypeError, "FastEntry takes no keyword arguments");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "OO!nOO!OO!On", &entry, &PyCode_Type, &code, &n_args, &check, &PyTuple_Type,
-                          &sources, &call, &PyType_Type, &tensor_type, &build, &out_index))
+    if (!PyArg_ParseTuple(args, "OO!npOO!OO!On", &entry, &PyCode_Type, &code, &n_args, &varargs, &check,
+                          &PyTuple_Type, &sources, &call, &PyType_Type, &tensor_type, &build, &out_index))
         return NULL;
     /* the ``_data`` slot: set straight through its descriptor, as ``t._data = a`` does while the
        type has no __setattr__ of its own (checked by the caller) */
@@ -120,24 +129,33 @@ entry_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     }
     e->data_slot = slot;
     e->arg_index = PyMem_Calloc(n ? n : 1, sizeof(Py_ssize_t));
+    e->item_index = PyMem_Calloc(n ? n : 1, sizeof(Py_ssize_t));
     e->held = PyMem_Calloc(n ? n : 1, sizeof(PyObject *));
-    if (e->arg_index == NULL || e->held == NULL) {
+    if (e->arg_index == NULL || e->item_index == NULL || e->held == NULL) {
         Py_DECREF(e);
         return PyErr_NoMemory();
     }
+    Py_ssize_t n_flat = n_args + (varargs != 0);
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *s = PyTuple_GET_ITEM(sources, k);
+        e->arg_index[k] = e->item_index[k] = -1;
         if (PyLong_CheckExact(s)) {
             e->arg_index[k] = PyLong_AsSsize_t(s);
-            if (e->arg_index[k] < 0 || e->arg_index[k] >= n_args) {
-                Py_DECREF(e);
-                if (!PyErr_Occurred())
-                    PyErr_Format(PyExc_ValueError, "FastEntry: input %zd reads argument %R of %zd", k, s, n_args);
-                return NULL;
-            }
+        } else if (PyTuple_CheckExact(s) && PyTuple_GET_SIZE(s) == 2 && PyLong_CheckExact(PyTuple_GET_ITEM(s, 0))
+                   && PyLong_CheckExact(PyTuple_GET_ITEM(s, 1))) {
+            e->arg_index[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(s, 0));
+            e->item_index[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(s, 1));
+            if (e->item_index[k] < 0 && !PyErr_Occurred())
+                e->arg_index[k] = -2; /* (reported below) */
         } else {
-            e->arg_index[k] = -1;
             e->held[k] = s;
+            continue;
+        }
+        if (e->arg_index[k] < 0 || e->arg_index[k] >= n_flat) {
+            Py_DECREF(e);
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_ValueError, "FastEntry: input %zd reads argument %R of %zd", k, s, n_flat);
+            return NULL;
         }
     }
     e->n_sources = n;
@@ -149,6 +167,7 @@ entry_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     e->tensor_type = Py_NewRef(tensor_type);
     e->build = Py_NewRef(build);
     e->n_args = n_args;
+    e->varargs = varargs;
     e->out_index = out_index;
     return (PyObject *)e;
 }
@@ -166,7 +185,7 @@ static PyTypeObject FastEntryType = {
     .tp_name = "capture._fast_call.FastEntry",
     .tp_basicsize = sizeof(FastEntry),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "FastEntry(entry, code, n_args, check, sources, call, tensor_type, build, out_index): "
+    .tp_doc = "FastEntry(entry, code, n_args, varargs, check, sources, call, tensor_type, build, out_index): "
               "what a FastCall repeats of one cache entry",
     .tp_new = entry_new,
     .tp_dealloc = (destructor)entry_dealloc,
@@ -192,9 +211,10 @@ wrap(FastEntry *e, PyObject *array)
     return t;
 }
 
-/* steps 4-5 once the runner returned ``ran`` ((outputs, updates)); NULL with an error set */
+/* the updates applied and the outputs wrapped, once the runner returned ``ran`` ((outputs,
+   updates)): the output ``out_index`` as a Tensor, else a list of them; NULL with an error set */
 static PyObject *
-finish(FastEntry *e, PyObject *args, PyObject **tensors, PyObject *ran)
+finish(FastEntry *e, PyObject **tensors, PyObject *ran)
 {
     if (!PyTuple_CheckExact(ran) || PyTuple_GET_SIZE(ran) != 2 || !PyDict_Check(PyTuple_GET_ITEM(ran, 1))) {
         PyErr_SetString(PyExc_TypeError, "compiled graph call did not return (outputs, updates)");
@@ -242,86 +262,132 @@ finish(FastEntry *e, PyObject *args, PyObject **tensors, PyObject *ran)
         PyList_SET_ITEM(wrapped, i, t);
     }
     Py_DECREF(seq);
-    return wrapped; /* (built by the caller: an error of the build is the user's, not settled) */
+    return wrapped;
+}
+
+/* The flat arguments (capture.dispatch.flatten_call) of a call of ``e`` with ``args``: ``args``
+   itself, or with ``*args`` its positional parameters and then the tuple of the rest; NULL
+   without an error set where the call does not fit. A new reference. */
+static PyObject *
+flat_arguments(FastEntry *e, PyObject *args)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+    if (!e->varargs)
+        return n == e->n_args ? Py_NewRef(args) : NULL;
+    if (n < e->n_args)
+        return NULL;
+    PyObject *flat = PyTuple_New(e->n_args + 1);
+    if (flat == NULL)
+        return NULL;
+    PyObject *rest = PyTuple_GetSlice(args, e->n_args, n);
+    if (rest == NULL) {
+        Py_DECREF(flat);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < e->n_args; i++)
+        PyTuple_SET_ITEM(flat, i, Py_NewRef(PyTuple_GET_ITEM(args, i)));
+    PyTuple_SET_ITEM(flat, e->n_args, rest);
+    return flat;
+}
+
+/* input ``k``'s tensor (borrowed), or NULL (no error set) where the argument is not as traced */
+static PyObject *
+input_tensor(FastEntry *e, PyObject *flat, Py_ssize_t k)
+{
+    Py_ssize_t i = e->arg_index[k];
+    if (i < 0)
+        return e->held[k];
+    PyObject *a = PyTuple_GET_ITEM(flat, i);
+    Py_ssize_t j = e->item_index[k];
+    if (j < 0)
+        return a;
+    return PyTuple_CheckExact(a) && j < PyTuple_GET_SIZE(a) ? PyTuple_GET_ITEM(a, j) : NULL;
+}
+
+/* Steps 2-5 on the flat arguments; NULL without an error set: declined, nothing happened. */
+static PyObject *
+run_entry(FastCall *self, FastEntry *e, PyObject *args, PyObject *flat)
+{
+    /* 2. the guards */
+    PyObject *ok = PyObject_CallOneArg(e->check, flat);
+    if (ok == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_Exception))
+            PyErr_Clear(); /* (a failing guard; a KeyboardInterrupt propagates) */
+        return NULL;
+    }
+    int truth = ok == Py_True ? 1 : ok == Py_False ? 0 : PyObject_IsTrue(ok);
+    Py_DECREF(ok);
+    if (truth <= 0) {
+        if (truth < 0 && PyErr_ExceptionMatches(PyExc_Exception))
+            PyErr_Clear();
+        return NULL;
+    }
+    e->hits++; /* (as the cache's lookup counts a hit: the guards passed) */
+    /* 3. the inputs: each tensor's array, in the list the runner takes (and counts references of) */
+    Py_ssize_t n = e->n_sources;
+    PyObject *small[16];
+    PyObject **tensors = n <= 16 ? small : PyMem_Malloc(n * sizeof(PyObject *));
+    if (tensors == NULL)
+        return PyErr_NoMemory();
+    PyObject *arrays = PyList_New(n), *outs = NULL;
+    for (Py_ssize_t k = 0; arrays != NULL && k < n; k++) {
+        PyObject *t = input_tensor(e, flat, k);
+        PyObject *a = t == NULL ? NULL : PyObject_GetAttr(t, DATA_NAME);
+        if (a == NULL) { /* (the guards passed, so this is unexpected: the Python way tells) */
+            Py_CLEAR(arrays);
+            if (PyErr_Occurred() && PyErr_ExceptionMatches(PyExc_Exception))
+                PyErr_Clear();
+            break;
+        }
+        tensors[k] = t;
+        PyList_SET_ITEM(arrays, k, a);
+    }
+    if (arrays != NULL) {
+        /* 4. the graph */
+        PyObject *ran = PyObject_CallOneArg(e->call, arrays);
+        Py_DECREF(arrays);
+        if (ran != NULL) {
+            outs = finish(e, tensors, ran);
+            Py_DECREF(ran);
+        }
+        if (outs == NULL && PyErr_ExceptionMatches(PyExc_Exception)) {
+            /* the graph raised: settled as the Python way settles it (an eager rerun) */
+            PyObject *type, *value, *tb;
+            PyErr_Fetch(&type, &value, &tb);
+            PyErr_NormalizeException(&type, &value, &tb);
+            if (tb != NULL)
+                PyException_SetTraceback(value, tb);
+            Py_XDECREF(type);
+            Py_XDECREF(tb);
+            PyObject *settled = PyObject_CallMethodObjArgs((PyObject *)self, SETTLE_NAME, e->entry, args, value, NULL);
+            Py_DECREF(value);
+            if (tensors != small)
+                PyMem_Free(tensors);
+            return settled; /* (NULL with the error eager raised, as the Python way) */
+        }
+    }
+    if (tensors != small)
+        PyMem_Free(tensors);
+    if (outs == NULL || e->out_index >= 0)
+        return outs;
+    /* 5. the result (an error of the build is the user's: it propagates, as the Python way's) */
+    PyObject *result = PyObject_CallFunctionObjArgs(e->build, outs, flat, NULL);
+    Py_DECREF(outs);
+    return result;
 }
 
 /* The call of ``e`` on ``args``; NULL without an error set: declined, nothing happened. */
 static PyObject *
 fast_run(FastCall *self, FastEntry *e, PyObject *args)
 {
-    if (PyTuple_GET_SIZE(args) != e->n_args || PyFunction_GET_CODE(self->function) != e->code
-            || (TAPE_ACTIVE != NULL && PyList_GET_SIZE(TAPE_ACTIVE) != 0))
+    if (PyFunction_GET_CODE(self->function) != e->code || (TAPE_ACTIVE != NULL && PyList_GET_SIZE(TAPE_ACTIVE) != 0))
         return NULL;
-    /* 2. the guards */
-    PyObject *ok = PyObject_CallOneArg(e->check, args);
-    if (ok == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_Exception))
-            return NULL; /* (a KeyboardInterrupt propagates) */
-        PyErr_Clear();
+    PyObject *flat = flat_arguments(e, args);
+    if (flat == NULL)
         return NULL;
-    }
-    int truth = ok == Py_True ? 1 : ok == Py_False ? 0 : PyObject_IsTrue(ok);
-    Py_DECREF(ok);
-    if (truth <= 0) {
-        if (truth < 0)
-            PyErr_Clear();
-        return NULL;
-    }
-    e->hits++; /* (as the cache's lookup counts a hit: the guards passed) */
-    /* 3. the inputs: each tensor's array, the list the runner takes (and counts references of) */
-    Py_ssize_t n = e->n_sources;
-    PyObject *small[16];
-    PyObject **tensors = n <= 16 ? small : PyMem_Malloc(n * sizeof(PyObject *));
-    if (tensors == NULL)
-        return PyErr_NoMemory();
-    PyObject *arrays = PyList_New(n);
-    if (arrays == NULL)
-        goto fail;
-    for (Py_ssize_t k = 0; k < n; k++) {
-        Py_ssize_t i = e->arg_index[k];
-        PyObject *t = i >= 0 ? PyTuple_GET_ITEM(args, i) : e->held[k];
-        PyObject *a = PyObject_GetAttr(t, DATA_NAME);
-        if (a == NULL) { /* (the guards passed, so this is unexpected: let the Python way tell) */
-            Py_DECREF(arrays);
-            if (!PyErr_ExceptionMatches(PyExc_Exception))
-                goto fail;
-            PyErr_Clear();
-            goto fail;
-        }
-        tensors[k] = t;
-        PyList_SET_ITEM(arrays, k, a);
-    }
-    /* 4. the graph */
-    PyObject *ran = PyObject_CallOneArg(e->call, arrays);
-    Py_DECREF(arrays);
-    PyObject *outs = ran == NULL ? NULL : finish(e, args, tensors, ran);
-    Py_XDECREF(ran);
-    if (tensors != small)
-        PyMem_Free(tensors);
-    if (outs == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_Exception))
-            return NULL;
-        PyObject *type, *value, *tb;
-        PyErr_Fetch(&type, &value, &tb);
-        PyErr_NormalizeException(&type, &value, &tb);
-        if (tb != NULL)
-            PyException_SetTraceback(value, tb);
-        Py_XDECREF(type);
-        Py_XDECREF(tb);
-        PyObject *settled = PyObject_CallMethodObjArgs((PyObject *)self, SETTLE_NAME, e->entry, args, value, NULL);
-        Py_DECREF(value);
-        return settled; /* (NULL with the error eager raised, as the Python way) */
-    }
-    if (e->out_index >= 0)
-        return outs;
-    PyObject *result = PyObject_CallFunctionObjArgs(e->build, outs, args, NULL);
-    Py_DECREF(outs);
+    PyObject *result = run_entry(self, e, args, flat);
+    Py_DECREF(flat);
     return result;
-
-fail:
-    if (tensors != small)
-        PyMem_Free(tensors);
-    return NULL;
 }
 
 static PyObject *

@@ -122,6 +122,33 @@ def _calling(target):
     call.__name__ = call.__qualname__ = getattr(target, "__name__", type(target).__name__)
     return call
 
+#: id(cell) -> (weak reference to the Cell, its _CellCall): a Cell's calls in GRAPH_MODE
+_CELL_CALLS: dict = {}
+
+
+class _CellCall(FastCall):
+    """A Cell's calls in GRAPH_MODE: its ``construct`` through the capture cache, with the Cell
+    first; repeated in C like a jitted function's (capture/fast_call.py)."""
+
+    def __init__(self, construct, name):
+        self.__wrapped_jit__ = construct
+        self.name = name
+
+    @classmethod
+    def of(cls, cell, construct):
+        """The calls of ``cell`` (made now: its class's ``construct`` is ``construct``)."""
+        call = cls(construct, f"{type(cell).__name__}.construct")
+        key = id(cell)
+        _CELL_CALLS[key] = (weakref.ref(cell, lambda _r, key=key: _CELL_CALLS.pop(key, None)), call)
+        return call
+
+    def _call_slow(self, args, kwargs):
+        return call_captured(self.__wrapped_jit__, args, kwargs or {}, DEFAULT_CONFIG, name=self.name, caller=self)
+
+    def _settle_fast(self, entry, args, error):
+        return settle_error(self.__wrapped_jit__, args, entry, error, DEFAULT_CONFIG)
+
+
 class GraphModeHandler:
     """Registered in ``runtime.context``: runs Cells captured when mode=GRAPH_MODE."""
 
@@ -135,8 +162,12 @@ class GraphModeHandler:
 
     def __call__(self, cell, args, kwargs):
         construct = type(cell).construct
-        return call_captured(construct, (cell,) + tuple(args), kwargs, DEFAULT_CONFIG,
-                             name=f"{type(cell).__name__}.construct")
+        construct = getattr(construct, "__wrapped_jit__", construct)
+        item = _CELL_CALLS.get(id(cell))
+        call = item[1] if item is not None and item[0]() is cell else None
+        if call is None or call.__wrapped_jit__ is not construct:
+            call = _CellCall.of(cell, construct)
+        return call(cell, *args, **kwargs)
 
     def compile(self, cell, args, kwargs):
         construct = getattr(type(cell).construct, "__wrapped_jit__", type(cell).construct)

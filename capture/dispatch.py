@@ -78,8 +78,8 @@ def call_captured(fn, args, kwargs, config: CaptureConfig = DEFAULT_CONFIG, name
     out = _run_compiled(fn, entry, flat, config)
     if isinstance(out, _Suspect):
         return _settle(fn, args, kwargs, entry, out, config)
-    if caller is not None and names is None:
-        fast_call.arm(caller, fn, entry, cache, flat)
+    if caller is not None:
+        fast_call.arm(caller, fn, entry, cache, args, kwargs)
     return out
 
 def settle_error(fn, args, entry, error, config):

@@ -1,10 +1,11 @@
 """A jitted function's steady-state call in C (capture/_fast_call.c), and when it may be armed.
 
-``jit(fn)`` returns a :class:`capture.api.JitFunction`, which derives from :class:`FastCall`.
-Its calls go the whole Python way (``capture.dispatch.call_captured``) until one ran an entry
-:func:`arm` accepts; then the next calls repeat that entry in C -- guards, input fetch, the
-runner, the result as Tensors -- and take the Python way again whenever anything could make it
-turn elsewhere (see the C file's comment). Every change of a capture cache calls
+``jit(fn)`` returns a :class:`capture.api.JitFunction`, which derives from :class:`FastCall`,
+as does what runs a Cell's calls in GRAPH_MODE (``capture.api._CellCall``). Their calls go the
+whole Python way (``capture.dispatch.call_captured``) until one ran an entry :func:`arm`
+accepts; then the next calls repeat that entry in C -- guards, input fetch, the runner, the
+result as Tensors -- and take the Python way again whenever anything could make it turn
+elsewhere (see the C file's comment). Every change of a capture cache calls
 :func:`invalidate`, which disarms every FastCall at once; tracing and ``explain`` timing
 suspend them (:func:`suspended`).
 
@@ -24,6 +25,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import inspect
 import os
 import types
 import weakref
@@ -90,7 +92,7 @@ def _tensor_wrap_is_plain() -> bool:
     return Tensor.__setattr__ is object.__setattr__ and isinstance(slot, types.MemberDescriptorType)
 
 
-def _fast_entry(fn, entry, n_args):
+def _fast_entry(fn, entry):
     """The FastEntry repeating ``entry`` (made once per entry and call function), or None where
     the C call cannot repeat it."""
     from .reconstruct import OutputPlan  # (capture.cache imports this module)
@@ -100,8 +102,9 @@ def _fast_entry(fn, entry, n_args):
         return fast
     sources = []
     for source in entry.sources:
-        if type(source) is ArgSource and len(source.path) == 1 and type(source.path[0]) is int:
-            sources.append(source.path[0])
+        path = source.path if type(source) is ArgSource else None
+        if path is not None and len(path) in (1, 2) and all(type(k) is int and k >= 0 for k in path):
+            sources.append(path[0] if len(path) == 1 else path)  # (a pair: an item of ``*args``)
         elif type(source) is ObjectSource and not isinstance(source.obj, int):
             sources.append(source.obj)
         else:
@@ -110,24 +113,33 @@ def _fast_entry(fn, entry, n_args):
     out_index = -1
     if type(template) is OutputPlan and not template.effects and template.result[0] == "out":
         out_index = template.result[1]
-    fast = _c.FastEntry(entry, fn.__code__, n_args, entry.check, tuple(sources), entry.call, Tensor,
-                        template.build, out_index)
+    code = fn.__code__
+    fast = _c.FastEntry(entry, code, code.co_argcount, bool(code.co_flags & inspect.CO_VARARGS), entry.check,
+                        tuple(sources), entry.call, Tensor, template.build, out_index)
     entry.adopt_fast(fast)
     return fast
 
 
-def arm(caller, fn, entry, cache, args) -> None:
-    """After ``caller`` (a FastCall) ran ``entry`` of ``cache`` the Python way on positional
-    ``args`` of ``fn``: let its next calls repeat the entry in C where nothing the Python way
+def _positional_signature(code) -> bool:
+    """Whether calls with positional arguments alone are flattened by the C call as by
+    ``flatten_call``: positional parameters, maybe ``*args``; no keyword-only ones, no ``**``."""
+    return not code.co_kwonlyargcount and not code.co_flags & inspect.CO_VARKEYWORDS
+
+
+def arm(caller, fn, entry, cache, args, kwargs) -> None:
+    """After ``caller`` (a FastCall) ran ``entry`` of ``cache`` the Python way for the call
+    ``fn(*args, **kwargs)``: let its next calls repeat the entry in C where nothing the Python way
     reads would make it turn elsewhere; else leave it disarmed. (``caller._settle_fast(entry,
     args, error)`` settles an error of the graph there as the Python way does.)"""
     if not AVAILABLE:
         return
     fast = None
+    code = fn.__code__
     if (entry.graph is not None and entry.plan is None and not entry.copy_outputs and entry.call is not None
-            and cache.entries and cache.entries[0] is entry and len(args) == fn.__code__.co_argcount
-            and getattr(caller, "__wrapped_jit__", None) is fn and _tensor_wrap_is_plain()):
-        fast = _fast_entry(fn, entry, len(args))
+            and cache.entries and cache.entries[0] is entry and not kwargs and _positional_signature(code)
+            and len(args) >= code.co_argcount and getattr(caller, "__wrapped_jit__", None) is fn
+            and _tensor_wrap_is_plain()):
+        fast = _fast_entry(fn, entry)
     caller._arm(fast, fn)
     if fast is not None:
         _ARMED.add(caller)

@@ -261,3 +261,45 @@ def test_a_jitted_method_repeats_per_instance():
     for _ in range(3):
         assert a(x).asnumpy().tolist() == [2.0, 2.0]
         assert b(x).asnumpy().tolist() == [3.0, 3.0]
+
+
+def _graph_mode_train(steps):
+    """(losses, net, optimizer, train cell) of TrainOneStepCell (``construct(*inputs)``) run for
+    ``steps`` steps in the current mode."""
+    net, opt, _ = _train_step()
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    train = nn.TrainOneStepCell(nn.WithLossCell(net, loss), opt)
+    train.set_train(True)
+    return [float(train(*_batch(i)).asnumpy()) for i in range(steps)], net, opt, train
+
+
+def test_train_one_step_cell_in_graph_mode_runs_in_c_with_pynative_numbers():
+    want, eager_net, eager_opt, _ = _graph_mode_train(10)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    got, net, opt, train = _graph_mode_train(10)
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    for a, b in zip(_params(eager_net, eager_opt), _params(net, opt)):
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+    assert _fast_hits(type(train).construct) == 9  # (``*inputs``: the flat arguments end with their tuple)
+
+
+def test_graph_mode_cells_of_one_class_and_a_replaced_construct_keep_their_meaning():
+    class Affine(nn.Cell):
+        def __init__(self, k):
+            super().__init__()
+            self.k = k
+
+        def construct(self, x, *rest):
+            return x * self.k + len(rest)
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    a, b = Affine(2.0), Affine(3.0)
+    x = Tensor(np.ones(2, np.float32))
+    for _ in range(3):
+        assert a(x).asnumpy().tolist() == [2.0, 2.0]
+        assert a(x).asnumpy().tolist() == [2.0, 2.0]
+        assert b(x, x).asnumpy().tolist() == [4.0, 4.0]
+    assert _fast_hits(Affine.construct) >= 3
+    Affine.construct = lambda self, x: x - self.k
+    assert a(x).asnumpy().tolist() == [-1.0, -1.0]
+    assert b(x).asnumpy().tolist() == [-2.0, -2.0]
