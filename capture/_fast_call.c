@@ -11,8 +11,9 @@
 
      1. decline -- go the Python way -- when anything could make the Python way take another
         turn: keyword arguments, another argument count, the function's code replaced, a tape
-        recording, capture suspended (tracing, ``explain`` timing), or any capture cache changed
-        since it was armed (the module's epoch, which every change of a cache bumps);
+        recording, capture suspended (tracing, ``explain`` timing), or the module's epoch bumped
+        since it was armed (``invalidate``: every cache reset). A change of its own cache
+        disarms it at once (capture/fast_call.py);
      2. run the entry's guard check; false (or raising) -> decline: the Python way checks every
         entry and compiles on a miss;
      3. fetch the input arrays (the ``_data`` of the argument tensors and the held parameters);
@@ -30,7 +31,7 @@
 #include <structmember.h>
 #include <stddef.h>
 
-static long long EPOCH;          /* bumped by every change of a capture cache (``invalidate``) */
+static long long EPOCH;          /* bumped when every cache changes at once (``invalidate``) */
 static long SUSPENDED;           /* > 0: every call goes the Python way (``suspend``/``resume``) */
 static PyObject *TAPE_ACTIVE;    /* runtime.tape.ACTIVE (a list): non-empty -> the Python way */
 static PyObject *DATA_NAME;      /* "_data" */
@@ -51,7 +52,7 @@ typedef struct {
     int varargs;            /* 1: it takes ``*args`` too (the flat arguments end with their tuple) */
     Py_ssize_t out_index, n_sources;
     Py_ssize_t *arg_index;  /* per input: its flat argument's index, or -1 (held: ``held[k]``) */
-    Py_ssize_t *item_index; /* ... and the item of that argument (a tuple) it is, or -1 */
+    Py_ssize_t *item_index; /* ... and the item of that argument (a tuple or list) it is, or -1 */
     PyObject **held;        /* borrowed from ``sources`` */
     Py_ssize_t hits;
 } FastEntry;
@@ -97,7 +98,7 @@ entry_dealloc(FastEntry *e)
 
 /* FastEntry(entry, code, n_args, varargs, check, sources, call, tensor_type, build, out_index); a
    source is an int (a flat argument), a pair of ints (an item of a flat argument that is a
-   tuple, like ``*args``) or the object itself */
+   tuple -- like ``*args`` -- or a list) or the object itself */
 static PyObject *
 entry_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
@@ -301,7 +302,9 @@ input_tensor(FastEntry *e, PyObject *flat, Py_ssize_t k)
     Py_ssize_t j = e->item_index[k];
     if (j < 0)
         return a;
-    return PyTuple_CheckExact(a) && j < PyTuple_GET_SIZE(a) ? PyTuple_GET_ITEM(a, j) : NULL;
+    if (PyTuple_CheckExact(a))
+        return j < PyTuple_GET_SIZE(a) ? PyTuple_GET_ITEM(a, j) : NULL;
+    return PyList_CheckExact(a) && j < PyList_GET_SIZE(a) ? PyList_GET_ITEM(a, j) : NULL;
 }
 
 /* Steps 2-5 on the flat arguments; NULL without an error set: declined, nothing happened. */
@@ -534,7 +537,7 @@ mod_state(PyObject *m, PyObject *unused)
 }
 
 static PyMethodDef module_methods[] = {
-    {"invalidate", mod_invalidate, METH_NOARGS, "invalidate(): a capture cache changed; every FastCall disarms"},
+    {"invalidate", mod_invalidate, METH_NOARGS, "invalidate(): every capture cache changed; every FastCall disarms"},
     {"suspend", mod_suspend, METH_NOARGS, "suspend(): calls go the Python way until the matching resume()"},
     {"resume", mod_resume, METH_NOARGS, "resume(): ends one suspend()"},
     {"configure", mod_configure, METH_O, "configure(tape_active): the list whose items mean a tape records"},

@@ -103,7 +103,7 @@ class CodeCache:
             if ok:
                 if i:
                     entries.insert(0, entries.pop(i))
-                    _invalidate_fast_calls()
+                    _invalidate_fast_calls(self)
                 e._hits += 1
                 return e
         return None
@@ -116,12 +116,12 @@ class CodeCache:
 
     def add(self, entry: Entry) -> None:
         self.entries.insert(0, entry)
-        _invalidate_fast_calls()
+        _invalidate_fast_calls(self)
 
     def drop(self, keep=lambda entry: False) -> None:
         """Keep only the entries ``keep`` accepts (none by default)."""
         self.entries = [e for e in self.entries if keep(e)]
-        _invalidate_fast_calls()
+        _invalidate_fast_calls(self)
 
     # -- the recompile budget ------------------------------------------------------------------------
     def over_budget(self, owner, qual, reason) -> str | None:

@@ -6,8 +6,8 @@ whole Python way (``capture.dispatch.call_captured``) until one ran an entry :fu
 accepts; then the next calls repeat that entry in C -- guards, input fetch, the runner, the
 result as Tensors -- and take the Python way again whenever anything could make it turn
 elsewhere (see the C file's comment). Every change of a capture cache calls
-:func:`invalidate`, which disarms every FastCall at once; tracing and ``explain`` timing
-suspend them (:func:`suspended`).
+:func:`invalidate`, which disarms at once the FastCalls repeating one of its entries (all of
+them after ``capture.reset()``); tracing and ``explain`` timing suspend them (:func:`suspended`).
 
 ``CAPTURE_PY_CALL=1`` (read at import) keeps every call in Python, as does a missing C helper
 (it is built by ``pip install -e .``).
@@ -41,19 +41,29 @@ except ImportError:  # not built: every call goes the Python way
 #: whether jitted calls may repeat their entry in C
 AVAILABLE = _c is not None and not os.environ.get("CAPTURE_PY_CALL")
 
-#: the FastCalls armed since the last invalidate (disarmed by it: an entry a cache dropped must
-#: not be kept alive, with its engine and parameters, by the jitted function that last ran it)
-_ARMED: "weakref.WeakSet" = weakref.WeakSet()
+#: each armed FastCall -> the id of the cache whose entry it repeats (disarmed when that cache
+#: changes: an entry a cache dropped must not be kept alive, with its engine and parameters, by
+#: the jitted function that last ran it)
+_ARMED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 if AVAILABLE:
     FastCall = _c.FastCall
     _c.configure(_tape.ACTIVE)
 
-    def invalidate() -> None:
-        """A capture cache changed: every FastCall goes the Python way until a call re-arms it."""
-        _c.invalidate()
-        while _ARMED:
-            _ARMED.pop()._arm(None, None)
+    def invalidate(cache=None) -> None:
+        """``cache`` changed (None: every cache, or what they depend on): the FastCalls repeating
+        one of its entries go the Python way until a call re-arms them."""
+        if cache is None:
+            _c.invalidate()
+            for caller in list(_ARMED.keys()):
+                caller._arm(None, None)
+            _ARMED.clear()
+            return
+        key = id(cache)
+        for caller, armed_for in list(_ARMED.items()):
+            if armed_for == key:
+                caller._arm(None, None)
+                del _ARMED[caller]
 else:
     class FastCall:
         """The Python stand-in: every call goes the Python way."""
@@ -67,7 +77,7 @@ else:
         def _arm(self, fast_entry, function):
             pass
 
-    def invalidate() -> None:
+    def invalidate(cache=None) -> None:
         """A capture cache changed (nothing is armed without the C helper)."""
 
 
@@ -142,5 +152,7 @@ def arm(caller, fn, entry, cache, args, kwargs) -> None:
         fast = _fast_entry(fn, entry)
     caller._arm(fast, fn)
     if fast is not None:
-        _ARMED.add(caller)
+        _ARMED[caller] = id(cache)
+    else:
+        _ARMED.pop(caller, None)
 

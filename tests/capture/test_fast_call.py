@@ -303,3 +303,37 @@ def test_graph_mode_cells_of_one_class_and_a_replaced_construct_keep_their_meani
     Affine.construct = lambda self, x: x - self.k
     assert a(x).asnumpy().tolist() == [-1.0, -1.0]
     assert b(x).asnumpy().tolist() == [-2.0, -2.0]
+
+
+def test_tensors_inside_a_list_argument_are_read_on_every_call():
+    @capture.jit
+    def f(pair, scale):
+        return pair[0] * scale + pair[1]
+
+    a, b = Tensor(np.ones(3, np.float32)), Tensor(np.arange(3, dtype=np.float32))
+    for k in range(4):
+        c = Tensor(np.full(3, float(k), np.float32))
+        np.testing.assert_array_equal(f([a, c], 2.0).asnumpy(), 2.0 + k)
+    for k in range(4):
+        c = Tensor(np.full(3, float(k), np.float32))
+        np.testing.assert_array_equal(f((b, c), 2.0).asnumpy(), 2.0 * np.arange(3) + k)
+    assert _fast_hits(f.__wrapped_jit__) == 6  # (each container's first call compiles)
+
+
+def test_entries_alternating_in_one_cache_leave_other_functions_armed():
+    @capture.jit
+    def alternating(x):
+        return x + 1
+
+    @capture.jit
+    def steady(x):
+        return x * 2
+
+    x, y, z = (Tensor(np.ones(n, np.float32)) for n in (2, 3, 4))
+    steady(z), steady(z)
+    for _ in range(3):
+        np.testing.assert_array_equal(alternating(x).asnumpy(), 2.0)
+        np.testing.assert_array_equal(alternating(y).asnumpy(), 2.0)
+        np.testing.assert_array_equal(steady(z).asnumpy(), 2.0)
+    assert _fast_hits(alternating.__wrapped_jit__) == 0  # (each call puts the other entry first)
+    assert _fast_hits(steady.__wrapped_jit__) == 4
