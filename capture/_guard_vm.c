@@ -49,6 +49,11 @@ typedef struct {
     Py_ssize_t nd_offset, dims_offset, descr_offset;
     Py_ssize_t *slot_offset;       /* per instruction: where a tensor test reads ``_data`` (0: by name) */
     unsigned int *slot_version;    /* ... while its tensor type has this version tag */
+    /* the stable section: guards on held objects' plain attributes (see below) */
+    int32_t *stable; Py_ssize_t n_stable;
+    PyObject *watched;             /* tuple: (object, 1 if it is a dict watched itself else 0) */
+    PyTypeObject **w_type; unsigned int *w_tag; PyObject **w_dict; uint64_t *w_version;
+    int stable_holds;              /* the section held when the watched state was last recorded */
     vectorcallfunc vectorcall;
 } Program;
 
@@ -117,7 +122,7 @@ tensor_matches(Program *p, Py_ssize_t i, PyObject *t, PyObject *spec)
         return 0;
     PyObject *data;
     /* (a type's version tag is 0 once it is modified, and a tag is never given out twice) */
-    if (p->slot_offset[i] > 0 && tensor_type->tp_version_tag == p->slot_version[i]) {
+    if (i >= 0 && p->slot_offset[i] > 0 && tensor_type->tp_version_tag == p->slot_version[i]) {
         data = *(PyObject **)((char *)t + p->slot_offset[i]);
         if (data == NULL)
             return 0; /* (reading the empty slot raises AttributeError: the guard fails) */
@@ -177,14 +182,102 @@ data_slot(PyTypeObject *type, unsigned int *version)
     return offset;
 }
 
-/* 1: every guard holds; 0: one fails; -1: an error is set */
-static int
-run(Program *p, PyObject *args, PyObject **reg)
+/* The stable section. A guard on a held object's plain attribute (``self.fc1 is o34``,
+   ``self.has_bias is False``: read from the instance dict, the class holding no data
+   descriptor of that name) or on a held dict's item is decided by that dict's contents and the
+   class alone, where it compares by identity or against an immutable value (an int, a str, a
+   tuple of them). capture/guard_program.py puts such guards in a section of their own and
+   lists the objects they read (``watched``). Once the section held, it is run again only when
+   one of those objects changed: another type, a type modified (its version tag), another
+   instance dict, or a dict modified (its version, which CPython 3.11 and 3.12 give a dict
+   anew at each change, ``ma_version_tag``). A LeNet5 train step has ~60 such guards on ~12
+   objects: reading 12 versions replaces 60 attribute lookups. (3.13 no longer renews the
+   version when an attribute kept in the object's inline values changes, nor tells dict
+   watchers: the lowering keeps every guard in the main section there.) */
+#if PY_VERSION_HEX < 0x030D0000
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+static inline uint64_t
+dict_version(PyObject *d)
 {
-    const int32_t *c = p->code;
+    return ((PyDictObject *)d)->ma_version_tag;
+}
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+/* the instance dict attached to ``o`` (nothing made, no lookup), else NULL */
+static PyObject *
+attached_dict(PyObject *o)
+{
+    PyTypeObject *type = Py_TYPE(o);
+    PyObject *d = NULL;
+    if (type->tp_flags & Py_TPFLAGS_MANAGED_DICT)
+        d = ((PyObject **)o)[-3]; /* (3.11, 3.12: three words before the object; 3.12 tags values with bit 0) */
+    else if (type->tp_dictoffset > 0)
+        d = *(PyObject **)((char *)o + type->tp_dictoffset);
+    return d != NULL && ((uintptr_t)d & 1) == 0 && PyDict_CheckExact(d) ? d : NULL;
+}
+
+/* the dict watched for object k (NULL: none, nothing can be recorded) */
+static inline PyObject *
+watched_dict(Program *p, Py_ssize_t k)
+{
+    PyObject *item = PyTuple_GET_ITEM(p->watched, k);
+    PyObject *o = PyTuple_GET_ITEM(item, 0);
+    if (PyTuple_GET_ITEM(item, 1) == Py_True)
+        return PyDict_CheckExact(o) ? o : NULL;
+    return attached_dict(o);
+}
+
+static int
+watched_unchanged(Program *p)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(p->watched);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *o = PyTuple_GET_ITEM(PyTuple_GET_ITEM(p->watched, k), 0);
+        PyTypeObject *type = Py_TYPE(o);
+        if (type != p->w_type[k] || type->tp_version_tag != p->w_tag[k])
+            return 0;
+        PyObject *d = watched_dict(p, k);
+        if (d != p->w_dict[k] || dict_version(d) != p->w_version[k])
+            return 0;
+    }
+    return 1;
+}
+
+/* record the watched state (the section just held); 0 where it cannot be recorded */
+static int
+record_watched(Program *p)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(p->watched);
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *o = PyTuple_GET_ITEM(PyTuple_GET_ITEM(p->watched, k), 0);
+        PyObject *d = watched_dict(p, k);
+        if (Py_TYPE(o)->tp_version_tag == 0 || d == NULL)
+            return 0; /* (a type without a valid tag: every change of it would go unseen) */
+        p->w_type[k] = Py_TYPE(o);
+        p->w_tag[k] = Py_TYPE(o)->tp_version_tag;
+        p->w_dict[k] = d; /* (compared by address only: the object or dict holds it) */
+        p->w_version[k] = dict_version(d);
+    }
+    return 1;
+}
+#else
+static int watched_unchanged(Program *p) { return 0; }
+static int record_watched(Program *p) { return 0; }
+#endif
+
+/* 1: every guard of ``code`` (``n`` instructions) holds; 0: one fails; -1: an error is set */
+static int
+run(Program *p, const int32_t *code, Py_ssize_t n, PyObject *args, PyObject **reg)
+{
+    const int32_t *c = code;
     PyObject *consts = p->consts;
 #define R(x) ((x) >= 0 ? reg[x] : PyTuple_GET_ITEM(consts, -1 - (x)))
-    for (Py_ssize_t i = 0; i < p->n_code; i++, c += 4) {
+    for (Py_ssize_t i = 0; i < n; i++, c += 4) {
         int32_t dst = c[1], a = c[2], b = c[3];
         PyObject *v;
         int ok;
@@ -238,7 +331,7 @@ run(Program *p, PyObject *args, PyObject **reg)
             break;
         case T_SHAPE: ok = shape_equal(p, R(a), PyTuple_GET_ITEM(consts, b)); break;
         case T_ITEM_TYPES: ok = item_types_equal(R(a), PyTuple_GET_ITEM(consts, b)); break;
-        case T_TENSOR: ok = tensor_matches(p, i, R(a), PyTuple_GET_ITEM(consts, b)); break;
+        case T_TENSOR: ok = tensor_matches(p, code == p->code ? i : -1, R(a), PyTuple_GET_ITEM(consts, b)); break;
         case T_NOT_HASATTR:
             v = PyObject_GetAttr(R(a), PyTuple_GET_ITEM(consts, b));
             if (v != NULL) {
@@ -282,7 +375,15 @@ program_vectorcall(PyObject *self, PyObject *const *argv, size_t nargsf, PyObjec
         return PyErr_NoMemory();
     if (reg == small)
         memset(small, 0, sizeof(PyObject *) * (size_t)p->n_regs);
-    int ok = run(p, args, reg);
+    int ok = 1;
+    if (p->n_stable && !(p->stable_holds && watched_unchanged(p))) {
+        p->stable_holds = 0;
+        ok = run(p, p->stable, p->n_stable, args, reg);
+        if (ok == 1)
+            p->stable_holds = record_watched(p);
+    }
+    if (ok == 1)
+        ok = run(p, p->code, p->n_code, args, reg);
     for (Py_ssize_t i = 0; i < p->n_regs; i++)
         Py_XDECREF(reg[i]);
     if (reg != small)
@@ -299,29 +400,17 @@ program_vectorcall(PyObject *self, PyObject *const *argv, size_t nargsf, PyObjec
     return PyBool_FromLong(ok);
 }
 
-static PyObject *
-program_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+/* Check every index of ``n`` instructions once, so running needs no bounds checks: a register
+   operand is one written by an earlier instruction of the same code, or a constant. -1 (an error
+   set) where one is bad. */
+static int
+validate(const int32_t *src, Py_ssize_t n, Py_ssize_t n_regs, PyObject *consts, const char *section)
 {
-    Py_buffer code;
-    PyObject *consts, *residual, *ndarray;
-    Py_ssize_t n_regs, nd_offset, dims_offset, descr_offset;
-    if (!PyArg_ParseTuple(args, "y*O!nOOnnn", &code, &PyTuple_Type, &consts, &n_regs, &residual,
-                          &ndarray, &nd_offset, &dims_offset, &descr_offset))
-        return NULL;
-    if (code.len % 16 != 0 || n_regs < 0) {
-        PyBuffer_Release(&code);
-        PyErr_SetString(PyExc_ValueError, "guard program: code must be 4 int32 an instruction");
-        return NULL;
-    }
-    Py_ssize_t n = code.len / 16;
-    const int32_t *src = (const int32_t *)code.buf;
     Py_ssize_t n_consts = PyTuple_GET_SIZE(consts);
-    /* every index is checked once here, so running needs no bounds checks: a register operand
-       is one written by an earlier instruction, or a constant */
     char *written = PyMem_Calloc((size_t)n_regs + 1, 1);
     if (written == NULL) {
-        PyBuffer_Release(&code);
-        return PyErr_NoMemory();
+        PyErr_NoMemory();
+        return -1;
     }
 #define REG_OK(x, before) ((x) < 0 ? -1 - (x) < n_consts : (x) < (before) && written[x])
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -355,54 +444,101 @@ program_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         }
         if (bad) {
             PyMem_Free(written);
-            PyBuffer_Release(&code);
-            PyErr_Format(PyExc_ValueError, "guard program: bad instruction %zd", i);
-            return NULL;
+            PyErr_Format(PyExc_ValueError, "guard program: bad instruction %zd of the %s code", i, section);
+            return -1;
         }
     }
 #undef REG_OK
     PyMem_Free(written);
-    Program *p = (Program *)type->tp_alloc(type, 0);
-    if (p == NULL) {
-        PyBuffer_Release(&code);
+    return 0;
+}
+
+/* a copy of a code buffer (4 int32 an instruction), its length in ``*n``; NULL with an error set */
+static int32_t *
+copy_code(Py_buffer *code, Py_ssize_t *n)
+{
+    if (code->len % 16 != 0) {
+        PyErr_SetString(PyExc_ValueError, "guard program: code must be 4 int32 an instruction");
         return NULL;
     }
-    p->code = PyMem_Malloc(code.len ? (size_t)code.len : 1);
-    if (p->code == NULL) {
-        PyBuffer_Release(&code);
-        Py_DECREF(p);
-        return PyErr_NoMemory();
+    int32_t *copy = PyMem_Malloc(code->len ? (size_t)code->len : 1);
+    if (copy == NULL) {
+        PyErr_NoMemory();
+        return NULL;
     }
-    memcpy(p->code, code.buf, (size_t)code.len);
-    PyBuffer_Release(&code);
+    memcpy(copy, code->buf, (size_t)code->len);
+    *n = code->len / 16;
+    return copy;
+}
+
+static PyObject *
+program_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    Py_buffer code, stable = {0};
+    PyObject *consts, *residual, *ndarray, *watched = NULL;
+    Py_ssize_t n_regs, nd_offset, dims_offset, descr_offset;
+    if (!PyArg_ParseTuple(args, "y*O!nOOnnn|y*O!", &code, &PyTuple_Type, &consts, &n_regs, &residual,
+                          &ndarray, &nd_offset, &dims_offset, &descr_offset, &stable, &PyTuple_Type, &watched))
+        return NULL;
+    Program *p = n_regs < 0 ? NULL : (Program *)type->tp_alloc(type, 0);
+    if (p == NULL) {
+        if (n_regs < 0)
+            PyErr_SetString(PyExc_ValueError, "guard program: n_regs < 0");
+        goto done;
+    }
+    p->consts = Py_NewRef(consts);
+    p->residual = Py_NewRef(residual);
+    p->ndarray = Py_NewRef(ndarray);
+    p->watched = watched != NULL ? Py_NewRef(watched) : PyTuple_New(0);
+    if (p->watched == NULL || (p->code = copy_code(&code, &p->n_code)) == NULL)
+        goto fail;
+    if (stable.buf != NULL && (p->stable = copy_code(&stable, &p->n_stable)) == NULL)
+        goto fail;
+    if (validate(p->code, p->n_code, n_regs, consts, "main") < 0
+            || validate(p->stable, p->n_stable, n_regs, consts, "stable") < 0)
+        goto fail;
+    Py_ssize_t n = p->n_code, n_watched = PyTuple_GET_SIZE(p->watched);
+    for (Py_ssize_t k = 0; k < n_watched; k++) {
+        PyObject *item = PyTuple_GET_ITEM(p->watched, k);
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2 || !PyBool_Check(PyTuple_GET_ITEM(item, 1))) {
+            PyErr_SetString(PyExc_ValueError, "guard program: watched items are (object, is_dict)");
+            goto fail;
+        }
+    }
     p->slot_offset = PyMem_Calloc((size_t)n + 1, sizeof(Py_ssize_t));
     p->slot_version = PyMem_Calloc((size_t)n + 1, sizeof(unsigned int));
-    if (p->slot_offset == NULL || p->slot_version == NULL) {
-        Py_DECREF(p);
-        return PyErr_NoMemory();
+    p->w_type = PyMem_Calloc((size_t)n_watched + 1, sizeof(PyTypeObject *));
+    p->w_tag = PyMem_Calloc((size_t)n_watched + 1, sizeof(unsigned int));
+    p->w_dict = PyMem_Calloc((size_t)n_watched + 1, sizeof(PyObject *));
+    p->w_version = PyMem_Calloc((size_t)n_watched + 1, sizeof(uint64_t));
+    if (p->slot_offset == NULL || p->slot_version == NULL || p->w_type == NULL || p->w_tag == NULL
+            || p->w_dict == NULL || p->w_version == NULL) {
+        PyErr_NoMemory();
+        goto fail;
     }
     for (Py_ssize_t i = 0; i < n; i++)
         if (p->code[4 * i] == T_TENSOR)
             p->slot_offset[i] = data_slot((PyTypeObject *)PyTuple_GET_ITEM(PyTuple_GET_ITEM(consts, p->code[4 * i + 3]), 0),
                                           &p->slot_version[i]);
-    p->n_code = n;
     p->n_regs = n_regs;
-    Py_INCREF(consts);
-    p->consts = consts;
-    Py_INCREF(residual);
-    p->residual = residual;
-    Py_INCREF(ndarray);
-    p->ndarray = ndarray;
     p->nd_offset = nd_offset;
     p->dims_offset = dims_offset;
     p->descr_offset = descr_offset;
     p->vectorcall = program_vectorcall;
+    goto done;
+fail:
+    Py_CLEAR(p);
+done:
+    PyBuffer_Release(&code);
+    if (stable.buf != NULL)
+        PyBuffer_Release(&stable);
     return (PyObject *)p;
 }
 
 static int
 program_traverse(Program *p, visitproc visit, void *arg)
 {
+    Py_VISIT(p->watched);
     Py_VISIT(p->consts);
     Py_VISIT(p->residual);
     Py_VISIT(p->ndarray);
@@ -412,6 +548,7 @@ program_traverse(Program *p, visitproc visit, void *arg)
 static int
 program_clear(Program *p)
 {
+    Py_CLEAR(p->watched);
     Py_CLEAR(p->consts);
     Py_CLEAR(p->residual);
     Py_CLEAR(p->ndarray);
@@ -426,6 +563,11 @@ program_dealloc(Program *p)
     PyMem_Free(p->code);
     PyMem_Free(p->slot_offset);
     PyMem_Free(p->slot_version);
+    PyMem_Free(p->stable);
+    PyMem_Free(p->w_type);
+    PyMem_Free(p->w_tag);
+    PyMem_Free(p->w_dict);
+    PyMem_Free(p->w_version);
     Py_TYPE(p)->tp_free((PyObject *)p);
 }
 
@@ -438,8 +580,23 @@ program_direct_reads(Program *p, void *closure)
     return PyLong_FromSsize_t(n);
 }
 
+static PyObject *
+program_stable_size(Program *p, void *closure)
+{
+    return PyLong_FromSsize_t(p->n_stable);
+}
+
+static PyObject *
+program_stable_holds(Program *p, void *closure)
+{
+    return PyBool_FromLong(p->stable_holds);
+}
+
 static PyGetSetDef program_getset[] = {
     {"direct_reads", (getter)program_direct_reads, NULL, "tensor tests reading ``_data`` from its slot", NULL},
+    {"stable_size", (getter)program_stable_size, NULL, "instructions in the stable section", NULL},
+    {"stable_holds", (getter)program_stable_holds, NULL,
+     "whether the stable section held with the watched state last recorded (it is skipped while that stands)", NULL},
     {NULL},
 };
 
@@ -448,7 +605,7 @@ static PyTypeObject ProgramType = {
     .tp_name = "capture._guard_vm.Program",
     .tp_basicsize = sizeof(Program),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_doc = "Program(code, consts, n_regs, residual, ndarray, nd_offset, dims_offset, descr_offset): "
+    .tp_doc = "Program(code, consts, n_regs, residual, ndarray, nd_offset, dims_offset, descr_offset[, stable, watched]): "
               "a compiled guard check",
     .tp_new = program_new,
     .tp_dealloc = (destructor)program_dealloc,

@@ -10,6 +10,12 @@ as one test) into the C program's instructions; any other expression stays Pytho
 residual function the program calls once everything else held. The strings stay the one
 record of a guard: descriptions, recompile reasons and saved entries read them as before.
 
+Guards decided by held objects' plain attributes (``self.fc1 is o34``, a hyperparameter equal
+to an int) go to a stable section the program reruns only when one of the objects they read
+changed (its type or instance dict: CPython 3.11 and 3.12 renew a dict's version at each change):
+a LeNet5 step's ~60 attribute lookups become ~12 version reads. ``CAPTURE_GUARDS_NO_STABLE=1``
+(read at import) and CPython 3.13 keep every guard in the main section.
+
 ``CAPTURE_PY_GUARDS=1`` (read at import) keeps every guard in Python, as does a missing C
 helper (it is built by ``pip install -e .``; where it cannot be compiled the Python function is
 used).
@@ -30,6 +36,7 @@ import array
 import ast
 import ctypes
 import os
+import sys
 
 try:
     from . import _guard_vm as _vm
@@ -50,9 +57,13 @@ class _Unsupported(Exception):
 class _Lowering:
     """Instructions ``(op, dst, a, b)`` and constants for a list of guard expressions."""
 
-    def __init__(self, namespace):
+    def __init__(self, namespace, stable_section=False):
         self.namespace = namespace
         self.code: list[tuple[int, int, int, int]] = []
+        # guards decided by held objects' plain attributes (see _stable_reads), and those objects
+        self.stable_section = stable_section
+        self.stable: list[tuple[int, int, int, int]] = []
+        self.watched: dict[int, tuple] = {}
         self.consts: list = []
         self._const_ids: dict[int, int] = {}
         self.n_regs = 0
@@ -224,13 +235,114 @@ class _Lowering:
         self._names = {}
         try:
             self.test(ast.parse(expr, mode="eval").body)
-            return True
         except (_Unsupported, SyntaxError):
             del self.code[mark:]
             return False
+        watched = self._stable_reads(self.code[mark:]) if self.stable_section else None
+        if watched is not None:
+            self.stable.extend(self.code[mark:])
+            del self.code[mark:]
+            for obj, is_dict in watched:
+                self.watched.setdefault(id(obj), (obj, is_dict))
+        return True
+
+    def _stable_reads(self, code):
+        """The objects (``(object, is_dict)``) whose dicts alone decide ``code`` (one lowered
+        guard), or None: it reads only plain attributes of held objects (found in the instance
+        dict, the class holding no data descriptor of that name) and items of held dicts, and
+        compares what it read by identity, or against immutable values (what the guard read
+        then was immutable: while the dict is unchanged, it is the same object)."""
+        values, watched = {}, []
+
+        def operand(x):  # (known, value) of a register or constant
+            if x < 0:
+                return True, self.consts[-1 - x]
+            return (x in values), values.get(x)
+
+        for op, dst, a, b in code:
+            name = _OP_NAMES.get(op)
+            if name == "V_ATTR" and a < 0:
+                obj, attr = self.consts[-1 - a], self.consts[b]
+                if not _plain_instance_attribute(obj, attr):
+                    return None
+                values[dst] = vars(obj)[attr]
+                watched.append((obj, False))
+            elif name == "V_ITEM" and a < 0 and type(self.consts[-1 - a]) is dict:
+                d, key = self.consts[-1 - a], self.consts[b]
+                if not _immutable(key) or key not in d:
+                    return None
+                values[dst] = d[key]
+                watched.append((d, True))
+            elif name in ("V_TYPE", "V_LEN"):
+                known, v = operand(a)
+                if not known or not _immutable(v):
+                    return None
+                values[dst] = type(v) if name == "V_TYPE" else len(v)
+            elif name in ("T_IS", "T_ISNOT"):
+                if not (operand(a)[0] and operand(b)[0]):
+                    return None
+            elif name in ("T_EQ", "T_NE", "T_EQ_ID", "T_TRUE", "T_SHAPE", "T_ITEM_TYPES", "T_IN", "T_NOTIN"):
+                known, v = operand(a)
+                if not known or not _immutable(v):
+                    return None
+                if name in ("T_IN", "T_NOTIN"):
+                    known, container = operand(b)
+                    if type(container) is dict and b < 0:
+                        watched.append((container, True))
+                    elif not (known and _immutable(container)):
+                        return None
+                elif name in ("T_EQ", "T_NE", "T_EQ_ID"):
+                    known, w = operand(b)
+                    if not known or not _immutable(w):
+                        return None
+            else:  # arguments, calls, chained reads, tensors, hasattr: read anew on every call
+                return None
+        return watched if watched else None
 
 
 _NOT_LITERAL = object()
+
+#: the C program's instruction names by number
+_OP_NAMES = {getattr(_vm, n): n for n in dir(_vm) if n[:2] in ("V_", "T_")} if _vm is not None else {}
+
+#: whether the stable section is used: CPython 3.11 and 3.12 renew a dict's version at each
+#: change (3.13 no longer does for attributes kept in an object's inline values, nor tells dict
+#: watchers about them)
+_STABLE_SECTION = sys.version_info < (3, 13) and not os.environ.get("CAPTURE_GUARDS_NO_STABLE")
+
+_IMMUTABLE_SCALARS = (int, float, bool, str, bytes, complex, type(None), type(Ellipsis))
+
+
+def _immutable(value, depth=0) -> bool:
+    """Whether ``value`` cannot change (a builtin scalar, or a tuple/frozenset of them)."""
+    if type(value) in _IMMUTABLE_SCALARS:
+        return True
+    if type(value) in (tuple, frozenset) and depth < 4 and len(value) <= 64:
+        return all(_immutable(v, depth + 1) for v in value)
+    return False
+
+
+def _plain_instance_attribute(obj, name) -> bool:
+    """Whether ``obj.<name>`` is read from ``obj``'s instance dict by the generic lookup, and
+    nothing else: the type keeps the generic ``__getattribute__``, has no ``__getattr__`` and no
+    data descriptor (property, slot) of that name in its MRO, and the dict holds it. (The dict is
+    made here where the object had its attributes in inline values: every later change of them
+    then goes through it and renews its version.)"""
+    cls = type(obj)
+    if (not isinstance(name, str) or cls.__getattribute__ is not object.__getattribute__
+            or isinstance(obj, type) or hasattr(cls, "__getattr__")):
+        return False
+    for klass in cls.__mro__:
+        attr = klass.__dict__.get(name)
+        if attr is not None and (hasattr(type(attr), "__set__") or hasattr(type(attr), "__delete__")):
+            return False
+        if name in klass.__dict__:
+            break
+    try:
+        d = obj.__dict__
+    except AttributeError:
+        return False
+    return type(d) is dict and name in d
 
 
 def _literal(node):
@@ -285,8 +397,11 @@ def lower(exprs, namespace, residual_function):
     into one function of ``args``."""
     if not AVAILABLE:
         return None
-    lowering = _Lowering(namespace)
+    lowering = _Lowering(namespace, _STABLE_SECTION)
     residual = [e for e in exprs if not lowering.expression(e)]
-    code = array.array("i", [x for ins in lowering.code for x in ins]).tobytes()
-    return _vm.Program(code, tuple(lowering.consts), lowering.n_regs,
-                       residual_function(residual) if residual else None, *_LAYOUT)
+
+    def packed(code):
+        return array.array("i", [x for ins in code for x in ins]).tobytes()
+    return _vm.Program(packed(lowering.code), tuple(lowering.consts), lowering.n_regs,
+                       residual_function(residual) if residual else None, *_LAYOUT,
+                       packed(lowering.stable), tuple(lowering.watched.values()))

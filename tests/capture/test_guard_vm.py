@@ -311,3 +311,117 @@ def test_the_tensor_test_follows_a_changed_tensor_type():
     finally:
         Holder._data = slot
     assert program((h,)) is True
+
+
+# -- the stable section: guards on held objects' plain attributes, rerun when one changed ---------
+
+class Holder:
+    def __init__(self):
+        self.child = Box(k=1)
+        self.flag = False
+        self.rate = 0.5
+        self.dims = (1, 2)
+        self.items = [1, 2]
+
+
+def _stable_guards(holder, table):
+    gs = GuardSet()
+    h = gs.obj(holder)
+    gs.add(f"{h}.child is {gs.obj(holder.child)}")
+    gs.add(f"{h}.flag is False")
+    gs.add(f"type({h}.rate) is {gs.obj(float)} and {h}.rate == 0.5")
+    gs.add(f"{h}.dims == (1, 2)")
+    gs.add(f"{h}.items == [1, 2]")  # (a list: compared anew on every call)
+    gs.add(f"{gs.obj(table)}['mode'] == 1 and 'len' not in {gs.obj(table)}")
+    return gs
+
+
+def _truth(check):
+    """A check's verdict on no arguments (an error fails the guard, as in the cache)."""
+    try:
+        return bool(check(()))
+    except Exception:
+        return False
+
+
+@pytest.mark.skipif(not guard_program._STABLE_SECTION, reason="3.13 keeps every guard in the main section")
+def test_the_stable_section_is_skipped_until_a_watched_object_changes():
+    holder, table = Holder(), {"mode": 1}
+    gs = _stable_guards(holder, table)
+    program, python = _both(gs)
+    assert program.stable_size > 0 and not program.stable_holds
+    assert program(()) and program.stable_holds and program(())
+
+    def changes():
+        yield lambda: setattr(holder, "flag", True)
+        yield lambda: object.__setattr__(holder, "rate", 0.25)
+        yield lambda: holder.__dict__.__setitem__("dims", (2, 1))
+        yield lambda: setattr(holder, "child", Box(k=1))
+        yield lambda: delattr(holder, "flag")
+        yield lambda: table.__setitem__("mode", 2)
+        yield lambda: table.__setitem__("len", len)
+        yield lambda: holder.items.append(3)  # (no dict changes: the main section sees it)
+        yield lambda: setattr(Holder, "flag", property(lambda self: True))  # (a data descriptor now wins)
+        yield lambda: setattr(holder, "__dict__", {**holder.__dict__, "rate": 9.0})
+        yield lambda: setattr(holder, "__class__", type("Other", (Holder,), {"rate": property(lambda self: 9.0)}))
+
+    failed = 0
+    for change in changes():
+        saved, saved_table, saved_class = dict(holder.__dict__), dict(table), holder.__class__
+        holder.items = [1, 2]
+        assert program(()) and python(())
+        change()
+        verdict = _truth(python)
+        assert _truth(program) == verdict, gs.exprs
+        failed += not verdict
+        holder.__class__ = saved_class
+        if "flag" in Holder.__dict__:
+            del Holder.flag
+        holder.__dict__.clear()
+        holder.__dict__.update(saved)
+        table.clear()
+        table.update(saved_table)
+        holder.items = [1, 2]
+        assert program(()) and python(())
+    assert failed == 11  # (every change made a guard fail)
+
+
+@pytest.mark.skipif(not guard_program._STABLE_SECTION, reason="3.13 keeps every guard in the main section")
+def test_properties_slots_and_getattr_hooks_stay_in_the_main_section():
+    class WithProperty:
+        @property
+        def value(self):
+            return self._value
+
+    class WithGetattr:
+        def __getattr__(self, name):
+            return 1
+
+    p, g, s = WithProperty(), WithGetattr(), Slotted()
+    p._value, s.a = 1, 1
+    for expr in (f"o0.value == 1", "o0.anything == 1", "o0.a == 1"):
+        for obj in (p, g, s):
+            gs = GuardSet()
+            gs.namespace["o0"] = obj
+            gs.add(expr)
+            lowering = guard_program._Lowering(gs.namespace, True)
+            lowering.expression(expr)
+            assert not lowering.stable
+
+
+def test_a_model_checks_its_cells_through_the_stable_section():
+    import runtime as ms
+    from runtime import nn as _nn
+    ms.set_seed(0)
+    net = _nn.SequentialCell([_nn.Dense(4, 8), _nn.ReLU(), _nn.Dense(8, 2)])
+    step = capture.jit(lambda x: net(x))
+    x = Tensor(np.ones((3, 4), np.float32))
+    for _ in range(3):
+        step(x)
+    (entry,) = cache_for(step.__wrapped_jit__.__code__).entries
+    if guard_program._STABLE_SECTION:
+        assert entry.check.stable_size > 0 and entry.check.stable_holds
+    net[1] = _nn.Sigmoid()  # (the graph must change: a guard of the stable section fails)
+    want = np.asarray(net(x).asnumpy())
+    np.testing.assert_allclose(step(x).asnumpy(), want, rtol=1e-6)
+    assert len(cache_for(step.__wrapped_jit__.__code__).entries) == 2
