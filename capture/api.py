@@ -53,10 +53,24 @@ def jit_config_of(code):
         return item[1]
     return None
 
-class JitFunction(FastCall):
-    """What ``jit(fn)`` returns: calls go through the capture cache; works as a method too. Once
-    a call ran an entry the C call can repeat, the next calls repeat it without Python frames
+class _CapturedCall(FastCall):
+    """Calls of ``__wrapped_jit__`` through the capture cache under ``config``: once a call ran an
+    entry the C call can repeat, the next calls repeat it without Python frames
     (capture/fast_call.py) until something the cache lookup reads changes."""
+
+    name = None  # (what reports call the captured function; None: its qualified name)
+
+    def _call_slow(self, args, kwargs):
+        """A call the Python way (FastCall's ``__call__`` comes here unless it repeats an entry)."""
+        return call_captured(self.__wrapped_jit__, args, kwargs or {}, self.config, name=self.name, caller=self)
+
+    def _settle_fast(self, entry, args, error):
+        """The graph a call in C ran raised ``error``: settled as the Python way settles it."""
+        return settle_error(self.__wrapped_jit__, args, entry, error, self.config)
+
+
+class JitFunction(_CapturedCall):
+    """What ``jit(fn)`` returns: calls go through the capture cache; works as a method too."""
 
     def __init__(self, fn, config: CaptureConfig):
         self.__wrapped_jit__ = fn
@@ -68,14 +82,6 @@ class JitFunction(FastCall):
         if isinstance(getattr(fn, "__code__", None), types.CodeType):
             register_code(fn.__code__, config)
         backends.preload(config.backend)
-
-    def _call_slow(self, args, kwargs):
-        """A call the Python way (FastCall's ``__call__`` comes here unless it repeats an entry)."""
-        return call_captured(self.__wrapped_jit__, args, kwargs or {}, self.config, caller=self)
-
-    def _settle_fast(self, entry, args, error):
-        """The graph a call in C ran raised ``error``: settled as the Python way settles it."""
-        return settle_error(self.__wrapped_jit__, args, entry, error, self.config)
 
     def __get__(self, obj, objtype=None):
         if obj is None:
@@ -126,9 +132,11 @@ def _calling(target):
 _CELL_CALLS: dict = {}
 
 
-class _CellCall(FastCall):
+class _CellCall(_CapturedCall):
     """A Cell's calls in GRAPH_MODE: its ``construct`` through the capture cache, with the Cell
-    first; repeated in C like a jitted function's (capture/fast_call.py)."""
+    first."""
+
+    config = DEFAULT_CONFIG
 
     def __init__(self, construct, name):
         self.__wrapped_jit__ = construct
@@ -141,12 +149,6 @@ class _CellCall(FastCall):
         key = id(cell)
         _CELL_CALLS[key] = (weakref.ref(cell, lambda _r, key=key: _CELL_CALLS.pop(key, None)), call)
         return call
-
-    def _call_slow(self, args, kwargs):
-        return call_captured(self.__wrapped_jit__, args, kwargs or {}, DEFAULT_CONFIG, name=self.name, caller=self)
-
-    def _settle_fast(self, entry, args, error):
-        return settle_error(self.__wrapped_jit__, args, entry, error, DEFAULT_CONFIG)
 
 
 class GraphModeHandler:
