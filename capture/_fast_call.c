@@ -22,6 +22,12 @@
      5. apply the updates, wrap the output arrays as Tensors (what Tensor._wrap does: a new
         object of the type, its ``_data`` slot set), build the result.
 
+   The frame hook (capture/frame_eval/_frame_eval.c) enters the same way through ``_try_frame``
+   for frames of a code object it captures, with the frame's function and argument slots; it
+   also declines where the function has another closure than the entry's, or where
+   ``call_eagerly`` lets a frame of the code through (``set_bypass``), and returns DECLINED, the
+   hook's cue to ask its Python dispatcher.
+
    Nothing before step 4 has an effect, so a decline repeats nothing; the Python way is the
    reference and this object only repeats what it does in the same state. In a training loop the
    kernels leave the caches to their own data, and the Python way's ten frames cost microseconds
@@ -37,6 +43,8 @@ static PyObject *TAPE_ACTIVE;    /* runtime.tape.ACTIVE (a list): non-empty -> t
 static PyObject *DATA_NAME;      /* "_data" */
 static PyObject *SLOW_NAME;      /* "_call_slow": the Python way, a method of the subclass */
 static PyObject *SETTLE_NAME;    /* "_settle_fast": its settling of a graph's error (entry, args, error) */
+static PyObject *DECLINED;       /* what ``_try_frame`` returns where it does not repeat the entry */
+static Py_tss_t BYPASS = Py_tss_NEEDS_INIT; /* per thread: the code whose next frame runs as it is */
 
 typedef struct {
     PyObject_HEAD
@@ -48,6 +56,7 @@ typedef struct {
     PyObject *tensor_type;  /* the type outputs are wrapped in */
     PyObject *data_slot;    /* its ``_data`` member descriptor */
     PyObject *build;        /* entry.template.build(outs, args), unless out_index >= 0 */
+    PyObject *closure;      /* entry.closure: the ``__closure__`` (or None) of functions it runs for */
     Py_ssize_t n_args;      /* the function's positional parameters */
     int varargs;            /* 1: it takes ``*args`` too (the flat arguments end with their tuple) */
     Py_ssize_t out_index, n_sources;
@@ -62,7 +71,8 @@ typedef struct {
 typedef struct {
     PyObject_HEAD
     FastEntry *armed;
-    PyObject *function;     /* the jitted function, whose ``__code__`` must stay the entry's */
+    PyObject *function;     /* the jitted function, whose ``__code__`` must stay the entry's (NULL:
+                               the hook's frames, whose functions come with each call) */
     long long epoch;
 } FastCall;
 
@@ -73,6 +83,7 @@ entry_traverse(FastEntry *e, visitproc visit, void *arg)
 {
     Py_VISIT(e->entry); Py_VISIT(e->code); Py_VISIT(e->check); Py_VISIT(e->sources);
     Py_VISIT(e->call); Py_VISIT(e->tensor_type); Py_VISIT(e->data_slot); Py_VISIT(e->build);
+    Py_VISIT(e->closure);
     return 0;
 }
 
@@ -81,6 +92,7 @@ entry_clear(FastEntry *e)
 {
     Py_CLEAR(e->entry); Py_CLEAR(e->code); Py_CLEAR(e->check); Py_CLEAR(e->sources);
     Py_CLEAR(e->call); Py_CLEAR(e->tensor_type); Py_CLEAR(e->data_slot); Py_CLEAR(e->build);
+    Py_CLEAR(e->closure);
     e->n_sources = 0; /* (``held`` points into ``sources``) */
     return 0;
 }
@@ -96,21 +108,21 @@ entry_dealloc(FastEntry *e)
     Py_TYPE(e)->tp_free((PyObject *)e);
 }
 
-/* FastEntry(entry, code, n_args, varargs, check, sources, call, tensor_type, build, out_index); a
+/* FastEntry(entry, code, n_args, varargs, check, sources, call, tensor_type, build, out_index[, closure]); a
    source is an int (a flat argument), a pair of ints (an item of a flat argument that is a
    tuple -- like ``*args`` -- or a list) or the object itself */
 static PyObject *
 entry_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    PyObject *entry, *code, *check, *sources, *call, *tensor_type, *build;
+    PyObject *entry, *code, *check, *sources, *call, *tensor_type, *build, *closure = Py_None;
     Py_ssize_t n_args, out_index;
     int varargs;
     if (kwds != NULL && PyDict_GET_SIZE(kwds)) {
         PyErr_SetString(PyExc_TypeError, "FastEntry takes no keyword arguments");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "OO!npOO!OO!On", &entry, &PyCode_Type, &code, &n_args, &varargs, &check,
-                          &PyTuple_Type, &sources, &call, &PyType_Type, &tensor_type, &build, &out_index))
+    if (!PyArg_ParseTuple(args, "OO!npOO!OO!On|O", &entry, &PyCode_Type, &code, &n_args, &varargs, &check,
+                          &PyTuple_Type, &sources, &call, &PyType_Type, &tensor_type, &build, &out_index, &closure))
         return NULL;
     /* the ``_data`` slot: set straight through its descriptor, as ``t._data = a`` does while the
        type has no __setattr__ of its own (checked by the caller) */
@@ -167,6 +179,7 @@ entry_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     e->call = Py_NewRef(call);
     e->tensor_type = Py_NewRef(tensor_type);
     e->build = Py_NewRef(build);
+    e->closure = Py_NewRef(closure);
     e->n_args = n_args;
     e->varargs = varargs;
     e->out_index = out_index;
@@ -186,7 +199,7 @@ static PyTypeObject FastEntryType = {
     .tp_name = "capture._fast_call.FastEntry",
     .tp_basicsize = sizeof(FastEntry),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "FastEntry(entry, code, n_args, varargs, check, sources, call, tensor_type, build, out_index): "
+    .tp_doc = "FastEntry(entry, code, n_args, varargs, check, sources, call, tensor_type, build, out_index[, closure]): "
               "what a FastCall repeats of one cache entry",
     .tp_new = entry_new,
     .tp_dealloc = (destructor)entry_dealloc,
@@ -397,7 +410,8 @@ static PyObject *
 fast_tp_call(FastCall *self, PyObject *args, PyObject *kwargs)
 {
     FastEntry *e = self->armed;
-    if (e != NULL && self->epoch == EPOCH && SUSPENDED == 0 && (kwargs == NULL || PyDict_GET_SIZE(kwargs) == 0)) {
+    if (e != NULL && self->function != NULL && self->epoch == EPOCH && SUSPENDED == 0
+            && (kwargs == NULL || PyDict_GET_SIZE(kwargs) == 0)) {
         Py_INCREF(e); /* (a call may re-arm ``self``) */
         PyObject *result = fast_run(self, e, args);
         Py_DECREF(e);
@@ -449,12 +463,12 @@ call_arm(FastCall *self, PyObject *args)
         Py_CLEAR(self->function);
         Py_RETURN_NONE;
     }
-    if (!PyObject_TypeCheck(entry, &FastEntryType) || !PyFunction_Check(function)) {
-        PyErr_SetString(PyExc_TypeError, "_arm: expected a FastEntry and the jitted function");
+    if (!PyObject_TypeCheck(entry, &FastEntryType) || (function != Py_None && !PyFunction_Check(function))) {
+        PyErr_SetString(PyExc_TypeError, "_arm: expected a FastEntry and the jitted function (or None)");
         return NULL;
     }
     Py_XSETREF(self->armed, (FastEntry *)Py_NewRef(entry));
-    Py_XSETREF(self->function, Py_NewRef(function));
+    Py_XSETREF(self->function, function == Py_None ? NULL : Py_NewRef(function));
     self->epoch = EPOCH;
     Py_RETURN_NONE;
 }
@@ -467,9 +481,47 @@ call_get_armed(FastCall *self, void *closure)
     return Py_NewRef((PyObject *)self->armed);
 }
 
+/* _try_frame(func, *slots): the frame hook's way in (capture/frame_eval/_frame_eval.c), for a
+   frame of ``func`` with these argument slots (the flat arguments where the code has positional
+   parameters and maybe ``*args``): the armed entry's result, or DECLINED -- the hook then asks
+   the Python dispatcher, which decides as ever (compile, evaluate the frame as it is...). Where
+   ``capture.dispatch.call_eagerly`` lets a frame of the code through (``set_bypass``), or the
+   function has another closure than the entry's, it declines. */
+static PyObject *
+call_try_frame(FastCall *self, PyObject *const *argv, Py_ssize_t nargs)
+{
+    FastEntry *e = self->armed;
+    if (e == NULL || self->epoch != EPOCH || SUSPENDED != 0 || nargs < 1 || !PyFunction_Check(argv[0])
+            || (TAPE_ACTIVE != NULL && PyList_GET_SIZE(TAPE_ACTIVE) != 0))
+        return Py_NewRef(DECLINED);
+    PyObject *func = argv[0], *closure = PyFunction_GET_CLOSURE(func);
+    if (PyFunction_GET_CODE(func) != e->code || (closure != NULL ? closure : Py_None) != e->closure
+            || nargs - 1 != e->n_args + e->varargs || PyThread_tss_get(&BYPASS) == (void *)e->code)
+        return Py_NewRef(DECLINED);
+    PyObject *call = PyTuple_New(nargs); /* (func, *slots): what settling an error needs */
+    if (call == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < nargs; i++)
+        PyTuple_SET_ITEM(call, i, Py_NewRef(argv[i]));
+    PyObject *flat = PyTuple_GetSlice(call, 1, nargs), *result = NULL;
+    if (flat != NULL) {
+        Py_INCREF(e); /* (a call may re-arm ``self``) */
+        result = run_entry(self, e, call, flat);
+        Py_DECREF(e);
+        Py_DECREF(flat);
+        if (result == NULL && !PyErr_Occurred())
+            result = Py_NewRef(DECLINED);
+    }
+    Py_DECREF(call);
+    return result;
+}
+
 static PyMethodDef call_methods[] = {
     {"_arm", (PyCFunction)call_arm, METH_VARARGS,
-     "_arm(fast_entry, function): repeat this entry's call until a capture cache changes (None: disarm)"},
+     "_arm(fast_entry, function): repeat this entry's calls of function (None: frames, see _try_frame) until a "
+     "capture cache changes; _arm(None, None) disarms"},
+    {"_try_frame", (PyCFunction)(void (*)(void))call_try_frame, METH_FASTCALL,
+     "_try_frame(func, *slots): the armed entry's result for a frame of func, or DECLINED"},
     {NULL},
 };
 
@@ -531,6 +583,16 @@ mod_configure(PyObject *m, PyObject *active)
 }
 
 static PyObject *
+mod_set_bypass(PyObject *m, PyObject *code)
+{
+    if (PyThread_tss_set(&BYPASS, code == Py_None ? NULL : (void *)code) != 0) {
+        PyErr_SetString(PyExc_RuntimeError, "set_bypass: cannot set the thread's bypass");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *
 mod_state(PyObject *m, PyObject *unused)
 {
     return Py_BuildValue("(Ll)", EPOCH, SUSPENDED);
@@ -542,6 +604,8 @@ static PyMethodDef module_methods[] = {
     {"resume", mod_resume, METH_NOARGS, "resume(): ends one suspend()"},
     {"configure", mod_configure, METH_O, "configure(tape_active): the list whose items mean a tape records"},
     {"state", mod_state, METH_NOARGS, "state() -> (epoch, suspended)"},
+    {"set_bypass", mod_set_bypass, METH_O,
+     "set_bypass(code or None): on this thread, frames of code are left to the Python dispatcher (call_eagerly)"},
     {NULL},
 };
 
@@ -561,11 +625,18 @@ PyInit__fast_call(void)
         return NULL;
     if (SETTLE_NAME == NULL && (SETTLE_NAME = PyUnicode_InternFromString("_settle_fast")) == NULL)
         return NULL;
+    if (!PyThread_tss_is_created(&BYPASS) && PyThread_tss_create(&BYPASS) != 0) {
+        PyErr_SetString(PyExc_RuntimeError, "_fast_call: cannot create a thread-specific key");
+        return NULL;
+    }
+    if (DECLINED == NULL && (DECLINED = PyObject_CallNoArgs((PyObject *)&PyBaseObject_Type)) == NULL)
+        return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;
     if (PyModule_AddObjectRef(m, "FastEntry", (PyObject *)&FastEntryType) < 0
-            || PyModule_AddObjectRef(m, "FastCall", (PyObject *)&FastCallType) < 0) {
+            || PyModule_AddObjectRef(m, "FastCall", (PyObject *)&FastCallType) < 0
+            || PyModule_AddObjectRef(m, "DECLINED", DECLINED) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -161,10 +161,12 @@ def call_eagerly(fn, args, kwargs):
     """``fn(*args, **kwargs)`` evaluated as plain Python: the frame hook lets exactly this frame
     through (frames it calls are still intercepted)."""
     _BYPASS.code = fn.__code__
+    fast_call.set_bypass(fn.__code__)  # (the hook's fast callable leaves it to the dispatcher too)
     try:
         return fn(*args, **kwargs)
     finally:
         _BYPASS.code = None
+        fast_call.set_bypass(None)
 
 _VAR_FLAGS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
 
@@ -400,7 +402,35 @@ def _frame_run_compiled(fn, entry, flat, config, *slots):
     if isinstance(out, _Suspect):
         args, kwargs = _call_from_slots(fn.__code__, slots)
         return _settle(fn, args, kwargs, entry, out, config)
+    fast_call.arm_frame(_FrameCall.of(fn.__code__, config), fn, entry, cache_for(fn.__code__))
     return out
+
+class _FrameCall(fast_call.FastCall):
+    """The frames of one code object under one capture config, repeated in C by the frame hook
+    (``_try_frame``, capture/_fast_call.c) once one ran a compiled entry the Python way."""
+
+    _of: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # code -> {id(config): _FrameCall}
+
+    def __init__(self, config):
+        self.config = config
+
+    @classmethod
+    def of(cls, code, config):
+        calls = cls._of.setdefault(code, {})
+        call = calls.get(id(config))
+        if call is None:
+            call = calls[id(config)] = cls(config)
+        return call
+
+    def _call_slow(self, args, kwargs):
+        raise TypeError("a frame call is made by the frame hook only")
+
+    def _settle_fast(self, entry, call, error):
+        """The graph a frame's call in C ran raised ``error``: settled as the Python way settles it
+        (``call``: the frame's function and argument slots)."""
+        fn, slots = call[0], call[1:]
+        args, kwargs = _call_from_slots(fn.__code__, slots)
+        return _settle(fn, args, kwargs, entry, _Suspect(error), self.config)
 
 def _frame_after_user_error(fn, flat, r, config, cache, name, *slots):
     args, kwargs = _call_from_slots(fn.__code__, slots)

@@ -5,7 +5,9 @@ as does what runs a Cell's calls in GRAPH_MODE (``capture.api._CellCall``). Thei
 whole Python way (``capture.dispatch.call_captured``) until one ran an entry :func:`arm`
 accepts; then the next calls repeat that entry in C -- guards, input fetch, the runner, the
 result as Tensors -- and take the Python way again whenever anything could make it turn
-elsewhere (see the C file's comment). Every change of a capture cache calls
+elsewhere (see the C file's comment). Frames the hook captures (``capture.enable()``, ``capture
+run``) are repeated the same way: :func:`arm_frame` gives the hook a code object's
+``_try_frame``, which it calls before its Python dispatcher. Every change of a capture cache calls
 :func:`invalidate`, which disarms at once the FastCalls repeating one of its entries (all of
 them after ``capture.reset()``); tracing and ``explain`` timing suspend them (:func:`suspended`).
 
@@ -53,17 +55,18 @@ if AVAILABLE:
     def invalidate(cache=None) -> None:
         """``cache`` changed (None: every cache, or what they depend on): the FastCalls repeating
         one of its entries go the Python way until a call re-arms them."""
+        # (disarming drops an entry, whose finalizers may invalidate again meanwhile)
         if cache is None:
             _c.invalidate()
-            for caller in list(_ARMED.keys()):
-                caller._arm(None, None)
+            callers = list(_ARMED.keys())
             _ARMED.clear()
-            return
-        key = id(cache)
-        for caller, armed_for in list(_ARMED.items()):
-            if armed_for == key:
-                caller._arm(None, None)
-                del _ARMED[caller]
+        else:
+            key = id(cache)
+            callers = [caller for caller, armed_for in list(_ARMED.items()) if armed_for == key]
+            for caller in callers:
+                _ARMED.pop(caller, None)
+        for caller in callers:
+            caller._arm(None, None)
 else:
     class FastCall:
         """The Python stand-in: every call goes the Python way."""
@@ -79,6 +82,12 @@ else:
 
     def invalidate(cache=None) -> None:
         """A capture cache changed (nothing is armed without the C helper)."""
+
+
+def set_bypass(code) -> None:
+    """On this thread, frames of ``code`` go to the hook's Python dispatcher (None: no code)."""
+    if AVAILABLE:
+        _c.set_bypass(code)
 
 
 @contextlib.contextmanager
@@ -125,7 +134,7 @@ def _fast_entry(fn, entry):
         out_index = template.result[1]
     code = fn.__code__
     fast = _c.FastEntry(entry, code, code.co_argcount, bool(code.co_flags & inspect.CO_VARARGS), entry.check,
-                        tuple(sources), entry.call, Tensor, template.build, out_index)
+                        tuple(sources), entry.call, Tensor, template.build, out_index, entry.closure)
     entry.adopt_fast(fast)
     return fast
 
@@ -136,6 +145,22 @@ def _positional_signature(code) -> bool:
     return not code.co_kwonlyargcount and not code.co_flags & inspect.CO_VARKEYWORDS
 
 
+def _repeatable(entry, cache, code) -> bool:
+    """Whether the C call may repeat ``entry``, the one the Python way just ran, for calls of
+    ``code`` with positional arguments."""
+    return (entry.graph is not None and entry.plan is None and not entry.copy_outputs and entry.call is not None
+            and bool(cache.entries) and cache.entries[0] is entry and _positional_signature(code)
+            and _tensor_wrap_is_plain())
+
+
+def _armed(caller, fast, fn, cache) -> None:
+    caller._arm(fast, fn)  # (fn None: a frame call, which must not keep a function and its closure alive)
+    if fast is not None:
+        _ARMED[caller] = id(cache)
+    else:
+        _ARMED.pop(caller, None)
+
+
 def arm(caller, fn, entry, cache, args, kwargs) -> None:
     """After ``caller`` (a FastCall) ran ``entry`` of ``cache`` the Python way for the call
     ``fn(*args, **kwargs)``: let its next calls repeat the entry in C where nothing the Python way
@@ -143,16 +168,23 @@ def arm(caller, fn, entry, cache, args, kwargs) -> None:
     args, error)`` settles an error of the graph there as the Python way does.)"""
     if not AVAILABLE:
         return
-    fast = None
     code = fn.__code__
-    if (entry.graph is not None and entry.plan is None and not entry.copy_outputs and entry.call is not None
-            and cache.entries and cache.entries[0] is entry and not kwargs and _positional_signature(code)
-            and len(args) >= code.co_argcount and getattr(caller, "__wrapped_jit__", None) is fn
-            and _tensor_wrap_is_plain()):
+    fast = None
+    if (not kwargs and len(args) >= code.co_argcount and getattr(caller, "__wrapped_jit__", None) is fn
+            and _repeatable(entry, cache, code)):
         fast = _fast_entry(fn, entry)
-    caller._arm(fast, fn)
+    _armed(caller, fast, fn, cache)
+
+
+def arm_frame(caller, fn, entry, cache) -> None:
+    """After a frame of ``fn`` ran ``entry`` of ``cache`` the Python way (the frame hook's
+    dispatcher): let ``caller`` (the FastCall of the code and config) repeat it for the next
+    frames, tried by the hook before its dispatcher."""
+    if not AVAILABLE:
+        return
+    from .frame_eval import register_fast  # (the hook's module imports this one)
+    fast = _fast_entry(fn, entry) if _repeatable(entry, cache, fn.__code__) else None
+    _armed(caller, fast, None, cache)
     if fast is not None:
-        _ARMED[caller] = id(cache)
-    else:
-        _ARMED.pop(caller, None)
+        register_fast(fn.__code__, caller._try_frame, _c.DECLINED)
 

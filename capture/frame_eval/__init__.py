@@ -261,6 +261,13 @@ def reset(code=None) -> None:
         _C.reset_code(code)
 
 
+def register_fast(code, fast, declined) -> bool:
+    """Frames of ``code`` try ``fast(func, *slots)`` before the dispatcher (capture/fast_call.py:
+    the code's compiled entry repeated in C; ``declined`` when it does not apply). False where the
+    hook has no dispatcher for ``code``."""
+    return bool(_C.set_fast(code, fast, declined)) if _C is not None else False
+
+
 def stats() -> dict:
     """Counters of the C hook (empty without it)."""
     return _C.stats() if _C is not None else {}

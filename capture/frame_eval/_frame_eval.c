@@ -13,7 +13,8 @@
  * - For a registered frame the dispatcher is called as ``dispatcher(func, *arg_slots)`` with the
  *   thread's callback switched off; it returns None (evaluate the frame normally) or a replacement
  *   callable, which is called with the frame's argument slots (callback on again) instead of
- *   evaluating the frame. The original frame is then released exactly as the version requires:
+ *   evaluating the frame. A code object may also have a *fast* callable (``set_fast``), tried
+ *   first the same way as the dispatcher: its result is the frame's, unless it declines. The original frame is then released exactly as the version requires:
  *   3.11: the caller (_PyEval_Vector) frees it; 3.12/3.13: the evaluator owns it, so this hook
  *   clears and pops it on every path (3.13: exported _PyEval_FrameClearAndPop; 3.12: the short
  *   copy below, valid under the preconditions checked before we take the frame).
@@ -81,7 +82,11 @@
 typedef struct {
     uintptr_t generation;
     PyObject *dispatcher; /* strong reference */
+    PyObject *fast;       /* strong reference or NULL: tried first, see set_fast */
 } Decision;
+
+/* what a ``fast`` callable returns where it leaves the frame to the dispatcher (set_fast) */
+static PyObject *declined = NULL;
 
 static Py_ssize_t extra_index = -1;
 static uintptr_t generation = 0; /* bumped by reset_all(); kept below 2**62 */
@@ -97,9 +102,10 @@ free_extra(void *p)
         return;
     }
     Decision *d = (Decision *)p;
-    PyObject *disp = d->dispatcher;
+    PyObject *disp = d->dispatcher, *fast = d->fast;
     PyMem_Free(d);
     Py_XDECREF(disp);
+    Py_XDECREF(fast);
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -118,7 +124,8 @@ static _PyFrameEvalFunction previous_eval = NULL;
 static struct {
     unsigned long long decisions;   /* first-sight callback calls */
     unsigned long long dispatches;  /* dispatcher calls (registered frames) */
-    unsigned long long replaced;    /* frames run by a replacement */
+    unsigned long long replaced;    /* frames run by a replacement (or their fast callable) */
+    unsigned long long fast;        /* ... of which by the fast callable */
     unsigned long long errors;      /* NULL from callback/dispatcher/replacement */
     unsigned long long installs;
 } counters;
@@ -279,7 +286,7 @@ shim(PyThreadState *tstate, _PyInterpreterFrame *frame, int throwflag)
     if (PyThread_tss_set(&cb_key, IN_CALLBACK) != 0) {
         return eval_default(tstate, frame, throwflag);
     }
-    PyObject *dispatcher = NULL;
+    PyObject *dispatcher = NULL, *fast = NULL;
     if (extra == NULL) {
         counters.decisions++;
         PyObject *decided = PyObject_CallOneArg(cb, (PyObject *)code);
@@ -300,6 +307,7 @@ shim(PyThreadState *tstate, _PyInterpreterFrame *frame, int throwflag)
         }
         d->generation = generation;
         d->dispatcher = decided; /* the reference moves into co_extra */
+        d->fast = NULL;
         dispatcher = Py_NewRef(decided);
         if (CODE_SET_EXTRA((PyObject *)code, extra_index, d) < 0) {
             free_extra(d);
@@ -310,6 +318,7 @@ shim(PyThreadState *tstate, _PyInterpreterFrame *frame, int throwflag)
     else {
         /* keep it alive: the dispatcher may reset this code object's decision */
         dispatcher = Py_NewRef(((Decision *)extra)->dispatcher);
+        fast = Py_XNewRef(((Decision *)extra)->fast);
     }
 
     counters.dispatches++;
@@ -322,6 +331,7 @@ shim(PyThreadState *tstate, _PyInterpreterFrame *frame, int throwflag)
         argv = (PyObject **)PyMem_Malloc(sizeof(PyObject *) * (size_t)(n + 1));
         if (argv == NULL) {
             Py_DECREF(dispatcher);
+            Py_XDECREF(fast);
             PyErr_NoMemory();
             goto error_restore;
         }
@@ -329,6 +339,29 @@ shim(PyThreadState *tstate, _PyInterpreterFrame *frame, int throwflag)
     argv[0] = func;
     for (Py_ssize_t i = 0; i < n; i++) {
         argv[i + 1] = frame->localsplus[i]; /* borrowed: the frame keeps them alive */
+    }
+    if (fast != NULL) {
+        /* the code's steady state, repeated without the dispatcher (capture/_fast_call.c,
+           _try_frame): its result, or ``declined`` (nothing happened: ask the dispatcher) */
+        PyObject *result = PyObject_Vectorcall(fast, argv, (size_t)(n + 1), NULL);
+        Py_DECREF(fast);
+        if (result != declined) {
+            if (argv != small) {
+                PyMem_Free(argv);
+            }
+            Py_DECREF(dispatcher);
+            PyThread_tss_set(&cb_key, cb);
+            if (result == NULL) {
+                counters.errors++;
+            }
+            else {
+                counters.replaced++;
+                counters.fast++;
+            }
+            consume_frame(tstate, frame);
+            return result;
+        }
+        Py_DECREF(result);
     }
     PyObject *replacement = PyObject_Vectorcall(dispatcher, argv, (size_t)(n + 1), NULL);
     if (argv != small) {
@@ -471,6 +504,41 @@ reset_code(PyObject *module, PyObject *code)
     Py_RETURN_NONE;
 }
 
+/* set_fast(code, fast, declined): frames of ``code`` (one the callback gave a dispatcher) first
+   call ``fast(func, *arg_slots)``, with the thread's callback off as for the dispatcher; a result
+   other than ``declined`` is the frame's (or its error); ``declined`` goes on to the dispatcher.
+   ``fast`` None: no longer. Kept with the code's decision (reset_code/reset_all drop it). */
+static PyObject *
+set_fast(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyObject *code, *fast, *marker;
+    if (!PyArg_ParseTuple(args, "OOO", &code, &fast, &marker) || check_code(code, "set_fast") < 0) {
+        return NULL;
+    }
+    if (fast != Py_None && !PyCallable_Check(fast)) {
+        PyErr_SetString(PyExc_TypeError, "set_fast: expected a callable or None");
+        return NULL;
+    }
+    void *extra = NULL;
+    if (CODE_GET_EXTRA(code, extra_index, &extra) < 0) {
+        return NULL;
+    }
+    if (extra == NULL || IS_SKIP(extra) || ((Decision *)extra)->generation != generation) {
+        Py_RETURN_FALSE; /* (no dispatcher: nothing to put first) */
+    }
+    if (declined == NULL) {
+        declined = Py_NewRef(marker);
+    }
+    else if (marker != declined) {
+        PyErr_SetString(PyExc_ValueError, "set_fast: another declined marker");
+        return NULL;
+    }
+    Decision *d = (Decision *)extra;
+    Py_XSETREF(d->fast, fast == Py_None ? NULL : Py_NewRef(fast));
+    Py_RETURN_TRUE;
+}
+
 static PyObject *
 reset_all(PyObject *module, PyObject *unused)
 {
@@ -509,9 +577,9 @@ stats(PyObject *module, PyObject *unused)
     (void)module;
     (void)unused;
     PyInterpreterState *interp = PyInterpreterState_Get();
-    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:l,s:O,s:O}",
+    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:K,s:l,s:O,s:O}",
                          "decisions", counters.decisions, "dispatches", counters.dispatches,
-                         "replaced", counters.replaced, "errors", counters.errors,
+                         "replaced", counters.replaced, "fast", counters.fast, "errors", counters.errors,
                          "installs", counters.installs, "active_threads", active_threads,
                          "installed", installed ? Py_True : Py_False,
                          "shim_is_current",
@@ -524,6 +592,8 @@ static PyMethodDef methods[] = {
     {"get_callback", get_callback, METH_NOARGS, "get_callback() -> this thread's capture callback or None."},
     {"skip_code", skip_code, METH_O, "skip_code(code): never intercept frames of this code object."},
     {"reset_code", reset_code, METH_O, "reset_code(code): forget the decision for this code object."},
+    {"set_fast", set_fast, METH_VARARGS,
+     "set_fast(code, fast, declined) -> bool: frames of code try fast(func, *slots) before the dispatcher."},
     {"reset_all", reset_all, METH_NOARGS, "reset_all(): make every code object's decision stale."},
     {"decision", decision, METH_O, "decision(code) -> 'unseen', 'skip' or the dispatcher (for tests)."},
     {"stats", stats, METH_NOARGS, "stats() -> dict of counters and installation state."},

@@ -337,3 +337,87 @@ def test_entries_alternating_in_one_cache_leave_other_functions_armed():
         np.testing.assert_array_equal(steady(z).asnumpy(), 2.0)
     assert _fast_hits(alternating.__wrapped_jit__) == 0  # (each call puts the other entry first)
     assert _fast_hits(steady.__wrapped_jit__) == 4
+
+
+# -- frames the hook captures (``capture.enable()``, ``capture run``): repeated in C before the
+# -- dispatcher (capture/frame_eval/_frame_eval.c, ``set_fast``)
+
+def _hook_fast():
+    from capture import frame_eval
+    if frame_eval._C is None:
+        pytest.skip(f"frame hook unavailable: {frame_eval._UNAVAILABLE_REASON}")
+    return frame_eval.stats()["fast"]
+
+
+def test_a_train_step_under_the_hook_runs_in_c_with_pynative_numbers():
+    eager_net, eager_opt, eager_step = _train_step()
+    net, opt, step = _train_step()
+    want = [float(eager_step(*_batch(i)).asnumpy()) for i in range(10)]
+    fast0 = _hook_fast()
+    with capture.enabled():
+        got = [float(step(*_batch(i)).asnumpy()) for i in range(10)]
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    for a, b in zip(_params(eager_net, eager_opt), _params(net, opt)):
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)
+    assert _hook_fast() - fast0 == 9 and _fast_hits(step) == 9
+
+
+def test_closures_of_one_code_under_the_hook_keep_their_own_values():
+    def make(k):
+        w = Tensor(np.full(3, k, np.float32))
+
+        def scaled(x):
+            return ops.relu(x) * w
+        return scaled
+
+    fast0 = _hook_fast()
+    a, b = make(2.0), make(3.0)
+    x = Tensor(np.arange(3, dtype=np.float32))
+    with capture.enabled():
+        for _ in range(3):
+            np.testing.assert_array_equal(a(x).asnumpy(), 2.0 * np.arange(3))
+        for _ in range(3):
+            np.testing.assert_array_equal(b(x).asnumpy(), 3.0 * np.arange(3))
+        np.testing.assert_array_equal(a(x).asnumpy(), 2.0 * np.arange(3))
+    assert _hook_fast() - fast0 >= 3
+
+
+def test_an_error_of_the_graph_under_the_hook_is_pynatives_and_training_goes_on():
+    net, opt, step = _train_step()
+    with capture.enabled():
+        for i in range(3):
+            step(*_batch(i))
+        before = _params(net, opt)
+        fast0 = _hook_fast()
+        x, _ = _batch(9)
+        with pytest.raises(ValueError, match="labels"):
+            step(x, Tensor(np.full(8, 7, np.int32)))
+        for a, b in zip(before, _params(net, opt)):
+            np.testing.assert_array_equal(b, a)
+        step(*_batch(5))
+        step(*_batch(6))
+    assert _hook_fast() - fast0 >= 2 and not _entry(step).eager
+
+
+def test_a_dropped_function_under_the_hook_releases_what_its_closure_holds():
+    import gc
+    import weakref
+
+    def make():
+        w = Tensor(np.full((256, 256), 2.0, np.float32))
+
+        def scaled(x):
+            return ops.relu(x) * w
+        return scaled, weakref.ref(w)
+
+    fast0 = _hook_fast()
+    x = Tensor(np.ones((256, 256), np.float32))
+    with capture.enabled():
+        f, held = make()
+        for _ in range(4):
+            f(x)
+        code = f.__code__
+        assert _hook_fast() - fast0 == 3
+        del f
+        gc.collect()
+        assert held() is None and not cache_for(code).entries
