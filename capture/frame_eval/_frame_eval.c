@@ -14,7 +14,8 @@
  *   thread's callback switched off; it returns None (evaluate the frame normally) or a replacement
  *   callable, which is called with the frame's argument slots (callback on again) instead of
  *   evaluating the frame. A code object may also have a *fast* callable (``set_fast``), tried
- *   first the same way as the dispatcher: its result is the frame's, unless it declines. The original frame is then released exactly as the version requires:
+ *   first the same way as the dispatcher: its result is the frame's, unless it declines. The
+ *   original frame is then released exactly as the version requires:
  *   3.11: the caller (_PyEval_Vector) frees it; 3.12/3.13: the evaluator owns it, so this hook
  *   clears and pops it on every path (3.13: exported _PyEval_FrameClearAndPop; 3.12: the short
  *   copy below, valid under the preconditions checked before we take the frame).
