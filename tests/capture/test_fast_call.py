@@ -105,7 +105,13 @@ def test_keyword_arguments_and_other_argument_counts_go_the_python_way():
     x = Tensor(np.ones(2, np.float32))
     assert f(x).asnumpy().tolist() == [2.0, 2.0]
     assert f(x, scale=3.0).asnumpy().tolist() == [3.0, 3.0]
-    assert f(x, 4.0).asnumpy().tolist() == [4.0, 4.0]
+    for _ in range(3):
+        assert f(x, 4.0).asnumpy().tolist() == [4.0, 4.0]
+    assert _fast_hits(f.__wrapped_jit__) == 2
+    with pytest.raises(TypeError, match="scale"):  # (as Python: a value given twice)
+        f(x, 4.0, scale=5.0)
+    with pytest.raises(TypeError, match="bias"):
+        f(x, 4.0, bias=1.0)
     assert f(x).asnumpy().tolist() == [2.0, 2.0]
 
 
