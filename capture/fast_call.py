@@ -124,8 +124,8 @@ def _fast_entry(fn, entry):
         path = source.path if type(source) is ArgSource else None
         if path is not None and len(path) in (1, 2) and all(type(k) is int and k >= 0 for k in path):
             sources.append(path[0] if len(path) == 1 else path)  # (a pair: an item of ``*args``)
-        elif type(source) is ObjectSource and not isinstance(source.obj, int):
-            sources.append(source.obj)
+        elif type(source) is ObjectSource and not isinstance(source.obj, (int, tuple)):
+            sources.append(source.obj)  # (ints and pairs of them mean argument positions)
         else:
             return None
     template = entry.template
