@@ -11,9 +11,8 @@
 
      1. decline -- go the Python way -- when anything could make the Python way take another
         turn: keyword arguments, another argument count, the function's code replaced, a tape
-        recording, capture suspended (tracing, ``explain`` timing), or the module's epoch bumped
-        since it was armed (``invalidate``: every cache reset). A change of its own cache
-        disarms it at once (capture/fast_call.py);
+        recording, capture suspended (tracing, ``explain`` timing). A change of its cache
+        disarms it at once (capture/fast_call.py: ``invalidate``);
      2. run the entry's guard check; false (or raising) -> decline: the Python way checks every
         entry and compiles on a miss;
      3. fetch the input arrays (the ``_data`` of the argument tensors and the held parameters);
@@ -37,7 +36,6 @@
 #include <structmember.h>
 #include <stddef.h>
 
-static long long EPOCH;          /* bumped when every cache changes at once (``invalidate``) */
 static long SUSPENDED;           /* > 0: every call goes the Python way (``suspend``/``resume``) */
 static PyObject *TAPE_ACTIVE;    /* runtime.tape.ACTIVE (a list): non-empty -> the Python way */
 static PyObject *DATA_NAME;      /* "_data" */
@@ -73,7 +71,6 @@ typedef struct {
     FastEntry *armed;
     PyObject *function;     /* the jitted function, whose ``__code__`` must stay the entry's (NULL:
                                the hook's frames, whose functions come with each call) */
-    long long epoch;
 } FastCall;
 
 /* -- FastEntry -------------------------------------------------------------------------------- */
@@ -392,11 +389,21 @@ run_entry(FastCall *self, FastEntry *e, PyObject *args, PyObject *flat)
     return result;
 }
 
+/* the armed entry, where nothing that holds for every call sends it the Python way: capture not
+   suspended, no tape recording; else NULL */
+static inline FastEntry *
+ready(FastCall *self)
+{
+    if (self->armed == NULL || SUSPENDED != 0 || (TAPE_ACTIVE != NULL && PyList_GET_SIZE(TAPE_ACTIVE) != 0))
+        return NULL;
+    return self->armed;
+}
+
 /* The call of ``e`` on ``args``; NULL without an error set: declined, nothing happened. */
 static PyObject *
 fast_run(FastCall *self, FastEntry *e, PyObject *args)
 {
-    if (PyFunction_GET_CODE(self->function) != e->code || (TAPE_ACTIVE != NULL && PyList_GET_SIZE(TAPE_ACTIVE) != 0))
+    if (PyFunction_GET_CODE(self->function) != e->code)
         return NULL;
     PyObject *flat = flat_arguments(e, args);
     if (flat == NULL)
@@ -409,9 +416,8 @@ fast_run(FastCall *self, FastEntry *e, PyObject *args)
 static PyObject *
 fast_tp_call(FastCall *self, PyObject *args, PyObject *kwargs)
 {
-    FastEntry *e = self->armed;
-    if (e != NULL && self->function != NULL && self->epoch == EPOCH && SUSPENDED == 0
-            && (kwargs == NULL || PyDict_GET_SIZE(kwargs) == 0)) {
+    FastEntry *e = ready(self);
+    if (e != NULL && self->function != NULL && (kwargs == NULL || PyDict_GET_SIZE(kwargs) == 0)) {
         Py_INCREF(e); /* (a call may re-arm ``self``) */
         PyObject *result = fast_run(self, e, args);
         Py_DECREF(e);
@@ -469,14 +475,13 @@ call_arm(FastCall *self, PyObject *args)
     }
     Py_XSETREF(self->armed, (FastEntry *)Py_NewRef(entry));
     Py_XSETREF(self->function, function == Py_None ? NULL : Py_NewRef(function));
-    self->epoch = EPOCH;
     Py_RETURN_NONE;
 }
 
 static PyObject *
 call_get_armed(FastCall *self, void *closure)
 {
-    if (self->armed == NULL || self->epoch != EPOCH)
+    if (self->armed == NULL)
         Py_RETURN_NONE;
     return Py_NewRef((PyObject *)self->armed);
 }
@@ -490,9 +495,8 @@ call_get_armed(FastCall *self, void *closure)
 static PyObject *
 call_try_frame(FastCall *self, PyObject *const *argv, Py_ssize_t nargs)
 {
-    FastEntry *e = self->armed;
-    if (e == NULL || self->epoch != EPOCH || SUSPENDED != 0 || nargs < 1 || !PyFunction_Check(argv[0])
-            || (TAPE_ACTIVE != NULL && PyList_GET_SIZE(TAPE_ACTIVE) != 0))
+    FastEntry *e = ready(self);
+    if (e == NULL || nargs < 1 || !PyFunction_Check(argv[0]))
         return Py_NewRef(DECLINED);
     PyObject *func = argv[0], *closure = PyFunction_GET_CLOSURE(func);
     if (PyFunction_GET_CODE(func) != e->code || (closure != NULL ? closure : Py_None) != e->closure
@@ -549,13 +553,6 @@ static PyTypeObject FastCallType = {
 /* -- module ------------------------------------------------------------------------------------- */
 
 static PyObject *
-mod_invalidate(PyObject *m, PyObject *unused)
-{
-    EPOCH++;
-    Py_RETURN_NONE;
-}
-
-static PyObject *
 mod_suspend(PyObject *m, PyObject *unused)
 {
     SUSPENDED++;
@@ -578,7 +575,6 @@ mod_configure(PyObject *m, PyObject *active)
         return NULL;
     }
     Py_XSETREF(TAPE_ACTIVE, Py_NewRef(active));
-    EPOCH++;
     Py_RETURN_NONE;
 }
 
@@ -592,18 +588,10 @@ mod_set_bypass(PyObject *m, PyObject *code)
     Py_RETURN_NONE;
 }
 
-static PyObject *
-mod_state(PyObject *m, PyObject *unused)
-{
-    return Py_BuildValue("(Ll)", EPOCH, SUSPENDED);
-}
-
 static PyMethodDef module_methods[] = {
-    {"invalidate", mod_invalidate, METH_NOARGS, "invalidate(): every capture cache changed; every FastCall disarms"},
     {"suspend", mod_suspend, METH_NOARGS, "suspend(): calls go the Python way until the matching resume()"},
     {"resume", mod_resume, METH_NOARGS, "resume(): ends one suspend()"},
     {"configure", mod_configure, METH_O, "configure(tape_active): the list whose items mean a tape records"},
-    {"state", mod_state, METH_NOARGS, "state() -> (epoch, suspended)"},
     {"set_bypass", mod_set_bypass, METH_O,
      "set_bypass(code or None): on this thread, frames of code are left to the Python dispatcher (call_eagerly)"},
     {NULL},

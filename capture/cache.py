@@ -55,10 +55,6 @@ class Entry:
         """Calls that ran this entry."""
         return self._hits + (self.fast.hits if self.fast is not None else 0)
 
-    @hits.setter
-    def hits(self, value: int) -> None:
-        self._hits = value - (self.fast.hits if self.fast is not None else 0)
-
     def adopt_fast(self, fast) -> None:
         """Repeat this entry through ``fast`` from now on (the calls the old one made stay counted)."""
         self._hits = self.hits

@@ -57,7 +57,6 @@ if AVAILABLE:
         one of its entries go the Python way until a call re-arms them."""
         # (disarming drops an entry, whose finalizers may invalidate again meanwhile)
         if cache is None:
-            _c.invalidate()
             callers = list(_ARMED.keys())
             _ARMED.clear()
         else:
