@@ -42,7 +42,8 @@ static PyObject *DATA_NAME;      /* "_data" */
 static PyObject *SLOW_NAME;      /* "_call_slow": the Python way, a method of the subclass */
 static PyObject *SETTLE_NAME;    /* "_settle_fast": its settling of a graph's error (entry, args, error) */
 static PyObject *DECLINED;       /* what ``_try_frame`` returns where it does not repeat the entry */
-static Py_tss_t BYPASS = Py_tss_NEEDS_INIT; /* per thread: the code whose next frame runs as it is */
+static Py_tss_t BYPASS = Py_tss_NEEDS_INIT; /* per thread: the code whose next frame runs as it is
+                                               (capture.dispatch.call_eagerly; borrowed: it runs meanwhile) */
 
 typedef struct {
     PyObject_HEAD
@@ -588,12 +589,26 @@ mod_set_bypass(PyObject *m, PyObject *code)
     Py_RETURN_NONE;
 }
 
+static PyObject *
+mod_take_bypass(PyObject *m, PyObject *code)
+{
+    if (PyThread_tss_get(&BYPASS) != (void *)code)
+        Py_RETURN_FALSE;
+    if (PyThread_tss_set(&BYPASS, NULL) != 0) {
+        PyErr_SetString(PyExc_RuntimeError, "take_bypass: cannot clear the thread's bypass");
+        return NULL;
+    }
+    Py_RETURN_TRUE;
+}
+
 static PyMethodDef module_methods[] = {
     {"suspend", mod_suspend, METH_NOARGS, "suspend(): calls go the Python way until the matching resume()"},
     {"resume", mod_resume, METH_NOARGS, "resume(): ends one suspend()"},
     {"configure", mod_configure, METH_O, "configure(tape_active): the list whose items mean a tape records"},
     {"set_bypass", mod_set_bypass, METH_O,
-     "set_bypass(code or None): on this thread, frames of code are left to the Python dispatcher (call_eagerly)"},
+     "set_bypass(code or None): on this thread, the next frame of code runs as it is (call_eagerly)"},
+    {"take_bypass", mod_take_bypass, METH_O,
+     "take_bypass(code) -> bool: whether this frame of code is the one to run as it is (then no longer)"},
     {NULL},
 };
 

@@ -152,20 +152,13 @@ def _run_graph(entry, flat, config):
         outs[i] = Tensor._wrap(outs[i]._data.copy())
     return outs
 
-class _Bypass(threading.local):
-    code = None
-
-_BYPASS = _Bypass()
-
 def call_eagerly(fn, args, kwargs):
     """``fn(*args, **kwargs)`` evaluated as plain Python: the frame hook lets exactly this frame
     through (frames it calls are still intercepted)."""
-    _BYPASS.code = fn.__code__
-    fast_call.set_bypass(fn.__code__)  # (the hook's fast callable leaves it to the dispatcher too)
+    fast_call.set_bypass(fn.__code__)
     try:
         return fn(*args, **kwargs)
     finally:
-        _BYPASS.code = None
         fast_call.set_bypass(None)
 
 _VAR_FLAGS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
@@ -223,8 +216,7 @@ def frame_replacement(config, is_construct, fn, *slots):
 def _let_through(fn) -> bool:
     """Must the hook evaluate this frame as it is: the one frame ``call_eagerly`` lets through,
     a frame met while tracing, or not a plain function?"""
-    if _BYPASS.code is fn.__code__:
-        _BYPASS.code = None
+    if fast_call.take_bypass(fn.__code__):
         return True
     return bool(_TRACING.depth) or not isinstance(fn, types.FunctionType)
 

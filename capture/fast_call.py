@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import os
+import threading
 import types
 import weakref
 
@@ -83,10 +84,30 @@ else:
         """A capture cache changed (nothing is armed without the C helper)."""
 
 
+class _Bypass(threading.local):
+    code = None
+
+
+_BYPASS = _Bypass()  # (where the C helper is not used)
+
+
 def set_bypass(code) -> None:
-    """On this thread, frames of ``code`` go to the hook's Python dispatcher (None: no code)."""
+    """On this thread, the next frame of ``code`` runs as it is (None: no code). The one record
+    of it, read by the hook's fast callable in C and by its Python dispatcher (:func:`take_bypass`)."""
     if AVAILABLE:
         _c.set_bypass(code)
+    else:
+        _BYPASS.code = code
+
+
+def take_bypass(code) -> bool:
+    """Whether this frame of ``code`` is the one :func:`set_bypass` named (then it is no longer)."""
+    if AVAILABLE:
+        return _c.take_bypass(code)
+    if _BYPASS.code is code:
+        _BYPASS.code = None
+        return True
+    return False
 
 
 @contextlib.contextmanager
