@@ -34,17 +34,13 @@ from .compile_policy import (has_loop, _DUMP_NOTE, _TRACING, DEFAULT_CONFIG, USE
 log = logging.getLogger("capture")
 
 
-def _simple_signature(fn):
-    code = fn.__code__
-    return not (code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)) and code.co_kwonlyargcount == 0
-
 _SIGNATURES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 def flatten_call(fn, args, kwargs):
     """Positional tuple of a call's arguments in the code's parameter order (defaults applied)."""
     code = fn.__code__
     if (not kwargs and len(args) == code.co_argcount and not code.co_flags & _VAR_FLAGS
-            and not code.co_kwonlyargcount):  # (_simple_signature, inline: every call asks)
+            and not code.co_kwonlyargcount):  # (a plain positional call: every call asks)
         return tuple(args), None
     sig = _SIGNATURES.get(fn)
     if sig is None:
