@@ -32,6 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import runtime as ms  # noqa: E402
 
+import fma_peak  # noqa: E402
 import models  # noqa: E402
 
 
@@ -303,7 +304,25 @@ def run_meta(backend) -> dict:
             "python": platform.python_version(), "backend": backend,
             "blas_threads": os.environ.get("RUNTIME_BLAS_THREADS") or threads,
             "pinned_threads": os.environ.get("BENCH_THREADS"),
-            "sgemm_peak_gflops": measured_sgemm_peak_gflops()}
+            "sgemm_peak_gflops": measured_sgemm_peak_gflops(), "fma_peak_gflops": _fma_peak_or_none()}
+
+
+def _fma_peak_or_none():
+    try:
+        return fma_peak.measured_gflops()
+    except Exception:  # no llvmlite target for this host: the table goes without the ceiling
+        return None
+
+
+def roofline_line(meta) -> str:
+    """The run's two ceilings, printed under the table.
+
+    >>> roofline_line({"sgemm_peak_gflops": 172.9, "fma_peak_gflops": 222.9})
+    'roofline: sgemm 172.9 GFLOP/s (78% of the cores' FMA peak, 222.9 GFLOP/s)'
+    """
+    sgemm, fma = meta.get("sgemm_peak_gflops"), meta.get("fma_peak_gflops")
+    line = f"roofline: sgemm {sgemm:.1f} GFLOP/s"
+    return line + (f" ({100 * sgemm / fma:.0f}% of the cores' FMA peak, {fma:.1f} GFLOP/s)" if fma else "")
 
 
 RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
@@ -410,6 +429,7 @@ def main(argv=None):
         rows.extend(chain_rows(repeats, args.backend))
         rows.extend(first_step_rows(args.backend))
     print(format_table(rows))
+    print(roofline_line(meta))
     run = {"meta": meta, "rows": rows}
     if not args.train_only:
         run["call_overhead_us"] = call_overhead_rows(1000 if args.quick else 3000)

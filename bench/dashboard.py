@@ -138,7 +138,7 @@ def render(runs) -> str:
         return page("Benchmarks", '<div class="empty">No benchmark runs to show.</div>', extra_style=EXTRA_STYLE)
     latest = runs[-1]
     meta, rows = latest["meta"], latest["rows"]
-    peak = meta.get("sgemm_peak_gflops")
+    peak, fma = meta.get("sgemm_peak_gflops"), meta.get("fma_peak_gflops")
     train = [r for r in rows if any(c in r for c in PEERS + ["ours_jit_step_ms"])]
     chain = [r for r in rows if "copy_ms" in r]
     first = [r for r in rows if r.get("case", "").startswith("first ")]
@@ -147,6 +147,7 @@ def render(runs) -> str:
     body = [cards([("runs in history", len(runs), ""), ("workloads", len(train) + len(chain), ""),
                    ("peers installed", len(peers), ""),
                    ("sgemm peak", f"{peak:.0f} GFLOP/s" if peak else "n/a", ""),
+                   ("cores' FMA peak", f"{fma:.0f} GFLOP/s" if fma else "n/a", ""),
                    ("worst vs fastest peer", f"{min(sps):.2f}x" if sps else "n/a",
                     ("good" if sps and min(sps) >= 1 else "bad") if sps else "")]),
             f'<p class="stamp">peers: {esc(", ".join(peers) or "none installed")}</p>']

@@ -12,7 +12,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGES = ("graph", "runtime", "codegen", "capture")
 # Modules outside the packages that carry examples: the bench page writers and the test DOM helper.
-EXTRA_DIRS = {"bench": ("svgcharts", "dashboard", "soak", "call_overhead", "models"), "tests": ("htmldom",)}
+EXTRA_DIRS = {"bench": ("svgcharts", "dashboard", "soak", "call_overhead", "models", "fma_peak"), "tests": ("htmldom",)}
 
 
 def _module_names():

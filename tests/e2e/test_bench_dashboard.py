@@ -21,7 +21,7 @@ import svgcharts  # noqa: E402
 
 def _run(commit, time, jit_ms, torch_ms=2.0, jax_ms=1.5):
     return {"meta": {"commit": commit, "time": time, "machine": "box", "cpu": "Test CPU", "threads": 8,
-                     "sgemm_peak_gflops": 100.0},
+                     "sgemm_peak_gflops": 100.0, "fma_peak_gflops": 120.0},
             "rows": [{"case": "lenet train b32", "ours_pynative_ms": 9.0, "ours_graph_ms": 4.0,
                       "ours_jit_step_ms": jit_ms, "torch_eager_ms": torch_ms, "torch_compile_ms": None,
                       "jax_jit_ms": jax_ms, "gflop": 0.08, "ours_jit_gflops": 0.08 / (jit_ms / 1e3)},
@@ -51,6 +51,7 @@ def test_dashboard_has_a_chart_per_workload_naming_every_peer():
     # roofline: 0.08 GFLOP in 1 ms = 80 GFLOP/s of the 100 measured
     assert "80.0 GFLOP/s" in lenet.text() and "80.0% of the 100 GFLOP/s" in lenet.text()
     page = dom.text()
+    assert "FMA peak" in page and "120 GFLOP/s" in page
     assert "700" in page and "cold process" in page and "warm process" in page
     assert "commit abc1234" in page and "8 threads" in page and "box" in page
 
@@ -113,6 +114,24 @@ def test_terminal_table_headers_line_up_with_their_columns():
         for end in ends:  # every value is right-aligned to its header's last character
             assert line[end - 1] != " " and (end == len(line) or line[end] == " "), (header, line)
     assert lines[1].split()[-3:] == ["4.000", "-", "0.500"] and lines[2].split()[1:] == ["123.456", "-", "-"]
+
+
+def test_roofline_line_puts_the_sgemm_peak_against_the_cores_fma_peak():
+    sys.path.insert(0, os.path.abspath(os.path.join(BENCH, "..")))
+    from bench.__main__ import roofline_line
+    assert roofline_line({"sgemm_peak_gflops": 90.0, "fma_peak_gflops": 120.0}) == \
+        "roofline: sgemm 90.0 GFLOP/s (75% of the cores' FMA peak, 120.0 GFLOP/s)"
+    assert roofline_line({"sgemm_peak_gflops": 90.0, "fma_peak_gflops": None}) == "roofline: sgemm 90.0 GFLOP/s"
+
+
+def test_fma_peak_loop_runs_every_chain_n_times():
+    """The measured loop does the work it is credited with: every chain adds 2^-23 n times
+    (exact in float32 below 1), so the result is chains x n x 2^-23; none was folded away."""
+    import fma_peak
+    _, loop = fma_peak._loop()
+    for n in (1, 1000, 4096):
+        assert loop(n) == pytest.approx(fma_peak.CHAINS * n * 2.0 ** -23, rel=1e-6)
+    assert fma_peak.measured_gflops(threads=1, seconds=0.02) > 0.1
 
 
 def test_gpu_bench_runs_dry_on_the_cpu():
