@@ -152,6 +152,12 @@ register(Op("ones_like", prim="OnesLike", inputs=("x",),
             infer=_like_infer, nondiff="constant output: no gradient flows to x",
             kind=ELEMENTWISE, shape_only=True, doc="ones of x's shape and dtype"))
 
+register(Op("identity", prim="Identity", inputs=("x",),
+            impl=lambda xp, x: x.copy(), expr=lambda E, x: x, vjp=lambda g, out, x: (g,),
+            infer=_like_infer, kind=ELEMENTWISE,
+            doc="a copy of x (same shape, dtype and values, its own memory); graph passes give outputs "
+                "their own memory with it (graph/passes/outputs.py)"))
+
 register(Op("stop_gradient", prim="StopGradient", inputs=("x",),
             impl=lambda xp, x: x.copy(), expr=lambda E, x: x,
             infer=_like_infer, nondiff="stop_gradient: no gradient flows to x by definition",

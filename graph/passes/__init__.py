@@ -5,24 +5,29 @@ their argument; every node they keep or create carries the source location of th
 from. The pipeline per optimisation level is data (:data:`PIPELINES`), so it can be printed, and
 :func:`optimize` can dump the graph after every step:
 
-    O0  dce, then one kernel per node (no fusion, no memory planning: a debugging baseline)
-    O1  dce, lower, cse, fold, simplify, dce, updates, fuse, plan_memory
+    O0  dce, own_outputs, then one kernel per node (no fusion, no memory planning: a debugging
+        baseline)
+    O1  dce, lower, cse, fold, simplify, dce, updates, own_outputs, fuse, plan_memory
     O2  dce, lower, then (cse, fold, simplify, dce) repeated until the graph stops changing,
-        updates, fuse, plan_memory
+        updates, own_outputs, fuse, plan_memory
 
 (``lower`` writes convolutions as im2col/col2im and matmuls, so CSE shares the forward's columns
 with the filter gradient: graph/passes/lower.py; ``updates`` hands freshly computed parameter
-values over as the updates, dropping the assign copies: graph/passes/updates.py.)
+values over as the updates, dropping the assign copies: graph/passes/updates.py; ``own_outputs``
+copies the outputs the passes made share memory -- ``x * 1`` simplified to the input ``x``, a
+folded constant, a result CSE merged with another -- comparing with the graph the pipeline
+started from: graph/passes/outputs.py.)
 
 Example:
     >>> from graph.passes import optimize, PIPELINES, run_schedule
     >>> PIPELINES["O1"]
-    ['dce', 'lower', 'cse', 'fold', 'simplify', 'dce', 'updates', 'fuse', 'plan_memory']
+    ['dce', 'lower', 'cse', 'fold', 'simplify', 'dce', 'updates', 'own_outputs', 'fuse', 'plan_memory']
     >>> # sched = optimize(graph, "O1", dump_dir="graphs/")   # 00_input.ir, 01_dce.ir, ...
     >>> # outputs, updates = run_schedule(sched, arrays)
 """
 from __future__ import annotations
 
+import functools
 import os
 
 from ..ir import Graph
@@ -32,6 +37,7 @@ from .fold import FOLD_LIMIT, fold_constants
 from .fusion import fuse, schedule_nodes
 from .lower import lower_convolutions
 from .memory import plan_memory
+from .outputs import output_roots, own_outputs
 from .rewrite import structure_key
 from .schedule import Kernel, Schedule
 from .simplify import simplify
@@ -48,9 +54,10 @@ SCHEDULE_PASSES = {"plan_memory": plan_memory}
 #: ("fixpoint", [...]) repeats its passes until the graph text stops changing (at most
 #: MAX_FIXPOINT_ROUNDS rounds)
 PIPELINES = {
-    "O0": ["dce", "unfused"],
-    "O1": ["dce", "lower", "cse", "fold", "simplify", "dce", "updates", "fuse", "plan_memory"],
-    "O2": ["dce", "lower", ("fixpoint", ["cse", "fold", "simplify", "dce"]), "updates", "fuse", "plan_memory"],
+    "O0": ["dce", "own_outputs", "unfused"],
+    "O1": ["dce", "lower", "cse", "fold", "simplify", "dce", "updates", "own_outputs", "fuse", "plan_memory"],
+    "O2": ["dce", "lower", ("fixpoint", ["cse", "fold", "simplify", "dce"]), "updates", "own_outputs", "fuse",
+           "plan_memory"],
 }
 MAX_FIXPOINT_ROUNDS = 8
 
@@ -92,9 +99,11 @@ def optimize(graph: Graph, level: str = "O1", dump_dir: str | None = None,
     dump = _Dumper(dump_dir)
     dump.graph(graph, "input")
     schedule = None
+    # (own_outputs compares with the outputs' memory before any pass ran)
+    passes = {**GRAPH_PASSES, "own_outputs": functools.partial(own_outputs, before=output_roots(graph))}
 
     def run_graph_pass(g, name):
-        g = GRAPH_PASSES[name](g)
+        g = passes[name](g)
         if verify:
             g.verify()
         dump.graph(g, name)
@@ -112,7 +121,7 @@ def optimize(graph: Graph, level: str = "O1", dump_dir: str | None = None,
                     graph = run_graph_pass(graph, name)
                 if structure_key(graph) == before:
                     break
-        elif step in GRAPH_PASSES:
+        elif step in passes:
             graph = run_graph_pass(graph, step)
         elif step in SCHEDULERS:
             schedule = SCHEDULERS[step](graph)
@@ -124,5 +133,5 @@ def optimize(graph: Graph, level: str = "O1", dump_dir: str | None = None,
 
 
 __all__ = ["optimize", "PIPELINES", "GRAPH_PASSES", "SCHEDULERS", "SCHEDULE_PASSES", "dce", "cse",
-           "fold_constants", "simplify", "hand_over_updates", "lower_convolutions", "fuse", "schedule_nodes", "plan_memory", "run_schedule",
+           "fold_constants", "simplify", "hand_over_updates", "own_outputs", "output_roots", "lower_convolutions", "fuse", "schedule_nodes", "plan_memory", "run_schedule",
            "Kernel", "Schedule", "FOLD_LIMIT"]

@@ -709,10 +709,47 @@ def test_run_schedule_catches_a_bad_memory_plan():
         assert_same(run_graph(g, arrays), run_sched(s, arrays))
 
 
+# -- outputs in memory of their own ------------------------------------------------------------------------------------
+def _outputs_share(level, graph, arrays):
+    """For each output of two runs of the optimised graph: whether it shares memory with an input
+    array, with an earlier output of the same run, or with the same output of the other run."""
+    s = optimize(graph, level)
+    first, _ = run_sched(s, arrays)
+    second, _ = run_sched(s, arrays)
+    return [any(np.shares_memory(o, a) for a in arrays) or any(np.shares_memory(o, p) for p in first[:k])
+            or np.shares_memory(o, second[k]) for k, o in enumerate(first)]
+
+
+@pytest.mark.parametrize("level", sorted(PIPELINES))
+def test_outputs_the_passes_made_share_memory_get_their_own(level):
+    """``x * 1`` simplified to the input, ``p + 0`` to a Parameter, a folded constant (one array
+    for every run), two equal results CSE merges: each output gets memory of its own, as each
+    op's result has eagerly."""
+    g, (x, p) = _graph((2, 3), (2, 3), params=(1,))
+    c = g.add_const(np.ones((2, 3), np.float32))
+    g.set_outputs([F.mul(x, 1.0), F.add(p, 0.0), F.mul(F.add(c, 1.0), 2.0), F.tanh(x), F.tanh(x)])
+    arrays = inputs_for(g)
+    assert _outputs_share(level, g, arrays) == [False] * 5
+    assert_same(run_graph(g, arrays), run_sched(optimize(g, level), arrays))
+
+
+def test_an_output_that_is_a_view_of_an_input_stays_one():
+    """A reshape of an input returned is what the user wrote (eagerly a view too): no copy; the
+    same reshape of ``x * 1`` is copied (the passes made it a view of ``x``)."""
+    from graph.passes import output_roots, own_outputs
+    g, (x,) = _graph((2, 3))
+    g.set_outputs([F.reshape(x, shape=(3, 2)), F.reshape(F.mul(x, 1.0), shape=(6,))])
+    out = own_outputs(simplify(g), output_roots(g))
+    assert [n.op.name for n in out.nodes] == ["reshape", "reshape", "identity"]
+    assert out.outputs[0].producer.op.name == "reshape" and out.outputs[1].producer.op.name == "identity"
+    assert own_outputs(g, output_roots(g)) is g  # nothing changed: the graph itself
+
+
 # -- pipeline --------------------------------------------------------------------------------------------------------
 def test_pipelines_are_inspectable_and_levels_differ():
-    assert PIPELINES["O0"] == ["dce", "unfused"]
-    assert PIPELINES["O1"] == ["dce", "lower", "cse", "fold", "simplify", "dce", "updates", "fuse", "plan_memory"]
+    assert PIPELINES["O0"] == ["dce", "own_outputs", "unfused"]
+    assert PIPELINES["O1"] == ["dce", "lower", "cse", "fold", "simplify", "dce", "updates", "own_outputs", "fuse",
+                               "plan_memory"]
     assert PIPELINES["O2"][2][0] == "fixpoint"
     g = random_graph(5)
     s0, s1 = optimize(g, "O0"), optimize(g, "O1")
@@ -736,12 +773,13 @@ def test_dump_after_each_pass(tmp_path):
     g = random_graph(1)
     optimize(g, "O1", dump_dir=str(tmp_path))
     names = sorted(os.listdir(tmp_path))
-    expected = ["00_input", "01_dce", "02_lower", "03_cse", "04_fold", "05_simplify", "06_dce", "07_updates"]
+    expected = ["00_input", "01_dce", "02_lower", "03_cse", "04_fold", "05_simplify", "06_dce", "07_updates",
+                "08_own_outputs"]
     assert names == sorted([f"{n}.{e}" for n in expected for e in ("ir", "dot")]
-                           + ["08_fuse.sched", "09_plan_memory.sched"])
+                           + ["09_fuse.sched", "10_plan_memory.sched"])
     text = (tmp_path / "03_cse.ir").read_text()
     assert text.startswith("graph rand1(") and "return" in text and "update p <-" in text
-    assert "slots:" in (tmp_path / "09_plan_memory.sched").read_text()
+    assert "slots:" in (tmp_path / "10_plan_memory.sched").read_text()
     d2 = tmp_path / "o2"
     optimize(g, "O2", dump_dir=str(d2))
     o2 = sorted(os.listdir(d2))

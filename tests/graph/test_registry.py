@@ -102,6 +102,7 @@ SAMPLES = {
     "zeros_like": lambda r: ([_r(r, 3, 4)], {}),
     "ones_like": lambda r: ([_ints(r, 3, 4)], {}),
     "stop_gradient": lambda r: ([_r(r, 3, 4)], {}),
+    "identity": lambda r: ([_r(r, 3, 4)], {}),
     "standard_normal": lambda r: ([], {"shape": (3, 4)}),
     "uniform_real": lambda r: ([], {"shape": (2, 0, 5), "dtype": "float64"}),
     "uniform_int": lambda r: ([], {"shape": (7,), "low": -2, "high": 3}),
