@@ -34,21 +34,84 @@ from .compile_policy import (has_loop, _DUMP_NOTE, _TRACING, DEFAULT_CONFIG, USE
 log = logging.getLogger("capture")
 
 
-_SIGNATURES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+#: function -> (its code, the code of its binder, its parameter names in signature order): see
+#: :func:`_binder_for`
+_BINDERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 def flatten_call(fn, args, kwargs):
-    """Positional tuple of a call's arguments in the code's parameter order (defaults applied)."""
+    """Positional tuple of a call's arguments in the code's parameter order (defaults applied),
+    and the parameters' names (None for a plain positional call: the arguments as they are).
+
+    The arguments are bound by Python itself, calling a *binder*: a function with ``fn``'s
+    parameters (names, kinds) and its current ``__defaults__``/``__kwdefaults__`` whose body
+    returns them. So defaults changed after the first call apply, and a bad call raises the
+    TypeError calling ``fn`` raises, message included (:func:`_binding_error`), ``fn``'s body
+    never running."""
     code = fn.__code__
     if (not kwargs and len(args) == code.co_argcount and not code.co_flags & _VAR_FLAGS
             and not code.co_kwonlyargcount):  # (a plain positional call: every call asks)
         return tuple(args), None
-    sig = _SIGNATURES.get(fn)
-    if sig is None:
-        sig = _SIGNATURES[fn] = inspect.signature(fn)
-    bound = sig.bind(*args, **kwargs)  # a bad call raises the same TypeError as calling fn
-    bound.apply_defaults()
-    names = list(bound.arguments)
-    return tuple(bound.arguments.values()), names
+    item = _BINDERS.get(fn)
+    if item is None or item[0] is not code:
+        item = _BINDERS[fn] = _binder_for(code)
+    # (a new binder each call: it holds no default value between calls, and reads the defaults
+    # as they are now -- a ``__kwdefaults__`` dict is shared, not copied, so its changes count)
+    binder = _FunctionType(item[1], _NO_GLOBALS, None, fn.__defaults__)
+    kwdefaults = fn.__kwdefaults__
+    if kwdefaults is not None:
+        binder.__kwdefaults__ = kwdefaults
+    try:
+        return binder(*args, **kwargs), list(item[2])
+    except TypeError as e:  # (the call did not bind: raised before the binder's body)
+        error = e.with_traceback(None)
+    raise _binding_error(fn, binder, args, kwargs, error) from None
+
+_FunctionType = types.FunctionType
+_NO_GLOBALS = {"__builtins__": {}}
+
+def _binder_for(code):
+    """(``code``, the code of its binder, its parameter names in signature order). The binder's
+    parameters have ``code``'s names, kinds and order (its argument slots are ``code``'s, in
+    ``co_varnames`` order: positional, keyword-only, ``*args``, ``**kwargs``), and so have its
+    code's ``co_name``/``co_qualname``; its body returns them in signature order (positional,
+    ``*args``, keyword-only, ``**kwargs``), as ``_flat_from_slots`` orders a frame's."""
+    ac, kw, flags = code.co_argcount, code.co_kwonlyargcount, code.co_flags
+    var_at = ac + kw  # (the ``*args`` slot, then the ``**kwargs`` one)
+    n = var_at + bool(flags & inspect.CO_VARARGS) + bool(flags & inspect.CO_VARKEYWORDS)
+    slot = [f"_{i}" for i in range(n)]  # placeholders: the real names are set on the code below
+    params = slot[:ac]
+    if code.co_posonlyargcount:
+        params.insert(code.co_posonlyargcount, "/")
+    order = list(range(ac))
+    if flags & inspect.CO_VARARGS:
+        params.append("*" + slot[var_at])
+        order.append(var_at)
+    elif kw:
+        params.append("*")
+    params += slot[ac:var_at]
+    order += range(ac, var_at)
+    if flags & inspect.CO_VARKEYWORDS:
+        params.append("**" + slot[n - 1])
+        order.append(n - 1)
+    source = (f"def binder({', '.join(params)}):\n"
+              f"    return ({''.join(slot[i] + ', ' for i in order)})\n")
+    namespace = {}
+    exec(compile(source, "<capture: call binding>", "exec"), namespace)  # noqa: S102 - placeholders only
+    names = code.co_varnames[:n]
+    binder_code = namespace["binder"].__code__.replace(co_varnames=names, co_name=code.co_name,
+                                                       co_qualname=code.co_qualname)
+    return code, binder_code, tuple(names[i] for i in order)
+
+def _binding_error(fn, binder, args, kwargs, error) -> TypeError:
+    """The TypeError of the call ``fn(*args, **kwargs)``, which did not bind (``error``: the
+    binder's), as Python words it: that names the function by its ``__qualname__``, which may
+    differ from its code's (``error``'s), so the binder, named as ``fn`` is now, binds it again."""
+    binder.__name__, binder.__qualname__ = fn.__name__, fn.__qualname__
+    try:
+        binder(*args, **kwargs)
+    except TypeError as e:
+        return e.with_traceback(None)
+    return error  # (not reached: the same call binds alike)
 
 def call_captured(fn, args, kwargs, config: CaptureConfig = DEFAULT_CONFIG, name=None, caller=None):
     """Run ``fn(*args, **kwargs)`` through the capture cache (compiling on a miss). ``caller``:

@@ -74,7 +74,7 @@ else:
         __slots__ = ()
         _armed = None
 
-        def __call__(self, *args, **kwargs):
+        def __call__(self, /, *args, **kwargs):
             return self._call_slow(args, kwargs)
 
         def _arm(self, fast_entry, function):
