@@ -132,8 +132,9 @@ class GuardSet:
         everything else (Cells, Parameters, functions, objects) by identity."""
         from runtime.tensor import Tensor
         if isinstance(value, types.ModuleType):
-            return
-        if isinstance(value, types.MethodType):
+            # a name bound to a module may be rebound to another (``backend = fast_impl``)
+            self.identity(expr, value, desc)
+        elif isinstance(value, types.MethodType):
             # a bound method is a new object on every attribute read: guard what it binds
             self.identity(f"{expr}.__func__", value.__func__, f"{desc} (method)")
             self.identity(f"{expr}.__self__", value.__self__, f"{desc} (bound object)")

@@ -486,7 +486,10 @@ class InstructionTranslator:
                 raise GraphBreak(f"name {name!r} is not defined")
             # a global defined later with this name would shadow the builtin
             self.guards.add(f"{name!r} not in {self.guards.obj(self.f_globals)}", f"global {name} is the builtin")
-            var = self.wrap(getattr(builtins, name))
+            value = getattr(builtins, name)
+            # ... and the builtin is the one traced (a program may replace ``builtins.print``)
+            self.guards.identity(f"{self.guards.obj(builtins.__dict__)}[{name!r}]", value, f"builtin {name}")
+            var = self.wrap(value)
         if push_null and not bc.NULL_AFTER_CALLABLE:
             self.push(NULL)
         self.push(var)

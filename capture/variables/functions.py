@@ -599,7 +599,11 @@ class ClassVariable(Variable):
         return TupleVariable(items, cls=self.cls)
 
     def getattr(self, tx, name):
-        return tx.wrap(getattr(self.cls, name))
+        value = getattr(self.cls, name)
+        if is_framework_callable(self.cls) or getattr(self.cls, "__module__", None) == "builtins":
+            return tx.wrap(value)
+        # a user class's attribute may be rebound between calls (``Config.scale = 3``), like a global
+        return tx.wrap_attr(self.cls, name, value)
 
 
 def _pure_constructor(cls) -> bool:

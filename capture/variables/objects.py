@@ -42,8 +42,12 @@ class ObjectVariable(Variable):
             return written
         static = inspect.getattr_static(type(self.obj), name, None)
         if isinstance(static, property) and isinstance(static.fget, types.FunctionType):
-            # trace the property's getter (evaluating it now could bake in a stale tensor)
+            # trace the property's getter (evaluating it now could bake in a stale tensor), while
+            # the object's class still has that property (a data descriptor: the instance's
+            # dict cannot shadow it)
             from .functions import UserFunctionVariable
+            g = tx.guards
+            g.identity(f"type({g.obj(self.obj)}).{name}", static, f"{g.path_of(self.obj)}.{name} (property)")
             return UserFunctionVariable(static.fget).call(tx, [self], {})
         try:
             value = getattr(self.obj, name)
@@ -60,6 +64,10 @@ class ObjectVariable(Variable):
             if isinstance(self.obj, Cell) and is_framework_callable(value):
                 return CellMethodVariable(value, self)
             if not is_framework_callable(value):
+                # inlined while the attribute still binds that function (the class's method not
+                # replaced, nor shadowed on the instance)
+                g = tx.guards
+                g.python_value(f"{g.obj(self.obj)}.{name}", value, f"{g.path_of(self.obj)}.{name}")
                 return UserFunctionVariable(value.__func__, self)
         return tx.wrap_attr(self.obj, name, value)
 
@@ -126,6 +134,10 @@ class NewObjectVariable(Variable):
                 raise GraphBreak(f"{self.cls.__name__}.__getattr__ on an object created in the frame")
             raise MissingAttribute(f"'{self.cls.__name__}' object has no attribute {name!r}")
         from .functions import UserFunctionVariable
+        if isinstance(static, (types.FunctionType, property)):
+            # (the class's method or property, while the class still has that one)
+            g = tx.guards
+            g.identity(f"{g.obj(self.cls)}.{name}", static, f"{self.cls.__name__}.{name}")
         if isinstance(static, types.FunctionType):
             return UserFunctionVariable(static, self)
         if isinstance(static, property) and isinstance(static.fget, types.FunctionType):
