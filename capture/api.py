@@ -163,6 +163,9 @@ class GraphModeHandler:
         install_grad_handler()
 
     def __call__(self, cell, args, kwargs):
+        own = cell.__dict__.get("construct")
+        if own is not None:  # set on the instance (``net.construct = f``): what Python calls, as it is
+            return own(*args, **kwargs)
         construct = type(cell).construct
         construct = getattr(construct, "__wrapped_jit__", construct)
         item = _CELL_CALLS.get(id(cell))

@@ -8,6 +8,7 @@ attribute writes to them are side effects replayed after the graph (``capture.si
 """
 from __future__ import annotations
 
+import collections.abc
 import inspect
 import sys
 import types
@@ -225,7 +226,29 @@ class CellMethodVariable(Variable):
                 raise inline_break from None
             finally:
                 eager.FORBID_EAGER.pop()
+            # what it returned depends on state no other guard covers (``trainable_params()``
+            # on every Parameter's ``requires_grad``): the call is repeated by the guard (not
+            # one returning an iterator: what is taken from it is guarded where it is used)
+            if isinstance(out, collections.abc.Iterator):
+                return tx.wrap(out)
+            g = tx.guards
+            g.add(f"{g.obj(same_result)}({g.obj(self.method)}(*{g.obj(tuple(rargs))}, **{g.obj(rkw)}), "
+                  f"{g.obj(out)})", f"{g.path_of(self.method.__self__)}.{self.method.__name__}() returns the same")
             return tx.wrap(out)
+
+
+def same_result(now, then) -> bool:
+    """Whether a call's result ``now`` is what it was at trace time (``then``): containers by type
+    and items, Python constants by value, other objects (Parameters, Cells) by identity."""
+    if type(now) is not type(then):
+        return False
+    if type(now) in (list, tuple):
+        return len(now) == len(then) and all(map(same_result, now, then))
+    if type(now) is dict:
+        return list(now) == list(then) and all(same_result(now[k], then[k]) for k in now)
+    if isinstance(now, (int, float, complex, str, bytes, type(None))):
+        return now == then
+    return now is then
 
 
 class CellVariable(ObjectVariable):
