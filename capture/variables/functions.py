@@ -599,8 +599,9 @@ class ClassVariable(Variable):
         return TupleVariable(items, cls=self.cls)
 
     def getattr(self, tx, name):
+        from .objects import user_package
         value = getattr(self.cls, name)
-        if is_framework_callable(self.cls) or getattr(self.cls, "__module__", None) == "builtins":
+        if not user_package(getattr(self.cls, "__module__", None)):  # (the framework's, numpy's, Python's)
             return tx.wrap(value)
         # a user class's attribute may be rebound between calls (``Config.scale = 3``), like a global
         return tx.wrap_attr(self.cls, name, value)

@@ -377,8 +377,13 @@ _UNGUARDED_PACKAGES = frozenset(FRAMEWORK_PACKAGES) | {"mindspore", "numpy"} | \
     frozenset(getattr(sys, "stdlib_module_names", ()))
 
 
+def user_package(module_name) -> bool:
+    """Whether names in the module ``module_name`` are the user's (guarded where read)."""
+    return (module_name or "").split(".")[0] not in _UNGUARDED_PACKAGES
+
+
 def _user_module(mod) -> bool:
-    return (getattr(mod, "__name__", "") or "").split(".")[0] not in _UNGUARDED_PACKAGES
+    return user_package(getattr(mod, "__name__", None))
 
 
 class Box:
