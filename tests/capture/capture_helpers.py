@@ -12,6 +12,18 @@ from capture.explain import recording
 from runtime import Tensor
 
 
+@contextlib.contextmanager
+def pynative():
+    """PYNATIVE_MODE inside the block (the eager oracle of a GRAPH_MODE call), the mode before it
+    after."""
+    mode = ms.get_context("mode")
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    try:
+        yield
+    finally:
+        ms.set_context(mode=mode)
+
+
 def to_np(x):
     """Nested outputs -> nested numpy/Python values (for comparisons)."""
     if isinstance(x, Tensor):

@@ -3,7 +3,6 @@
 for the same call of the plain function, message included, and the function's body never runs;
 the function's ``__defaults__``/``__kwdefaults__`` are read as they are at each call. The oracle is
 always the plain function (or Cell, in PYNATIVE_MODE) called the same way."""
-import contextlib
 import functools
 
 import numpy as np
@@ -13,6 +12,7 @@ import capture
 import runtime as ms
 from capture.dispatch import flatten_call
 from runtime import Tensor, nn
+from capture_helpers import pynative
 
 
 def _t(values):
@@ -34,16 +34,6 @@ def _same_outcome(jitted, plain, *args, **kwargs):
     got, want = _outcome(jitted, *args, **kwargs), _outcome(plain, *args, **kwargs)
     assert got == want
     return got
-
-
-@contextlib.contextmanager
-def _pynative():
-    mode = ms.get_context("mode")
-    ms.set_context(mode=ms.PYNATIVE_MODE)
-    try:
-        yield
-    finally:
-        ms.set_context(mode=mode)
 
 
 # -- bad calls: Python's own TypeError -------------------------------------------------------------
@@ -210,7 +200,7 @@ def test_a_cells_construct_binds_as_python_binds_it(how):
         net(X)
     for args, kwargs in CELL_CALLS:
         got = _outcome(net, *args, **kwargs)
-        with _pynative():
+        with pynative():
             want = _outcome(eager, *args, **kwargs)
         assert got == want
         if want[0] == "raised":
@@ -290,7 +280,7 @@ def test_a_cells_construct_defaults_changed_in_graph_mode():
                        lambda: setattr(construct, "__kwdefaults__", {"shift": -1.0})):
             change()
             got = _outcome(net, X)
-            with _pynative():
+            with pynative():
                 want = _outcome(net, X)
             assert got == want
     finally:

@@ -22,6 +22,7 @@ import runtime as ms
 from capture import fast_call
 from capture.cache import cache_for
 from runtime import Parameter, Tensor, nn, ops
+from capture_helpers import pynative
 
 
 def _t(values):
@@ -67,16 +68,6 @@ def _same(got, want):
         np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-5, atol=1e-6)
     else:
         assert got == want
-
-
-@contextlib.contextmanager
-def _pynative():
-    mode = ms.get_context("mode")
-    ms.set_context(mode=ms.PYNATIVE_MODE)
-    try:
-        yield
-    finally:
-        ms.set_context(mode=mode)
 
 
 def _outcome(fn, *args, **kwargs):
@@ -227,12 +218,16 @@ def test_cell_class_attribute_read_through_type_self_in_graph_mode():
         net(x)
     Net.K = 5.0
     got = net(x)
-    with _pynative():
+    with pynative():
         want = net(x)
     _same(got, want)
 
 
-def test_user_class_method_monkeypatched_after_arming():
+@pytest.mark.parametrize("change", [
+    pytest.param(lambda cls, obj: setattr(cls, "act", lambda self, t: t * 10), id="method-replaced-on-the-class"),
+    pytest.param(lambda cls, obj: setattr(obj, "act", lambda t: t * 100), id="instance-attribute-shadows-it"),
+])
+def test_a_user_objects_method_changed_after_arming(change):
     class Helper:
         def act(self, t):
             return t * 2
@@ -245,24 +240,7 @@ def test_user_class_method_monkeypatched_after_arming():
     jitted = capture.jit(f)
     x = _t([1.0, 2.0])
     _arm(jitted, x)
-    Helper.act = lambda self, t: t * 10
-    _same(jitted(x), f(x))
-
-
-def test_instance_attribute_shadowing_a_method_after_arming():
-    class Helper:
-        def act(self, t):
-            return t * 2
-
-    h = Helper()
-
-    def f(x):
-        return h.act(x) + 1
-
-    jitted = capture.jit(f)
-    x = _t([1.0, 2.0])
-    _arm(jitted, x)
-    h.act = lambda t: t * 100
+    change(Helper, h)
     _same(jitted(x), f(x))
 
 
@@ -885,7 +863,7 @@ def test_a_graph_mode_cells_construct_overridden_on_the_instance():
         net(x)
     net.construct = lambda t: t * 100
     got = net(x)
-    with _pynative():
+    with pynative():
         want = net(x)
     _same(got, want)
 
