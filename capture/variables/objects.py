@@ -231,9 +231,11 @@ class CellMethodVariable(Variable):
             # one returning an iterator: what is taken from it is guarded where it is used)
             if isinstance(out, collections.abc.Iterator):
                 return tx.wrap(out)
-            g = tx.guards
-            g.add(f"{g.obj(same_result)}({g.obj(self.method)}(*{g.obj(tuple(rargs))}, **{g.obj(rkw)}), "
-                  f"{g.obj(out)})", f"{g.path_of(self.method.__self__)}.{self.method.__name__}() returns the same")
+            # (through the Cell's own name in the guards: a Cell that is the call's argument is
+            # not held by the entry)
+            g, owner, name = tx.guards, self.method.__self__, self.method.__name__
+            g.add(f"{g.obj(same_result)}({g.obj(owner)}.{name}(*{g.obj(tuple(rargs))}, **{g.obj(rkw)}), "
+                  f"{g.obj(out)})", f"{g.path_of(owner)}.{name}() returns the same")
             return tx.wrap(out)
 
 

@@ -360,6 +360,29 @@ def test_requires_grad_changed_after_arming_changes_trainable_params():
     _same(jitted(x), f(x))
 
 
+def test_a_graph_mode_cell_calling_its_own_trainable_params_follows_requires_grad_and_is_released():
+    """The guard repeating ``self.trainable_params()`` reaches the Cell through the call's argument:
+    the entry does not keep the Cell alive."""
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(3, 2)
+
+        def construct(self, x):
+            return x + len(self.trainable_params())
+
+    ms.set_context(mode=ms.GRAPH_MODE)
+    net, x = Net(), _t([1.0])
+    for _ in range(3):
+        assert net(x).asnumpy().tolist() == [3.0]
+    net.fc.bias.requires_grad = False
+    assert net(x).asnumpy().tolist() == [2.0]
+    ref = weakref.ref(net)
+    del net
+    gc.collect()
+    assert ref() is None
+
+
 # -- arguments ---------------------------------------------------------------------------------
 
 def _mul(a, b):
