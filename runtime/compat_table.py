@@ -38,6 +38,8 @@ DIFFERENCES = {
                    "instead of giving a row of `off_value`.",
     "ops.topk": "results are always sorted (`sorted=False` is accepted); ties come in index order.",
     "ops.pad": "modes constant, reflect, replicate, circular.",
+    "ops.norm": "matrix norms `ord=2`, `-2` and `'nuc'` (singular values) raise ValueError; the other "
+                "vector and matrix norms of MindSpore's table are computed.",
     "ops.Print": "prints on every call; in graph mode it is a graph break (the print happens in Python).",
     "ops.depend": "returns `value`; Python already evaluates `expr` first.",
     "ops.Split": "the 1.x Primitive `(axis, output_num)`; `ops.split` is the 2.x function.",

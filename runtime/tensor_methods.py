@@ -120,7 +120,9 @@ class TensorMethods:
     def T(self):
         return bind(_R["transpose"], self, perm=None)
 
-    def astype(self, dtype):
+    def astype(self, dtype, copy=True):
+        """MindSpore 2.x ``Tensor.astype(dtype, copy=True)``: ``self`` cast to ``dtype`` (``copy`` is
+        accepted; results are never views here)."""
         return bind(_R["cast"], self, dtype=dtype)
 
     def reshape(self, *shape):
@@ -155,11 +157,19 @@ class TensorMethods:
     def max(self, axis=None, keepdims=False, *, initial=None, where=None, return_indices=False):
         """The maxima along ``axis``; with ``return_indices=True`` also their int64 indices."""
         from .ops import math_func
+        if isinstance(axis, (tuple, list)):  # MindSpore reduces over several axes (values only)
+            if return_indices:
+                raise ValueError("Tensor.max: return_indices needs an int axis, got " + repr(axis))
+            return math_func.amax(self, axis, keepdims, initial=initial, where=where)
         values, index = math_func.max(self, axis, keepdims, initial=initial, where=where)
         return (values, index) if return_indices else values
 
     def min(self, axis=None, keepdims=False, *, initial=None, where=None, return_indices=False):
         from .ops import math_func
+        if isinstance(axis, (tuple, list)):  # MindSpore reduces over several axes (values only)
+            if return_indices:
+                raise ValueError("Tensor.min: return_indices needs an int axis, got " + repr(axis))
+            return math_func.amin(self, axis, keepdims, initial=initial, where=where)
         values, index = math_func.min(self, axis, keepdims, initial=initial, where=where)
         return (values, index) if return_indices else values
 

@@ -64,8 +64,11 @@ def ones(size, dtype=None):
 
 
 def full(size, fill_value, dtype=None):
+    """``ops.full(size, fill_value, *, dtype=None)``. With ``dtype=None`` a number fills a float32
+    tensor (MindSpore documents ``ops.full((2, 2), 1)`` as ``[[1., 1.], [1., 1.]]``); a bool fill
+    value keeps bool."""
     if dtype is None:
-        dtype = float32 if isinstance(fill_value, float) else as_dtype(type(fill_value))
+        dtype = as_dtype(bool) if isinstance(fill_value, (bool, np.bool_)) else float32
     return Tensor._placed(np.full(_shape_tuple(size), fill_value, as_dtype(dtype).np))
 
 
@@ -109,10 +112,18 @@ def minimum(x, y):
 
 
 def clamp(x, min=None, max=None):  # noqa: A002
+    """``ops.clamp(input, min=None, max=None)``: each element limited to [min, max] (``max`` where
+    ``min > max``). As MindSpore documents, the result has ``input``'s dtype (an int tensor clamped by
+    float bounds stays int) and giving neither bound is a ValueError."""
+    if min is None and max is None:
+        raise ValueError("ops.clamp: at least one of 'min' and 'max' must not be None")
+    dtype = getattr(x, "dtype", None)
     if min is not None:
         x = bind(_R["maximum"], x, min)
     if max is not None:
         x = bind(_R["minimum"], x, max)
+    if dtype is not None and x.dtype != dtype:  # a float bound promoted an int input: cast back
+        x = bind(_R["cast"], x, dtype=dtype)
     return x
 
 
@@ -444,11 +455,64 @@ def any(input, axis=None, keep_dims=False):  # noqa: A001,A002
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):  # noqa: A002
-    """``ops.isclose``: ``|input - other| <= atol + rtol * |other|``."""
+    """``ops.isclose``: ``|input - other| <= atol + rtol * |other|`` for finite values, or
+    ``input == other`` (so equal infinities are close, as in MindSpore and numpy); NaNs are close to each other only with
+    ``equal_nan=True``."""
+    diff = bind(_R["abs"], bind(_R["sub"], input, other))
+    within = bind(_R["less_equal"], diff, atol + rtol * bind(_R["abs"], other))
+    # the tolerance only applies where both are finite (inf vs -inf would pass inf <= inf)
+    finite = bind(_R["logical_and"], bind(_R["isfinite"], input), bind(_R["isfinite"], other))
+    close = bind(_R["logical_or"], bind(_R["equal"], input, other), bind(_R["logical_and"], finite, within))
     if equal_nan:
-        raise ValueError("ops.isclose: equal_nan=True is not supported")
-    diff = bind(_R["abs"], input - other)
-    return bind(_R["less_equal"], diff, atol + rtol * bind(_R["abs"], other))
+        both_nan = bind(_R["logical_and"], bind(_R["isnan"], input), bind(_R["isnan"], other))
+        close = bind(_R["logical_or"], close, both_nan)
+    return close
+
+
+def index_select(input, axis, index):  # noqa: A002 - MindSpore's names
+    """``ops.index_select(input, axis, index)``: the entries of ``input`` along ``axis`` at the
+    positions in the 1-D int tensor ``index`` (``ops.gather`` with MindSpore 2.x's argument order)."""
+    if getattr(index, "ndim", None) != 1:
+        raise ValueError(f"ops.index_select: index must be a 1-D tensor, got "
+                         f"{getattr(index, 'shape', type(index).__name__)}")
+    return bind(_R["gather"], input, index, axis=axis)
+
+
+def logical_xor(input, other):  # noqa: A002
+    """``ops.logical_xor(input, other)``: True where exactly one of ``input``, ``other`` is true
+    (bool result, broadcasting); composed as ``(a or b) and not (a and b)``."""
+    return bind(_R["logical_and"], bind(_R["logical_or"], input, other),
+                bind(_R["logical_not"], bind(_R["logical_and"], input, other)))
+
+
+def scatter(input, axis, index, src):  # noqa: A002
+    """``ops.scatter(input, axis, index, src)`` (``tensor_scatter_elements`` with no reduction): a copy
+    of ``input`` with ``out[i][index[i][j]] = src[i][j]`` for ``axis=1`` (likewise for any rank).
+    ``index`` has ``input``'s rank; ``src`` is a tensor of ``index``'s shape (or a number). Composed as
+    ``setitem`` with one index tensor per axis: ``index`` on ``axis``, positions on the others."""
+    shape, ishape = tuple(input.shape), tuple(getattr(index, "shape", ()))
+    if len(ishape) != len(shape) or not shape:
+        raise ValueError(f"ops.scatter: index must have input's rank >= 1, got index shape {ishape} and input "
+                         f"shape {shape}")
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) or not -len(shape) <= axis < len(shape):
+        raise ValueError(f"ops.scatter: axis {axis!r} is out of range for input shape {shape}")
+    if not index.dtype.is_int:
+        raise TypeError(f"ops.scatter: index must be an int32 or int64 tensor, got {index.dtype}")
+    if hasattr(src, "shape") and tuple(src.shape) != ishape:
+        raise ValueError(f"ops.scatter: src shape {tuple(src.shape)} must equal index shape {ishape}")
+    axis = int(axis) % len(shape)
+    if builtins.any(i > s for d, (i, s) in enumerate(zip(ishape, shape)) if d != axis):
+        raise ValueError(f"ops.scatter: index shape {ishape} exceeds input shape {shape} off axis {axis}")
+    items = []
+    for d in range(len(shape)):
+        if d == axis:
+            items.append(index)
+        else:
+            pos = np.arange(ishape[d], dtype=np.int64).reshape((-1,) + (1,) * (len(shape) - 1 - d))
+            items.append(Tensor._placed(np.broadcast_to(pos, ishape).copy(), like=input))
+    from graph.ops.shape import split_index
+    spec, tensors = split_index(tuple(items))
+    return bind(_R["setitem"], input, src, *tensors, index=spec)
 
 
 def full_like(input, fill_value, *, dtype=None):  # noqa: A002
@@ -562,7 +626,7 @@ class Unstack(CompositePrimitive):
 
 __all__ += ["select", "cat", "permute", "unsqueeze", "swapaxes", "addn", "bmm", "stop_gradient", "depend", "partial",
             "unstack", "chunk", "narrow", "flip", "masked_fill", "prod", "var", "std", "all", "any",
-            "isclose", "full_like", "outer", "arange", "eye", "tril", "triu",
+            "isclose", "index_select", "logical_xor", "scatter", "full_like", "outer", "arange", "eye", "tril", "triu",
             "binary_cross_entropy_with_logits", "AddN", "BatchMatMul", "StopGradient", "Depend",
             "Partial", "Shape", "Unstack", "CompositePrimitive"]
 

@@ -32,18 +32,25 @@ def _unsupported(fn, initial, where):
 
 def _extreme(reduce_name, arg_name, input, axis, keepdims, initial, where):  # noqa: A002
     _unsupported(reduce_name[7:], initial, where)
+    if axis is None:
+        # MindSpore 2.x documents: "When axis is None, keepdims and the following arguments have no
+        # effect, and the index is fixed to 0" -- the extreme of all elements, and an int64 zero.
+        values = bind(_R[reduce_name], input)
+        return values, bind(_R["cast"], bind(_R["zeros_like"], values), dtype=int64)
     values = bind(_R[reduce_name], input, axis=axis, keep_dims=keepdims)
     index = bind(_R[arg_name], input, axis=axis, output_type=int64, keep_dims=keepdims)
     return values, index
 
 
 def max(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa: A001,A002 - MindSpore's names
-    """``ops.max``: ``(values, int64 indices)`` of the maxima along ``axis`` (all axes when None)."""
+    """``ops.max``: ``(values, int64 indices)`` of the maxima along ``axis``; with ``axis=None`` the
+    maximum of all elements and index 0 (``keepdims`` ignored), as MindSpore documents."""
     return _extreme("reduce_max", "argmax", input, axis, keepdims, initial, where)
 
 
 def min(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa: A001,A002
-    """``ops.min``: ``(values, int64 indices)`` of the minima along ``axis``."""
+    """``ops.min``: ``(values, int64 indices)`` of the minima along ``axis`` (``axis=None``: as
+    :func:`max`)."""
     return _extreme("reduce_min", "argmin", input, axis, keepdims, initial, where)
 
 
@@ -59,20 +66,73 @@ def amin(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa
     return bind(_R["reduce_min"], input, axis=axis, keep_dims=keepdims)
 
 
+def _norm_axes(dim, ndim):
+    axes = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    if not axes or len(axes) > 2 or any(isinstance(a, bool) or not isinstance(a, (int, np.integer))
+                                        or not -ndim <= a < ndim for a in axes):
+        raise ValueError(f"ops.norm: dim must be an int or a pair of ints in [-{ndim}, {ndim}), got {dim!r}")
+    axes = tuple(int(a) % ndim for a in axes)
+    if len(axes) == 2 and axes[0] == axes[1]:
+        raise ValueError(f"ops.norm: the two axes of dim {dim!r} are the same")
+    return axes
+
+
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002 - MindSpore's names
-    """``ops.norm``: the 2-norm (Frobenius for matrices) by default; ``ord`` 1, 2, inf, -inf or
-    'fro' over ``dim`` (all axes when None)."""
+    """``ops.norm(A, ord=None, dim=None, keepdim=False, *, dtype=None)``, MindSpore's table:
+
+    * ``dim`` an int: vector norm; ``dim`` a pair: matrix norm; ``dim=None``: with ``ord=None`` the
+      2-norm of the flattened tensor, otherwise ``A`` must be 1-D (vector norm) or 2-D (matrix norm).
+    * vector: None/2 -> ``sqrt(sum(x**2))``, inf/-inf -> max/min ``|x|``, 0 -> count of non-zeros,
+      other p -> ``sum(|x|**p) ** (1/p)``; 'fro'/'nuc' are refused.
+    * matrix: None/'fro' -> Frobenius, 1/-1 -> max/min column sum of ``|x|``, inf/-inf -> max/min
+      row sum. The singular-value norms (2, -2, 'nuc') raise ValueError here (no SVD op).
+    """
     x = A if dtype is None else bind(_R["cast"], A, dtype=dtype)
+    nd = x.ndim
+    if dim is None:
+        if ord is None:
+            axes, matrix = tuple(range(nd)), False  # the 2-norm of all elements
+        elif nd in (1, 2):
+            axes, matrix = tuple(range(nd)), nd == 2
+        else:
+            raise ValueError(f"ops.norm: with dim=None and ord={ord!r}, A must be 1-D or 2-D, got shape "
+                             f"{tuple(x.shape)}")
+    else:
+        axes = _norm_axes(dim, nd)
+        matrix = len(axes) == 2
     a = bind(_R["abs"], x)
-    if ord in (None, 2, "fro"):
-        return bind(_R["sqrt"], bind(_R["reduce_sum"], bind(_R["square"], x), axis=dim, keep_dims=keepdim))
+
+    def total(v, ax, keep=keepdim):
+        return bind(_R["reduce_sum"], v, axis=ax, keep_dims=keep)
+
+    if ord is None or (ord == "fro" and matrix) or (ord == 2 and not matrix):
+        return bind(_R["sqrt"], total(bind(_R["square"], x), axes))
+    if isinstance(ord, str):
+        if ord in ("fro", "nuc") and not matrix:
+            raise ValueError(f"ops.norm: ord={ord!r} is a matrix norm; give dim a pair of axes (or a 2-D A)")
+        raise ValueError(f"ops.norm: ord={ord!r} is not supported here (valid: None, 'fro', numbers)")
+    inf = float("inf")
+    if matrix:
+        row, col = axes  # the matrix is (row axis, column axis)
+        if ord in (1, -1, inf, -inf):
+            # 1: max over columns of the column sums (sum over the row axis); inf: rows likewise
+            summed, other = (row, col) if ord in (1, -1) else (col, row)
+            sums = total(a, summed, True)
+            pick = "reduce_max" if ord > 0 else "reduce_min"
+            out = bind(_R[pick], sums, axis=other, keep_dims=True)
+            return out if keepdim else bind(_R["squeeze"], out, axis=tuple(sorted(axes)))
+        raise ValueError(f"ops.norm: matrix norm ord={ord!r} is not supported here (only None, 'fro', 1, -1, "
+                         f"inf, -inf; 2, -2 and 'nuc' need singular values)")
+    if ord == inf:
+        return bind(_R["reduce_max"], a, axis=axes, keep_dims=keepdim)
+    if ord == -inf:
+        return bind(_R["reduce_min"], a, axis=axes, keep_dims=keepdim)
+    if ord == 0:
+        return total(bind(_R["cast"], bind(_R["not_equal"], x, 0), dtype=x.dtype), axes)
     if ord == 1:
-        return bind(_R["reduce_sum"], a, axis=dim, keep_dims=keepdim)
-    if ord == float("inf"):
-        return bind(_R["reduce_max"], a, axis=dim, keep_dims=keepdim)
-    if ord == float("-inf"):
-        return bind(_R["reduce_min"], a, axis=dim, keep_dims=keepdim)
-    raise ValueError(f"ops.norm: ord must be None, 1, 2, inf, -inf or 'fro', got {ord!r}")
+        return total(a, axes)
+    p = float(ord)
+    return bind(_R["pow"], total(bind(_R["pow"], a, p), axes), 1.0 / p)
 
 
 def clip(input, min=None, max=None):  # noqa: A002
@@ -82,7 +142,10 @@ def clip(input, min=None, max=None):  # noqa: A002
 
 
 def round(input):  # noqa: A001,A002
-    """Round half to even (as numpy and MindSpore's Round)."""
+    """Round half to even (as numpy and MindSpore's Round); an integer tensor comes back as a new
+    tensor of the same values (MindSpore's Round accepts int tensors)."""
+    if not input.dtype.is_float:
+        return bind(_R["identity"], input)
     f = bind(_R["floor"], input)
     frac = bind(_R["sub"], input, f)
     up = bind(_R["add"], f, 1.0)
