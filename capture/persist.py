@@ -239,9 +239,10 @@ class _Namer:
     an expression; ``refs`` are found without the call (a module's dict, an importable class or
     function, a framework module's global)."""
 
-    def __init__(self, fn, flat, namespace):
+    def __init__(self, fn, flat, namespace, inlined=()):
         self.fn = fn
         self.namespace = namespace
+        self.inlined = inlined  # the functions inlined into the entry
         self.env = _roots(fn, flat)
         self.bound = {}  # id -> name
         self.bindings = []  # (name, kind, expr) in evaluation order
@@ -393,6 +394,13 @@ class _Pickler(pickle.Pickler):
             return ("global",) + ref
         if isinstance(obj, types.ModuleType):
             return ("module", obj.__name__)
+        if isinstance(obj, types.CodeType):
+            # an inlined function's code (guarded: it may be replaced): the function's code when
+            # the entry is loaded (which the load checks against the code saved: ``functions``)
+            owner = next((f for f in self.namer.inlined if f.__code__ is obj), None)
+            if owner is None:
+                raise Unpersistable("a code object of no inlined function")
+            return ("code_of", self.persistent_id(owner))
         if isinstance(obj, dict):
             if obj is self.namer.fn.__globals__:
                 return ("root_globals",)
@@ -475,7 +483,7 @@ def save(fn, flat, config, entry, inlined) -> str | None:
 
 def _encode(fn, flat, key, entry, inlined) -> bytes:
     gs = entry.guard_set
-    namer = _Namer(fn, flat, gs.namespace)
+    namer = _Namer(fn, flat, gs.namespace, inlined)
     # what the guards name without an identity guard: found again without the call (a module's
     # dict, an importable class, a framework setting) or rebuilt as a value; then the bindings
     early, late = [], {}  # early: names whose values pickle without the call
@@ -587,6 +595,11 @@ def _decode(fn, flat, key, data, make_entry):
     dtypes = {d.name: d for d in DTYPES}
 
     def resolve(pid):
+        if pid[0] == "code_of":  # an inlined function's code, as the function has it when loaded
+            return lookup(pid[1]).__code__
+        return lookup(pid)
+
+    def lookup(pid):
         kind = pid[0]
         if kind == "op":
             return REGISTRY[pid[1]]

@@ -35,6 +35,7 @@ from .variables import (NULL, Box, BoxVariable, ConstantVariable, DictVariable, 
                         ListVariable, ModuleVariable, NestedFunctionVariable, NullVariable, SetVariable,
                         SliceVariable, TensorVariable, TupleVariable, Variable)
 from .variables.base import BINARY_OPS, COMPARE_OPS, NoPythonValue
+from .variables.functions import is_framework_callable
 from .variables.objects import NewObjectVariable
 from .variables.containers import check_mutable
 
@@ -332,6 +333,13 @@ class InstructionTranslator:
     def inline_function(self, fn, args, kwargs):
         code = fn.__code__
         self.tracer.inlined.append(fn)
+        if not is_framework_callable(fn):
+            # a user function's code and defaults may be replaced after tracing (the function
+            # object itself is guarded where it was read)
+            g, o = self.guards, self.guards.obj(fn)
+            g.identity(f"{o}.__code__", code, f"{fn.__qualname__}.__code__")
+            g.python_value(f"{o}.__defaults__", fn.__defaults__, f"{fn.__qualname__}.__defaults__")
+            g.python_value(f"{o}.__kwdefaults__", fn.__kwdefaults__, f"{fn.__qualname__}.__kwdefaults__")
         boxes = {name: self.tracer.box_for_cell(self, cell, name)
                  for name, cell in zip(code.co_freevars, fn.__closure__ or ())}
         cls = None
@@ -534,7 +542,7 @@ class InstructionTranslator:
         cls = self.python_value(cls_var)
         obj = self.python_value(self_var)
         attr = getattr(super(cls, obj), name)
-        from .variables.functions import UserFunctionVariable, is_framework_callable
+        from .variables.functions import UserFunctionVariable
         if isinstance(attr, types.MethodType) and not is_framework_callable(attr):
             var = UserFunctionVariable(attr.__func__, self_var)
         else:

@@ -299,7 +299,6 @@ def test_the_jitted_functions_defaults_changed_after_arming():
     _same(jitted(x), f(x))
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: an inlined function's __code__/__defaults__ are not guarded (guarding them held code objects the warm-start files cannot name; see the issue note)")
 def test_an_inlined_helpers_defaults_and_code_changed_after_arming():
     def helper(t, s=2.0):
         return t * s
