@@ -70,24 +70,32 @@ class TrainOneStepCell(Cell):
     """One training step: forward + backward of ``network`` (which returns the loss) with respect
     to ``optimizer.parameters``, then ``optimizer(grads)``; returns the loss.
 
-    ``sens`` scales the gradients (the backward seed), as MindSpore's loss-scale sens does. In
+    ``sens`` scales the gradients (the backward seed), as MindSpore's loss-scale sens does; the
+    default ``None`` means 1.0 and 0 is refused (MindSpore 2.x). ``return_grad=True`` returns
+    ``(loss, {parameter name: gradient})`` (the parameters are still updated). In
     DATA_PARALLEL mode (``ms.set_auto_parallel_context``) the gradients pass through a
     :class:`~runtime.nn.DistributedGradReducer` (``self.grad_reducer``; ``self.reducer_flag`` says
     whether there is one) before the optimizer, as in MindSpore.
     """
 
-    def __init__(self, network, optimizer, sens=1.0, return_grad=False):
+    def __init__(self, network, optimizer, sens=None, return_grad=False):
         super().__init__(auto_prefix=False)
         self.network = _check_cell("TrainOneStepCell", "network", network)
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"TrainOneStepCell: optimizer must be an nn.Optimizer, got {type(optimizer).__name__}")
+        # MindSpore 2.x: sens None means 1.0, and 0 is refused
+        if sens is None:
+            sens = 1.0
         if isinstance(sens, bool) or not isinstance(sens, numbers.Real):
             raise TypeError(f"TrainOneStepCell: sens must be a float, got {sens!r}")
+        if sens == 0:
+            raise ValueError("TrainOneStepCell: the input argument of 'sens' can not be 0")
         self.network.set_grad()
         self.optimizer = optimizer
         self.weights = optimizer.parameters
         self.sens = float(sens)
         self.return_grad = return_grad
+        self.weights_name = [p.name for p in self.weights] if return_grad else None
         self.grad_fn = value_and_grad(self.network, None, self.weights)
         self.reducer_flag = parallel_context.data_parallel()
         self.grad_reducer = DistributedGradReducer(self.weights) if self.reducer_flag else None
@@ -100,5 +108,6 @@ class TrainOneStepCell(Cell):
             grads = self.grad_reducer(grads)
         self.optimizer(grads)
         if self.return_grad:
-            return loss, grads
+            # MindSpore 2.x returns the gradients by parameter name
+            return loss, {name: g for name, g in zip(self.weights_name, grads)}
         return loss

@@ -256,14 +256,14 @@ class Dropout(Cell):
     """Randomly zero elements with probability ``p = 1 - keep_prob`` while training and scale the
     kept ones by ``1/keep_prob``; the identity when not training (or when p == 0).
 
-    ``Dropout(keep_prob=None, p=None)``: give one of them (MindSpore 2.x prefers ``p``); neither
-    means p = 0.5.
+    ``Dropout(keep_prob=0.5, p=None)`` (MindSpore 2.x's signature): MindSpore prefers ``p``; when
+    ``p`` is given it is used and ``keep_prob`` is ignored, as in MindSpore.
     """
 
-    def __init__(self, keep_prob=None, p=None, dtype=float32):
+    def __init__(self, keep_prob=0.5, p=None, dtype=float32):
         super().__init__()
-        if keep_prob is not None and p is not None:
-            raise ValueError("Dropout: give either keep_prob or p, not both")
+        # MindSpore 2.x: `if p is None: <use keep_prob> else: <use p>`: giving both is allowed and
+        # p wins (``Dropout(0.9, p=0.1)``)
         if p is not None:
             if isinstance(p, bool) or not isinstance(p, (int, float)):
                 raise TypeError(f"Dropout: p must be a float, got {type(p).__name__} {p!r}")
@@ -278,7 +278,7 @@ class Dropout(Cell):
                 raise ValueError(f"Dropout: keep_prob must be in (0, 1], got {keep_prob}")
             keep_prob = float(keep_prob)
             p = 1.0 - keep_prob
-        else:
+        else:  # keep_prob=None (accepted for backward compatibility): the default 0.5
             keep_prob, p = 0.5, 0.5
         self.keep_prob = keep_prob
         self.p = p
