@@ -66,6 +66,9 @@ DIFFERENCES = {
             "(MindSpore: RuntimeError).",
     "nn.GraphCell": "runs the graph compiled by graph mode's backend; gradients flow through it (its ops are "
                     "replayed on the tape).",
+    "dataset.MnistDataset": "the `label` column is uint32 with `output_numpy=True`, but an Int64 Tensor from the "
+                            "Tensor iterators (no UInt32 dtype here); the same holds for Cifar10Dataset and "
+                            "ImageFolderDataset labels. Cast with `transforms.TypeCast(ms.int32)` as the tutorials do.",
     "dataset.ImageFolderDataset": "`sampler` other than None and `cache` are refused (use shuffle/num_samples/"
                                   "num_shards); `num_parallel_workers` threads read and decode the files.",
     "dataset.GeneratorDataset": "`num_parallel_workers`/`python_multiprocessing` are accepted; the source is read "

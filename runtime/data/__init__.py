@@ -39,6 +39,15 @@ from .vision import Border, ImageBatchFormat, Inter  # noqa: F401
 _EMBEDDED = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "_embedded")
 
 
+def zip(datasets):  # noqa: A001 - MindSpore's name (mindspore.dataset.zip)
+    """``mindspore.dataset.zip``: zip a tuple of two or more datasets (see :meth:`Dataset.zip`)."""
+    if not isinstance(datasets, tuple):
+        raise TypeError(f"zip: datasets must be a tuple of Datasets, got {type(datasets).__name__}")
+    if len(datasets) <= 1:
+        raise ValueError("zip: needs at least two datasets")
+    return ZipDataset(list(datasets))
+
+
 def embedded_mnist_dir() -> str:
     """Folder of the MNIST subset shipped with the package (standard gzip IDX files: the first
     6,000 training and the first 1,000 test digits of MNIST)."""
@@ -48,4 +57,4 @@ def embedded_mnist_dir() -> str:
 __all__ = ["Dataset", "MappableDataset", "MnistDataset", "Cifar10Dataset", "ImageFolderDataset", "ZipDataset", "ConcatDataset", "NumpySlicesDataset", "GeneratorDataset",
            "BatchDataset", "MapDataset", "ShuffleDataset", "RepeatDataset", "TakeDataset", "SkipDataset",
            "ProjectDataset", "RenameDataset", "BatchInfo", "TupleIterator", "DictIterator",
-           "vision", "transforms", "config", "Inter", "Border", "ImageBatchFormat", "embedded_mnist_dir"]
+           "vision", "transforms", "config", "Inter", "Border", "ImageBatchFormat", "embedded_mnist_dir", "zip"]

@@ -235,9 +235,22 @@ class Dataset:
         """Number of classes of the source, None when it does not know."""
         return self.children[0].num_classes() if self.children else None
 
-    def output_shapes(self):
-        row = next(iter(self.create_tuple_iterator(num_epochs=1, output_numpy=True)))
-        return [list(np.shape(v)) for v in row]
+    def output_shapes(self, estimate=False):
+        """Shape of each column of the first row. With ``estimate=True`` (MindSpore 2.x) the whole
+        dataset is read and a dimension that varies between rows is reported as None."""
+        if not isinstance(estimate, bool):
+            raise TypeError(f"output_shapes: estimate must be a bool, got {estimate!r}")
+        it = iter(self.create_tuple_iterator(num_epochs=1, output_numpy=True))
+        shapes = [list(np.shape(v)) for v in next(it)]
+        if estimate:
+            for row in it:
+                for j, v in enumerate(row):
+                    s = np.shape(v)
+                    if len(s) != len(shapes[j]):
+                        raise ValueError(f"output_shapes: column {j} has rows of different ranks "
+                                         f"({len(shapes[j])} and {len(s)})")
+                    shapes[j] = [a if a == b else None for a, b in zip(shapes[j], s)]
+        return shapes
 
     def output_types(self):
         row = next(iter(self.create_tuple_iterator(num_epochs=1, output_numpy=True)))
@@ -628,36 +641,62 @@ class ShuffleDataset(Dataset):
         self.buffer_size = _check_int(buffer_size, "buffer_size", "shuffle", 2)
 
     def _blocks(self, launch):
-        """Buffered shuffle: rows enter a buffer of ``buffer_size`` rows; each output row is drawn
-        uniformly from the buffer (in vectorised chunks of at most buffer_size rows)."""
+        """MindSpore's documented policy: the buffer holds the first ``buffer_size`` rows; then
+        for each further input row a uniformly chosen buffer slot is output and the new row takes
+        its place; when the input ends, the buffer comes out in random order (so no row comes out
+        more than ``buffer_size - 1`` places early).
+
+        Only row numbers go through the per-row loop; rows move in blocks: ``pool`` holds the
+        buffered rows (slots 0..size-1) followed by the rows that arrived since, and is rebuilt
+        once at least max(size, BLOCK_ROWS) new rows are in (amortised copies per row <= 2)."""
         rng = launch.rng(self)
         size = self.buffer_size
-        chunk = max(1, min(BLOCK_ROWS, size))
-        buf = None
-        out, out_rows = [], 0
+        step = max(size, BLOCK_ROWS)
+        pool = None  # block: the buffer's rows in slot order, then pending new rows
+        slots = None  # pool row of each buffer slot, once the buffer is full
+        pending = []  # new blocks not yet in pool
+        pending_rows = 0
+
+        def drain(pool, slots, new_blocks):
+            """Run the policy over the rows of ``new_blocks``; returns (out block, pool, slots)."""
+            pool = _block_concat(([pool] if pool is not None else []) + new_blocks)
+            n = _nrows(pool)
+            first_new = n - sum(_nrows(b) for b in new_blocks)
+            out = []
+            k = first_new
+            if slots is None:  # still filling the buffer
+                k = min(n, size)
+                if k < size:
+                    return None, pool, None
+                slots = list(range(size))
+            draws = rng.integers(0, size, size=n - k)
+            for i, j in zip(range(k, n), draws):
+                out.append(slots[j])
+                slots[j] = i
+            out_block = _block_take(pool, np.asarray(out, np.int64)) if out else None
+            pool = _block_take(pool, np.asarray(slots, np.int64))
+            return out_block, pool, list(range(size))
+
         for block in self.children[0]._blocks(launch):
-            n_in = _nrows(block)
-            for s in range(0, n_in, chunk):
-                piece = _block_slice(block, s, min(s + chunk, n_in)) if n_in > chunk else block
-                buf = piece if buf is None else _block_concat([buf, piece])
-                n = _nrows(buf)
-                if n < size + chunk:
-                    continue
-                pick = rng.choice(n, size=n - size, replace=False)
-                keep = np.ones(n, bool)
-                keep[pick] = False
-                out.append(_block_take(buf, pick))
-                out_rows += len(pick)
-                buf = _block_take(buf, np.nonzero(keep)[0])
-                if out_rows >= BLOCK_ROWS:
-                    yield _block_concat(out)
-                    out, out_rows = [], 0
-        if out:
-            yield _block_concat(out)
-        if buf is not None and _nrows(buf):
-            perm = rng.permutation(_nrows(buf))
+            if not _nrows(block):
+                continue
+            pending.append(block)
+            pending_rows += _nrows(block)
+            if pending_rows >= step:
+                out, pool, slots = drain(pool, slots, pending)
+                pending, pending_rows = [], 0
+                if out is not None:
+                    for s in range(0, _nrows(out), BLOCK_ROWS):
+                        yield _block_slice(out, s, min(s + BLOCK_ROWS, _nrows(out)))
+        if pending:
+            out, pool, slots = drain(pool, slots, pending)
+            if out is not None:
+                for s in range(0, _nrows(out), BLOCK_ROWS):
+                    yield _block_slice(out, s, min(s + BLOCK_ROWS, _nrows(out)))
+        if pool is not None and _nrows(pool):
+            perm = rng.permutation(_nrows(pool))
             for s in range(0, len(perm), BLOCK_ROWS):
-                yield _block_take(buf, perm[s:s + BLOCK_ROWS])
+                yield _block_take(pool, perm[s:s + BLOCK_ROWS])
 
 
 class RepeatDataset(Dataset):

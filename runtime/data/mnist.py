@@ -131,9 +131,10 @@ def _load_pair(dataset_dir, split):
 class MnistDataset(_ArraySource):
     """The MNIST digits from ``dataset_dir`` (mirrors ``mindspore.dataset.MnistDataset``).
 
-    usage: "train" (60,000), "test" (10,000), "all" (train then test), or None: whichever of the
-    train/test file pairs the folder holds. ``shuffle=None`` shuffles (a new order per epoch,
-    reproducible under ``ms.set_seed``); ``num_samples`` limits the rows.
+    usage: "train" (60,000), "test" (10,000), or "all" / None (the default): every file pair the
+    folder holds, test (t10k) before train as MindSpore orders the files by name. ``shuffle=None``
+    shuffles (a new order per epoch, reproducible under ``ms.set_seed``); ``num_samples`` limits
+    the rows.
     """
 
     def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
@@ -150,10 +151,11 @@ class MnistDataset(_ArraySource):
         self.usage = usage
         if usage in ("train", "test"):
             splits = [usage]
-        elif usage == "all":
-            splits = ["train", "test"]
         else:
-            splits = [s for s in ("train", "test")
+            # MindSpore (mnist_op.cc WalkAllFiles): usage None and "all" both read every train/t10k
+            # file pair the folder holds, in sorted file-name order, so the 10,000 t10k (test)
+            # digits come before the 60,000 train digits; "all" does not require both pairs.
+            splits = [s for s in ("test", "train")
                       if _find(dataset_dir, _FILES[s][0]) or _find(dataset_dir, _FILES[s][1])]
             if not splits:
                 looked = [n + "[.gz]" for s in ("train", "test") for n in _FILES[s]]

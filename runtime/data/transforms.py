@@ -58,7 +58,10 @@ class OneHot(TensorOperation):
     """Integer label -> one-hot vector of length ``num_classes`` (optional label smoothing)."""
 
     def __init__(self, num_classes, smoothing_rate=0.0):
-        if isinstance(num_classes, bool) or not isinstance(num_classes, numbers.Integral) or num_classes <= 0:
+        # MindSpore: TypeError for a non-int num_classes, ValueError for a non-positive one
+        if isinstance(num_classes, bool) or not isinstance(num_classes, numbers.Integral):
+            raise TypeError(f"OneHot: num_classes must be an int, got {num_classes!r}")
+        if num_classes <= 0:
             raise ValueError(f"OneHot: num_classes must be a positive int, got {num_classes!r}")
         if not 0.0 <= float(smoothing_rate) <= 1.0:
             raise ValueError(f"OneHot: smoothing_rate must be in [0, 1], got {smoothing_rate!r}")

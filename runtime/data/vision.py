@@ -275,8 +275,11 @@ class Normalize(ImageTensorOperation):
         self.std = seq(std, "std")
         if len(self.mean) != len(self.std):
             raise ValueError(f"Normalize: mean has {len(self.mean)} values but std has {len(self.std)}")
-        if any(s <= 0 for s in self.std):
-            raise ValueError(f"Normalize: std values must be positive, got {self.std}")
+        # MindSpore validates the ranges: mean in [0, 255], std in (0, 255] (ValueError)
+        if any(not 0.0 <= m <= 255.0 for m in self.mean):
+            raise ValueError(f"Normalize: mean values must be in [0.0, 255.0], got {self.mean}")
+        if any(not 0.0 < s <= 255.0 for s in self.std):
+            raise ValueError(f"Normalize: std values must be in (0.0, 255.0], got {self.std}")
         if not isinstance(is_hwc, bool):
             raise TypeError(f"Normalize: is_hwc must be a bool, got {is_hwc!r}")
         self.is_hwc = is_hwc
