@@ -263,10 +263,17 @@ class _Namer:
         cls_ref = _class_ref(type(value))
         if cls_ref is None:
             raise Unpersistable(f"{name}: its class {type(value).__qualname__} is not importable")
+        ref = f"{name}{'()' if kind == 'weak' else ''}"
         tname = f"__cls_{len(self.extra)}"
-        self.extra.append((f"type({name}{'()' if kind == 'weak' else ''}) is {tname}", tname, type(value)))
+        self.extra.append((f"type({ref}) is {tname}", tname, type(value)))
         if isinstance(value, (tuple, list)):
-            self.extra.append((f"len({name}) == {len(value)}", None, None))
+            self.extra.append((f"len({ref}) == {len(value)}", None, None))
+        # a framework object's settings (a Primitive's attributes, a GradOperation's flags) made
+        # the graph, and only its identity is guarded in this process: the object found in
+        # another one must have the same (``ReduceSum(keep_dims=True)`` is another graph)
+        for attr, setting in _framework_settings(value):
+            sname = f"__set_{len(self.extra)}"
+            self.extra.append((f"{ref}.__dict__.get({attr!r}) == {sname}", sname, setting))
 
     def bind_guards(self, exprs):
         """Bindings from identity guards ``EXPR is oN`` (and ``EXPR is oN()`` for weakly held
@@ -334,6 +341,31 @@ class _Namer:
         name = f"s{len(self.bindings)}"
         self.bind(name, "eval", expr, obj)
         return name
+
+
+def _plain_setting(v) -> bool:
+    from graph.dtypes import DType
+    if isinstance(v, (_SAFE_VALUES, DType)) or v is None:
+        return True
+    if type(v) in (tuple, list):
+        return all(map(_plain_setting, v))
+    if type(v) is dict:
+        return all(isinstance(k, str) and _plain_setting(x) for k, x in v.items())
+    return False
+
+
+def _framework_settings(value) -> list:
+    """(attribute, value) of the plain settings of a framework object other than a Cell or a
+    tensor (whose attributes the guards read one by one); [] for anything else."""
+    from runtime.nn.cell import Cell
+    from runtime.tensor import Tensor
+    module = getattr(type(value), "__module__", "") or ""
+    if module.split(".")[0] not in FRAMEWORK_PACKAGES or isinstance(value, (Cell, Tensor, type)):
+        return []
+    d = getattr(value, "__dict__", None)
+    if not isinstance(d, dict):
+        return []
+    return [(k, v) for k, v in sorted(d.items()) if isinstance(k, str) and _plain_setting(v)]
 
 
 def _children(expr, obj):

@@ -716,10 +716,20 @@ class GradVariable(Variable):
     def from_object(cls, tx, g):
         """From an existing _GradFn / GradOperation result object (e.g. a Cell attribute)."""
         from runtime.autograd import _GradFn, _weights_list
+        # what the graph is built from is guarded on the object itself: its identity alone decides
+        # nothing in another process (a warm-start file binds the object found there), and a
+        # grad_position of 0 or 1 makes another graph
+        g_guards, o = tx.guards, tx.guards.obj(g)
+        fields = ("fn", "weights") + (("grad_position", "has_aux", "return_value") if isinstance(g, _GradFn) else
+                                      ("grad_operation",))
+        for name in fields:
+            g_guards.python_value(f"{o}.{name}", getattr(g, name), f"gradient function's {name}")
         if isinstance(g, _GradFn):
             spec = GradSpec("grad", g.grad_position, _weights_list(g.weights), g.has_aux, g.return_value)
         else:
             op = g.grad_operation
+            for name in ("get_all", "get_by_list", "sens_param"):
+                g_guards.python_value(f"{o}.grad_operation.{name}", getattr(op, name), f"GradOperation's {name}")
             spec = GradSpec("gradop", op=op, weights=_weights_list(g.weights) if op.get_by_list else None)
         return cls(tx.wrap(g.fn), spec)
 
@@ -822,6 +832,11 @@ class PartialVariable(Variable):
 
     @classmethod
     def from_object(cls, tx, p):
+        # the bound function and arguments are guarded like any value read while tracing (a
+        # warm-start file binds the partial found in another process, ``partial(scale, 3)``)
+        g, o = tx.guards, tx.guards.obj(p)
+        for name in ("func", "args", "keywords"):
+            g.python_value(f"{o}.{name}", getattr(p, name), f"functools.partial's {name}")
         return cls(tx.wrap(p.func), [tx.wrap(a) for a in p.args], {k: tx.wrap(v) for k, v in p.keywords.items()})
 
     def call(self, tx, args, kwargs):
