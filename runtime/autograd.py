@@ -191,6 +191,8 @@ class _GradFn:
         self.return_value = return_value
 
     def __call__(self, *args, **kwargs):
+        if self.grad_position == ():  # MindSpore raises for an empty grad_position (its C++ check)
+            raise RuntimeError("grad: grad_position is an empty tuple; give an int, a non-empty tuple or None")
         if CALL_HANDLER is not None:
             handled, result = CALL_HANDLER(self, args, kwargs)
             if handled:
@@ -204,7 +206,53 @@ class _GradFn:
         return (out, grads) if self.return_value else grads
 
 
-def grad(fn, grad_position=0, weights=None, has_aux=False):
+class _StructuredGradFn:
+    """The gradient function ``grad``/``value_and_grad`` return for ``return_ids=True`` (MindSpore:
+    each gradient becomes ``(position, grad)`` or ``(parameter name, grad)``, in the same
+    structure), which capture's graph autodiff does not build. It calls the plain
+    :class:`_GradFn` -- which in GRAPH_MODE may run compiled -- and restructures the result. It
+    is deliberately not a ``_GradFn``: capture would rebuild the plain structure when it meets
+    one inside traced code; this one it calls as a framework callable (and ``grad(...,
+    return_ids=True)`` written inside traced code is an unknown argument there: a graph break)."""
+
+    def __init__(self, inner: _GradFn, return_ids: bool):
+        self.inner = inner
+        self.return_ids = return_ids
+
+    def __call__(self, *args, **kwargs):
+        inner = self.inner
+        res = inner(*args, **kwargs)
+        if inner.has_aux and not inner.return_value:
+            return self._restructure(res[0], len(args)), res[1]
+        if inner.return_value:
+            return res[0], self._restructure(res[1], len(args))
+        return self._restructure(res, len(args))
+
+    def _restructure(self, packed, nargs):
+        inner = self.inner
+        weights = _weights_list(inner.weights)
+        if weights is None:
+            pg, wg = packed, None
+        elif inner.grad_position is None:
+            pg, wg = None, packed
+        else:
+            pg, wg = packed
+        if self.return_ids:
+            positions = _positions(inner.grad_position, nargs)
+            if isinstance(inner.grad_position, int):
+                pg = (positions[0], pg)
+            elif pg is not None:
+                pg = tuple((p, g) for p, g in zip(positions, pg))
+            if wg is not None:
+                wg = tuple((w.name, g) for w, g in zip(weights, wg))
+        if weights is None:
+            return pg
+        if inner.grad_position is None:
+            return wg
+        return pg, wg
+
+
+def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
     """Gradient function of ``fn`` (MindSpore 2.x ``mindspore.grad``).
 
     grad_position: int or tuple of input indices (None: only ``weights``); weights: Parameters
@@ -219,13 +267,49 @@ def grad(fn, grad_position=0, weights=None, has_aux=False):
         >>> g, aux = ms.grad(fn, has_aux=True)(ms.Tensor(np.array([1.0, 2.0], np.float32)))
         >>> g.asnumpy().tolist(), len(aux), aux[0].asnumpy().tolist()
         ([2.0, 4.0], 1, [2.0, 3.0])
+
+    return_ids: each gradient is replaced by ``(position, gradient)`` (inputs) or
+    ``(parameter name, gradient)`` (weights), in the same structure.
     """
-    return _GradFn(fn, grad_position, weights, has_aux, return_value=False)
+    return _make_grad_fn(fn, grad_position, weights, has_aux, False, return_ids)
 
 
-def value_and_grad(fn, grad_position=0, weights=None, has_aux=False):
+def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
     """Like :func:`grad` but returns ``(value, grads)``; with has_aux, value is ``(out, aux...)``."""
-    return _GradFn(fn, grad_position, weights, has_aux, return_value=True)
+    return _make_grad_fn(fn, grad_position, weights, has_aux, True, return_ids)
+
+
+def _make_grad_fn(fn, grad_position, weights, has_aux, return_value, return_ids):
+    for k, v in (("has_aux", has_aux), ("return_ids", return_ids)):
+        if not isinstance(v, bool):  # MindSpore: TypeError for a non-bool has_aux / return_ids
+            raise TypeError(f"grad: {k} must be a bool, got {v!r}")
+    inner = _GradFn(fn, grad_position, weights, has_aux, return_value)
+    if return_ids:
+        return _StructuredGradFn(inner, return_ids)
+    return inner
+
+
+def get_grad(gradients, identifier):
+    """``mindspore.get_grad``: the gradient for ``identifier`` (an input position or a Parameter)
+    in the result of ``grad(..., return_ids=True)`` (or value_and_grad's gradient part)."""
+    if not isinstance(identifier, (int, Tensor)) or isinstance(identifier, bool):
+        raise TypeError(f"get_grad: identifier must be an int or a Parameter, got {type(identifier).__name__}")
+    key = getattr(identifier, "name", None) if isinstance(identifier, Tensor) else identifier
+
+    def find(node):
+        if isinstance(node, tuple):
+            if len(node) == 2 and isinstance(node[0], (int, str)) and not isinstance(node[0], bool) \
+                    and isinstance(node[1], Tensor):
+                return node[1] if node[0] == key and type(node[0]) is type(key) else None
+            for item in node:
+                hit = find(item)
+                if hit is not None:
+                    return hit
+        return None
+    found = find(gradients)
+    if found is None:
+        raise RuntimeError(f"get_grad: no gradient for {identifier!r} in the given gradients")
+    return found
 
 
 class GradOperation:
@@ -252,8 +336,6 @@ class GradOperation:
         self.sens_param = sens_param
 
     def __call__(self, fn, weights=None):
-        if self.get_by_list and weights is None:
-            raise ValueError("GradOperation(get_by_list=True) needs weights: grad_op(net, weights)")
         op = self
 
         def grad_fn(*args, **kwargs):
@@ -267,7 +349,8 @@ class GradOperation:
                     raise ValueError("GradOperation(sens_param=True): the last argument must be sens")
                 args, sens = args[:-1], args[-1]
             positions = tuple(range(len(args))) if op.get_all else ((0,) if args and not op.get_by_list else ())
-            ws = _weights_list(weights) if op.get_by_list else None
+            # MindSpore: get_by_list with weights=None gives an empty tuple of weight gradients
+            ws = (_weights_list(weights) or []) if op.get_by_list else None
             _, pg, wg = _run_with_tape(fn, args, kwargs, positions, ws, False, sens=sens)
             if op.get_all and op.get_by_list:
                 return tuple(pg), tuple(wg)
@@ -275,7 +358,7 @@ class GradOperation:
                 return tuple(wg)
             if op.get_all:
                 return tuple(pg)
-            return pg[0]
+            return pg[0] if pg else ()  # MindSpore: a net called with no inputs gives ()
 
         grad_fn.grad_operation = op
         grad_fn.fn = fn

@@ -60,6 +60,14 @@ class Cell:
     _mixed_precision_type = None  # set by to_float
     _amp_level = ""  # set by amp.auto_mixed_precision
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # MindSpore: a Cell that defines ``bprop(self, *inputs, out, dout)`` is differentiated by
+        # it, not through ``construct``. Such a class gets its own ``__call__`` (see
+        # _call_with_custom_bprop); it only applies where that class defines bprop itself.
+        if "bprop" in cls.__dict__ and callable(cls.__dict__["bprop"]) and cls.__call__ is Cell.__call__:
+            cls.__call__ = _call_with_custom_bprop
+
     def __init__(self, auto_prefix=True, flags=None):
         object.__setattr__(self, "_params", OrderedDict())
         object.__setattr__(self, "_cells", OrderedDict())
@@ -278,3 +286,57 @@ class Cell:
 
     def extend_repr(self):
         return ""
+
+
+def _call_with_custom_bprop(self, *args, **kwargs):
+    """``__call__`` of a Cell class that defines ``bprop``. (Capture traces a Cell whose class
+    overrides ``__call__`` through that ``__call__``, so it meets _custom_bprop_call below.)"""
+    return _custom_bprop_call(self, args, kwargs)
+
+
+class _CustomBprop:
+    """Tape op for one call of a Cell with a user ``bprop``: its VJP calls
+    ``cell.bprop(*inputs, out, dout)`` (``out``/``dout`` a Tensor, or a tuple for a Cell that
+    returns a tuple) and returns the gradient of each positional input."""
+
+    def __init__(self, cell, multi):
+        self.cell = cell
+        self.multi = multi
+        self.name = f"{type(cell).__name__}.bprop"
+
+    def vjp(self, g, out, *inputs):
+        grads = self.cell.bprop(*inputs, out, g)
+        if isinstance(grads, Tensor):  # (MindSpore wants a tuple; a lone Tensor for one input is accepted)
+            grads = (grads,)
+        if not isinstance(grads, (tuple, list)) or len(grads) != len(inputs):
+            raise TypeError(f"{type(self.cell).__name__}.bprop must return a tuple with one gradient per "
+                            f"input ({len(inputs)}), got {type(grads).__name__}"
+                            + (f" of length {len(grads)}" if isinstance(grads, (tuple, list)) else ""))
+        return tuple(g if isinstance(g, Tensor) else None for g in grads)
+
+
+def _custom_bprop_call(cell, args, kwargs):
+    from .. import tape as _tape
+    if any(is_tensorlike(a) and not isinstance(a, Tensor) for a in args):
+        # symbolic values: capture is tracing this call. Its graph autodiff would differentiate
+        # ``construct`` and ignore ``bprop``, so refuse: capture turns the error into a graph
+        # break and the call runs eagerly, where the tape below applies the bprop.
+        raise NotImplementedError(f"{type(cell).__name__} defines a custom bprop, which runs eagerly")
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    if kwargs or not tensors or not _tape.ACTIVE or not _tape.any_tracked(tensors):
+        return Cell.__call__(cell, *args, **kwargs)
+    with _tape.paused():  # the forward is not recorded: the bprop stands for all of it
+        out = Cell.__call__(cell, *args)
+    multi = isinstance(out, (tuple, list))
+    outs = tuple(out) if multi else (out,)
+    if not all(isinstance(o, Tensor) for o in outs):
+        raise TypeError(f"{type(cell).__name__}: a Cell with a custom bprop must return a Tensor or a "
+                        "tuple of Tensors")
+    # fresh output objects (sharing the data): an output may be an input itself (an identity
+    # construct with a gradient-reversing bprop), and the tape keys gradients by object
+    outs = tuple(Tensor._wrap(o._data) for o in outs)
+    op = _CustomBprop(cell, multi)
+    for tp in _tape.ACTIVE:
+        tp.record(op, tuple(args), {}, outs)
+    return type(out)(outs) if multi and not hasattr(out, "_fields") else (outs if multi else outs[0])
+
