@@ -160,15 +160,21 @@ def _run_with_tape(fn, args, kwargs, positions, weights, has_aux, sens=None):
     return out, grads[:len(positions)], grads[len(positions):]
 
 
-def _pack(pos_grads, weight_grads, positions_given, grad_position, weights):
+def _weight_grads(weight_grads, weights_given):
+    """The weights' gradients as MindSpore returns them: a tuple, or the gradient alone where
+    ``weights`` was one Parameter (not a list of them)."""
+    return weight_grads[0] if isinstance(weights_given, Tensor) else tuple(weight_grads)
+
+
+def _pack(pos_grads, weight_grads, positions_given, grad_position, weights, weights_given=None):
     if weights is None:
         if isinstance(grad_position, int):
             return pos_grads[0]
         return tuple(pos_grads)
     if grad_position is None:
-        return tuple(weight_grads)
+        return _weight_grads(weight_grads, weights_given)
     pg = pos_grads[0] if isinstance(grad_position, int) else tuple(pos_grads)
-    return pg, tuple(weight_grads)
+    return pg, _weight_grads(weight_grads, weights_given)
 
 
 #: set by capture once its frame hook is turned on (``capture.dispatch.call_grad_function``):
@@ -200,7 +206,7 @@ class _GradFn:
         positions = _positions(self.grad_position, len(args))
         weights = _weights_list(self.weights)
         out, pg, wg = _run_with_tape(self.fn, args, kwargs, positions, weights, self.has_aux)
-        grads = _pack(pg, wg, positions, self.grad_position, weights)
+        grads = _pack(pg, wg, positions, self.grad_position, weights, self.weights)
         if self.has_aux and not self.return_value:  # MindSpore 2.x: (gradient, (aux outputs...))
             return grads, tuple(out[1:])
         return (out, grads) if self.return_value else grads
@@ -244,7 +250,8 @@ class _StructuredGradFn:
             elif pg is not None:
                 pg = tuple((p, g) for p, g in zip(positions, pg))
             if wg is not None:
-                wg = tuple((w.name, g) for w, g in zip(weights, wg))
+                wg = ((weights[0].name, wg) if isinstance(inner.weights, Tensor)
+                      else tuple((w.name, g) for w, g in zip(weights, wg)))
         if weights is None:
             return pg
         if inner.grad_position is None:
@@ -353,9 +360,9 @@ class GradOperation:
             ws = (_weights_list(weights) or []) if op.get_by_list else None
             _, pg, wg = _run_with_tape(fn, args, kwargs, positions, ws, False, sens=sens)
             if op.get_all and op.get_by_list:
-                return tuple(pg), tuple(wg)
+                return tuple(pg), _weight_grads(wg, weights)
             if op.get_by_list:
-                return tuple(wg)
+                return _weight_grads(wg, weights)
             if op.get_all:
                 return tuple(pg)
             return pg[0] if pg else ()  # MindSpore: a net called with no inputs gives ()

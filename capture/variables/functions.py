@@ -618,15 +618,21 @@ def _pure_constructor(cls) -> bool:
 class GradSpec:
     """What a gradient transform computes (from ``grad``/``value_and_grad``/``GradOperation``)."""
 
-    __slots__ = ("kind", "grad_position", "weights", "has_aux", "return_value", "op")
+    __slots__ = ("kind", "grad_position", "weights", "has_aux", "return_value", "op", "single_weight")
 
-    def __init__(self, kind, grad_position=0, weights=None, has_aux=False, return_value=False, op=None):
+    def __init__(self, kind, grad_position=0, weights=None, has_aux=False, return_value=False, op=None,
+                 single_weight=False):
         self.kind = kind  # "grad" (ms.grad / value_and_grad) or "gradop" (GradOperation)
         self.grad_position = grad_position
         self.weights = weights  # list of Parameters or None
         self.has_aux = has_aux
         self.return_value = return_value
         self.op = op
+        # weights given as one Parameter: its gradient comes alone, not in a tuple (MindSpore)
+        self.single_weight = single_weight
+
+    def weight_grads(self, wg):
+        return wg[0] if self.single_weight else TupleVariable(wg)
 
 
 def _param_of(tx, var):
@@ -672,7 +678,8 @@ class GradTransformVariable(Variable):
             weights = _weights_from_var(tx, bound["weights"]) if self.op.get_by_list else None
             if self.op.get_by_list and weights is None:
                 raise GraphBreak("GradOperation(get_by_list=True) needs weights")
-            return GradVariable(bound["fn"], GradSpec("gradop", op=self.op, weights=weights))
+            return GradVariable(bound["fn"], GradSpec("gradop", op=self.op, weights=weights,
+                                                      single_weight=isinstance(bound["weights"], TensorVariable)))
         names = ("fn", "grad_position", "weights", "has_aux")
         bound = _bind_simple(self.describe(), names, args, kwargs,
                              {"grad_position": ConstantVariable(0), "weights": None, "has_aux": ConstantVariable(False)})
@@ -684,7 +691,8 @@ class GradTransformVariable(Variable):
             raise GraphBreak("grad: grad_position and weights cannot both be None",
                              hint="the frame runs eagerly so the error is raised there")
         return GradVariable(bound["fn"], GradSpec("grad", bound["grad_position"].value, weights,
-                                                  bool(bound["has_aux"].value), self.kind == "value_and_grad"))
+                                                  bool(bound["has_aux"].value), self.kind == "value_and_grad",
+                                                  single_weight=isinstance(bound["weights"], TensorVariable)))
 
 
 def _bind_simple(what, names, args, kwargs, defaults):
@@ -724,13 +732,17 @@ class GradVariable(Variable):
                                       ("grad_operation",))
         for name in fields:
             g_guards.python_value(f"{o}.{name}", getattr(g, name), f"gradient function's {name}")
+        from runtime.tensor import Tensor
+        single = isinstance(g.weights, Tensor)
         if isinstance(g, _GradFn):
-            spec = GradSpec("grad", g.grad_position, _weights_list(g.weights), g.has_aux, g.return_value)
+            spec = GradSpec("grad", g.grad_position, _weights_list(g.weights), g.has_aux, g.return_value,
+                            single_weight=single)
         else:
             op = g.grad_operation
             for name in ("get_all", "get_by_list", "sens_param"):
                 g_guards.python_value(f"{o}.grad_operation.{name}", getattr(op, name), f"GradOperation's {name}")
-            spec = GradSpec("gradop", op=op, weights=_weights_list(g.weights) if op.get_by_list else None)
+            spec = GradSpec("gradop", op=op, weights=_weights_list(g.weights) if op.get_by_list else None,
+                            single_weight=single)
         return cls(tx.wrap(g.fn), spec)
 
     def describe(self):
@@ -786,21 +798,21 @@ class GradVariable(Variable):
             if weights is None:
                 packed = pg[0] if isinstance(grad_position, int) else TupleVariable(pg)
             elif grad_position is None:
-                packed = TupleVariable(wg)
+                packed = spec.weight_grads(wg)
             else:
                 packed = TupleVariable([pg[0] if isinstance(grad_position, int) else TupleVariable(pg),
-                                        TupleVariable(wg)])
+                                        spec.weight_grads(wg)])
             if has_aux and not return_value:  # MindSpore 2.x: (gradient, (aux outputs...))
                 return TupleVariable([packed, TupleVariable(out.items[1:])])
             return TupleVariable([out, packed]) if return_value else packed
         op = spec.op
         if op.get_all and op.get_by_list:
-            return TupleVariable([TupleVariable(pg), TupleVariable(wg)])
+            return TupleVariable([TupleVariable(pg), spec.weight_grads(wg)])
         if op.get_by_list:
-            return TupleVariable(wg)
+            return spec.weight_grads(wg)
         if op.get_all:
             return TupleVariable(pg)
-        return pg[0]
+        return pg[0] if pg else TupleVariable([])  # (a net called with no inputs: (), as eagerly)
 
 
 def _data_parallel_grads(tx, weights, wg, fn_var=None):

@@ -298,10 +298,6 @@ def test_grad_operation_structures(mode):
         same(run(mode, op(net, *weights), x, y), expect)
 
 
-@pytest.mark.xfail(strict=True, reason="known difference: weights given as one Parameter (not a list) "
-                   "give a 1-tuple here; MindSpore gives that one gradient Tensor. Capture's grad "
-                   "transforms (capture/variables/functions.py) build the tuple too, so fixing only "
-                   "the tape would make ms.jit disagree with PyNative")
 @pytest.mark.parametrize("mode", MODES)
 def test_a_single_parameter_as_weights_gives_one_tensor(mode):
     # MindSpore (tests/st/gradient/test_grad_return_type.py): a lone Parameter -> its gradient
