@@ -227,9 +227,10 @@ class CellMethodVariable(Variable):
             finally:
                 eager.FORBID_EAGER.pop()
             # what it returned depends on state no other guard covers (``trainable_params()``
-            # on every Parameter's ``requires_grad``): the call is repeated by the guard (not
-            # one returning an iterator: what is taken from it is guarded where it is used)
-            if isinstance(out, collections.abc.Iterator):
+            # on every Parameter's ``requires_grad``): the call is repeated by the guard -- only
+            # for the Cell's read-only queries (a guard must not change anything), and not for
+            # one returning an iterator (what is taken from it is guarded where it is used)
+            if self.method.__name__ not in _CELL_QUERIES or isinstance(out, collections.abc.Iterator):
                 return tx.wrap(out)
             # (through the Cell's own name in the guards: a Cell that is the call's argument is
             # not held by the entry)
@@ -237,6 +238,11 @@ class CellMethodVariable(Variable):
             g.add(f"{g.obj(same_result)}({g.obj(owner)}.{name}(*{g.obj(tuple(rargs))}, **{g.obj(rkw)}), "
                   f"{g.obj(out)})", f"{g.path_of(owner)}.{name}() returns the same")
             return tx.wrap(out)
+
+
+#: Cell methods that only read the Cell tree (a guard may call them again on every call)
+_CELL_QUERIES = frozenset({"trainable_params", "untrainable_params", "get_parameters", "parameters_dict",
+                           "parameters_and_names", "cells", "name_cells", "cells_and_names"})
 
 
 def same_result(now, then) -> bool:
