@@ -724,23 +724,16 @@ class GradVariable(Variable):
     def from_object(cls, tx, g):
         """From an existing _GradFn / GradOperation result object (e.g. a Cell attribute)."""
         from runtime.autograd import _GradFn, _weights_list
-        # what the graph is built from is guarded on the object itself: its identity alone decides
-        # nothing in another process (a warm-start file binds the object found there), and a
-        # grad_position of 0 or 1 makes another graph
-        g_guards, o = tx.guards, tx.guards.obj(g)
-        fields = ("fn", "weights") + (("grad_position", "has_aux", "return_value") if isinstance(g, _GradFn) else
-                                      ("grad_operation",))
-        for name in fields:
-            g_guards.python_value(f"{o}.{name}", getattr(g, name), f"gradient function's {name}")
         from runtime.tensor import Tensor
         single = isinstance(g.weights, Tensor)
         if isinstance(g, _GradFn):
             spec = GradSpec("grad", g.grad_position, _weights_list(g.weights), g.has_aux, g.return_value,
                             single_weight=single)
         else:
+            # (a function holding its GradOperation: guarded by identity, so a warm-start file
+            # binds it and checks its flags as any framework object's, capture/persist.py)
+            tx.guards.identity(f"{tx.guards.obj(g)}.grad_operation", g.grad_operation, "GradOperation")
             op = g.grad_operation
-            for name in ("get_all", "get_by_list", "sens_param"):
-                g_guards.python_value(f"{o}.grad_operation.{name}", getattr(op, name), f"GradOperation's {name}")
             spec = GradSpec("gradop", op=op, weights=_weights_list(g.weights) if op.get_by_list else None,
                             single_weight=single)
         return cls(tx.wrap(g.fn), spec)

@@ -29,11 +29,18 @@ print(json.dumps({"out": np.asarray(out.asnumpy()).tolist(), "warm": warm}))
 """
 
 CASES = {
-    # the gradient function's grad_position (a GRAPH_MODE grad call from Python)
+    # a gradient function's grad_position (a GRAPH_MODE grad call from Python)
     "grad-position": ("""
 ms.set_context(mode=ms.GRAPH_MODE)
 f = lambda a, b: (a * b * 2).sum()
 out = ms.grad(f, SETTING)(x, y)
+""", {0: [[1.0, 2.0, 4.0], [2.0, 2.0, 2.0]], 1: [[2.0, 4.0, 6.0], [8.0, 10.0, 12.0]]}),
+    # a GradOperation's flag (the function it returns, held by a closure)
+    "grad-operation-flag": ("""
+net = lambda a, b: (a * b * 2).sum()
+g = ops.GradOperation(get_all=bool(SETTING))(net)
+out = ms.jit(lambda a, b: g(a, b))(x, y)
+out = out[1] if SETTING else out
 """, {0: [[1.0, 2.0, 4.0], [2.0, 2.0, 2.0]], 1: [[2.0, 4.0, 6.0], [8.0, 10.0, 12.0]]}),
     # a Primitive's attribute (a Cell attribute guarded by identity only)
     "primitive-attribute": ("""
