@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import builtins
 import collections
+import functools
 import hashlib
 import io
 import logging
@@ -268,12 +269,13 @@ class _Namer:
         self.extra.append((f"type({ref}) is {tname}", tname, type(value)))
         if isinstance(value, (tuple, list)):
             self.extra.append((f"len({ref}) == {len(value)}", None, None))
-        # a framework object's settings (a Primitive's attributes, a GradOperation's flags) made
-        # the graph, and only its identity is guarded in this process: the object found in
-        # another one must have the same (``ReduceSum(keep_dims=True)`` is another graph)
-        for attr, setting in _framework_settings(value):
+        # an object's settings (a Primitive's attributes, a gradient function's flags, a
+        # partial's bound arguments) made the graph, and only its identity is guarded in this
+        # process: the object found in another one must have the same (``ReduceSum(keep_dims=
+        # True)`` is another graph)
+        for attr, setting in _settings(value):
             sname = f"__set_{len(self.extra)}"
-            self.extra.append((f"{ref}.__dict__.get({attr!r}) == {sname}", sname, setting))
+            self.extra.append((f"getattr({ref}, {attr!r}, None) == {sname}", sname, setting))
 
     def bind_guards(self, exprs):
         """Bindings from identity guards ``EXPR is oN`` (and ``EXPR is oN()`` for weakly held
@@ -354,11 +356,14 @@ def _plain_setting(v) -> bool:
     return False
 
 
-def _framework_settings(value) -> list:
+def _settings(value) -> list:
     """(attribute, value) of the plain settings of a framework object other than a Cell or a
-    tensor (whose attributes the guards read one by one); [] for anything else."""
+    tensor (whose attributes the guards read one by one) or of a ``functools.partial``; [] for
+    anything else."""
     from runtime.nn.cell import Cell
     from runtime.tensor import Tensor
+    if type(value) is functools.partial:
+        return [(k, getattr(value, k)) for k in ("args", "keywords") if _plain_setting(getattr(value, k))]
     module = getattr(type(value), "__module__", "") or ""
     if module.split(".")[0] not in FRAMEWORK_PACKAGES or isinstance(value, (Cell, Tensor, type)):
         return []

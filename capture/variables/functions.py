@@ -837,11 +837,6 @@ class PartialVariable(Variable):
 
     @classmethod
     def from_object(cls, tx, p):
-        # the bound function and arguments are guarded like any value read while tracing (a
-        # warm-start file binds the partial found in another process, ``partial(scale, 3)``)
-        g, o = tx.guards, tx.guards.obj(p)
-        for name in ("func", "args", "keywords"):
-            g.python_value(f"{o}.{name}", getattr(p, name), f"functools.partial's {name}")
         return cls(tx.wrap(p.func), [tx.wrap(a) for a in p.args], {k: tx.wrap(v) for k, v in p.keywords.items()})
 
     def call(self, tx, args, kwargs):
