@@ -31,7 +31,8 @@ class CompiledRegion:
         grads, _ = self.backward(arrays)
         result = [None] * len(inputs)
         for i, ga in zip(sp.wrt, grads):
-            result[i] = Tensor._wrap(ga)
+            if i not in sp.unconnected:  # as on the eager tape: an input the outputs do not reach gets None
+                result[i] = Tensor._wrap(ga)
         return tuple(result)
 
 

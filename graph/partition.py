@@ -26,6 +26,10 @@ class TrainingSplit:
     diff_outputs: list[int]  # indices of outputs that take a cotangent (float tensors)
     wrt: list[int]  # forward input indices whose cotangent the backward returns (in order)
     read_inputs: list[int]  # forward input indices the backward reads directly
+    # indices in ``wrt`` with no path to a differentiable output: their cotangent is a structural
+    # zero, which the tape must see as "no gradient" (None), not as a zero tensor to propagate
+    # (a custom bprop upstream would otherwise run on it and add its output to the gradient)
+    unconnected: frozenset = frozenset()
 
 
 def _copy_graph(src: Graph, name: str):
@@ -117,6 +121,7 @@ def split_for_training(graph: Graph) -> TrainingSplit:
             bmap[id(old)] = new
     from .ops import F
     outs = []
+    unconnected = frozenset(i for i, gv in zip(wrt, grads) if gv is None)
     for i, gv in zip(wrt, grads):
         if gv is None:
             # no path from this input to the outputs: an explicit zero cotangent
@@ -131,7 +136,7 @@ def split_for_training(graph: Graph) -> TrainingSplit:
     bwd.set_outputs(outs)
     fwd.verify()
     bwd.verify()
-    return TrainingSplit(fwd, bwd, len(graph.outputs), diff_outputs, wrt, read_inputs)
+    return TrainingSplit(fwd, bwd, len(graph.outputs), diff_outputs, wrt, read_inputs, unconnected)
 
 
 AVal  # re-exported type used in signatures of callers

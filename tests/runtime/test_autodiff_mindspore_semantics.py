@@ -520,3 +520,33 @@ def test_graph_and_jit_gradients_equal_pynative_for_a_dense_network():
     np.testing.assert_allclose(results["pynative"][2], d @ w, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(results["pynative"][3], d.T @ xs.asnumpy(), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(results["pynative"][4], d.sum(0), rtol=1e-5, atol=1e-6)
+
+
+class DoubleWithSquareBprop(nn.Cell):
+    """construct = 2x with a bprop that ignores ``out`` and ``dout``: the first derivative is x^2
+    (the bprop's output), the second 2x. A region compiled by capture must not hand the unused
+    ``out`` a zero cotangent, or the tape runs the bprop again on it and adds x^2 (issue 40)."""
+
+    def construct(self, x):
+        return x * 2
+
+    def bprop(self, x, out, dout):
+        return (x * x,)
+
+
+@pytest.mark.parametrize("mode", MODES + ["hook"])
+def test_second_order_grad_through_a_bprop_that_ignores_out_and_dout(mode):
+    import capture
+    from capture.explain import recording
+    xn = np.array([1.0, 2.0, 3.0], np.float32)
+    second = ops.grad(ops.grad(DoubleWithSquareBprop()))
+    if mode == "hook":  # as under ``python -m capture run``: the bprop frame itself is compiled
+        with recording() as report, capture.enabled():
+            gg = second(Tensor(xn))
+            ggj = ms.jit(lambda x: second(x))(Tensor(xn))
+        assert report.compiled_calls >= 1, report
+        np.testing.assert_allclose(ggj.asnumpy(), 2 * xn)
+    else:
+        gg = run(mode, second, Tensor(xn))
+    np.testing.assert_allclose(gg.asnumpy(), 2 * xn)
+    np.testing.assert_allclose(run("pynative", ops.grad(DoubleWithSquareBprop()), Tensor(xn)).asnumpy(), xn * xn)
