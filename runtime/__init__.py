@@ -37,7 +37,7 @@ from . import data  # noqa: F401
 from . import dataset  # noqa: F401  (MindSpore's module name for runtime.data)
 
 # ``ms.tensor(...)`` is MindSpore's function; the module stays importable as ``runtime.tensor``
-from .compat_names import tensor, mutable, jit_class  # noqa: F401,E402
+from .compat_names import tensor, from_numpy, mutable, jit_class  # noqa: F401,E402
 from .parallel import (ParallelMode, set_auto_parallel_context, get_auto_parallel_context,  # noqa: F401,E402
                        reset_auto_parallel_context)
 from . import communication  # noqa: F401,E402

@@ -1,4 +1,4 @@
-"""Small MindSpore 2.x top-level names: ``ms.tensor``, ``ms.mutable``, ``ms.jit_class``
+"""Small MindSpore 2.x top-level names: ``ms.tensor``, ``ms.from_numpy``, ``ms.mutable``, ``ms.jit_class``
 (``ms.ParallelMode`` lives with the auto-parallel context in :mod:`runtime.parallel`).
 
 Example:
@@ -16,6 +16,12 @@ from .tensor import Tensor
 def tensor(input_data=None, dtype=None):
     """``ms.tensor(input_data, dtype=None)``: a new Tensor (the function form of ``ms.Tensor``)."""
     return Tensor(input_data, dtype=dtype)
+
+
+def from_numpy(array):
+    """``ms.from_numpy(array)``: a Tensor sharing ``array``'s memory, no copy (unlike
+    ``Tensor(array)``, which copies); see :meth:`Tensor.from_numpy`."""
+    return Tensor.from_numpy(array)
 
 
 def mutable(input_data, dynamic_len=False):

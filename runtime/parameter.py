@@ -29,8 +29,8 @@ class Parameter(Tensor):
         if isinstance(default_input, Parameter):
             arr = default_input._data.copy()
         else:
-            arr = _to_array(default_input, None)
-            if arr is getattr(default_input, "_data", None) or isinstance(default_input, np.ndarray):
+            arr = _to_array(default_input, None)  # (an array is copied there)
+            if arr is getattr(default_input, "_data", None):
                 arr = arr.copy()  # a Parameter owns its storage
             if not isinstance(default_input, Tensor):
                 arr = _device.place(arr)  # data from the host lands on the context's device

@@ -23,12 +23,19 @@ from .device import array_module, to_numpy
 from .tensor_methods import TensorMethods
 
 
-def _to_array(data, dtype: DType | None):
-    """Convert user data to an array with MindSpore's default dtypes (float32 for Python floats)."""
+def _to_array(data, dtype: DType | None, copy: bool = True):
+    """Convert user data to an array with MindSpore's default dtypes (float32 for Python floats).
+
+    An array (or anything exposing ``__array__`` / ``__cuda_array_interface__``) is copied, as
+    MindSpore's constructor copies (``TensorPy::MakeTensor``): a tensor built from a buffer the
+    caller refills later keeps its own values. ``copy=False`` is for the framework's own freshly
+    created arrays (and ``Tensor.from_numpy``), which nobody else holds. A Tensor argument shares
+    its data, as ``Tensor(tensor)`` does in MindSpore."""
+    borrowed = False  # does ``arr`` still alias memory the caller holds?
     if isinstance(data, Tensor):
         arr = data._data
     elif isinstance(data, np.ndarray):
-        arr = data
+        arr, borrowed = data, True
     elif isinstance(data, (bool, np.bool_)):
         arr = np.asarray(data, dtype=np.bool_)
     elif isinstance(data, numbers.Integral) and not isinstance(data, np.integer):
@@ -46,9 +53,9 @@ def _to_array(data, dtype: DType | None):
         if arr.dtype == np.float64 and not _contains_float64(items):
             arr = arr.astype(np.float32)
     elif hasattr(data, "__cuda_array_interface__"):
-        arr = _device.array_module("GPU").asarray(data)  # a CuPy array: the tensor is on the GPU
+        arr, borrowed = _device.array_module("GPU").asarray(data), True  # a CuPy array: on the GPU
     elif hasattr(data, "__array__"):
-        arr = np.asarray(data)
+        arr, borrowed = np.asarray(data), True
     else:
         raise TypeError(f"Tensor: cannot build a tensor from {type(data).__name__} {data!r}")
     if arr.dtype == object or arr.dtype.kind in "USc":
@@ -56,12 +63,14 @@ def _to_array(data, dtype: DType | None):
     if dtype is not None:
         dtype = as_dtype(dtype)
         if arr.dtype != dtype.np:
-            arr = arr.astype(dtype.np)
+            arr, borrowed = arr.astype(dtype.np), False
     else:
         from_numpy(arr.dtype)  # validates; unsupported numpy types raise TypeError
         fallback = _dt._NP_FALLBACK.get(arr.dtype)
         if fallback is not None:
-            arr = arr.astype(fallback.np)
+            arr, borrowed = arr.astype(fallback.np), False
+    if borrowed and copy:
+        arr = arr.copy()
     return arr
 
 
@@ -196,6 +205,14 @@ class Tensor(TensorMethods):
         if not isinstance(array, np.ndarray):
             raise TypeError(f"Tensor.from_numpy: expects a numpy.ndarray, got {type(array).__name__}")
         return Tensor._placed(np.ascontiguousarray(array))
+
+    @classmethod
+    def _of_owned_array(cls, arr):
+        """``Tensor(arr)`` without the constructor's copy, for an array the framework has just
+        created and hands over (nobody else holds it): same dtype rules and device placement."""
+        t = object.__new__(cls)
+        t._data = _device.place(_to_array(arr, None, copy=False))
+        return t
 
     @property
     def strides(self) -> tuple:

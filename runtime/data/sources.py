@@ -90,7 +90,9 @@ def _row_tuple(row, ncols, what):
     if len(vals) != ncols:
         raise ValueError(f"{what}: the source gave a row of {len(vals)} value(s) but column_names names "
                          f"{ncols} column(s)")
-    return tuple(_as_row_value(v) for v in vals)
+    # rows are held until a block is stacked, and a source may refill one buffer per row, so an
+    # array is copied when it is taken (as MindSpore's pipeline copies each row into its own)
+    return tuple(v.copy() if isinstance(v, np.ndarray) else _as_row_value(v) for v in vals)
 
 
 def _rows_to_block(rows, names):

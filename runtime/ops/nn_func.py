@@ -246,7 +246,7 @@ def avg_pool2d(input_x, kernel_size=1, stride=1, padding=0, ceil_mode=False, cou
     else:
         mask[..., ph:ph + h, pw:pw + w] = 1.0
     from ..tensor import Tensor
-    frac = bind(_R["avg_pool2d"], Tensor(mask.astype(input_x.dtype.np)), kernel_size=kernel_size, stride=stride)
+    frac = bind(_R["avg_pool2d"], Tensor._of_owned_array(mask.astype(input_x.dtype.np)), kernel_size=kernel_size, stride=stride)
     return bind(_R["div"], out, frac)
 
 

@@ -510,4 +510,4 @@ def _assign(param, name, value, strict_load, from_numpy, Tensor):
             raise ValueError(f"load_param_into_net: parameter {name!r} has dtype {want} in the network but "
                              f"{got} in the checkpoint" + (" (strict_load=True)" if strict_load else ""))
         arr = arr.astype(want.np)
-    param.set_data(Tensor(arr))
+    param.set_data(arr)  # (set_data copies an array into the Parameter)

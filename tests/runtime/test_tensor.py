@@ -116,3 +116,44 @@ def test_error_names_user_line():
     msg = str(info.value)
     assert "BiasAdd" in msg and "bias_add" in msg and "(3, 8)" in msg and "(4,)" in msg
     assert "test_tensor.py" in msg and "ops.bias_add(x, b)  # this line is reported" in msg
+
+
+# ---- Tensor(ndarray) copies; from_numpy shares (MindSpore 2.x, issue 40) ----------------------------
+
+def test_tensor_constructor_copies_the_array_in_both_directions():
+    buf = np.zeros(3, np.float32)
+    batches = []
+    for step in range(3):  # a staging buffer refilled and wrapped once per batch
+        buf[:] = step
+        batches.append(Tensor(buf))
+    assert [b.asnumpy().tolist() for b in batches] == [[0.0] * 3, [1.0] * 3, [2.0] * 3]
+    t = Tensor(buf)
+    t[0] = 7.0  # writing the tensor leaves the array alone
+    assert buf.tolist() == [2.0, 2.0, 2.0]
+    assert not np.shares_memory(t.asnumpy(), buf)
+    # the same with an explicit dtype equal to the array's, a view, and a Parameter / set_data
+    assert not np.shares_memory(Tensor(buf, dtype=ms.float32).asnumpy(), buf)
+    view = buf[1:]
+    assert not np.shares_memory(Tensor(view).asnumpy(), buf)
+    p = ms.Parameter(buf, name="p")
+    p.set_data(buf)
+    buf[:] = -1.0
+    assert p.asnumpy().tolist() == [2.0, 2.0, 2.0]
+
+
+def test_from_numpy_stays_zero_copy():
+    a = np.zeros(2, np.float32)
+    for t in (Tensor.from_numpy(a), ms.from_numpy(a)):
+        a[0] = 5.0
+        assert t.asnumpy().tolist()[0] == 5.0
+
+
+def test_dataset_rows_do_not_alias_the_generator_buffer():
+    buf = np.zeros(2, np.float32)
+
+    def gen():
+        for i in range(3):
+            buf[:] = i
+            yield (buf,)
+    rows = [r[0] for r in ms.dataset.GeneratorDataset(gen, ["x"], shuffle=False).create_tuple_iterator()]
+    assert [r.asnumpy().tolist() for r in rows] == [[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]]
