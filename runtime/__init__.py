@@ -35,6 +35,7 @@ from .train import (Model, LossMonitor, TimeMonitor, ModelCheckpoint, Checkpoint
                     build_train_network, LossScaleManager, FixedLossScaleManager, DynamicLossScaleManager)
 from . import data  # noqa: F401
 from . import dataset  # noqa: F401  (MindSpore's module name for runtime.data)
+from . import numpy  # noqa: F401,E402  (mindspore.numpy; absolute `import numpy` elsewhere is unaffected)
 
 # ``ms.tensor(...)`` is MindSpore's function; the module stays importable as ``runtime.tensor``
 from .compat_names import tensor, from_numpy, mutable, jit_class  # noqa: F401,E402
