@@ -38,7 +38,7 @@ from . import dataset  # noqa: F401  (MindSpore's module name for runtime.data)
 from . import numpy  # noqa: F401,E402  (mindspore.numpy; absolute `import numpy` elsewhere is unaffected)
 
 # ``ms.tensor(...)`` is MindSpore's function; the module stays importable as ``runtime.tensor``
-from .compat_names import tensor, from_numpy, mutable, jit_class  # noqa: F401,E402
+from .compat_names import tensor, from_numpy, mutable, jit_class, ms_function, ms_class  # noqa: F401,E402
 from .parallel import (ParallelMode, set_auto_parallel_context, get_auto_parallel_context,  # noqa: F401,E402
                        reset_auto_parallel_context)
 from . import communication  # noqa: F401,E402

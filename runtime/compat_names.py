@@ -1,4 +1,5 @@
-"""Small MindSpore 2.x top-level names: ``ms.tensor``, ``ms.from_numpy``, ``ms.mutable``, ``ms.jit_class``
+"""Small MindSpore 2.x top-level names: ``ms.tensor``, ``ms.from_numpy``, ``ms.mutable``, the
+deprecated ``ms.ms_function``/``ms.ms_class``, ``ms.jit_class``
 (``ms.ParallelMode`` lives with the auto-parallel context in :mod:`runtime.parallel`).
 
 Example:
@@ -9,6 +10,8 @@ Example:
     (1, 2)
 """
 from __future__ import annotations
+
+import warnings
 
 from .tensor import Tensor
 
@@ -37,3 +40,25 @@ def jit_class(cls):
     if not isinstance(cls, type):
         raise TypeError(f"jit_class: expects a class, got {type(cls).__name__}")
     return cls
+
+
+def _deprecated(old, new):
+    # MindSpore logs this warning on every use of the 1.x names; a FutureWarning is shown to
+    # users by default as well (once per call site)
+    warnings.warn(f"'mindspore.{old}' will be deprecated and removed in a future version. "
+                  f"Please use 'mindspore.{new}' instead.", FutureWarning, stacklevel=3)
+
+
+def ms_function(fn=None, input_signature=None, hash_args=None, jit_config=None):
+    """``ms.ms_function``: the deprecated 1.x name of :func:`ms.jit` (warns, then compiles the same
+    way). ``input_signature`` and ``hash_args`` are accepted: capture guards the input shapes and
+    the values a function reads itself."""
+    from .jit_api import jit
+    _deprecated("ms_function", "jit")
+    return jit(fn, jit_config=jit_config) if fn is not None else jit(jit_config=jit_config)
+
+
+def ms_class(cls):
+    """``ms.ms_class``: the deprecated 1.x name of :func:`ms.jit_class` (warns)."""
+    _deprecated("ms_class", "jit_class")
+    return jit_class(cls)

@@ -5,3 +5,4 @@ from ..parameter import Parameter  # noqa: F401
 from . import dtype, parameter, tensor  # noqa: F401
 from . import seed  # noqa: F401,E402
 from .seed import get_seed, set_seed  # noqa: F401,E402
+from ..jit_api import JitConfig  # noqa: F401,E402  (mindspore.common.JitConfig)

@@ -19,6 +19,7 @@ Example:
 """
 from __future__ import annotations
 
+import types
 from collections import OrderedDict
 
 from graph.ops import REGISTRY, bind
@@ -59,6 +60,7 @@ class Cell:
 
     _mixed_precision_type = None  # set by to_float
     _amp_level = ""  # set by amp.auto_mixed_precision
+    _jit_config = None  # set by set_jit_config: how GRAPH_MODE compiles this Cell
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -259,10 +261,34 @@ class Cell:
         if self._jit is not None:
             return self._jit(*args, **kwargs)
         if _context._state["mode"] == _context.GRAPH_MODE:
+            if self._jit_config is not None:
+                return self._configured_graph_call()(*args, **kwargs)
             handler = _context.graph_handler()
             if handler is not None:
                 return handler(self, args, kwargs)
         return self.construct(*args, **kwargs)
+
+    def set_jit_config(self, jit_config):
+        """``Cell.set_jit_config(jit_config)``: compile this Cell with ``jit_config`` (an
+        ``ms.JitConfig``: ``jit_level`` picks the optimisation passes) when it runs in GRAPH_MODE;
+        PyNative calls are unaffected, as in MindSpore."""
+        from ..jit_api import JitConfig
+        if not isinstance(jit_config, JitConfig):
+            raise TypeError(f"{type(self).__name__}.set_jit_config: expects a JitConfig, got "
+                            f"{type(jit_config).__name__}")
+        object.__setattr__(self, "_jit_config", jit_config)
+        object.__setattr__(self, "_configured_call", None)
+
+    def _configured_graph_call(self):
+        """``construct`` jitted with this Cell's JitConfig (made on the first GRAPH_MODE call)."""
+        call = self.__dict__.get("_configured_call")
+        if call is None:
+            from ..jit_api import jit
+            construct = type(self).construct
+            construct = getattr(construct, "__wrapped_jit__", construct)
+            call = jit(types.MethodType(construct, self), jit_config=self._jit_config)
+            object.__setattr__(self, "_configured_call", call)
+        return call
 
     def compile(self, *args, **kwargs):
         """Capture and compile ``construct`` for these inputs without running it."""

@@ -20,7 +20,7 @@ from ..tensor import Tensor
 _R = REGISTRY
 
 __all__ = ["dense", "flatten", "zeros", "ones", "full", "fill", "zeros_like", "ones_like", "sum",
-           "mean", "square", "clamp", "clip_by_value", "Print", "print_", "numel",
+           "mean", "square", "clamp", "Print", "print_", "numel",
            "rank", "shape", "size", "mse_loss", "sub", "maximum", "minimum", "dropout", "split",
            "assign_add", "assign_sub", "AssignAdd", "AssignSub", "repeat_interleave"]
 
@@ -125,12 +125,6 @@ def clamp(x, min=None, max=None):  # noqa: A002
     if dtype is not None and x.dtype != dtype:  # a float bound promoted an int input: cast back
         x = bind(_R["cast"], x, dtype=dtype)
     return x
-
-
-def clip_by_value(x, clip_value_min=None, clip_value_max=None):
-    return clamp(x, clip_value_min, clip_value_max)
-
-
 
 
 def numel(x):

@@ -27,7 +27,7 @@ from ..cell import Cell
 
 __all__ = ["Dense", "Flatten", "ReLU", "ReLU6", "LeakyReLU", "Sigmoid", "Tanh", "GELU", "SiLU",
            "Softmax", "LogSoftmax", "Softplus", "Dropout", "Identity", "SequentialCell", "CellList",
-           "get_activation"]
+           "get_activation", "ClipByNorm"]
 
 
 def _check_int(cls_name, name, v, minimum=1):
@@ -461,3 +461,21 @@ class CellList(_CellContainer):
 
     def construct(self, *inputs):
         raise NotImplementedError("CellList is a container; call its cells instead")
+
+
+class ClipByNorm(Cell):
+    """``nn.ClipByNorm(axis=None)``: ``construct(x, clip_norm)`` scales ``x`` to
+    ``x * clip_norm / max(l2norm(x, axis), clip_norm)`` (the L2 norm over ``axis``, all axes by
+    default, kept for broadcasting), so its norm is at most ``clip_norm``."""
+
+    def __init__(self, axis=None):
+        super().__init__()
+        if axis is not None and not isinstance(axis, (int, tuple, list)):
+            raise TypeError(f"ClipByNorm: axis must be None, an int or a tuple of ints, got {axis!r}")
+        self.axis = axis
+
+    def construct(self, x, clip_norm):
+        axes = tuple(range(x.ndim)) if self.axis is None else (
+            (self.axis,) if isinstance(self.axis, int) else tuple(self.axis))
+        l2 = ops.sqrt(ops.reduce_sum(ops.square(x), axes, True))
+        return x * clip_norm / ops.maximum(l2, clip_norm)
