@@ -120,7 +120,6 @@ DIFFERENCES = {
 #: MindSpore 2.x names users reach for that do not exist here yet (the test checks they are absent)
 MISSING = [
     "nn.Conv3d",
-    "nn.Transformer",
     "nn.KLDivLoss", "nn.Dropout2d", "nn.PixelShuffle",
     "ops.conv3d", "ops.scatter_nd", "ops.tensor_scatter_elements",
     "ops.unique", "ops.nonzero", "ops.masked_select", "ops.einsum", "ops.meshgrid",

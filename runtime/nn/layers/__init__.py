@@ -17,5 +17,7 @@ from .rnn import *  # noqa: F401,F403
 from .rnn import __all__ as _rnn
 from .attention import *  # noqa: F401,F403
 from .attention import __all__ as _attention
+from .transformer import *  # noqa: F401,F403
+from .transformer import __all__ as _transformer
 
-__all__ = _basic + _conv + _pool + _norm + _emb + _act + _spatial + _rnn + _attention
+__all__ = _basic + _conv + _pool + _norm + _emb + _act + _spatial + _rnn + _attention + _transformer
