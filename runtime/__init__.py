@@ -22,6 +22,7 @@ from . import eager as _eager  # noqa: F401  (registers the eager bind handler)
 from .parameter import Parameter, ParameterTuple  # noqa: F401
 from .autograd import grad, value_and_grad, get_grad  # noqa: F401
 from .transforms import vjp, jvp, jacrev, jacfwd  # noqa: F401
+from .vmap import vmap  # noqa: F401
 from .random import set_seed, get_seed  # noqa: F401
 from .jit_api import jit, JitConfig  # noqa: F401
 from . import ops  # noqa: F401

@@ -119,7 +119,8 @@ class Tensor(TensorMethods):
         constant combined with it), else on the context's device (zeros, initializer draws...)."""
         t = object.__new__(cls)
         # (``like`` is a symbolic tensor while graph capture traces framework code: no device to follow)
-        t._data = _device.place(arr, like._data if isinstance(like, Tensor) else None)
+        # (a vmap BatchedTensor has no ``_data``: getattr gives None, the context's device)
+        t._data = _device.place(arr, getattr(like, "_data", None) if isinstance(like, Tensor) else None)
         return t
 
     # -- metadata ------------------------------------------------------------------------------
