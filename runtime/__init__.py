@@ -38,6 +38,8 @@ from .train import (Model, LossMonitor, TimeMonitor, ModelCheckpoint, Checkpoint
 from . import data  # noqa: F401
 from . import dataset  # noqa: F401  (MindSpore's module name for runtime.data)
 from . import numpy  # noqa: F401,E402  (mindspore.numpy; absolute `import numpy` elsewhere is unaffected)
+from . import boost  # noqa: F401,E402
+from .common.sparse_tensor import RowTensor  # noqa: F401,E402
 
 # ``ms.tensor(...)`` is MindSpore's function; the module stays importable as ``runtime.tensor``
 from .compat_names import tensor, from_numpy, mutable, jit_class, ms_function, ms_class  # noqa: F401,E402

@@ -124,10 +124,9 @@ def _run_with_tape(fn, args, kwargs, positions, weights, has_aux, sens=None):
     their gradients are all-reduced unless a DistributedGradReducer was built for them
     (:mod:`runtime.parallel.reducer`)."""
     _dp.prepare_step(weights, fn)
-    for p in positions:
-        if not isinstance(args[p], Tensor):
-            raise TypeError(f"grad: argument {p} is a {type(args[p]).__name__}, not a Tensor, "
-                            "so it cannot be differentiated")
+    # MindSpore: a position holding a non-Tensor (a Python number, None...) gets () as its gradient
+    all_positions = positions
+    positions = tuple(p for p in positions if isinstance(args[p], Tensor))
     tape = Tape()
     with tape:
         for p in positions:
@@ -155,9 +154,17 @@ def _run_with_tape(fn, args, kwargs, positions, weights, has_aux, sens=None):
         reducer, skip = _dp.auto_reducer(weights), len(positions)
         grads = backward(tape, flat, seeds, wrt,
                          on_final=lambda k, g: reducer.ready(k - skip, g) if k >= skip else None)
-        return out, grads[:skip], list(reducer.finish(grads[skip:]))
+        return out, _with_empty(grads[:skip], positions, all_positions), list(reducer.finish(grads[skip:]))
     grads = backward(tape, flat, seeds, wrt)
-    return out, grads[:len(positions)], grads[len(positions):]
+    return out, _with_empty(grads[:len(positions)], positions, all_positions), grads[len(positions):]
+
+
+def _with_empty(grads, tensor_positions, all_positions):
+    """Gradients for ``all_positions``: those of the Tensor positions, () for the others."""
+    if len(tensor_positions) == len(all_positions):
+        return grads
+    by_position = dict(zip(tensor_positions, grads))
+    return [by_position.get(p, ()) for p in all_positions]
 
 
 def _weight_grads(weight_grads, weights_given):

@@ -112,6 +112,22 @@ DIFFERENCES = {
     "EarlyStopping": "`baseline` is the value documented (MindSpore's source stores `min_delta` in its place); a "
                      "monitored value of 0 is watched (MindSpore skips falsy values).",
     "ReduceLROnPlateau": "a monitored value of 0 is watched (MindSpore skips falsy values).",
+    "Tensor": "`Tensor(ndarray)` copies the array (as MindSpore's constructor does); `Tensor.from_numpy` / "
+              "`ms.from_numpy` share its memory.",
+    "vmap": "a batching transform: ops with a batching rule (runtime/vmap_rules.py: elementwise, reductions, "
+            "shape ops, matmul, gather, conv/pool, layer_norm...) run once on the whole batch, any other op once per "
+            "example (a loop). A CellList (model ensembling) is not supported. Under `jit` a vmapped function "
+            "built outside the jitted code compiles into its graph.",
+    "jvp": "forward mode by double VJP (the gradient of <J^T u, v> with respect to u): no per-op JVP rules, the "
+           "numbers of reverse mode.",
+    "jacfwd": "one JVP (double VJP) per input element; `jacrev` one VJP per output element.",
+    "vjp": "`vjp_fn(v)` gives the gradients of all inputs as a tuple (with `weights`: (inputs, weights)).",
+    "ms_function": "warns (FutureWarning) that it is deprecated, then is `jit`; `input_signature`/`hash_args` "
+                   "are accepted and not needed.",
+    "numpy.where": "the one-argument form (`nonzero`) has a data-dependent shape and raises ValueError.",
+    "numpy.empty": "zero-filled (there is no uninitialised memory to hand out).",
+    "numpy.take": "`mode='raise'` clips (a graph cannot raise on a value).",
+    "boost": "only `GradientAccumulation` exists.",
     "nn.DistributedGradReducer": "`fusion_type` is accepted; buckets follow the auto-parallel context. "
                                  "Parameters it is built for are not reduced again by grad/value_and_grad, "
                                  "which reduce the others themselves in data-parallel mode.",
@@ -123,6 +139,8 @@ MISSING = [
     "nn.KLDivLoss", "nn.Dropout2d", "nn.PixelShuffle",
     "ops.conv3d", "ops.scatter_nd", "ops.tensor_scatter_elements",
     "ops.unique", "ops.nonzero", "ops.masked_select", "ops.einsum", "ops.meshgrid",
+    "ops.Einsum", "ops.CumProd", "ops.Unique", "ops.NonZero", "ops.MaskedSelect", "ops.TensorScatterUpdate",
+    "ops.ScatterNdUpdate", "ops.GatherNd", "ops.Atan2", "ops.BitwiseAnd", "ops.NLLLoss",
     "dataset.text", "dataset.MindDataset", "dataset.TFRecordDataset", "dataset.DistributedSampler",
     "dataset.RandomSampler", "dataset.vision.RandomColorAdjust", "dataset.vision.Grayscale",
 ]

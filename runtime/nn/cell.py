@@ -22,6 +22,8 @@ from __future__ import annotations
 import types
 from collections import OrderedDict
 
+import numpy as np
+
 from graph.ops import REGISTRY, bind
 from graph.ops.core import computing_in, is_tensorlike
 
@@ -61,6 +63,7 @@ class Cell:
     _mixed_precision_type = None  # set by to_float
     _amp_level = ""  # set by amp.auto_mixed_precision
     _jit_config = None  # set by set_jit_config: how GRAPH_MODE compiles this Cell
+    _param_prefix = ""  # set by update_cell_prefix (MindSpore's Cell.param_prefix)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -110,6 +113,12 @@ class Cell:
                 return
             if value is None:
                 del d["_params"][name]
+            elif (isinstance(value, (int, float, bool)) and _context._state["mode"] == _context.GRAPH_MODE):
+                # MindSpore's static-graph syntax: ``self.weight = 1`` assigns the number to every
+                # element of the Parameter (PyNative refuses it, as MindSpore does)
+                param = d["_params"][name]
+                bind(_ASSIGN, param, Tensor._of_owned_array(np.full(param.shape, value, param.dtype.np)))
+                return
             else:
                 raise TypeError(f"{type(self).__name__}.{name} holds a Parameter; assign a Tensor or Parameter, "
                                 f"not {type(value).__name__}")
@@ -267,6 +276,17 @@ class Cell:
             if handler is not None:
                 return handler(self, args, kwargs)
         return self.construct(*args, **kwargs)
+
+    @property
+    def param_prefix(self):
+        """The prefix of this Cell's direct Parameters ('' until :meth:`update_cell_prefix` is
+        called on a Cell above it, as in MindSpore)."""
+        return self._param_prefix
+
+    def update_cell_prefix(self):
+        """Set ``param_prefix`` of every Cell under this one to its name path ("dense", "a.b")."""
+        for cell_name, cell in self.cells_and_names():
+            object.__setattr__(cell, "_param_prefix", cell_name)
 
     def set_jit_config(self, jit_config):
         """``Cell.set_jit_config(jit_config)``: compile this Cell with ``jit_config`` (an

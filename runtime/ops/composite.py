@@ -175,8 +175,8 @@ class CompositePrimitive:
 
     function = None
 
-    def __call__(self, *args):
-        return type(self).function(*args)
+    def __call__(self, *args, **kwargs):
+        return type(self).function(*args, **kwargs)
 
 
 class AssignAdd(CompositePrimitive):
@@ -349,7 +349,12 @@ def bmm(input_x, mat2):
 
 
 def stop_gradient(value):
-    """``ops.stop_gradient``: ``value`` itself, with no gradient flowing through it."""
+    """``ops.stop_gradient``: ``value`` itself, with no gradient flowing through it; a tuple or
+    list of values gives each one stopped (in the same container type), as in MindSpore."""
+    if isinstance(value, (tuple, list)) and not hasattr(value, "shape"):
+        return type(value)(stop_gradient(v) for v in value)
+    if value is None or isinstance(value, (int, float, bool, str)):
+        return value  # Python values carry no gradient
     return bind(_R["stop_gradient"], value)
 
 
@@ -358,10 +363,11 @@ def depend(value, expr):
     return value
 
 
-def partial(func, *args):
-    """``ops.partial(func, *args)``: ``func`` with its first arguments bound."""
+def partial(func, *args, **kwargs):
+    """``ops.partial(func, *args, **kwargs)``: ``func`` with its first arguments (and keyword
+    arguments) bound."""
     import functools
-    return functools.partial(func, *args)
+    return functools.partial(func, *args, **kwargs)
 
 
 def unstack(input_x, axis=0):

@@ -13,6 +13,8 @@ Without groups, ``weight_decay`` applies to the parameters whose names contain n
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import numbers
 
 import numpy as np
@@ -25,7 +27,7 @@ from ...parameter import Parameter, ParameterTuple
 from ...tensor import Tensor
 from ..cell import Cell
 
-__all__ = ["Optimizer"]
+__all__ = ["Optimizer", "opt_init_args_register"]
 
 
 def _decay_filter(p):
@@ -263,3 +265,31 @@ class Optimizer(Cell):
 
     def construct(self, gradients):
         raise NotImplementedError(f"{type(self).__name__} must implement construct(gradients)")
+
+
+def opt_init_args_register(fn):
+    """MindSpore's decorator for an optimizer's ``__init__``: records the arguments it was called
+    with as ``self.init_args`` (a dict, ``learning_rate`` as a list when it was a Tensor) and its
+    parameters as ``self.init_params = {"params": ...}`` (taken from ``optimizer`` for a wrapper
+    optimizer), then runs ``__init__``."""
+    signature = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def deco(self, *args, **kwargs):
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        arguments = dict(bound.arguments)
+        arguments.pop("self")
+        if "params" in arguments:
+            object.__setattr__(self, "init_params", {"params": arguments.pop("params")})
+        if "optimizer" in arguments:
+            object.__setattr__(self, "init_params", {"params": arguments.pop("optimizer").init_params["params"]})
+        lr = arguments.get("learning_rate")
+        if isinstance(lr, Tensor):
+            arguments["learning_rate"] = lr.asnumpy().tolist()
+        elif isinstance(lr, Cell):
+            object.__setattr__(self, "init_learning_rate", lr)
+            arguments.pop("learning_rate")
+        object.__setattr__(self, "init_args", arguments)
+        fn(self, *args, **kwargs)
+    return deco
