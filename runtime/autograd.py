@@ -16,11 +16,13 @@ from __future__ import annotations
 
 from graph.autodiff import apply_vjp, in_dtype_of
 from graph.ops import F, comm
+from graph.ops.core import Op
 
 from . import context as _context
 from .parallel import reducer as _dp
-from .tape import ACTIVE, Tape
+from .tape import ACTIVE, VMAP_LEVEL, Tape
 from .tensor import Tensor
+from .vmap import BatchedTensor, rebatch, unbatch
 
 
 def backward(tape: Tape, outputs, sens, wrt, on_final=None):
@@ -29,24 +31,51 @@ def backward(tape: Tape, outputs, sens, wrt, on_final=None):
     ``on_final(k, grad)``, when given, is called with the gradient of ``wrt[k]`` as soon as the
     walk has passed every use of it (the data-parallel reduction starts its all-reduces then)."""
     grads: dict[int, object] = {}
+    level = tape.vmap_level
     for o, s in zip(outputs, sens):
         if isinstance(o, Tensor) and s is not None:
-            _accumulate(grads, o, s)
+            _accumulate(grads, o, s, level)
     final_after = _first_uses(tape, wrt) if on_final is not None else {}
     entries = tape.entries
     for index in range(len(entries) - 1, -1, -1):
         entry = entries[index]
         gs = [grads.get(id(o)) for o in entry.outputs]
         if any(g is not None for g in gs):
-            in_grads = apply_vjp(entry.op, entry.attrs, entry.inputs, entry.outputs, gs)
+            if VMAP_LEVEL[0] and not isinstance(entry.op, Op) and not getattr(entry.op, "batchable_vjp", False) \
+                    and any(type(g) is BatchedTensor for g in gs):
+                in_grads = _vjp_per_example(entry, gs)
+            else:
+                in_grads = apply_vjp(entry.op, entry.attrs, entry.inputs, entry.outputs, gs)
             for inp, gi in zip(entry.inputs, in_grads):
                 if gi is not None and isinstance(inp, Tensor) and id(inp) in tape.tracked:
-                    _accumulate(grads, inp, gi)
+                    _accumulate(grads, inp, gi, level)
         for k in final_after.get(index, ()):
             on_final(k, _final_grad(tape, grads, wrt[k]))
         if on_final is not None:
             comm.progress()  # MPI moves started all-reduces only inside MPI calls
     return [_final_grad(tape, grads, w) for w in wrt]
+
+
+def _vjp_per_example(entry, gs):
+    """The VJP of a tape entry whose rule only takes real arrays (a compiled region's backward
+    graph) for batched cotangents (``vmap`` of a gradient): once per example, stacked."""
+    level = max(g.level for g in gs if type(g) is BatchedTensor)
+    values = [unbatch(g) if type(g) is BatchedTensor and g.level == level else g for g in gs]
+    size = next(v.shape[0] for v, g in zip(values, gs) if type(g) is BatchedTensor and g.level == level)
+    per_example = []
+    for i in range(size):
+        gi = [F.getitem(v, index=(i,)) if type(g) is BatchedTensor and g.level == level else v
+              for v, g in zip(values, gs)]
+        per_example.append(apply_vjp(entry.op, entry.attrs, entry.inputs, entry.outputs, gi))
+    out = []
+    for k in range(len(entry.inputs)):
+        column = [r[k] for r in per_example]
+        if all(c is None for c in column):
+            out.append(None)
+            continue
+        column = [F.zeros_like(entry.inputs[k]) if c is None else c for c in column]
+        out.append(rebatch(F.stack(*column, axis=0), level))
+    return tuple(out)
 
 
 def _final_grad(tape, grads, w):
@@ -70,9 +99,22 @@ def _first_uses(tape, wrt) -> dict[int, list[int]]:
     return out
 
 
-def _accumulate(grads, t, g):
+def _accumulate(grads, t, g, level=0):
+    if type(g) is BatchedTensor:
+        g = _sum_inner_batches(g, t, level)
     prev = grads.get(id(t))
     grads[id(t)] = g if prev is None else F.add(prev, g)
+
+
+def _sum_inner_batches(g, t, level):
+    """A cotangent batched by a vmap made after the tape (inside the differentiated function),
+    reaching ``t`` that is not batched at that level (a tensor from outside the vmap): the
+    examples' contributions add up, so the batch is summed out (``grad(vmap(f))``). A tape made
+    inside the vmap (``vmap(grad(f))``) keeps the per-example cotangents."""
+    while type(g) is BatchedTensor and g.level > level and not (
+            type(t) is BatchedTensor and t.level == g.level):
+        g = F.reduce_sum(unbatch(g), axis=(0,), keep_dims=False)
+    return g
 
 
 def _flatten_outputs(out):
@@ -191,6 +233,17 @@ def _pack(pos_grads, weight_grads, positions_given, grad_position, weights, weig
 CALL_HANDLER = None
 
 
+def _vmapped(args) -> bool:
+    """Called inside ``vmap`` (a BatchedTensor among ``args``, or in a tuple of them): the grad
+    function runs on the tape, where the batched ops are recorded, not as a compiled graph."""
+    if not VMAP_LEVEL[0]:
+        return False
+    for a in args:
+        if type(a) is BatchedTensor or (isinstance(a, tuple) and any(type(x) is BatchedTensor for x in a)):
+            return True
+    return False
+
+
 class _GradFn:
     """The function returned by ``grad``/``value_and_grad`` (capture recognises this type)."""
 
@@ -206,7 +259,7 @@ class _GradFn:
     def __call__(self, *args, **kwargs):
         if self.grad_position == ():  # MindSpore raises for an empty grad_position (its C++ check)
             raise RuntimeError("grad: grad_position is an empty tuple; give an int, a non-empty tuple or None")
-        if CALL_HANDLER is not None:
+        if CALL_HANDLER is not None and not _vmapped(args):
             handled, result = CALL_HANDLER(self, args, kwargs)
             if handled:
                 return result
@@ -353,7 +406,7 @@ class GradOperation:
         op = self
 
         def grad_fn(*args, **kwargs):
-            if CALL_HANDLER is not None:
+            if CALL_HANDLER is not None and not _vmapped(args):
                 handled, result = CALL_HANDLER(grad_fn, args, kwargs)
                 if handled:
                     return result

@@ -14,6 +14,11 @@ from __future__ import annotations
 #: the active tapes, innermost last; the eager handler checks ``if ACTIVE:``
 ACTIVE: list["Tape"] = []
 
+#: the level of the last ``vmap`` call made ([0] before any; runtime.vmap advances it). A tape
+#: remembers it: a batched cotangent of a later (inner) vmap level that reaches a tensor not
+#: batched at that level is summed over that batch (see runtime.autograd.backward)
+VMAP_LEVEL = [0]
+
 
 def any_tracked(tensors) -> bool:
     """Does an active tape track one of ``tensors`` (so ops on them must be recorded)?"""
@@ -38,6 +43,7 @@ class Tape:
     """Records differentiable ops applied to tracked tensors (see module docstring)."""
 
     def __init__(self):
+        self.vmap_level = VMAP_LEVEL[0]
         self.entries: list[Entry] = []
         self.tracked: set[int] = set()
         self._keep: list = []  # keeps watched leaves alive so their ids stay unique

@@ -99,6 +99,14 @@ def _arrange(per_output, n_inputs):
     return tuple(tuple(row) for row in per_output)
 
 
+def _vectorised_rows_allowed():
+    """Compute a Jacobian's rows/columns all at once with ``vmap`` (eager), or one at a time
+    while graph capture traces the transform (a graph builder is routing operandless draws then;
+    capture cannot hand the row function to ``vmap``, and the loop compiles into one graph)."""
+    from graph.ops.core import _OPERANDLESS
+    return not _OPERANDLESS
+
+
 def _stack_reshape(pieces, lead_shape, tail_shape, pieces_first):
     """Stack per-element results into the Jacobian block of shape out.shape + in.shape: rows (one
     per output element, each shaped like the input) on a new first axis, or columns (one per input
@@ -212,6 +220,33 @@ class _Transforms:
             return transforms.jacobian(fn, args, grad_position, has_aux, False)
         return jacobian
 
+    def rows_batched(self, diff_fn, args, positions, outs, j, multi):
+        """Every row of the Jacobian of output ``j`` at once: one VJP under ``vmap`` over the
+        standard basis of that output (the backward pass runs batched)."""
+        from .vmap import vmap
+        o = outs[j]
+        basis = Tensor._placed(np.eye(o.size, dtype=o.dtype.np).reshape((o.size,) + tuple(o.shape)))
+
+        def rows(seed):
+            seeds = tuple(seed if i == j else bind(_R["zeros_like"], oi) for i, oi in enumerate(outs))
+            grads = _GRAD_ALL_SENS(diff_fn)(*args, seeds if multi else seeds[0])
+            return tuple(grads[p] for p in positions)
+        return dict(zip(positions, vmap(rows)(basis)))
+
+    def columns_batched(self, diff_fn, args, p, primal, multi):
+        """Every column for input ``p`` at once: one JVP under ``vmap`` over its standard basis."""
+        from .vmap import vmap
+        x = args[p]
+        basis = Tensor._placed(np.eye(x.size, dtype=x.dtype.np).reshape((x.size,) + tuple(x.shape)))
+        transforms = self
+
+        def columns(t):
+            tangents = [None] * len(args)
+            tangents[p] = t
+            jv = transforms.jvp_of(diff_fn, args, tangents, primal)
+            return tuple(jv) if multi else (jv,)
+        return list(vmap(columns)(basis))
+
     def jacobian(self, fn, args, grad_position, has_aux, reverse):
         """The Jacobian of ``fn`` at ``args``: rows by VJPs (``reverse``) or columns by JVPs."""
         _check_tensors("jacrev" if reverse else "jacfwd", args)
@@ -227,29 +262,41 @@ class _Transforms:
         multi = isinstance(primal, (tuple, list))
         outs = tuple(primal) if multi else (primal,)
         blocks = {}
+        vectorise = _vectorised_rows_allowed()
         if reverse:
             for j, o in enumerate(outs):
-                rows = {p: [] for p in positions}
-                for k in range(o.size):
-                    seeds = tuple(_basis(tuple(o.shape), o.dtype, k) if i == j else bind(_R["zeros_like"], oi)
-                                  for i, oi in enumerate(outs))
-                    grads = _GRAD_ALL_SENS(diff_fn)(*args, seeds if multi else seeds[0])
-                    for p in positions:
-                        rows[p].append(grads[p])
+                if vectorise:
+                    rows = self.rows_batched(diff_fn, args, positions, outs, j, multi)
+                else:
+                    rows = {p: [] for p in positions}
+                    for k in range(o.size):
+                        seeds = tuple(_basis(tuple(o.shape), o.dtype, k) if i == j else bind(_R["zeros_like"], oi)
+                                      for i, oi in enumerate(outs))
+                        grads = _GRAD_ALL_SENS(diff_fn)(*args, seeds if multi else seeds[0])
+                        for p in positions:
+                            rows[p].append(grads[p])
+                    rows = {p: bind(_R["stack"], *rows[p], axis=0) for p in positions}
                 for p in positions:
-                    blocks[(j, p)] = _stack_reshape(rows[p], o.shape, args[p].shape, True)
+                    blocks[(j, p)] = bind(_R["reshape"], rows[p], shape=tuple(o.shape) + tuple(args[p].shape))
         else:
             for p in positions:
                 x = args[p]
-                columns = [[] for _ in outs]
-                for k in range(x.size):
-                    tangents = [None] * len(args)
-                    tangents[p] = _basis(tuple(x.shape), x.dtype, k)
-                    jv = self.jvp_of(diff_fn, args, tangents, primal)
-                    for j, col in enumerate(jv if multi else (jv,)):
-                        columns[j].append(col)
+                if vectorise:
+                    columns = self.columns_batched(diff_fn, args, p, primal, multi)
+                else:
+                    per_k = []
+                    for k in range(x.size):
+                        tangents = [None] * len(args)
+                        tangents[p] = _basis(tuple(x.shape), x.dtype, k)
+                        jv = self.jvp_of(diff_fn, args, tangents, primal)
+                        per_k.append(jv if multi else (jv,))
+                    columns = [bind(_R["stack"], *[c[j] for c in per_k], axis=0) for j in range(len(outs))]
                 for j, o in enumerate(outs):
-                    blocks[(j, p)] = _stack_reshape(columns[j], o.shape, x.shape, False)
+                    # (n_in, *out.shape) -> (*out.shape, n_in) -> out.shape + in.shape
+                    col = columns[j]
+                    nd = len(col.shape)
+                    col = bind(_R["transpose"], col, perm=tuple(range(1, nd)) + (0,))
+                    blocks[(j, p)] = bind(_R["reshape"], col, shape=tuple(o.shape) + tuple(x.shape))
         jac = _arrange([[blocks[(j, p)] for p in positions] for j in range(len(outs))], len(positions))
         return (jac, _aux_of(out)) if has_aux else jac
 

@@ -138,24 +138,27 @@ class _IntoBatch:
     """Tape op: a tensor with its batch axis first -> the BatchedTensor of ``level``."""
 
     name = "vmap_into_batch"
+    batchable_vjp = True  # its VJP takes batched cotangents (see runtime.autograd.backward)
 
     def __init__(self, level, size):
         self.level, self.size = level, size
 
     def vjp(self, g, out, x):
-        return (_out_of_batch_value(g, self.level, self.size),)
+        # through the recording helper, so a tape differentiating this backward sees the step
+        return (_out_of_batch(g, self.level, self.size),)
 
 
 class _OutOfBatch:
     """Tape op: a BatchedTensor of ``level`` -> its value, batch axis first."""
 
     name = "vmap_out_of_batch"
+    batchable_vjp = True
 
     def __init__(self, level):
         self.level = level
 
     def vjp(self, g, out, x):
-        return (BatchedTensor(g, self.level),)
+        return (_into_batch(g, self.level, g.shape[0]),)
 
 
 def _out_of_batch_value(t, level, size):
@@ -173,6 +176,16 @@ def _into_batch(x, level, size):
     for tp in _tape.ACTIVE:
         tp.record(_IntoBatch(level, size), (x,), {}, (b,))
     return b
+
+
+def rebatch(value, level):
+    """``value`` (batch axis first) as the BatchedTensor of ``level``, recorded on active tapes."""
+    return _into_batch(value, level, value.shape[0])
+
+
+def unbatch(t):
+    """The value of a BatchedTensor (batch axis first), recorded on active tapes."""
+    return _out_of_batch(t, t.level, t.value.shape[0])
 
 
 def _out_of_batch(t, level, size):
@@ -266,6 +279,7 @@ def vmap(fn, in_axes=0, out_axes=0):
             raise ValueError(f"vmap: the mapped axes have different sizes {sorted(sizes)}")
         size = sizes.pop()
         level = next(_LEVELS)
+        _tape.VMAP_LEVEL[0] = level
         it = iter(pairs)
 
         def wrap_leaf(leaf):

@@ -28,6 +28,7 @@ from graph.ops import REGISTRY, bind
 from graph.ops.core import computing_in, is_tensorlike
 
 from .. import context as _context
+from .. import tape as _tape
 from ..parameter import Parameter
 from ..tensor import Tensor
 
@@ -268,8 +269,14 @@ class Cell:
 
     def _dispatch(self, args, kwargs):
         if self._jit is not None:
+            if _tape.VMAP_LEVEL[0] and _batched(args):
+                return self.construct(*args, **kwargs)
             return self._jit(*args, **kwargs)
         if _context._state["mode"] == _context.GRAPH_MODE:
+            if _tape.VMAP_LEVEL[0] and _batched(args):
+                # inside ``vmap``: the inputs stand for a whole batch; construct runs on them
+                # directly (its ops are batched as they bind), it is not captured per example
+                return self.construct(*args, **kwargs)
             if self._jit_config is not None:
                 return self._configured_graph_call()(*args, **kwargs)
             handler = _context.graph_handler()
@@ -334,6 +341,12 @@ class Cell:
         return ""
 
 
+def _batched(args) -> bool:
+    """Is one of ``args`` a vmap BatchedTensor? (checked only once vmap has been used)"""
+    from ..vmap import BatchedTensor
+    return any(type(a) is BatchedTensor for a in args)
+
+
 def _call_with_custom_bprop(self, *args, **kwargs):
     """``__call__`` of a Cell class that defines ``bprop``. (Capture traces a Cell whose class
     overrides ``__call__`` through that ``__call__``, so it meets _custom_bprop_call below.)"""
@@ -344,6 +357,8 @@ class _CustomBprop:
     """Tape op for one call of a Cell with a user ``bprop``: its VJP calls
     ``cell.bprop(*inputs, out, dout)`` (``out``/``dout`` a Tensor, or a tuple for a Cell that
     returns a tuple) and returns the gradient of each positional input."""
+
+    batchable_vjp = True  # the user's bprop runs on batched cotangents through bind (vmap)
 
     def __init__(self, cell, multi):
         self.cell = cell

@@ -216,3 +216,37 @@ def test_errors():
         ms.vmap(lambda a: a * 2, out_axes=None)(x)
     with pytest.raises(NotImplementedError, match="CellList"):
         ms.vmap(nn.CellList([nn.Dense(2, 2)]))
+
+
+def test_grad_through_vmap_sums_the_examples_for_closed_over_tensors():
+    """A tensor from outside the vmap (closed over) used by every example and outside it too:
+    its gradient adds the examples' contributions once each (not the outside use B times)."""
+    x = Tensor(np.array([1.0, 2.0, 3.0]))
+    rows = Tensor(RNG.standard_normal((4, 3)))
+    g = ms.grad(lambda t: ms.vmap(lambda r: r * t * t)(rows).sum() + (t * 2).sum())(x)
+    _close(g, 2 * x.asnumpy() * rows.asnumpy().sum(0) + 2)
+    # a Hessian-vector product as jvp(grad) and as the vjp of grad (the Jacobians tutorial's hvp)
+    f = lambda t: ops.sin(t).sum()  # noqa: E731
+    v = Tensor(RNG.standard_normal(3))
+    hvp_fwd = ms.jvp(ms.grad(f), x, v)[1]
+    hvp_rev = ms.vjp(ms.grad(f), x)[1](v)[0]
+    _close(hvp_fwd, -np.sin(x.asnumpy()) * v.asnumpy())
+    _close(hvp_rev, -np.sin(x.asnumpy()) * v.asnumpy())
+
+
+def test_compiled_cell_inside_vmap_of_grad_in_graph_mode():
+    """GRAPH_MODE: a Cell called on batched tensors runs its construct on them; a compiled
+    region's backward met with batched cotangents runs once per example."""
+    net = nn.Dense(3, 2)
+    xs = Tensor(RNG.standard_normal((4, 3)).astype(np.float32))
+    per_ex = ms.vmap(ms.grad(lambda x: (net(ops.expand_dims(x, 0)) ** 2).sum()))
+    want = per_ex(xs).asnumpy()
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        got = per_ex(xs).asnumpy()
+        jac = ms.jacrev(net)(xs)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    w = net.weight.asnumpy()
+    np.testing.assert_allclose(jac.asnumpy(), np.einsum("ik,jl->ijkl", np.eye(4), w), rtol=1e-5, atol=1e-6)
