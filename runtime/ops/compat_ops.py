@@ -26,7 +26,7 @@ from ..tensor import Tensor
 
 _R = REGISTRY
 
-__all__ = ["scalar_to_array", "scalar_to_tensor", "tuple_to_array", "dtype", "logsumexp"]
+__all__ = ["scalar_to_array", "scalar_to_tensor", "tuple_to_array", "dtype", "logsumexp", "tensor_dot", "typeof"]
 
 
 # -- functions --------------------------------------------------------------------------------------
@@ -76,6 +76,55 @@ def logsumexp(input=None, axis=None, keep_dims=False, *, dim=None, keepdim=None,
         raise TypeError("ops.logsumexp: give axis or dim, not both")
     keep = keep_dims if keepdim is None else keepdim
     return bind(_R["logsumexp"], input, axis=axis if dim is None else dim, keep_dims=keep)
+
+
+class _TypeOf:
+    """What ``ops.typeof`` returns: prints as MindSpore's type names (``Tensor[Float32]``,
+    ``Int64``, ``Tuple[Int64, Float32]``) and compares equal to another of the same name."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __str__(self):
+        return self.name
+
+    __repr__ = __str__
+
+    def __eq__(self, other):
+        return isinstance(other, _TypeOf) and other.name == self.name
+
+    def __hash__(self):
+        return hash(self.name)
+
+
+def _type_name(x):
+    if is_tensorlike(x) and not isinstance(x, np.ndarray):
+        return f"Tensor[{x.dtype}]"
+    if isinstance(x, bool):
+        return "Bool"
+    if isinstance(x, int):
+        return "Int64"
+    if isinstance(x, float):
+        return "Float32"
+    if isinstance(x, str):
+        return "String"
+    if x is None:
+        return "None"
+    if isinstance(x, (tuple, list)):
+        kind = "Tuple" if isinstance(x, tuple) else "List"
+        return f"{kind}[{', '.join(_type_name(v) for v in x)}]"
+    return type(x).__name__
+
+
+def typeof(x):
+    """``ops.typeof(x)``: the MindSpore type of a value, e.g. ``Tensor[Float32]``."""
+    return _TypeOf(_type_name(x))
+
+
+def tensor_dot(x1, x2, axes):
+    """``ops.tensor_dot(x1, x2, axes)``: the sum of products over ``axes`` (an int: the last
+    ``axes`` axes of ``x1`` with the first of ``x2``; or a pair of axis lists)."""
+    return _mnp().tensordot(x1, x2, axes)
 
 
 # -- Primitive classes ------------------------------------------------------------------------------
