@@ -244,8 +244,7 @@ def vmap(fn, in_axes=0, out_axes=0):
     batch axis goes. Unbatched outputs are broadcast along the batch."""
     from .nn.layers.basic import CellList
     if isinstance(fn, CellList):
-        raise NotImplementedError("vmap over a CellList (model ensembling) is not supported yet; "
-                                  "stack the parameters and pass them with in_axes instead")
+        return _ensemble(fn, in_axes, out_axes)
     if not callable(fn):
         raise TypeError(f"vmap: fn must be a function or a Cell, got {type(fn).__name__}")
     for what, spec in (("in_axes", in_axes), ("out_axes", out_axes)):
@@ -303,6 +302,49 @@ def vmap(fn, in_axes=0, out_axes=0):
     mapped.__name__ = f"vmap({getattr(fn, '__name__', type(fn).__name__)})"
     mapped.__wrapped__ = fn
     return mapped
+
+
+def _ensemble(cells, in_axes, out_axes):
+    """``vmap`` over a CellList of models of one architecture (model ensembling): model ``i``
+    runs on example ``i`` of the mapped inputs (on the whole input where ``in_axes`` is None),
+    one model after the other, and the outputs are stacked along ``out_axes``. Each model keeps
+    its own Parameters, so a training-step Cell updates each model with its own data."""
+    from graph.ops import bind
+    n = len(cells)
+    if n == 0:
+        raise ValueError("vmap: the CellList is empty")
+
+    def ensembled(*args):
+        axes = in_axes if isinstance(in_axes, (tuple, list)) else (in_axes,) * len(args)
+        if len(axes) != len(args):
+            raise ValueError(f"vmap: in_axes has {len(axes)} entries but the models got {len(args)} arguments")
+        for a, ax in zip(args, axes):
+            _check_axis(ax, "in_axes")
+            if ax is not None and a.shape[ax] != n:
+                raise ValueError(f"vmap: the CellList has {n} models but a mapped input has {a.shape[ax]} "
+                                 f"examples along axis {ax}")
+        outs = []
+        for i, cell in enumerate(cells):
+            per_model = [a if ax is None else bind(_R["getitem"], _move_axis(a, ax, 0), index=(i,))
+                         for a, ax in zip(args, axes)]
+            outs.append(cell(*per_model))
+        return _stack_outputs(outs, out_axes)
+
+    ensembled.__name__ = "vmap(CellList)"
+    return ensembled
+
+
+def _stack_outputs(outs, out_axes):
+    from graph.ops import bind
+    first = outs[0]
+    if isinstance(first, (tuple, list)):
+        axes = out_axes if isinstance(out_axes, (tuple, list)) else (out_axes,) * len(first)
+        return type(first)(_stack_outputs([o[k] for o in outs], axes[k]) for k in range(len(first)))
+    _check_axis(out_axes, "out_axes")
+    if out_axes is None:
+        return first
+    stacked = bind(_R["stack"], *[o if hasattr(o, "shape") else Tensor(o) for o in outs], axis=0)
+    return _move_axis(stacked, 0, out_axes)
 
 
 def _unbatch_outputs(out, out_axes, level, size):

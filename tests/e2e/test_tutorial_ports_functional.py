@@ -274,7 +274,8 @@ def test_per_sample_gradients_tutorial(mode):
     batched_s_t = ops.stack([s_t, s_t])
     batched_r_tp1 = ops.stack([r_tp1, r_tp1])
     batched_s_tp1 = ops.stack([s_tp1, s_tp1])
-    batched_theta = ops.stack([theta, theta])  # noqa: F841 - as in the tutorial
+    batched_theta = ops.stack([theta, theta])
+    assert batched_theta.shape == (2, 3)  # (the tutorial builds it and does not use it)
 
     per_sample_grads = vmap(td_update)
     batch_theta = ops.stack([theta, theta])
@@ -344,3 +345,83 @@ def test_custom_bprop_tutorials(mode, hook):
     np.testing.assert_allclose(dx.asnumpy(), x.asnumpy() + 1, rtol=1e-6)
     np.testing.assert_allclose(dy.asnumpy(), y.asnumpy() + 1, rtol=1e-6)
     np.testing.assert_allclose(second.asnumpy(), np.ones((2, 3)), rtol=1e-6)
+
+
+def test_vmap_tutorial_model_ensembling(mode):
+    """The vmap tutorial's model ensembling cells (LeNet5 x 4): inference and training. Oracle: a
+    deep copy of each model trained on its own slice with the same optimizer, one step at a time."""
+    import copy
+    from runtime import vmap, grad
+    from runtime.common.parameter import ParameterTuple
+
+    class LeNet5(nn.Cell):
+        """
+        LeNet-5 network structure
+        """
+        def __init__(self, num_class=10, num_channel=1):
+            super(LeNet5, self).__init__()
+            self.conv1 = nn.Conv2d(num_channel, 6, 5, pad_mode='valid')
+            self.conv2 = nn.Conv2d(6, 16, 5, pad_mode='valid')
+            self.fc1 = nn.Dense(16 * 5 * 5, 120)
+            self.fc2 = nn.Dense(120, 84)
+            self.fc3 = nn.Dense(84, num_class)
+            self.relu = nn.ReLU()
+            self.max_pool2d = nn.MaxPool2d(kernel_size=2, stride=2)
+            self.flatten = nn.Flatten()
+
+        def construct(self, x):
+            x = self.conv1(x)
+            x = self.relu(x)
+            x = self.max_pool2d(x)
+            x = self.conv2(x)
+            x = self.relu(x)
+            x = self.max_pool2d(x)
+            x = self.flatten(x)
+            x = self.fc1(x)
+            x = self.relu(x)
+            x = self.fc2(x)
+            x = self.relu(x)
+            x = self.fc3(x)
+            return x
+
+    mindspore.set_seed(0)
+    net1 = LeNet5()
+    net2 = LeNet5()
+    net3 = LeNet5()
+    net4 = LeNet5()
+    minibatch = Tensor(mnp.randn(3, 1, 32, 32), mindspore.float32)
+    nets = nn.CellList([net1, net2, net3, net4])
+    out = vmap(nets, in_axes=None)(minibatch)
+    assert out.shape == (4, 3, 10)
+    np.testing.assert_allclose(out.asnumpy()[2], net3(minibatch).asnumpy(), rtol=1e-5, atol=1e-6)
+    minibatchs = Tensor(mnp.randn(4, 3, 1, 32, 32), mindspore.float32)
+    out = vmap(nets, in_axes=0)(minibatchs)
+    np.testing.assert_allclose(out.asnumpy()[1], net2(minibatchs[1]).asnumpy(), rtol=1e-5, atol=1e-6)
+
+    class TrainOneStepNet(nn.Cell):
+        def __init__(self, net, lr):
+            super(TrainOneStepNet, self).__init__()
+            self.loss_fn = nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction='mean'))
+            self.weight = ParameterTuple(net.trainable_params())
+            self.adam_optim = nn.Adam(self.weight, learning_rate=lr, use_amsgrad=True)
+
+        def construct(self, batch, targets):
+            loss = self.loss_fn(batch, targets)
+            grad_weights = grad(self.loss_fn, grad_position=None, weights=self.weight)(batch, targets)
+            self.adam_optim(grad_weights)
+            return loss
+
+    copies = [copy.deepcopy(n) for n in (net1, net2, net3, net4)]
+    lrs = (1e-2, 1e-3, 2e-3, 3e-3)
+    train_nets = nn.CellList([TrainOneStepNet(n, lr) for n, lr in zip((net1, net2, net3, net4), lrs)])
+    model_ensembling_train_one_step = vmap(train_nets)
+    reference = [TrainOneStepNet(c, lr) for c, lr in zip(copies, lrs)]
+    images = Tensor(mnp.randn(4, 3, 1, 32, 32), mindspore.float32)
+    labels = Tensor(mnp.randint(1, 10, (4, 3)), mindspore.int32)
+    for i in range(1, 4):
+        loss = model_ensembling_train_one_step(images, labels)
+        want = [r(images[k], labels[k]).asnumpy() for k, r in enumerate(reference)]
+        np.testing.assert_allclose(loss.asnumpy(), np.array(want), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(vmap(nets, in_axes=None)(minibatch).asnumpy()[0], net1(minibatch).asnumpy(),
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(net1.fc3.weight.asnumpy(), copies[0].fc3.weight.asnumpy(), rtol=1e-4, atol=1e-6)

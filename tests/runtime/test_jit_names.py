@@ -67,3 +67,22 @@ def test_common_jit_config_and_set_jit_config():
         net.set_jit_config({"jit_level": "O0"})
     with pytest.raises(ValueError, match="jit_level"):
         JitConfig(jit_level="O9")
+
+
+def test_adam_amsgrad_matches_the_formula():
+    """nn.Adam(use_amsgrad=True) (used by the vmap tutorial): ApplyAdamWithAmsgrad's update."""
+    w0 = np.array([0.5, -1.0, 2.0], np.float32)
+    p = ms.Parameter(Tensor(w0.copy()), name="w")
+    opt = nn.Adam([p], learning_rate=0.1, use_amsgrad=True)
+    m = v = vhat = np.zeros(3)
+    w = w0.astype(np.float64)
+    grads = [np.array([1.0, -2.0, 0.5]), np.array([0.1, 3.0, -0.5]), np.array([-1.0, 0.1, 0.2])]
+    for t, g in enumerate(grads, 1):
+        opt((Tensor(g.astype(np.float32)),))
+        m = 0.9 * m + 0.1 * g
+        v = 0.999 * v + 0.001 * g * g
+        vhat = np.maximum(vhat, v)
+        w = w - 0.1 * np.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t) * m / (np.sqrt(vhat) + 1e-8)
+        np.testing.assert_allclose(p.asnumpy(), w, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="use_nesterov"):
+        nn.Adam([p], use_amsgrad=True, use_nesterov=True)

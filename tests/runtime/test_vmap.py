@@ -214,8 +214,49 @@ def test_errors():
         ms.vmap(lambda a: float(a.sum()))(x)
     with pytest.raises(ValueError, match="out_axes is None"):
         ms.vmap(lambda a: a * 2, out_axes=None)(x)
-    with pytest.raises(NotImplementedError, match="CellList"):
-        ms.vmap(nn.CellList([nn.Dense(2, 2)]))
+    with pytest.raises(ValueError, match="3 models"):
+        ms.vmap(nn.CellList([nn.Dense(2, 2) for _ in range(3)]))(Tensor(np.zeros((4, 2), np.float32)))
+
+
+def test_model_ensembling_over_a_cell_list():
+    """The vmap tutorial's model ensembling: every model on one input (in_axes=None), model i on
+    input i (in_axes=0), and an ensembled training step updating each model with its own data."""
+    ms.set_seed(0)
+    nets = nn.CellList([nn.SequentialCell([nn.Dense(3, 4), nn.ReLU(), nn.Dense(4, 2)]) for _ in range(3)])
+    x = Tensor(RNG.standard_normal((5, 3)).astype(np.float32))
+    out = ms.vmap(nets, in_axes=None)(x)
+    assert out.shape == (3, 5, 2)
+    for i in range(3):
+        _close(out[i], nets[i](x).asnumpy())
+    xs = Tensor(RNG.standard_normal((3, 5, 3)).astype(np.float32))
+    out = ms.vmap(nets, in_axes=0, out_axes=1)(xs)
+    assert out.shape == (5, 3, 2)
+    for i in range(3):
+        _close(out[:, i], nets[i](xs[i]).asnumpy())
+
+    class TrainOneStepNet(nn.Cell):
+        def __init__(self, net, lr):
+            super().__init__()
+            self.loss_fn = nn.WithLossCell(net, nn.MSELoss())
+            self.weight = ms.ParameterTuple(net.trainable_params())
+            self.opt = nn.SGD(self.weight, learning_rate=lr)
+
+        def construct(self, batch, targets):
+            loss = self.loss_fn(batch, targets)
+            grads = ms.grad(self.loss_fn, grad_position=None, weights=self.weight)(batch, targets)
+            self.opt(grads)
+            return loss
+
+    before = [n[0].weight.asnumpy().copy() for n in nets]
+    ys = Tensor(RNG.standard_normal((3, 5, 2)).astype(np.float32))
+    expected = []
+    for i in range(3):  # the oracle: each model's own gradient step on its own data
+        g = ms.grad(lambda a, b: nn.MSELoss()(nets[i](a), b), None, nets[i].trainable_params())(xs[i], ys[i])
+        expected.append(before[i] - 0.1 * g[0].asnumpy())
+    losses = ms.vmap(nn.CellList([TrainOneStepNet(n, 0.1) for n in nets]))(xs, ys)
+    assert losses.shape == (3,)
+    for i in range(3):
+        _close(nets[i][0].weight, expected[i])
 
 
 def test_grad_through_vmap_sums_the_examples_for_closed_over_tensors():

@@ -44,7 +44,7 @@ class Adam(_AdamBase):
     """Adam (MindSpore ApplyAdam): with g = grad / loss_scale + weight_decay * param (L2),
     m, v as usual, ``lr_t = lr * sqrt(1 - beta2^t) / (1 - beta1^t)`` and
     ``param -= lr_t * m / (sqrt(v) + eps)``; ``use_nesterov`` uses ``beta1 * m + (1 - beta1) * g``
-    in place of m."""
+    in place of m; ``use_amsgrad`` divides by the square root of the running maximum of v instead."""
 
     def __init__(self, params, learning_rate=1e-3, beta1=0.9, beta2=0.999, eps=1e-8, use_locking=False,
                  use_nesterov=False, weight_decay=0.0, loss_scale=1.0, use_amsgrad=False):
@@ -53,8 +53,11 @@ class Adam(_AdamBase):
         for k, v in (("use_locking", use_locking), ("use_nesterov", use_nesterov), ("use_amsgrad", use_amsgrad)):
             if not isinstance(v, bool):
                 raise TypeError(f"Adam: {k} must be a bool, got {v!r}")
-        if use_amsgrad:
-            raise ValueError("Adam: use_amsgrad=True is not supported")
+        if use_amsgrad and use_nesterov:
+            raise ValueError("Adam: use_amsgrad and use_nesterov cannot both be True (as in MindSpore)")
+        self.use_amsgrad = use_amsgrad
+        # AMSGrad (MindSpore ApplyAdamWithAmsgrad): the denominator uses the running maximum of v
+        self.vhat = self._clone_state("vhat", "zeros") if use_amsgrad else None
         self.use_locking = use_locking
         self.use_nesterov = use_nesterov
         self.beta1_power = self._scalar_state("beta1_power", 1.0)
@@ -67,8 +70,11 @@ class Adam(_AdamBase):
         # sqrt(1 - beta2^t) / (1 - beta1^t), shared by every parameter
         corr = ops.div(ops.sqrt(ops.sub(1.0, b2p)), ops.sub(1.0, b1p))
         eps, b1 = self.eps, self.beta1
-        for p, m, v, g, lr_i in zip(self.parameters, self.moment1, self.moment2, gradients, lrs):
+        vhats = self.vhat if self.use_amsgrad else (None,) * len(self.parameters)
+        for p, m, v, vh, g, lr_i in zip(self.parameters, self.moment1, self.moment2, vhats, gradients, lrs):
             m, v = self._moments(m, v, g)
+            if vh is not None:
+                v = ops.assign(vh, ops.maximum(vh, v))
             num = ops.add(ops.mul(m, b1), ops.mul(g, 1.0 - b1)) if self.use_nesterov else m
             upd = ops.div(num, ops.add(ops.sqrt(v), eps))
             ops.assign(p, ops.sub(p, ops.mul(upd, ops.mul(lr_i, corr))))
