@@ -21,6 +21,18 @@ from graph.ops.core import REQUIRED
 _NO_DEFAULT = REQUIRED
 
 
+#: MindSpore 2.x's parameter names for the inputs of the generated functions (``ops.add(input,
+#: other)``, ``ops.pow(input, exponent)``), so programs that pass them as keywords run; ops not
+#: listed keep the registry's input names
+_MS_BINARY = ("add", "sub", "mul", "div", "maximum", "minimum", "equal", "not_equal", "greater",
+              "greater_equal", "less", "less_equal", "logical_and", "logical_or", "floor_div", "mod", "matmul")
+_MS_UNARY = ("abs", "neg", "exp", "log", "log1p", "sqrt", "rsqrt", "square", "sin", "cos", "tanh", "sigmoid",
+             "relu", "erf", "floor", "ceil", "sign", "reciprocal", "logical_not", "isfinite", "isinf", "isnan",
+             "softplus")
+MINDSPORE_INPUT_NAMES = {**{n: ("input", "other") for n in _MS_BINARY}, **{n: ("input",) for n in _MS_UNARY},
+                         "pow": ("input", "exponent"), "where": ("condition", "input", "other")}
+
+
 def _functional(op):
     """Build ``def name(x, y, attr=default, ...)`` calling bind with keyword attributes."""
     params, call = [], []
@@ -29,8 +41,11 @@ def _functional(op):
         params.append(op.inputs[0][1:])
         call.append("*" + op.inputs[0][1:])
     else:
-        params.extend(op.inputs)
-        call.extend(op.inputs)
+        names = MINDSPORE_INPUT_NAMES.get(op.name, op.inputs)
+        if len(names) != len(op.inputs) or any(n in op.attrs for n in names):
+            names = op.inputs  # (a table entry that does not fit the op: the registry's names)
+        params.extend(names)
+        call.extend(names)
     for i, (k, a) in enumerate(op.attrs.items()):
         if a.default is REQUIRED:
             params.append(k)

@@ -95,20 +95,20 @@ def mean(input, axis=None, keep_dims=False):  # noqa: A002
     return bind(_R["reduce_mean"], input, axis=axis, keep_dims=keep_dims)
 
 
-def square(x):
-    return bind(_R["square"], x)
+def square(input):  # noqa: A002 - MindSpore's name
+    return bind(_R["square"], input)
 
 
-def sub(x, y):
-    return bind(_R["sub"], x, y)
+def sub(input, other):  # noqa: A002 - MindSpore's names
+    return bind(_R["sub"], input, other)
 
 
-def maximum(x, y):
-    return bind(_R["maximum"], x, y)
+def maximum(input, other):  # noqa: A002
+    return bind(_R["maximum"], input, other)
 
 
-def minimum(x, y):
-    return bind(_R["minimum"], x, y)
+def minimum(input, other):  # noqa: A002
+    return bind(_R["minimum"], input, other)
 
 
 def clamp(x, min=None, max=None):  # noqa: A002

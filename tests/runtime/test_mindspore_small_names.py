@@ -231,3 +231,14 @@ def test_boost_gradient_accumulation_equals_the_mean_gradient_step():
     np.testing.assert_allclose(net.bias.asnumpy(), b0 - 0.5 * mean_b, rtol=1e-5)
     assert int(acc._accumulation_step.asnumpy()) == 0
     assert np.all(acc._grad_accumulation[0].asnumpy() == 0)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_generated_functions_take_mindsporess_parameter_names(mode):
+    a, b = Tensor(X), Tensor(Y)
+    got = run_fn(mode, lambda p, q: ops.add(input=p, other=q) + ops.pow(input=q, exponent=2.0)
+                 + ops.mul(input=p, other=q) - ops.sub(input=p, other=q) + ops.exp(input=p)
+                 + ops.where(condition=p > 0, input=p, other=q) + ops.maximum(input=p, other=q), a, b)
+    want = X + Y + Y ** 2 + X * Y - (X - Y) + np.exp(X) + np.where(X > 0, X, Y) + np.maximum(X, Y)
+    np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5)
+    assert ops.matmul(input=a, other=ops.transpose(b, (1, 0))).shape == (3, 3)
