@@ -100,7 +100,9 @@ class Tensor(TensorMethods):
             t = initializer(init if init is not None else "zeros", shape, dtype or _dt.float32)
             arr = t._data
         else:
-            arr = _to_array(input_data, dtype)
+            # a host array headed for the GPU is copied by the transfer below: no host copy first
+            to_gpu = _context._state["device_target"] == "GPU" and isinstance(input_data, np.ndarray)
+            arr = _to_array(input_data, dtype, copy=not to_gpu)
             if shape is not None and tuple(arr.shape) != tuple(shape):
                 raise ValueError(f"Tensor: data of shape {arr.shape} does not match shape={tuple(shape)}")
         if _context._state["device_target"] == "GPU" and isinstance(arr, np.ndarray):
