@@ -49,4 +49,8 @@ from . import communication  # noqa: F401,E402
 
 _limit_blas_threads()
 
+# ``from runtime import *`` gives every public name except the ``numpy`` submodule (mindspore.numpy):
+# a program that did ``import numpy`` keeps its numpy (MindSpore's __all__ leaves it out too)
+__all__ = sorted(n for n in list(globals()) if not n.startswith("_") and n != "numpy")
+
 __version__ = "0.1.0"

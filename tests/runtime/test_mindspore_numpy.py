@@ -325,3 +325,11 @@ def test_mindspore_numpy_import_alias():
         assert sys.modules["mindspore.numpy"] is mnp
     finally:
         compat.remove_alias()
+
+
+def test_star_import_keeps_the_programs_numpy():
+    namespace = {}
+    exec("import numpy\nfrom runtime import *\n", namespace)  # noqa: S102 - the program under test
+    assert namespace["numpy"] is np and namespace["Tensor"] is Tensor
+    import runtime
+    assert runtime.numpy is mnp
