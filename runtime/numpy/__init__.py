@@ -89,8 +89,6 @@ WHY_MISSING = {
     "bitwise_xor": "no bitwise registry ops yet", "invert": "no bitwise registry ops yet",
     "gcd": "no integer gcd registry op yet", "lcm": "no integer gcd registry op yet",
     "cumprod": "no cumulative-product registry op yet",
-    "convolve": "not written yet", "correlate": "not written yet", "gradient": "not written yet",
-    "unwrap": "not written yet", "ravel_multi_index": "not written yet",
 }
 
 __all__ = sorted(set(_creations_all) | set(_array_ops_all) | set(_logic_all) | set(_math_all))

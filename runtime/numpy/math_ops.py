@@ -28,7 +28,8 @@ __all__ = ["absolute", "add", "subtract", "multiply", "divide", "true_divide", "
            "argmax", "argmin", "dot", "vdot", "inner", "outer", "matmul", "tensordot", "kron",
            "cross", "multi_dot", "matrix_power", "trapz", "diff", "ediff1d", "cov", "corrcoef",
            "norm", "searchsorted", "digitize", "polyval", "polyadd", "polysub", "polyder",
-           "polyint", "polymul", "promote_types", "result_type", "interp"]
+           "polyint", "polymul", "promote_types", "result_type", "interp", "convolve", "correlate", "gradient",
+           "unwrap", "ravel_multi_index"]
 
 
 def _unary(op_name, doc):
@@ -847,3 +848,120 @@ def interp(x, xp, fp, left=None, right=None):
     out = bind(R["where"], bind(R["less"], x, xp[0]), bind(R["add"], bind(R["zeros_like"], out), lo), out)
     return bind(R["where"], bind(R["greater"], x, xp[n - 1]), bind(R["add"], bind(R["zeros_like"], out), hi), out)
 
+
+
+def convolve(a, v, mode="full"):
+    """Discrete linear convolution of two 1-D arrays ("full", "same" or "valid"): the
+    coefficients of the product of the polynomials, sliced as numpy slices them."""
+    a, v = tensor(a), tensor(v)
+    if a.ndim != 1 or v.ndim != 1:
+        raise ValueError("convolve: a and v must be 1-D")
+    if a.shape[0] == 0 or v.shape[0] == 0:
+        raise ValueError("convolve: a and v cannot be empty")
+    full = polymul(a, v)
+    n, m = a.shape[0], v.shape[0]
+    if mode == "full":
+        return full
+    if mode == "same":
+        length = max(n, m)
+        start = (n + m - 1 - length) // 2
+    elif mode == "valid":
+        length = max(n, m) - min(n, m) + 1
+        start = min(n, m) - 1
+    else:
+        raise ValueError(f"convolve: mode must be 'full', 'same' or 'valid', got {mode!r}")
+    return bind(R["slice"], full, begin=(start,), size=(length,))
+
+
+def correlate(a, v, mode="valid"):
+    """Cross-correlation of two 1-D arrays: ``convolve(a, v[::-1], mode)`` (real input)."""
+    from .array_ops import flip
+    return convolve(a, flip(tensor(v)), mode)
+
+
+def gradient(f, *varargs, axis=None, edge_order=1):
+    """Central differences inside, one-sided differences at the ends (``edge_order=1``), with a
+    scalar spacing per axis (1 by default); a list of arrays for several axes."""
+    f = as_float(f)
+    axes = _axes(f, axis)
+    if edge_order != 1:
+        raise ValueError("gradient: only edge_order=1 is supported")
+    if len(varargs) == 0:
+        spacing = [1.0] * len(axes)
+    elif len(varargs) == 1:
+        spacing = [varargs[0]] * len(axes)
+    elif len(varargs) == len(axes):
+        spacing = list(varargs)
+    else:
+        raise TypeError("gradient: give one spacing, or one per axis")
+    if any(hasattr(h, "shape") and getattr(h, "ndim", 0) > 0 for h in spacing):
+        raise ValueError("gradient: only scalar spacings are supported")
+    out = []
+    for ax, h in zip(axes, spacing):
+        h = float(h.asnumpy()) if hasattr(h, "asnumpy") else float(h)
+        n = f.shape[ax]
+        if n < 2:
+            raise ValueError("gradient: each axis needs at least edge_order + 1 = 2 elements")
+
+        def part(start, length):
+            begin = [0] * f.ndim
+            size = list(f.shape)
+            begin[ax], size[ax] = start, length
+            return bind(R["slice"], f, begin=tuple(begin), size=tuple(size))
+        first = bind(R["div"], bind(R["sub"], part(1, 1), part(0, 1)), h)
+        last = bind(R["div"], bind(R["sub"], part(n - 1, 1), part(n - 2, 1)), h)
+        pieces = [first]
+        if n > 2:
+            pieces.append(bind(R["div"], bind(R["sub"], part(2, n - 2), part(0, n - 2)), 2.0 * h))
+        pieces.append(last)
+        out.append(bind(R["concat"], *pieces, axis=ax))
+    return out[0] if len(out) == 1 else out
+
+
+def unwrap(p, discont=None, axis=-1, period=2 * math.pi):
+    """Unwrap phase jumps larger than ``discont`` (``period / 2`` by default) along ``axis``."""
+    from .array_ops import concatenate
+    p = as_float(p)
+    ax = _axes(p, axis)[0]
+    if discont is None:
+        discont = period / 2
+    half = period / 2.0
+    dd = diff(p, axis=ax)
+    ddmod = bind(R["sub"], bind(R["mod"], bind(R["add"], dd, half), float(period)), half)
+    boundary = bind(R["logical_and"], bind(R["equal"], ddmod, -half), bind(R["greater"], dd, 0.0))
+    ddmod = bind(R["where"], boundary, bind(R["add"], bind(R["zeros_like"], ddmod), half), ddmod)
+    correct = bind(R["sub"], ddmod, dd)
+    correct = bind(R["where"], bind(R["less"], bind(R["abs"], dd), float(discont)),
+                   bind(R["zeros_like"], correct), correct)
+    begin = [0] * p.ndim
+    size = list(p.shape)
+    size[ax] = 1
+    head = bind(R["slice"], p, begin=tuple(begin), size=tuple(size))
+    begin[ax], size[ax] = 1, p.shape[ax] - 1
+    rest = bind(R["add"], bind(R["slice"], p, begin=tuple(begin), size=tuple(size)),
+                bind(R["cumsum"], correct, axis=ax))
+    return concatenate((head, rest), ax)
+
+
+def ravel_multi_index(multi_index, dims, mode="clip", order="C"):
+    """Flat indices of coordinate arrays in an array of shape ``dims`` (``mode`` "clip" or
+    "wrap" for out-of-range coordinates; "raise" cannot be checked in a graph and clips)."""
+    if order not in ("C", "F"):
+        raise ValueError(f"ravel_multi_index: order must be 'C' or 'F', got {order!r}")
+    dims = tuple(int(d) for d in dims)
+    idx = [tensor(i) for i in multi_index]
+    if len(idx) != len(dims):
+        raise ValueError(f"ravel_multi_index: {len(idx)} index arrays for {len(dims)} dimensions")
+    modes = (mode,) * len(dims) if isinstance(mode, str) else tuple(mode)
+    order_dims = range(len(dims)) if order == "C" else reversed(range(len(dims)))
+    out = None
+    for k in order_dims:
+        i, d, m = idx[k], dims[k], modes[k]
+        if m == "wrap":
+            i = bind(R["mod"], i, d)
+        elif m in ("clip", "raise"):
+            i = _ops.clamp(i, 0, d - 1)
+        else:
+            raise ValueError(f"ravel_multi_index: mode must be 'raise', 'wrap' or 'clip', got {m!r}")
+        out = i if out is None else bind(R["add"], bind(R["mul"], out, d), i)
+    return out

@@ -147,6 +147,15 @@ REDUCTIONS_AND_SHAPES = [
     ("array_equal", lambda m, a: m.array_equal(a, a), [A]), ("array_equiv", lambda m, a, v: m.array_equiv(a, v), [A, V]),
     ("sometrue", lambda m, a: np.any(a > 2) if m is np else m.sometrue(a > 2), [A]),
     ("piecewise", lambda m, a: m.piecewise(a, [a < 0, a >= 0], [lambda x: -x, lambda x: x * 2]), [A]),
+    ("convolve", lambda m, v, w: m.convolve(v, w), [V, W]),
+    ("convolve_same", lambda m, v, w: m.convolve(w, v, mode="same"), [V, W]),
+    ("convolve_valid", lambda m, v, w: m.convolve(v, w, mode="valid"), [V, W]),
+    ("correlate", lambda m, v, w: m.correlate(v, w), [V, W]),
+    ("correlate_full", lambda m, v, w: m.correlate(v, w, mode="full"), [V, W]),
+    ("gradient", lambda m, a: m.gradient(a), [A]), ("gradient_axis", lambda m, a: m.gradient(a, 0.5, axis=1), [A]),
+    ("unwrap", lambda m, a: m.unwrap(a * 4, axis=1), [A]),
+    ("ravel_multi_index", lambda m, i, j: m.ravel_multi_index((i, j), (3, 4)),
+     [np.array([0, 2, 1], np.int32), np.array([3, 0, 1], np.int32)]),
 ]
 CASES = ELEMENTWISE + REDUCTIONS_AND_SHAPES
 
