@@ -302,3 +302,43 @@ def _image_batch(op, values, batched, attrs, size):
     shape = tuple(x.shape)
     out = bind(op, bind(_R["reshape"], x, shape=(shape[0] * shape[1],) + shape[2:]), *values[1:], **attrs)
     return bind(_R["reshape"], out, shape=shape[:2] + tuple(out.shape[1:]))
+
+
+@rule("strided_slice")
+def _strided_slice(op, values, batched, attrs, size):
+    """A full slice in front for the batch axis: every per-axis list gets a leading entry and
+    every bit mask moves up one bit."""
+    masks = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
+    new = {k: attrs[k] << 1 for k in masks}
+    new["begin"] = (0,) + tuple(attrs["begin"])
+    new["end"] = (size,) + tuple(attrs["end"])
+    new["strides"] = (1,) + tuple(attrs["strides"])
+    return bind(op, values[0], **new)
+
+
+@rule("softmax_cross_entropy")
+def _softmax_cross_entropy(op, values, batched, attrs, size):
+    """Row-wise (per sample): the vmap batch merges with the rows, both outputs split back."""
+    logits, labels = (_batch_all(v, b, next(x for x, f in zip(values, batched) if f))
+                      for v, b in zip(values, batched))
+    if len(logits.shape) != 3:
+        return None
+    b, n, c = logits.shape
+    loss, backprop = bind(op, bind(_R["reshape"], logits, shape=(b * n, c)),
+                          bind(_R["reshape"], labels, shape=(b * n, c)))
+    return bind(_R["reshape"], loss, shape=(b, n)), bind(_R["reshape"], backprop, shape=(b, n, c))
+
+
+@rule("unsorted_segment_sum")
+def _unsorted_segment_sum(op, values, batched, attrs, size):
+    """Batched data, unbatched ids (gather's gradient): the batch axis moves behind the axes the
+    ids cover, and the segments' axis comes out first, then back behind the batch."""
+    (x, ids), (bx, bi) = values, batched
+    if not bx or bi:
+        return None
+    k = len(ids.shape)
+    nd = len(x.shape)
+    perm = tuple(range(1, k + 1)) + (0,) + tuple(range(k + 1, nd))
+    out = bind(op, bind(_R["transpose"], x, perm=perm), ids, **attrs)  # (num_segments, B, ...)
+    back = (1, 0) + tuple(range(2, len(out.shape)))
+    return bind(_R["transpose"], out, perm=back)

@@ -102,15 +102,21 @@ CASES = [
     ("conv2d", [(2, 3, 6, 6), (4, 3, 3, 3)], [True, False], {"pad_mode": "valid"}),
     ("max_pool2d", [(2, 3, 6, 6)], [True], {"kernel_size": 2, "stride": 2}),
     ("bias_add", [(2, 3, 4, 4), (3,)], [True, False], {}),
+    ("strided_slice", [(4, 6)], [True], {"begin": (0, 1), "end": (4, 6), "strides": (2, 2)}),
+    ("strided_slice", [(4, 6, 2)], [True], {"begin": (1, 0), "end": (3, 5), "strides": (1, 2), "end_mask": 1,
+                                            "shrink_axis_mask": 2}),
+    ("softmax_cross_entropy", [(4, 5), (4, 5)], [True, False], {}),
+    ("unsorted_segment_sum", [(5, 3), "segments"], [True, False], {"num_segments": 4}),
     # ops without a rule: the loop
     ("sparse_softmax_cross_entropy", [(3, 5), "labels"], [True, True], {}),
-    ("strided_slice", [(4, 6)], [True], {"begin": (0, 1), "end": (4, 6), "strides": (2, 2)}),
 ]
 
 
 def _operand(shape, batched, size):
     if shape == "labels":
         return Tensor(RNG.integers(0, 5, (size, 3) if batched else (3,)).astype(np.int32))
+    if shape == "segments":
+        return Tensor(np.array([0, 3, 0, 1, 3], np.int32))
     full = ((size,) if batched else ()) + tuple(shape)
     return Tensor(RNG.standard_normal(full).astype(np.float32))
 
@@ -131,8 +137,7 @@ def test_rules_equal_the_loop(name, shapes, batched, attrs):
     want = loop(op, values, batched, attrs, size)
     _close(got, _np(want) if not isinstance(want, tuple) else [_np(w) for w in want])
     # and the rule is a rule: it is used (not the loop) for every op in RULES
-    assert (name in RULES or op.kind in ("elementwise", "reduction")) == (name not in (
-        "sparse_softmax_cross_entropy", "strided_slice"))
+    assert (name in RULES or op.kind in ("elementwise", "reduction")) == (name != "sparse_softmax_cross_entropy")
 
 
 def test_vmap_of_grad_gives_per_sample_gradients_td0():
