@@ -14,7 +14,8 @@ batched ops on the tape at the BatchedTensor level, so the backward pass is batc
 unbatched input, e.g. weights passed with ``in_axes=None``, gets per-example gradients);
 ``grad(vmap(f))`` differentiates through the batching, which is recorded as tape entries.
 Under ``ms.jit``/GRAPH_MODE the batched ops bind symbolic tensors, so they compile into the
-caller's graph.
+caller's graph. A ``CellList`` of models of one architecture (model ensembling) is mapped by running
+model ``i`` on example ``i`` and stacking the results (:func:`_ensemble`; not vectorised).
 
 Example:
     >>> import numpy as np, runtime as ms
