@@ -102,7 +102,8 @@ def _broadcast_vjp(g, out, x, shape):
 
 
 register(Op("broadcast_to", prim="BroadcastTo", inputs=("x",),
-            impl=lambda xp, x, shape: xp.broadcast_to(x, _infer_broadcast_to(x, shape).shape),
+            impl=lambda xp, x, shape: xp.broadcast_to(x, _infer_broadcast_to(x, shape).shape if -1 in shape
+                                                      else shape),
             infer=_infer_broadcast_to, vjp=_broadcast_vjp, kind=VIEW,
             attrs={"shape": Attr(check=a_ints)}, doc="broadcast to a larger shape (-1 keeps a dimension)"))
 
