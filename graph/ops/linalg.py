@@ -59,9 +59,23 @@ def _matmul_impl(xp, x, y, transpose_a=False, transpose_b=False):
         dt = xp.promote_types(x.dtype, y.dtype)
         x, y = x.astype(dt), y.astype(dt)
     if x.ndim >= 3 and y.ndim == 2:
-        rows = xp.matmul(x.reshape(-1, x.shape[-1]), y)
+        rows = xp.matmul(_blas_ready(xp, x.reshape(-1, x.shape[-1])), _blas_ready(xp, y))
         return rows.reshape(x.shape[:-1] + (y.shape[-1],))
-    return xp.matmul(x, y)
+    return xp.matmul(_blas_ready(xp, x), _blas_ready(xp, y))
+
+
+def _blas_ready(xp, a):
+    """``a`` itself when BLAS takes its matrices as they are (one of the last two axes has unit
+    stride: row-major, or column-major passed as a transpose flag), else a contiguous copy: a
+    strided slice would otherwise be copied or looped over inside numpy (numpy < 2 runs its
+    non-BLAS loop), and the copy is O(m x k) next to the product's O(m x k x n)."""
+    if a.ndim < 2:
+        return a
+    item = a.itemsize
+    s = a.strides
+    if s[-1] == item or s[-2] == item or a.shape[-1] == 1 or a.shape[-2] == 1:
+        return a
+    return xp.ascontiguousarray(a)
 
 
 def _static(shape) -> bool:
