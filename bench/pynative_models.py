@@ -183,4 +183,27 @@ def torch_train_step(model: str, batch: int, net=None):
     return step, (torch.from_numpy(x), torch.from_numpy(y).long())
 
 
+def train_step_flops(model: str, batch: int) -> float:
+    """FLOPs (a multiply-add is 2) of one train step's matrix products, as models.train_step_flops
+    counts them: forward, weight gradients and input gradients (none for the batch itself).
+
+    >>> train_step_flops("lstm", 1) / 1e6  # 2 x (35 x (3 x (64 + 128) - 64) x 512 + 3 x 128 x 10)
+    18.35776
+    """
+    if model == "transformer":
+        c = TRANSFORMER
+        s, d, f = c["seq"], c["d"], c["ff"]
+        # projections (q, k, v, out) and the feed-forward pair, then scores and weighted values
+        dense = s * (4 * d * d + 2 * d * f)
+        attention = 2 * s * s * d
+        per_layer = 3 * (dense + attention)
+        return 2.0 * batch * (c["layers"] * per_layer + 3 * d * c["classes"])
+    if model == "lstm":
+        c = LSTM
+        gates = 4 * c["hidden"]
+        per_step = 3 * (c["features"] + c["hidden"]) * gates - c["features"] * gates
+        return 2.0 * batch * (c["seq"] * per_step + 3 * c["hidden"] * c["classes"])
+    raise ValueError(f"unknown model {model!r}")
+
+
 __all__ = ["MODELS", "ours_net", "torch_net", "ours_train_step", "torch_train_step", "inputs", "ops"]
