@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from graph.errors import relocate
+from graph.ops import intraop as _intraop
 from graph.ops import register_handler, set_default_handler
 from graph.ops.core import describe
 from graph.ops.promotion import cast_operands, promotion_target
@@ -193,4 +194,6 @@ def _default_handler(op, args, attrs):
 
 
 register_handler(Tensor, eager_handler, priority=0)
+# intra-op threads of array impls (graph/ops/intraop.py) follow set_context(num_threads=)
+_context.on_setting("num_threads", _intraop.set_threads)
 set_default_handler(_default_handler)

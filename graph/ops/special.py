@@ -9,7 +9,9 @@ float64 value rounded once, so they equal ``float32(math.erf(x))`` -- what the f
 before, one Python call per element.
 
 Arrays are processed in blocks of :data:`BLOCK` elements so the dozen temporaries of a block stay
-in the CPU's cache instead of streaming through memory once per arithmetic step.
+in the CPU's cache instead of streaming through memory once per arithmetic step; the blocks of a
+large array are spread over the intra-op threads (:mod:`graph.ops.intraop`), each writing only
+its own slice, so the result does not depend on the thread count.
 
 Example:
     >>> import math, numpy as np
@@ -20,6 +22,8 @@ Example:
 from __future__ import annotations
 
 import numpy as np
+
+from . import intraop
 
 #: elements per block: 128 KiB of float64 per temporary, so a block's working set stays in L2
 BLOCK = 16384
@@ -145,6 +149,9 @@ def erf(x):
     arithmetic; returns float64 of the input's shape (callers round to their dtype once)."""
     flat = np.asarray(x, dtype=np.float64).ravel()
     out = np.empty(flat.shape, np.float64)
-    for start in range(0, flat.size, BLOCK):
-        _erf_block(flat[start:start + BLOCK], out[start:start + BLOCK])
+
+    def block(start, stop):
+        _erf_block(flat[start:stop], out[start:stop])
+
+    intraop.run_blocks(block, flat.size, BLOCK)  # blocks are independent: threaded (intraop.py)
     return out.reshape(np.shape(x))

@@ -152,3 +152,23 @@ def test_matmul_vjp_of_stack_times_matrix_is_one_product(monkeypatch):
     assert seen[0] == (3, 2)       # forward
     assert (2, 2) in seen[1:]      # the weight's gradient
     assert all(nd != (3, 3) for nd in seen)
+
+
+def test_erf_threads_follow_the_context_and_do_not_change_results():
+    """Intra-op threads (graph/ops/intraop.py) split erf's blocks; set_context(num_threads=)
+    sizes them, and every thread count gives the same bits."""
+    from graph.ops import intraop
+    x = np.random.default_rng(6).normal(size=200_000) * 3
+    old = ms.get_context("num_threads")
+    try:
+        ms.set_context(num_threads=1)
+        assert intraop.threads() == 1
+        one = special.erf(x)
+        ms.set_context(num_threads=3)
+        assert intraop.threads() == 3
+        three = special.erf(x)
+    finally:
+        ms.set_context(num_threads=old)
+    assert np.array_equal(one, three)
+    ref = np.array([math.erf(v) for v in x[:2000]])
+    assert _ulp_distance(three[:2000], ref).max() <= 1
