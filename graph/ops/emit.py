@@ -28,6 +28,22 @@ PRIMITIVES = ("const", "add", "sub", "mul", "div", "neg", "abs", "exp", "log", "
               "ge", "eq", "ne", "and_", "or_", "not_", "select", "cast")
 
 
+_scipy_erf = None  # scipy.special.erf once looked up (False: scipy is not installed)
+
+
+def _find_scipy_erf():
+    """scipy's erf ufunc, imported on first use: importing scipy.special costs ~0.4 s and loads a
+    second OpenBLAS with its own threads, so ``import runtime`` must not do it."""
+    global _scipy_erf
+    if _scipy_erf is None:
+        try:
+            from scipy.special import erf
+            _scipy_erf = erf
+        except ImportError:  # pragma: no cover - depends on the environment
+            _scipy_erf = False
+    return _scipy_erf
+
+
 #: array module name -> the module holding its scipy.special functions (CuPy ships them in cupyx)
 SPECIAL_FUNCTIONS = {"cupy": "cupyx.scipy.special"}
 
@@ -38,8 +54,11 @@ def erf_array(xp, x):
         import importlib
         return importlib.import_module(SPECIAL_FUNCTIONS[xp.__name__]).erf(x)
     x = np.asarray(x)
-    # numpy has no erf: fdlibm's algorithm on whole arrays, in float64 and rounded once, so the
-    # result is the same on every machine (within 1 ulp of math.erf; see graph.ops.special)
+    erf = _find_scipy_erf()
+    if erf:  # a C ufunc where scipy is installed (as before)
+        return erf(x).astype(x.dtype, copy=False)
+    # numpy has no erf: fdlibm's algorithm on whole arrays, in float64 and rounded once (within
+    # 1 ulp of math.erf, and so of scipy's; float32 results equal both; see graph.ops.special)
     return special.erf(x).astype(x.dtype, copy=False)
 
 
