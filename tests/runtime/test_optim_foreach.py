@@ -136,3 +136,22 @@ def test_train_step_loss_matches_per_parameter_path(monkeypatch):
             x, y = Tensor(rng.normal(size=(6, 5)).astype(np.float32)), Tensor(rng.normal(size=(6, 3)).astype(np.float32))
             losses.append([float(step(x, y).asnumpy()) for _ in range(5)])
     assert losses[0] == losses[1]
+
+
+def test_flat_step_after_graph_mode_and_not_under_the_capture_hook():
+    """Having run GRAPH_MODE once does not switch the flat step off for PyNative; capture's frame
+    hook (which captures the optimizer's construct) does."""
+    import capture
+    net = _net()
+    opt = nn.Momentum(net.trainable_params(), 0.1, 0.9)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert foreach.eager_step_allowed()
+    capture.enable()
+    try:
+        assert not foreach.eager_step_allowed()
+    finally:
+        capture.disable()
+    assert foreach.eager_step_allowed()
+    opt(tuple(ops.ones_like(p) for p in opt.parameters))
+    assert opt.__dict__.get("_flat_cache") is not None

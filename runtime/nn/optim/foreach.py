@@ -16,17 +16,18 @@ because the parameter is a view of it; a parameter given new data some other way
 (``set_data``, a checkpoint load) is noticed by identity and the flat array rebuilt.
 
 The flat path is taken only where it computes exactly what ``construct`` would: PyNative mode,
-no gradient tape recording, no graph capture hook installed, no mixed-precision compute dtype, and
+no gradient tape recording, graph capture's frame hook off, no mixed-precision compute dtype, and
 every parameter, state and gradient a CPU float32 array of the parameter's shape; otherwise
 ``construct`` runs.
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from graph.ops.core import COMPUTE_DTYPE
 
-from ... import autograd as _autograd
 from ... import context as _context
 from ... import eager as _eager
 from ... import tape as _tape
@@ -34,10 +35,18 @@ from ... import tape as _tape
 _F32 = np.dtype(np.float32)
 
 
+def _capture_hook_on() -> bool:
+    """Whether graph capture's frame hook is on for this thread (``capture run``,
+    ``capture.enable()``): it captures the optimizer's ``construct`` when that runs, so it must
+    run. Looked up without importing capture (not imported: no hook)."""
+    frame_eval = sys.modules.get("capture.frame_eval")
+    return frame_eval is not None and frame_eval.is_enabled()
+
+
 def eager_step_allowed() -> bool:
     """Whether an optimizer call may take the flat path (see the module docstring)."""
     return (_context._state["mode"] == _context.PYNATIVE_MODE and not _tape.ACTIVE
-            and not _eager.FORBID_EAGER and COMPUTE_DTYPE.dtype is None and _autograd.CALL_HANDLER is None)
+            and not _eager.FORBID_EAGER and COMPUTE_DTYPE.dtype is None and not _capture_hook_on())
 
 
 def _plain(arr, shape) -> bool:
