@@ -421,7 +421,8 @@ def main(argv=None):
     jax_ok = not args.no_jax and _installed("jax")
     meta = run_meta(args.backend)
     rows = []
-    for model, batch in (("lenet", 32), ("lenet", 256), ("mlp", 32), ("mlp", 1024)):
+    for model, batch in (("lenet", 32), ("lenet", 256), ("mlp", 32), ("mlp", 1024),
+                         ("transformer", 16), ("resnet18", 32), ("lstm", 32)):
         rows.append(train_row(model, batch, repeats if batch < 1000 else max(5, repeats // 3), args.backend,
                               torch_ok, jax_ok))
     if not args.train_only:

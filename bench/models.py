@@ -70,7 +70,14 @@ RESNET18_STAGES = [(64, 64, 1), (64, 64, 1), (64, 128, 2), (128, 128, 1), (128, 
                    (256, 512, 2), (512, 512, 1)]
 
 
+#: workloads defined with their torch twins (same weights) in pynative_models.py
+EXTRA_MODELS = ("transformer", "lstm")
+
+
 def ours_net(model: str):
+    if model in EXTRA_MODELS:
+        import pynative_models
+        return pynative_models.ours_net(model)
     return {"lenet": LeNet5, "mlp": MLP, "resnet18": ResNet18}[model]()
 
 
@@ -110,7 +117,8 @@ def ours_inference(model: str, batch: int):
     return net, _inputs(model, batch)[:1]
 
 
-INPUT_SHAPES = {"lenet": (1, 32, 32), "mlp": (784,), "resnet18": (3, 32, 32)}
+INPUT_SHAPES = {"lenet": (1, 32, 32), "mlp": (784,), "resnet18": (3, 32, 32),
+                "transformer": (64, 128), "lstm": (35, 64)}  # (as pynative_models.input_shape)
 
 
 def _inputs(model, batch):
@@ -149,7 +157,10 @@ def torch_net(model: str, batch: int, device: str = "cpu"):
     # the same thread count (python -m bench --threads N)
     if os.environ.get("BENCH_THREADS"):
         torch.set_num_threads(int(os.environ["BENCH_THREADS"]))
-    if model == "resnet18":
+    if model in EXTRA_MODELS:  # the twin of ours, carrying our initial weights
+        import pynative_models
+        net, x = pynative_models.torch_net(model), torch.randn((batch,) + INPUT_SHAPES[model])
+    elif model == "resnet18":
         net, x = _torch_resnet18(), torch.randn(batch, 3, 32, 32)
     elif model == "lenet":
         net = torch.nn.Sequential(
@@ -272,6 +283,8 @@ def _jax_forward(model, params, x):
 def jax_train_step(model: str, batch: int):
     """(step, inputs) for the same Momentum(0.01, 0.9) step under ``jax.jit`` (state kept in the
     closure; the step blocks until its loss is ready so timings include the computation)."""
+    if model in EXTRA_MODELS:
+        raise ValueError(f"no JAX twin of the {model} workload (its row leaves the JAX cell empty)")
     import jax
     import jax.numpy as jnp
 
@@ -312,6 +325,9 @@ def train_step_flops(model: str, batch: int) -> float:
     >>> train_step_flops("mlp", 1024) / 1e9  # 2 x 1024 x (3 x (784x256 + 256x256 + 256x10) - 784x256)
     1.240465408
     """
+    if model in EXTRA_MODELS:
+        import pynative_models
+        return pynative_models.train_step_flops(model, batch)
     if model == "resnet18":
         first = 64 * 3 * 9 * 32 * 32
         per_sample, hw = first, 32

@@ -81,6 +81,9 @@ default_int = int64
 
 def from_numpy(np_dtype) -> DType:
     """Map a numpy dtype to a DType; raise TypeError for unsupported ones (complex, object...)."""
+    found = _BY_NP.get(np_dtype)  # a numpy dtype already (the hot path: Tensor.dtype)
+    if found is not None:
+        return found
     d = np.dtype(np_dtype)
     found = _BY_NP.get(d) or _NP_FALLBACK.get(d)
     if found is None:

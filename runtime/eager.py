@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from graph.errors import relocate
+from graph.ops import intraop as _intraop
 from graph.ops import register_handler, set_default_handler
 from graph.ops.core import describe
 from graph.ops.promotion import cast_operands, promotion_target
@@ -71,6 +72,7 @@ def _explain_failure(op, args, attrs, exc):
 
 
 _HALF = np.dtype(np.float16)
+_SCALARS = (bool, int, float)
 
 
 def _in_half(arrays):
@@ -79,6 +81,53 @@ def _in_half(arrays):
         if getattr(a, "dtype", None) is _HALF:
             return True
     return False
+
+
+#: shape checks that passed, by signature (see :func:`_checked`); cleared when it grows past
+#: :data:`_CHECKED_LIMIT` (a process that keeps meeting new shapes re-checks, it never grows unbounded)
+_CHECKED: dict = {}
+_CHECKED_LIMIT = 1 << 14
+
+
+def _signature(op, args, attrs):
+    """What an op's shape inference depends on: the op, each operand's shape and dtype (a
+    Python scalar's type and value) and the attributes; None when an operand or attribute is
+    something else (no memo: its inference runs every time)."""
+    key = [op]
+    for a in args:
+        d = getattr(a, "_data", a)
+        t = type(d)
+        if t is _ndarray or (t is not list and hasattr(d, "__cuda_array_interface__")):
+            key.append(d.shape)
+            key.append(d.dtype)
+        elif t in _SCALARS:
+            key.append(t)
+            key.append(d)
+        elif d is None:
+            key.append(None)
+        else:
+            return None
+    if attrs:
+        key.append(tuple(attrs.values()))  # normalised: one fixed order per op
+    return tuple(key)
+
+
+def _checked(op, args, attrs) -> None:
+    """``op.infer_rule`` on the operands, once per signature: eager execution only needs its
+    errors (numpy must never silently accept what graph mode rejects), and a signature that
+    passed once passes again (inference reads shapes, dtypes, scalar operands and attributes)."""
+    key = _signature(op, args, attrs)
+    if key is not None:
+        try:
+            if key in _CHECKED:
+                return
+        except TypeError:  # an unhashable attribute value (a list): no memo
+            key = None
+    op.infer_rule(*args, **attrs)
+    if key is not None:
+        if len(_CHECKED) >= _CHECKED_LIMIT:
+            _CHECKED.clear()
+        _CHECKED[key] = True
 
 
 #: non-empty while graph capture calls framework code that must not compute on real tensors
@@ -94,15 +143,20 @@ def eager_handler(op, args, attrs):
         xp, arrays = _placed(op, args, arrays)
     else:
         xp = np
-    if op.promote:
-        # fast path: two arrays of one dtype (the overwhelmingly common case) need no promotion
-        if not (len(arrays) == 2 and type(arrays[0]) is _ndarray and type(arrays[1]) is _ndarray
-                and arrays[0].dtype is arrays[1].dtype):
+    n = len(arrays)
+    first = arrays[0] if n else None
+    if type(first) is _ndarray and (n == 1 or (n == 2 and type(arrays[1]) is _ndarray
+                                                and arrays[1].dtype is first.dtype)):
+        # the common cases: one array, or two of one dtype; neither needs promotion
+        half = first.dtype is _HALF
+    else:
+        if op.promote:
             arrays = _promote(op, args, arrays)
+        half = _in_half(arrays)
     try:
         if op.eager_infer:
-            op.infer_rule(*args, **attrs)
-        if _in_half(arrays):
+            _checked(op, args, attrs)
+        if half:
             # float16 arithmetic overflows to inf by design under mixed precision (loss scaling
             # detects it and skips the step), silently as on accelerators: no numpy warnings
             with np.errstate(over="ignore", invalid="ignore"):
@@ -140,4 +194,6 @@ def _default_handler(op, args, attrs):
 
 
 register_handler(Tensor, eager_handler, priority=0)
+# intra-op threads of array impls (graph/ops/intraop.py) follow set_context(num_threads=)
+_context.on_setting("num_threads", _intraop.set_threads)
 set_default_handler(_default_handler)

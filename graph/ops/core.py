@@ -31,6 +31,7 @@ Example:
 """
 from __future__ import annotations
 
+import math
 import threading
 from typing import Any, Callable
 
@@ -116,10 +117,26 @@ class Op:
         self.has_effects = kind in (RANDOM, STATE) or mutates is not None or communicates
         self.label = op_label(name, prim)
         self._defaults = {k: a.default for k, a in self.attrs.items()}
+        self._normalized: dict = {}  # memo of normalize(): _attrs_key(attrs) -> normalised attrs
 
     # -- attributes -------------------------------------------------------------------------
     def normalize(self, attrs: dict) -> dict:
-        """Fill defaults, validate and normalise attributes (hashable result)."""
+        """Fill defaults, validate and normalise attributes (hashable result).
+
+        Results are memoised per op for attributes made of plain values (the same few
+        attribute sets recur on every step: VJP rules, ``ops.sum(x, axis=1)``); the returned dict
+        is shared, so callers must not modify it."""
+        key = _attrs_key(attrs)
+        if key is not None:
+            hit = self._normalized.get(key)
+            if hit is not None:
+                return hit
+        out = self._normalize(attrs)
+        if key is not None and len(self._normalized) < _NORMALIZED_PER_OP:
+            self._normalized[key] = out
+        return out
+
+    def _normalize(self, attrs: dict) -> dict:
         out = {}
         for key, spec in self.attrs.items():
             v = attrs.get(key, spec.default)
@@ -138,6 +155,33 @@ class Op:
 
     def __repr__(self) -> str:
         return f"<op {self.name}>"
+
+
+#: how many distinct attribute sets ``Op.normalize`` remembers per op
+_NORMALIZED_PER_OP = 512
+_PLAIN = (type(None), bool, int, float, str)
+
+
+def _attrs_key(attrs: dict):
+    """A memo key for ``attrs`` that equals another only for identical values *and types* (a
+    check must still reject ``axis=True`` although ``True == 1``), or None when a value is not a
+    plain value (None, bool, int, float, str, a DType, or a tuple of those)."""
+    key = []
+    for k, v in attrs.items():
+        t = type(v)
+        if t is tuple:
+            for e in v:
+                if type(e) not in _PLAIN or (type(e) is float and e == 0.0):
+                    return None
+            key.append((k, t, tuple(type(e) for e in v), v))
+        elif t is float:
+            # -0.0 == 0.0: the sign tells them apart (nan never equals itself: never found)
+            key.append((k, t, v, math.copysign(1.0, v)))
+        elif t in _PLAIN or t is DType:
+            key.append((k, t, v))
+        else:
+            return None
+    return tuple(key)
 
 
 REGISTRY: dict[str, Op] = {}

@@ -48,7 +48,9 @@ def resolve_reshape(x_shape, shape):
 
 
 register(Op("reshape", prim="Reshape", inputs=("x",),
-            impl=lambda xp, x, shape: xp.reshape(x, resolve_reshape(x.shape, shape)),
+            # (inference, run before the impl in every mode, has checked the sizes; numpy's own
+            # -1 resolution is the same rule)
+            impl=lambda xp, x, shape: xp.reshape(x, shape),
             infer=lambda x, shape: AVal(resolve_reshape(x.shape, shape), x.dtype),
             vjp=lambda g, out, x, shape: (F.reshape(g, shape=tuple(x.shape)),),
             kind=VIEW, attrs={"shape": Attr(check=a_shape)}, call_attrs=("shape",),
@@ -102,7 +104,8 @@ def _broadcast_vjp(g, out, x, shape):
 
 
 register(Op("broadcast_to", prim="BroadcastTo", inputs=("x",),
-            impl=lambda xp, x, shape: xp.broadcast_to(x, _infer_broadcast_to(x, shape).shape),
+            impl=lambda xp, x, shape: xp.broadcast_to(x, _infer_broadcast_to(x, shape).shape if -1 in shape
+                                                      else shape),
             infer=_infer_broadcast_to, vjp=_broadcast_vjp, kind=VIEW,
             attrs={"shape": Attr(check=a_ints)}, doc="broadcast to a larger shape (-1 keeps a dimension)"))
 

@@ -39,18 +39,21 @@ def _linear(x, w, b):
     return y if b is None else ops.add(y, b)
 
 
-def _rnn_step(mode, x, state, w_ih, w_hh, b_ih, b_hh):
-    """One time step: (new hidden, new state) where state is h, or (h, c) for LSTM."""
+def _rnn_step(mode, x, state, w_ih, w_hh, b_ih, b_hh, x_proj=None):
+    """One time step: (new hidden, new state) where state is h, or (h, c) for LSTM. ``x_proj``:
+    ``_linear(x, w_ih, b_ih)`` computed beforehand (for every step of a sequence at once)."""
+    if x_proj is None:
+        x_proj = _linear(x, w_ih, b_ih)
     if mode == "LSTM":
         h, c = state
-        gates = ops.add(_linear(x, w_ih, b_ih), _linear(h, w_hh, b_hh))
+        gates = ops.add(x_proj, _linear(h, w_hh, b_hh))
         i, f, g, o = ops.split(gates, gates.shape[-1] // 4, -1)
         c_new = ops.add(ops.mul(ops.sigmoid(f), c), ops.mul(ops.sigmoid(i), ops.tanh(g)))
         h_new = ops.mul(ops.sigmoid(o), ops.tanh(c_new))
         return h_new, (h_new, c_new)
     if mode == "GRU":
         h = state
-        gi = _linear(x, w_ih, b_ih)
+        gi = x_proj
         gh = _linear(h, w_hh, b_hh)
         size = gi.shape[-1] // 3
         ir, iz, in_ = ops.split(gi, size, -1)
@@ -60,7 +63,7 @@ def _rnn_step(mode, x, state, w_ih, w_hh, b_ih, b_hh):
         n = ops.tanh(ops.add(in_, ops.mul(r, hn)))
         h_new = ops.add(ops.mul(ops.sub(1.0, z), n), ops.mul(z, h))
         return h_new, h_new
-    pre = ops.add(_linear(x, w_ih, b_ih), _linear(state, w_hh, b_hh))
+    pre = ops.add(x_proj, _linear(state, w_hh, b_hh))
     h_new = ops.tanh(pre) if mode == "RNN_TANH" else ops.relu(pre)
     return h_new, h_new
 
@@ -118,11 +121,19 @@ class _RNNBase(Cell):
             return hx
         return ops.zeros(shape, dtype) if hx is None else hx
 
-    def _run_direction(self, xs, state, params, reverse, mask):
-        steps = range(len(xs) - 1, -1, -1) if reverse else range(len(xs))
-        outs = [None] * len(xs)
+    def _run_direction(self, x_all, state, params, reverse, mask):
+        """``x_all``: the layer's (seq, batch, feature) input. The input projection of every step
+        is one matrix product (only the hidden state's needs the recurrence), the same arithmetic
+        per row as one product per step."""
+        seq = x_all.shape[0]
+        w_ih, b_ih = params[0], params[2]
+        # (seq, batch, gates * hidden), taken apart by one op whose gradient is one concatenation
+        # (indexing step by step would add a sequence-sized gradient per step: O(seq^2))
+        projected = ops.unstack(_linear(x_all, w_ih, b_ih), 0)
+        steps = range(seq - 1, -1, -1) if reverse else range(seq)
+        outs = [None] * seq
         for t in steps:
-            h_new, new_state = _rnn_step(self.mode, xs[t], state, *params)
+            h_new, new_state = _rnn_step(self.mode, None, state, *params, x_proj=projected[t])
             if mask is not None:
                 m = mask[t]
                 if self.mode == "LSTM":
@@ -147,14 +158,14 @@ class _RNNBase(Cell):
             steps = ops.reshape(ops.arange(0, seq, 1, dtype=seq_length.dtype), (seq, 1, 1))
             mask = ops.less(steps, ops.reshape(seq_length, (1, batch, 1)))  # (seq, batch, 1)
             mask = [mask[t] for t in range(seq)]
-        xs = [x[t] for t in range(seq)]
+        layer_input = x
         finals_h, finals_c = [], []
         for layer in range(self.num_layers):
             layer_outs = []
             for d in range(self.num_directions):
                 k = layer * self.num_directions + d
                 state = (init[0][k], init[1][k]) if self.mode == "LSTM" else init[k]
-                outs, state = self._run_direction(xs, state, self._layer_params(k), d == 1, mask)
+                outs, state = self._run_direction(layer_input, state, self._layer_params(k), d == 1, mask)
                 layer_outs.append(outs)
                 if self.mode == "LSTM":
                     finals_h.append(state[0])
@@ -165,7 +176,8 @@ class _RNNBase(Cell):
                   for t in range(seq)]
             if self.dropout and self.training and layer < self.num_layers - 1:
                 xs = [ops.dropout(v, p=self.dropout) for v in xs]
-        out = ops.stack(xs, 0)
+            layer_input = ops.stack(xs, 0)
+        out = layer_input
         if self.batch_first:
             out = ops.swapaxes(out, 0, 1)
         h_n = ops.stack(finals_h, 0)

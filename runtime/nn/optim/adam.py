@@ -13,7 +13,10 @@ from __future__ import annotations
 
 from graph.dtypes import float32
 
+import numpy as np
+
 from ... import ops
+from . import foreach
 from .optimizer import Optimizer, _check_number
 
 __all__ = ["Adam", "AdamW", "AdamWeightDecay", "Lamb"]
@@ -79,6 +82,42 @@ class Adam(_AdamBase):
             upd = ops.div(num, ops.add(ops.sqrt(v), eps))
             ops.assign(p, ops.sub(p, ops.mul(upd, ops.mul(lr_i, corr))))
         return True
+
+
+def _adam_flat_step(self, gradients):
+    """``Adam.construct`` on flat buffers (runtime/nn/optim/foreach.py): the same operations."""
+    if self.use_amsgrad:  # the running maximum of v is not kept flat: construct does it
+        return None
+    groups = self._flat_groups(self.moment1, self.moment2)
+    if groups is None:
+        return None
+    lr_ok = not self.dynamic_lr and foreach.rates_usable(self.learning_rate if self.is_group_lr else (self.learning_rate,))
+    if not lr_ok or not foreach.rates_usable((self.beta1_power, self.beta2_power)):
+        return None
+    prepared = self._flat_prepare(gradients, groups, keep_rates=True)
+    if prepared is None:
+        return None
+    g, lrs = prepared
+    params, m1, m2 = groups
+    b1p = ops.assign(self.beta1_power, ops.mul(self.beta1_power, self.beta1))
+    b2p = ops.assign(self.beta2_power, ops.mul(self.beta2_power, self.beta2))
+    corr = ops.div(ops.sqrt(ops.sub(1.0, b2p)), ops.sub(1.0, b1p))._data
+    # lr_i * corr per parameter, as construct computes it (one product per distinct rate)
+    products = {}
+    rates = [products.setdefault(id(lr), foreach.wrap(np.multiply(lr._data, corr))) for lr in lrs]
+    step = foreach.per_element(rates, params.bounds)
+    b1, b2, eps = self.beta1, self.beta2, self.eps
+    m = m1.current() * b1 + g * (1.0 - b1)
+    m1.adopt(m)
+    v = m2.current() * b2 + np.square(g) * (1.0 - b2)
+    m2.adopt(v)
+    num = m * b1 + g * (1.0 - b1) if self.use_nesterov else m
+    upd = num / (np.sqrt(v) + eps)
+    params.adopt(params.current() - upd * step)
+    return True
+
+
+Adam._flat_step = _adam_flat_step
 
 
 class AdamW(_AdamBase):

@@ -26,6 +26,7 @@ from ...device import module_of
 from ...parameter import Parameter, ParameterTuple
 from ...tensor import Tensor
 from ..cell import Cell
+from . import foreach
 
 __all__ = ["Optimizer", "opt_init_args_register"]
 
@@ -265,6 +266,49 @@ class Optimizer(Cell):
 
     def construct(self, gradients):
         raise NotImplementedError(f"{type(self).__name__} must implement construct(gradients)")
+
+    # -- PyNative: all parameters in one step (runtime/nn/optim/foreach.py) ---------------------------
+    def _dispatch(self, args, kwargs):
+        if (self._jit is None and len(args) == 1 and not kwargs and self._flat_step is not None
+                and foreach.eager_step_allowed()):
+            done = self._flat_step(args[0])
+            if done is not None:
+                return done
+        return super()._dispatch(args, kwargs)
+
+    #: ``_flat_step(gradients) -> True | None`` of an optimizer with a flat PyNative update
+    #: (None: this call runs ``construct``); the update must do ``construct``'s arithmetic
+    _flat_step = None
+
+    def _flat_groups(self, *states):
+        """(parameters, states...) as :class:`foreach.FlatGroup` s, made on first use; None
+        when a tensor is not a CPU float32 array (kept: the flat path is off for this optimizer)."""
+        groups = self.__dict__.get("_flat_cache")
+        if groups is None:
+            groups = [foreach.FlatGroup(self.parameters)] + [foreach.FlatGroup(s) for s in states]
+            object.__setattr__(self, "_flat_cache", groups)
+        return groups if all(g.usable() for g in groups) else None
+
+    def _flat_prepare(self, gradients, groups, keep_rates=False):
+        """``_prepare_step`` for the flat path: (flat gradients, learning-rate factor), or None
+        before anything changed when this call must run ``construct`` instead. ``keep_rates``:
+        the per-parameter learning rates themselves in place of the factor (the caller scales
+        them first; a schedule's rates are then allowed)."""
+        if not isinstance(gradients, (tuple, list)) or len(gradients) != self.param_length:
+            return None
+        params = groups[0]
+        for g, s in zip(gradients, params.shapes):
+            if not foreach._plain(getattr(g, "_data", None), s):
+                return None
+        if not keep_rates:
+            if self.dynamic_lr:  # a schedule's rate is known only once computed: construct
+                return None
+            static = self.learning_rate if self.is_group_lr else (self.learning_rate,)
+            if not foreach.rates_usable(static):
+                return None
+        gradients, lrs = self._prepare_step(gradients)
+        flat = foreach.flat_gradients(gradients, params.shapes)
+        return flat, (lrs if keep_rates else foreach.per_element(lrs, params.bounds))
 
 
 def opt_init_args_register(fn):

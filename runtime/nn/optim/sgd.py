@@ -11,6 +11,7 @@ Example:
 from __future__ import annotations
 
 from ... import ops
+from . import foreach
 from .optimizer import Optimizer, _check_number
 
 __all__ = ["SGD", "Momentum"]
@@ -63,6 +64,52 @@ class SGD(Optimizer):
         return True
 
 
+def _sgd_flat_step(self, gradients):
+    """``SGD.construct`` on flat buffers (runtime/nn/optim/foreach.py): the same operations."""
+    groups = self._flat_groups(self.accum) if self._use_momentum else self._flat_groups()
+    if groups is None or (self._use_momentum and not foreach.rates_usable((self.stat,))):
+        return None
+    prepared = self._flat_prepare(gradients, groups)
+    if prepared is None:
+        return None
+    g, lr = prepared
+    params = groups[0]
+    if not self._use_momentum:
+        params.adopt(params.current() - g * lr)
+        return True
+    mom = self.momentum
+    accum = groups[1]
+    coef = None
+    if self.dampening != 0.0:
+        coef = ops.add(ops.mul(self.stat, self.dampening), 1.0 - self.dampening)._data
+    gi = g if coef is None else g * coef
+    a = accum.current() * mom + gi
+    accum.adopt(a)
+    upd = g + a * mom if self.nesterov else a
+    params.adopt(params.current() - upd * lr)
+    if coef is not None:
+        ops.assign(self.stat, ops.mul(self.stat, 0.0))
+    return True
+
+
+def _momentum_flat_step(self, gradients):
+    """``Momentum.construct`` on flat buffers (runtime/nn/optim/foreach.py): the same operations."""
+    groups = self._flat_groups(self.moments)
+    if groups is None:
+        return None
+    prepared = self._flat_prepare(gradients, groups)
+    if prepared is None:
+        return None
+    g, lr = prepared
+    params, moments = groups
+    mom = self.momentum
+    a = moments.current() * mom + g
+    moments.adopt(a)
+    upd = g + a * mom if self.use_nesterov else a
+    params.adopt(params.current() - upd * lr)
+    return True
+
+
 class Momentum(Optimizer):
     """Momentum SGD (MindSpore ApplyMomentum): with g = grad / loss_scale + weight_decay * param,
     ``accum = momentum * accum + g``; ``param -= lr * accum``, or with ``use_nesterov``
@@ -85,3 +132,7 @@ class Momentum(Optimizer):
             upd = ops.add(g, ops.mul(a, mom)) if self.use_nesterov else a
             ops.assign(p, ops.sub(p, ops.mul(upd, lr_i)))
         return True
+
+
+SGD._flat_step = _sgd_flat_step
+Momentum._flat_step = _momentum_flat_step
