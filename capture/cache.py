@@ -15,6 +15,7 @@ import weakref
 
 from graph import forksafe
 
+from .errors import interrupting
 from .fast_call import invalidate as _invalidate_fast_calls
 
 RECOMPILE_LIMIT = 8
@@ -94,7 +95,9 @@ class CodeCache:
                 continue
             try:
                 ok = e.check(flat_args)
-            except Exception:
+            except Exception as error:
+                if interrupting(error) is not None:  # (the user's signal, not a failed guard)
+                    raise
                 ok = False
             if ok:
                 if i:
@@ -137,6 +140,15 @@ class CodeCache:
         n = self.compiles_per_owner.get(owner, 0)
         self.compiles_per_owner[owner] = n + 1
         return n
+
+    def refund(self, owner) -> None:
+        """Take back the compile :meth:`charge` counted for ``owner`` (it was interrupted: the
+        user's signal, not a recompile)."""
+        n = self.compiles_per_owner.get(owner, 0)
+        if n > 1:
+            self.compiles_per_owner[owner] = n - 1
+        else:
+            self.compiles_per_owner.pop(owner, None)
 
     def forget_closure(self, closure_id) -> None:
         """Drop what was compiled for one closure (called when its function is collected: the
