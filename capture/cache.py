@@ -87,6 +87,17 @@ class CodeCache:
         self.compiles_per_owner: dict = {}  # (Cell id or 0, config id) -> compiles so far
         self.disabled: dict = {}  # same keys -> the eager Entry used once the limit was hit
         self.watched: set = set()  # owner keys whose Cell has a finalizer dropping its entries
+        self._arena = None
+
+    @property
+    def arena(self):
+        """The memory the compiled graphs of this code object keep their intermediates in, one
+        for all its entries (codegen/cpu/arena.py): allocated when one runs, as big as the biggest,
+        released with them."""
+        if self._arena is None:
+            from codegen.cpu.arena import Arena
+            self._arena = Arena()
+        return self._arena
 
     def lookup(self, flat_args, config=None, closure=None):
         entries = self.entries

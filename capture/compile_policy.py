@@ -91,11 +91,14 @@ def _tracing():
     finally:
         _TRACING.depth -= 1
 
-def _make_runner(config, graph, device="CPU"):
+def _make_runner(config, graph, device="CPU", code=None, arena=None):
     """Compile ``graph`` with the configured backend (by default the one of ``device``, where the
-    graph's tensors are) at the configured JitConfig level."""
+    graph's tensors are) at the configured JitConfig level; the graphs of one ``code`` object
+    share one arena (their intermediates' memory: codegen/cpu/arena.py)."""
     level = config.jit_config.jit_level if config.jit_config is not None else None
-    return backends.make_runner(config.backend, graph, level, device=device)
+    if arena is None and code is not None:
+        arena = _cache.cache_for(code).arena
+    return backends.make_runner(config.backend, graph, level, device=device, arena=arena)
 
 def _owner_key(fn, flat, config):
     """Recompile budgets are per Cell instance (many Dense layers share one construct), config and
@@ -187,7 +190,7 @@ def _compile_new(fn, flat, names, config, cache, qual) -> Entry:
         with _tracing():
             graph, sources, template = translate(tracer, fn, flat, names)
         device = device_of_inputs(sources, flat)
-        runner = _make_runner(config, graph, device)
+        runner = _make_runner(config, graph, device, fn.__code__)
     except GraphBreak as e:
         pending = interrupting(e)
         if pending is None:
@@ -275,9 +278,10 @@ def _warm_entry(fn, flat, config, qual, t0):
         if schedule is not None and persist.schedule_applies(config, device):
             from codegen import compile_schedule
             schedule.graph.verify()
-            runner = compile_schedule(schedule)  # the passes ran in the process that saved it
+            # (the passes ran in the process that saved it)
+            runner = compile_schedule(schedule, arena=_cache.cache_for(fn.__code__).arena)
         else:
-            runner = _make_runner(config, graph, device)
+            runner = _make_runner(config, graph, device, fn.__code__)
         return _compiled_entry(fn, qual, config, guard_set, graph, sources, doc["template"], runner, device, t0,
                                warm_start=True, check=check)
 
@@ -309,7 +313,7 @@ def _compile_resume(fn, flat, names, config, qual, brk, info, t0):
         _guard_lifted_tensors(tracer)
         graph.verify()
         device = device_of_inputs(tracer.builder.sources, flat)
-        runner = _make_runner(config, graph, device) if graph.nodes else None
+        runner = _make_runner(config, graph, device, fn.__code__) if graph.nodes else None
     except FullGraphError:
         raise
     except Exception as e:  # not resumable (or an internal error): the frame runs eagerly

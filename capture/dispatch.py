@@ -26,7 +26,7 @@ from .cache import cache_for
 from .errors import FullGraphError, interrupting, out_of_memory
 from .report import events
 from .differentiable import run_differentiable
-from .runner import input_fetcher, replay_eager
+from .runner import apply_updates, input_fetcher, replay_eager
 
 from .compile_policy import (has_loop, _DUMP_NOTE, _TRACING, DEFAULT_CONFIG, USER_FUNCTION_CONFIG, CaptureConfig,
                              _eager_entry, _internal_break, _make_runner, _out_of_memory_break, _UserErrorWhileCapturing,
@@ -211,8 +211,8 @@ def _run_graph(entry, flat, config):
             runner = entry.runner
             call = entry.call = runner.donating_call if getattr(runner, "inplace_inputs", None) else runner
         outs, updates = call(arrays)
-        for idx, arr in updates.items():
-            tensors[idx]._data = arr
+        if updates:
+            apply_updates(tensors, updates)  # (all or none: not interruptible half-way)
         outs = list(map(Tensor._wrap, outs))
     for i in entry.copy_outputs:  # graph constants returned: each call gets its own tensor
         outs[i] = Tensor._wrap(outs[i]._data.copy())
@@ -502,7 +502,9 @@ def _run_under_tape(entry, arrays, tensors, config):
     differentiable; so does a region whose split fails (recorded once in the log)."""
     if len(_tape.ACTIVE) == 1 and not getattr(entry, "training_failed", False):
         try:
-            return run_differentiable(entry, arrays, tensors, lambda g: _make_runner(config, g, entry.device))
+            arena = getattr(entry.runner, "_arena", None)  # (forward and backward share its memory)
+            return run_differentiable(entry, arrays, tensors,
+                                      lambda g: _make_runner(config, g, entry.device, arena=arena))
         except Exception as e:  # never fail a call that eager replay can do
             if interrupting(e) is not None:
                 raise
