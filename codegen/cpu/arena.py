@@ -31,7 +31,6 @@ import weakref
 
 import numpy as np
 
-from graph import forksafe
 from graph.passes import memory
 
 
@@ -50,15 +49,20 @@ def _default_limit() -> int:
 #: bytes all arenas may hold together before the oldest idle ones give theirs back
 LIMIT = _default_limit()
 
-_HELD: "collections.OrderedDict[int, weakref.ref]" = collections.OrderedDict()  # id -> arena, oldest first
-_HELD_LOCK = threading.Lock()
-forksafe.renew_in_child(globals(), "_HELD_LOCK", threading.Lock)
+#: id -> arena, of the arenas holding memory, oldest allocation first. Changed and read by single
+#: dict operations under the GIL, without a lock of its own: a graph's finalizer (run by the
+#: garbage collector at any allocation, on any thread) may release an arena while another
+#: arena's allocation is in progress on the same thread
+_HELD: "collections.OrderedDict[int, weakref.ref]" = collections.OrderedDict()
+
+
+def _held_arenas() -> list:
+    return [a for a in (r() for r in list(_HELD.values())) if a is not None]
 
 
 def held_bytes() -> int:
     """Bytes all arenas hold now."""
-    with _HELD_LOCK:
-        return sum(a.nbytes for a in (r() for r in _HELD.values()) if a is not None)
+    return sum(a.nbytes for a in _held_arenas())
 
 
 class Arena:
@@ -110,12 +114,9 @@ class Arena:
         old = self.array
         self.array = array
         self.generation += 1
-        with _HELD_LOCK:
-            if array is None:
-                _HELD.pop(id(self), None)
-            else:
-                _HELD.pop(id(self), None)
-                _HELD[id(self)] = weakref.ref(self)
+        _HELD.pop(id(self), None)
+        if array is not None:
+            _HELD[id(self)] = weakref.ref(self)
         del old
         for g in list(self._graphs):  # their calls in C hold the old addresses: back to Python
             g.arena_moved()
@@ -147,13 +148,12 @@ def _allocate(nbytes: int, arena: Arena):
     """An aligned block of ``nbytes``, after releasing idle arenas (oldest first) so that all of
     them hold at most :data:`LIMIT` where that is possible. MemoryError when the machine has not
     the memory."""
-    with _HELD_LOCK:
-        others = [r() for i, r in _HELD.items() if i != id(arena)]
-    total = sum(a.nbytes for a in others if a is not None) + nbytes
+    others = [a for a in _held_arenas() if a is not arena]
+    total = sum(a.nbytes for a in others) + nbytes
     for other in others:
         if total <= LIMIT:
             break
-        if other is None or other.array is None or not other.lock.acquire(blocking=False):
+        if other.array is None or not other.lock.acquire(blocking=False):
             continue  # (running now: it keeps its memory)
         try:
             total -= other.nbytes
