@@ -353,3 +353,41 @@ def test_a_step_interrupted_by_ctrl_c_updates_all_parameters_or_none(alarm_raise
     for a, b in zip(_params(net), after[done + 1]):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
     del held
+
+
+# -- 6. memory held per compiled shape ---------------------------------------------------------------
+
+def test_graphs_of_other_batch_sizes_keep_no_old_parameter_arrays_alive():
+    """A grad function and an optimizer called one after the other (MindSpore's usual loop) in
+    GRAPH_MODE, over several batch sizes: the parameters get new arrays each step, and a graph
+    compiled for a batch size that no longer comes keeps none of the old ones alive (its call
+    snapshot holds the arrays it last read weakly)."""
+    import gc
+    import weakref
+    ms.set_seed(5)
+    net = nn.SequentialCell([nn.Dense(16, 32), nn.ReLU(), nn.Dense(32, 4)])
+    opt = nn.SGD(net.trainable_params(), learning_rate=0.01)
+    loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    grad_fn = ms.value_and_grad(lambda x, y: loss_fn(net(x), y), None, opt.parameters)
+    rng = np.random.default_rng(0)
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        olds = []
+        for b in (8, 16, 24, 32):
+            x = Tensor(rng.normal(size=(b, 16)).astype(np.float32))
+            y = Tensor(rng.integers(0, 4, b).astype(np.int32))
+            for _ in range(3):
+                loss, grads = grad_fn(x, y)
+                opt(grads)
+            olds += [weakref.ref(p._data) for p in net.trainable_params()]
+        del grads
+        for _ in range(2):  # the last batch size goes on: the parameters move on to new arrays
+            loss, grads = grad_fn(x, y)
+            opt(grads)
+        del grads
+        gc.collect()
+        current = {id(p._data) for p in net.trainable_params()}
+        alive = [r() for r in olds if r() is not None and id(r()) not in current]
+        assert not alive, f"{len(alive)} old parameter arrays are still held"
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
