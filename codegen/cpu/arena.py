@@ -76,6 +76,10 @@ class Arena:
         self.generation = 0  # changes whenever ``array`` does
         self._graphs: "weakref.WeakSet" = weakref.WeakSet()  # the graphs bound to it
         self._resize = False  # a graph died: the block may be bigger than the living ones need
+        # (shape, dtype, k) -> the pool the k-th fresh output of that shape and dtype of each graph
+        # recycles its arrays through (codegen/cpu/runner.py: _output_pool); it lives while a graph
+        # using it does
+        self._pools: "weakref.WeakValueDictionary" = weakref.WeakValueDictionary()
 
     @property
     def nbytes(self) -> int:
@@ -91,6 +95,13 @@ class Arena:
         """``graph`` runs in this arena from now on (it needs ``graph.arena_bytes``)."""
         self._graphs.add(graph)
         weakref.finalize(graph, _graph_died, weakref.ref(self))
+
+    def output_pool(self, key) -> list:
+        """The output pool shared under ``key`` (made now if none is)."""
+        pool = self._pools.get(key)
+        if pool is None:
+            pool = self._pools[key] = _Pool()
+        return pool
 
     def memory(self, nbytes: int):
         """The block, at least ``nbytes`` long (``lock`` held): allocated or grown now if needed,
@@ -120,6 +131,13 @@ class Arena:
         del old
         for g in list(self._graphs):  # their calls in C hold the old addresses: back to Python
             g.arena_moved()
+
+
+class _Pool(list):
+    """An output pool: a list of (array, address) entries (weakly referable, so an arena keeps
+    its pools only while a graph uses them)."""
+
+    __slots__ = ("__weakref__",)
 
 
 def _graph_died(ref) -> None:

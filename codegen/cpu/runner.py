@@ -120,6 +120,7 @@ class CompiledGraph:
         self._arena_mm = []  # (slot, _ArenaSlice) of the matrix products written into it
         self._arena_views = {}  # slot -> the matrix product's buffer, bound
         self._arena_generation = -1  # the arena generation the pointers were bound for
+        self._pool_ordinals = {}  # (shape, dtype) -> fresh outputs of it so far (_output_pool)
         forksafe.track(self)
         self.name = name or graph.name
         self._half = any(v.dtype == float16 for n in graph.nodes for v in n.outputs)
@@ -644,6 +645,18 @@ class CompiledGraph:
             self._arena_views[s] = piece.view_of(block)
         self._arena_generation = self._arena.generation
 
+    def _output_pool(self, shape, dtype) -> list:
+        """The pool a fresh output of ``shape`` and ``dtype`` recycles its arrays through: shared
+        with the other graphs of the arena (the k-th output of a shape and dtype of each), so the
+        entries of one code object keep one set of returned arrays (a gradient's shape does not
+        depend on the batch size), not one per entry. Sharing is safe as a pool is: an array is
+        taken only while its pool alone holds it, and the graphs of an arena run one at a time."""
+        if self._arena is None:
+            return []
+        key = (shape, np.dtype(dtype).str)
+        ordinal = self._pool_ordinals[key] = self._pool_ordinals.get(key, -1) + 1
+        return self._arena.output_pool((*key, ordinal))
+
     def arena_moved(self) -> None:
         """The arena's memory moved or was given back (its lock held): drop the views of the old
         memory and send the next call through Python, which binds the new one."""
@@ -743,7 +756,8 @@ class CompiledGraph:
                     self._init.append((slot, buf))
                     keep_static.append(buf)
                 else:
-                    fresh_out.append((j, slot, tuple(o.value.shape), o.dtype, [], len(fresh_out)))
+                    shape = tuple(o.value.shape)
+                    fresh_out.append((j, slot, shape, o.dtype, self._output_pool(shape, o.dtype), len(fresh_out)))
             else:  # a constant or a planned buffer has the same address on every call
                 c = buf if buf is not None else self._consts.get(slot)
                 if isinstance(c, _ArenaSlice) and c.dtype == o.dtype:
@@ -1037,6 +1051,8 @@ class _Binding:
                 for entry in pool:
                     if getrc(entry[0]) == _FREE_RC:
                         chosen[k] = entry
+                        if (id(entry[0]), dt) not in known:  # (made by another graph of the arena)
+                            known[(id(entry[0]), dt)] = entry[1]
                         break
                 else:
                     a = empty(shape, dt)

@@ -59,6 +59,25 @@ def test_graphs_of_one_arena_share_its_memory_and_results_stay_right():
     assert arena.nbytes == max(cg.arena_bytes for cg, _, _ in compiled)
 
 
+def test_graphs_of_one_arena_recycle_returned_arrays_through_shared_pools():
+    """A returned value whose shape does not depend on the batch (a column sum: a gradient's
+    shape) is recycled across the graphs of an arena: the second graph returns the array the
+    first one returned and the caller dropped, instead of keeping a pool of its own."""
+    def fn(x, w):
+        return F.reduce_sum(F.tanh(F.matmul(x, w)), axis=0)
+    arena = arenas.Arena()
+    graphs = [graph_of(fn, ((n, 16), np.float32), ((16, 16), np.float32), name=f"colsum{n}") for n in (8, 24)]
+    compiled = [compile_schedule(optimized(g), arena=arena) for g in graphs]
+    addresses = []
+    for cg, g, n in zip(compiled, graphs, (8, 24)):
+        arrays = _inputs(n, 16, seed=n)
+        out = cg(arrays)[0][0]
+        np.testing.assert_allclose(out, reference(g, arrays)[0][0], rtol=1e-4, atol=1e-4)
+        addresses.append(out.ctypes.data)
+        del out
+    assert addresses[0] == addresses[1]
+
+
 def test_a_repeated_call_allocates_nothing():
     arena = arenas.Arena()
     g = _chain(32, 16)
