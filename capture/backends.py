@@ -59,11 +59,12 @@ class VerifyError(AssertionError):
     """A compiled graph disagrees with the reference interpreter (``CAPTURE_VERIFY=1``)."""
 
 
-def llvm_backend(graph, jit_level=None):
-    """Optimise, fuse and compile ``graph`` with llvmlite; see codegen/cpu."""
+def llvm_backend(graph, jit_level=None, arena=None):
+    """Optimise, fuse and compile ``graph`` with llvmlite; see codegen/cpu (``arena``: the
+    codegen.cpu.arena.Arena its intermediates live in, shared with other graphs; None: its own)."""
     from codegen import compile_schedule, schedule_graph
     level = _level(jit_level)
-    compiled = compile_schedule(schedule_graph(graph, level))
+    compiled = compile_schedule(schedule_graph(graph, level), arena=arena)
     if os.environ.get("CAPTURE_VERIFY") == "1":
         return _verifying(graph, compiled, compile_schedule)
     return compiled
@@ -189,9 +190,9 @@ def default_backend(device="CPU") -> str:
     return "cuda" if device == "GPU" else DEFAULT
 
 
-def make_runner(spec, graph, jit_level=None, device="CPU"):
-    """``get_backend(spec)(graph, jit_level=..., device=...)`` (each keyword only to factories
-    taking it); ``spec=None`` is :func:`default_backend` for ``device``."""
+def make_runner(spec, graph, jit_level=None, device="CPU", arena=None):
+    """``get_backend(spec)(graph, jit_level=..., device=..., arena=...)`` (each keyword only to
+    factories taking it); ``spec=None`` is :func:`default_backend` for ``device``."""
     if spec is None:
         spec = default_backend(device)
     runs_on = BACKEND_DEVICE.get(spec) if isinstance(spec, str) else None
@@ -204,6 +205,8 @@ def make_runner(spec, graph, jit_level=None, device="CPU"):
         kwargs["jit_level"] = jit_level
     if _accepts(factory, "device"):
         kwargs["device"] = device
+    if arena is not None and _accepts(factory, "arena"):
+        kwargs["arena"] = arena
     return factory(graph, **kwargs)
 
 

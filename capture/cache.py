@@ -15,6 +15,7 @@ import weakref
 
 from graph import forksafe
 
+from .errors import interrupting
 from .fast_call import invalidate as _invalidate_fast_calls
 
 RECOMPILE_LIMIT = 8
@@ -86,6 +87,17 @@ class CodeCache:
         self.compiles_per_owner: dict = {}  # (Cell id or 0, config id) -> compiles so far
         self.disabled: dict = {}  # same keys -> the eager Entry used once the limit was hit
         self.watched: set = set()  # owner keys whose Cell has a finalizer dropping its entries
+        self._arena = None
+
+    @property
+    def arena(self):
+        """The memory the compiled graphs of this code object keep their intermediates in, one
+        for all its entries (codegen/cpu/arena.py): allocated when one runs, as big as the biggest,
+        released with them."""
+        if self._arena is None:
+            from codegen.cpu.arena import Arena
+            self._arena = Arena()
+        return self._arena
 
     def lookup(self, flat_args, config=None, closure=None):
         entries = self.entries
@@ -94,7 +106,9 @@ class CodeCache:
                 continue
             try:
                 ok = e.check(flat_args)
-            except Exception:
+            except Exception as error:
+                if interrupting(error) is not None:  # (the user's signal, not a failed guard)
+                    raise
                 ok = False
             if ok:
                 if i:
@@ -137,6 +151,15 @@ class CodeCache:
         n = self.compiles_per_owner.get(owner, 0)
         self.compiles_per_owner[owner] = n + 1
         return n
+
+    def refund(self, owner) -> None:
+        """Take back the compile :meth:`charge` counted for ``owner`` (it was interrupted: the
+        user's signal, not a recompile)."""
+        n = self.compiles_per_owner.get(owner, 0)
+        if n > 1:
+            self.compiles_per_owner[owner] = n - 1
+        else:
+            self.compiles_per_owner.pop(owner, None)
 
     def forget_closure(self, closure_id) -> None:
         """Drop what was compiled for one closure (called when its function is collected: the

@@ -30,7 +30,7 @@ from . import fast_call
 from . import persist
 from . import resume as _resume
 from .cache import Entry
-from .errors import CaptureUserError, FullGraphError, GraphBreak
+from .errors import CaptureUserError, FullGraphError, GraphBreak, interrupting, out_of_memory
 from .guards import GuardSet
 from .reconstruct import NotResumable, OutputPlan, Recipes
 from .report import BreakInfo, CompileInfo, events
@@ -91,11 +91,14 @@ def _tracing():
     finally:
         _TRACING.depth -= 1
 
-def _make_runner(config, graph, device="CPU"):
+def _make_runner(config, graph, device="CPU", code=None, arena=None):
     """Compile ``graph`` with the configured backend (by default the one of ``device``, where the
-    graph's tensors are) at the configured JitConfig level."""
+    graph's tensors are) at the configured JitConfig level; the graphs of one ``code`` object
+    share one arena (their intermediates' memory: codegen/cpu/arena.py)."""
     level = config.jit_config.jit_level if config.jit_config is not None else None
-    return backends.make_runner(config.backend, graph, level, device=device)
+    if arena is None and code is not None:
+        arena = _cache.cache_for(code).arena
+    return backends.make_runner(config.backend, graph, level, device=device, arena=arena)
 
 def _owner_key(fn, flat, config):
     """Recompile budgets are per Cell instance (many Dense layers share one construct), config and
@@ -132,7 +135,17 @@ def compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
     return entry
 
 def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
+    """The entry for a call whose lookup missed: compiled now, within the recompile budget.
+
+    Compiles take ``COMPILE_LOCK``, so threads meeting a new shape together compile it once: the
+    first one compiles, the others wait for the lock and then find its entry (the lookup is made
+    again under the lock) instead of compiling the shape again and spending the budget on
+    duplicates. The lock is reentrant: a compile that captures a call of the same code (on the
+    same thread) finds no entry yet and compiles it as before, never waiting on itself."""
     with _cache.COMPILE_LOCK:
+        entry = cache.lookup(flat, config, fn.__closure__)
+        if entry is not None:  # another thread compiled it while this one waited
+            return entry
         qual = name or fn.__qualname__
         owner = _owner_key(fn, flat, config)
         disabled = cache.disabled.get(owner)
@@ -153,50 +166,84 @@ def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
             return entry
         if cache.charge(owner):
             events.record_recompile(qual, reason)
-        t0 = time.perf_counter()
-        warm = _warm_entry(fn, flat, config, qual, t0)
-        if warm is not None:
-            cache.add(warm)
-            return warm
-        tracer = Tracer(qual.replace(".", "_").replace("<", "").replace(">", ""))
-        if config.max_instructions is not None:
-            tracer.max_instructions = config.max_instructions
         try:
-            with _tracing():
-                graph, sources, template = translate(tracer, fn, flat, names)
-            device = device_of_inputs(sources, flat)
-            runner = _make_runner(config, graph, device)
-        except GraphBreak as e:
-            if config.fullgraph:
-                loc = e.loc or (fn.__code__.co_filename, fn.__code__.co_firstlineno, "")
-                raise FullGraphError(f"graph break in {qual} (fullgraph=True): {e.reason}\n  at {loc[0]}:{loc[1]}"
-                                     f"\n    {loc[2]}" + (f"\n  hint: {e.hint}" if e.hint else "")) from None
-            info = BreakInfo.from_break(e, qual, fn)
-            events.record_break(info)
-            entry = None
-            if e.resumable and e.root_index is not None and RESUME_ENABLED and \
-                    (config.resume_in_loops or not has_loop(fn.__code__)):
-                entry = _compile_resume(fn, flat, names, config, qual, e, info, t0)
-            if entry is None:
-                entry = Entry(tracer.guards, break_info=info, name=qual, config=config, closure=fn.__closure__)
-            cache.add(entry)
-            return entry
-        except CaptureUserError as e:
-            raise _UserErrorWhileCapturing(e.error, _dump_analyze_fail(e.graph, qual)) from None
-        except (FullGraphError, KeyboardInterrupt):
+            return _compile_new(fn, flat, names, config, cache, qual)
+        except BaseException as e:
+            if interrupting(e) is e:  # (the user's signal: this compile does not count)
+                cache.refund(owner)
             raise
-        except Exception as e:  # an internal capture error: never crash a working script
+
+def _compile_new(fn, flat, names, config, cache, qual) -> Entry:
+    """Translate and compile a frame the budget allows (``COMPILE_LOCK`` held). Exceptions that
+    are not capture's own (:func:`capture.errors.interrupting`: KeyboardInterrupt, an exception a
+    signal handler raised) propagate unchanged, leaving no entry and no report behind."""
+    t0 = time.perf_counter()
+    warm = _warm_entry(fn, flat, config, qual, t0)
+    if warm is not None:
+        cache.add(warm)
+        return warm
+    tracer = Tracer(qual.replace(".", "_").replace("<", "").replace(">", ""))
+    if config.max_instructions is not None:
+        tracer.max_instructions = config.max_instructions
+    pending = None  # the user's asynchronous exception, re-raised outside the handlers (unchanged)
+    try:
+        with _tracing():
+            graph, sources, template = translate(tracer, fn, flat, names)
+        device = device_of_inputs(sources, flat)
+        runner = _make_runner(config, graph, device, fn.__code__)
+    except GraphBreak as e:
+        pending = interrupting(e)
+        if pending is None:
+            return _break_entry(fn, flat, names, config, cache, qual, tracer, e, t0)
+    except CaptureUserError as e:
+        raise _UserErrorWhileCapturing(e.error, _dump_analyze_fail(e.graph, qual)) from None
+    except FullGraphError:
+        raise
+    except Exception as e:  # an internal capture error: never crash a working script
+        pending = interrupting(e)
+        if pending is None:
             if config.fullgraph:
                 raise FullGraphError(f"internal capture error in {qual}: {type(e).__name__}: {e}") from e
-            info = _internal_break(fn, qual, "internal capture error", e)
+            oom = out_of_memory(e)
+            info = (_out_of_memory_break(fn, qual, "compiling", oom) if oom is not None
+                    else _internal_break(fn, qual, "internal capture error", e))
             entry = _eager_entry(fn, flat, info, qual, config)
             cache.add(entry)
             return entry
-        entry = _compiled_entry(fn, qual, config, tracer.guards, graph, sources, template, runner, device, t0)
-        cache.add(entry)
-        if graph.nodes:
-            persist.save(fn, flat, config, entry, tracer.inlined)
-        return entry
+    if pending is not None:
+        raise pending
+    entry = _compiled_entry(fn, qual, config, tracer.guards, graph, sources, template, runner, device, t0)
+    cache.add(entry)
+    if graph.nodes:
+        persist.save(fn, flat, config, entry, tracer.inlined)
+    return entry
+
+def _break_entry(fn, flat, names, config, cache, qual, tracer, e, t0) -> Entry:
+    """The entry of a frame whose translation met the graph break ``e``: a compiled prefix and a
+    resume function where it can resume, else the eager frame."""
+    if config.fullgraph:
+        loc = e.loc or (fn.__code__.co_filename, fn.__code__.co_firstlineno, "")
+        raise FullGraphError(f"graph break in {qual} (fullgraph=True): {e.reason}\n  at {loc[0]}:{loc[1]}"
+                             f"\n    {loc[2]}" + (f"\n  hint: {e.hint}" if e.hint else "")) from None
+    info = BreakInfo.from_break(e, qual, fn)
+    events.record_break(info)
+    entry = None
+    if e.resumable and e.root_index is not None and RESUME_ENABLED and \
+            (config.resume_in_loops or not has_loop(fn.__code__)):
+        entry = _compile_resume(fn, flat, names, config, qual, e, info, t0)
+    if entry is None:
+        entry = Entry(tracer.guards, break_info=info, name=qual, config=config, closure=fn.__closure__)
+    cache.add(entry)
+    return entry
+
+def _out_of_memory_break(fn, qual, what, e):
+    """A MemoryError while compiling or running a frame: the machine has not the memory the
+    shapes need (the user's problem, not capture's): reported as such, never as a capture bug."""
+    info = BreakInfo(f"{what} {qual} ran out of memory: {e}", fn.__code__.co_filename, fn.__code__.co_firstlineno,
+                     "", "the frame runs eagerly; smaller shapes (a smaller batch) fit in memory", qual)
+    log.warning("%s %s ran out of memory (%s); running eagerly", what, qual, e)
+    events.record_break(info)
+    return info
 
 def _compiled_entry(fn, qual, config, guard_set, graph, sources, template, runner, device, t0,
                     warm_start=False, check=None) -> Entry:
@@ -231,9 +278,10 @@ def _warm_entry(fn, flat, config, qual, t0):
         if schedule is not None and persist.schedule_applies(config, device):
             from codegen import compile_schedule
             schedule.graph.verify()
-            runner = compile_schedule(schedule)  # the passes ran in the process that saved it
+            # (the passes ran in the process that saved it)
+            runner = compile_schedule(schedule, arena=_cache.cache_for(fn.__code__).arena)
         else:
-            runner = _make_runner(config, graph, device)
+            runner = _make_runner(config, graph, device, fn.__code__)
         return _compiled_entry(fn, qual, config, guard_set, graph, sources, doc["template"], runner, device, t0,
                                warm_start=True, check=check)
 
@@ -265,13 +313,19 @@ def _compile_resume(fn, flat, names, config, qual, brk, info, t0):
         _guard_lifted_tensors(tracer)
         graph.verify()
         device = device_of_inputs(tracer.builder.sources, flat)
-        runner = _make_runner(config, graph, device) if graph.nodes else None
-    except (FullGraphError, KeyboardInterrupt):
+        runner = _make_runner(config, graph, device, fn.__code__) if graph.nodes else None
+    except FullGraphError:
         raise
     except Exception as e:  # not resumable (or an internal error): the frame runs eagerly
-        log.debug("capture: cannot resume after the break in %s: %s: %s", qual, type(e).__name__, e)
-        events.record_resume_fallback(qual, f"{type(e).__name__}: {e}")
-        return None
+        pending = interrupting(e)
+        if pending is None:
+            log.debug("capture: cannot resume after the break in %s: %s: %s", qual, type(e).__name__, e)
+            events.record_resume_fallback(qual, f"{type(e).__name__}: {e}")
+            return None
+    else:
+        pending = None
+    if pending is not None:
+        raise pending
     entry = Entry(tracer.guards, graph=graph, sources=tracer.builder.sources, template=None, name=qual,
                   config=config, closure=fn.__closure__)
     entry.runner = runner

@@ -12,6 +12,8 @@ from graph.partition import split_for_training
 from runtime import tape as _tape
 from runtime.tensor import Tensor
 
+from .runner import apply_updates
+
 
 class CompiledRegion:
     """Tape-entry op whose VJP is the compiled backward graph of one call."""
@@ -50,8 +52,8 @@ def run_differentiable(entry, arrays, tensors, backend_factory):
     """Run the region's forward and record one tape entry; returns the output Tensors."""
     split, forward, backward = training_runners(entry, backend_factory)
     results, updates = forward(arrays)
-    for idx, arr in updates.items():
-        tensors[idx]._data = arr
+    if updates:
+        apply_updates(tensors, updates)  # (all or none: not interruptible half-way)
     outs = tuple(Tensor._wrap(o) for o in results[:split.n_outputs])
     op = CompiledRegion(split, backward, results[split.n_outputs:])
     inputs = tuple(tensors)

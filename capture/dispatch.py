@@ -23,13 +23,14 @@ from runtime.tensor import Tensor
 from . import cache as _cache
 from . import fast_call
 from .cache import cache_for
-from .errors import FullGraphError
+from .errors import FullGraphError, interrupting, out_of_memory
 from .report import events
 from .differentiable import run_differentiable
-from .runner import input_fetcher, replay_eager
+from .runner import apply_updates, input_fetcher, replay_eager
 
 from .compile_policy import (has_loop, _DUMP_NOTE, _TRACING, DEFAULT_CONFIG, USER_FUNCTION_CONFIG, CaptureConfig,
-                             _eager_entry, _internal_break, _make_runner, _UserErrorWhileCapturing, compile_entry)
+                             _eager_entry, _internal_break, _make_runner, _out_of_memory_break, _UserErrorWhileCapturing,
+                             compile_entry)
 
 log = logging.getLogger("capture")
 
@@ -160,6 +161,8 @@ def _run_compiled(fn, entry, flat, config):
     try:
         outs = _run_graph(entry, flat, config)
     except Exception as e:
+        if interrupting(e) is not None:  # the user's signal: no eager rerun (capture.errors)
+            raise
         return _Suspect(e)
     if entry.plan is not None:
         # graph break: rebuild the stack/locals, run the breaking instruction eagerly, resume
@@ -175,14 +178,18 @@ def _settle(fn, args, kwargs, entry, suspect, config):
     A graph with collectives is not run again: its exchanges with the other processes may have
     happened already (a repeat would pair with their next ones), and a collective's error (a
     timed-out peer) is the job's, not the compiler's. Its error propagates as it is."""
-    if entry.communicates:
-        raise suspect.error
-    result = call_eagerly(fn, args, kwargs)
     e = suspect.error
+    if entry.communicates or interrupting(e) is not None:  # (the user's signal: capture.errors)
+        raise e
+    result = call_eagerly(fn, args, kwargs)
     if config.fullgraph:
         raise FullGraphError(f"internal error running the compiled graph of {entry.name}: "
                              f"{type(e).__name__}: {e}") from e
-    entry.make_eager(_internal_break(fn, entry.name, "internal capture error while running the compiled graph", e))
+    oom = out_of_memory(e)
+    if oom is not None:  # the graph needs more memory than eager: the machine's limit, not a bug
+        entry.make_eager(_out_of_memory_break(fn, entry.name, "running the compiled graph of", oom))
+    else:
+        entry.make_eager(_internal_break(fn, entry.name, "internal capture error while running the compiled graph", e))
     return result
 
 def _run_graph(entry, flat, config):
@@ -204,8 +211,8 @@ def _run_graph(entry, flat, config):
             runner = entry.runner
             call = entry.call = runner.donating_call if getattr(runner, "inplace_inputs", None) else runner
         outs, updates = call(arrays)
-        for idx, arr in updates.items():
-            tensors[idx]._data = arr
+        if updates:
+            apply_updates(tensors, updates)  # (all or none: not interruptible half-way)
         outs = list(map(Tensor._wrap, outs))
     for i in entry.copy_outputs:  # graph constants returned: each call gets its own tensor
         outs[i] = Tensor._wrap(outs[i]._data.copy())
@@ -495,8 +502,12 @@ def _run_under_tape(entry, arrays, tensors, config):
     differentiable; so does a region whose split fails (recorded once in the log)."""
     if len(_tape.ACTIVE) == 1 and not getattr(entry, "training_failed", False):
         try:
-            return run_differentiable(entry, arrays, tensors, lambda g: _make_runner(config, g, entry.device))
+            arena = getattr(entry.runner, "_arena", None)  # (forward and backward share its memory)
+            return run_differentiable(entry, arrays, tensors,
+                                      lambda g: _make_runner(config, g, entry.device, arena=arena))
         except Exception as e:  # never fail a call that eager replay can do
+            if interrupting(e) is not None:
+                raise
             entry.training_failed = True
             log.warning("compiled backward for %s failed (%s: %s); replaying ops on the tape",
                         entry.name, type(e).__name__, e)

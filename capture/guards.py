@@ -24,6 +24,8 @@ import numpy as np
 
 from graph.dtypes import DType
 
+from .errors import interrupting
+
 #: containers read while tracing are guarded item by item up to this size and nesting depth
 MAX_GUARDED_ITEMS = 64
 MAX_GUARD_DEPTH = 4
@@ -226,7 +228,9 @@ class GuardSet:
         for expr, desc in zip(self.exprs, self.descs):
             try:
                 ok = eval(expr, dict(self.namespace), {"args": args})  # noqa: S307 - our own strings
-            except Exception:
+            except Exception as e:
+                if interrupting(e) is not None:  # (the user's signal, not a failed guard)
+                    raise
                 ok = False
             if not ok:
                 return desc

@@ -3,9 +3,22 @@ tape-aware path (a captured region called under ``grad`` replays its ops eagerly
 records each one with the registry's VJP rules)."""
 from __future__ import annotations
 
+from collections import deque
+from itertools import repeat
+
 from graph.interpret import replay
 from runtime import context, device
 from runtime.tensor import Tensor
+
+
+def apply_updates(tensors, updates) -> None:
+    """``tensors[i]._data = array`` for each ``i: array`` of a compiled call's ``updates``, all
+    of them or (interrupted before it starts) none: the loop runs in C, so no Python signal
+    handler (KeyboardInterrupt, an alarm's Timeout) can run between two assignments and leave
+    one parameter a step behind the others. (A Python ``for`` loop would let one run between any
+    two of its bytecodes; the compiled calls write their in-place updates in one native call:
+    codegen/cpu/runner.py, ``_take_donations``.)"""
+    deque(map(setattr, map(tensors.__getitem__, updates.keys()), repeat("_data"), updates.values()), 0)
 
 
 def input_fetcher(sources):

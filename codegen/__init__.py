@@ -23,9 +23,11 @@ def schedule_graph(graph, level="O1"):
     return simple_schedule(graph, fuse=level != "O0")
 
 
-def compile_schedule(schedule, name=None):
+def compile_schedule(schedule, name=None, arena=None):
+    """The CPU runner of ``schedule``; its intermediates live in ``arena`` (a
+    :class:`codegen.cpu.arena.Arena` shared with other graphs) or, when None, in its own."""
     from .cpu.runner import CompiledGraph
-    return CompiledGraph(schedule, name)
+    return CompiledGraph(schedule, name, arena=arena)
 
 
 def compile_graph(graph, level="O1"):

@@ -49,7 +49,7 @@ typedef struct {
     Py_ssize_t donated_refcount; /* a held donated array's references: the argument list, its owner, ``held`` */
     PyObject *held;              /* list: the arrays donated before, by in-place input */
     InputRead *reads; Py_ssize_t n_reads;
-    PyObject *bound;             /* list: the array each read's positions point at now */
+    PyObject *bound;             /* list: a weak reference to the array each read's positions point at now */
     PyObject **pools; Py_ssize_t *out_positions; Py_ssize_t n_outs;
     int *result_kind; Py_ssize_t *result_index; PyObject **result_value; Py_ssize_t n_results;
     segment_fn *segments; void **tables; void **parts; Py_ssize_t n_segments;
@@ -85,6 +85,29 @@ contiguous_data(PyObject *a, InputRead *r)
     return data;
 }
 
+/* Whether ``ref`` (an entry of ``bound``: None or a weak reference) refers to ``a``, alive. The
+   array is held weakly, so a graph that no longer runs does not keep an old parameter array
+   alive (capture keeps one graph per input shape); while it lives, its data pointer is the one
+   the positions hold, and once it is gone no array can be taken for it. */
+static int
+is_bound(PyObject *ref, PyObject *a)
+{
+    if (ref == Py_None || !PyWeakref_Check(ref))
+        return 0;
+#if PY_VERSION_HEX >= 0x030D0000
+    PyObject *obj = NULL;
+    if (PyWeakref_GetRef(ref, &obj) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    int same = obj == a;
+    Py_XDECREF(obj);
+    return same;
+#else
+    return PyWeakref_GET_OBJECT(ref) == a;
+#endif
+}
+
 static PyObject *
 restored_call(RestoredCall *self, PyObject *arrays)
 {
@@ -114,15 +137,17 @@ restored_call(RestoredCall *self, PyObject *arrays)
     for (Py_ssize_t k = 0; k < self->n_reads; k++) {
         InputRead *r = &self->reads[k];
         PyObject *a = PyList_GET_ITEM(arrays, r->input);
-        if (a == PyList_GET_ITEM(self->bound, k))
+        if (is_bound(PyList_GET_ITEM(self->bound, k), a))
             continue;
         void *data = contiguous_data(a, r);
         if (data == NULL)
             goto fallback;
+        PyObject *ref = PyWeakref_NewRef(a, NULL);
+        if (ref == NULL)
+            goto error;
         for (Py_ssize_t p = 0; p < r->n_positions; p++)
             self->block[r->positions[p]] = (uintptr_t)data;
-        Py_INCREF(a);
-        PyList_SetItem(self->bound, k, a); /* (the positions point at it: it is bound, as in Python) */
+        PyList_SetItem(self->bound, k, ref); /* (the positions point at it: it is bound, as in Python) */
     }
     /* 4. the returned outputs' arrays */
     chosen = PyMem_Malloc(sizeof(PyObject *) * (self->n_outs + 1));

@@ -43,6 +43,7 @@ Example (the runner keeps one per graph as ``snapshots``):
 from __future__ import annotations
 
 import sys
+from weakref import ref as _weakref
 
 import numpy as np
 
@@ -76,7 +77,10 @@ class CallSnapshots:
         self._hits = 0
         self.native = None  # the call restored in C (runner: ``_native_restored_call``), if any
         # the inputs outside the key (the batch, a learning rate): input index -> the positions
-        # reading it and their dtypes, and the array they were last pointed at by a restored call
+        # reading it and their dtypes, and (a weak reference to) the array they were last pointed
+        # at by a restored call. Weak: a graph that no longer runs (capture keeps one per input
+        # shape) must not keep the old arrays alive, parameters' included; while the array lives,
+        # its data is where the positions point, and once it died no other array can pass for it
         self._input_reads = [(i, np.asarray([p for p, _ in reads], np.intp), reads[0][1])
                              for i, reads in sorted((input_reads or {}).items())]
         self._bound = [None] * len(self._input_reads)
@@ -96,7 +100,7 @@ class CallSnapshots:
                 return None
         for (i, _, dt), bound in zip(self._input_reads, self._bound):
             a = arrays[i]
-            if a is not bound and (a.dtype != dt or not a.flags.c_contiguous):
+            if (bound is None or bound() is not a) and (a.dtype != dt or not a.flags.c_contiguous):
                 return None
         return snap
 
@@ -111,9 +115,10 @@ class CallSnapshots:
         bound = self._bound
         for k, (i, positions, _) in enumerate(self._input_reads):
             a = env[i]
-            if a is not bound[k]:
+            ref = bound[k]
+            if ref is None or ref() is not a:
                 view[positions] = a.ctypes.data
-                bound[k] = a
+                bound[k] = _weakref(a)
         for slot, entry in zip(self._managed_slots, entries):
             env[slot] = entry[0]
         self._hits += 1

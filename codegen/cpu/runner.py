@@ -46,6 +46,7 @@ from graph.passes import memory
 
 from ..fused_plan import c_identifier, plan_schedule
 from . import call_snapshots, compiler, kernels, native, threads
+from .arena import Arena
 
 
 def _free_rc():
@@ -106,10 +107,20 @@ class CompiledGraph:
     #: how ``describe()`` tags compiled kernels and array-impl steps
     kernel_tag, impl_tag = "llvm", "numpy"
 
-    def __init__(self, schedule, name=None):
+    def __init__(self, schedule, name=None, arena=None):
         self.schedule = schedule
         self.graph = graph = schedule.graph
-        self._lock = threading.Lock()
+        # intermediates live in an arena (codegen/cpu/arena.py) allocated when the graph runs and
+        # shared with the other graphs given the same ``arena`` (one code object's entries, under
+        # capture), whose calls this lock serialises; a device runner allocates its own at once
+        self._arena = (arena if arena is not None else Arena()) if self.LAZY_ARENA and self.xp is np else None
+        self._lock = self._arena.lock if self._arena is not None else threading.Lock()
+        self._arena_args = []  # (argument table, index, offset in the arena) of pointers into it
+        self._arena_env = []  # (slot, _ArenaSlice) of the values every call starts with in it
+        self._arena_mm = []  # (slot, _ArenaSlice) of the matrix products written into it
+        self._arena_views = {}  # slot -> the matrix product's buffer, bound
+        self._arena_generation = -1  # the arena generation the pointers were bound for
+        self._pool_ordinals = {}  # (shape, dtype) -> fresh outputs of it so far (_output_pool)
         forksafe.track(self)
         self.name = name or graph.name
         self._half = any(v.dtype == float16 for n in graph.nodes for v in n.outputs)
@@ -214,7 +225,12 @@ class CompiledGraph:
         self._restored = self._native_restored_call()
         self._env = [None] * self.nslots  # a call's environment starts as a copy of this
         for s, a in self._init:
-            self._env[s] = a
+            if isinstance(a, _ArenaSlice):
+                self._arena_env.append((s, a))
+            else:
+                self._env[s] = a
+        if self._arena is not None and self.arena_bytes:
+            self._arena.attach(self)
 
     # -- device hooks ---------------------------------------------------------------------------
     def _adapt_plans(self, plans) -> None:
@@ -281,14 +297,18 @@ class CompiledGraph:
         stores = {ki: [(v, v.size * np.dtype(dt).itemsize) for v, dt in w] for ki, w in writes.items()}
         mplan = memory.plan(schedule, stores, may_alias=lambda ki, k: k.kind != "fused" and ki not in writes,
                             inplace=False)
-        self.buffer_bytes = mplan.arena_bytes
-        arena = self._alloc(mplan.arena_bytes) if mplan.arena_bytes else None
+        self.buffer_bytes = self.arena_bytes = mplan.arena_bytes
+        lazy = self._arena is not None
+        arena = self._alloc(mplan.arena_bytes) if mplan.arena_bytes and not lazy else None
         buffers = {}
         for w in writes.values():
             for v, dt in w:
                 slot = mplan.slot_of.get(v.id)
                 if slot is not None and id(v) not in buffers:
                     start = mplan.offsets[slot]
+                    if lazy:  # (placed when the graph runs: _bind_arena)
+                        buffers[id(v)] = _ArenaSlice(start, np.dtype(dt), tuple(v.shape))
+                        continue
                     raw = arena[start:start + max(v.size * np.dtype(dt).itemsize, 1)]
                     buffers[id(v)] = raw[:v.size * np.dtype(dt).itemsize].view(dt).reshape(tuple(v.shape))
         return buffers
@@ -601,6 +621,58 @@ class CompiledGraph:
         the capture path runs), through the call restored in C where there is one."""
         return self._restored.call if self._restored is not None else self._donating_python_call
 
+    # -- the arena -----------------------------------------------------------------------------------
+    #: intermediates live in an arena allocated when the graph runs (codegen/cpu/arena.py); False:
+    #: allocated with the graph (device runners)
+    LAZY_ARENA = True
+
+    def _arena_gen(self) -> int:
+        """The arena's generation (-1 without one: nothing to bind)."""
+        return -1 if self._arena is None or not self.arena_bytes else self._arena.generation
+
+    def _bind_arena(self) -> None:
+        """Point the kernels' tables, the environment's buffers and the products' outputs at the
+        arena's memory (allocated now if it is not: a MemoryError here is the call's). The lock
+        is held."""
+        block = self._arena.memory(self.arena_bytes)
+        base = block.ctypes.data
+        for argv, j, offset in self._arena_args:
+            argv[j] = base + offset
+        env = self._env
+        for s, piece in self._arena_env:
+            env[s] = piece.view_of(block)
+        for s, piece in self._arena_mm:
+            self._arena_views[s] = piece.view_of(block)
+        self._arena_generation = self._arena.generation
+
+    def _output_pool(self, shape, dtype) -> list:
+        """The pool a fresh output of ``shape`` and ``dtype`` recycles its arrays through: shared
+        with the other graphs of the arena (the k-th output of a shape and dtype of each), so the
+        entries of one code object keep one set of returned arrays (a gradient's shape does not
+        depend on the batch size), not one per entry. Sharing is safe as a pool is: an array is
+        taken only while its pool alone holds it, and the graphs of an arena run one at a time."""
+        if self._arena is None:
+            return []
+        key = (shape, np.dtype(dtype).str)
+        ordinal = self._pool_ordinals[key] = self._pool_ordinals.get(key, -1) + 1
+        return self._arena.output_pool((*key, ordinal))
+
+    def arena_moved(self) -> None:
+        """The arena's memory moved or was given back (its lock held): drop the views of the old
+        memory and send the next call through Python, which binds the new one."""
+        self.disarm()
+        self._arena_generation = -2
+        env = self._env
+        for s, _ in self._arena_env:
+            env[s] = None
+        self._arena_views.clear()
+
+    def disarm(self) -> None:
+        """The next call goes through Python (the call restored in C holds the arena's addresses)."""
+        restored = getattr(self, "_restored", None)
+        if restored is not None:
+            restored.armed = 0
+
     @staticmethod
     def _alloc(nbytes):
         """A byte array starting at a multiple of the planner's slot alignment (a cache line)."""
@@ -622,7 +694,11 @@ class CompiledGraph:
     # -- analysis --------------------------------------------------------------------------------
 
     def _reset_after_fork(self):
-        self._lock = threading.Lock()  # another thread of the parent may have held it
+        if self._arena is not None:  # (one new lock per arena: its graphs keep sharing it)
+            self._arena.renew_lock_after_fork()
+            self._lock = self._arena.lock
+        else:
+            self._lock = threading.Lock()  # another thread of the parent may have held it
         if self._restored is not None:  # (disarmed: the pool has no workers yet)
             self._restored.bind(self._lock, self._donating_python_call)
         for counter in self._block_counters:  # ... in the middle of a blocked kernel
@@ -672,15 +748,21 @@ class CompiledGraph:
             elif j in getattr(plan, "inplace", ()):
                 continue  # stored through its input's pointer
             elif o.role != "in":
-                if buf is not None:
+                if isinstance(buf, _ArenaSlice):
+                    self._arena_args.append((argv, j, buf.offset))
+                    self._init.append((slot, buf))
+                elif buf is not None:
                     argv[j] = buf.ctypes.data
                     self._init.append((slot, buf))
                     keep_static.append(buf)
                 else:
-                    fresh_out.append((j, slot, tuple(o.value.shape), o.dtype, [], len(fresh_out)))
+                    shape = tuple(o.value.shape)
+                    fresh_out.append((j, slot, shape, o.dtype, self._output_pool(shape, o.dtype), len(fresh_out)))
             else:  # a constant or a planned buffer has the same address on every call
                 c = buf if buf is not None else self._consts.get(slot)
-                if c is not None and c.dtype == o.dtype and c.flags.c_contiguous:
+                if isinstance(c, _ArenaSlice) and c.dtype == o.dtype:
+                    self._arena_args.append((argv, j, c.offset))
+                elif c is not None and not isinstance(c, _ArenaSlice) and c.dtype == o.dtype and c.flags.c_contiguous:
                     argv[j] = c.ctypes.data
                     keep_static.append(c)
                 else:
@@ -744,6 +826,13 @@ class CompiledGraph:
             (sa, _), (sb, _) = ins
             o = outs[0]
             buf = (buffers or {}).get(id(node.outputs[0]))
+            if isinstance(buf, _ArenaSlice):
+                self._arena_mm.append((o, buf))
+                bound = self._arena_views
+
+                def step(env):
+                    env[o] = mm(env[sa], env[sb], bound[o])
+                return step
             if buf is not None:
                 def step(env):
                     env[o] = mm(env[sa], env[sb], buf)
@@ -788,6 +877,8 @@ class CompiledGraph:
             # overflow to inf silently, as eager float16 does -- loss scaling detects it)
             if restored is not None:
                 restored.armed = 0
+            if self._arena_generation != self._arena_gen():
+                self._bind_arena()  # (first run, or the arena's memory moved)
             every = self._take_donations(arrays, donate and record is None) if self._inplace else True
             env = self._env.copy()
             env[:self.n_inputs] = arrays
@@ -830,7 +921,15 @@ class CompiledGraph:
         one referenced by ``arrays`` and its owner alone (a view of it references it too, so
         nobody else can read it) that owns its memory and is laid out as the kernel writes it.
         The runner keeps the arrays it wrote into, so their ids (keys of the snapshots and of the
-        known addresses) stay theirs. True when every in-place input is donated."""
+        known addresses) stay theirs. True when every in-place input is donated.
+
+        All or none: when one of them cannot be donated (the script holds that parameter's
+        array), none is, and every update comes back in the call's ``updates``. A step's updates
+        then land all together or not at all even if the call is interrupted (Ctrl-C): the
+        in-place writes all happen in the last native call (``_plan_inplace``: nothing but
+        compiled kernels after the first writer), and the caller applies returned updates in one
+        uninterruptible call (capture.runner.apply_updates); a mix would write some parameters in
+        place and leave the others to Python after the call, where a signal handler may run."""
         donated, held, inputs = self._donated, self._held, self._inplace_inputs
         if not donate:
             for i in inputs:
@@ -845,6 +944,9 @@ class CompiledGraph:
                 ok = getrc(a) == _DONATED_RC and self._hold(k, a)
             donated[i] = ok
             every = every and ok
+        if not every:
+            for i in inputs:
+                donated[i] = False
         return every
 
     def _hold(self, k, a) -> bool:
@@ -871,6 +973,24 @@ class CompiledGraph:
         restored += f", {len(self._inplace)} of {len(self.update_slots)} updates in place" if self.update_slots else ""
         return "\n".join([f"compiled {self.name}: {len(self.steps)} steps ({len(self.call_steps)} Python-level "
                           f"calls per run{restored}), {self.buffer_bytes} bytes of reused buffers"] + self.descr)
+
+
+class _ArenaSlice:
+    """Where a planned buffer lies in the arena (bytes from its start), its dtype and shape, until
+    the graph runs (:meth:`CompiledGraph._bind_arena` makes it an array there)."""
+
+    __slots__ = ("offset", "dtype", "shape")
+
+    def __init__(self, offset, dtype, shape):
+        self.offset, self.dtype, self.shape = offset, dtype, shape
+
+    def reshape(self, shape):
+        """The same memory, seen with another shape (a static view of the buffer)."""
+        return _ArenaSlice(self.offset, self.dtype, tuple(shape))
+
+    def view_of(self, block):
+        nbytes = int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+        return block[self.offset:self.offset + nbytes].view(self.dtype).reshape(self.shape)
 
 
 class _Binding:
@@ -931,6 +1051,8 @@ class _Binding:
                 for entry in pool:
                     if getrc(entry[0]) == _FREE_RC:
                         chosen[k] = entry
+                        if (id(entry[0]), dt) not in known:  # (made by another graph of the arena)
+                            known[(id(entry[0]), dt)] = entry[1]
                         break
                 else:
                     a = empty(shape, dt)

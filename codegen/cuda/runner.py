@@ -60,6 +60,7 @@ class CudaCompiledGraph(CompiledGraph):
     """A schedule compiled for the current CUDA device; see the module docstring."""
 
     kernel_tag, impl_tag = "cuda", "cupy"
+    LAZY_ARENA = False  # (device memory: allocated with the graph, as before)
 
     def __init__(self, schedule, name=None, xp=None):
         if xp is None:

@@ -62,8 +62,8 @@ def test_parameter_updates_are_handed_over_not_copied(monkeypatch):
     compiled = []
     original = codegen.compile_schedule
 
-    def spy(schedule, name=None):
-        compiled.append(original(schedule, name))
+    def spy(schedule, name=None, **kwargs):
+        compiled.append(original(schedule, name, **kwargs))
         return compiled[-1]
 
     monkeypatch.setattr(codegen, "compile_schedule", spy)

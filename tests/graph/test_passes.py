@@ -794,7 +794,30 @@ def test_large_graph_compiles_without_recursion_or_blowup():
     g.set_outputs([v])
     s = optimize(g, "O2")
     check_schedule(s)
-    assert len(s.kernels) == 2 * 60
+    # 60 products, and between two of them 49 links of 3 elementwise ops, fused into kernels of at
+    # most MAX_KERNEL_NODES nodes (LLVM's time grows faster than linearly with a kernel's size)
+    from graph.passes.fusion import MAX_KERNEL_NODES
+    fused = [k for k in s.kernels if k.kind == "fused"]
+    assert len(s.kernels) - len(fused) == 60
+    assert len(fused) == 60 * -(-49 * 3 // MAX_KERNEL_NODES)
+    assert max(len(k.nodes) for k in fused) == MAX_KERNEL_NODES
+
+
+def test_fusion_cuts_a_long_elementwise_chain_into_bounded_kernels():
+    """A chain of 5,001 elementwise ops (``tanh(x*1.5+0.1)`` 1,667 times) is not one kernel:
+    each fused kernel has at most MAX_KERNEL_NODES nodes, all nodes are kept, in order."""
+    from graph.passes.fusion import MAX_KERNEL_NODES
+    g, (x,) = _graph((4, 4))
+    v = x
+    for i in range(1667):
+        v = F.tanh(F.add(F.mul(v, 1.5), 0.1))
+    g.set_outputs([v])
+    s = optimize(g, "O2")
+    check_schedule(s)
+    sizes = [len(k.nodes) for k in s.kernels]
+    assert all(k.kind == "fused" for k in s.kernels)
+    assert sum(sizes) == 3 * 1667 and max(sizes) <= MAX_KERNEL_NODES
+    assert len(s.kernels) == -(-3 * 1667 // MAX_KERNEL_NODES)
 
 
 def test_bias_add_is_lowered_and_fused_with_the_activation():
