@@ -28,11 +28,11 @@ forksafe.renew_in_child(globals(), "COMPILE_LOCK", threading.RLock)
 
 class Entry:
     def __init__(self, guard_set, graph=None, sources=None, template=None, break_info=None,
-                 compile_time=0.0, name="", config=None, closure=None, check=None):
+                 compile_time=0.0, name="", config=None, closure=None):
         self.guard_set = guard_set
         self.config = config
         self.closure = closure  # the function's __closure__: closures of one code never share entries
-        self.check = check or guard_set.compile()  # (a warm start has compiled it to check the guards)
+        self.check = guard_set.compile()
         self.graph = graph
         self.sources = sources
         self.template = template
@@ -48,7 +48,7 @@ class Entry:
         self.plan = None  # capture.resume.ResumePlan: what runs after the prefix graph at a graph break
         self.fetch = None  # flat arguments -> (input arrays, tensors), made on first run (capture.runner)
         self.call = None  # input arrays -> (outputs, updates): the runner, donating where it can (first run)
-        self.warm_start = False  # loaded from an entry an earlier process saved (capture.persist)
+        self.warm_start = False  # its schedule was read from the disk cache (capture.persist)
 
     @property
     def hits(self) -> int:
