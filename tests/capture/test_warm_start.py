@@ -1,8 +1,10 @@
-"""Issue 13 item 3, warm start (capture/persist.py): a new process whose code did not change loads
-the entry an earlier process saved instead of translating the frame, with the same numbers;
-anything that changed what the translation read -- the code of a function it inlined (edited or
-monkeypatched), a global it guarded, the input shapes, the framework -- is translated anew, and
-damaged or foreign files are never trusted. The oracle is the same script run eagerly."""
+"""Warm start (capture/persist.py, issue 34's contract): every process translates its frames anew;
+a graph that an earlier process compiled gets its optimised schedule (and kernels) from the disk
+cache, with the same numbers; anything that changed the graph -- the code of a function it inlined
+(edited or monkeypatched), a global it read, the input shapes -- or the framework gives another
+key and is compiled, and damaged or foreign files are never trusted. The oracle is the same
+script run eagerly. (tests/capture/test_warm_start_cross_process.py changes 42 kinds of things
+between two processes.)"""
 import io
 import json
 import os
@@ -100,7 +102,7 @@ def program(tmp_path):
 
 
 def _saved(cache_dir):
-    return sorted(p for p in cache_dir.rglob("*.capture")) if cache_dir.exists() else []
+    return sorted(p for p in cache_dir.rglob("*.sched")) if cache_dir.exists() else []
 
 
 def _same(got, want):
@@ -181,7 +183,7 @@ def test_a_file_naming_anything_but_graph_values_is_refused_without_running_it()
     from capture import persist
     payload = pickle.dumps({"graph": _Evil()}, protocol=4)
     with pytest.raises(pickle.UnpicklingError, match="not allowed"):
-        persist._Unpickler(io.BytesIO(payload), lambda pid: None).load()
+        persist._Unpickler(io.BytesIO(payload)).load()
     ok = pickle.dumps({"a": (1, 2.5, "s"), "arr": np.arange(3, dtype=np.float32)}, protocol=4)
-    loaded = persist._Unpickler(io.BytesIO(ok), lambda pid: None).load()
+    loaded = persist._Unpickler(io.BytesIO(ok)).load()
     assert loaded["a"] == (1, 2.5, "s") and loaded["arr"].dtype == np.float32
