@@ -187,3 +187,28 @@ def test_a_file_naming_anything_but_graph_values_is_refused_without_running_it()
     ok = pickle.dumps({"a": (1, 2.5, "s"), "arr": np.arange(3, dtype=np.float32)}, protocol=4)
     loaded = persist._Unpickler(io.BytesIO(ok)).load()
     assert loaded["a"] == (1, 2.5, "s") and loaded["arr"].dtype == np.float32
+
+
+def test_the_framework_fingerprint_is_by_content(tmp_path, monkeypatch):
+    """An edit that keeps a file's size and modification time changes the fingerprint; bytecode
+    caches do not (issue 34)."""
+    from capture import persist
+    pkg = tmp_path / "graph"
+    (pkg / "ops").mkdir(parents=True)
+    src = pkg / "ops" / "elementwise.py"
+    src.write_text("def f(x):\n    return x + 1\n")
+    monkeypatch.setattr(persist, "INTERNAL_DIRS", (str(pkg) + os.sep,))
+    before = persist._hash_framework()
+    (pkg / "ops" / "__pycache__").mkdir()
+    (pkg / "ops" / "__pycache__" / "elementwise.cpython-311.pyc").write_bytes(b"\0" * 10)
+    assert persist._hash_framework() == before
+    st = src.stat()
+    src.write_text("def f(x):\n    return x - 1\n")
+    os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert (src.stat().st_size, src.stat().st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+    assert persist._hash_framework() != before
+    # computed once per process, and kept
+    monkeypatch.setattr(persist, "_FRAMEWORK", {})
+    first = persist.framework_fingerprint()
+    src.write_text("def f(x):\n    return x * 1\n")
+    assert persist.framework_fingerprint() == first
