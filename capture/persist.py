@@ -13,7 +13,9 @@ What another process may reuse is only what the traced graph determines:
   canonical description (:func:`codegen.cpu.compiler.build_described`).
 
 A schedule's key is the sha256 of: this module's format, :func:`framework_fingerprint` (the
-*content* of the framework's source files and the versions of Python, numpy and llvmlite), the
+*content* of the framework's source files and the versions of Python, numpy and llvmlite,
+:func:`codegen.cpu.diskcache.framework_fingerprint`; an edit that keeps a file's size and
+modification time still changes it), the
 backend and pass-pipeline level, and :func:`graph.passes.canonical.canonical_text` of the traced
 graph (ops, operands, attributes, input avals, constants' bytes, outputs, updates, source
 locations). Equal keys mean the same graph given to the same pipeline, which computes the same
@@ -46,13 +48,8 @@ import io
 import logging
 import os
 import pickle
-import sys
-import threading
-
-import numpy as np
 
 from codegen.cpu import diskcache
-from graph.errors import INTERNAL_DIRS
 from graph.passes.canonical import Uncacheable, canonical_text
 
 log = logging.getLogger("capture")
@@ -101,46 +98,9 @@ def clear() -> None:
 
 
 # -- the framework's content ------------------------------------------------------------------------------
-_FINGERPRINT_EXTENSIONS = (".py", ".c", ".h")
-_FRAMEWORK: dict = {}  # "fingerprint" -> the value, computed once per process
-_FRAMEWORK_LOCK = threading.Lock()
-
-
-def framework_fingerprint() -> str:
-    """sha256 over the *content* of every framework source file (graph, runtime, codegen,
-    capture: ``.py``, ``.c``, ``.h``; relative path, length and bytes of each, in sorted order)
-    and the versions of Python, numpy and llvmlite. An edit that keeps a file's size and
-    modification time still changes it. Computed once per process (~2 MB, a few ms; done when
-    graph mode is asked for, by ``capture.backends.preload``, so a first step does not pay it)."""
-    fp = _FRAMEWORK.get("fingerprint")
-    if fp is not None:
-        return fp
-    with _FRAMEWORK_LOCK:
-        fp = _FRAMEWORK.get("fingerprint")
-        if fp is None:
-            fp = _FRAMEWORK["fingerprint"] = _hash_framework()
-    return fp
-
-
-def _hash_framework() -> str:
-    import llvmlite
-    h = hashlib.sha256(f"{FORMAT} {sys.version} {np.__version__} {llvmlite.__version__}".encode())
-    for root in INTERNAL_DIRS:
-        base = os.path.dirname(root.rstrip(os.sep))
-        for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-            for name in sorted(filenames):
-                if not name.endswith(_FINGERPRINT_EXTENSIONS):
-                    continue
-                path = os.path.join(dirpath, name)
-                try:
-                    with open(path, "rb") as f:
-                        data = f.read()
-                except OSError:
-                    data = b"<unreadable>"
-                h.update(f"{os.path.relpath(path, base)}\0{len(data)}\0".encode())
-                h.update(data)
-    return h.hexdigest()
+#: sha256 over the content of the framework's source files (see codegen/cpu/diskcache.py): part
+#: of every key of the schedules (here) and of the kernels (codegen/cpu/compiler.py)
+framework_fingerprint = diskcache.framework_fingerprint
 
 
 # -- keys -------------------------------------------------------------------------------------------------
@@ -238,9 +198,14 @@ def _load(key: str, payload: bytes, graph):
 
 
 # -- the cache --------------------------------------------------------------------------------------------
+#: keys this process saved (a later hit on one of them is no warm start: nothing came from another run)
+_SAVED_HERE: set = set()
+
+
 def cached_schedule(graph, level: str, optimize, backend: str = "llvm"):
-    """(schedule of ``graph``, whether it was read from the disk cache). ``optimize(graph,
-    level)`` computes it on a miss (and the result is saved)."""
+    """(schedule of ``graph``, whether it came from an earlier process: read from the disk cache
+    under a key this process did not save). ``optimize(graph, level)`` computes it on a miss
+    (and the result is saved)."""
     if not enabled():
         return optimize(graph, level), False
     try:
@@ -259,7 +224,7 @@ def cached_schedule(graph, level: str, optimize, backend: str = "llvm"):
             STORE.discard(key)
         else:
             STATS["hits"] += 1
-            return schedule, True
+            return schedule, key not in _SAVED_HERE or mode() == "always"
     STATS["misses"] += 1
     schedule = optimize(graph, level)
     try:
@@ -268,6 +233,7 @@ def cached_schedule(graph, level: str, optimize, backend: str = "llvm"):
         log.debug("capture: schedule of %s not saved: %s: %s", graph.name, type(e).__name__, e)
         return schedule, False
     STORE.store(key, payload)
+    _SAVED_HERE.add(key)
     STATS["saved"] += 1
     if mode() == "always":
         # compile from the copy read back (what a later process would run), when it could be saved

@@ -35,6 +35,11 @@ import stat
 import struct
 import sys
 import tempfile
+import threading
+
+import numpy as np
+
+from graph.errors import INTERNAL_DIRS
 
 MAGIC = b"MSJITO2\n"
 _KEY_LEN = 64
@@ -72,6 +77,54 @@ def read_regular_file(path: str, limit: int = MAX_ENTRY_BYTES) -> bytes | None:
         return None
     finally:
         os.close(fd)
+
+
+_FINGERPRINT_EXTENSIONS = (".py", ".c", ".h")
+_FRAMEWORK: dict = {}  # "fingerprint" -> the value, computed once per process
+_FRAMEWORK_LOCK = threading.Lock()
+
+
+def framework_fingerprint() -> str:
+    """sha256 over the *content* of every framework source file (graph, runtime, codegen,
+    capture: ``.py``, ``.c``, ``.h``; each file's path relative to the install, length and bytes,
+    in sorted order) and the versions of Python, numpy and llvmlite: part of the key of every
+    artefact a later process reuses (kernels: codegen/cpu/compiler.py; schedules:
+    capture/persist.py). An edit that keeps a file's size and modification time changes it (a
+    key made of sizes and times would not). Computed once per process, on first use (~2 MB read
+    and hashed, a few ms; graph mode asks for it when it is switched on, before a first step)."""
+    fp = _FRAMEWORK.get("fingerprint")
+    if fp is not None:
+        return fp
+    with _FRAMEWORK_LOCK:
+        fp = _FRAMEWORK.get("fingerprint")
+        if fp is None:
+            fp = _FRAMEWORK["fingerprint"] = _hash_framework()
+    return fp
+
+
+def _hash_framework() -> str:
+    try:
+        import llvmlite
+        llvmlite_version = llvmlite.__version__
+    except ImportError:  # pragma: no cover - a declared dependency
+        llvmlite_version = None
+    h = hashlib.sha256(f"{sys.version} {np.__version__} {llvmlite_version}".encode())
+    for root in INTERNAL_DIRS:
+        base = os.path.dirname(root.rstrip(os.sep))
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            for name in sorted(filenames):
+                if not name.endswith(_FINGERPRINT_EXTENSIONS):
+                    continue
+                path = os.path.join(dirpath, name)
+                try:
+                    with open(path, "rb") as f:
+                        data = f.read()
+                except OSError:
+                    data = b"<unreadable>"
+                h.update(f"{os.path.relpath(path, base)}\0{len(data)}\0".encode())
+                h.update(data)
+    return h.hexdigest()
 
 
 def cache_dir() -> str | None:

@@ -41,8 +41,8 @@ SCRIPT = textwrap.dedent('''
             return self.fc2(ops.sigmoid(self.fc1(x))) * SCALE
         Net.construct = patched
     if os.environ.get("OTHER_FRAMEWORK"):
-        import capture.persist
-        capture.persist._FRAMEWORK["fingerprint"] = "another build of the framework"
+        from codegen.cpu import diskcache
+        diskcache._FRAMEWORK["fingerprint"] = "another build of the framework"
 
     ms.set_seed(0)
     net = Net()
@@ -190,25 +190,27 @@ def test_a_file_naming_anything_but_graph_values_is_refused_without_running_it()
 
 
 def test_the_framework_fingerprint_is_by_content(tmp_path, monkeypatch):
-    """An edit that keeps a file's size and modification time changes the fingerprint; bytecode
-    caches do not (issue 34)."""
+    """An edit that keeps a file's size and modification time changes the fingerprint (of the
+    schedules and of the kernels alike); bytecode caches do not (issue 34)."""
     from capture import persist
+    from codegen.cpu import compiler, diskcache
+    assert persist.framework_fingerprint() == compiler.code_version() == diskcache.framework_fingerprint()
     pkg = tmp_path / "graph"
     (pkg / "ops").mkdir(parents=True)
     src = pkg / "ops" / "elementwise.py"
     src.write_text("def f(x):\n    return x + 1\n")
-    monkeypatch.setattr(persist, "INTERNAL_DIRS", (str(pkg) + os.sep,))
-    before = persist._hash_framework()
+    monkeypatch.setattr(diskcache, "INTERNAL_DIRS", (str(pkg) + os.sep,))
+    before = diskcache._hash_framework()
     (pkg / "ops" / "__pycache__").mkdir()
     (pkg / "ops" / "__pycache__" / "elementwise.cpython-311.pyc").write_bytes(b"\0" * 10)
-    assert persist._hash_framework() == before
+    assert diskcache._hash_framework() == before
     st = src.stat()
     src.write_text("def f(x):\n    return x - 1\n")
     os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
     assert (src.stat().st_size, src.stat().st_mtime_ns) == (st.st_size, st.st_mtime_ns)
-    assert persist._hash_framework() != before
+    assert diskcache._hash_framework() != before
     # computed once per process, and kept
-    monkeypatch.setattr(persist, "_FRAMEWORK", {})
-    first = persist.framework_fingerprint()
+    monkeypatch.setattr(diskcache, "_FRAMEWORK", {})
+    first = diskcache.framework_fingerprint()
     src.write_text("def f(x):\n    return x * 1\n")
-    assert persist.framework_fingerprint() == first
+    assert diskcache.framework_fingerprint() == first
