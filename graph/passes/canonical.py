@@ -130,8 +130,9 @@ def canonical_text(graph: Graph) -> str:
     for node in graph.nodes:
         if not _framework_op(node.op):
             raise Uncacheable(f"op {node.op.name} is not the framework's own")
-        operands = ",".join(_scalar(x, numbers) for x in node.inputs)
-        attrs = _scalar(dict(node.attrs), numbers)
+        operands = ",".join(f"%{numbers[id(x)]}" if type(x) is Value and id(x) in numbers else _scalar(x, numbers)
+                            for x in node.inputs)
+        attrs = _scalar(node.attrs, numbers) if node.attrs else "{}"
         outs = []
         for v in node.outputs:
             numbers[id(v)] = len(numbers)
