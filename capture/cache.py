@@ -116,8 +116,10 @@ class CodeCache:
 
     def drop(self, keep=lambda entry: False) -> None:
         """Keep only the entries ``keep`` accepts (none by default)."""
+        dropped = [e for e in self.entries if not keep(e)]
         self.entries = [e for e in self.entries if keep(e)]
         _invalidate_fast_calls(self)
+        _release(dropped)
 
     # -- the recompile budget ------------------------------------------------------------------------
     def over_budget(self, owner, qual, reason) -> str | None:
@@ -152,6 +154,15 @@ class CodeCache:
         self.watched.discard(owner)
 
 
+def _release(entries) -> None:
+    """Break the cycle between a dropped entry and the C call repeating it (``Entry.fast`` holds
+    the FastEntry, which holds the entry), so that its compiled code is freed as soon as nothing
+    else holds it, not at some later garbage collection."""
+    for e in entries:
+        if e.fast is not None:
+            e.adopt_fast(None)
+
+
 _CACHES: dict = {}
 
 
@@ -175,6 +186,7 @@ def reset(code=None) -> None:
     _invalidate_fast_calls()
     for c in dropped:
         if c is not None:
+            _release(c.entries)
             c.entries = []
             c.compiles_per_owner.clear()
             c.disabled.clear()
