@@ -49,6 +49,8 @@ import logging
 import os
 import pickle
 
+import numpy as np
+
 from codegen.cpu import diskcache
 from graph.passes.canonical import Uncacheable, canonical_text
 
@@ -170,9 +172,17 @@ class _Unpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"{module}.{name} is not allowed in a schedule file")
 
 
-def _dump(key: str, schedule) -> bytes:
+def _const_origins(schedule, graph) -> list:
+    """For each constant of the schedule's graph, the index of the traced graph's constant whose
+    very array it holds (the passes keep it), else -1 (a constant the passes made)."""
+    index = {id(v.data): i for i, v in enumerate(graph.consts) if v.data is not None}
+    return [index.get(id(v.data), -1) for v in schedule.graph.consts]
+
+
+def _dump(key: str, schedule, graph) -> bytes:
     buf = io.BytesIO()
-    _Pickler(buf).dump({"format": FORMAT, "key": _marker(key).decode(), "schedule": schedule})
+    _Pickler(buf).dump({"format": FORMAT, "key": _marker(key).decode(), "schedule": schedule,
+                        "const_origins": _const_origins(schedule, graph)})
     return buf.getvalue()
 
 
@@ -194,6 +204,20 @@ def _load(key: str, payload: bytes, graph):
         raise ValueError("the schedule's graph does not take this graph's inputs")
     for mine, traced in zip(loaded.inputs, graph.inputs):
         mine.ref = traced.ref
+    # a constant the traced graph holds is this process's own array, as in a schedule computed
+    # here (the key says its bytes are the file's; a later in-place change of it is then seen
+    # alike by both)
+    origins = doc.get("const_origins")
+    if not isinstance(origins, list) or len(origins) != len(loaded.consts):
+        raise ValueError("no constant origins")
+    for mine, origin in zip(loaded.consts, origins):
+        if type(origin) is not int or origin >= len(graph.consts):
+            raise ValueError("a bad constant origin")
+        if origin >= 0:
+            traced = graph.consts[origin]
+            if traced.aval != mine.aval or np.asarray(traced.data).dtype != np.asarray(mine.data).dtype:
+                raise ValueError("a constant that does not match the traced graph's")
+            mine.data = traced.data
     return schedule
 
 
@@ -228,7 +252,7 @@ def cached_schedule(graph, level: str, optimize, backend: str = "llvm"):
     STATS["misses"] += 1
     schedule = optimize(graph, level)
     try:
-        payload = _dump(key, schedule)
+        payload = _dump(key, schedule, graph)
     except Exception as e:  # noqa: BLE001 - saving is an optimisation; never fail the compile
         log.debug("capture: schedule of %s not saved: %s: %s", graph.name, type(e).__name__, e)
         return schedule, False

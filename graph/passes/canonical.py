@@ -91,8 +91,8 @@ def _scalar(v, numbers) -> str:
         return f"npdtype:{v.str}"
     if isinstance(v, np.generic):
         return f"npscalar:{_array_text(np.asarray(v))}"
-    if t is np.ndarray:
-        return f"array:{_array_text(v)}"
+    if t is np.ndarray:  # (a live array a node would hold: a schedule from disk would hold a copy)
+        raise Uncacheable("an array operand or attribute")
     if t is slice:
         return f"slice({_scalar(v.start, numbers)},{_scalar(v.stop, numbers)},{_scalar(v.step, numbers)})"
     if t is type(Ellipsis):

@@ -1,7 +1,7 @@
 """Issue 34: a warm start can never give another answer than a cold one.
 
 Process A runs a program and fills the disk cache; then something the program depends on changes
-(42 kinds of change, tests/capture/warm_start_program.py: array contents of globals, arguments
+(43 kinds of change, tests/capture/warm_start_program.py: array contents of globals, arguments
 and Cell attributes, a monkeypatched framework function, ``to_float`` moved to another sub-Cell,
 tied layers and sentinels that are one object in B, a framework file edited with its size and
 modification time kept, gradient settings, Primitive attributes, partial arguments, closures,

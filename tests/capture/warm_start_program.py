@@ -115,6 +115,23 @@ def global_tensor_contents(graph):
     return J(lambda x: x - GLOBAL_TENSOR, graph)(x_of(2, 3))
 
 
+MUTATED = np.arange(6, dtype=np.float32).reshape(2, 3)
+
+
+@kind
+def global_array_changed_in_place_after_compiling(graph):
+    # the graph is the same in A and B (the array's contents when it is compiled); B's warm
+    # process must see B's later in-place change as a cold one does
+    f = J(lambda x: x * Tensor(MUTATED), graph)
+    first = f(x_of(2, 3))
+    saved = MUTATED.copy()
+    MUTATED[:] = 5.0 + V
+    try:
+        return [first, f(x_of(2, 3))]
+    finally:
+        MUTATED[:] = saved
+
+
 # -- framework functions and objects ----------------------------------------------------------------
 def my_relu6(x):
     return ops.minimum(ops.maximum(x, 0.0), 0.5)
