@@ -196,32 +196,27 @@ def chain_rows(repeats, backend):
     return rows
 
 
-_FIRST_STEP = r"""
-import os, sys, time
-sys.path.insert(0, {bench!r})
-t0 = time.perf_counter()
-import runtime as ms, models
-ms.set_context(mode=ms.GRAPH_MODE)
-step, args = models.ours_train_step("lenet", 32)
-t1 = time.perf_counter()
-step(*args)
-print((time.perf_counter() - t1) * 1e3)
-"""
-
-
-def first_step_rows(backend):
-    """First GRAPH-mode LeNet5 step in a fresh process: cold (empty compile cache) and warm."""
-    rows = []
-    with tempfile.TemporaryDirectory() as cache_dir:
-        env = dict(os.environ, MSJIT_CACHE_DIR=cache_dir)
+def first_step_rows(backend, rounds=3):
+    """First training step in a fresh process, for LeNet5, the MLP and a Transformer encoder
+    (bench/warm_start.py): PyNative, GRAPH_MODE cold (empty disk caches) and GRAPH_MODE warm (the
+    caches an earlier process filled; the frames translated anew), interleaved; the warm row's
+    case names its ratio to PyNative's first step."""
+    import warm_start
+    saved = os.environ.get("CAPTURE_BACKEND")
+    if backend:
+        os.environ["CAPTURE_BACKEND"] = backend
+    try:
+        result = warm_start.measure(rounds=rounds)
+    except Exception as e:  # noqa: BLE001 - one failing worker must not lose the whole table
+        print(f"first-step rows not measured: {type(e).__name__}: {e}")
+        return []
+    finally:
         if backend:
-            env["CAPTURE_BACKEND"] = backend
-        code = _FIRST_STEP.format(bench=os.path.dirname(os.path.abspath(__file__)))
-        for label in ("cold", "warm"):
-            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-            ms_value = float(out.stdout.strip().splitlines()[-1]) if out.returncode == 0 else None
-            rows.append({"case": f"first GRAPH step lenet b32 ({label} process)", "ours_graph_ms": ms_value})
-    return rows
+            if saved is None:
+                os.environ.pop("CAPTURE_BACKEND", None)
+            else:
+                os.environ["CAPTURE_BACKEND"] = saved
+    return warm_start.rows(result)
 
 
 COLUMNS = ["ours_pynative_ms", "ours_graph_ms", "ours_jit_step_ms", "torch_eager_ms", "torch_compile_ms",
@@ -428,7 +423,7 @@ def main(argv=None):
     if not args.train_only:
         rows.append(inference_row(repeats, args.backend, torch_ok))
         rows.extend(chain_rows(repeats, args.backend))
-        rows.extend(first_step_rows(args.backend))
+        rows.extend(first_step_rows(args.backend, rounds=1 if args.quick else 3))
     print(format_table(rows))
     print(roofline_line(meta))
     run = {"meta": meta, "rows": rows}

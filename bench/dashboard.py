@@ -166,9 +166,11 @@ def render(runs) -> str:
         body.append("</div>")
     if first:
         body.append("<h2>First call</h2>")
-        body.append(bar_chart([(r["case"].replace("first GRAPH step ", ""), r.get("ours_graph_ms"), "#1d4ed8")
-                               for r in first], title="first GRAPH-mode step in a new process (ms)",
-                              width=620, label_width=220))
+        body.append(bar_chart([(r["case"].replace("first GRAPH step ", "").replace("first step ", ""),
+                                r.get("ours_graph_ms", r.get("ours_pynative_ms")),
+                                "#1d4ed8" if "ours_graph_ms" in r else "#9ca3af") for r in first],
+                              title="first step in a new process (ms): PyNative, GRAPH cold, GRAPH warm",
+                              width=720, label_width=320))
     history_rows = [(r["meta"].get("time", "")[:16].replace("T", " "), r["meta"].get("commit", ""),
                      r["meta"].get("machine", ""), r["meta"].get("threads", ""), r["meta"].get("source", ""))
                     for r in reversed(runs)]

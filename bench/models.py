@@ -70,6 +70,48 @@ RESNET18_STAGES = [(64, 64, 1), (64, 64, 1), (64, 128, 2), (128, 128, 1), (128, 
                    (256, 512, 2), (512, 512, 1)]
 
 
+class EncoderLayer(nn.Cell):
+    """A post-norm Transformer encoder layer: self-attention and a GELU feed-forward, each with a
+    residual connection and LayerNorm."""
+
+    def __init__(self, d_model, heads, d_ff):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(d_model, heads, batch_first=True)
+        self.norm1 = nn.LayerNorm((d_model,))
+        self.norm2 = nn.LayerNorm((d_model,))
+        self.ff1 = nn.Dense(d_model, d_ff)
+        self.ff2 = nn.Dense(d_ff, d_model)
+        self.act = nn.GELU()
+
+    def construct(self, x):
+        a, _ = self.attn(x, x, x, need_weights=False)
+        x = self.norm1(x + a)
+        return self.norm2(x + self.ff2(self.act(self.ff1(x))))
+
+
+class TransformerEncoder(nn.Cell):
+    """A small Transformer-encoder text classifier: token embeddings plus learned positions, two
+    encoder layers (d_model 64, 4 heads, feed-forward 128), mean pooling over the sequence, a
+    10-way classifier. Input: token ids (batch, :data:`SEQ_LEN`)."""
+
+    def __init__(self, vocab=1000, seq=32, d_model=64, heads=4, d_ff=128, layers=2, num_class=10):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, d_model)
+        rng = np.random.default_rng(1)
+        self.pos = ms.Parameter(Tensor((rng.standard_normal((seq, d_model)) * 0.02).astype(np.float32)), name="pos")
+        self.layers = nn.CellList([EncoderLayer(d_model, heads, d_ff) for _ in range(layers)])
+        self.fc = nn.Dense(d_model, num_class)
+
+    def construct(self, tokens):
+        x = self.embed(tokens) + self.pos
+        for layer in self.layers:
+            x = layer(x)
+        return self.fc(x.mean(axis=1))
+
+
+SEQ_LEN = 32
+
+
 #: workloads defined with their torch twins (same weights) in pynative_models.py
 EXTRA_MODELS = ("transformer", "lstm")
 
@@ -78,7 +120,7 @@ def ours_net(model: str):
     if model in EXTRA_MODELS:
         import pynative_models
         return pynative_models.ours_net(model)
-    return {"lenet": LeNet5, "mlp": MLP, "resnet18": ResNet18}[model]()
+    return {"lenet": LeNet5, "mlp": MLP, "resnet18": ResNet18, "encoder": TransformerEncoder}[model]()
 
 
 def ours_train_step(model: str, batch: int):
@@ -123,6 +165,9 @@ INPUT_SHAPES = {"lenet": (1, 32, 32), "mlp": (784,), "resnet18": (3, 32, 32),
 
 def _inputs(model, batch):
     rng = np.random.default_rng(0)
+    if model == "encoder":  # token ids and class labels
+        return (Tensor(rng.integers(0, 1000, (batch, SEQ_LEN)).astype(np.int32)),
+                Tensor(rng.integers(0, 10, batch).astype(np.int32)))
     shape = (batch,) + INPUT_SHAPES[model]
     return (Tensor(rng.normal(size=shape).astype(np.float32)),
             Tensor(rng.integers(0, 10, batch).astype(np.int32)))

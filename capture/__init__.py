@@ -27,8 +27,8 @@ from .frame_eval import disable, enable, enabled, is_enabled  # noqa: F401
 
 def reset(code=None, disk=False) -> None:
     """Drop all compiled entries (or those of one code object) and the frame hook's decisions;
-    ``disk=True`` also deletes the entries saved for a warm start of later processes
-    (``capture.persist``)."""
+    ``disk=True`` also deletes the optimised schedules saved for later processes
+    (``capture.persist``; the kernels' object files stay)."""
     _reset_caches(code)
     frame_eval.reset(code)
     if disk:

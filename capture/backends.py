@@ -61,12 +61,18 @@ class VerifyError(AssertionError):
 
 def llvm_backend(graph, jit_level=None, arena=None):
     """Optimise, fuse and compile ``graph`` with llvmlite; see codegen/cpu (``arena``: the
-    codegen.cpu.arena.Arena its intermediates live in, shared with other graphs; None: its own)."""
+    codegen.cpu.arena.Arena its intermediates live in, shared with other graphs; None: its own).
+    The optimised schedule comes from the disk cache when the same graph was compiled before, in
+    this process or another (``capture.persist``, keyed by the graph's canonical hash; the compiled
+    runner's ``warm_start`` says so); ``CAPTURE_VERIFY=1`` compiles afresh."""
     from codegen import compile_schedule, schedule_graph
+    from . import persist
     level = _level(jit_level)
-    compiled = compile_schedule(schedule_graph(graph, level), arena=arena)
     if os.environ.get("CAPTURE_VERIFY") == "1":
-        return _verifying(graph, compiled, compile_schedule)
+        return _verifying(graph, compile_schedule(schedule_graph(graph, level), arena=arena), compile_schedule)
+    schedule, warm = persist.cached_schedule(graph, level, schedule_graph, backend="llvm")
+    compiled = compile_schedule(schedule, arena=arena)
+    compiled.warm_start = warm
     return compiled
 
 
@@ -221,6 +227,9 @@ def preload(spec=None) -> None:
     if name != "llvm":
         return
     try:
+        from . import persist
+        if persist.enabled():
+            persist.framework_fingerprint()  # (hashed once per process, before the first step)
         from codegen.cpu import runner  # noqa: F401  (imports the compiler and llvmlite.binding)
         from codegen.cpu import blas, target, threads
         target.target_machine()

@@ -29,11 +29,11 @@ forksafe.renew_in_child(globals(), "COMPILE_LOCK", threading.RLock)
 
 class Entry:
     def __init__(self, guard_set, graph=None, sources=None, template=None, break_info=None,
-                 compile_time=0.0, name="", config=None, closure=None, check=None):
+                 compile_time=0.0, name="", config=None, closure=None):
         self.guard_set = guard_set
         self.config = config
         self.closure = closure  # the function's __closure__: closures of one code never share entries
-        self.check = check or guard_set.compile()  # (a warm start has compiled it to check the guards)
+        self.check = guard_set.compile()
         self.graph = graph
         self.sources = sources
         self.template = template
@@ -49,7 +49,7 @@ class Entry:
         self.plan = None  # capture.resume.ResumePlan: what runs after the prefix graph at a graph break
         self.fetch = None  # flat arguments -> (input arrays, tensors), made on first run (capture.runner)
         self.call = None  # input arrays -> (outputs, updates): the runner, donating where it can (first run)
-        self.warm_start = False  # loaded from an entry an earlier process saved (capture.persist)
+        self.warm_start = False  # its schedule was read from the disk cache (capture.persist)
 
     @property
     def hits(self) -> int:
@@ -130,8 +130,10 @@ class CodeCache:
 
     def drop(self, keep=lambda entry: False) -> None:
         """Keep only the entries ``keep`` accepts (none by default)."""
+        dropped = [e for e in self.entries if not keep(e)]
         self.entries = [e for e in self.entries if keep(e)]
         _invalidate_fast_calls(self)
+        _release(dropped)
 
     # -- the recompile budget ------------------------------------------------------------------------
     def over_budget(self, owner, qual, reason) -> str | None:
@@ -175,6 +177,15 @@ class CodeCache:
         self.watched.discard(owner)
 
 
+def _release(entries) -> None:
+    """Break the cycle between a dropped entry and the C call repeating it (``Entry.fast`` holds
+    the FastEntry, which holds the entry), so that its compiled code is freed as soon as nothing
+    else holds it, not at some later garbage collection."""
+    for e in entries:
+        if e.fast is not None:
+            e.adopt_fast(None)
+
+
 _CACHES: dict = {}
 
 
@@ -198,6 +209,7 @@ def reset(code=None) -> None:
     _invalidate_fast_calls()
     for c in dropped:
         if c is not None:
+            _release(c.entries)
             c.entries = []
             c.compiles_per_owner.clear()
             c.disabled.clear()

@@ -16,7 +16,6 @@ import os
 import threading
 import time
 import traceback
-import weakref
 
 from graph.errors import user_location
 from graph.ir import CONST
@@ -27,7 +26,6 @@ from runtime.nn.cell import Cell
 from . import backends
 from . import cache as _cache
 from . import fast_call
-from . import persist
 from . import resume as _resume
 from .cache import Entry
 from .errors import CaptureUserError, FullGraphError, GraphBreak, interrupting, out_of_memory
@@ -178,10 +176,6 @@ def _compile_new(fn, flat, names, config, cache, qual) -> Entry:
     are not capture's own (:func:`capture.errors.interrupting`: KeyboardInterrupt, an exception a
     signal handler raised) propagate unchanged, leaving no entry and no report behind."""
     t0 = time.perf_counter()
-    warm = _warm_entry(fn, flat, config, qual, t0)
-    if warm is not None:
-        cache.add(warm)
-        return warm
     tracer = Tracer(qual.replace(".", "_").replace("<", "").replace(">", ""))
     if config.max_instructions is not None:
         tracer.max_instructions = config.max_instructions
@@ -214,8 +208,6 @@ def _compile_new(fn, flat, names, config, cache, qual) -> Entry:
         raise pending
     entry = _compiled_entry(fn, qual, config, tracer.guards, graph, sources, template, runner, device, t0)
     cache.add(entry)
-    if graph.nodes:
-        persist.save(fn, flat, config, entry, tracer.inlined)
     return entry
 
 def _break_entry(fn, flat, names, config, cache, qual, tracer, e, t0) -> Entry:
@@ -245,12 +237,13 @@ def _out_of_memory_break(fn, qual, what, e):
     events.record_break(info)
     return info
 
-def _compiled_entry(fn, qual, config, guard_set, graph, sources, template, runner, device, t0,
-                    warm_start=False, check=None) -> Entry:
-    """The entry of a compiled frame (translated now, or loaded from a warm-start file), recorded
-    for ``explain()``."""
+def _compiled_entry(fn, qual, config, guard_set, graph, sources, template, runner, device, t0) -> Entry:
+    """The entry of a freshly translated frame, recorded for ``explain()``. ``warm_start``: its
+    compiled graph's schedule was read from the disk cache (``capture.persist``), saved by an
+    earlier compile of the same graph."""
+    warm_start = bool(getattr(runner, "warm_start", False))
     entry = Entry(guard_set, graph=graph, sources=sources, template=template, name=qual, config=config,
-                  closure=fn.__closure__, check=check)
+                  closure=fn.__closure__)
     entry.runner = runner
     entry.device = device
     entry.copy_outputs = tuple(i for i, v in enumerate(graph.outputs) if v.kind == CONST)
@@ -261,34 +254,6 @@ def _compiled_entry(fn, qual, config, guard_set, graph, sources, template, runne
                                           warm_start=warm_start))
         _maybe_save(graph, qual)
     return entry
-
-def _warm_entry(fn, flat, config, qual, t0):
-    """The entry an earlier process saved for this call (``capture.persist``), its graph compiled
-    (kernels from the disk cache), or None. Tried once per code object and process, unless
-    ``CAPTURE_DISK_CACHE=always`` (every compile: tests of the saved entries)."""
-    mode = os.environ.get("CAPTURE_DISK_CACHE", "1")
-    if mode == "0" or (mode != "always" and fn.__code__ in _TRIED_WARM):
-        return None
-    _TRIED_WARM.add(fn.__code__)
-
-    def make(guard_set, doc, check):
-        graph, sources, schedule = doc["graph"], doc["sources"], doc["schedule"]
-        graph.verify()
-        device = device_of_inputs(sources, flat)
-        if schedule is not None and persist.schedule_applies(config, device):
-            from codegen import compile_schedule
-            schedule.graph.verify()
-            # (the passes ran in the process that saved it)
-            runner = compile_schedule(schedule, arena=_cache.cache_for(fn.__code__).arena)
-        else:
-            runner = _make_runner(config, graph, device, fn.__code__)
-        return _compiled_entry(fn, qual, config, guard_set, graph, sources, doc["template"], runner, device, t0,
-                               warm_start=True, check=check)
-
-    return persist.load(fn, flat, config, make)
-
-#: code objects whose first compile in this process has looked for a saved entry
-_TRIED_WARM = weakref.WeakSet()
 
 #: graph breaks resume (compiled prefix + eager instruction + captured resume function); when
 #: False a break makes its whole frame eager

@@ -48,7 +48,8 @@ class BreakInfo:
 class CompileInfo:
     """One compiled graph: its frame, IR, guard descriptions, compile seconds and the backend's
     runner (whose ``schedule``, when it has one, lists the fused kernels). ``warm_start``: the
-    graph was loaded from an entry an earlier process saved (``capture.persist``), not translated."""
+    graph (translated in this process) was compiled from the optimised schedule an earlier process
+    saved for the same graph (``capture.persist``), its passes not run again."""
 
     def __init__(self, frame, graph, guards, seconds, runner=None, warm_start=False):
         self.frame = frame

@@ -730,8 +730,8 @@ class GradVariable(Variable):
             spec = GradSpec("grad", g.grad_position, _weights_list(g.weights), g.has_aux, g.return_value,
                             single_weight=single)
         else:
-            # (a function holding its GradOperation: guarded by identity, so a warm-start file
-            # binds it and checks its flags as any framework object's, capture/persist.py)
+            # (a function holding its GradOperation: guarded by identity; another process
+            # translates anew, reading its own object's flags, capture/persist.py)
             tx.guards.identity(f"{tx.guards.obj(g)}.grad_operation", g.grad_operation, "GradOperation")
             op = g.grad_operation
             spec = GradSpec("gradop", op=op, weights=_weights_list(g.weights) if op.get_by_list else None,

@@ -1,7 +1,7 @@
 """One LLVM module per schedule -> optimised PIC object code -> loaded function pointers.
 
-The cache key is the sha256 of the host CPU, its features, the llvmlite version, a hash of the
-codegen/op sources and the canonical description of every kernel of the schedule
+The cache key is the sha256 of the host CPU, its features, the llvmlite version, the content hash
+of the framework's sources (:func:`codegen.cpu.diskcache.framework_fingerprint`) and the canonical description of every kernel of the schedule
 (:func:`build_described`; or of the LLVM IR text with :func:`build`); a hit loads the ``.o`` from
 the disk cache without building IR, parsing, optimising or generating code (see :mod:`codegen.cpu.diskcache`). ``STATS`` counts what happened
 (tests read it to check that a second process skips LLVM codegen).
@@ -9,9 +9,7 @@ the disk cache without building IR, parsing, optimising or generating code (see 
 from __future__ import annotations
 
 import ctypes
-import functools
 import hashlib
-import os
 import threading
 import time
 import weakref
@@ -108,26 +106,11 @@ def live_libraries() -> int:
     return len(_LIBRARIES)
 
 
-_SOURCES = ("codegen/fused_plan.py", "codegen/cpu/vmath.py", "codegen/cpu/emitter.py", "codegen/cpu/kernels.py",
-            "codegen/cpu/native/body.py", "codegen/cpu/native/conv.py", "codegen/cpu/native/pool.py",
-            "codegen/cpu/native/gemm.py", "codegen/cpu/native/layout.py", "codegen/cpu/native/rows.py",
-            "codegen/cpu/native/plan.py", "codegen/cpu/blas.py", "codegen/cpu/native_pool.py",
-            "graph/ops/elementwise.py", "graph/ops/shape.py", "graph/ops/reduction.py",
-            "graph/ops/promotion.py", "graph/ops/emit.py", "graph/dtypes.py")
-
-
-@functools.lru_cache(maxsize=None)
 def code_version() -> str:
-    """Hash of the sources that decide what a kernel description compiles to."""
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    h = hashlib.sha256()
-    for rel in _SOURCES:
-        try:
-            with open(os.path.join(root, rel), "rb") as f:
-                h.update(f.read())
-        except OSError:
-            h.update(rel.encode())
-    return h.hexdigest()
+    """What decides the code a kernel description compiles to: the content of the framework's
+    source files (:func:`diskcache.framework_fingerprint`; every file, not a hand-kept list of
+    those thought to matter)."""
+    return diskcache.framework_fingerprint()
 
 
 def build_described(description: str, make_module, speed_level: int = 3) -> Library:

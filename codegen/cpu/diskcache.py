@@ -10,8 +10,11 @@ sha256 of key and payload, then the PIC object code. Nothing in a file is truste
 * the payload must be a well-formed relocatable object for this machine (header and section
   table inside the file) before LLVM sees it, so a forged file cannot crash the loader.
 
-Any failed check deletes the file and the kernel is recompiled. Writes go to a temporary file
-renamed into place (atomic). ``MSJIT_CACHE_DIR=""`` (empty) or ``MSJIT_NO_CACHE=1`` disables the
+Any failed check deletes the file and the kernel is recompiled. A path that is not a regular
+file (a symbolic link -- to ``/dev/zero``, say --, a FIFO, a device, a directory) or is larger than
+:data:`MAX_ENTRY_BYTES` is a miss: it is opened without following links and without blocking,
+checked with ``fstat`` and read with a bound (:func:`read_regular_file`), so no cache entry can
+hang the program or exhaust its memory. Writes go to a temporary file renamed into place (atomic). ``MSJIT_CACHE_DIR=""`` (empty) or ``MSJIT_NO_CACHE=1`` disables the
 cache.
 
 The envelope and its checks are one :class:`Store`; the module functions are the store of LLVM
@@ -28,13 +31,100 @@ from __future__ import annotations
 import hashlib
 import os
 import platform
+import stat
 import struct
 import sys
 import tempfile
+import threading
+
+import numpy as np
+
+from graph.errors import INTERNAL_DIRS
 
 MAGIC = b"MSJITO2\n"
 _KEY_LEN = 64
 _HEAD = len(MAGIC) + _KEY_LEN + 32
+#: the largest cache file read (larger ones are a miss): object code and schedules are far smaller
+MAX_ENTRY_BYTES = 1 << 30
+_READ_FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+               | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+
+
+def read_regular_file(path: str, limit: int = MAX_ENTRY_BYTES) -> bytes | None:
+    """The bytes of ``path`` when it is a regular file of at most ``limit`` bytes, else None.
+
+    Opened without following a symbolic link (``O_NOFOLLOW``) and without blocking
+    (``O_NONBLOCK``: a FIFO with no writer opens at once), checked with ``fstat`` on the open
+    descriptor (no race with a rename), and read up to its size: a link to ``/dev/zero``, a FIFO,
+    a device or a directory is None, never a hang or an endless read."""
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except (OSError, ValueError):  # missing, a link (ELOOP), no permission, a NUL in the path
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        chunks, remaining = [], st.st_size
+        while remaining > 0:
+            chunk = os.read(fd, min(remaining, 1 << 24))
+            if not chunk:
+                break  # (truncated meanwhile: the envelope's checks refuse what was read)
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+_FINGERPRINT_EXTENSIONS = (".py", ".c", ".h")
+_FRAMEWORK: dict = {}  # "fingerprint" -> the value, computed once per process
+_FRAMEWORK_LOCK = threading.Lock()
+
+
+def framework_fingerprint() -> str:
+    """sha256 over the *content* of every framework source file (graph, runtime, codegen,
+    capture: ``.py``, ``.c``, ``.h``; each file's path relative to the install, length and bytes,
+    in sorted order) and the versions of Python, numpy and llvmlite: part of the key of every
+    artefact a later process reuses (kernels: codegen/cpu/compiler.py; schedules:
+    capture/persist.py). An edit that keeps a file's size and modification time changes it (a
+    key made of sizes and times would not). Computed once per process, on first use (~2 MB read
+    and hashed, a few ms; graph mode asks for it when it is switched on, before a first step)."""
+    fp = _FRAMEWORK.get("fingerprint")
+    if fp is not None:
+        return fp
+    with _FRAMEWORK_LOCK:
+        fp = _FRAMEWORK.get("fingerprint")
+        if fp is None:
+            fp = _FRAMEWORK["fingerprint"] = _hash_framework()
+    return fp
+
+
+def _hash_framework() -> str:
+    try:
+        import llvmlite
+        llvmlite_version = llvmlite.__version__
+    except ImportError:  # pragma: no cover - a declared dependency
+        llvmlite_version = None
+    h = hashlib.sha256(f"{sys.version} {np.__version__} {llvmlite_version}".encode())
+    for root in INTERNAL_DIRS:
+        base = os.path.dirname(root.rstrip(os.sep))
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            for name in sorted(filenames):
+                if not name.endswith(_FINGERPRINT_EXTENSIONS):
+                    continue
+                path = os.path.join(dirpath, name)
+                try:
+                    with open(path, "rb") as f:
+                        data = f.read()
+                except OSError:
+                    data = b"<unreadable>"
+                h.update(f"{os.path.relpath(path, base)}\0{len(data)}\0".encode())
+                h.update(data)
+    return h.hexdigest()
 
 
 def cache_dir() -> str | None:
@@ -120,11 +210,9 @@ class Store:
         p = self.path_for(key)
         if p is None:
             return None
-        try:
-            with open(p, "rb") as f:
-                data = f.read()
-        except OSError:
-            return None
+        data = read_regular_file(p)
+        if data is None:
+            return None  # missing, or not a regular file: a miss (a store replaces it)
         payload = self.unwrap(key, data)
         if payload is None:
             self.discard(key)  # corrupted, truncated, swapped or forged: recompile

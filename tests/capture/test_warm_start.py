@@ -1,8 +1,10 @@
-"""Issue 13 item 3, warm start (capture/persist.py): a new process whose code did not change loads
-the entry an earlier process saved instead of translating the frame, with the same numbers;
-anything that changed what the translation read -- the code of a function it inlined (edited or
-monkeypatched), a global it guarded, the input shapes, the framework -- is translated anew, and
-damaged or foreign files are never trusted. The oracle is the same script run eagerly."""
+"""Warm start (capture/persist.py, issue 34's contract): every process translates its frames anew;
+a graph that an earlier process compiled gets its optimised schedule (and kernels) from the disk
+cache, with the same numbers; anything that changed the graph -- the code of a function it inlined
+(edited or monkeypatched), a global it read, the input shapes -- or the framework gives another
+key and is compiled, and damaged or foreign files are never trusted. The oracle is the same
+script run eagerly. (tests/capture/test_warm_start_cross_process.py changes 42 kinds of things
+between two processes.)"""
 import io
 import json
 import os
@@ -39,8 +41,8 @@ SCRIPT = textwrap.dedent('''
             return self.fc2(ops.sigmoid(self.fc1(x))) * SCALE
         Net.construct = patched
     if os.environ.get("OTHER_FRAMEWORK"):
-        import capture.persist
-        capture.persist._FRAMEWORK["fingerprint"] = "another build of the framework"
+        from codegen.cpu import diskcache
+        diskcache._FRAMEWORK["fingerprint"] = "another build of the framework"
 
     ms.set_seed(0)
     net = Net()
@@ -100,7 +102,7 @@ def program(tmp_path):
 
 
 def _saved(cache_dir):
-    return sorted(p for p in cache_dir.rglob("*.capture")) if cache_dir.exists() else []
+    return sorted(p for p in cache_dir.rglob("*.sched")) if cache_dir.exists() else []
 
 
 def _same(got, want):
@@ -181,7 +183,34 @@ def test_a_file_naming_anything_but_graph_values_is_refused_without_running_it()
     from capture import persist
     payload = pickle.dumps({"graph": _Evil()}, protocol=4)
     with pytest.raises(pickle.UnpicklingError, match="not allowed"):
-        persist._Unpickler(io.BytesIO(payload), lambda pid: None).load()
+        persist._Unpickler(io.BytesIO(payload)).load()
     ok = pickle.dumps({"a": (1, 2.5, "s"), "arr": np.arange(3, dtype=np.float32)}, protocol=4)
-    loaded = persist._Unpickler(io.BytesIO(ok), lambda pid: None).load()
+    loaded = persist._Unpickler(io.BytesIO(ok)).load()
     assert loaded["a"] == (1, 2.5, "s") and loaded["arr"].dtype == np.float32
+
+
+def test_the_framework_fingerprint_is_by_content(tmp_path, monkeypatch):
+    """An edit that keeps a file's size and modification time changes the fingerprint (of the
+    schedules and of the kernels alike); bytecode caches do not (issue 34)."""
+    from capture import persist
+    from codegen.cpu import compiler, diskcache
+    assert persist.framework_fingerprint() == compiler.code_version() == diskcache.framework_fingerprint()
+    pkg = tmp_path / "graph"
+    (pkg / "ops").mkdir(parents=True)
+    src = pkg / "ops" / "elementwise.py"
+    src.write_text("def f(x):\n    return x + 1\n")
+    monkeypatch.setattr(diskcache, "INTERNAL_DIRS", (str(pkg) + os.sep,))
+    before = diskcache._hash_framework()
+    (pkg / "ops" / "__pycache__").mkdir()
+    (pkg / "ops" / "__pycache__" / "elementwise.cpython-311.pyc").write_bytes(b"\0" * 10)
+    assert diskcache._hash_framework() == before
+    st = src.stat()
+    src.write_text("def f(x):\n    return x - 1\n")
+    os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert (src.stat().st_size, src.stat().st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+    assert diskcache._hash_framework() != before
+    # computed once per process, and kept
+    monkeypatch.setattr(diskcache, "_FRAMEWORK", {})
+    first = diskcache.framework_fingerprint()
+    src.write_text("def f(x):\n    return x * 1\n")
+    assert diskcache.framework_fingerprint() == first
