@@ -155,3 +155,21 @@ def test_flat_step_after_graph_mode_and_not_under_the_capture_hook():
     assert foreach.eager_step_allowed()
     opt(tuple(ops.ones_like(p) for p in opt.parameters))
     assert opt.__dict__.get("_flat_cache") is not None
+
+
+def test_adam_amsgrad_keeps_the_running_maximum_in_pynative():
+    """Adam(use_amsgrad=True) divides by sqrt(max over steps of v): after a large gradient then
+    zeros, v shrinks but vhat does not (the flat PyNative step, which keeps no vhat, must not
+    take this optimizer)."""
+    w0 = np.array([0.5, -1.0], np.float32)
+    p = ms.Parameter(Tensor(w0.copy()), name="w")
+    opt = nn.Adam([p], learning_rate=0.1, use_amsgrad=True)
+    m = v = vhat = np.zeros(2)
+    w = w0.astype(np.float64)
+    for t, g in enumerate([np.array([10.0, -3.0]), np.zeros(2), np.array([0.01, 0.0])], 1):
+        opt((Tensor(g.astype(np.float32)),))
+        m = 0.9 * m + 0.1 * g
+        v = 0.999 * v + 0.001 * g * g
+        vhat = np.maximum(vhat, v)
+        w = w - 0.1 * np.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t) * m / (np.sqrt(vhat) + 1e-8)
+        np.testing.assert_allclose(p.asnumpy(), w, rtol=1e-5, atol=1e-6)
