@@ -26,7 +26,7 @@ from graph.errors import is_internal_file
 
 from . import bytecode_compat as bc
 from .builder import GraphBuilder
-from .errors import CaptureUserError, GraphBreak, MissingAttribute
+from .errors import CaptureUserError, GraphBreak, MissingAttribute, UserException
 from .guards import GuardSet
 from .side_effects import SideEffects
 from .sources import CellSource, GlobalSource
@@ -35,6 +35,7 @@ from .variables import (NULL, Box, BoxVariable, ConstantVariable, DictVariable, 
                         ListVariable, ModuleVariable, NestedFunctionVariable, NullVariable, SetVariable,
                         SliceVariable, TensorVariable, TupleVariable, Variable)
 from .variables.base import BINARY_OPS, COMPARE_OPS, NoPythonValue
+from .variables.exceptions import ExceptionVariable, plain_exception_class
 from .variables.functions import is_framework_callable
 from .variables.objects import NewObjectVariable
 from .variables.containers import check_mutable
@@ -88,6 +89,45 @@ def _user_try_flags(insts, labels):
     return [user(h) for h in handler_of]
 
 
+_HANDLERS: dict = {}
+
+
+def _handler_table(code, insts):
+    """Per abstract instruction: (handler label, stack depth, push lasti) of the exception-table
+    entry covering it, or None. The handler comes from the ``bytecode`` package's TryBegin (its
+    ranges never overlap); the depth and lasti flag from the code object's real exception table
+    (the package does not carry the depth into abstract instructions): the abstract instructions
+    are matched one to one with ``dis``'s (EXTENDED_ARG/CACHE aside). When they do not match,
+    no handler is known and a raise inside a ``try`` is a graph break as before."""
+    hit = _HANDLERS.get(code)
+    if hit is not None and len(hit) == len(insts):
+        return hit
+    import dis
+    parse = getattr(dis, "_parse_exception_table", None)
+    real = [i for i in dis.get_instructions(code) if i.opname not in ("EXTENDED_ARG", "CACHE")]
+    abstract = [ins for ins in insts if isinstance(ins, Instr)]
+    entries = parse(code) if parse is not None else None
+    matched = entries is not None and len(real) == len(abstract) and all(
+        a.name == r.opname for a, r in zip(abstract, real))
+    hit = [None] * len(insts)
+    if matched:
+        offset_of = {id(a): r.offset for a, r in zip(abstract, real)}
+        current = None
+        for i, ins in enumerate(insts):
+            if isinstance(ins, TryBegin):
+                current = ins
+            elif isinstance(ins, TryEnd):
+                current = None
+            elif isinstance(ins, Instr) and current is not None:
+                off = offset_of[id(ins)]
+                for e in entries:
+                    if e.start <= off < e.end:
+                        hit[i] = (current.target, e.depth, bool(e.lasti))
+                        break
+    _HANDLERS[code] = hit
+    return hit
+
+
 class Tracer:
     """State shared by the root frame and every inlined frame of one capture."""
 
@@ -108,6 +148,9 @@ class Tracer:
         self.containers: dict[int, tuple] = {}  # id(outside list/dict) -> (it, its Variable)
         # functions whose code was inlined (a saved entry checks their code is unchanged)
         self.inlined: list = []
+        # the exception being handled (sys.exception()) in the traced code: set by PUSH_EXC_INFO,
+        # restored by POP_EXCEPT; thread state in CPython, so shared by inlined frames
+        self.handled_exception = None
 
     def box_for_cell(self, tx, cell, name):
         """The Box standing for the real closure ``cell`` (guarded on its contents)."""
@@ -148,6 +191,7 @@ class InstructionTranslator:
         self.parent = parent
         self.stack: list[Variable] = []
         self.insts, self.labels, self.in_user_try = _instructions(code)
+        self.handlers = _handler_table(code, self.insts)
         self.ip = 0
         self.kw_names = ()
         self.loc = (code.co_filename, code.co_firstlineno,
@@ -197,6 +241,13 @@ class InstructionTranslator:
                 if handler is None:
                     raise GraphBreak(f"the bytecode instruction {ins.name} is not supported by graph capture")
                 handler(ins)
+            except UserException as e:
+                if not e.chained:
+                    self._chain(e)
+                if self._unwind(e.error, here):
+                    continue  # tracing goes on in the frame's own handler
+                self._mark_break(e, here)
+                raise
             except GraphBreak as e:
                 if self.parent is None and e.root_index is None:
                     e.root_index, e.root_count = here, self.exec_count
@@ -225,6 +276,32 @@ class InstructionTranslator:
                 raise
             if self.return_value is not None:
                 return self.return_value
+
+    def _mark_break(self, e, here):
+        """Where an exception no traced handler catches breaks: the root's instruction."""
+        if self.parent is None and e.root_index is None:
+            e.root_index, e.root_count = here, self.exec_count
+        if e.loc is None and (self.user_frame is not None or self.parent is None):
+            e.loc = self.user_loc()
+
+    def _unwind(self, error, here):
+        """CPython's exception unwinding for ``error`` raised by instruction ``here``: the
+        exception-table entry covering it names the handler, the stack depth to pop to and
+        whether the raising instruction's offset is pushed (``lasti``, for ``finally`` cleanup).
+        Returns False when no handler of this frame covers it (the caller's frame may)."""
+        entry = self.handlers[here]
+        if entry is None:
+            return False
+        target, depth, lasti = entry
+        if target not in self.labels or depth > len(self.stack):
+            return False
+        del self.stack[depth:]
+        self.kw_names = ()  # a pending KW_NAMES dies with the call that raised
+        if lasti:
+            self.push(ConstantVariable(here))
+        self.push(error if isinstance(error, Variable) else ExceptionVariable(error))
+        self.jump(target)
+        return True
 
     def push(self, v):
         self.stack.append(v)
@@ -305,8 +382,8 @@ class InstructionTranslator:
             try:
                 out = fn(*[a.value for a in args])
             except Exception as e:
-                raise GraphBreak(f"{fn.__name__} raised {type(e).__name__} at trace time: {e}",
-                                 hint="the frame runs eagerly so Python raises the error")
+                raise UserException(e, f"{fn.__name__} raised {type(e).__name__} at trace time: {e}",
+                                    hint="the frame runs eagerly so Python raises the error") from None
             return self.wrap(out, fresh=True)
         if any(isinstance(a, TensorVariable) for a in args):
             return self.wrap(fn(*[a.realize(self) for a in args]), fresh=True)
@@ -491,7 +568,12 @@ class InstructionTranslator:
         var = self.read_global(self.f_globals, name, f"global {name}")
         if var is None:
             if not hasattr(builtins, name):
-                raise GraphBreak(f"name {name!r} is not defined")
+                # NameError, as long as neither the globals nor the builtins gain the name
+                g = self.guards
+                g.add(f"{name!r} not in {g.obj(self.f_globals)}", f"global {name} is not defined")
+                g.add(f"{name!r} not in {g.obj(builtins.__dict__)}", f"builtin {name} is not defined")
+                raise UserException(NameError(f"name {name!r} is not defined", name=name),
+                                    f"name {name!r} is not defined")
             # a global defined later with this name would shadow the builtin
             self.guards.add(f"{name!r} not in {self.guards.obj(self.f_globals)}", f"global {name} is the builtin")
             value = getattr(builtins, name)
@@ -982,16 +1064,131 @@ class InstructionTranslator:
 
     # assertions, raising, unsupported blocks
     def LOAD_ASSERTION_ERROR(self, ins):
-        self.push(ConstantVariable(AssertionError))
+        self.push(self.wrap(AssertionError))
+
+    # -- exceptions (run on the frame's exception table: see _unwind) ----------------------------------
+    def _exception_object(self, v, what):
+        """The exception instance ``raise v`` raises: an instance, or a class called without
+        arguments (only classes whose construction runs no Python code are made at trace time)."""
+        if isinstance(v, ExceptionVariable):
+            return v.value
+        if v.is_const():
+            val = v.value
+            if isinstance(val, BaseException):
+                return val
+            if plain_exception_class(val):
+                return val()
+            if isinstance(val, type) and issubclass(val, BaseException):
+                raise GraphBreak(f"{what} of {val.__name__}, whose constructor is Python code")
+        if v.is_const():
+            raise UserException(TypeError("exception causes must derive from BaseException" if what == "raise ... from"
+                                          else "exceptions must derive from BaseException"))
+        raise GraphBreak(f"{what} of a {v.describe()}")
+
+    def _chain(self, e):
+        """Link a newly raised exception to the one being handled (``__context__``) as CPython
+        does; a re-raise keeps its chain."""
+        e.chained = True
+        if getattr(e, "reraise", False):
+            return
+        exc = e.error
+        if getattr(e, "fresh", True):
+            exc.__context__ = None  # raised by an operation: Python's chain inside capture is not the user's
+        handled = self.tracer.handled_exception
+        if handled is not None and handled.value is not exc:
+            ctx = handled.value
+            o = ctx  # CPython breaks a cycle in the context chain before linking
+            while o is not None:
+                if o.__context__ is exc:
+                    o.__context__ = None
+                    break
+                o = o.__context__
+            exc.__context__ = ctx
+
+    def _raise(self, exc, cause=None, has_cause=False):
+        """Raise ``exc`` in the traced code (``raise ... from`` sets ``__cause__`` and suppresses
+        the context)."""
+        if has_cause:
+            exc.__cause__ = cause
+            exc.__suppress_context__ = True
+        e = UserException(exc, f"{type(exc).__name__} raised inside a captured region: {exc}")
+        e.fresh = False
+        raise e
+
+    def _reraise(self, exc):
+        e = UserException(exc, f"{type(exc).__name__} re-raised inside a captured region: {exc}")
+        e.reraise = True
+        raise e
 
     def RAISE_VARARGS(self, ins):
-        raise GraphBreak("raise inside a captured region",
-                         hint="the raise (and what follows it) runs eagerly, so the exception is raised and handled")
+        if ins.arg == 0:  # bare `raise`: re-raise the exception being handled
+            handled = self.tracer.handled_exception
+            if handled is None:
+                raise GraphBreak("bare raise with no exception being handled in the captured code",
+                                 hint="the raise runs eagerly")
+            self._reraise(handled.value)
+        cause = None
+        if ins.arg == 2:
+            c = self.pop()
+            cause = None if (c.is_const() and c.value is None) else self._exception_object(c, "raise ... from")
+        exc = self._exception_object(self.pop(), "raise")
+        self._raise(exc, cause, ins.arg == 2)
+
+    def RERAISE(self, ins):
+        exc = self.pop()
+        if ins.arg:
+            self.pop()  # the saved lasti (the offset the frame reports: nothing to restore here)
+        if not isinstance(exc, ExceptionVariable):
+            raise GraphBreak(f"re-raising a {exc.describe()}")
+        self._reraise(exc.value)
+
+    def PUSH_EXC_INFO(self, ins):
+        exc = self.pop()
+        prev = self.tracer.handled_exception
+        self.push(prev if prev is not None else ConstantVariable(None))
+        self.tracer.handled_exception = exc
+        self.push(exc)
+
+    def POP_EXCEPT(self, ins):
+        prev = self.pop()
+        self.tracer.handled_exception = None if prev.is_const() and prev.value is None else prev
+
+    def CHECK_EXC_MATCH(self, ins):
+        typ = self.pop()
+        exc = self.stack[-1]
+        classes = self.python_value(typ)
+        items = classes if isinstance(classes, tuple) else (classes,)
+        if not all(isinstance(c, type) and issubclass(c, BaseException) for c in items):
+            raise UserException(TypeError("catching classes that do not inherit from BaseException is not allowed"))
+        self.push(ConstantVariable(isinstance(exc.value, classes)))
+
+    def CHECK_EG_MATCH(self, ins):
+        raise GraphBreak("except* inside a captured region")
 
     def BEFORE_WITH(self, ins):
-        raise GraphBreak("`with` block inside a captured region",
-                         hint="the context manager is entered eagerly; capture resumes inside the block "
-                              "(a break inside the block runs the rest of the frame eagerly)")
+        mgr = self.pop()
+        try:
+            # special methods are looked up on the type, so a missing one raises TypeError / AttributeError
+            enter = mgr.getattr(self, "__enter__")
+            exit_ = mgr.getattr(self, "__exit__")
+        except MissingAttribute:
+            raise GraphBreak(f"`with` on a {mgr.describe()} that is not a context manager",
+                             hint="the with statement runs eagerly, so Python raises the error") from None
+        except GraphBreak as e:
+            raise GraphBreak(f"`with` on a {mgr.describe()}: {e.reason}",
+                             hint="the context manager is entered eagerly; capture resumes inside the block") from None
+        result = self.call_variable(enter, [], {})
+        self.push(exit_)
+        self.push(result)
+
+    def WITH_EXCEPT_START(self, ins):
+        # stack: ..., __exit__, lasti, previous exception, exception (3.11-3.13)
+        exc = self.stack[-1]
+        exit_ = self.stack[-4]
+        if not isinstance(exc, ExceptionVariable):
+            raise GraphBreak(f"`with` exit with a {exc.describe()}")
+        e = exc.value
+        self.push(self.call_variable(exit_, [ConstantVariable(type(e)), exc, ConstantVariable(e.__traceback__)], {}))
 
     def RETURN_GENERATOR(self, ins):
         if self.generator_items is None:

@@ -208,9 +208,10 @@ def _call_at_trace_time(tx, fn, args, kwargs):
     try:
         out = fn(*[a.value for a in args], **{k: v.value for k, v in kwargs.items()})
     except Exception as e:
+        from ..errors import UserException
         name = getattr(fn, "__name__", type(fn).__name__)
-        raise GraphBreak(f"{name}() raised {type(e).__name__} at trace time: {e}",
-                         hint="the frame runs eagerly so Python raises the error")
+        raise UserException(e, f"{name}() raised {type(e).__name__} at trace time: {e}",
+                            hint="the frame runs eagerly so Python raises the error") from None
     return tx.wrap(out, fresh=True)
 
 
@@ -574,6 +575,14 @@ class ClassVariable(Variable):
                 from ..errors import CaptureUserError
                 raise CaptureUserError(e) from None
             return tx.wrap(obj)
+        from .exceptions import ExceptionVariable, plain_exception_class
+        if plain_exception_class(self.cls) and _all_const(args) and _all_const(kwargs.values()):
+            # an exception object (``raise KeyError(k)``): its construction runs no Python code
+            try:
+                return ExceptionVariable(self.cls(*[a.value for a in args], **{k: v.value for k, v in kwargs.items()}))
+            except Exception as e:
+                from ..errors import UserException
+                raise UserException(e) from None
         from .objects import NewObjectVariable
         if NewObjectVariable.can_create(self.cls):
             obj = NewObjectVariable(self.cls)

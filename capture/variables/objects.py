@@ -15,7 +15,7 @@ import types
 
 from graph.errors import FRAMEWORK_PACKAGES
 
-from ..errors import GraphBreak, MissingAttribute
+from ..errors import GraphBreak, MissingAttribute, UserException
 from .base import Variable
 
 
@@ -213,6 +213,8 @@ class CellMethodVariable(Variable):
         n_nodes, updates = len(graph.nodes), dict(graph.updates)
         try:
             return UserFunctionVariable(self.method.__func__, self.self_var).call(tx, args, kwargs)
+        except UserException:
+            raise  # the method raises: so would the eager call (the caller's handler decides)
         except GraphBreak as inline_break:
             del graph.nodes[n_nodes:]  # drop what the abandoned inlining recorded
             graph.updates.clear()

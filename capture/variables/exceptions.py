@@ -1,0 +1,67 @@
+"""Exception objects inside the traced code (``except E as e``, ``raise E(...) from e``).
+
+An exception the traced code raises and handles itself is a real Python exception object made at
+trace time (its class and arguments are constants); the translator runs the frame's exception
+table over it. Such an object must never leave the captured region: a compiled entry runs many
+times and would hand every caller the same object (with the trace's traceback), so it cannot be
+rebuilt after the graph (returning it, storing it outside, or a graph break while it is live
+makes the frame run eagerly instead).
+"""
+from __future__ import annotations
+
+from .base import ConstantVariable, NotResumable
+
+
+class ExceptionVariable(ConstantVariable):
+    """A Python exception instance raised (and possibly caught) by the traced code."""
+
+    def reconstruct(self, rec):
+        raise NotResumable(f"the exception object {type(self.value).__name__}({self.value}) is live "
+                           f"outside the code that raised and handled it")
+
+    def getattr(self, tx, name):
+        from ..errors import MissingAttribute
+        try:
+            attr = getattr(self.value, name)
+        except AttributeError as e:
+            raise MissingAttribute(f"{type(self.value).__name__} has no attribute {name!r}: {e}") from None
+        if isinstance(attr, BaseException):  # e.__cause__, e.__context__
+            return ExceptionVariable(attr)
+        if attr is None or isinstance(attr, (bool, int, float, str)) or (
+                isinstance(attr, tuple) and all(isinstance(a, (bool, int, float, str, type(None))) for a in attr)):
+            return ConstantVariable(attr)
+        from ..errors import GraphBreak
+        raise GraphBreak(f"attribute {name!r} of an exception raised inside the captured region")
+
+    def setattr(self, tx, name, value):
+        # the object exists only inside the trace: setting ``__cause__``/``__suppress_context__``
+        # /``__notes__``... on it is what the traced code does to its own exception
+        if isinstance(value, ExceptionVariable) or (value.is_const() and not isinstance(value.value, (list, dict, set))):
+            try:
+                setattr(self.value, name, value.value)
+            except (TypeError, AttributeError) as e:
+                from ..errors import UserException
+                raise UserException(e) from None
+            return
+        from ..errors import GraphBreak
+        raise GraphBreak(f"setting {name!r} of an exception to a {value.describe()}")
+
+    def describe(self):
+        return f"exception {type(self.value).__name__}"
+
+    def __repr__(self):
+        return f"Exc({self.value!r})"
+
+
+def plain_exception_class(cls) -> bool:
+    """An exception class whose construction runs no Python code (no ``__init__``/``__new__``
+    written in Python anywhere in its MRO): safe to instantiate while tracing."""
+    import types
+    if not (isinstance(cls, type) and issubclass(cls, BaseException)):
+        return False
+    for base in cls.__mro__:
+        d = vars(base)
+        for name in ("__init__", "__new__", "__setattr__", "__getattribute__", "__init_subclass__"):
+            if isinstance(d.get(name), (types.FunctionType, staticmethod, classmethod)):
+                return False
+    return type(cls) is type
