@@ -206,6 +206,11 @@ class InstructionTranslator:
         # the prefix before a graph break: stop before the ``stop_at``-th instruction)
         self.exec_count = 0
         self.stop_at = None
+        # a generator run in steps (start_generator): it stops at each yield
+        self.pause_at_yield = False
+        self.paused = False
+        self.paused_at = None
+        self.yielded = None
 
     def user_loc(self):
         """(file, line, source) of the innermost user frame's current line."""
@@ -276,6 +281,52 @@ class InstructionTranslator:
                 raise
             if self.return_value is not None:
                 return self.return_value
+            if self.paused:
+                return STOPPED
+
+    # -- a generator frame run in steps (contextlib.contextmanager: variables/ctxmanagers.py) ----------
+    def start_generator(self, fn, args, kwargs):
+        """A paused inlined frame of generator function ``fn`` (not started)."""
+        code = fn.__code__
+        if not code.co_flags & inspect.CO_GENERATOR:
+            raise GraphBreak(f"@contextmanager on {fn.__qualname__}, which is not a generator function")
+        if self.depth >= MAX_INLINE_DEPTH:
+            raise GraphBreak("call depth too large while inlining (recursion?)")
+        self.tracer.inlined.append(fn)
+        if not is_framework_callable(fn):
+            g, o = self.guards, self.guards.obj(fn)
+            g.identity(f"{o}.__code__", code, f"{fn.__qualname__}.__code__")
+            g.python_value(f"{o}.__defaults__", fn.__defaults__, f"{fn.__qualname__}.__defaults__")
+            g.python_value(f"{o}.__kwdefaults__", fn.__kwdefaults__, f"{fn.__qualname__}.__kwdefaults__")
+        boxes = {name: self.tracer.box_for_cell(self, cell, name)
+                 for name, cell in zip(code.co_freevars, fn.__closure__ or ())}
+        local_vars = bind_arguments(self, code, list(args), dict(kwargs), fn.__defaults__, fn.__kwdefaults__)
+        sub = InstructionTranslator(self.tracer, code, fn.__globals__, local_vars, boxes, self.depth + 1,
+                                    self_var=args[0] if args else None, parent=self)
+        sub.generator_items = []
+        sub.pause_at_yield = True
+        return sub
+
+    def run_generator_step(self, sent, throw=None):
+        """Run a paused generator frame to its next ``yield`` (returns the yielded Variable) or
+        to its end (returns None). ``sent`` is the value ``yield`` evaluates to (None at the
+        start), ``throw`` an exception raised at the ``yield`` instead. An exception the
+        generator does not handle propagates as a UserException."""
+        if self.return_value is not None:
+            return None
+        if throw is not None:
+            if not self._unwind(ExceptionVariable(throw), self.paused_at):
+                raise UserException(throw)
+        elif sent is not None:
+            self.push(sent)
+        self.paused = False
+        try:
+            self.run()
+        finally:
+            self.builder.graph.current_loc = (self.parent or self).user_loc()
+        if self.paused:
+            return self.yielded
+        return None
 
     def _mark_break(self, e, here):
         """Where an exception no traced handler catches breaks: the root's instruction."""
@@ -495,7 +546,9 @@ class InstructionTranslator:
         name = self._box_name(arg)
         v = self.locals.get(name)
         if v is None:
-            raise GraphBreak(f"local variable {name!r} is not bound (UnboundLocalError at run time)")
+            raise UserException(
+                UnboundLocalError(f"cannot access local variable {name!r} where it is not associated with a value"),
+                f"local variable {name!r} is not bound (UnboundLocalError at run time)")
         self.push(BoxVariable(v) if isinstance(v, Box) else v)
 
     def _store_fast(self, arg, v):
@@ -1135,9 +1188,7 @@ class InstructionTranslator:
         self._raise(exc, cause, ins.arg == 2)
 
     def RERAISE(self, ins):
-        exc = self.pop()
-        if ins.arg:
-            self.pop()  # the saved lasti (the offset the frame reports: nothing to restore here)
+        exc = self.pop()  # (a non-zero oparg only *peeks* at the saved lasti to set f_lasti)
         if not isinstance(exc, ExceptionVariable):
             raise GraphBreak(f"re-raising a {exc.describe()}")
         self._reraise(exc.value)
@@ -1196,6 +1247,10 @@ class InstructionTranslator:
         self.push(ConstantVariable(None))  # the value the first next() sends in (popped next)
 
     def YIELD_VALUE(self, ins):
+        if self.pause_at_yield:
+            self.yielded = self.pop()
+            self.paused, self.paused_at = True, self.ip - 1
+            return
         if self.generator_items is None:
             raise GraphBreak("yield outside a generator being traced")
         self.generator_items.append(self.pop())

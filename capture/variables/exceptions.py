@@ -30,6 +30,10 @@ class ExceptionVariable(ConstantVariable):
         if attr is None or isinstance(attr, (bool, int, float, str)) or (
                 isinstance(attr, tuple) and all(isinstance(a, (bool, int, float, str, type(None))) for a in attr)):
             return ConstantVariable(attr)
+        if name == "__notes__" and isinstance(attr, list) and all(isinstance(a, str) for a in attr):
+            return ConstantVariable(attr)  # rebuilt as a copy if it outlives the trace
+        if name in _TRACE_LOCAL_METHODS:
+            return ExceptionMethodVariable(self, name)
         from ..errors import GraphBreak
         raise GraphBreak(f"attribute {name!r} of an exception raised inside the captured region")
 
@@ -65,3 +69,34 @@ def plain_exception_class(cls) -> bool:
             if isinstance(d.get(name), (types.FunctionType, staticmethod, classmethod)):
                 return False
     return type(cls) is type
+
+
+#: methods of an exception that only change (or read) the exception object itself
+_TRACE_LOCAL_METHODS = ("add_note", "__str__", "__repr__")
+
+
+class ExceptionMethodVariable(ConstantVariable):
+    """``e.add_note`` (...) of a trace-local exception: called at trace time on the very object
+    (it never leaves the trace, so its mutation is the traced code's own)."""
+
+    def __init__(self, exc_var, name):
+        super().__init__(getattr(exc_var.value, name))
+        self.exc_var = exc_var
+        self.name = name
+
+    def reconstruct(self, rec):
+        raise NotResumable(f"a method of an exception object made in the captured code is live")
+
+    def call(self, tx, args, kwargs):
+        from ..errors import GraphBreak, UserException
+        if not all(a.is_const() and isinstance(a.value, (str, int, float, bool, type(None))) for a in args) \
+                or kwargs:
+            raise GraphBreak(f"{self.name}() of an exception with a non-constant argument")
+        try:
+            out = self.value(*[a.value for a in args])
+        except Exception as e:
+            raise UserException(e) from None
+        return ConstantVariable(out)
+
+    def describe(self):
+        return f"exception method {self.name}"

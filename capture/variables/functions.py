@@ -575,6 +575,16 @@ class ClassVariable(Variable):
                 from ..errors import CaptureUserError
                 raise CaptureUserError(e) from None
             return tx.wrap(obj)
+        import contextlib
+        if self.cls is contextlib._GeneratorContextManager and len(args) == 3 and not kwargs:
+            # @contextmanager's helper(*args, **kwds) -> _GeneratorContextManager(func, args, kwds):
+            # its generator runs in two halves around the with body (variables/ctxmanagers.py)
+            from . import containers
+            from .ctxmanagers import GeneratorContextManagerVariable
+            func, gargs, gkwargs = args
+            if isinstance(gargs, containers.TupleVariable) and isinstance(gkwargs, containers.DictVariable) and \
+                    all(isinstance(k, str) for k in gkwargs.items):
+                return GeneratorContextManagerVariable(func, list(gargs.items), dict(gkwargs.items))
         from .exceptions import ExceptionVariable, plain_exception_class
         if plain_exception_class(self.cls) and _all_const(args) and _all_const(kwargs.values()):
             # an exception object (``raise KeyError(k)``): its construction runs no Python code
