@@ -912,6 +912,16 @@ class InstructionTranslator:
         elif name == "INTRINSIC_UNARY_POSITIVE":
             import operator
             self.push(self.apply_python_operator(operator.pos, [self.pop()]))
+        elif name == "INTRINSIC_STOPITERATION_ERROR" and isinstance(self.stack[-1], ExceptionVariable):
+            # 3.12+: an exception leaving a generator's body; PEP 479 turns StopIteration into
+            # RuntimeError (chained to it), anything else goes on unchanged
+            exc = self.stack[-1].value
+            if isinstance(exc, StopIteration):
+                new = RuntimeError("generator raised StopIteration")
+                new.__cause__ = exc
+                new.__suppress_context__ = True
+                new.__context__ = exc
+                self.stack[-1] = ExceptionVariable(new)
         else:
             raise GraphBreak(f"intrinsic {name} is not supported")
 
