@@ -54,6 +54,7 @@ def _child(pyfuncitem, wfd):
 
 def run_forked(pyfuncitem, timeout=None):
     """Run the test function of ``pyfuncitem`` in a child; raise its outcome in the parent."""
+    __tracebackhide__ = True
     timeout = timeout or float(os.environ.get("CAPTURE_TEST_FORK_TIMEOUT", "600"))
     rfd, wfd = os.pipe()
     pid = os.fork()
