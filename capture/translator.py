@@ -5,10 +5,17 @@ One handler method per (normalised) opcode name; version differences come from
 ``bytecode_compat``. Python-valued control flow is followed at trace time (loops unrolled);
 anything that needs run-time data raises :class:`GraphBreak` with a reason and the user's line.
 Calls into user functions, methods, closures, properties and sub-Cells' ``construct`` are
-inlined; generators (generator expressions) are run to exhaustion at trace time; ``try`` bodies
-are traced along the path that raises nothing (a user error inside one becomes a graph break, so
-the eager run lets the ``except`` clause handle it); importing an already-imported module is
-allowed. Locations reported to the user (node locations, breaks, errors) are those of the
+inlined; generators (generator expressions) are run to exhaustion at trace time. Exceptions the
+traced code raises (``raise``, a missing key, ``1 / 0`` on constants, an unbound name...) are
+:class:`~capture.errors.UserException`: the translator unwinds to the handler named by the
+frame's exception table (the caller's frame when the callee has none), pushes the exception as
+CPython would and traces the ``except``/``finally``/``with`` cleanup code like any other, so
+try/except/else/finally, ``raise ... from``, re-raise and ``with`` on Python context managers
+(``contextlib``'s included; ``@contextmanager`` ones in two halves, see variables/ctxmanagers.py)
+need no graph break. An exception no traced handler catches is a graph break at the root's
+instruction (the eager run raises it with its real traceback); a tensor shape/dtype error inside
+a ``try`` is a break too (the eager run lets the handler see it). Importing an already-imported
+module is allowed. Locations reported to the user (node locations, breaks, errors) are those of the
 innermost *user* frame: inlined framework code points at the user's call.
 """
 from __future__ import annotations
