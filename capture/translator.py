@@ -258,6 +258,11 @@ class InstructionTranslator:
                     self._chain(e)
                 if self._unwind(e.error, here):
                     continue  # tracing goes on in the frame's own handler
+                if self.parent is None:  # no traced handler catches it: the frame raises it
+                    err = e.error
+                    e.reason = (f"{type(err).__name__} raised inside the captured region and not caught there"
+                                + (f": {str(err).splitlines()[0]}" if str(err) else ""))
+                    e.args = (e.reason,)
                 self._mark_break(e, here)
                 raise
             except GraphBreak as e:
