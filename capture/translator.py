@@ -42,7 +42,7 @@ from .variables import (NULL, Box, BoxVariable, ConstantVariable, DictVariable, 
                         ListVariable, ModuleVariable, NestedFunctionVariable, NullVariable, SetVariable,
                         SliceVariable, TensorVariable, TupleVariable, Variable)
 from .variables.base import BINARY_OPS, COMPARE_OPS, NoPythonValue
-from .variables.exceptions import ExceptionVariable, plain_exception_class
+from .variables.exceptions import ExceptionVariable, plain_exception_class, python_init_exception_class
 from .variables.functions import is_framework_callable
 from .variables.objects import NewObjectVariable
 from .variables.containers import check_mutable
@@ -458,6 +458,17 @@ class InstructionTranslator:
         raise GraphBreak(f"operator {fn.__name__} on {', '.join(a.describe() for a in args)}")
 
     def call_variable(self, fn: Variable, args, kwargs):
+        if args and isinstance(args[0], ExceptionVariable):
+            target = getattr(fn, "fn", None) if getattr(fn, "fn", None) is not None else getattr(fn, "value", None)
+            owner = getattr(target, "__objclass__", None)
+            if isinstance(owner, type) and issubclass(owner, BaseException) and \
+                    isinstance(args[0].value, owner):
+                # ``BaseException.__init__(self, ...)`` (a builtin slot of an exception class) on
+                # a trace-local exception: run on the very object
+                from .variables.exceptions import ExceptionMethodVariable
+                bound = target.__get__(args[0].value, type(args[0].value))
+                return ExceptionMethodVariable(args[0], getattr(target, "__name__", "method"), bound).call(
+                    self, list(args[1:]), dict(kwargs))
         return fn.call(self, list(args), dict(kwargs))
 
     def current_self(self):
@@ -690,7 +701,11 @@ class InstructionTranslator:
         obj = self.python_value(self_var)
         attr = getattr(super(cls, obj), name)
         from .variables.functions import UserFunctionVariable
-        if isinstance(attr, types.MethodType) and not is_framework_callable(attr):
+        if isinstance(self_var, ExceptionVariable) and not isinstance(attr, types.MethodType) \
+                and getattr(attr, "__self__", None) is obj:
+            from .variables.exceptions import ExceptionMethodVariable  # super().__init__(msg)
+            var = ExceptionMethodVariable(self_var, name, attr)
+        elif isinstance(attr, types.MethodType) and not is_framework_callable(attr):
             var = UserFunctionVariable(attr.__func__, self_var)
         else:
             var = self.wrap(attr)
@@ -1153,6 +1168,10 @@ class InstructionTranslator:
                 return val
             if plain_exception_class(val):
                 return val()
+            if python_init_exception_class(val):  # its Python __init__ traced (may raise itself)
+                made = self.call_variable(self.wrap(val), [], {})
+                if isinstance(made, ExceptionVariable):
+                    return made.value
             if isinstance(val, type) and issubclass(val, BaseException):
                 raise GraphBreak(f"{what} of {val.__name__}, whose constructor is Python code")
         if v.is_const():

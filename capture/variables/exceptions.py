@@ -34,6 +34,11 @@ class ExceptionVariable(ConstantVariable):
             return ConstantVariable(attr)  # rebuilt as a copy if it outlives the trace
         if name in _TRACE_LOCAL_METHODS:
             return ExceptionMethodVariable(self, name)
+        import types
+        if isinstance(attr, types.MethodType) and attr.__self__ is self.value and \
+                isinstance(attr.__func__, types.FunctionType):
+            from .functions import UserFunctionVariable  # a method of a user exception class: inlined
+            return UserFunctionVariable(attr.__func__, self)
         from ..errors import GraphBreak
         raise GraphBreak(f"attribute {name!r} of an exception raised inside the captured region")
 
@@ -55,6 +60,23 @@ class ExceptionVariable(ConstantVariable):
 
     def __repr__(self):
         return f"Exc({self.value!r})"
+
+
+def python_init_exception_class(cls) -> bool:
+    """An exception class with an ``__init__`` written in Python but no Python ``__new__``,
+    ``__setattr__`` or ``__getattribute__`` and a plain metaclass: made by ``BaseException.__new__``
+    at trace time, its ``__init__`` inlined (variables/functions.py ClassVariable.call)."""
+    import types
+    if not (isinstance(cls, type) and issubclass(cls, BaseException)) or type(cls) is not type:
+        return False
+    if not isinstance(cls.__init__, types.FunctionType):
+        return False
+    for base in cls.__mro__:
+        d = vars(base)
+        for name in ("__new__", "__setattr__", "__getattribute__", "__del__"):
+            if isinstance(d.get(name), (types.FunctionType, staticmethod, classmethod)):
+                return False
+    return True
 
 
 def plain_exception_class(cls) -> bool:
@@ -79,8 +101,8 @@ class ExceptionMethodVariable(ConstantVariable):
     """``e.add_note`` (...) of a trace-local exception: called at trace time on the very object
     (it never leaves the trace, so its mutation is the traced code's own)."""
 
-    def __init__(self, exc_var, name):
-        super().__init__(getattr(exc_var.value, name))
+    def __init__(self, exc_var, name, bound=None):
+        super().__init__(bound if bound is not None else getattr(exc_var.value, name))
         self.exc_var = exc_var
         self.name = name
 

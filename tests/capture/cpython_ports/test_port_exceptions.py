@@ -117,6 +117,32 @@ def case_keyword_args(x, log):
     return x
 
 
+class _DerivedException(BaseException):
+    def __init__(self, fancy_arg):
+        BaseException.__init__(self)
+        self.fancy_arg = fancy_arg
+
+
+class _CodedError(Exception):
+    def __init__(self, msg, code=3):
+        super().__init__(msg)
+        self.code = code
+
+    def describe(self):
+        return f"{self.args[0]}:{self.code}"
+
+
+def case_keyword_args_derived(x, log):
+    """testKeywordArgs (a user-defined subclass takes keyword arguments in its __init__)"""
+    e = _DerivedException(fancy_arg=42)
+    log.append(e.fancy_arg)
+    try:
+        raise _CodedError("bad", code=7)
+    except _CodedError as err:
+        log.append((str(err), err.code, err.args, err.describe()))
+    return x * 2.0
+
+
 def case_str(x, log):
     """test_str"""
     log.append((bool(str(Exception)), str(Exception("a")), str(Exception("a", "b"))))

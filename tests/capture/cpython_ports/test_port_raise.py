@@ -13,7 +13,7 @@ test_new_returns_invalid_instance      a metaclass-level ``__new__`` returning a
                                        machinery outside the traced code)
 test_3611 / test_3118                  ``__del__`` finalizers and ``gc`` during unwinding
 test_erroneous_exception/cause         exception classes whose ``__init__`` raises: ported as
-                                       case_erroneous_exception (runs eagerly: a Python constructor)
+                                       case_erroneous_exception (its Python __init__ is traced)
 test_c_exception_*                     C-raised errors: ported with ``1/0`` and ``{}[k]`` instead
 =====================================  ================================================================
 """
@@ -420,7 +420,7 @@ def case_raise_between_ops(x, log):
 
 CASES = {name: fn for name, fn in sorted(globals().items()) if name.startswith("case_")}
 #: cases whose exception escapes the frame (or needs Python code to build it): a break is expected
-MAY_BREAK = {"case_raise_from_escapes", "case_raise_uncaught_keyerror", "case_erroneous_exception",
+MAY_BREAK = {"case_raise_from_escapes", "case_raise_uncaught_keyerror",
              "case_invalid_reraise"}
 
 
