@@ -97,6 +97,8 @@ def _user_try_flags(insts, labels):
 
 
 _HANDLERS: dict = {}
+#: packages whose context managers a `with` enters eagerly (a break) instead of tracing them
+_FRAMEWORK_PACKAGES = frozenset({"runtime", "graph", "codegen", "capture"})
 
 
 def _handler_table(code, insts):
@@ -1259,6 +1261,12 @@ class InstructionTranslator:
 
     def BEFORE_WITH(self, ins):
         mgr = self.pop()
+        mod = getattr(mgr.python_type(), "__module__", "") or ""
+        if mod.split(".")[0] in _FRAMEWORK_PACKAGES:
+            # the framework's own managers switch state the tracing itself reads (compute dtype,
+            # the tape): entered eagerly, capture resumes inside the block with that state set
+            raise GraphBreak(f"`with` on the framework's {mgr.python_type().__name__}",
+                             hint="the context manager is entered eagerly; capture resumes inside the block")
         try:
             # special methods are looked up on the type, so a missing one raises TypeError / AttributeError
             enter = mgr.getattr(self, "__enter__")
