@@ -23,7 +23,7 @@
 
    The frame hook (capture/frame_eval/_frame_eval.c) enters the same way through ``_try_frame``
    for frames of a code object it captures, with the frame's function and argument slots; it
-   also declines where the function has another closure than the entry's, or where
+   also declines where the function has another closure or globals dict than the entry's, or where
    ``call_eagerly`` lets a frame of the code through (``set_bypass``), and returns DECLINED, the
    hook's cue to ask its Python dispatcher.
 
@@ -56,6 +56,7 @@ typedef struct {
     PyObject *data_slot;    /* its ``_data`` member descriptor */
     PyObject *build;        /* entry.template.build(outs, args), unless out_index >= 0 */
     PyObject *closure;      /* entry.closure: the ``__closure__`` (or None) of functions it runs for */
+    PyObject *globals;      /* entry.globals: the ``__globals__`` of functions it runs for (None: any) */
     Py_ssize_t n_args;      /* the function's positional parameters */
     int varargs;            /* 1: it takes ``*args`` too (the flat arguments end with their tuple) */
     Py_ssize_t out_index, n_sources;
@@ -82,6 +83,7 @@ entry_traverse(FastEntry *e, visitproc visit, void *arg)
     Py_VISIT(e->entry); Py_VISIT(e->code); Py_VISIT(e->check); Py_VISIT(e->sources);
     Py_VISIT(e->call); Py_VISIT(e->tensor_type); Py_VISIT(e->data_slot); Py_VISIT(e->build);
     Py_VISIT(e->closure);
+    Py_VISIT(e->globals);
     return 0;
 }
 
@@ -91,6 +93,7 @@ entry_clear(FastEntry *e)
     Py_CLEAR(e->entry); Py_CLEAR(e->code); Py_CLEAR(e->check); Py_CLEAR(e->sources);
     Py_CLEAR(e->call); Py_CLEAR(e->tensor_type); Py_CLEAR(e->data_slot); Py_CLEAR(e->build);
     Py_CLEAR(e->closure);
+    Py_CLEAR(e->globals);
     e->n_sources = 0; /* (``held`` points into ``sources``) */
     return 0;
 }
@@ -106,21 +109,22 @@ entry_dealloc(FastEntry *e)
     Py_TYPE(e)->tp_free((PyObject *)e);
 }
 
-/* FastEntry(entry, code, n_args, varargs, check, sources, call, tensor_type, build, out_index[, closure]); a
+/* FastEntry(entry, code, n_args, varargs, check, sources, call, tensor_type, build, out_index[, closure[, globals]]); a
    source is an int (a flat argument), a pair of ints (an item of a flat argument that is a
    tuple -- like ``*args`` -- or a list) or the object itself */
 static PyObject *
 entry_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    PyObject *entry, *code, *check, *sources, *call, *tensor_type, *build, *closure = Py_None;
+    PyObject *entry, *code, *check, *sources, *call, *tensor_type, *build, *closure = Py_None, *globals = Py_None;
     Py_ssize_t n_args, out_index;
     int varargs;
     if (kwds != NULL && PyDict_GET_SIZE(kwds)) {
         PyErr_SetString(PyExc_TypeError, "FastEntry takes no keyword arguments");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "OO!npOO!OO!On|O", &entry, &PyCode_Type, &code, &n_args, &varargs, &check,
-                          &PyTuple_Type, &sources, &call, &PyType_Type, &tensor_type, &build, &out_index, &closure))
+    if (!PyArg_ParseTuple(args, "OO!npOO!OO!On|OO", &entry, &PyCode_Type, &code, &n_args, &varargs, &check,
+                          &PyTuple_Type, &sources, &call, &PyType_Type, &tensor_type, &build, &out_index, &closure,
+                          &globals))
         return NULL;
     /* the ``_data`` slot: set straight through its descriptor, as ``t._data = a`` does while the
        type has no __setattr__ of its own (checked by the caller) */
@@ -178,6 +182,7 @@ entry_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     e->tensor_type = Py_NewRef(tensor_type);
     e->build = Py_NewRef(build);
     e->closure = Py_NewRef(closure);
+    e->globals = Py_NewRef(globals);
     e->n_args = n_args;
     e->varargs = varargs;
     e->out_index = out_index;
@@ -197,7 +202,7 @@ static PyTypeObject FastEntryType = {
     .tp_name = "capture._fast_call.FastEntry",
     .tp_basicsize = sizeof(FastEntry),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
-    .tp_doc = "FastEntry(entry, code, n_args, varargs, check, sources, call, tensor_type, build, out_index[, closure]): "
+    .tp_doc = "FastEntry(entry, code, n_args, varargs, check, sources, call, tensor_type, build, out_index[, closure[, globals]]): "
               "what a FastCall repeats of one cache entry",
     .tp_new = entry_new,
     .tp_dealloc = (destructor)entry_dealloc,
@@ -501,6 +506,7 @@ call_try_frame(FastCall *self, PyObject *const *argv, Py_ssize_t nargs)
         return Py_NewRef(DECLINED);
     PyObject *func = argv[0], *closure = PyFunction_GET_CLOSURE(func);
     if (PyFunction_GET_CODE(func) != e->code || (closure != NULL ? closure : Py_None) != e->closure
+            || (e->globals != Py_None && PyFunction_GET_GLOBALS(func) != e->globals)
             || nargs - 1 != e->n_args + e->varargs || PyThread_tss_get(&BYPASS) == (void *)e->code)
         return Py_NewRef(DECLINED);
     PyObject *call = PyTuple_New(nargs); /* (func, *slots): what settling an error needs */

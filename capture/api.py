@@ -91,6 +91,23 @@ class JitFunction(_CapturedCall):
     def __repr__(self):
         return f"<jit {self.__qualname__}>"
 
+class _JitCellConstruct(JitFunction):
+    """``jit(cell)``'s calls: the construct of the Cell's class *at the call*. Entries guard the
+    class's ``construct`` (compile_policy._setup_root), so after ``Net.construct = g`` the call
+    in C declines and this slow path rebinds to the new construct before capturing it."""
+
+    def _call_slow(self, args, kwargs):
+        if args:
+            own = type(args[0]).construct
+            current = getattr(own, "__wrapped_jit__", own)
+            if current is not self.__wrapped_jit__ and isinstance(getattr(current, "__code__", None), types.CodeType):
+                self.__wrapped_jit__ = current
+                self.__name__ = getattr(current, "__name__", self.__name__)
+                self.__qualname__ = getattr(current, "__qualname__", self.__qualname__)
+                register_code(current.__code__, self.config)
+        return super()._call_slow(args, kwargs)
+
+
 def jit(fn=None, *, fullgraph=False, backend=None, jit_config=None, **options):
     """Capture ``fn`` (a function, a ``construct`` method, or a Cell) into graphs.
 
@@ -106,7 +123,7 @@ def jit(fn=None, *, fullgraph=False, backend=None, jit_config=None, **options):
     if isinstance(fn, Cell):
         construct = type(fn).construct
         construct = getattr(construct, "__wrapped_jit__", construct)
-        object.__setattr__(fn, "_jit", types.MethodType(JitFunction(construct, config), fn))
+        object.__setattr__(fn, "_jit", types.MethodType(_JitCellConstruct(construct, config), fn))
         return fn
     if isinstance(fn, JitFunction):
         return fn
@@ -178,7 +195,7 @@ class GraphModeHandler:
         construct = getattr(type(cell).construct, "__wrapped_jit__", type(cell).construct)
         flat, names = flatten_call(construct, (cell,) + tuple(args), kwargs)
         cache = cache_for(construct.__code__)
-        entry = cache.lookup(flat, DEFAULT_CONFIG, construct.__closure__)
+        entry = cache.lookup(flat, DEFAULT_CONFIG, construct.__closure__, construct.__globals__)
         if entry is None:
             try:
                 entry = compile_entry(construct, flat, names, DEFAULT_CONFIG, cache,

@@ -33,6 +33,9 @@ class Entry:
         self.guard_set = guard_set
         self.config = config
         self.closure = closure  # the function's __closure__: closures of one code never share entries
+        #: the function's __globals__ (set by compile_entry): functions of one code object with
+        #: different globals dicts never share entries (the guards read the globals they were made with)
+        self.globals = None
         self.check = guard_set.compile()
         self.graph = graph
         self.sources = sources
@@ -99,11 +102,13 @@ class CodeCache:
             self._arena = Arena()
         return self._arena
 
-    def lookup(self, flat_args, config=None, closure=None):
+    def lookup(self, flat_args, config=None, closure=None, f_globals=None):
         entries = self.entries
         for i, e in enumerate(entries):
             if e.config is not config or e.closure is not closure:
                 continue
+            if f_globals is not None and e.globals is not None and e.globals is not f_globals:
+                continue  # one code run with another globals dict: its guards read the other one
             try:
                 ok = e.check(flat_args)
             except Exception as error:
@@ -118,8 +123,9 @@ class CodeCache:
                 return e
         return None
 
-    def failure_reason(self, flat_args, config=None, closure=None) -> str:
-        mine = [e for e in self.entries if e.config is config and e.closure is closure]
+    def failure_reason(self, flat_args, config=None, closure=None, f_globals=None) -> str:
+        mine = [e for e in self.entries if e.config is config and e.closure is closure
+                and (f_globals is None or e.globals is None or e.globals is f_globals)]
         if not mine:
             return "first call"
         return mine[0].guard_set.first_failure(flat_args) or "guard failed"

@@ -119,6 +119,7 @@ def _eager_entry(fn, flat, info, qual, config):
 
 def compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
     entry = _compile_entry(fn, flat, names, config, cache, name)
+    entry.globals = fn.__globals__
     owner = _owner_key(fn, flat, config)
     entry.owner = owner
     if flat and isinstance(flat[0], Cell) and owner not in cache.watched:
@@ -141,7 +142,7 @@ def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
     duplicates. The lock is reentrant: a compile that captures a call of the same code (on the
     same thread) finds no entry yet and compiles it as before, never waiting on itself."""
     with _cache.COMPILE_LOCK:
-        entry = cache.lookup(flat, config, fn.__closure__)
+        entry = cache.lookup(flat, config, fn.__closure__, fn.__globals__)
         if entry is not None:  # another thread compiled it while this one waited
             return entry
         qual = name or fn.__qualname__
@@ -149,7 +150,7 @@ def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
         disabled = cache.disabled.get(owner)
         if disabled is not None:
             return disabled  # over the recompile limit: eager (reported once, when it was hit)
-        reason = cache.failure_reason(flat, config, fn.__closure__)
+        reason = cache.failure_reason(flat, config, fn.__closure__, fn.__globals__)
         msg = cache.over_budget(owner, qual, reason)
         if msg is not None:
             if config.fullgraph:
@@ -336,6 +337,12 @@ def _setup_root(tracer, fn, flat, names):
             root.locals[nm] = tracer.box_for_cell(root, cell, nm)
         if "__class__" in code.co_freevars:
             root.cls = fn.__closure__[code.co_freevars.index("__class__")].cell_contents
+    if flat and isinstance(flat[0], Cell):
+        own = type(flat[0]).construct
+        if getattr(own, "__wrapped_jit__", own) is fn:
+            # the frame is the Cell's construct: a construct replaced on the class later must not
+            # reuse this entry (``jit(cell)`` looks the class's construct up again then)
+            tracer.guards.identity("type(args[0]).construct", own, f"{type(flat[0]).__name__}.construct")
     tracer.guards.add(f"{tracer.guards.obj(_context._state)}['mode'] == {_context.mode()}",
                       f"context mode is {'GRAPH_MODE' if _context.mode() == 0 else 'PYNATIVE_MODE'}")
     return root

@@ -127,7 +127,7 @@ def call_captured(fn, args, kwargs, config: CaptureConfig = DEFAULT_CONFIG, name
         return fn(*args, **kwargs)
     flat, names = flatten_call(fn, args, kwargs)
     cache = cache_for(fn.__code__)
-    entry = cache.lookup(flat, config, fn.__closure__)
+    entry = cache.lookup(flat, config, fn.__closure__, fn.__globals__)
     if entry is None:
         try:
             entry = compile_entry(fn, flat, names, config, cache, name)
@@ -271,7 +271,7 @@ def frame_replacement(config, is_construct, fn, *slots):
     flat, names = _flat_from_slots(fn.__code__, slots)
     name = f"{type(slots[0]).__name__}.construct" if is_construct and slots else None
     cache = cache_for(fn.__code__)
-    entry = cache.lookup(flat, config, fn.__closure__)
+    entry = cache.lookup(flat, config, fn.__closure__, fn.__globals__)
     if entry is None:
         try:
             entry = compile_entry(fn, flat, names, config, cache, name)
@@ -310,7 +310,7 @@ def frame_replacement_user(config, skip_code, fn, *slots):
         skip_code(code)
         return None
     flat, names = _flat_from_slots(code, slots)
-    entry = cache.lookup(flat, config, fn.__closure__)
+    entry = cache.lookup(flat, config, fn.__closure__, fn.__globals__)
     if entry is None:
         user_error = None
         with events.holding() as held:  # a function left alone leaves no breaks in reports

@@ -117,3 +117,21 @@ def out_of_memory(exc: BaseException) -> MemoryError | None:
         if isinstance(e, MemoryError):
             return e
     return None
+
+
+class UserException(GraphBreak):
+    """The traced code raises a Python exception (``error``, a real exception object) that Python
+    would raise at run time too: a ``raise`` statement, ``{}[k]`` with a missing key, ``1 / 0`` on
+    constants. The translator unwinds to the handler the frame's exception table names (an
+    ``except``/``finally``/``with`` inside the captured code) and goes on tracing there, as
+    CPython would. With no handler in the traced frames it is a graph break like any other: the
+    instruction runs eagerly, so Python raises the very exception with its real traceback."""
+
+    def __init__(self, error: BaseException, reason: str = "", hint: str = ""):
+        super().__init__(reason or f"{type(error).__name__} raised inside a captured region: {error}",
+                         hint or "the instruction runs eagerly, so Python raises the exception")
+        self.error = error
+        # a trace-time traceback would hold the translator's frames (and every object they hold)
+        error.__traceback__ = None
+        #: set once ``__context__`` is linked (where it was raised), so outer frames leave it alone
+        self.chained = False

@@ -154,7 +154,8 @@ def _fast_entry(fn, entry):
         out_index = template.result[1]
     code = fn.__code__
     fast = _c.FastEntry(entry, code, code.co_argcount, bool(code.co_flags & inspect.CO_VARARGS), entry.check,
-                        tuple(sources), entry.call, Tensor, template.build, out_index, entry.closure)
+                        tuple(sources), entry.call, Tensor, template.build, out_index, entry.closure,
+                        entry.globals if entry.globals is not None else None)
     entry.adopt_fast(fast)
     return fast
 

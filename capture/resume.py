@@ -239,10 +239,26 @@ def resume_code(orig, index, layout, names):
         body, index_map = [], [None] * (len(pro) + 1)
         tb_map = {}
         started = False
+        active = None  # the (copied) TryBegin whose region the current instruction is in
         for j, ins in enumerate(insts):
             if j == index:
-                body.append(target)
-                index_map.append(None)
+                if active is not None:
+                    # The prologue jumps into the middle of a try region. The bytecode package
+                    # computes a handler's stack depth (and the frame's stack size) by following
+                    # control flow from each TryBegin: one the jump skips would be dead code, its
+                    # handler left at a bogus depth (32768) and unaccounted in co_stacksize, so a
+                    # caught exception would corrupt the value stack. Close the region here and
+                    # reopen it after the jump target, where the flow from the prologue sees it.
+                    body.append(TryEnd(active))
+                    index_map.append(None)
+                    body.append(target)
+                    index_map.append(None)
+                    active = TryBegin(active.target, active.push_lasti)
+                    body.append(active)
+                    index_map.append(None)
+                else:
+                    body.append(target)
+                    index_map.append(None)
             if isinstance(ins, Instr):
                 if not started and ins.name in _PROLOGUE:
                     new = Instr("NOP", location=ins.location)
@@ -262,10 +278,14 @@ def resume_code(orig, index, layout, names):
                 else:
                     new = ins.copy()
             elif isinstance(ins, TryBegin):
-                new = TryBegin(ins.target, ins.push_lasti, ins.stack_depth)
+                # depth left unset: computed from the resume code's own control flow
+                new = TryBegin(ins.target, ins.push_lasti)
                 tb_map[id(ins)] = new
+                active = new
             elif isinstance(ins, TryEnd):
-                new = TryEnd(tb_map.get(id(ins.entry), ins.entry))
+                new = TryEnd(active if active is not None and tb_map.get(id(ins.entry)) is not None
+                             else tb_map.get(id(ins.entry), ins.entry))
+                active = None
             else:
                 new = ins
             body.append(new)
@@ -276,7 +296,11 @@ def resume_code(orig, index, layout, names):
         b.extend(pro)
         b.append(Label())  # the body starts after a label (index_map has a slot for it)
         b.extend(body)
-        code = b.to_code()
+        try:
+            code = b.to_code()
+        except Exception as e:  # e.g. "Failed to compute stacksize": never use such code
+            raise NotResumable(f"the generated resume code is invalid ({type(e).__name__}: {e})") from None
+        check_generated_code(code, orig, index)
         assert len(index_map) == len(list(b)), (len(index_map), len(list(b)))
         # the translator must see exactly this instruction list (the index map refers to it)
         from .translator import _CODE_CACHE, _user_try_flags
@@ -288,6 +312,35 @@ def resume_code(orig, index, layout, names):
         _RESUME_CODES[key] = code
         DERIVED.setdefault(orig, set()).add(code)
         return code
+
+
+def _exception_table(code):
+    """[(start, end, target, depth, lasti)] of a 3.11+ code object's exception table."""
+    import dis
+    parse = getattr(dis, "_parse_exception_table", None)
+    if parse is None:
+        return []
+    return [(e.start, e.end, e.target, e.depth, e.lasti) for e in parse(code)]
+
+
+def check_generated_code(code, orig=None, index=None):
+    """Refuse generated code CPython could crash on: every exception-table entry must name a real
+    handler at a stack depth the frame's stack can hold, and the stack size must cover the
+    original frame's at the same point. Raises NotResumable (an explicit, reported fallback:
+    the frame then runs eagerly) instead of handing CPython a corrupt frame."""
+    n = len(code.co_code)
+    where = f" (resuming {orig.co_name} at instruction {index})" if orig is not None else ""
+    for start, end, target, depth, lasti in _exception_table(code):
+        if not (0 <= start < end <= n and 0 <= target < n):
+            raise NotResumable(f"generated code has an exception-table entry out of range{where}")
+        if depth < 0 or depth + 1 + int(bool(lasti)) + 2 > code.co_stacksize + 2 or depth >= 32768:
+            raise NotResumable(f"generated code has an exception handler at stack depth {depth} beyond "
+                               f"its stack size {code.co_stacksize}{where}")
+        if depth + 1 + int(bool(lasti)) > code.co_stacksize:
+            raise NotResumable(f"generated code's stack size {code.co_stacksize} cannot hold its handler "
+                               f"at depth {depth}{where}")
+    if code.co_stacksize < 0:
+        raise NotResumable(f"generated code has a negative stack size{where}")
 
 
 def _call_seq(nargs, fn_name, loc):
@@ -361,7 +414,11 @@ def step_code(orig, index, ins, pre_layout, consumed, conts, local_names, kw_nam
             b.extend(args)
             b.extend(post)
             b.append(Instr("RETURN_VALUE", location=loc))
-        code = b.to_code()
+        try:
+            code = b.to_code()
+        except Exception as e:
+            raise NotResumable(f"the generated step code is invalid ({type(e).__name__}: {e})") from None
+        check_generated_code(code, orig, index)
         _STEP_CODES[key] = code
         _STEP_CODE_SET.add(code)
         return code

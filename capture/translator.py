@@ -5,10 +5,17 @@ One handler method per (normalised) opcode name; version differences come from
 ``bytecode_compat``. Python-valued control flow is followed at trace time (loops unrolled);
 anything that needs run-time data raises :class:`GraphBreak` with a reason and the user's line.
 Calls into user functions, methods, closures, properties and sub-Cells' ``construct`` are
-inlined; generators (generator expressions) are run to exhaustion at trace time; ``try`` bodies
-are traced along the path that raises nothing (a user error inside one becomes a graph break, so
-the eager run lets the ``except`` clause handle it); importing an already-imported module is
-allowed. Locations reported to the user (node locations, breaks, errors) are those of the
+inlined; generators (generator expressions) are run to exhaustion at trace time. Exceptions the
+traced code raises (``raise``, a missing key, ``1 / 0`` on constants, an unbound name...) are
+:class:`~capture.errors.UserException`: the translator unwinds to the handler named by the
+frame's exception table (the caller's frame when the callee has none), pushes the exception as
+CPython would and traces the ``except``/``finally``/``with`` cleanup code like any other, so
+try/except/else/finally, ``raise ... from``, re-raise and ``with`` on Python context managers
+(``contextlib``'s included; ``@contextmanager`` ones in two halves, see variables/ctxmanagers.py)
+need no graph break. An exception no traced handler catches is a graph break at the root's
+instruction (the eager run raises it with its real traceback); a tensor shape/dtype error inside
+a ``try`` is a break too (the eager run lets the handler see it). Importing an already-imported
+module is allowed. Locations reported to the user (node locations, breaks, errors) are those of the
 innermost *user* frame: inlined framework code points at the user's call.
 """
 from __future__ import annotations
@@ -26,7 +33,7 @@ from graph.errors import is_internal_file
 
 from . import bytecode_compat as bc
 from .builder import GraphBuilder
-from .errors import CaptureUserError, GraphBreak, MissingAttribute
+from .errors import CaptureUserError, GraphBreak, MissingAttribute, UserException
 from .guards import GuardSet
 from .side_effects import SideEffects
 from .sources import CellSource, GlobalSource
@@ -35,6 +42,7 @@ from .variables import (NULL, Box, BoxVariable, ConstantVariable, DictVariable, 
                         ListVariable, ModuleVariable, NestedFunctionVariable, NullVariable, SetVariable,
                         SliceVariable, TensorVariable, TupleVariable, Variable)
 from .variables.base import BINARY_OPS, COMPARE_OPS, NoPythonValue
+from .variables.exceptions import ExceptionVariable, plain_exception_class, python_init_exception_class
 from .variables.functions import is_framework_callable
 from .variables.objects import NewObjectVariable
 from .variables.containers import check_mutable
@@ -88,6 +96,47 @@ def _user_try_flags(insts, labels):
     return [user(h) for h in handler_of]
 
 
+_HANDLERS: dict = {}
+#: packages whose context managers a `with` enters eagerly (a break) instead of tracing them
+_FRAMEWORK_PACKAGES = frozenset({"runtime", "graph", "codegen", "capture"})
+
+
+def _handler_table(code, insts):
+    """Per abstract instruction: (handler label, stack depth, push lasti) of the exception-table
+    entry covering it, or None. The handler comes from the ``bytecode`` package's TryBegin (its
+    ranges never overlap); the depth and lasti flag from the code object's real exception table
+    (the package does not carry the depth into abstract instructions): the abstract instructions
+    are matched one to one with ``dis``'s (EXTENDED_ARG/CACHE aside). When they do not match,
+    no handler is known and a raise inside a ``try`` is a graph break as before."""
+    hit = _HANDLERS.get(code)
+    if hit is not None and len(hit) == len(insts):
+        return hit
+    import dis
+    parse = getattr(dis, "_parse_exception_table", None)
+    real = [i for i in dis.get_instructions(code) if i.opname not in ("EXTENDED_ARG", "CACHE")]
+    abstract = [ins for ins in insts if isinstance(ins, Instr)]
+    entries = parse(code) if parse is not None else None
+    matched = entries is not None and len(real) == len(abstract) and all(
+        a.name == r.opname for a, r in zip(abstract, real))
+    hit = [None] * len(insts)
+    if matched:
+        offset_of = {id(a): r.offset for a, r in zip(abstract, real)}
+        current = None
+        for i, ins in enumerate(insts):
+            if isinstance(ins, TryBegin):
+                current = ins
+            elif isinstance(ins, TryEnd):
+                current = None
+            elif isinstance(ins, Instr) and current is not None:
+                off = offset_of[id(ins)]
+                for e in entries:
+                    if e.start <= off < e.end:
+                        hit[i] = (current.target, e.depth, bool(e.lasti))
+                        break
+    _HANDLERS[code] = hit
+    return hit
+
+
 class Tracer:
     """State shared by the root frame and every inlined frame of one capture."""
 
@@ -108,6 +157,9 @@ class Tracer:
         self.containers: dict[int, tuple] = {}  # id(outside list/dict) -> (it, its Variable)
         # functions whose code was inlined (a saved entry checks their code is unchanged)
         self.inlined: list = []
+        # the exception being handled (sys.exception()) in the traced code: set by PUSH_EXC_INFO,
+        # restored by POP_EXCEPT; thread state in CPython, so shared by inlined frames
+        self.handled_exception = None
 
     def box_for_cell(self, tx, cell, name):
         """The Box standing for the real closure ``cell`` (guarded on its contents)."""
@@ -148,6 +200,7 @@ class InstructionTranslator:
         self.parent = parent
         self.stack: list[Variable] = []
         self.insts, self.labels, self.in_user_try = _instructions(code)
+        self.handlers = _handler_table(code, self.insts)
         self.ip = 0
         self.kw_names = ()
         self.loc = (code.co_filename, code.co_firstlineno,
@@ -162,6 +215,11 @@ class InstructionTranslator:
         # the prefix before a graph break: stop before the ``stop_at``-th instruction)
         self.exec_count = 0
         self.stop_at = None
+        # a generator run in steps (start_generator): it stops at each yield
+        self.pause_at_yield = False
+        self.paused = False
+        self.paused_at = None
+        self.yielded = None
 
     def user_loc(self):
         """(file, line, source) of the innermost user frame's current line."""
@@ -197,6 +255,18 @@ class InstructionTranslator:
                 if handler is None:
                     raise GraphBreak(f"the bytecode instruction {ins.name} is not supported by graph capture")
                 handler(ins)
+            except UserException as e:
+                if not e.chained:
+                    self._chain(e)
+                if self._unwind(e.error, here):
+                    continue  # tracing goes on in the frame's own handler
+                if self.parent is None:  # no traced handler catches it: the frame raises it
+                    err = e.error
+                    e.reason = (f"{type(err).__name__} raised inside the captured region and not caught there"
+                                + (f": {str(err).splitlines()[0]}" if str(err) else ""))
+                    e.args = (e.reason,)
+                self._mark_break(e, here)
+                raise
             except GraphBreak as e:
                 if self.parent is None and e.root_index is None:
                     e.root_index, e.root_count = here, self.exec_count
@@ -225,6 +295,78 @@ class InstructionTranslator:
                 raise
             if self.return_value is not None:
                 return self.return_value
+            if self.paused:
+                return STOPPED
+
+    # -- a generator frame run in steps (contextlib.contextmanager: variables/ctxmanagers.py) ----------
+    def start_generator(self, fn, args, kwargs):
+        """A paused inlined frame of generator function ``fn`` (not started)."""
+        code = fn.__code__
+        if not code.co_flags & inspect.CO_GENERATOR:
+            raise GraphBreak(f"@contextmanager on {fn.__qualname__}, which is not a generator function")
+        if self.depth >= MAX_INLINE_DEPTH:
+            raise GraphBreak("call depth too large while inlining (recursion?)")
+        self.tracer.inlined.append(fn)
+        if not is_framework_callable(fn):
+            g, o = self.guards, self.guards.obj(fn)
+            g.identity(f"{o}.__code__", code, f"{fn.__qualname__}.__code__")
+            g.python_value(f"{o}.__defaults__", fn.__defaults__, f"{fn.__qualname__}.__defaults__")
+            g.python_value(f"{o}.__kwdefaults__", fn.__kwdefaults__, f"{fn.__qualname__}.__kwdefaults__")
+        boxes = {name: self.tracer.box_for_cell(self, cell, name)
+                 for name, cell in zip(code.co_freevars, fn.__closure__ or ())}
+        local_vars = bind_arguments(self, code, list(args), dict(kwargs), fn.__defaults__, fn.__kwdefaults__)
+        sub = InstructionTranslator(self.tracer, code, fn.__globals__, local_vars, boxes, self.depth + 1,
+                                    self_var=args[0] if args else None, parent=self)
+        sub.generator_items = []
+        sub.pause_at_yield = True
+        return sub
+
+    def run_generator_step(self, sent, throw=None):
+        """Run a paused generator frame to its next ``yield`` (returns the yielded Variable) or
+        to its end (returns None). ``sent`` is the value ``yield`` evaluates to (None at the
+        start), ``throw`` an exception raised at the ``yield`` instead. An exception the
+        generator does not handle propagates as a UserException."""
+        if self.return_value is not None:
+            return None
+        if throw is not None:
+            if not self._unwind(ExceptionVariable(throw), self.paused_at):
+                raise UserException(throw)
+        elif sent is not None:
+            self.push(sent)
+        self.paused = False
+        try:
+            self.run()
+        finally:
+            self.builder.graph.current_loc = (self.parent or self).user_loc()
+        if self.paused:
+            return self.yielded
+        return None
+
+    def _mark_break(self, e, here):
+        """Where an exception no traced handler catches breaks: the root's instruction."""
+        if self.parent is None and e.root_index is None:
+            e.root_index, e.root_count = here, self.exec_count
+        if e.loc is None and (self.user_frame is not None or self.parent is None):
+            e.loc = self.user_loc()
+
+    def _unwind(self, error, here):
+        """CPython's exception unwinding for ``error`` raised by instruction ``here``: the
+        exception-table entry covering it names the handler, the stack depth to pop to and
+        whether the raising instruction's offset is pushed (``lasti``, for ``finally`` cleanup).
+        Returns False when no handler of this frame covers it (the caller's frame may)."""
+        entry = self.handlers[here]
+        if entry is None:
+            return False
+        target, depth, lasti = entry
+        if target not in self.labels or depth > len(self.stack):
+            return False
+        del self.stack[depth:]
+        self.kw_names = ()  # a pending KW_NAMES dies with the call that raised
+        if lasti:
+            self.push(ConstantVariable(here))
+        self.push(error if isinstance(error, Variable) else ExceptionVariable(error))
+        self.jump(target)
+        return True
 
     def push(self, v):
         self.stack.append(v)
@@ -305,8 +447,8 @@ class InstructionTranslator:
             try:
                 out = fn(*[a.value for a in args])
             except Exception as e:
-                raise GraphBreak(f"{fn.__name__} raised {type(e).__name__} at trace time: {e}",
-                                 hint="the frame runs eagerly so Python raises the error")
+                raise UserException(e, f"{fn.__name__} raised {type(e).__name__} at trace time: {e}",
+                                    hint="the frame runs eagerly so Python raises the error") from None
             return self.wrap(out, fresh=True)
         if any(isinstance(a, TensorVariable) for a in args):
             return self.wrap(fn(*[a.realize(self) for a in args]), fresh=True)
@@ -318,6 +460,17 @@ class InstructionTranslator:
         raise GraphBreak(f"operator {fn.__name__} on {', '.join(a.describe() for a in args)}")
 
     def call_variable(self, fn: Variable, args, kwargs):
+        if args and isinstance(args[0], ExceptionVariable):
+            target = getattr(fn, "fn", None) if getattr(fn, "fn", None) is not None else getattr(fn, "value", None)
+            owner = getattr(target, "__objclass__", None)
+            if isinstance(owner, type) and issubclass(owner, BaseException) and \
+                    isinstance(args[0].value, owner):
+                # ``BaseException.__init__(self, ...)`` (a builtin slot of an exception class) on
+                # a trace-local exception: run on the very object
+                from .variables.exceptions import ExceptionMethodVariable
+                bound = target.__get__(args[0].value, type(args[0].value))
+                return ExceptionMethodVariable(args[0], getattr(target, "__name__", "method"), bound).call(
+                    self, list(args[1:]), dict(kwargs))
         return fn.call(self, list(args), dict(kwargs))
 
     def current_self(self):
@@ -418,7 +571,9 @@ class InstructionTranslator:
         name = self._box_name(arg)
         v = self.locals.get(name)
         if v is None:
-            raise GraphBreak(f"local variable {name!r} is not bound (UnboundLocalError at run time)")
+            raise UserException(
+                UnboundLocalError(f"cannot access local variable {name!r} where it is not associated with a value"),
+                f"local variable {name!r} is not bound (UnboundLocalError at run time)")
         self.push(BoxVariable(v) if isinstance(v, Box) else v)
 
     def _store_fast(self, arg, v):
@@ -491,7 +646,12 @@ class InstructionTranslator:
         var = self.read_global(self.f_globals, name, f"global {name}")
         if var is None:
             if not hasattr(builtins, name):
-                raise GraphBreak(f"name {name!r} is not defined")
+                # NameError, as long as neither the globals nor the builtins gain the name
+                g = self.guards
+                g.add(f"{name!r} not in {g.obj(self.f_globals)}", f"global {name} is not defined")
+                g.add(f"{name!r} not in {g.obj(builtins.__dict__)}", f"builtin {name} is not defined")
+                raise UserException(NameError(f"name {name!r} is not defined", name=name),
+                                    f"name {name!r} is not defined")
             # a global defined later with this name would shadow the builtin
             self.guards.add(f"{name!r} not in {self.guards.obj(self.f_globals)}", f"global {name} is the builtin")
             value = getattr(builtins, name)
@@ -543,7 +703,11 @@ class InstructionTranslator:
         obj = self.python_value(self_var)
         attr = getattr(super(cls, obj), name)
         from .variables.functions import UserFunctionVariable
-        if isinstance(attr, types.MethodType) and not is_framework_callable(attr):
+        if isinstance(self_var, ExceptionVariable) and not isinstance(attr, types.MethodType) \
+                and getattr(attr, "__self__", None) is obj:
+            from .variables.exceptions import ExceptionMethodVariable  # super().__init__(msg)
+            var = ExceptionMethodVariable(self_var, name, attr)
+        elif isinstance(attr, types.MethodType) and not is_framework_callable(attr):
             var = UserFunctionVariable(attr.__func__, self_var)
         else:
             var = self.wrap(attr)
@@ -777,6 +941,16 @@ class InstructionTranslator:
         elif name == "INTRINSIC_UNARY_POSITIVE":
             import operator
             self.push(self.apply_python_operator(operator.pos, [self.pop()]))
+        elif name == "INTRINSIC_STOPITERATION_ERROR" and isinstance(self.stack[-1], ExceptionVariable):
+            # 3.12+: an exception leaving a generator's body; PEP 479 turns StopIteration into
+            # RuntimeError (chained to it), anything else goes on unchanged
+            exc = self.stack[-1].value
+            if isinstance(exc, StopIteration):
+                new = RuntimeError("generator raised StopIteration")
+                new.__cause__ = exc
+                new.__suppress_context__ = True
+                new.__context__ = exc
+                self.stack[-1] = ExceptionVariable(new)
         else:
             raise GraphBreak(f"intrinsic {name} is not supported")
 
@@ -982,16 +1156,139 @@ class InstructionTranslator:
 
     # assertions, raising, unsupported blocks
     def LOAD_ASSERTION_ERROR(self, ins):
-        self.push(ConstantVariable(AssertionError))
+        self.push(self.wrap(AssertionError))
+
+    # -- exceptions (run on the frame's exception table: see _unwind) ----------------------------------
+    def _exception_object(self, v, what):
+        """The exception instance ``raise v`` raises: an instance, or a class called without
+        arguments (only classes whose construction runs no Python code are made at trace time)."""
+        if isinstance(v, ExceptionVariable):
+            return v.value
+        if v.is_const():
+            val = v.value
+            if isinstance(val, BaseException):
+                return val
+            if plain_exception_class(val):
+                return val()
+            if python_init_exception_class(val):  # its Python __init__ traced (may raise itself)
+                made = self.call_variable(self.wrap(val), [], {})
+                if isinstance(made, ExceptionVariable):
+                    return made.value
+            if isinstance(val, type) and issubclass(val, BaseException):
+                raise GraphBreak(f"{what} of {val.__name__}, whose constructor is Python code")
+        if v.is_const():
+            raise UserException(TypeError("exception causes must derive from BaseException" if what == "raise ... from"
+                                          else "exceptions must derive from BaseException"))
+        raise GraphBreak(f"{what} of a {v.describe()}")
+
+    def _chain(self, e):
+        """Link a newly raised exception to the one being handled (``__context__``) as CPython
+        does; a re-raise keeps its chain."""
+        e.chained = True
+        if getattr(e, "reraise", False):
+            return
+        exc = e.error
+        if getattr(e, "fresh", True):
+            exc.__context__ = None  # raised by an operation: Python's chain inside capture is not the user's
+        handled = self.tracer.handled_exception
+        if handled is not None and handled.value is not exc:
+            ctx = handled.value
+            o = ctx  # CPython breaks a cycle in the context chain before linking
+            while o is not None:
+                if o.__context__ is exc:
+                    o.__context__ = None
+                    break
+                o = o.__context__
+            exc.__context__ = ctx
+
+    def _raise(self, exc, cause=None, has_cause=False):
+        """Raise ``exc`` in the traced code (``raise ... from`` sets ``__cause__`` and suppresses
+        the context)."""
+        if has_cause:
+            exc.__cause__ = cause
+            exc.__suppress_context__ = True
+        e = UserException(exc, f"{type(exc).__name__} raised inside a captured region: {exc}")
+        e.fresh = False
+        raise e
+
+    def _reraise(self, exc):
+        e = UserException(exc, f"{type(exc).__name__} re-raised inside a captured region: {exc}")
+        e.reraise = True
+        raise e
 
     def RAISE_VARARGS(self, ins):
-        raise GraphBreak("raise inside a captured region",
-                         hint="the raise (and what follows it) runs eagerly, so the exception is raised and handled")
+        if ins.arg == 0:  # bare `raise`: re-raise the exception being handled
+            handled = self.tracer.handled_exception
+            if handled is None:
+                raise GraphBreak("bare raise with no exception being handled in the captured code",
+                                 hint="the raise runs eagerly")
+            self._reraise(handled.value)
+        cause = None
+        if ins.arg == 2:
+            c = self.pop()
+            cause = None if (c.is_const() and c.value is None) else self._exception_object(c, "raise ... from")
+        exc = self._exception_object(self.pop(), "raise")
+        self._raise(exc, cause, ins.arg == 2)
+
+    def RERAISE(self, ins):
+        exc = self.pop()  # (a non-zero oparg only *peeks* at the saved lasti to set f_lasti)
+        if not isinstance(exc, ExceptionVariable):
+            raise GraphBreak(f"re-raising a {exc.describe()}")
+        self._reraise(exc.value)
+
+    def PUSH_EXC_INFO(self, ins):
+        exc = self.pop()
+        prev = self.tracer.handled_exception
+        self.push(prev if prev is not None else ConstantVariable(None))
+        self.tracer.handled_exception = exc
+        self.push(exc)
+
+    def POP_EXCEPT(self, ins):
+        prev = self.pop()
+        self.tracer.handled_exception = None if prev.is_const() and prev.value is None else prev
+
+    def CHECK_EXC_MATCH(self, ins):
+        typ = self.pop()
+        exc = self.stack[-1]
+        classes = self.python_value(typ)
+        items = classes if isinstance(classes, tuple) else (classes,)
+        if not all(isinstance(c, type) and issubclass(c, BaseException) for c in items):
+            raise UserException(TypeError("catching classes that do not inherit from BaseException is not allowed"))
+        self.push(ConstantVariable(isinstance(exc.value, classes)))
+
+    def CHECK_EG_MATCH(self, ins):
+        raise GraphBreak("except* inside a captured region")
 
     def BEFORE_WITH(self, ins):
-        raise GraphBreak("`with` block inside a captured region",
-                         hint="the context manager is entered eagerly; capture resumes inside the block "
-                              "(a break inside the block runs the rest of the frame eagerly)")
+        mgr = self.pop()
+        mod = getattr(mgr.python_type(), "__module__", "") or ""
+        if mod.split(".")[0] in _FRAMEWORK_PACKAGES:
+            # the framework's own managers switch state the tracing itself reads (compute dtype,
+            # the tape): entered eagerly, capture resumes inside the block with that state set
+            raise GraphBreak(f"`with` on the framework's {mgr.python_type().__name__}",
+                             hint="the context manager is entered eagerly; capture resumes inside the block")
+        try:
+            # special methods are looked up on the type, so a missing one raises TypeError / AttributeError
+            enter = mgr.getattr(self, "__enter__")
+            exit_ = mgr.getattr(self, "__exit__")
+        except MissingAttribute:
+            raise GraphBreak(f"`with` on a {mgr.describe()} that is not a context manager",
+                             hint="the with statement runs eagerly, so Python raises the error") from None
+        except GraphBreak as e:
+            raise GraphBreak(f"`with` on a {mgr.describe()}: {e.reason}",
+                             hint="the context manager is entered eagerly; capture resumes inside the block") from None
+        result = self.call_variable(enter, [], {})
+        self.push(exit_)
+        self.push(result)
+
+    def WITH_EXCEPT_START(self, ins):
+        # stack: ..., __exit__, lasti, previous exception, exception (3.11-3.13)
+        exc = self.stack[-1]
+        exit_ = self.stack[-4]
+        if not isinstance(exc, ExceptionVariable):
+            raise GraphBreak(f"`with` exit with a {exc.describe()}")
+        e = exc.value
+        self.push(self.call_variable(exit_, [ConstantVariable(type(e)), exc, ConstantVariable(e.__traceback__)], {}))
 
     def RETURN_GENERATOR(self, ins):
         if self.generator_items is None:
@@ -999,6 +1296,10 @@ class InstructionTranslator:
         self.push(ConstantVariable(None))  # the value the first next() sends in (popped next)
 
     def YIELD_VALUE(self, ins):
+        if self.pause_at_yield:
+            self.yielded = self.pop()
+            self.paused, self.paused_at = True, self.ip - 1
+            return
         if self.generator_items is None:
             raise GraphBreak("yield outside a generator being traced")
         self.generator_items.append(self.pop())

@@ -137,10 +137,20 @@ class ConstantVariable(Variable):
     def getitem(self, tx, key):
         if not key.is_const():
             raise GraphBreak("indexing a Python constant with a traced value")
-        return tx.wrap(self.value[key.value])
+        try:
+            item = self.value[key.value]
+        except (LookupError, TypeError, ValueError) as e:  # what Python raises at run time too
+            from ..errors import UserException
+            raise UserException(e, f"indexing a {type(self.value).__name__} raised {type(e).__name__} at trace "
+                                   f"time: {e}") from None
+        return tx.wrap(item)
 
     def length(self, tx):
-        return len(self.value)
+        try:
+            return len(self.value)
+        except TypeError as e:
+            from ..errors import UserException
+            raise UserException(e, f"len() raised TypeError at trace time: {e}") from None
 
     def iterate(self, tx):
         try:

@@ -106,7 +106,8 @@ class TupleVariable(Variable):
         try:
             return self.items[k]
         except (IndexError, TypeError) as e:
-            raise GraphBreak(f"indexing failed at trace time: {e}")
+            from ..errors import UserException
+            raise UserException(e, f"indexing failed at trace time: {e}") from None
 
     def getattr(self, tx, name):
         if self.kind is list and name in ("append", "extend", "pop", "insert", "reverse", "clear", "remove"):
@@ -284,8 +285,12 @@ class DictVariable(Variable):
             raise GraphBreak("indexing a dict with a traced value")
         try:
             return self.items[key.value]
-        except KeyError:
-            raise GraphBreak(f"KeyError {key.value!r} at trace time")
+        except KeyError as e:
+            from ..errors import UserException
+            raise UserException(e, f"KeyError {key.value!r} at trace time") from None
+        except TypeError as e:  # an unhashable key
+            from ..errors import UserException
+            raise UserException(e, f"indexing a dict raised TypeError at trace time: {e}") from None
 
     def length(self, tx):
         return len(self.items)

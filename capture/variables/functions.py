@@ -208,9 +208,10 @@ def _call_at_trace_time(tx, fn, args, kwargs):
     try:
         out = fn(*[a.value for a in args], **{k: v.value for k, v in kwargs.items()})
     except Exception as e:
+        from ..errors import UserException
         name = getattr(fn, "__name__", type(fn).__name__)
-        raise GraphBreak(f"{name}() raised {type(e).__name__} at trace time: {e}",
-                         hint="the frame runs eagerly so Python raises the error")
+        raise UserException(e, f"{name}() raised {type(e).__name__} at trace time: {e}",
+                            hint="the frame runs eagerly so Python raises the error") from None
     return tx.wrap(out, fresh=True)
 
 
@@ -516,6 +517,12 @@ class SuperVariable(Variable):
 
     def getattr(self, tx, name):
         attr = getattr(super(self.cls, self.obj), name)
+        from .exceptions import ExceptionMethodVariable, ExceptionVariable
+        if isinstance(self.obj_var, ExceptionVariable) and isinstance(self.obj, BaseException) and \
+                not isinstance(attr, types.MethodType) and getattr(attr, "__self__", None) is self.obj:
+            # ``super().__init__(msg)`` in an exception class's __init__: the builtin method on
+            # the trace-local exception object
+            return ExceptionMethodVariable(self.obj_var, name, attr)
         if isinstance(attr, types.MethodType) and not is_framework_callable(attr):
             return UserFunctionVariable(attr.__func__, self.obj_var)
         return tx.wrap(attr)
@@ -574,6 +581,38 @@ class ClassVariable(Variable):
                 from ..errors import CaptureUserError
                 raise CaptureUserError(e) from None
             return tx.wrap(obj)
+        import contextlib
+        if self.cls is contextlib._GeneratorContextManager and len(args) == 3 and not kwargs:
+            # @contextmanager's helper(*args, **kwds) -> _GeneratorContextManager(func, args, kwds):
+            # its generator runs in two halves around the with body (variables/ctxmanagers.py)
+            from . import containers
+            from .ctxmanagers import GeneratorContextManagerVariable
+            func, gargs, gkwargs = args
+            if isinstance(gargs, containers.TupleVariable) and isinstance(gkwargs, containers.DictVariable) and \
+                    all(isinstance(k, str) for k in gkwargs.items):
+                return GeneratorContextManagerVariable(func, list(gargs.items), dict(gkwargs.items))
+        from .exceptions import ExceptionVariable, plain_exception_class, python_init_exception_class
+        if python_init_exception_class(self.cls) and _all_const(args) and _all_const(kwargs.values()):
+            # ``class MyError(Exception): def __init__(self, msg, code): ...``: the object made by
+            # BaseException.__new__ now, its Python __init__ inlined on it (it only sets
+            # attributes of this trace-local object)
+            from ..errors import UserException
+            try:
+                obj = self.cls.__new__(self.cls, *[a.value for a in args], **{k: v.value for k, v in kwargs.items()})
+            except Exception as e:
+                raise UserException(e) from None
+            var = ExceptionVariable(obj)
+            ret = UserFunctionVariable(self.cls.__init__, var).call(tx, args, kwargs)
+            if not (ret.is_const() and ret.value is None):
+                raise UserException(TypeError(f"__init__() should return None, not '{ret.python_type().__name__}'"))
+            return var
+        if plain_exception_class(self.cls) and _all_const(args) and _all_const(kwargs.values()):
+            # an exception object (``raise KeyError(k)``): its construction runs no Python code
+            try:
+                return ExceptionVariable(self.cls(*[a.value for a in args], **{k: v.value for k, v in kwargs.items()}))
+            except Exception as e:
+                from ..errors import UserException
+                raise UserException(e) from None
         from .objects import NewObjectVariable
         if NewObjectVariable.can_create(self.cls):
             obj = NewObjectVariable(self.cls)

@@ -15,7 +15,7 @@ import types
 
 from graph.errors import FRAMEWORK_PACKAGES
 
-from ..errors import GraphBreak, MissingAttribute
+from ..errors import GraphBreak, MissingAttribute, UserException
 from .base import Variable
 
 
@@ -103,10 +103,16 @@ class NewObjectVariable(Variable):
     def can_create(cls) -> bool:
         """Classes whose construction is fully modelled: Python classes with the default
         metaclass, ``__new__``, ``__setattr__`` and no ``__slots__``, finalizer or builtin base."""
+        import abc
         from runtime.nn.cell import Cell
-        return (type(cls) is type and cls.__new__ is object.__new__ and cls.__setattr__ is object.__setattr__
+        # ABCMeta (contextlib's managers derive from AbstractContextManager) only adds
+        # isinstance/issubclass hooks; an empty ``__slots__`` in a base (``abc.ABC``'s) leaves the
+        # instance its ``__dict__``
+        return (type(cls) in (type, abc.ABCMeta) and cls.__new__ is object.__new__
+                and cls.__setattr__ is object.__setattr__
                 and cls.__getattribute__ is object.__getattribute__ and not hasattr(cls, "__del__")
-                and all(base is object or "__slots__" not in vars(base) for base in cls.__mro__)
+                and all(base is object or vars(base).get("__slots__", None) in (None, ()) for base in cls.__mro__)
+                and cls.__dictoffset__ != 0 and not getattr(cls, "__abstractmethods__", None)
                 and all(base is object or isinstance(vars(base).get("__init__", None), (types.FunctionType, type(None)))
                         for base in cls.__mro__)
                 and not issubclass(cls, (BaseException, Cell))
@@ -213,6 +219,8 @@ class CellMethodVariable(Variable):
         n_nodes, updates = len(graph.nodes), dict(graph.updates)
         try:
             return UserFunctionVariable(self.method.__func__, self.self_var).call(tx, args, kwargs)
+        except UserException:
+            raise  # the method raises: so would the eager call (the caller's handler decides)
         except GraphBreak as inline_break:
             del graph.nodes[n_nodes:]  # drop what the abandoned inlining recorded
             graph.updates.clear()

@@ -8,6 +8,18 @@ import capture
 import runtime as ms
 from capture_helpers import Checker
 
+import forked
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem):
+    """Crash-proof mode (CAPTURE_TEST_FORK=1, tests/capture/forked.py): the test body runs in a
+    forked child, so a crash fails this one test, named, and the suite goes on."""
+    if forked.enabled():
+        forked.run_forked(pyfuncitem)
+        return True
+    return None
+
 
 @pytest.fixture(autouse=True)
 def _fresh_capture(tmp_path_factory):

@@ -186,8 +186,8 @@ def test_unsupported_syntax_breaks_cleanly(rng):
 
     x = randn(rng, 3)
     report = capture.explain(with_block)(x)
-    assert report.graph_break_count == 1
-    assert report.break_reasons[0].reason
+    # a `with` on a Python context manager is traced (issue 33: no break, as in TorchDynamo)
+    assert report.graph_break_count == 0, [str(b) for b in report.breaks]
     assert_same(report.result, with_block(x))
     with pytest.raises(ValueError, match="three"):
         capture.jit(raising)(x)

@@ -764,7 +764,6 @@ def _hook_stats():
     return frame_eval.stats()
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: entries are keyed on code, config and closure, not on the function's globals dict")
 def test_hook_frames_of_one_code_with_other_globals():
     fast0 = _hook_stats()["fast"]
     other = types.FunctionType(_hooked.__code__, dict(globals(), HOOK_SCALE=10.0), "_hooked", (3.0,))
@@ -862,7 +861,6 @@ def test_reset_between_calls():
     _arm(jitted, x)
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: jit(cell) binds the class's construct when it is made")
 def test_a_jitted_cells_construct_replaced_on_its_class():
     x = _t([1.0, 2.0])
 

@@ -788,7 +788,6 @@ KNOWN_BREAKS = {
     "defaultdict_ops": "creating a defaultdict inside the frame",
     "inline_softmax": "creating a Cell inside the frame (MindSpore's graph mode refuses it too)",
     "min_max": "max()/min() of 0-d tensors and numbers: the result's type depends on the values",
-    "with_nullcontext": "creating a context manager (an ABCMeta class) and `with` inside the frame",
     "dataclass_like": "a class statement inside the frame (LOAD_BUILD_CLASS)",
     "super_call": "class statements inside the frame (LOAD_BUILD_CLASS)",
     "staticmethod_classmethod": "a class statement inside the frame (LOAD_BUILD_CLASS)",

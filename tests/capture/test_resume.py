@@ -310,13 +310,22 @@ BROKEN = [
     (b_while, "RESUME:while", "tensor value", None),
     (b_numpy, "RESUME:numpy", "asnumpy()", 2),
     (b_fstring_of_tensor, "RESUME:fstring", "formatting a tensor", 2),
-    (b_raise_in_try, "RESUME:raise", "ValueError", 1),
     (b_assert_on_tensor, "RESUME:assert", "tensor value", 2),
-    (b_with, "RESUME:with", "nullcontext", 2),
     (b_print_inside_with, "RESUME:with-print", "print()", 1),
     (b_inlined_helper, "RESUME:helper", "print()", 2),
     (b_loop_prints, "RESUME:loop", "print()", None),
 ]
+
+
+#: a raise caught in the frame and a `with` were breaks before issue 33; traced now (as in TorchDynamo)
+NO_LONGER_BROKEN = [b_raise_in_try, b_with]
+
+
+@pytest.mark.parametrize("fn", NO_LONGER_BROKEN, ids=[f.__name__ for f in NO_LONGER_BROKEN])
+def test_raise_and_with_are_traced_without_a_break(fn, rng, capsys):
+    report = _run_both(fn, rng, capsys)
+    assert report.graph_break_count == 0, [str(b) for b in report.break_reasons]
+    assert report.graph_count == 1
 
 
 @pytest.mark.parametrize("fn,marker,reason,graphs", BROKEN, ids=[c[1] for c in BROKEN])
