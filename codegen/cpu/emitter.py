@@ -3,7 +3,8 @@
 Values are :class:`LV` (an llvmlite value plus its numpy compute dtype). float16 is computed in
 float32; bools are ``i1`` in registers (``i8`` in memory). float32 transcendental functions use
 the inline polynomials of :mod:`codegen.cpu.vmath`; float64 ones call the ``llvm.*`` intrinsics
-(libm), and ``erf``/``pow`` call libm.
+(libm), and ``erf``/``pow`` call libm. Integer ``floor_div``/``floor_mod`` are exact integer
+arithmetic (never through a float); ``div`` of integers is float32 true division, as eager.
 """
 from __future__ import annotations
 
@@ -156,6 +157,71 @@ class LLVMEmitter:
         if dt.kind != "f":
             x, y = self.to(x, FLOAT32), self.to(y, FLOAT32)
         return LV(self.b.fdiv(x.v, y.v, flags=vmath.FM), x.dt)
+
+    # -- floor division and modulo (graph/ops/emit.py: Python's // and %, numpy's results) ----------
+    def floor_div(self, x, y):
+        return self._divmod(x, y)[0]
+
+    def floor_mod(self, x, y):
+        return self._divmod(x, y)[1]
+
+    def _divmod(self, x, y):
+        (x, y), dt = self._unify(x, y)
+        if dt == np.bool_:
+            raise NotImplementedError("floor_div/floor_mod of bools (refused by the ops' inference)")
+        if dt.kind == "f":
+            return self._float_divmod(x, y, dt)
+        return self._int_divmod(x, y, dt)
+
+    def _int_divmod(self, x, y, dt):
+        """Exact integer floor division: LLVM's sdiv/srem truncate toward zero, so a nonzero
+        remainder whose sign differs from the divisor's moves the quotient down by one. Divisors
+        that trap (0, and -1 under the most negative dividend) are replaced by 1 first: the
+        latter then gives numpy's wrapped quotient (MIN) and remainder 0 as they stand."""
+        b = self.b
+        t = reg_type(dt)
+        zero, one = ir.Constant(t, 0), ir.Constant(t, 1)
+        by_zero = b.icmp_unsigned("==", y.v, zero)
+        if dt.kind == "u":
+            ys = b.select(by_zero, one, y.v)
+            q, r = b.udiv(x.v, ys), b.urem(x.v, ys)
+        else:
+            info = np.iinfo(dt)
+            overflow = b.and_(b.icmp_signed("==", x.v, ir.Constant(t, int(info.min))),
+                              b.icmp_signed("==", y.v, ir.Constant(t, -1)))
+            ys = b.select(b.or_(by_zero, overflow), one, y.v)
+            q, r = b.sdiv(x.v, ys), b.srem(x.v, ys)
+            adjust = b.and_(b.icmp_signed("!=", r, zero),
+                            b.icmp_signed("<", b.xor(r, ys), zero))  # signs of r and y differ
+            q = b.select(adjust, b.sub(q, one), q)
+            r = b.select(adjust, b.add(r, ys), r)
+        q = b.select(by_zero, zero, q)
+        r = b.select(by_zero, ir.Constant(t, int(np.iinfo(dt).max)), r)
+        return LV(q, dt), LV(r, dt)
+
+    def _float_divmod(self, x, y, dt):
+        """numpy's npy_divmod: the remainder from fmod (exact), the quotient (x - mod) / y snapped
+        to the nearest integer, both moved to Python's sign convention; y == 0 gives x / y and
+        fmod's NaN."""
+        b = self.b
+        t = reg_type(dt)
+        fz = ir.Constant(t, 0.0)
+        a, d = x.v, y.v
+        mod = b.frem(a, d)
+        div = b.fdiv(b.fsub(a, mod), d)
+        mod_nonzero = b.fcmp_unordered("!=", mod, fz)  # NaN counts as nonzero, as in C's if (mod)
+        signs_differ = b.xor(b.fcmp_ordered("<", d, fz), b.fcmp_ordered("<", mod, fz))
+        adjust = b.and_(mod_nonzero, signs_differ)
+        mod = b.select(adjust, b.fadd(mod, d), mod)
+        div = b.select(adjust, b.fsub(div, ir.Constant(t, 1.0)), div)
+        mod = b.select(mod_nonzero, mod, vmath.intrinsic(b, "copysign", fz, d))
+        fl = vmath.intrinsic(b, "floor", div)
+        fl = b.select(b.fcmp_ordered(">", b.fsub(div, fl), ir.Constant(t, 0.5)),
+                      b.fadd(fl, ir.Constant(t, 1.0)), fl)
+        quotient = b.fdiv(a, d)
+        fl = b.select(b.fcmp_unordered("!=", div, fz), fl, vmath.intrinsic(b, "copysign", fz, quotient))
+        by_zero = b.fcmp_ordered("==", d, fz)
+        return LV(b.select(by_zero, quotient, fl), dt), LV(mod, dt)
 
     def neg(self, x):
         x = self.wrap(x)
