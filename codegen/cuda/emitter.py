@@ -91,6 +91,14 @@ def convert(c: str, src, dst) -> str:
         return c
     if dst == np.bool_:
         return f"({c} != {literal(0, src)})"
+    if src.kind == "f" and dst.kind in "iu":
+        # as numpy on x86-64 and the LLVM emitter: truncate into a 32-bit integer (64-bit for
+        # 8-byte results), NaN and out-of-range values giving its minimum, then the low bits
+        # (a plain C conversion of such values is undefined)
+        wide = INT64 if dst.itemsize == 8 else np.dtype(np.int32)
+        limit = literal(2.0 ** (wide.itemsize * 8 - 1), src)
+        return (f"(({c_type(dst)})(({c} >= -{limit} && {c} < {limit}) ? ({c_type(wide)})({c}) : "
+                f"{literal(int(np.iinfo(wide).min), wide)}))")
     return f"(({c_type(dst)})({c}))"
 
 
@@ -147,7 +155,14 @@ class CUDAEmitter:
         return self.const(x, dtype=dt)
 
     def to(self, x: CV, dt) -> CV:
-        dt = compute_dtype(dt)
+        """``x`` as a value of dtype ``dt``, held in its compute dtype; float16 values are rounded
+        to float16 here, as the LLVM emitter does (exact for a value that already is one)."""
+        want = np_dtype(dt)
+        dt = compute_dtype(want)
+        if want == np.float16 and x.dt == FLOAT64:  # one rounding, as numpy (prelude)
+            return self.temp(f"msjit_h2f(msjit_d2h({x.c}))", dt)
+        if want == np.float16 and x.dt != BOOL:
+            return self.temp(f"msjit_h2f(msjit_f2h({convert(x.c, x.dt, dt)}))", dt)
         if x.dt == dt:
             return x
         return self.temp(convert(x.c, x.dt, dt), dt)
@@ -177,6 +192,9 @@ class CUDAEmitter:
         if dtype is None:
             dtype = like.dt if isinstance(like, CV) else (
                 compute_dtype(like.dtype) if hasattr(like, "dtype") else self.dtype)
+        if np_dtype(dtype) == np.float16 and not isinstance(v, (bool, np.bool_)):
+            with np.errstate(over="ignore"):
+                v = float(np.float16(v))  # a float16 constant holds a float16 value
         dt = compute_dtype(dtype)
         return CV(literal(v, dt), dt)
 
@@ -336,6 +354,9 @@ class CUDAEmitter:
             if yv == -1.0 and x.dt.kind == "f":
                 return self.div(self.const(1.0, x), x)
         (x, y), dt = self._unify(x, y)
+        if dt.kind in "iu":  # exact, wrapping, as numpy (prelude's msjit_ipow)
+            wide = "unsigned long long" if dt.itemsize == 8 else "unsigned int"
+            return self.temp(f"msjit_ipow<{c_type(dt)}, {wide}>({x.c}, {y.c})", dt)
         if dt.kind != "f":
             xf, yf = self.to(x, FLOAT64), self.to(y, FLOAT64)
             return self.to(self._call("pow", xf, yf), dt)
