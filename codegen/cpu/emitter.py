@@ -426,7 +426,9 @@ class LLVMEmitter:
         return self._cmp(x, y, "!=", "!=", ordered=False)
 
     def _bool(self, x):
-        return self.to(self.wrap(x), BOOL)
+        if not isinstance(x, LV):  # a Python scalar's truth, exactly (1e-308 is not a float32 0)
+            return self.const(bool(x), dtype=BOOL)
+        return self.to(x, BOOL)
 
     def and_(self, x, y):
         return LV(self.b.and_(self._bool(x).v, self._bool(y).v), BOOL)

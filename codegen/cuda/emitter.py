@@ -385,7 +385,9 @@ class CUDAEmitter:
         return self._cmp(x, y, "!=")  # C's != is unordered: true when either side is NaN
 
     def _bool(self, x) -> CV:
-        return self.to(self.wrap(x), BOOL)
+        if not isinstance(x, CV):  # a Python scalar's truth, exactly (1e-308 is not a float32 0)
+            return self.const(bool(x), dtype=BOOL)
+        return self.to(x, BOOL)
 
     def and_(self, x, y):
         return self.temp(f"({self._bool(x).c} && {self._bool(y).c})", BOOL)

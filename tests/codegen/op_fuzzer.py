@@ -71,12 +71,16 @@ CODEGEN_KINDS = ("elementwise", "reduction")
 #: float16 results of listed ops: 1 (they are computed in float32 and rounded once, as numpy does).
 #: Measured with this fuzzer over 1,000,000 cases; see docs/numerics.md.
 ULP_BOUNDS = {
-    "float32": {"exp": 2, "log": 2, "log1p": 2, "tanh": 3, "sin": 2, "cos": 2, "erf": 2,
+    "float32": {"exp": 2, "log": 3, "log1p": 2, "tanh": 3, "sin": 2, "cos": 2, "erf": 2,
                 "sigmoid": 3, "softplus": 3, "gelu": 4, "pow": 2, "reduce_mean": 1},
     "float64": {"exp": 1, "log": 1, "log1p": 1, "tanh": 1, "sin": 1, "cos": 1, "erf": 2,
                 "sigmoid": 2, "softplus": 2, "gelu": 3, "pow": 1, "reduce_mean": 1},
     "float16": {"exp": 1, "log": 1, "log1p": 1, "tanh": 1, "sin": 1, "cos": 1, "erf": 1,
-                "sigmoid": 1, "softplus": 1, "gelu": 1, "pow": 1, "reduce_mean": 1},
+                "sigmoid": 1, "softplus": 1, "gelu": 1, "pow": 1, "reduce_mean": 1,
+                # eager multiplies by alpha rounded to float16, compiled code by the float32 alpha
+                "leaky_relu": 1,
+                # eager rounds sqrt to float16 before taking the reciprocal; compiled code once
+                "rsqrt": 1},
 }
 #: an absolute allowance (in units of the result dtype's eps) for ops whose formula cancels: gelu's
 #: 0.5 * x * (1 + erf(x / sqrt 2)) for x << 0 loses all relative accuracy in eager itself
@@ -444,7 +448,7 @@ def _describe(bad, got, want, inputs):
     return "; ".join(parts)
 
 
-def compare_reduction(kind, got, want, terms, n_reduced, ulps):
+def compare_reduction(kind, got, want, terms, n_reduced, ulps, abs_eps=0.0):
     """(cases, mismatches, skipped, detail) for a reduction result over ``terms`` (eager's values of
     the reduced elements, with the reduced axis last and all axes flattened)."""
     got, want = np.asarray(got), np.asarray(want)
@@ -483,7 +487,12 @@ def compare_reduction(kind, got, want, terms, n_reduced, ulps):
         same_inf = np.isinf(wv) & (wv == gv)
         close = np.abs(gv - wv) <= tol
     if kind in ("reduce_max", "reduce_min"):
-        close = ulp_distance(np.where(nan_g, 0, g).astype(w.dtype), np.where(nan_w, 0, w).astype(w.dtype)) <= ulps
+        # the sign of a zero extreme is unspecified (IEEE maxNum/minNum; numpy's own vector and
+        # scalar loops differ on it): +0 and -0 tie
+        gz, wz = np.where(nan_g | (g == 0), 0, g).astype(w.dtype), np.where(nan_w | (w == 0), 0, w).astype(w.dtype)
+        close = ulp_distance(gz, wz) <= ulps
+        if abs_eps:
+            close |= np.abs(gv - wv) <= abs_eps * eps
     ok = (nan_w & nan_g) | (~nan_w & ~nan_g & (same_inf | close)) | skipped
     bad = ~ok
     detail = ""
@@ -598,7 +607,8 @@ def run_target_once(c: Compiled, rng, report: Report):
             terms = np.asarray(y).reshape(-1, y.shape[-1] if y.ndim else 1)
             n = terms.shape[1]
             ulps = op_bound(t.op, y.dtype)
-        cases, bad, skipped, detail = compare_reduction(kind, got[0], want[0], terms, n, ulps)
+        cases, bad, skipped, detail = compare_reduction(kind, got[0], want[0], terms, n, ulps,
+                                                        ABS_EPS.get(t.op, 0.0))
     else:
         skipped = 0
         cases, bad, detail = compare_elementwise(t, got[0], want[0], arrays + ([t.scalar] if t.scalar is not None else []))
