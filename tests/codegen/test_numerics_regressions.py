@@ -93,3 +93,63 @@ def test_cpu_sin_cos_of_huge_float32_arguments(name):
     assert err.max() <= 2.0, (err.max(), x[np.argmax(err)])
     i = list(x).index(np.float32(1e30))
     assert abs(got[0][i] - getattr(np, name)(np.float32(1e30))) < 1e-6
+
+
+# -- bugs the op fuzzer found (tests/codegen/op_fuzzer.py), each on both backends ------------------
+def _both_backends(fn, xs):
+    """``fn`` compiled as one fused kernel on the CPU and as CUDA C on the host: both results."""
+    g = graph_of(fn, *[(x.shape, x.dtype) for x in xs])
+    _, (cpu, _) = compile_and_run(one_kernel(g), xs)
+    results = [cpu[0]]
+    if cuda_host.CXX is not None:
+        case = _case(f"fz_{abs(hash(fn.__code__.co_code)) % 10**8}", fn, xs)
+        plan, kernel = case.kernel()
+        module = cuda_host.HostModule([kernel])
+        env = {id(v): a for v, a in zip(case.graph.inputs, xs)}
+        results.append(cuda_host.run_plan(plan, kernel, module, env)[id(case.graph.outputs[0])])
+    return results
+
+
+def _eager(fn, xs):
+    from codegen_helpers import reference
+    g = graph_of(fn, *[(x.shape, x.dtype) for x in xs])
+    with np.errstate(all="ignore"):
+        return reference(g, xs)[0][0]
+
+
+FOUND = {
+    # an int32 operand promoted to float16 is a float16 value: 65536 -> inf, so -87.3 % inf = inf
+    "int_promoted_to_float16": (lambda a, b: F.neg(F.mod(a, b)),
+                                [np.array([-87.3125, 1.0], np.float16), np.array([65536, 2049], np.int32)]),
+    # a Python scalar meeting a float16 tensor is the float16 0.0999755859375, as in eager
+    "weak_scalar_in_float16": (lambda a: F.mul(a, 0.1), [np.array([1000.0, 3.0, -7.0], np.float16)]),
+    # each fused float16 node rounds to float16 before the next uses it
+    "float16_chain_rounds_per_node": (lambda a: F.mul(F.cast(a, dtype=__import__("graph").dtypes.float16), 3.0),
+                                      [np.array([0.1, 1.0001, 2049.0, 65519.0], np.float32)]),
+    # float64 -> float16 rounds once (float32 in between rounded twice)
+    "float64_to_float16_one_rounding": (lambda a: F.cast(a, dtype=__import__("graph").dtypes.float16),
+                                        [np.array([-4.474609241722929, 0.44763182469616347, -2.2412108989061923,
+                                                   1 + 2**-11 + 2**-40], np.float64)]),
+    # NaN / out-of-range float -> int as numpy on x86-64 (LLVM's fptosi made poison of them)
+    "float_to_int8_out_of_range": (lambda a: F.cast(a, dtype=__import__("graph").dtypes.int8),
+                                   [np.array([300.0, -129.0, 65504.0, np.nan, np.inf, 5e9 + 1, -1.0], np.float64)]),
+    "float_to_int32_nan": (lambda a: F.cast(a, dtype=__import__("graph").dtypes.int32),
+                           [np.array([np.nan, 3e9, -3e9, 2.5, -2.5], np.float32)]),
+    "float_to_uint8_negative": (lambda a: F.cast(a, dtype=__import__("graph").dtypes.uint8),
+                                [np.array([-1.0, 256.0, 300.5, np.nan], np.float32)]),
+    # integer pow wraps as numpy (it went through float64 and then INT_MIN / poison)
+    "int_pow_wraps": (lambda a, b: F.pow(a, b), [np.array([37, 3, -35, 2], np.int8), np.array([73, 5, 10, 7], np.int8)]),
+    "int32_pow_large": (lambda a, b: F.pow(a, b), [np.array([3, 7, -3, 46341], np.int32), np.array([40, 33, 21, 2], np.int32)]),
+    # a Python float's own truth: -2.2e-308 is nonzero (it was made a float32 constant: -0.0)
+    "logical_and_tiny_scalar": (lambda a: F.logical_and(a, -2.2250738585072014e-308),
+                                [np.array([-1.1e81, 0.0, 0.02], np.float64)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FOUND))
+def test_fuzzer_findings_equal_eager(name):
+    fn, xs = FOUND[name]
+    want = _eager(fn, xs)
+    for got in _both_backends(fn, xs):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want, err_msg=name)
