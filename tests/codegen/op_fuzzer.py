@@ -418,7 +418,8 @@ def is_signaling_nan(a) -> np.ndarray:
         return np.zeros(a.shape, bool)
     bits_dt = {2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize]
     quiet = bits_dt(1) << bits_dt(np.finfo(a.dtype).nmant - 1)
-    return np.isnan(a) & ((np.ascontiguousarray(a).view(bits_dt) & quiet) == 0)
+    bits = np.ascontiguousarray(a).view(bits_dt).reshape(a.shape)  # (ascontiguousarray makes 0-d 1-d)
+    return np.isnan(a) & ((bits & quiet) == 0)
 
 
 def unspecified(t, operands, shape):
@@ -533,7 +534,7 @@ def compare_reduction(kind, got, want, terms, n_reduced, ulps, abs_eps=0.0):
 class Compiled:
     """A target compiled for its backend: ``run(arrays) -> list of output arrays``."""
 
-    def __init__(self, t, graph):
+    def __init__(self, t, graph, index=0):
         self.t, self.graph = t, graph
         if t.backend == "cpu":
             from codegen import compile_schedule
@@ -541,7 +542,9 @@ class Compiled:
         else:
             from codegen.cuda.kernels import render
             from codegen.fused_plan import plan_fused
-            ident = "z_" + format(zlib.crc32(t.id.encode()), "x") + f"_{id(self):x}"
+            # deterministic names: the same plan gives the same source, so the host library of a
+            # chunk is found in cuda_host's build cache on the next run
+            ident = f"z{index}_" + format(zlib.crc32(t.id.encode()), "x")
             self.plan = plan_fused(one_kernel(graph).kernels[0], ident)
             self.kernel = render(self.plan)
             self.module = None
@@ -688,7 +691,7 @@ def fuzz(cases=100_000, ops=None, backends=("cpu", "cuda"), seed=0, batch=257, s
         part = []
         for t in targets[i:i + chunk]:
             try:
-                part.append(Compiled(t, build_graph(t)))
+                part.append(Compiled(t, build_graph(t), i + len(part)))
             except Exception as e:  # noqa: BLE001 - a kernel that cannot be built is a finding too
                 report.unbuildable.append(f"{t.backend} {t.id}: {type(e).__name__}: {e}")
                 if log:
