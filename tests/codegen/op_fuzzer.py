@@ -111,7 +111,10 @@ def float_pool(dt: np.dtype) -> np.ndarray:
             65504.0, 65520.0, -2.0, 0.7071067811865476, 1.0 / 3.0]
     vals = base + trig + [-t for t in trig] + expo
     with np.errstate(over="ignore", under="ignore"):
-        return np.unique(np.array(vals, np.float64).astype(dt))
+        arr = np.array(vals, np.float64).astype(dt)
+    # distinct bit patterns (np.unique would merge -0.0 into 0.0)
+    bits_dt = {2: np.uint16, 4: np.uint32, 8: np.uint64}[arr.dtype.itemsize]
+    return np.unique(arr.view(bits_dt)).view(dt)
 
 
 def draw(rng, dt: np.dtype, shape, pool_weight=0.5) -> np.ndarray:
