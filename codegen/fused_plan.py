@@ -245,6 +245,12 @@ def reduction_identity(kind, dt):
     return info.min if kind == "max" else info.max
 
 
+def _tensor_dtype(node):
+    """The promoted dtype of a node's tensor operands (numpy), or None without any."""
+    dts = [a.dtype.np for a in node.inputs if isinstance(a, Value)]
+    return np.result_type(*dts) if dts else None
+
+
 def emit_body(E, plan: FusedPlan, load, store):
     """Emit one element of ``plan``'s elementwise chain with emitter ``E`` (any implementation
     of graph/ops/emit.py's interface): ``load(k)`` gives input operand ``k``'s element, each
@@ -266,7 +272,11 @@ def emit_body(E, plan: FusedPlan, load, store):
                 x = a
                 if target is not None and a is not None:
                     x = E.const(a, dtype=target)
-                # else a weak scalar: it adopts the tensor operand's dtype
+                elif isinstance(a, (int, float)) and not isinstance(a, bool) and _tensor_dtype(n) == np.float16:
+                    # a weak scalar adopts the tensor operands' dtype: with float16 ones it is a
+                    # float16 value (0.1 -> 0.0999755859375, 65536 -> inf), as in eager
+                    with np.errstate(over="ignore"):
+                        x = float(np.float16(a))
             xs.append(x)
         out = n.outputs[0]
         if target is None and n.op.promote and out.dtype.is_float:

@@ -3,7 +3,8 @@
 Values are :class:`LV` (an llvmlite value plus its numpy compute dtype). float16 is computed in
 float32; bools are ``i1`` in registers (``i8`` in memory). float32 transcendental functions use
 the inline polynomials of :mod:`codegen.cpu.vmath`; float64 ones call the ``llvm.*`` intrinsics
-(libm), and ``erf``/``pow`` call libm.
+(libm), and ``erf``/``pow`` call libm. Integer ``floor_div``/``floor_mod`` are exact integer
+arithmetic (never through a float); ``div`` of integers is float32 true division, as eager.
 """
 from __future__ import annotations
 
@@ -66,7 +67,7 @@ def convert(b, v, src, dst):
     if src.kind == "f" and dst.kind == "f":
         return b.fpext(v, td) if dst.itemsize > src.itemsize else b.fptrunc(v, td)
     if src.kind == "f":
-        return b.fptoui(v, td) if dst.kind == "u" else b.fptosi(v, td)
+        return _float_to_int(b, v, ts, td)
     if dst.kind == "f":
         return b.uitofp(v, td) if src.kind in "ub" else b.sitofp(v, td)
     # int -> int
@@ -75,6 +76,35 @@ def convert(b, v, src, dst):
     if td.width < ts.width:
         return b.trunc(v, td)
     return b.zext(v, td) if src.kind in "ub" else b.sext(v, td)
+
+
+def _float_to_int(b, v, ts, td):
+    """float -> integer as numpy computes it on x86-64, for every value: truncation toward zero
+    into a 32-bit integer (a 64-bit one for int64), NaN and out-of-range values giving that
+    integer's minimum (the processor's "integer indefinite"), then the low bits for int8, int16
+    and uint8 (300.0 -> 44, -1.0 -> 255 as uint8). A bare fptosi of such values is poison in
+    LLVM, so they never reach it."""
+    width = 64 if td.width == 64 else 32
+    wide = ir.IntType(width)
+    limit = float(2 ** (width - 1))
+    ok = b.and_(b.fcmp_ordered(">=", v, ir.Constant(ts, -limit)), b.fcmp_ordered("<", v, ir.Constant(ts, limit)))
+    r = b.fptosi(b.select(ok, v, ir.Constant(ts, 0.0)), wide)
+    r = b.select(ok, r, ir.Constant(wide, -(1 << (width - 1))))
+    return b.trunc(r, td) if td.width < width else r
+
+
+def _f64_to_f32_round_odd(b, d):
+    """float64 -> float32 rounded to odd: truncated toward zero, the last bit set when inexact.
+    A second rounding of the result to a format at least two bits narrower (float16) is then the
+    correctly rounded one (no double-rounding error)."""
+    r = b.fptrunc(d, F32)
+    back = b.fpext(r, F64)
+    inexact = b.fcmp_ordered("!=", back, d)
+    bits = b.bitcast(r, I32)
+    too_far = b.fcmp_ordered(">", vmath.intrinsic(b, "fabs", back), vmath.intrinsic(b, "fabs", d))
+    bits = b.select(b.and_(inexact, too_far), b.sub(bits, ir.Constant(I32, 1)), bits)
+    bits = b.select(inexact, b.or_(bits, ir.Constant(I32, 1)), bits)
+    return b.bitcast(bits, F32)
 
 
 class LLVMEmitter:
@@ -96,8 +126,20 @@ class LLVMEmitter:
         return self.const(x, dtype=dt)
 
     def to(self, x: LV, dt) -> LV:
-        dt = compute_dtype(dt)
-        return LV(convert(self.b, x.v, x.dt, dt), dt)
+        """``x`` as a value of dtype ``dt``, held in its compute dtype. A float16 value is
+        computed in float32 but rounded to float16 here (every fused node's result and every
+        operand promoted to float16 passes through), so a fused chain rounds where eager does;
+        rounding a value that is already a float16 is exact."""
+        want = np_dtype(dt)
+        dt = compute_dtype(want)
+        if want == np.float16 and x.dt == np.float64:
+            # float64 -> float16 in one rounding, as numpy: round to odd into float32 first
+            # (exact enough that the second rounding to nearest is the correct one)
+            return LV(self.b.fpext(self.b.fptrunc(_f64_to_f32_round_odd(self.b, x.v), F16), F32), dt)
+        v = convert(self.b, x.v, x.dt, dt)
+        if want == np.float16 and x.dt != BOOL:
+            v = self.b.fpext(self.b.fptrunc(v, F16), F32)
+        return LV(v, dt)
 
     def _unify(self, *xs):
         lvs = [x for x in xs if isinstance(x, LV)]
@@ -125,6 +167,9 @@ class LLVMEmitter:
         if dtype is None:
             dtype = like.dt if isinstance(like, LV) else (
                 compute_dtype(like.dtype) if hasattr(like, "dtype") else self.dtype)
+        if np_dtype(dtype) == np.float16 and not isinstance(v, (bool, np.bool_)):
+            with np.errstate(over="ignore"):
+                v = float(np.float16(v))  # a float16 constant holds a float16 value
         dt = compute_dtype(dtype)
         t = reg_type(dt)
         if dt == np.bool_:
@@ -156,6 +201,71 @@ class LLVMEmitter:
         if dt.kind != "f":
             x, y = self.to(x, FLOAT32), self.to(y, FLOAT32)
         return LV(self.b.fdiv(x.v, y.v, flags=vmath.FM), x.dt)
+
+    # -- floor division and modulo (graph/ops/emit.py: Python's // and %, numpy's results) ----------
+    def floor_div(self, x, y):
+        return self._divmod(x, y)[0]
+
+    def floor_mod(self, x, y):
+        return self._divmod(x, y)[1]
+
+    def _divmod(self, x, y):
+        (x, y), dt = self._unify(x, y)
+        if dt == np.bool_:
+            raise NotImplementedError("floor_div/floor_mod of bools (refused by the ops' inference)")
+        if dt.kind == "f":
+            return self._float_divmod(x, y, dt)
+        return self._int_divmod(x, y, dt)
+
+    def _int_divmod(self, x, y, dt):
+        """Exact integer floor division: LLVM's sdiv/srem truncate toward zero, so a nonzero
+        remainder whose sign differs from the divisor's moves the quotient down by one. Divisors
+        that trap (0, and -1 under the most negative dividend) are replaced by 1 first: the
+        latter then gives numpy's wrapped quotient (MIN) and remainder 0 as they stand."""
+        b = self.b
+        t = reg_type(dt)
+        zero, one = ir.Constant(t, 0), ir.Constant(t, 1)
+        by_zero = b.icmp_unsigned("==", y.v, zero)
+        if dt.kind == "u":
+            ys = b.select(by_zero, one, y.v)
+            q, r = b.udiv(x.v, ys), b.urem(x.v, ys)
+        else:
+            info = np.iinfo(dt)
+            overflow = b.and_(b.icmp_signed("==", x.v, ir.Constant(t, int(info.min))),
+                              b.icmp_signed("==", y.v, ir.Constant(t, -1)))
+            ys = b.select(b.or_(by_zero, overflow), one, y.v)
+            q, r = b.sdiv(x.v, ys), b.srem(x.v, ys)
+            adjust = b.and_(b.icmp_signed("!=", r, zero),
+                            b.icmp_signed("<", b.xor(r, ys), zero))  # signs of r and y differ
+            q = b.select(adjust, b.sub(q, one), q)
+            r = b.select(adjust, b.add(r, ys), r)
+        q = b.select(by_zero, zero, q)
+        r = b.select(by_zero, ir.Constant(t, int(np.iinfo(dt).max)), r)
+        return LV(q, dt), LV(r, dt)
+
+    def _float_divmod(self, x, y, dt):
+        """numpy's npy_divmod: the remainder from fmod (exact), the quotient (x - mod) / y snapped
+        to the nearest integer, both moved to Python's sign convention; y == 0 gives x / y and
+        fmod's NaN."""
+        b = self.b
+        t = reg_type(dt)
+        fz = ir.Constant(t, 0.0)
+        a, d = x.v, y.v
+        mod = b.frem(a, d)
+        div = b.fdiv(b.fsub(a, mod), d)
+        mod_nonzero = b.fcmp_unordered("!=", mod, fz)  # NaN counts as nonzero, as in C's if (mod)
+        signs_differ = b.xor(b.fcmp_ordered("<", d, fz), b.fcmp_ordered("<", mod, fz))
+        adjust = b.and_(mod_nonzero, signs_differ)
+        mod = b.select(adjust, b.fadd(mod, d), mod)
+        div = b.select(adjust, b.fsub(div, ir.Constant(t, 1.0)), div)
+        mod = b.select(mod_nonzero, mod, vmath.intrinsic(b, "copysign", fz, d))
+        fl = vmath.intrinsic(b, "floor", div)
+        fl = b.select(b.fcmp_ordered(">", b.fsub(div, fl), ir.Constant(t, 0.5)),
+                      b.fadd(fl, ir.Constant(t, 1.0)), fl)
+        quotient = b.fdiv(a, d)
+        fl = b.select(b.fcmp_unordered("!=", div, fz), fl, vmath.intrinsic(b, "copysign", fz, quotient))
+        by_zero = b.fcmp_ordered("==", d, fz)
+        return LV(b.select(by_zero, quotient, fl), dt), LV(mod, dt)
 
     def neg(self, x):
         x = self.wrap(x)
@@ -257,11 +367,34 @@ class LLVMEmitter:
             if yv == -1.0 and x.dt.kind == "f":
                 return self.div(self.const(1.0, x), x)
         (x, y), dt = self._unify(x, y)
+        if dt.kind in "iu":
+            return self._int_pow(x, y, dt)
         if dt.kind != "f":
             xf, yf = self.to(x, np.float64), self.to(y, np.float64)
             return self.to(LV(vmath.intrinsic(self.b, "pow", xf.v, yf.v), np.float64), dt)
         self.transcendentals += 4
         return LV(vmath.intrinsic(self.b, "pow", x.v, y.v), dt)
+
+    def _int_pow(self, x, y, dt):
+        """Integer power as numpy computes it: square-and-multiply over the exponent's bits in
+        the integer type, wrapping on overflow (unrolled: straight-line code that vectorises).
+        A negative exponent (numpy raises; compiled code cannot) gives what 1 / x**-y truncates
+        to: 1 for x == 1, +-1 for x == -1, else 0."""
+        b = self.b
+        t = reg_type(dt)
+        one, zero = ir.Constant(t, 1), ir.Constant(t, 0)
+        acc, base = one, x.v
+        for i in range(t.width):
+            bit = b.icmp_unsigned("!=", b.and_(b.lshr(y.v, ir.Constant(t, i)), one), zero)
+            acc = b.select(bit, b.mul(acc, base), acc)
+            base = b.mul(base, base)
+        if dt.kind == "i":
+            odd = b.icmp_unsigned("!=", b.and_(y.v, one), zero)
+            minus_one = ir.Constant(t, -1)
+            inverse = b.select(b.icmp_signed("==", x.v, one), one,
+                               b.select(b.icmp_signed("==", x.v, minus_one), b.select(odd, minus_one, one), zero))
+            acc = b.select(b.icmp_signed("<", y.v, zero), inverse, acc)
+        return LV(acc, dt)
 
     def _cmp(self, x, y, fpred, ipred, ordered=True):
         (x, y), dt = self._unify(x, y)
@@ -293,7 +426,9 @@ class LLVMEmitter:
         return self._cmp(x, y, "!=", "!=", ordered=False)
 
     def _bool(self, x):
-        return self.to(self.wrap(x), BOOL)
+        if not isinstance(x, LV):  # a Python scalar's truth, exactly (1e-308 is not a float32 0)
+            return self.const(bool(x), dtype=BOOL)
+        return self.to(x, BOOL)
 
     def and_(self, x, y):
         return LV(self.b.and_(self._bool(x).v, self._bool(y).v), BOOL)

@@ -7,8 +7,9 @@ Coefficients: Cephes (expf, logf, sinf, cosf; tanh is expm1(2x) / (expm1(2x) + 2
 polynomial, one branch-free path of ~25 vector instructions); erf: least-squares polynomial fits
 computed once in float64 (:func:`_erf_fit`), with an exp-based tail. Accuracy (measured in tests/codegen): a few ulp against numpy float32.
 
-Limits: sin/cos reduce the argument with a two-part pi/2 in float64, accurate to a few ulp for
-|x| < 1e5 (numpy stays exact for any |x|; beyond ~1e6 our results are finite but inexact).
+sin/cos reduce the argument exactly enough for every float32 (two-part pi/2 in float64 below
+|x| = 120, Payne-Hanek with a 2/pi table above), so they stay within the bound of
+docs/numerics.md over the whole float32 range, as numpy does.
 
 Every function takes ``(b, x)``: an ``llvmlite.ir.IRBuilder`` and a float (f32) value.
 """
@@ -216,16 +217,91 @@ def erf_f64_poly(b, d):
     return b.select(b.fcmp_ordered("<", ad, _c(1.0, F64)), inner, tail)
 
 
+def _two_over_pi_words():
+    """The 24 32-bit windows of 2/pi that :func:`_reduce_large` reads: word i holds the bits of
+    2/pi * 2**(8i + 8) below the binary point's 2**32 (so words overlap by 24 bits). Computed from
+    pi in exact integer arithmetic (Machin's formula), so no table is copied by hand."""
+    extra = 40
+    prec = 400 + extra
+    one = 1 << prec
+
+    def arctan_inv(n):  # arctan(1/n) * 2**prec
+        total = term = one // n
+        k, sign = 1, -1
+        while term:
+            term //= n * n
+            total += sign * (term // (2 * k + 1))
+            sign, k = -sign, k + 1
+        return total
+    pi_fixed = (4 * (4 * arctan_inv(5) - arctan_inv(239))) >> extra  # pi * 2**400
+    two_over_pi = (2 << 800) // pi_fixed  # 2/pi * 2**400
+    return [(two_over_pi >> (400 - (8 * i + 8))) & 0xFFFFFFFF for i in range(24)]
+
+
+TWO_OVER_PI_WORDS = _two_over_pi_words()
+#: from this |x| on, sin/cos reduce with :func:`_reduce_large` (below it the two-part float64
+#: reduction is exact to far more than float32 needs: n < 77)
+LARGE_ARGUMENT = 120.0
+_I64 = ir.IntType(64)
+
+
+def _two_over_pi_table(b):
+    mod = b.module
+    g = mod.globals.get("msjit_two_over_pi")
+    if g is None:
+        ty = ir.ArrayType(I32, len(TWO_OVER_PI_WORDS))
+        g = ir.GlobalVariable(mod, ty, "msjit_two_over_pi")
+        g.global_constant = True
+        g.linkage = "internal"
+        g.initializer = ir.Constant(ty, [ir.Constant(I32, w) for w in TWO_OVER_PI_WORDS])
+    return g
+
+
+def _reduce_large(b, x):
+    """Payne-Hanek reduction of a float32 ``|x|`` (for |x| >= 120; any bits are safe to feed):
+    ``(r, n)`` with |x| = n * pi/2 + r, |r| <= pi/4, r in float64 with a relative error near
+    2**-60. The 24-bit mantissa times the 96 bits of 2/pi around its exponent (three table words,
+    integer multiplies) gives the product mod 4 in 64-bit fixed point with 62 fraction bits: the
+    top two bits are the quadrant, the rest the reduced argument (the method of ARM's
+    optimized-routines sinf; the table index is masked, so NaN/inf lanes load in bounds too)."""
+    xi = b.bitcast(x, I32)
+    index = b.and_(b.lshr(xi, _c(26, I32)), _c(15, I32))
+    shift = b.and_(b.lshr(xi, _c(23, I32)), _c(7, I32))
+    mant = b.shl(b.or_(b.and_(xi, _c(0xFFFFFF, I32)), _c(0x800000, I32)), shift)  # < 2**31
+    table = _two_over_pi_table(b)
+    zero = _c(0, I32)
+
+    def word(offset):
+        return b.load(b.gep(table, [zero, b.add(index, _c(offset, I32))], inbounds=True))
+    m64 = b.zext(mant, _I64)
+    hi = b.zext(b.mul(mant, word(0)), _I64)  # only its low 32 bits matter (the rest is 0 mod 4)
+    mid = b.mul(m64, b.zext(word(4), _I64))
+    lo = b.mul(m64, b.zext(word(8), _I64))
+    acc = b.add(b.or_(b.lshr(lo, _c(32, _I64)), b.shl(hi, _c(32, _I64))), mid)
+    n = b.lshr(b.add(acc, _c(1 << 61, _I64)), _c(62, _I64))
+    frac = b.sub(acc, b.shl(n, _c(62, _I64)))  # signed: the distance to the nearest quadrant
+    r = b.fmul(b.sitofp(frac, F64), _c(math.pi / 2 * 2.0 ** -62, F64))
+    return r, b.trunc(n, I32)
+
+
 def _sincos_reduce(b, x):
+    """x = q * pi/2 + r (mod 2 pi), |r| <= pi/4, for every float32 x: ``(r as float32, q in 0..3)``.
+    Small |x|: two-part pi/2 in float64 with fma; |x| >= 120: :func:`_reduce_large`. Both run in
+    every lane (the vectoriser needs straight-line code); a select keeps the right one."""
     d = b.fpext(x, F64)
     n = intrinsic(b, "rint", fmul(b, d, _c(2 / math.pi, F64)))
     r = intrinsic(b, "fma", b.fneg(n), _c(1.5707963267948966, F64), d, ty=F64)
     r = intrinsic(b, "fma", b.fneg(n), _c(6.123233995736766e-17, F64), r, ty=F64)
-    # quadrant = n mod 4 computed in float64 (exact), so huge |x| never overflows the conversion
+    # quadrant = n mod 4 computed in float64 (exact), so a huge n never overflows the conversion
     q = b.fptosi(fsub(b, n, fmul(b, intrinsic(b, "floor", fmul(b, n, _c(0.25, F64))), _c(4.0, F64))), I32)
     q = b.and_(q, _c(3, I32))
-    # beyond |x| ~ 1e6 the two-part pi/2 reduction is inaccurate: keep the result finite
-    r = b.select(b.fcmp_unordered("ugt", intrinsic(b, "fabs", r), _c(0.8, F64)), _c(0.0, F64), r)
+    r_big, n_big = _reduce_large(b, x)
+    negative = b.fcmp_ordered("<", x, _c(0.0))  # sin(-x) = -sin(x): -x = (-n) pi/2 + (-r)
+    r_big = b.select(negative, b.fneg(r_big), r_big)
+    q_big = b.and_(b.select(negative, b.sub(_c(0, I32), n_big), n_big), _c(3, I32))
+    large = b.fcmp_ordered(">=", intrinsic(b, "fabs", x), _c(LARGE_ARGUMENT))
+    r = b.select(large, r_big, r)
+    q = b.select(large, q_big, q)
     return b.fptrunc(r, F32), q
 
 

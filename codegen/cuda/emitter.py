@@ -7,8 +7,8 @@ compute dtype). Every non-trivial primitive becomes a ``const`` temporary (``lin
 subexpressions are computed once and the text grows linearly with the expression.
 
 Numerics follow the LLVM emitter exactly where C allows: float16 is computed in float32, bools are
-``bool`` in registers (``unsigned char`` in memory), integer division and the math functions
-compute in float32, NaN propagates through max/min (``fmaxf`` would drop it), ``ne`` is unordered,
+``bool`` in registers (``unsigned char`` in memory), integer floor division and modulo are exact
+integer arithmetic, true division of integers and the math functions compute in float32, NaN propagates through max/min (``fmaxf`` would drop it), ``ne`` is unordered,
 float-to-bool is ``x != 0`` (NaN is true). Math functions are CUDA's (``expf``, ``erff``...), which
 are also the C99 names, so the generated text compiles on the host too (tests run it there).
 
@@ -91,6 +91,14 @@ def convert(c: str, src, dst) -> str:
         return c
     if dst == np.bool_:
         return f"({c} != {literal(0, src)})"
+    if src.kind == "f" and dst.kind in "iu":
+        # as numpy on x86-64 and the LLVM emitter: truncate into a 32-bit integer (64-bit for
+        # 8-byte results), NaN and out-of-range values giving its minimum, then the low bits
+        # (a plain C conversion of such values is undefined)
+        wide = INT64 if dst.itemsize == 8 else np.dtype(np.int32)
+        limit = literal(2.0 ** (wide.itemsize * 8 - 1), src)
+        return (f"(({c_type(dst)})(({c} >= -{limit} && {c} < {limit}) ? ({c_type(wide)})({c}) : "
+                f"{literal(int(np.iinfo(wide).min), wide)}))")
     return f"(({c_type(dst)})({c}))"
 
 
@@ -147,7 +155,14 @@ class CUDAEmitter:
         return self.const(x, dtype=dt)
 
     def to(self, x: CV, dt) -> CV:
-        dt = compute_dtype(dt)
+        """``x`` as a value of dtype ``dt``, held in its compute dtype; float16 values are rounded
+        to float16 here, as the LLVM emitter does (exact for a value that already is one)."""
+        want = np_dtype(dt)
+        dt = compute_dtype(want)
+        if want == np.float16 and x.dt == FLOAT64:  # one rounding, as numpy (prelude)
+            return self.temp(f"msjit_h2f(msjit_d2h({x.c}))", dt)
+        if want == np.float16 and x.dt != BOOL:
+            return self.temp(f"msjit_h2f(msjit_f2h({convert(x.c, x.dt, dt)}))", dt)
         if x.dt == dt:
             return x
         return self.temp(convert(x.c, x.dt, dt), dt)
@@ -177,6 +192,9 @@ class CUDAEmitter:
         if dtype is None:
             dtype = like.dt if isinstance(like, CV) else (
                 compute_dtype(like.dtype) if hasattr(like, "dtype") else self.dtype)
+        if np_dtype(dtype) == np.float16 and not isinstance(v, (bool, np.bool_)):
+            with np.errstate(over="ignore"):
+                v = float(np.float16(v))  # a float16 constant holds a float16 value
         dt = compute_dtype(dtype)
         return CV(literal(v, dt), dt)
 
@@ -200,6 +218,65 @@ class CUDAEmitter:
         if dt.kind != "f":
             x, y = self.to(x, FLOAT32), self.to(y, FLOAT32)
         return self.temp(f"({x.c} / {y.c})", x.dt)
+
+    # -- floor division and modulo (graph/ops/emit.py: Python's // and %, numpy's results) ----------
+    def floor_div(self, x, y):
+        return self._divmod(x, y)[0]
+
+    def floor_mod(self, x, y):
+        return self._divmod(x, y)[1]
+
+    def _divmod(self, x, y):
+        (x, y), dt = self._unify(x, y)
+        if dt == np.bool_:
+            raise NotImplementedError("floor_div/floor_mod of bools (refused by the ops' inference)")
+        if dt.kind == "f":
+            return self._float_divmod(x, y, dt)
+        return self._int_divmod(x, y, dt)
+
+    def _int_divmod(self, x, y, dt):
+        """Exact integer floor division, as the LLVM emitter: C's / and % truncate toward zero, so
+        a nonzero remainder whose sign differs from the divisor's moves the quotient down by one.
+        Divisors that trap (0, and -1 under the most negative dividend) become 1 first; the latter
+        then gives numpy's wrapped quotient (MIN) and remainder 0 as they stand."""
+        ct = c_type(dt)
+        zero, one = literal(0, dt), literal(1, dt)
+        by_zero = self.temp(f"({y.c} == {zero})", BOOL)
+        if dt.kind == "u":
+            ys = self.temp(f"({by_zero.c} ? {one} : {y.c})", dt)
+            q = self.temp(f"(({ct})({x.c} / {ys.c}))", dt)
+            r = self.temp(f"(({ct})({x.c} % {ys.c}))", dt)
+        else:
+            lo = literal(int(np.iinfo(dt).min), dt)
+            ys = self.temp(f"(({by_zero.c} || ({x.c} == {lo} && {y.c} == {literal(-1, dt)})) ? {one} : {y.c})", dt)
+            q0 = self.temp(f"(({ct})({x.c} / {ys.c}))", dt)
+            r0 = self.temp(f"(({ct})({x.c} % {ys.c}))", dt)
+            adjust = self.temp(f"({r0.c} != {zero} && (({r0.c} < {zero}) != ({ys.c} < {zero})))", BOOL)
+            q = self.temp(f"({adjust.c} ? ({ct})({q0.c} - {one}) : {q0.c})", dt)
+            r = self.temp(f"({adjust.c} ? ({ct})({r0.c} + {ys.c}) : {r0.c})", dt)
+        q = self.temp(f"({by_zero.c} ? {zero} : {q.c})", dt)
+        r = self.temp(f"({by_zero.c} ? {literal(int(np.iinfo(dt).max), dt)} : {r.c})", dt)
+        return q, r
+
+    def _float_divmod(self, x, y, dt):
+        """numpy's npy_divmod, as the LLVM emitter: the remainder from fmod (exact), the quotient
+        (x - mod) / y snapped to the nearest integer, both moved to Python's sign convention;
+        y == 0 gives x / y and fmod's NaN."""
+        f = "f" if dt == np.float32 else ""
+        zero, one, half = literal(0.0, dt), literal(1.0, dt), literal(0.5, dt)
+        a, d = x.c, y.c
+        mod0 = self.temp(f"fmod{f}({a}, {d})", dt)
+        div0 = self.temp(f"(({a} - {mod0.c}) / {d})", dt)
+        nonzero = self.temp(f"({mod0.c} != {zero})", BOOL)  # NaN counts as nonzero
+        adjust = self.temp(f"({nonzero.c} && (({d} < {zero}) != ({mod0.c} < {zero})))", BOOL)
+        mod = self.temp(f"({adjust.c} ? {mod0.c} + {d} : ({nonzero.c} ? {mod0.c} : copysign{f}({zero}, {d})))", dt)
+        div = self.temp(f"({adjust.c} ? {div0.c} - {one} : {div0.c})", dt)
+        fl = self.temp(f"floor{f}({div.c})", dt)
+        fl = self.temp(f"(({div.c} - {fl.c}) > {half} ? {fl.c} + {one} : {fl.c})", dt)
+        quotient = self.temp(f"({a} / {d})", dt)
+        fl = self.temp(f"({div.c} != {zero} ? {fl.c} : copysign{f}({zero}, {quotient.c}))", dt)
+        q = self.temp(f"({d} == {zero} ? {quotient.c} : {fl.c})", dt)
+        return q, mod
 
     def neg(self, x):
         x = self.wrap(x)
@@ -277,6 +354,9 @@ class CUDAEmitter:
             if yv == -1.0 and x.dt.kind == "f":
                 return self.div(self.const(1.0, x), x)
         (x, y), dt = self._unify(x, y)
+        if dt.kind in "iu":  # exact, wrapping, as numpy (prelude's msjit_ipow)
+            wide = "unsigned long long" if dt.itemsize == 8 else "unsigned int"
+            return self.temp(f"msjit_ipow<{c_type(dt)}, {wide}>({x.c}, {y.c})", dt)
         if dt.kind != "f":
             xf, yf = self.to(x, FLOAT64), self.to(y, FLOAT64)
             return self.to(self._call("pow", xf, yf), dt)
@@ -305,7 +385,9 @@ class CUDAEmitter:
         return self._cmp(x, y, "!=")  # C's != is unordered: true when either side is NaN
 
     def _bool(self, x) -> CV:
-        return self.to(self.wrap(x), BOOL)
+        if not isinstance(x, CV):  # a Python scalar's truth, exactly (1e-308 is not a float32 0)
+            return self.const(bool(x), dtype=BOOL)
+        return self.to(x, BOOL)
 
     def and_(self, x, y):
         return self.temp(f"({self._bool(x).c} && {self._bool(y).c})", BOOL)

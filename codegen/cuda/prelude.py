@@ -64,6 +64,16 @@ static inline unsigned short msjit_f2h(float f) {  /* round to nearest even, as 
   if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;
   return (unsigned short)(sign | h);
 }
+static inline unsigned short msjit_d2h(double d) {  /* one rounding: round to odd into float first */
+  float r = (float)d;
+  if ((double)r != d && d == d) {
+    unsigned u; memcpy(&u, &r, 4);
+    if (fabs((double)r) > fabs(d)) --u;
+    u |= 1u;
+    memcpy(&r, &u, 4);
+  }
+  return msjit_f2h(r);
+}
 /* one thread per block: the block's value is that thread's */
 template <typename T, typename Op> static inline T msjit_block_reduce(T v, T, Op, T*) { return v; }
 #else
@@ -76,6 +86,9 @@ __device__ __forceinline__ float msjit_h2f(unsigned short h) {
 }
 __device__ __forceinline__ unsigned short msjit_f2h(float f) {
   unsigned short h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f)); return h;
+}
+__device__ __forceinline__ unsigned short msjit_d2h(double d) {
+  unsigned short h; asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(d)); return h;
 }
 /* shuffles move 32- and 64-bit values; narrower accumulators travel as int */
 template <typename T> __device__ __forceinline__ T msjit_shfl_down(T v, int off) {
@@ -109,6 +122,14 @@ __device__ __forceinline__ T msjit_block_reduce(T v, T identity, Op op, T* smem)
   return v;
 }
 #endif
+/* integer x ** e as numpy: square-and-multiply, wrapping (in the unsigned type U, at least 32
+   bits, so no signed overflow); a negative e gives what 1 / x**-e truncates to */
+template <typename T, typename U> __device__ __forceinline__ T msjit_ipow(T x, T e) {
+  if (e < (T)0) return x == (T)1 ? (T)1 : (x == (T)-1 ? ((e & (T)1) ? (T)-1 : (T)1) : (T)0);
+  U acc = 1u, base = (U)x;
+  while (e != (T)0) { if (e & (T)1) acc = acc * base; base = base * base; e = (T)(e >> 1); }
+  return (T)acc;
+}
 struct MsjitAdd { template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return (T)(a + b); } };
 struct MsjitMul { template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return (T)(a * b); } };
 /* NaN wins, as numpy's maximum/minimum (fmaxf/fminf would drop it) */

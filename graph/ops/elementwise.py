@@ -11,7 +11,7 @@ from ..aval import AVal
 from ..dtypes import bool_, float32, promote, weak_scalar_type, scalar_dtype
 from .core import (ELEMENTWISE, Attr, F, Op, a_dtype, a_float, a_oneof, broadcast_shapes, describe,
                    fail, gets_gradient, is_tensorlike, register)
-from .emit import erf_array
+from .emit import erf_array, floor_div_array, floor_mod_array
 
 SQRT_2 = math.sqrt(2.0)
 SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
@@ -196,14 +196,15 @@ def _floor_div_vjp(g, out, x, y):
     return (unbroadcast(F.zeros_like(g), x), unbroadcast(F.zeros_like(g), y))
 
 
-binary("floor_div", "FloorDiv", lambda xp, x, y: xp.floor_divide(x, y),
-       lambda E, x, y: E.floor(E.div(x, y)), _floor_div_vjp, bool_ok=False,
-       doc="floor(x / y); gradient is zero almost everywhere")
-binary("mod", "Mod", lambda xp, x, y: xp.mod(x, y),
-       lambda E, x, y: E.sub(x, E.mul(E.floor(E.div(x, y)), y)),
+binary("floor_div", "FloorDiv", floor_div_array,
+       lambda E, x, y: E.floor_div(x, y), _floor_div_vjp, bool_ok=False,
+       doc="floor(x / y) (Python's //: exact for ints, x // 0 is 0); gradient is zero almost everywhere")
+binary("mod", "Mod", floor_mod_array,
+       lambda E, x, y: E.floor_mod(x, y),
        lambda g, out, x, y: (unbroadcast(g, x),
                              unbroadcast(F.neg(F.mul(g, F.floor_div(x, y))), y)), bool_ok=False,
-       doc="x mod y with the sign of y (numpy/Python semantics)")
+       doc="x mod y with the sign of y (numpy/Python semantics; an integer x % 0 is the dtype's "
+           "maximum, as MindSpore's floor_mod documents)")
 
 
 def _pow_vjp(g, out, x, y):

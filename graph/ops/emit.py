@@ -6,7 +6,14 @@ backend supplies an emitter ``E`` with these methods (LLVM IR on the CPU, CUDA C
 against its ``impl``, so the two spellings of one op cannot drift apart.
 
 Primitives: const(v, like) add sub mul div neg abs exp log log1p sqrt tanh erf sin cos floor ceil
-max min pow lt le gt ge eq ne and_ or_ not_ select(cond, a, b) cast(x, dtype).
+max min pow lt le gt ge eq ne and_ or_ not_ select(cond, a, b) cast(x, dtype) floor_div floor_mod.
+
+``floor_div``/``floor_mod`` are Python's ``//`` and ``%`` on the operands' common dtype, as numpy
+computes them: exact integer arithmetic for ints (never through a float), numpy's fmod-based
+``divmod`` for floats. Division by zero (integers): ``x // 0`` is 0 (numpy; MindSpore documents
+nothing) and ``x % 0`` is the dtype's maximum (MindSpore's ``floor_mod`` documents it); the most
+negative value ``// -1`` wraps to itself, ``% -1`` is 0. Floats: IEEE (``x // 0`` is ``x / 0``,
+``x % 0`` is NaN). See docs/numerics.md.
 
 Example:
     >>> import numpy as np
@@ -25,7 +32,7 @@ from . import special
 #: names every emitter must implement
 PRIMITIVES = ("const", "add", "sub", "mul", "div", "neg", "abs", "exp", "log", "log1p", "sqrt",
               "tanh", "erf", "sin", "cos", "floor", "ceil", "max", "min", "pow", "lt", "le", "gt",
-              "ge", "eq", "ne", "and_", "or_", "not_", "select", "cast")
+              "ge", "eq", "ne", "and_", "or_", "not_", "select", "cast", "floor_div", "floor_mod")
 
 
 _scipy_erf = None  # scipy.special.erf once looked up (False: scipy is not installed)
@@ -64,6 +71,26 @@ def erf_array(xp, x):
 
 def _erf(x):
     return erf_array(np, x)
+
+
+def floor_div_array(xp, x, y):
+    """``x // y`` with the semantics of the ``floor_div`` primitive (see the module docstring)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return xp.floor_divide(x, y)
+
+
+def floor_mod_array(xp, x, y):
+    """``x % y`` with the semantics of the ``floor_mod`` primitive: numpy's remainder, except that
+    an integer ``x % 0`` is the dtype's maximum (MindSpore's documented ``floor_mod`` result)
+    where numpy gives 0."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        r = xp.remainder(x, y)
+    dt = getattr(r, "dtype", None)
+    if dt is not None and dt.kind in "iu":  # both operands are integers
+        zero = xp.asarray(y) == 0
+        if zero.any():
+            r = xp.where(zero, xp.asarray(np.iinfo(dt).max, dtype=dt), r)
+    return r
 
 
 class NumpyEmitter:
@@ -114,3 +141,9 @@ class NumpyEmitter:
 
     def cast(self, x, dtype):
         return np.asarray(x).astype(dtype.np if hasattr(dtype, "np") else dtype)
+
+    def floor_div(self, x, y):
+        return floor_div_array(np, x, y)
+
+    def floor_mod(self, x, y):
+        return floor_mod_array(np, x, y)
