@@ -1,0 +1,234 @@
+"""Data-dependent selections (unique, nonzero, masked_select) and the scatter family
+(tensor_scatter_*, scatter_nd, ScatterNdUpdate, gather_nd, gather with batch_dims), against
+MindSpore 2.x's documented examples and numpy oracles, in PyNative, ms.jit and GRAPH_MODE.
+The data-dependent ones break the graph under capture; explain() names the op and the reason."""
+import numpy as np
+import pytest
+
+import capture
+import runtime as ms
+from runtime import Parameter, Tensor, nn, ops
+from tests.modes import MODES, run_cell
+
+
+class Fn(nn.Cell):
+    """A Cell over a function, to run it in each mode."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def construct(self, *args):
+        return self.fn(*args)
+
+
+def _np(t):
+    return tuple(_np(a) for a in t) if isinstance(t, tuple) else t.asnumpy()
+
+
+# -- documented examples ----------------------------------------------------------------------------
+@pytest.mark.parametrize("mode", MODES)
+def test_unique_documented_example(mode):
+    x = Tensor(np.array([1, 2, 5, 2]), ms.int32)
+    y, idx = run_cell(mode, Fn(lambda a: ops.Unique()(a)), x)
+    assert y.dtype == ms.int32 and idx.dtype == ms.int32
+    np.testing.assert_array_equal(y.asnumpy(), [1, 2, 5])
+    np.testing.assert_array_equal(idx.asnumpy(), [0, 1, 2, 1])
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_unique_matches_numpy_and_keeps_shape_of_idx(mode):
+    a = np.random.default_rng(0).integers(0, 5, size=(3, 4)).astype(np.float32)
+    y, idx = run_cell(mode, Fn(ops.unique), Tensor(a))
+    want_y, want_idx = np.unique(a, return_inverse=True)
+    np.testing.assert_array_equal(y.asnumpy(), want_y)
+    np.testing.assert_array_equal(idx.asnumpy(), want_idx.reshape(a.shape))
+    np.testing.assert_array_equal(y.asnumpy()[idx.asnumpy()], a)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_nonzero_documented_example(mode):
+    x = Tensor(np.array([[[1, 0], [-5, 0]]]), ms.int32)
+    out = run_cell(mode, Fn(ops.nonzero), x)
+    assert out.dtype == ms.int64
+    np.testing.assert_array_equal(out.asnumpy(), [[0, 0, 0], [0, 1, 0]])
+    rows, cols, deps = ops.nonzero(x, as_tuple=True)
+    np.testing.assert_array_equal(cols.asnumpy(), [0, 1])
+    a = np.random.default_rng(1).normal(size=(4, 5)) > 0.3
+    np.testing.assert_array_equal(run_cell(mode, Fn(ops.nonzero), Tensor(a)).asnumpy(), np.argwhere(a))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_masked_select_documented_example_and_broadcast(mode):
+    x = Tensor(np.array([1, 2, 3, 4]), ms.int64)
+    mask = Tensor(np.array([1, 0, 1, 0]), ms.bool_)
+    np.testing.assert_array_equal(run_cell(mode, Fn(ops.masked_select), x, mask).asnumpy(), [1, 3])
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    m = np.array([True, False, True])
+    got = run_cell(mode, Fn(ops.masked_select), Tensor(a), Tensor(m)).asnumpy()
+    np.testing.assert_array_equal(got, np.broadcast_to(a, (2, 3))[np.broadcast_to(m, (2, 3))])
+
+
+def test_masked_select_gradient_matches_finite_differences():
+    m = Tensor(np.array([[True, False, True]]))
+    w = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
+
+    def f(a):
+        return (ops.masked_select(a, m) * Tensor(w)).sum()
+
+    a = np.random.default_rng(2).normal(size=(2, 3)).astype(np.float32)
+    g = ms.grad(f)(Tensor(a)).asnumpy()
+    # the selected elements in row-major order get weights 1..4; the others get nothing
+    np.testing.assert_allclose(g, [[1, 0, 2], [3, 0, 4]])
+    # x broadcast against the mask: the cotangent sums over the broadcast axis
+    g_b = ms.grad(lambda r: ops.masked_select(r, Tensor(np.array([[True], [False], [True]]))).sum())(
+        Tensor(np.ones((1, 2), np.float32)))
+    np.testing.assert_allclose(g_b.asnumpy(), [[2, 2]])
+
+
+def test_mask_must_be_bool():
+    with pytest.raises(TypeError, match="bool"):
+        ops.masked_select(Tensor([1.0, 2.0]), Tensor([1.0, 0.0]))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_tensor_scatter_family_documented_examples(mode):
+    x = Tensor(np.array([[-0.1, 0.3, 3.6], [0.4, 0.5, -3.2]]), ms.float32)
+    idx = Tensor(np.array([[0, 0], [0, 0]]), ms.int32)
+    up = Tensor(np.array([1.0, 2.2]), ms.float32)
+    want = {
+        "update": [[2.2, 0.3, 3.6], [0.4, 0.5, -3.2]],  # the last write wins on the CPU backend
+        "add": [[3.1, 0.3, 3.6], [0.4, 0.5, -3.2]],
+        "sub": [[-3.3, 0.3, 3.6], [0.4, 0.5, -3.2]],
+        "max": [[2.2, 0.3, 3.6], [0.4, 0.5, -3.2]],
+        "min": [[-0.1, 0.3, 3.6], [0.4, 0.5, -3.2]],
+        "mul": [[-0.22, 0.3, 3.6], [0.4, 0.5, -3.2]],
+        "div": [[-0.1 / 1.0 / 2.2, 0.3, 3.6], [0.4, 0.5, -3.2]],
+    }
+    for name, expect in want.items():
+        fn = getattr(ops, "tensor_scatter_" + name)
+        prim = getattr(ops, "TensorScatter" + name.capitalize())()
+        np.testing.assert_allclose(run_cell(mode, Fn(fn), x, idx, up).asnumpy(), expect, rtol=1e-6, err_msg=name)
+        np.testing.assert_allclose(prim(x, idx, up).asnumpy(), expect, rtol=1e-6, err_msg=name)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_scatter_slices_and_scatter_nd_against_numpy(mode):
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=(4, 3, 2)).astype(np.float32)
+    rows = np.array([[3], [1]], np.int32)
+    u = rng.normal(size=(2, 3, 2)).astype(np.float32)
+    want = a.copy()
+    want[[3, 1]] = u
+    got = run_cell(mode, Fn(ops.tensor_scatter_update), Tensor(a), Tensor(rows), Tensor(u))
+    np.testing.assert_allclose(got.asnumpy(), want)
+    # documented ScatterNd example: repeated rows accumulate
+    indices = Tensor(np.array([[0, 1], [1, 1]]), ms.int32)
+    updates = Tensor(np.array([3.2, 1.1]), ms.float32)
+    out = run_cell(mode, Fn(lambda i, v: ops.scatter_nd(i, v, (3, 3))), indices, updates)
+    np.testing.assert_allclose(out.asnumpy(), [[0, 3.2, 0], [0, 1.1, 0], [0, 0, 0]], rtol=1e-6)
+    dup = ops.ScatterNd()(Tensor(np.array([[1], [1]], np.int32)), Tensor([1.0, 2.0]), (3,))
+    np.testing.assert_allclose(dup.asnumpy(), [0, 3, 0])
+    g = run_cell(mode, Fn(ops.gather_nd), Tensor(a), Tensor(np.array([[3, 2], [0, 1]], np.int32)))
+    np.testing.assert_allclose(g.asnumpy(), a[[3, 0], [2, 1]])
+
+
+def test_scatter_gradients_match_finite_differences():
+    rng = np.random.default_rng(4)
+    a = rng.normal(size=(3, 2)).astype(np.float64)
+    u = rng.normal(size=(2, 2)).astype(np.float64)
+    idx = Tensor(np.array([[2], [0]], np.int32))
+    w = rng.normal(size=(3, 2))
+
+    for name in ("update", "add", "sub"):
+        fn = getattr(ops, "tensor_scatter_" + name)
+
+        def loss(x, v):
+            return (fn(x, idx, v) * Tensor(w)).sum()
+
+        gx, gu = ms.grad(loss, grad_position=(0, 1))(Tensor(a), Tensor(u))
+        for arr, got, pos in ((a, gx, 0), (u, gu, 1)):
+            fd = np.zeros_like(arr)
+            for k in np.ndindex(arr.shape):
+                d = np.zeros_like(arr)
+                d[k] = 1e-6
+                args_p = [Tensor(a), Tensor(u)]
+                args_m = [Tensor(a), Tensor(u)]
+                args_p[pos] = Tensor(arr + d)
+                args_m[pos] = Tensor(arr - d)
+                fd[k] = (float(loss(*args_p).asnumpy()) - float(loss(*args_m).asnumpy())) / 2e-6
+            np.testing.assert_allclose(got.asnumpy(), fd, atol=1e-6, err_msg=f"{name} input {pos}")
+
+
+def test_scatter_errors_are_clear():
+    x = Tensor(np.zeros((2, 3), np.float32))
+    with pytest.raises(ValueError, match="updates must have shape"):
+        ops.tensor_scatter_update(x, Tensor(np.array([[0]], np.int32)), Tensor(np.zeros((2,), np.float32)))
+    with pytest.raises(ValueError, match="indices must be in"):
+        ops.tensor_scatter_add(x, Tensor(np.array([[5]], np.int32)), Tensor(np.zeros((1, 3), np.float32)))
+    with pytest.raises(TypeError, match="Parameter"):
+        ops.ScatterNdUpdate()(x, Tensor(np.array([[0]], np.int32)), Tensor(np.zeros((1, 3), np.float32)))
+
+
+def test_scatter_nd_update_writes_the_parameter_documented_example():
+    p = Parameter(Tensor(np.array([[-0.1, 0.3, 3.6], [0.4, 0.5, -3.2]]), ms.float32), name="x")
+    out = ops.ScatterNdUpdate()(p, Tensor(np.array([[0, 0], [1, 1]]), ms.int32), Tensor([1.0, 2.2]))
+    want = [[1.0, 0.3, 3.6], [0.4, 2.2, -3.2]]
+    np.testing.assert_allclose(p.asnumpy(), want, rtol=1e-6)
+    np.testing.assert_allclose(out.asnumpy(), want, rtol=1e-6)
+    ops.ScatterNdAdd()(p, Tensor(np.array([[0, 0]], np.int32)), Tensor([1.0]))
+    assert abs(float(p.asnumpy()[0, 0]) - 2.0) < 1e-6
+
+
+def _gather_batch_oracle(params, idx, axis, b):
+    out = np.empty(params.shape[:axis] + idx.shape[b:] + params.shape[axis + 1:], params.dtype)
+    for bi in np.ndindex(params.shape[:b]):
+        out[bi] = np.take(params[bi], idx[bi], axis=axis - b)
+    return out
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("axis,b,ishape", [(1, 1, (2, 4)), (2, 1, (2, 3)), (2, 2, (2, 3, 2)), (-1, 1, (2, 5))])
+def test_gather_batch_dims_against_loop(mode, axis, b, ishape):
+    rng = np.random.default_rng(5)
+    params = rng.normal(size=(2, 3, 4)).astype(np.float32)
+    n = params.shape[axis]
+    idx = rng.integers(-n, n, size=ishape).astype(np.int32)
+    got = run_cell(mode, Fn(lambda p, i: ops.gather(p, i, axis, batch_dims=b)), Tensor(params), Tensor(idx))
+    np.testing.assert_allclose(got.asnumpy(), _gather_batch_oracle(params, idx, axis % 3, b))
+    g = ms.grad(lambda p: ops.gather(p, Tensor(idx), axis, batch_dims=b).sum())(Tensor(params)).asnumpy()
+    want = np.zeros_like(params)
+    for bi in np.ndindex(params.shape[:b]):
+        moved = np.moveaxis(want[bi], axis % 3 - b, 0)
+        np.add.at(moved, idx[bi] % n, 1.0)
+    np.testing.assert_allclose(g, want)
+
+
+def test_gather_d_is_gather_elements():
+    x = Tensor(np.array([[1, 2], [3, 4]]), ms.int32)
+    index = Tensor(np.array([[0, 0], [1, 0]]), ms.int32)
+    np.testing.assert_array_equal(ops.gather_d(x, 1, index).asnumpy(), [[1, 1], [4, 3]])
+
+
+# -- graph capture: a graph break, explained --------------------------------------------------------
+@pytest.mark.parametrize("name", ["unique", "nonzero", "masked_select"])
+def test_data_dependent_ops_break_the_graph_and_say_why(name):
+    mask = Tensor(np.array([True, False, True, True]))
+
+    def f(x):
+        y = x * 2.0
+        if name == "masked_select":
+            z = ops.masked_select(y, mask)
+        elif name == "unique":
+            z = ops.unique(y)[0]
+        else:
+            z = ops.nonzero(y).astype(ms.float32)
+        return z + 1.0
+
+    x = Tensor(np.array([1.0, 0.0, 1.0, 3.0], np.float32))
+    report = capture.explain(f)(x)
+    assert report.graph_break_count >= 1
+    assert any("data-dependent output shape" in b.reason and name in b.reason for b in report.break_reasons), \
+        report.break_reasons
+    np.testing.assert_allclose(report.result.asnumpy(), f(x).asnumpy())
+    np.testing.assert_allclose(ms.jit(f)(x).asnumpy(), f(x).asnumpy())
