@@ -118,11 +118,11 @@ def _infer_scatter(name, x, indices, updates):
 
 def _index_tuple(name, xp, shape, indices):
     n = indices.shape[-1]
-    bound = np.asarray(shape[:n], dtype=np.int64)
-    if indices.size and bool(((indices < 0) | (indices >= bound)).any()):
+    cols = tuple(indices[..., k] for k in range(n))
+    if indices.size and any(bool(((c < 0) | (c >= int(shape[k]))).any()) for k, c in enumerate(cols)):
         fail(name, f"indices must be in [0, {tuple(shape[:n])}) along the first {n} axes of input_x "
                    f"shape {tuple(shape)}")
-    return tuple(indices[..., k] for k in range(n))
+    return cols
 
 
 _SCATTER_UFUNCS = {"add": np.add, "sub": np.subtract, "max": np.maximum, "min": np.minimum,
