@@ -124,6 +124,14 @@ DIFFERENCES = {
     "vjp": "`vjp_fn(v)` gives the gradients of all inputs as a tuple (with `weights`: (inputs, weights)).",
     "ms_function": "warns (FutureWarning) that it is deprecated, then is `jit`; `input_signature`/`hash_args` "
                    "are accepted and not needed.",
+    "ops.unique": "sorted (as numpy.unique); a data-dependent output shape: runs in PyNative; under `jit`/GRAPH_MODE/the frame hook it breaks the graph (`explain()` says so) and runs eagerly between two compiled graphs.",
+    "ops.Unique": "as `ops.unique`.",
+    "ops.nonzero": "a data-dependent output shape: runs in PyNative; under `jit`/GRAPH_MODE/the frame hook it breaks the graph (`explain()` says so) and runs eagerly between two compiled graphs.",
+    "ops.NonZero": "as `ops.nonzero`.",
+    "ops.masked_select": "a data-dependent output shape: runs in PyNative; under `jit`/GRAPH_MODE/the frame hook it breaks the graph (`explain()` says so) and runs eagerly between two compiled graphs.",
+    "ops.MaskedSelect": "as `ops.masked_select`.",
+    "ops.tensor_scatter_max": "no gradient (as min, mul, div); update, add and sub differentiate.",
+    "ops.ScatterNdUpdate": "`use_locking` is accepted (one stream: every update is atomic).",
     "numpy.where": "the one-argument form (`nonzero`) has a data-dependent shape and raises ValueError.",
     "numpy.empty": "zero-filled (there is no uninitialised memory to hand out).",
     "numpy.take": "`mode='raise'` clips (a graph cannot raise on a value).",
@@ -137,10 +145,8 @@ DIFFERENCES = {
 MISSING = [
     "nn.Conv3d",
     "nn.KLDivLoss", "nn.Dropout2d", "nn.PixelShuffle",
-    "ops.conv3d", "ops.scatter_nd", "ops.tensor_scatter_elements",
-    "ops.unique", "ops.nonzero", "ops.masked_select", "ops.einsum", "ops.meshgrid",
-    "ops.Einsum", "ops.CumProd", "ops.Unique", "ops.NonZero", "ops.MaskedSelect", "ops.TensorScatterUpdate",
-    "ops.ScatterNdUpdate", "ops.GatherNd", "ops.Atan2", "ops.BitwiseAnd", "ops.NLLLoss",
+    "ops.conv3d", "ops.tensor_scatter_elements", "ops.einsum", "ops.meshgrid",
+    "ops.Einsum", "ops.CumProd", "ops.Atan2", "ops.BitwiseAnd", "ops.NLLLoss",
     "dataset.text", "dataset.MindDataset", "dataset.TFRecordDataset", "dataset.DistributedSampler",
     "dataset.RandomSampler", "dataset.vision.RandomColorAdjust", "dataset.vision.Grayscale",
 ]

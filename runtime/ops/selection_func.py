@@ -111,6 +111,9 @@ class _ScatterNdInPlace(CompositePrimitive):
 class ScatterNdUpdate(_ScatterNdInPlace):
     """``ops.ScatterNdUpdate(use_locking=True)(input_x, indices, updates)`` on a Parameter."""
 
+    def __init__(self, use_locking=True):
+        super().__init__(use_locking)
+
     function = staticmethod(scatter_nd_update)
 
 

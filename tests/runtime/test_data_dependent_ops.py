@@ -232,3 +232,22 @@ def test_data_dependent_ops_break_the_graph_and_say_why(name):
         report.break_reasons
     np.testing.assert_allclose(report.result.asnumpy(), f(x).asnumpy())
     np.testing.assert_allclose(ms.jit(f)(x).asnumpy(), f(x).asnumpy())
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_mindspore_numpy_unique_matches_numpy(mode):
+    import runtime.numpy as mnp
+    a = np.array([[1, 2, 3], [2, 4, 5]], np.int32)
+    np.testing.assert_array_equal(run_cell(mode, Fn(mnp.unique), Tensor(a)).asnumpy(), [1, 2, 3, 4, 5])
+    y, inv = run_cell(mode, Fn(lambda t: mnp.unique(t, return_inverse=True)), Tensor(a))
+    np.testing.assert_array_equal(inv.asnumpy(), np.unique(a.reshape(-1), return_inverse=True)[1])
+
+
+def test_mindspore_parameter_names_as_keywords():
+    x = Tensor(np.zeros((2, 2), np.float32))
+    i = Tensor(np.array([[1, 0]], np.int32))
+    out = ops.tensor_scatter_update(input_x=x, indices=i, updates=Tensor([5.0]))
+    np.testing.assert_array_equal(out.asnumpy(), [[0, 0], [5, 0]])
+    np.testing.assert_array_equal(ops.masked_select(input=Tensor([1.0, 2.0]), mask=Tensor([False, True])).asnumpy(), [2])
+    np.testing.assert_array_equal(ops.unique(input=Tensor(np.array([3, 3], np.int32)))[0].asnumpy(), [3])
+    np.testing.assert_array_equal(ops.gather_nd(input_x=x, indices=i).asnumpy(), [0])
