@@ -72,7 +72,15 @@ DIFFERENCES = {
     "dataset.ImageFolderDataset": "`sampler` other than None and `cache` are refused (use shuffle/num_samples/"
                                   "num_shards); `num_parallel_workers` threads read and decode the files.",
     "dataset.GeneratorDataset": "`num_parallel_workers`/`python_multiprocessing` are accepted; the source is read "
-                                "in one thread (parallelise with `map`).",
+                                "in one thread (parallelise with `map`). Over another dataset with shuffle, "
+                                "num_samples or sharding, that dataset's rows of one epoch are read into memory once.",
+    "dataset.text.WhitespaceTokenizer": "splits on Python's `str.isspace` characters (MindSpore: ICU's); offsets "
+                                        "are UTF-8 byte offsets as MindSpore's.",
+    "dataset.text.PadEnd": "the same transform as `dataset.transforms.PadEnd`.",
+    "dataset.text.Vocab": "`from_list` and `from_dict` only (no `from_dataset` / `from_file`).",
+    "dataset.Dataset.padded_batch": "`batch_size` must be an int (no callable).",
+    "dataset.Dataset.bucket_batch_by_length": "the partly filled buckets left at the end of an epoch are emitted "
+                                              "in bucket order.",
     "dataset.Dataset": "`map(num_parallel_workers=)`: threads, or processes with `python_multiprocessing=True`, "
                        "giving the same rows and random augmentations for any worker count; the default is "
                        "`config.get_num_parallel_workers()`, 1 unless set (MindSpore: 8). `batch` runs in one "
@@ -147,7 +155,7 @@ MISSING = [
     "nn.KLDivLoss", "nn.Dropout2d", "nn.PixelShuffle",
     "ops.conv3d", "ops.tensor_scatter_elements", "ops.einsum", "ops.meshgrid",
     "ops.Einsum", "ops.CumProd", "ops.Atan2", "ops.BitwiseAnd", "ops.NLLLoss",
-    "dataset.text", "dataset.MindDataset", "dataset.TFRecordDataset", "dataset.DistributedSampler",
+    "dataset.MindDataset", "dataset.TFRecordDataset", "dataset.DistributedSampler",
     "dataset.RandomSampler", "dataset.vision.RandomColorAdjust", "dataset.vision.Grayscale",
 ]
 
@@ -219,6 +227,8 @@ def generate() -> str:
                 ("mindspore.dataset.vision", "dataset.vision.", _public(dataset.vision, dataset.vision.__all__)),
                 ("mindspore.dataset.transforms", "dataset.transforms.",
                  _public(dataset.transforms, dataset.transforms.__all__)),
+                ("mindspore.dataset.text", "dataset.text.", _public(dataset.text, dataset.text.__all__)),
+                ("mindspore.dataset.Dataset methods", "dataset.Dataset.", _public(dataset.Dataset)),
                 ("mindspore.numpy", "numpy.", _public(mnp, mnp.__all__))]
     for title, prefix, rows in sections:
         lines += [f"## {title}", "", "| name | kind | signature | differs from MindSpore 2.x |",
