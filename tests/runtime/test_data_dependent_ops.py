@@ -251,3 +251,39 @@ def test_mindspore_parameter_names_as_keywords():
     np.testing.assert_array_equal(ops.masked_select(input=Tensor([1.0, 2.0]), mask=Tensor([False, True])).asnumpy(), [2])
     np.testing.assert_array_equal(ops.unique(input=Tensor(np.array([3, 3], np.int32)))[0].asnumpy(), [3])
     np.testing.assert_array_equal(ops.gather_nd(input_x=x, indices=i).asnumpy(), [0])
+
+
+def test_vmap_under_the_frame_hook_runs_the_mapped_function_on_the_batch():
+    """``python -m capture run`` hooks every user frame; the function vmap maps gets batched
+    tensors, which the hook must leave alone (it used to try to capture them and crash)."""
+    x = Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    u = Tensor(np.array([[1.0], [2.0]], np.float32))
+    rows = Tensor(np.array([[1]], np.int32))
+
+    def scatter_one(a, v):
+        return ops.tensor_scatter_update(a, rows, v) * 2.0
+
+    def loss(w, a):
+        return (w * a).sum()
+
+    want = np.stack([np.asarray(scatter_one(x[i], u[i]).asnumpy()) for i in range(2)])
+    want_g = x.asnumpy()
+    with capture.enabled():
+        got = ops.vmap(scatter_one)(x, u)
+        per_sample = ops.vmap(ms.grad(loss), in_axes=(None, 0))(Tensor(np.ones(3, np.float32)), x)
+    np.testing.assert_allclose(got.asnumpy(), want)
+    np.testing.assert_allclose(per_sample.asnumpy(), want_g)
+
+
+@pytest.mark.parametrize("mode", ["hook"])
+def test_scatter_and_batched_gather_under_the_frame_hook(mode):
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    idx = np.array([[2], [0]], np.int32)
+    u = np.ones((2, 4), np.float32)
+    want = a.copy()
+    np.add.at(want, (idx[:, 0],), u)
+    got = run_cell(mode, Fn(lambda x, i, v: ops.tensor_scatter_add(x, i, v) * 1.0), Tensor(a), Tensor(idx), Tensor(u))
+    np.testing.assert_allclose(got.asnumpy(), want)
+    bi = np.array([[0, 3], [1, 1], [2, 0]], np.int32)
+    got = run_cell(mode, Fn(lambda p, i: ops.gather(p, i, 1, batch_dims=1) + 0.0), Tensor(a), Tensor(bi))
+    np.testing.assert_allclose(got.asnumpy(), np.take_along_axis(a, bi, axis=1))
