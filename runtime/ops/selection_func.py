@@ -23,7 +23,7 @@ from .composite import CompositePrimitive
 
 _R = REGISTRY
 
-__all__ = ["nonzero", "gather", "gather_d", "scatter_nd", "ScatterNd", "ScatterNdUpdate", "ScatterNdAdd",
+__all__ = ["tensor_scatter_elements", "TensorScatterElements", "nonzero", "gather", "gather_d", "scatter_nd", "ScatterNd", "ScatterNdUpdate", "ScatterNdAdd",
            "ScatterNdSub", "scatter_nd_update", "scatter_nd_add", "scatter_nd_sub"]
 
 
@@ -65,6 +65,48 @@ def gather(input_params, input_indices, axis, batch_dims=0):
     back = (0, *range(1 + ni, 1 + ni + nm), *range(1, 1 + ni), *range(1 + ni + nm, picked.ndim))
     out = bind(_R["transpose"], picked, perm=back)
     return bind(_R["reshape"], out, shape=(*p_shape[:nb], *mid, *i_shape[nb:], *rest))
+
+
+def tensor_scatter_elements(input_x, indices, updates, axis=0, reduction="none"):
+    """``ops.tensor_scatter_elements(input_x, indices, updates, axis=0, reduction="none")``: a copy of
+    ``input_x`` with ``out[i][indices[i][j]] = updates[i][j]`` for ``axis=1`` (``reduction="add"``:
+    added, repeated positions accumulating). Composed as ``tensor_scatter_update``/``_add`` on the
+    full coordinates of each element of ``indices`` (``indices`` on ``axis``, its own position on
+    the other axes)."""
+    shape, ishape = tuple(input_x.shape), tuple(indices.shape)
+    if reduction not in ("none", "add"):
+        raise ValueError(f"ops.tensor_scatter_elements: reduction must be 'none' or 'add', got {reduction!r}")
+    if len(ishape) != len(shape) or not shape:
+        raise ValueError(f"ops.tensor_scatter_elements: indices must have input_x's rank >= 1, got indices shape "
+                         f"{ishape} and input_x shape {shape}")
+    if tuple(updates.shape) != ishape:
+        raise ValueError(f"ops.tensor_scatter_elements: updates shape {tuple(updates.shape)} must equal indices "
+                         f"shape {ishape}")
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)) or not -len(shape) <= axis < len(shape):
+        raise ValueError(f"ops.tensor_scatter_elements: axis {axis!r} is out of range for input_x shape {shape}")
+    axis = int(axis) % len(shape)
+    n = shape[axis]
+    along = bind(_R["where"], bind(_R["less"], indices, 0), bind(_R["add"], indices, n), indices)
+    coords = []
+    for d in range(len(shape)):
+        if d == axis:
+            coords.append(bind(_R["cast"], along, dtype=indices.dtype))
+        else:
+            pos = np.arange(ishape[d]).reshape((-1,) + (1,) * (len(shape) - 1 - d))
+            coords.append(Tensor(np.broadcast_to(pos, ishape).astype(indices.dtype.np)))
+    rows = bind(_R["stack"], *coords, axis=-1)
+    op = "tensor_scatter_update" if reduction == "none" else "tensor_scatter_add"
+    return bind(_R[op], input_x, rows, updates)
+
+
+class TensorScatterElements(CompositePrimitive):
+    """``ops.TensorScatterElements(axis=0, reduction="none")(input_x, indices, updates)``."""
+
+    def __init__(self, axis=0, reduction="none"):
+        self.axis, self.reduction = axis, reduction
+
+    def __call__(self, input_x, indices, updates):
+        return tensor_scatter_elements(input_x, indices, updates, self.axis, self.reduction)
 
 
 def gather_d(x, dim, index):
