@@ -172,6 +172,10 @@ def lookup(name: str):
 def _signature(obj) -> str:
     from runtime.ops import Primitive
     if isinstance(obj, type) and issubclass(obj, Primitive) and obj.op is not None:
+        if obj.__init__ is not Primitive.__init__:  # a hand-written Primitive (ops.Gather): its own signature
+            init = str(inspect.signature(obj.__init__)).replace("(self, ", "(").replace("(self)", "()")
+            call = str(inspect.signature(obj.__call__)).replace("(self, ", "(").replace("(self)", "()")
+            return f"{init}{call}"
         op = obj.op
         init = [k for k in op.attrs if k not in op.call_attrs]
         call = [n.lstrip("*") for n in op.inputs] + list(op.call_attrs)

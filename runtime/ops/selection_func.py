@@ -19,11 +19,12 @@ from graph.ops import REGISTRY, bind
 
 from ..parameter import Parameter
 from ..tensor import Tensor
+from ._generated import Primitive
 from .composite import CompositePrimitive
 
 _R = REGISTRY
 
-__all__ = ["tensor_scatter_elements", "TensorScatterElements", "nonzero", "gather", "gather_d", "scatter_nd", "ScatterNd", "ScatterNdUpdate", "ScatterNdAdd",
+__all__ = ["Gather", "tensor_scatter_elements", "TensorScatterElements", "nonzero", "gather", "gather_d", "scatter_nd", "ScatterNd", "ScatterNdUpdate", "ScatterNdAdd",
            "ScatterNdSub", "scatter_nd_update", "scatter_nd_add", "scatter_nd_sub"]
 
 
@@ -107,6 +108,22 @@ class TensorScatterElements(CompositePrimitive):
 
     def __call__(self, input_x, indices, updates):
         return tensor_scatter_elements(input_x, indices, updates, self.axis, self.reduction)
+
+
+class Gather(Primitive):
+    """``ops.Gather(batch_dims=0)(input_params, input_indices, axis)``: :func:`gather` as MindSpore's
+    Primitive (the registry's ``gather`` op; ``batch_dims`` composes it as :func:`gather` does)."""
+
+    op = _R["gather"]
+
+    def __init__(self, batch_dims=0):
+        if isinstance(batch_dims, bool) or not isinstance(batch_dims, (int, np.integer)):
+            raise TypeError(f"Gather: batch_dims must be an int, got {batch_dims!r}")
+        self.batch_dims = int(batch_dims)
+        self.name = "Gather"
+
+    def __call__(self, input_params, input_indices, axis):
+        return gather(input_params, input_indices, axis, self.batch_dims)
 
 
 def gather_d(x, dim, index):

@@ -314,3 +314,24 @@ def test_tensor_scatter_elements_documented_examples(mode):
     np.testing.assert_array_equal(t.masked_select(t > 2.0).asnumpy(), [3, 4, 5])
     np.testing.assert_array_equal(t.nonzero().asnumpy(), np.argwhere(t.asnumpy()))
     np.testing.assert_array_equal(t.gather(Tensor(np.array([[2], [0]], np.int32)), 1, 1).asnumpy(), [[2], [3]])
+
+
+@pytest.mark.parametrize("mode", MODES + ["hook"])
+def test_gather_primitive_takes_axis_at_call_time_and_batch_dims(mode):
+    params = Tensor(np.array([1, 2, 3, 4, 5, 6, 7]), ms.float32)
+    idx = Tensor(np.array([0, 2, 4, 2, 6]), ms.int32)
+
+    class Net(nn.Cell):
+        def __init__(self, batch_dims=0):
+            super().__init__()
+            self.gather = ops.Gather(batch_dims)
+
+        def construct(self, p, i, scale):
+            return self.gather(p, i, 0) * scale if p.ndim == 1 else self.gather(p, i, 1) * scale
+
+    out = run_cell(mode, Net(), params, idx, Tensor(1.0))
+    np.testing.assert_allclose(out.asnumpy(), [1, 3, 5, 3, 7])
+    p2 = np.arange(12, dtype=np.float32).reshape(3, 4)
+    i2 = np.array([[3, 0], [1, 1], [2, 2]], np.int32)
+    out = run_cell(mode, Net(1), Tensor(p2), Tensor(i2), Tensor(1.0))
+    np.testing.assert_allclose(out.asnumpy(), np.take_along_axis(p2, i2, axis=1))
