@@ -335,3 +335,23 @@ def test_gather_primitive_takes_axis_at_call_time_and_batch_dims(mode):
     i2 = np.array([[3, 0], [1, 1], [2, 2]], np.int32)
     out = run_cell(mode, Net(1), Tensor(p2), Tensor(i2), Tensor(1.0))
     np.testing.assert_allclose(out.asnumpy(), np.take_along_axis(p2, i2, axis=1))
+
+
+@pytest.mark.parametrize("mode", MODES + ["hook"])
+def test_scatter_nd_update_on_a_parameter_inside_a_cell(mode):
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.scatter = ops.ScatterNdUpdate()
+            self.x = Parameter(Tensor(np.zeros((3, 2), np.float32)), name="x")
+
+        def construct(self, indices, updates):
+            self.scatter(self.x, indices, updates)
+            return self.x * 1.0
+
+    net = Net()
+    out = run_cell(mode, net, Tensor(np.array([[2], [0]], np.int32)), Tensor(np.array([[1.0, 2.0], [3.0, 4.0]],
+                                                                                       np.float32)))
+    want = [[3, 4], [0, 0], [1, 2]]
+    np.testing.assert_allclose(out.asnumpy(), want)
+    np.testing.assert_allclose(net.x.asnumpy(), want)
