@@ -123,7 +123,7 @@ DIFFERENCES = {
     "Tensor": "`Tensor(ndarray)` copies the array (as MindSpore's constructor does); `Tensor.from_numpy` / "
               "`ms.from_numpy` share its memory.",
     "vmap": "a batching transform: ops with a batching rule (runtime/vmap_rules.py: elementwise, reductions, "
-            "shape ops, matmul, gather, conv/pool, layer_norm...) run once on the whole batch, any other op once per "
+            "shape ops, matmul, gather, gather_nd, tensor_scatter_*, conv/pool, layer_norm...) run once on the whole batch, any other op once per "
             "example (a loop). A CellList (model ensembling) runs its models one after the other (not vectorised). "
             "Under `jit` a vmapped function built outside the jitted code compiles into its graph.",
     "jvp": "forward mode by double VJP (the gradient of <J^T u, v> with respect to u): no per-op JVP rules, the "

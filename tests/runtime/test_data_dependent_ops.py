@@ -355,3 +355,29 @@ def test_scatter_nd_update_on_a_parameter_inside_a_cell(mode):
     want = [[3, 4], [0, 0], [1, 2]]
     np.testing.assert_allclose(out.asnumpy(), want)
     np.testing.assert_allclose(net.x.asnumpy(), want)
+
+
+@pytest.mark.parametrize("name", ["tensor_scatter_update", "tensor_scatter_add", "tensor_scatter_max", "gather_nd"])
+@pytest.mark.parametrize("axes", [(0, None, None), (0, 0, 0), (None, 0, 0), (None, None, 0), (0, 0, None)])
+def test_vmap_rules_for_scatter_and_gather_nd_equal_the_loop(name, axes):
+    from runtime.vmap_rules import RULES
+    assert name in RULES  # batched in one call, not looped
+    rng = np.random.default_rng(7)
+    B = 3
+    x = rng.normal(size=(B, 4, 2)).astype(np.float32)
+    idx = np.stack([rng.permutation(4)[:2] for _ in range(B)])[..., None].astype(np.int32)  # (B, 2, 1)
+    upd = rng.normal(size=(B, 2, 2)).astype(np.float32)
+    fn = getattr(ops, name)
+    if name == "gather_nd":
+        axes = axes[:2]
+        if axes == (None, None):
+            return
+        args = [x if axes[0] is not None else x[0], idx if axes[1] is not None else idx[0]]
+    else:
+        args = [a if ax is not None else a[0] for a, ax in zip((x, idx, upd), axes)]
+    got = ops.vmap(fn, in_axes=axes)(*[Tensor(a) for a in args]).asnumpy()
+    want = np.stack([fn(*[Tensor(a[i] if ax is not None else a) for a, ax in zip(args, axes)]).asnumpy()
+                     for i in range(B)])
+    np.testing.assert_allclose(got, want)
+    jitted = ms.jit(lambda *a: ops.vmap(fn, in_axes=axes)(*a))(*[Tensor(a) for a in args]).asnumpy()
+    np.testing.assert_allclose(jitted, want)
