@@ -24,8 +24,8 @@ from .composite import CompositePrimitive
 
 _R = REGISTRY
 
-__all__ = ["Gather", "tensor_scatter_elements", "TensorScatterElements", "nonzero", "gather", "gather_d", "scatter_nd", "ScatterNd", "ScatterNdUpdate", "ScatterNdAdd",
-           "ScatterNdSub", "scatter_nd_update", "scatter_nd_add", "scatter_nd_sub"]
+__all__ = ["Gather", "tensor_scatter_elements", "TensorScatterElements", "nonzero", "gather", "gather_d",
+           "scatter_nd", "ScatterNd"]
 
 
 def nonzero(input, as_tuple=False):  # noqa: A002 - MindSpore's names
@@ -144,11 +144,17 @@ class ScatterNd(CompositePrimitive):
     function = staticmethod(scatter_nd)
 
 
-def _scatter_into(mode, name):
+def _scatter_into(mode, name, rows_first_axis):
+    """``ops.<name>(input_x, indices, updates)``: ``tensor_scatter_<mode>`` written back into the
+    Parameter ``input_x``. ``rows_first_axis``: ``indices`` holds positions along axis 0
+    (``ScatterUpdate``: updates of shape ``indices.shape + input_x.shape[1:]``), else index rows
+    (``ScatterNdUpdate``)."""
     def apply(input_x, indices, updates):
         if not isinstance(input_x, Parameter):
             raise TypeError(f"ops.{name}: input_x must be a Parameter (it is updated in place), "
                             f"got {type(input_x).__name__}")
+        if rows_first_axis:
+            indices = bind(_R["expand_dims"], indices, axis=len(indices.shape))
         new = bind(_R["tensor_scatter_" + mode], input_x, indices, updates)
         return bind(_R["assign"], input_x, new)
     apply.__name__ = name
@@ -157,32 +163,30 @@ def _scatter_into(mode, name):
     return apply
 
 
-scatter_nd_update = _scatter_into("update", "scatter_nd_update")
-scatter_nd_add = _scatter_into("add", "scatter_nd_add")
-scatter_nd_sub = _scatter_into("sub", "scatter_nd_sub")
-
-
-class _ScatterNdInPlace(CompositePrimitive):
+class _ScatterInPlace(CompositePrimitive):
     def __init__(self, use_locking=False):
         self.use_locking = use_locking  # one process, one stream: every update is already atomic
 
 
-class ScatterNdUpdate(_ScatterNdInPlace):
-    """``ops.ScatterNdUpdate(use_locking=True)(input_x, indices, updates)`` on a Parameter."""
+def _in_place_family():
+    made = {}
+    for mode in ("update", "add", "sub", "max", "min", "mul", "div"):
+        for nd in (True, False):
+            fname = f"scatter_nd_{mode}" if nd else f"scatter_{mode}"
+            cname = ("ScatterNd" if nd else "Scatter") + mode.capitalize()
+            fn = _scatter_into(mode, fname, rows_first_axis=not nd)
+            default = mode == "update"  # MindSpore: use_locking=True for the Update ones
 
-    def __init__(self, use_locking=True):
-        super().__init__(use_locking)
-
-    function = staticmethod(scatter_nd_update)
-
-
-class ScatterNdAdd(_ScatterNdInPlace):
-    """``ops.ScatterNdAdd(use_locking=False)(input_x, indices, updates)`` on a Parameter."""
-
-    function = staticmethod(scatter_nd_add)
+            def init(self, use_locking=default):
+                _ScatterInPlace.__init__(self, use_locking)
+            cls = type(cname, (_ScatterInPlace,), {
+                "function": staticmethod(fn), "__init__": init, "__module__": __name__,
+                "__doc__": f"``ops.{cname}(use_locking={default})(input_x, indices, updates)`` on a Parameter "
+                           f"(:func:`{fname}`)."})
+            made[fname], made[cname] = fn, cls
+    return made
 
 
-class ScatterNdSub(_ScatterNdInPlace):
-    """``ops.ScatterNdSub(use_locking=False)(input_x, indices, updates)`` on a Parameter."""
-
-    function = staticmethod(scatter_nd_sub)
+_FAMILY = _in_place_family()
+globals().update(_FAMILY)
+__all__ += sorted(_FAMILY)

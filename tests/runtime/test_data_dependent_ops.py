@@ -381,3 +381,26 @@ def test_vmap_rules_for_scatter_and_gather_nd_equal_the_loop(name, axes):
     np.testing.assert_allclose(got, want)
     jitted = ms.jit(lambda *a: ops.vmap(fn, in_axes=axes)(*a))(*[Tensor(a) for a in args]).asnumpy()
     np.testing.assert_allclose(jitted, want)
+
+
+def test_scatter_family_on_parameters_documented_examples():
+    def param():
+        return Parameter(Tensor(np.array([[-0.1, 0.3, 3.6], [0.4, 0.5, -3.2]]), ms.float32), name="x")
+    # ScatterUpdate: positions along axis 0
+    p = param()
+    ops.ScatterUpdate()(p, Tensor(np.array([0, 1]), ms.int32),
+                        Tensor(np.array([[2.0, 1.2, 1.0], [3.0, 1.2, 1.0]]), ms.float32))
+    np.testing.assert_allclose(p.asnumpy(), [[2.0, 1.2, 1.0], [3.0, 1.2, 1.0]])
+    # ScatterAdd accumulates repeated positions
+    p = Parameter(Tensor(np.zeros((2, 3), np.float32)), name="y")
+    ops.ScatterAdd()(p, Tensor(np.array([[0, 1], [1, 1]]), ms.int32), Tensor(np.ones((2, 2, 3), np.float32)))
+    np.testing.assert_allclose(p.asnumpy(), [[1, 1, 1], [3, 3, 3]])
+    for name, ufunc in (("Max", np.maximum), ("Min", np.minimum), ("Mul", np.multiply), ("Div", np.divide),
+                        ("Sub", np.subtract)):
+        p = param()
+        want = p.asnumpy().copy()
+        ufunc.at(want, ([0, 1], [2, 0]), np.array([2.0, 4.0], np.float32))
+        getattr(ops, "ScatterNd" + name)()(p, Tensor(np.array([[0, 2], [1, 0]]), ms.int32), Tensor([2.0, 4.0]))
+        np.testing.assert_allclose(p.asnumpy(), want, rtol=1e-6, err_msg=name)
+        assert getattr(ops, "scatter_nd_" + name.lower()) is getattr(ops, "ScatterNd" + name).function
+    assert ops.ScatterUpdate().use_locking is True and ops.ScatterAdd().use_locking is False
