@@ -37,10 +37,11 @@ def nonzero(input, as_tuple=False):  # noqa: A002 - MindSpore's names
     return tuple(bind(_R["gather"], coords, Tensor(np.array(k, np.int32)), axis=1) for k in range(input.ndim))
 
 
-def gather(input_params, input_indices, axis, batch_dims=0):
+def gather(input_params, input_indices, axis=0, batch_dims=0):
     """``ops.gather(input_params, input_indices, axis, batch_dims=0)``: slices of ``input_params``
     along ``axis`` at ``input_indices``; the first ``batch_dims`` axes of both are batch axes
-    (``out[b..., i..., r...] = params[b..., <axes before axis>, idx[b..., i...], r...]``).
+    (``out[b..., i..., r...] = params[b..., <axes before axis>, idx[b..., i...], r...]``). ``axis``
+    defaults to 0 here (MindSpore requires it), as this framework's ops.gather always has.
     Composed for ``batch_dims > 0`` by folding the batch into the gathered axis: reshape
     ``(B, ..., n, ...)`` to ``(..., B*n, ...)`` and offset each batch's indices by ``b*n``."""
     if batch_dims == 0:
