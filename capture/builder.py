@@ -146,6 +146,12 @@ def _sym_handler(op, args, attrs, builder=None):
             vals.append(b.graph.add_const(a))
         else:
             vals.append(a)
+    if op.data_dependent_shape:
+        from .errors import GraphBreak
+        raise GraphBreak(f"{op.label} has a data-dependent output shape (it depends on the tensor's values), "
+                         "which graph mode cannot give a static shape yet",
+                         hint="the op runs eagerly between two compiled graphs; a static-shape form "
+                              "(ops.where, ops.masked_fill) stays in the graph")
     if op.mutates is not None and isinstance(args[op.mutates], Tensor) and not isinstance(args[op.mutates], Parameter):
         from .errors import GraphBreak
         raise GraphBreak(f"in-place {op.name} on a tensor that is not a Parameter")

@@ -269,6 +269,8 @@ def frame_replacement(config, is_construct, fn, *slots):
     if _let_through(fn):
         return None
     flat, names = _flat_from_slots(fn.__code__, slots)
+    if _inside_vmap(flat):
+        return None
     name = f"{type(slots[0]).__name__}.construct" if is_construct and slots else None
     cache = cache_for(fn.__code__)
     entry = cache.lookup(flat, config, fn.__closure__, fn.__globals__)
@@ -285,6 +287,20 @@ def _let_through(fn) -> bool:
     if fast_call.take_bypass(fn.__code__):
         return True
     return bool(_TRACING.depth) or not isinstance(fn, types.FunctionType)
+
+def _inside_vmap(flat) -> bool:
+    """Is this frame called by ``vmap`` on batched tensors (PyNative)? Its arguments then stand for
+    a whole batch and its ops batch as they bind: the frame runs as it is, never captured per call
+    (a BatchedTensor has no single array a graph could take). Checked only once vmap was used."""
+    from runtime import tape
+    if not tape.VMAP_LEVEL[0]:
+        return False
+    from runtime.vmap import BatchedTensor
+    for v in flat:
+        items = v.values() if isinstance(v, dict) else v if isinstance(v, (tuple, list)) else (v,)
+        if any(isinstance(a, BatchedTensor) for a in items):
+            return True
+    return False
 
 def _frame_runner(fn, entry, flat, config):
     """What the hook calls instead of evaluating the frame (None: evaluate it, the entry is eager)."""
@@ -310,6 +326,8 @@ def frame_replacement_user(config, skip_code, fn, *slots):
         skip_code(code)
         return None
     flat, names = _flat_from_slots(code, slots)
+    if _inside_vmap(flat):
+        return None
     entry = cache.lookup(flat, config, fn.__closure__, fn.__globals__)
     if entry is None:
         user_error = None

@@ -72,7 +72,15 @@ DIFFERENCES = {
     "dataset.ImageFolderDataset": "`sampler` other than None and `cache` are refused (use shuffle/num_samples/"
                                   "num_shards); `num_parallel_workers` threads read and decode the files.",
     "dataset.GeneratorDataset": "`num_parallel_workers`/`python_multiprocessing` are accepted; the source is read "
-                                "in one thread (parallelise with `map`).",
+                                "in one thread (parallelise with `map`). Over another dataset with shuffle, "
+                                "num_samples or sharding, that dataset's rows of one epoch are read into memory once.",
+    "dataset.text.WhitespaceTokenizer": "splits on Python's `str.isspace` characters (MindSpore: ICU's); offsets "
+                                        "are UTF-8 byte offsets as MindSpore's.",
+    "dataset.text.PadEnd": "the same transform as `dataset.transforms.PadEnd`.",
+    "dataset.text.Vocab": "`from_list` and `from_dict` only (no `from_dataset` / `from_file`).",
+    "dataset.Dataset.padded_batch": "`batch_size` must be an int (no callable).",
+    "dataset.Dataset.bucket_batch_by_length": "the partly filled buckets left at the end of an epoch are emitted "
+                                              "in bucket order.",
     "dataset.Dataset": "`map(num_parallel_workers=)`: threads, or processes with `python_multiprocessing=True`, "
                        "giving the same rows and random augmentations for any worker count; the default is "
                        "`config.get_num_parallel_workers()`, 1 unless set (MindSpore: 8). `batch` runs in one "
@@ -115,7 +123,7 @@ DIFFERENCES = {
     "Tensor": "`Tensor(ndarray)` copies the array (as MindSpore's constructor does); `Tensor.from_numpy` / "
               "`ms.from_numpy` share its memory.",
     "vmap": "a batching transform: ops with a batching rule (runtime/vmap_rules.py: elementwise, reductions, "
-            "shape ops, matmul, gather, conv/pool, layer_norm...) run once on the whole batch, any other op once per "
+            "shape ops, matmul, gather, gather_nd, tensor_scatter_*, conv/pool, layer_norm...) run once on the whole batch, any other op once per "
             "example (a loop). A CellList (model ensembling) runs its models one after the other (not vectorised). "
             "Under `jit` a vmapped function built outside the jitted code compiles into its graph.",
     "jvp": "forward mode by double VJP (the gradient of <J^T u, v> with respect to u): no per-op JVP rules, the "
@@ -124,6 +132,14 @@ DIFFERENCES = {
     "vjp": "`vjp_fn(v)` gives the gradients of all inputs as a tuple (with `weights`: (inputs, weights)).",
     "ms_function": "warns (FutureWarning) that it is deprecated, then is `jit`; `input_signature`/`hash_args` "
                    "are accepted and not needed.",
+    "ops.unique": "sorted (as numpy.unique); a data-dependent output shape: runs in PyNative; under `jit`/GRAPH_MODE/the frame hook it breaks the graph (`explain()` says so) and runs eagerly between two compiled graphs.",
+    "ops.Unique": "as `ops.unique`.",
+    "ops.nonzero": "a data-dependent output shape: runs in PyNative; under `jit`/GRAPH_MODE/the frame hook it breaks the graph (`explain()` says so) and runs eagerly between two compiled graphs.",
+    "ops.NonZero": "as `ops.nonzero`.",
+    "ops.masked_select": "a data-dependent output shape: runs in PyNative; under `jit`/GRAPH_MODE/the frame hook it breaks the graph (`explain()` says so) and runs eagerly between two compiled graphs.",
+    "ops.MaskedSelect": "as `ops.masked_select`.",
+    "ops.tensor_scatter_max": "no gradient (as min, mul, div); update, add and sub differentiate.",
+    "ops.ScatterNdUpdate": "`use_locking` is accepted (one stream: every update is atomic).",
     "numpy.where": "the one-argument form (`nonzero`) has a data-dependent shape and raises ValueError.",
     "numpy.empty": "zero-filled (there is no uninitialised memory to hand out).",
     "numpy.take": "`mode='raise'` clips (a graph cannot raise on a value).",
@@ -137,11 +153,9 @@ DIFFERENCES = {
 MISSING = [
     "nn.Conv3d",
     "nn.KLDivLoss", "nn.Dropout2d", "nn.PixelShuffle",
-    "ops.conv3d", "ops.scatter_nd", "ops.tensor_scatter_elements",
-    "ops.unique", "ops.nonzero", "ops.masked_select", "ops.einsum", "ops.meshgrid",
-    "ops.Einsum", "ops.CumProd", "ops.Unique", "ops.NonZero", "ops.MaskedSelect", "ops.TensorScatterUpdate",
-    "ops.ScatterNdUpdate", "ops.GatherNd", "ops.Atan2", "ops.BitwiseAnd", "ops.NLLLoss",
-    "dataset.text", "dataset.MindDataset", "dataset.TFRecordDataset", "dataset.DistributedSampler",
+    "ops.conv3d", "ops.einsum", "ops.meshgrid",
+    "ops.Einsum", "ops.CumProd", "ops.Atan2", "ops.BitwiseAnd", "ops.NLLLoss",
+    "dataset.MindDataset", "dataset.TFRecordDataset", "dataset.DistributedSampler",
     "dataset.RandomSampler", "dataset.vision.RandomColorAdjust", "dataset.vision.Grayscale",
 ]
 
@@ -158,6 +172,10 @@ def lookup(name: str):
 def _signature(obj) -> str:
     from runtime.ops import Primitive
     if isinstance(obj, type) and issubclass(obj, Primitive) and obj.op is not None:
+        if obj.__init__ is not Primitive.__init__:  # a hand-written Primitive (ops.Gather): its own signature
+            init = str(inspect.signature(obj.__init__)).replace("(self, ", "(").replace("(self)", "()")
+            call = str(inspect.signature(obj.__call__)).replace("(self, ", "(").replace("(self)", "()")
+            return f"{init}{call}"
         op = obj.op
         init = [k for k in op.attrs if k not in op.call_attrs]
         call = [n.lstrip("*") for n in op.inputs] + list(op.call_attrs)
@@ -213,6 +231,8 @@ def generate() -> str:
                 ("mindspore.dataset.vision", "dataset.vision.", _public(dataset.vision, dataset.vision.__all__)),
                 ("mindspore.dataset.transforms", "dataset.transforms.",
                  _public(dataset.transforms, dataset.transforms.__all__)),
+                ("mindspore.dataset.text", "dataset.text.", _public(dataset.text, dataset.text.__all__)),
+                ("mindspore.dataset.Dataset methods", "dataset.Dataset.", _public(dataset.Dataset)),
                 ("mindspore.numpy", "numpy.", _public(mnp, mnp.__all__))]
     for title, prefix, rows in sections:
         lines += [f"## {title}", "", "| name | kind | signature | differs from MindSpore 2.x |",

@@ -356,9 +356,20 @@ class TensorMethods:
         return swapaxes(self, axis0, axis1)
 
     def gather(self, input_indices, axis, batch_dims=0):
-        if batch_dims:
-            raise ValueError("Tensor.gather: batch_dims other than 0 is not supported")
-        return bind(_R["gather"], self, input_indices, axis=axis)
+        from runtime.ops.selection_func import gather
+        return gather(self, input_indices, axis, batch_dims)
+
+    def masked_select(self, mask):
+        """The elements where ``mask`` is True (a data-dependent shape: a graph break in graph mode)."""
+        return bind(_R["masked_select"], self, mask)
+
+    def nonzero(self, as_tuple=False):
+        """Coordinates of the nonzero elements (a data-dependent shape: a graph break in graph mode)."""
+        from runtime.ops.selection_func import nonzero
+        return nonzero(self, as_tuple)
+
+    def gather_nd(self, indices):
+        return bind(_R["gather_nd"], self, indices)
 
     def repeat(self, repeats, axis=None):
         from runtime.ops.composite import repeat_interleave

@@ -342,3 +342,32 @@ def _unsorted_segment_sum(op, values, batched, attrs, size):
     out = bind(op, bind(_R["transpose"], x, perm=perm), ids, **attrs)  # (num_segments, B, ...)
     back = (1, 0) + tuple(range(2, len(out.shape)))
     return bind(_R["transpose"], out, perm=back)
+
+
+def _with_batch_coordinate(indices, size):
+    """Batched index rows (B, K..., N) -> (B, K..., 1 + N): each row led by its example's number,
+    so that they address the batched operand (B, ...) instead of one example."""
+    import numpy as np
+    from .tensor import Tensor
+    shape = tuple(indices.shape)
+    lead = np.arange(size).reshape((size,) + (1,) * (len(shape) - 1))
+    coord = Tensor(np.ascontiguousarray(np.broadcast_to(lead, shape[:-1] + (1,))).astype(indices.dtype.np))
+    return bind(_R["concat"], coord, indices, axis=-1)
+
+
+@rule("tensor_scatter_update", "tensor_scatter_add", "tensor_scatter_sub", "tensor_scatter_max",
+      "tensor_scatter_min", "tensor_scatter_mul", "tensor_scatter_div")
+def _tensor_scatter(op, values, batched, attrs, size):
+    (x, idx, upd), (bx, bi, bu) = values, batched
+    like = x if bx else idx if bi else upd
+    x, idx, upd = _batch_all(x, bx, like), _batch_all(idx, bi, like), _batch_all(upd, bu, like)
+    return bind(op, x, _with_batch_coordinate(idx, size), upd)
+
+
+@rule("gather_nd")
+def _gather_nd(op, values, batched, attrs, size):
+    (x, idx), (bx, bi) = values, batched
+    if bi and not bx:
+        return bind(op, x, idx)  # the batch axis of idx is one more leading axis of its rows
+    like = x if bx else idx
+    return bind(op, _batch_all(x, bx, like), _with_batch_coordinate(_batch_all(idx, bi, like), size))

@@ -17,7 +17,9 @@ An :class:`Op` holds
   * ``issue_early``: it starts asynchronous work (a non-blocking all-reduce), so schedulers run it,
     and what it needs, as soon as they can, letting that work overlap what follows;
   * ``shape_only``: its result depends on its operands' shapes and dtypes, never on their values
-    (``ones_like``), so constant folding evaluates it whatever its operands are.
+    (``ones_like``), so constant folding evaluates it whatever its operands are;
+  * ``data_dependent_shape``: its output shape depends on its operands' values (``unique``), so
+    ``infer`` cannot give one: it runs in PyNative only and graph capture breaks the graph there.
 
 :func:`bind` dispatches an op application on its arguments' types through a handler table that
 upper layers fill (runtime: eager tensors; graph building: IR values), so this module imports
@@ -71,7 +73,8 @@ class Op:
                  eager_infer: bool | None = None, promote: bool = False, doc: str = "",
                  diff_inputs: tuple[int, ...] | None = None, mutates: int | None = None,
                  call_attrs: tuple[str, ...] = (), mixed_precision: bool = True,
-                 communicates: bool = False, issue_early: bool = False, shape_only: bool = False):
+                 communicates: bool = False, issue_early: bool = False, shape_only: bool = False,
+                 data_dependent_shape: bool = False):
         if kind not in KINDS:
             raise ValueError(f"op {name}: unknown kind {kind!r}")
         if vjp is None and nondiff is None:
@@ -112,6 +115,7 @@ class Op:
         self.communicates = communicates
         self.issue_early = issue_early
         self.shape_only = shape_only
+        self.data_dependent_shape = data_dependent_shape
         # what passes must keep, in program order: random draws advance the shared stream,
         # state ops and mutations write memory, collectives talk to other processes
         self.has_effects = kind in (RANDOM, STATE) or mutates is not None or communicates

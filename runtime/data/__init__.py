@@ -26,7 +26,7 @@ Example:
 """
 import os as _os
 
-from . import config, transforms, vision  # noqa: F401
+from . import config, text, transforms, vision  # noqa: F401
 from .dataset import (BatchDataset, BatchInfo, Dataset, DictIterator, MapDataset, MappableDataset,  # noqa: F401
                       ProjectDataset, RenameDataset, RepeatDataset, ShuffleDataset, SkipDataset, TakeDataset,
                       TupleIterator, ZipDataset, ConcatDataset)
@@ -57,4 +57,4 @@ def embedded_mnist_dir() -> str:
 __all__ = ["Dataset", "MappableDataset", "MnistDataset", "Cifar10Dataset", "ImageFolderDataset", "ZipDataset", "ConcatDataset", "NumpySlicesDataset", "GeneratorDataset",
            "BatchDataset", "MapDataset", "ShuffleDataset", "RepeatDataset", "TakeDataset", "SkipDataset",
            "ProjectDataset", "RenameDataset", "BatchInfo", "TupleIterator", "DictIterator",
-           "vision", "transforms", "config", "Inter", "Border", "ImageBatchFormat", "embedded_mnist_dir", "zip"]
+           "vision", "transforms", "text", "config", "Inter", "Border", "ImageBatchFormat", "embedded_mnist_dir", "zip"]

@@ -277,6 +277,24 @@ class Dataset:
         return BatchDataset(self, batch_size, drop_remainder, per_batch_map, input_columns,
                             output_columns, num_parallel_workers)
 
+    def padded_batch(self, batch_size, drop_remainder=False, num_parallel_workers=None, pad_info=None):
+        """``batch`` that first pads the rows of each batch per ``pad_info`` (see
+        :mod:`runtime.data.padding`; ``{}``: every column to its longest row, with 0)."""
+        from .padding import PaddedBatchDataset
+        return PaddedBatchDataset(self, batch_size, drop_remainder, num_parallel_workers, pad_info)
+
+    def bucket_batch_by_length(self, column_names, bucket_boundaries, bucket_batch_sizes,
+                               element_length_function=None, pad_info=None, pad_to_bucket_boundary=False,
+                               drop_remainder=False):
+        """Batch rows of similar length together: a row goes to the bucket its length falls in
+        (``bucket_boundaries`` split the lengths), each bucket batches ``bucket_batch_sizes[i]`` rows,
+        padded per ``pad_info`` (to the bucket's boundary - 1 with ``pad_to_bucket_boundary``). The
+        length is the first dimension of the one column named, or ``element_length_function(*columns)``."""
+        from .padding import BucketBatchByLengthDataset
+        return BucketBatchByLengthDataset(self, column_names, bucket_boundaries, bucket_batch_sizes,
+                                          element_length_function, pad_info, pad_to_bucket_boundary,
+                                          drop_remainder)
+
     def shuffle(self, buffer_size):
         """Shuffle rows through a buffer of ``buffer_size`` rows (a new order every epoch)."""
         return ShuffleDataset(self, buffer_size)

@@ -117,10 +117,33 @@ class _RandomAccessGenerator(MappableDataset):
         return _rows_to_block(rows, self._names)
 
 
+class _DatasetRows:
+    """Another dataset as a random-access source (``__len__`` + ``__getitem__``), so that
+    ``GeneratorDataset(MnistDataset(...), shuffle=True)`` can shuffle, sample and shard its rows.
+    The source's rows of one epoch are read on first access and kept in memory (as numpy rows)."""
+
+    def __init__(self, dataset):
+        self._dataset = dataset
+        self._rows = None
+
+    def _load(self):
+        if self._rows is None:
+            self._rows = [tuple(r) for r in self._dataset.create_tuple_iterator(num_epochs=1, output_numpy=True)]
+        return self._rows
+
+    def __len__(self):
+        return len(self._load())
+
+    def __getitem__(self, i):
+        return self._load()[i]
+
+
 class GeneratorDataset(Dataset):
     """Rows from Python: ``source`` is a generator function (called once per epoch), an iterable,
     or a random-access object (``__getitem__`` + ``__len__``; then shuffle/num_samples/sharding work
     and ``shuffle=None`` shuffles, as in MindSpore). Each row is a tuple with one value per column.
+    Another dataset (``MnistDataset``...) is iterable; given shuffle=True, num_samples or sharding,
+    its rows of one epoch are read into memory once and indexed from there.
     """
 
     def __init__(self, source, column_names=None, column_types=None, schema=None, num_samples=None,
@@ -137,6 +160,10 @@ class GeneratorDataset(Dataset):
             self._types = [as_dtype(t).np for t in column_types]
             if len(self._types) != len(names):
                 raise ValueError(f"{what}: {len(self._types)} column_types for {len(names)} column(s)")
+        if isinstance(source, Dataset) and (shuffle or sampler is not None or num_shards is not None
+                                            or shard_id is not None or num_samples is not None):
+            # another dataset is iterable; what needs random access reads it into memory once
+            source = _DatasetRows(source)
         random_access = hasattr(source, "__getitem__") and hasattr(source, "__len__")
         if random_access:
             inner = _RandomAccessGenerator(source, names, num_samples=num_samples, shuffle=shuffle,

@@ -79,7 +79,6 @@ DOCUMENTED = (
 
 #: why a documented name is absent (shown in docs/mindspore-compat.md)
 WHY_MISSING = {
-    "unique": "data-dependent output shape",
     "histogram": "data-dependent bin edges", "histogram2d": "data-dependent bin edges",
     "histogramdd": "data-dependent bin edges", "histogram_bin_edges": "data-dependent bin edges",
     "bincount": "data-dependent output length",

@@ -16,7 +16,7 @@ __all__ = ["transpose", "expand_dims", "squeeze", "rollaxis", "swapaxes", "resha
            "dstack", "vstack", "stack", "moveaxis", "tile", "broadcast_to", "broadcast_arrays", "roll",
            "append", "split", "vsplit", "hsplit", "dsplit", "array_split", "flip", "fliplr", "flipud",
            "take_along_axis", "take", "repeat", "rot90", "select", "choose", "size", "array_str",
-           "apply_along_axis", "apply_over_axes", "piecewise", "unravel_index"]
+           "apply_along_axis", "apply_over_axes", "piecewise", "unravel_index", "unique"]
 
 
 def transpose(a, axes=None):
@@ -455,3 +455,13 @@ def unravel_index(indices, shape, order="C"):
         out.append(bind(R["mod"], idx, d))
         idx = bind(R["floor_div"], idx, d)
     return tuple(reversed(out)) if order == "C" else tuple(out)
+
+
+def unique(x, return_inverse=False):
+    """The sorted distinct elements of ``x`` (flattened); with ``return_inverse`` also the
+    position in them of each element of the flattened ``x``. A data-dependent output shape: in
+    graph mode the graph breaks here (``ops.unique``)."""
+    y, idx = bind(R["unique"], tensor(x))
+    if return_inverse:
+        return y, bind(R["reshape"], idx, shape=(-1,))
+    return y

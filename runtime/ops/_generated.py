@@ -30,7 +30,10 @@ _MS_UNARY = ("abs", "neg", "exp", "log", "log1p", "sqrt", "rsqrt", "square", "si
              "relu", "erf", "floor", "ceil", "sign", "reciprocal", "logical_not", "isfinite", "isinf", "isnan",
              "softplus")
 MINDSPORE_INPUT_NAMES = {**{n: ("input", "other") for n in _MS_BINARY}, **{n: ("input",) for n in _MS_UNARY},
-                         "pow": ("input", "exponent"), "where": ("condition", "input", "other")}
+                         "pow": ("input", "exponent"), "where": ("condition", "input", "other"),
+                         "unique": ("input",), "masked_select": ("input", "mask"), "gather_nd": ("input_x", "indices"),
+                         **{"tensor_scatter_" + m: ("input_x", "indices", "updates")
+                            for m in ("update", "add", "sub", "max", "min", "mul", "div")}}
 
 
 def _functional(op):

@@ -40,6 +40,8 @@ def _one_op_graph(name):
 
 @pytest.mark.parametrize("name", sorted(REGISTRY))
 def test_every_op_round_trips(name):
+    if REGISTRY[name].data_dependent_shape:
+        pytest.skip("a data-dependent output shape cannot be in a graph (capture breaks the graph there)")
     g, feeds, params = _one_op_graph(name)
     structure = {"tuple": [{"output": i} for i in range(len(g.outputs))]}
     doc, tensors = encode(g, params, structure)
