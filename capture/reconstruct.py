@@ -40,6 +40,8 @@ The recipes :func:`build` evaluates (``r`` a recipe, ``k`` a memo key: one objec
 ``("slice", [r, r, r])``               ``slice(...)``
 ``("method", r_fn, r_self)``           a bound method
 ``("partial", r_fn, [r...], {k: r})``  ``functools.partial``
+``("call", r_fn, [r...], {k: r}, k)``  ``fn(*args, **kwargs)``: a generator function called again
+                                       (it only makes the generator: its body runs later)
 ``("super", r_cls, r_obj)``            ``super(cls, obj)``
 =====================================  ==========================================================
 
@@ -133,7 +135,7 @@ def build(r, outs, flat, memo):
             for name, x in r[2].items():
                 object.__setattr__(out, name, build(x, outs, flat, memo))
         return out
-    if kind in ("tconst", "copy", "list", "tuple", "dict", "iter", "func"):
+    if kind in ("tconst", "copy", "list", "tuple", "dict", "iter", "func", "call"):
         key = r[-1]
         if key in memo:
             return memo[key]
@@ -150,6 +152,9 @@ def build(r, outs, flat, memo):
             out = rebuild_dict(r[2], {k: build(x, outs, flat, memo) for k, x in r[1].items()})
         elif kind == "iter":
             out = iter([build(x, outs, flat, memo) for x in r[1]])
+        elif kind == "call":
+            out = build(r[1], outs, flat, memo)(*(build(a, outs, flat, memo) for a in r[2]),
+                                                **{k: build(v, outs, flat, memo) for k, v in r[3].items()})
         else:
             _, code, glob, defaults, kwdefaults, cells, _k = r
             out = types.FunctionType(code, glob, code.co_name,

@@ -37,7 +37,9 @@ from .variables import (NULL, Box, BoxVariable, ConstantVariable, DictVariable, 
 from .variables.base import BINARY_OPS, COMPARE_OPS, NoPythonValue
 from .variables.functions import is_framework_callable
 from .variables.objects import NewObjectVariable
+from .variables.base import NotResumable
 from .variables.containers import check_mutable
+from .variables.generators import YIELDED, GeneratorVariable
 
 MAX_INSTRUCTIONS = 500_000
 MAX_INLINE_DEPTH = 64
@@ -153,7 +155,10 @@ class InstructionTranslator:
         self.loc = (code.co_filename, code.co_firstlineno,
                     linecache.getline(code.co_filename, code.co_firstlineno).strip())
         self.return_value = None
-        self.generator_items = None  # list of yielded values while tracing a generator
+        # a generator's frame (run lazily by a GeneratorVariable): stops at each yield with the
+        # yielded value here and ``return_value`` set to ``generators.YIELDED``
+        self.is_generator = False
+        self.yielded = None
         # locations reported to the user (node locs, errors, breaks) are those of the innermost
         # *user* frame: framework code inlined from runtime/graph/... points at the user's call
         self.is_user = not is_internal_file(code.co_filename)
@@ -330,7 +335,7 @@ class InstructionTranslator:
         return self.cls
 
     # -- inlining -----------------------------------------------------------------------------------------
-    def inline_function(self, fn, args, kwargs):
+    def inline_function(self, fn, args, kwargs, make_function=None, made_type=None):
         code = fn.__code__
         self.tracer.inlined.append(fn)
         if not is_framework_callable(fn):
@@ -346,9 +351,17 @@ class InstructionTranslator:
         if "__class__" in code.co_freevars:
             cls = fn.__closure__[code.co_freevars.index("__class__")].cell_contents
         return self.inline_code(code, fn.__globals__, args, kwargs, fn.__defaults__, fn.__kwdefaults__,
-                                boxes, name=fn.__qualname__, cls=cls)
+                                boxes, name=fn.__qualname__, cls=cls,
+                                make_function=make_function or (lambda rec: rec.object_recipe(fn)),
+                                made_type=made_type)
 
-    def inline_code(self, code, f_globals, args, kwargs, defaults, kwdefaults, closure, name="fn", cls=None):
+    def inline_code(self, code, f_globals, args, kwargs, defaults, kwdefaults, closure, name="fn", cls=None,
+                    make_function=None, made_type=None):
+        """Run ``code`` inline with these arguments; its return value. For a generator function
+        (or generator expression): a :class:`GeneratorVariable` whose body runs on demand.
+        ``make_function(rec)``: the recipe of the function being called (a generator that
+        outlives the graph is made again by calling it); ``made_type``: the type of generator
+        object it stands for (a polyfilled ``itertools`` class)."""
         if self.depth >= MAX_INLINE_DEPTH:
             raise GraphBreak("call depth too large while inlining (recursion?)")
         if code.co_flags & (inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE):
@@ -362,16 +375,14 @@ class InstructionTranslator:
         sub = InstructionTranslator(self.tracer, code, f_globals, local_vars, boxes, self.depth + 1,
                                     self_var=self_var, cls=cls, parent=self)
         if code.co_flags & inspect.CO_GENERATOR:
-            # a generator (genexp or user generator function) is run to exhaustion at trace
-            # time; its yielded values become a trace-time iterator (loops are unrolled anyway)
-            sub.generator_items = []
+            sub.is_generator = True
+            if make_function is None:
+                def make_function(rec):
+                    raise NotResumable(f"generator {name} has no function to call again")
+            return GeneratorVariable(sub, name, make_function, args, kwargs,
+                                     made_type=made_type or types.GeneratorType)
         try:
-            ret = sub.run()
-            if sub.generator_items is not None:
-                it = IteratorVariable(sub.generator_items)
-                it.return_value = ret  # what `yield from` this generator evaluates to
-                return it
-            return ret
+            return sub.run()
         finally:
             self.builder.graph.current_loc = self.user_loc()
 
@@ -623,6 +634,8 @@ class InstructionTranslator:
                 raise GraphBreak(f"`in` test raises at trace time: {type(e).__name__}: {e}")
         elif isinstance(container, DictVariable):
             found = item.value in container.items
+        elif isinstance(container, IteratorVariable):
+            found = self._iterator_contains(container, item.value)
         else:
             items = list(container.iterate(self))
             if not all(v.is_const() for v in items):
@@ -630,6 +643,16 @@ class InstructionTranslator:
                 raise GraphBreak("`in` test against a container holding traced values")
             found = item.value in [v.value for v in items]
         self.push(ConstantVariable(found != bool(ins.arg)))
+
+    def _iterator_contains(self, it, value):
+        """``value in iterator``: items are taken one at a time until one equals ``value`` (the
+        rest stay in the iterator, and a generator runs only that far), as Python does."""
+        while (v := it.next(self)) is not None:
+            if not v.is_const():
+                raise GraphBreak("`in` test against an iterator yielding traced values")
+            if v.value is value or v.value == value:
+                return True
+        return False
 
     # subscripts and slices
     def BINARY_SUBSCR(self, ins):
@@ -994,30 +1017,38 @@ class InstructionTranslator:
                               "(a break inside the block runs the rest of the frame eagerly)")
 
     def RETURN_GENERATOR(self, ins):
-        if self.generator_items is None:
+        if not self.is_generator:
             raise GraphBreak("generator function")
         self.push(ConstantVariable(None))  # the value the first next() sends in (popped next)
 
     def YIELD_VALUE(self, ins):
-        if self.generator_items is None:
+        """Stop the generator's frame here (``GeneratorVariable.resume`` takes the value); it
+        continues with the value sent in pushed."""
+        if not self.is_generator:
             raise GraphBreak("yield outside a generator being traced")
-        self.generator_items.append(self.pop())
-        self.push(ConstantVariable(None))  # next() sends None
+        self.yielded = self.pop()
+        self.return_value = YIELDED
 
     def GET_YIELD_FROM_ITER(self, ins):
-        if self.generator_items is None:
+        if not self.is_generator:
             raise GraphBreak("`yield from` outside a generator being traced")
         v = self.pop()
         self.push(v if isinstance(v, IteratorVariable) else IteratorVariable(v.iterate(self)))
 
     def SEND(self, ins):
         """``yield from``: the delegated iterator's next item (yielded by the YIELD_VALUE that
-        follows), or, once it is exhausted, its return value and a jump past the loop."""
-        self.pop()  # the value sent in: next() sends None
+        follows), or, once it is exhausted, its return value and a jump past the loop. A value
+        sent into this generator is sent on to a delegated generator."""
+        sent = self.pop()
         it = self.stack[-1]
         if not isinstance(it, IteratorVariable):
             raise GraphBreak(f"`yield from` a {it.describe()}")
-        item = it.next(self)
+        if isinstance(it, GeneratorVariable):
+            item = it.resume(self, sent)
+        elif sent.is_const() and sent.value is None:
+            item = it.next(self)
+        else:
+            raise GraphBreak(f"send() into `yield from` a {it.describe()} (AttributeError at run time)")
         if item is None:
             if bc.PY311:
                 self.pop()  # 3.12+ pop the iterator at END_SEND

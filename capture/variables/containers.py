@@ -228,6 +228,11 @@ class ListMethodVariable(Variable):
         items = self.lst.items
         if self.name == "append":
             items.append(args[0])
+        elif self.name == "extend" and isinstance(args[0], IteratorVariable):
+            # one item at a time, as CPython extends from an iterator: a generator reading the
+            # list sees the items already appended
+            while (v := args[0].next(tx)) is not None:
+                items.append(v)
         elif self.name == "extend":
             items.extend(args[0].iterate(tx))
         elif self.name == "insert":
@@ -316,22 +321,24 @@ class DictMethodVariable(Variable):
 
     def call(self, tx, args, kwargs):
         items = self.d.items
-        if self.name == "keys":
-            return ListVariable([ConstantVariable(k) for k in items])
-        if self.name == "values":
-            return ListVariable(list(items.values()))
-        if self.name == "items":
-            return ListVariable([TupleVariable([ConstantVariable(k), v]) for k, v in items.items()])
+        if self.name in ("keys", "values", "items"):
+            if args or kwargs:
+                raise GraphBreak(f"dict.{self.name}() takes no arguments (TypeError at run time)")
+            from .dict_views import DictViewVariable
+            return DictViewVariable(self.d, self.name)
         if self.name == "get":
             key = _const_key(args[0])
             return items.get(key, args[1] if len(args) > 1 else ConstantVariable(None))
         check_mutable(tx, self.d, f"dict.{self.name}()")
         if self.name == "update":
+            if len(args) > 1:
+                raise GraphBreak(f"dict.update expected at most 1 argument, got {len(args)} (TypeError at run time)",
+                                 hint="the frame runs eagerly so Python raises the error")
+            new = {}
             for a in args:
-                if not isinstance(a, DictVariable):
-                    raise GraphBreak("dict.update with a non-dict argument")
-                items.update(a.items)
-            items.update(kwargs)
+                new.update(_dict_items_of(tx, a))
+            new.update(kwargs)
+            items.update(new)
             return ConstantVariable(None)
         if self.name == "pop":
             key = _const_key(args[0])
@@ -344,6 +351,22 @@ class DictMethodVariable(Variable):
             key = _const_key(args[0])
             return items.setdefault(key, args[1] if len(args) > 1 else ConstantVariable(None))
         raise GraphBreak(f"dict.{self.name}")
+
+
+def _dict_items_of(tx, var) -> dict:
+    """The items ``dict(var)`` / ``d.update(var)`` take from ``var``: a dict's, or the pairs of
+    an iterable; anything Python would reject (or that needs run-time data) breaks."""
+    if isinstance(var, DictVariable):
+        return dict(var.items)
+    if var.is_const() and isinstance(var.value, dict):
+        return {k: tx.wrap(v) for k, v in var.value.items()}
+    out = {}
+    for pair in var.iterate(tx):
+        kv = pair.iterate(tx) if isinstance(pair, TupleVariable) or pair.is_const() else None
+        if kv is None or len(kv) != 2:
+            raise GraphBreak("dict update sequence element is not a pair (TypeError/ValueError at run time)")
+        out[_const_key(kv[0])] = kv[1]
+    return out
 
 
 def _const_key(var):

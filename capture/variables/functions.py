@@ -24,11 +24,16 @@ from graph.ir import NODE
 from ..builder import SymTensor
 from ..errors import CaptureUserError, GraphBreak, MissingAttribute
 from .base import ConstantVariable, NoPythonValue, NotResumable, Variable
-from .containers import (SKIP, DictVariable, IteratorVariable, ListVariable, TupleVariable,
+from .containers import (SKIP, DictVariable, _dict_items_of, IteratorVariable, ListVariable, TupleVariable,
                          iterator_pipeline, plain_tuple)
 from .tensor import TensorVariable
 
+from .dict_views import DictViewVariable, MappingProxyVariable
+from .generators import GeneratorVariable
+
 FRAMEWORK_PREFIXES = ("runtime.", "graph.", "codegen.")
+#: Variables with no Python object at trace time whose exact type is known
+_TYPED_WITHOUT_VALUE = (GeneratorVariable, DictViewVariable, MappingProxyVariable)
 _PURE_MODULES = {"math", "operator", "_operator", "cmath"}
 
 
@@ -105,6 +110,13 @@ class PolyfillVariable(UserFunctionVariable):
     def reconstruct(self, rec):
         return rec.object_recipe(self.original)
 
+    def call(self, tx, args, kwargs):
+        # a polyfill that is a generator (itertools.chain, islice) stands for an object of the
+        # original's class; one that outlives the graph unstarted is made by the original
+        original = self.original
+        return tx.inline_function(self.fn, list(args), kwargs, make_function=lambda rec: rec.object_recipe(original),
+                                  made_type=original if isinstance(original, type) else None)
+
 
 _FUNCTION_METADATA = ("__name__", "__qualname__", "__module__", "__doc__", "__defaults__", "__kwdefaults__")
 
@@ -135,7 +147,7 @@ class NestedFunctionVariable(Variable):
 
     def call(self, tx, args, kwargs):
         return tx.inline_code(self.code, self.f_globals, args, kwargs, self.defaults, self.kwdefaults,
-                              self.closure, name=self.code.co_name)
+                              self.closure, name=self.code.co_name, make_function=lambda rec: rec.of(self))
 
 
 class FrameworkCallableVariable(KnownCallableVariable):
@@ -269,6 +281,9 @@ class BuiltinVariable(KnownCallableVariable):
             return ConstantVariable(issubclass(obj.cls, target))
         if isinstance(obj, TensorVariable):
             return ConstantVariable(_is_tensor_class(target, obj.python_type()))
+        if isinstance(obj, _TYPED_WITHOUT_VALUE):
+            # a generator / dict view the frame made: its type is known, its object is not yet
+            return ConstantVariable(issubclass(obj.python_type(), target))
         return ConstantVariable(isinstance(tx.python_value(obj), target))
 
     def _call_issubclass(self, tx, sub, cls):
@@ -316,15 +331,9 @@ class BuiltinVariable(KnownCallableVariable):
         return TupleVariable([] if it is None else it.iterate(tx))
 
     def _call_dict(self, tx, *args, **kwargs):
-        items = {}
-        if args:
-            src = args[0]
-            if isinstance(src, DictVariable):
-                items.update(src.items)
-            else:
-                for pair in src.iterate(tx):
-                    k, v = pair.iterate(tx)
-                    items[k.value] = v
+        if len(args) > 1:
+            raise GraphBreak(f"dict expected at most 1 argument, got {len(args)} (TypeError at run time)")
+        items = _dict_items_of(tx, args[0]) if args else {}
         items.update(kwargs)
         return DictVariable(items)
 
@@ -444,10 +453,10 @@ class BuiltinVariable(KnownCallableVariable):
         return self._minmax(tx, min, args, key, default)
 
     def _call_any(self, tx, it):
-        return ConstantVariable(any(v.truth(tx) for v in it.iterate(tx)))
+        return ConstantVariable(any(v.truth(tx) for v in _items_on_demand(tx, it)))
 
     def _call_all(self, tx, it):
-        return ConstantVariable(all(v.truth(tx) for v in it.iterate(tx)))
+        return ConstantVariable(all(v.truth(tx) for v in _items_on_demand(tx, it)))
 
     def _call_sorted(self, tx, it, key=None, reverse=None):
         items = it.iterate(tx)
@@ -474,6 +483,16 @@ class BuiltinVariable(KnownCallableVariable):
 
     def _call_type(self, tx, x):
         return ClassVariable(x.python_type())
+
+
+def _items_on_demand(tx, it):
+    """The items of ``it``, taken one at a time (``any``/``all`` stop early: an iterator keeps
+    the rest, and a generator runs no further than Python runs it)."""
+    if not isinstance(it, IteratorVariable):
+        yield from it.iterate(tx)
+        return
+    while (v := it.next(tx)) is not None:
+        yield v
 
 
 def _class_spec(tx, var):
