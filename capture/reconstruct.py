@@ -39,7 +39,8 @@ The recipes :func:`build` evaluates (``r`` a recipe, ``k`` a memo key: one objec
 {name: r}, [cell...], k)``             defaults and (real) closure cells
 ``("slice", [r, r, r])``               ``slice(...)``
 ``("method", r_fn, r_self)``           a bound method
-``("partial", r_fn, [r...], {k: r})``  ``functools.partial``
+``("partial", r_fn, [r...], {k: r},   ``functools.partial`` (one per call)
+k)``
 ``("call", r_fn, [r...], {k: r}, k)``  ``fn(*args, **kwargs)``: a generator function called again
                                        (it only makes the generator: its body runs later)
 ``("super", r_cls, r_obj)``            ``super(cls, obj)``
@@ -168,9 +169,13 @@ def build(r, outs, flat, memo):
         return slice(*(build(x, outs, flat, memo) for x in r[1]))
     if kind == "method":
         return types.MethodType(build(r[1], outs, flat, memo), build(r[2], outs, flat, memo))
-    if kind == "partial":
-        return functools.partial(build(r[1], outs, flat, memo), *(build(a, outs, flat, memo) for a in r[2]),
-                                 **{k: build(v, outs, flat, memo) for k, v in r[3].items()})
+    if kind == "partial":  # (kind, fn, args, kwargs, memo key): one object per call
+        out = memo.get(r[4])
+        if out is None:
+            out = memo[r[4]] = functools.partial(
+                build(r[1], outs, flat, memo), *(build(a, outs, flat, memo) for a in r[2]),
+                **{k: build(v, outs, flat, memo) for k, v in r[3].items()})
+        return out
     if kind == "super":
         return super(build(r[1], outs, flat, memo), build(r[2], outs, flat, memo))
     if kind == "getattr":
@@ -215,6 +220,8 @@ def apply_effects(effects, outs, flat, memo):
             e[1].cell_contents = build(e[2], outs, flat, memo)
         elif kind == "attr":
             setattr(build(e[1], outs, flat, memo), e[2], build(e[3], outs, flat, memo))
+        elif kind == "dictitem":  # obj.__dict__[name] = value (no __setattr__, as the program wrote it)
+            build(e[1], outs, flat, memo).__dict__[e[2]] = build(e[3], outs, flat, memo)
         elif kind == "global":
             e[1][e[2]] = build(e[3], outs, flat, memo)
         elif kind == "list":

@@ -38,8 +38,9 @@ from .variables.base import BINARY_OPS, COMPARE_OPS, NoPythonValue
 from .variables.functions import is_framework_callable
 from .variables.objects import NewObjectVariable
 from .variables.base import NotResumable
-from .variables.containers import check_mutable
+from .variables.containers import check_mutable, dict_key, has_dict_key
 from .variables.generators import YIELDED, GeneratorVariable
+from .variables.object_dicts import ObjectDictVariable
 
 MAX_INSTRUCTIONS = 500_000
 MAX_INLINE_DEPTH = 64
@@ -636,6 +637,8 @@ class InstructionTranslator:
             found = item.value in container.items
         elif isinstance(container, IteratorVariable):
             found = self._iterator_contains(container, item.value)
+        elif isinstance(container, ObjectDictVariable):
+            found = isinstance(item.value, str) and container.contains(self, item.value)
         else:
             items = list(container.iterate(self))
             if not all(v.is_const() for v in items):
@@ -698,9 +701,11 @@ class InstructionTranslator:
                     obj.items[key.value] = value
             except (IndexError, TypeError) as e:
                 raise GraphBreak(f"list assignment fails at trace time: {e}")
-        elif isinstance(obj, DictVariable) and key.is_const():
+        elif isinstance(obj, DictVariable) and has_dict_key(key):
             check_mutable(self, obj, "item assignment")
-            obj.items[key.value] = value
+            obj.items[dict_key(key)] = value
+        elif isinstance(obj, ObjectDictVariable):
+            obj.set_item(self, key, value)
         elif isinstance(obj, TensorVariable):
             obj.setitem(self, key, value)
         else:
@@ -744,9 +749,7 @@ class InstructionTranslator:
         items = self.popn(2 * ins.arg)
         d = {}
         for k, v in zip(items[::2], items[1::2]):
-            if not k.is_const():
-                raise GraphBreak("dict with a traced key")
-            d[k.value] = v
+            d[dict_key(k)] = v
         self.push(DictVariable(d))
 
     def BUILD_CONST_KEY_MAP(self, ins):
@@ -774,10 +777,9 @@ class InstructionTranslator:
     def MAP_ADD(self, ins):
         v = self.pop()
         k = self.pop()
-        if not k.is_const():
-            raise GraphBreak("dict with a traced key")
+        key = dict_key(k)
         check_mutable(self, self.stack[-ins.arg], "item assignment")
-        self.stack[-ins.arg].items[k.value] = v
+        self.stack[-ins.arg].items[key] = v
 
     def DICT_UPDATE(self, ins):
         v = self.pop()

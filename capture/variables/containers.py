@@ -285,12 +285,15 @@ class DictVariable(Variable):
         return ("dict", {k: rec.of(v) for k, v in self.items.items()}, self.cls, rec.memo_key())
 
     def getitem(self, tx, key):
-        if not key.is_const():
+        if not has_dict_key(key):
             raise GraphBreak("indexing a dict with a traced value")
+        k = dict_key(key)
         try:
-            return self.items[key.value]
+            return self.items[k]
         except KeyError:
-            raise GraphBreak(f"KeyError {key.value!r} at trace time")
+            raise GraphBreak(f"KeyError {k!r} at trace time")
+        except TypeError as e:
+            raise GraphBreak(f"dict lookup raises TypeError at trace time: {e}")
 
     def length(self, tx):
         return len(self.items)
@@ -299,7 +302,7 @@ class DictVariable(Variable):
         return bool(self.items)
 
     def iterate(self, tx):
-        return [ConstantVariable(k) for k in self.items]
+        return [key_variable(tx, k) for k in self.items]
 
     def getattr(self, tx, name):
         if name in ("keys", "values", "items", "get", "update", "pop", "setdefault"):
@@ -358,6 +361,9 @@ def _dict_items_of(tx, var) -> dict:
     an iterable; anything Python would reject (or that needs run-time data) breaks."""
     if isinstance(var, DictVariable):
         return dict(var.items)
+    from .object_dicts import ObjectDictVariable
+    if isinstance(var, ObjectDictVariable):
+        return var.snapshot(tx)
     if var.is_const() and isinstance(var.value, dict):
         return {k: tx.wrap(v) for k, v in var.value.items()}
     out = {}
@@ -369,10 +375,33 @@ def _dict_items_of(tx, var) -> dict:
     return out
 
 
-def _const_key(var):
-    if not var.is_const():
-        raise GraphBreak("dict key is a traced value")
-    return var.value
+def key_variable(tx, k):
+    """The Variable for key ``k`` of a modelled dict (see :func:`dict_key`)."""
+    return ConstantVariable(k) if type(k) in _SCALAR_KEYS else tx.wrap(k)
+
+
+_SCALAR_KEYS = (int, str, float, bool, type(None), bytes, tuple, frozenset, complex)
+
+
+def has_dict_key(var) -> bool:
+    """Whether ``var`` can be a key of a modelled dict (see :func:`dict_key`)."""
+    if var.is_const():
+        return True
+    from .functions import PartialVariable
+    return isinstance(var, PartialVariable) and var.obj is not None
+
+
+def dict_key(var):
+    """The Python key ``var`` stands for in a modelled dict: a Python constant, or an object from
+    outside the frame hashed by identity (a ``functools.partial``). Others break."""
+    if var.is_const():
+        return var.value
+    if has_dict_key(var):
+        return var.python_value()
+    raise GraphBreak(f"dict with a {var.describe()} as a key")
+
+
+_const_key = dict_key
 
 
 class SliceVariable(Variable):

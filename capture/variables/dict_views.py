@@ -13,7 +13,7 @@ import types
 
 from ..errors import GraphBreak, MissingAttribute
 from .base import ConstantVariable, Variable
-from .containers import TupleVariable, rebuild_dict
+from .containers import TupleVariable, key_variable, rebuild_dict
 
 
 class DictViewVariable(Variable):
@@ -48,10 +48,10 @@ class DictViewVariable(Variable):
     def iterate(self, tx):
         items = self.d.items
         if self.kind == "keys":
-            return [ConstantVariable(k) for k in items]
+            return [key_variable(tx, k) for k in items]
         if self.kind == "values":
             return list(items.values())
-        return [TupleVariable([ConstantVariable(k), v]) for k, v in items.items()]
+        return [TupleVariable([key_variable(tx, k), v]) for k, v in items.items()]
 
     def length(self, tx):
         return len(self.d.items)

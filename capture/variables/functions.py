@@ -388,7 +388,16 @@ class BuiltinVariable(KnownCallableVariable):
                              resumable=tx.depth > 0, hint="the function runs eagerly")
         raise GraphBreak(f"builtin {self.fn.__name__}() is not supported in graph mode")
 
-    _call_eval = _call_exec = _call_vars = _call_dir = _frame_reader
+    _call_eval = _call_exec = _call_dir = _frame_reader
+
+    def _call_vars(self, tx, *args, **kwargs):
+        """``vars(obj)`` is ``obj.__dict__`` (``vars()`` reads the frame: see _frame_reader)."""
+        if len(args) == 1 and not kwargs and not args[0].is_const():
+            try:
+                return args[0].getattr(tx, "__dict__")
+            except MissingAttribute:
+                raise GraphBreak("vars() argument must have __dict__ attribute (TypeError at run time)") from None
+        return self._frame_reader(tx, *args, **kwargs)
 
     def _call_iter(self, tx, it):
         if isinstance(it, IteratorVariable):
@@ -845,18 +854,29 @@ def _data_parallel_grads(tx, weights, wg, fn_var=None):
 class PartialVariable(Variable):
     """``functools.partial(fn, *args, **kw)``: calls ``fn`` with the bound arguments prepended."""
 
-    def __init__(self, fn_var, args, kwargs):
+    def __init__(self, fn_var, args, kwargs, obj=None):
         self.fn = fn_var
         self.args = list(args)
         self.kwargs = dict(kwargs)
+        self.obj = obj  # the partial object itself, when it exists outside the frame
+
+    def python_value(self):
+        if self.obj is None:
+            raise NoPythonValue("a functools.partial the frame made has no Python value at trace time")
+        return self.obj
 
     def reconstruct(self, rec):
+        """An existing partial is that object; one the frame made is a new partial, made once
+        per call (every use of it is the same object: a dict key, an ``is`` test)."""
+        if self.obj is not None:
+            return rec.object_recipe(self.obj)
         return ("partial", rec.of(self.fn), [rec.of(a) for a in self.args],
-                {k: rec.of(v) for k, v in self.kwargs.items()})
+                {k: rec.of(v) for k, v in self.kwargs.items()}, rec.memo_key())
 
     @classmethod
     def from_object(cls, tx, p):
-        return cls(tx.wrap(p.func), [tx.wrap(a) for a in p.args], {k: tx.wrap(v) for k, v in p.keywords.items()})
+        return cls(tx.wrap(p.func), [tx.wrap(a) for a in p.args], {k: tx.wrap(v) for k, v in p.keywords.items()},
+                   obj=p)
 
     def call(self, tx, args, kwargs):
         return self.fn.call(tx, self.args + list(args), {**self.kwargs, **kwargs})
@@ -885,6 +905,22 @@ class PrintVariable(KnownCallableVariable):
     def call(self, tx, args, kwargs):
         raise GraphBreak("ops.Print / ops.print_ inside a captured region: it must print on every call",
                          hint="remove the print, or accept the graph break (the print runs eagerly between two graphs)")
+
+
+def _changes_random_stream(obj) -> bool:
+    from graph.ops import rng
+    from runtime import random
+    return obj is random.set_seed or obj is rng.seed
+
+
+class RandomStreamSetterVariable(KnownCallableVariable):
+    """``ms.set_seed(n)``: it reseeds the stream the graph's random ops draw from, so it must run
+    on every call, between the draws before it and the draws after it: a graph break (as
+    ``torch.manual_seed`` is for TorchDynamo)."""
+
+    def call(self, tx, args, kwargs):
+        raise GraphBreak("ms.set_seed inside a captured region: it reseeds the random stream on every call",
+                         hint="seed outside the jitted function, or accept the graph break")
 
 
 def _traced_framework_functions():
@@ -939,6 +975,8 @@ def wrap_callable(tx, obj):
         return None
     if _is_framework_print(obj):
         return PrintVariable(obj)
+    if _changes_random_stream(obj):
+        return RandomStreamSetterVariable(obj)
     if isinstance(obj, types.MethodType) and isinstance(obj.__self__, Cell) and is_framework_callable(obj):
         from .objects import CellMethodVariable
         return CellMethodVariable(obj, tx.wrap(obj.__self__))
