@@ -38,7 +38,7 @@ from .variables.base import BINARY_OPS, COMPARE_OPS, NoPythonValue
 from .variables.functions import is_framework_callable
 from .variables.objects import NewObjectVariable
 from .variables.base import NotResumable
-from .variables.containers import check_mutable, dict_key, has_dict_key
+from .variables.containers import ListIteratorVariable, check_mutable, dict_key, has_dict_key
 from .variables.generators import YIELDED, GeneratorVariable
 from .variables.object_dicts import ObjectDictVariable
 
@@ -828,7 +828,12 @@ class InstructionTranslator:
     # iteration
     def GET_ITER(self, ins):
         v = self.pop()
-        self.push(v if isinstance(v, IteratorVariable) else IteratorVariable(v.iterate(self)))
+        if isinstance(v, IteratorVariable):
+            self.push(v)
+        elif isinstance(v, ListVariable) and v.kind is list:
+            self.push(ListIteratorVariable(v))  # live: reaches items appended while iterating
+        else:
+            self.push(IteratorVariable(v.iterate(self)))
 
     def FOR_ITER(self, ins):
         it = self.stack[-1]

@@ -457,6 +457,21 @@ class IteratorVariable(Variable):
         return v
 
 
+class ListIteratorVariable(IteratorVariable):
+    """``iter(lst)`` of a list: it indexes the list as it goes, as CPython's list iterator does,
+    so items appended meanwhile are reached (a generator expression over a list the frame keeps
+    extending sees the new items)."""
+
+    def __init__(self, lst):
+        self.lst = lst
+        self.pos = 0
+        self._type = type(iter([]))
+
+    @property
+    def items(self):
+        return self.lst.items
+
+
 class LazyIteratorVariable(IteratorVariable):
     """``zip``/``enumerate``/``map``/``filter`` over a stateful iterator: items are pulled one at
     a time when the frame asks for them, as Python does, so whatever a loop leaves unconsumed

@@ -132,13 +132,17 @@ class NestedFunctionVariable(Variable):
         self.closure = closure or ()  # tuple of Box
 
     def reconstruct(self, rec):
-        """A new function of the same code, defaults and closure; only over cells that outlive
-        the frame (free variables of the captured function), not over its own locals."""
+        """A new function of the same code, defaults and closure. At a graph break only over
+        cells that outlive the frame (free variables of the captured function), not over its own
+        locals (the resumed code has cells of its own); in the frame's result, its own locals'
+        cells are new cells holding their final values (``Recipes.local_cell``)."""
         cells = []
         for box in self.closure:
             cell = rec.free_cells.get(id(box))
             if cell is None:
-                raise NotResumable("a closure over a local of the frame is live at the break")
+                if not rec.frame_done:
+                    raise NotResumable("a closure over a local of the frame is live at the break")
+                cell = rec.local_cell(box)
             cells.append(cell)
         return ("func", self.code, self.f_globals,
                 [rec.of(d) if isinstance(d, Variable) else ("val", d) for d in self.defaults],
@@ -402,6 +406,9 @@ class BuiltinVariable(KnownCallableVariable):
     def _call_iter(self, tx, it):
         if isinstance(it, IteratorVariable):
             return it  # iter() of an iterator is the iterator itself
+        if isinstance(it, ListVariable) and it.kind is list:
+            from .containers import ListIteratorVariable
+            return ListIteratorVariable(it)
         made = it.python_type()
         return IteratorVariable(it.iterate(tx), type(iter(made())) if made in (list, tuple, dict, str) else None)
 
