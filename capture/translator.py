@@ -41,6 +41,7 @@ from .variables.base import NotResumable
 from .variables.containers import ListIteratorVariable, check_mutable, dict_key, has_dict_key
 from .variables.generators import YIELDED, GeneratorVariable
 from .variables.object_dicts import ObjectDictVariable
+from .variables.dict_views import DictIteratorVariable, DictViewVariable
 
 MAX_INSTRUCTIONS = 500_000
 MAX_INLINE_DEPTH = 64
@@ -832,6 +833,10 @@ class InstructionTranslator:
             self.push(v)
         elif isinstance(v, ListVariable) and v.kind is list:
             self.push(ListIteratorVariable(v))  # live: reaches items appended while iterating
+        elif isinstance(v, DictVariable) and not isinstance(v, ObjectDictVariable):
+            self.push(DictIteratorVariable(v, "keys"))  # live: a size change is Python's RuntimeError
+        elif isinstance(v, DictViewVariable) and isinstance(v.d, DictVariable):
+            self.push(DictIteratorVariable(v.d, v.kind))
         else:
             self.push(IteratorVariable(v.iterate(self)))
 

@@ -377,7 +377,7 @@ def _dict_items_of(tx, var) -> dict:
 
 def key_variable(tx, k):
     """The Variable for key ``k`` of a modelled dict (see :func:`dict_key`)."""
-    return ConstantVariable(k) if type(k) in _SCALAR_KEYS else tx.wrap(k)
+    return ConstantVariable(k) if type(k) in _SCALAR_KEYS or tx is None else tx.wrap(k)
 
 
 _SCALAR_KEYS = (int, str, float, bool, type(None), bytes, tuple, frozenset, complex)

@@ -13,7 +13,7 @@ import types
 
 from ..errors import GraphBreak, MissingAttribute
 from .base import ConstantVariable, Variable
-from .containers import TupleVariable, key_variable, rebuild_dict
+from .containers import IteratorVariable, TupleVariable, key_variable, rebuild_dict
 
 
 class DictViewVariable(Variable):
@@ -84,6 +84,34 @@ class DictViewVariable(Variable):
 
     def describe(self):
         return self.python_type().__name__
+
+
+class DictIteratorVariable(IteratorVariable):
+    """``iter(d)`` / ``iter(d.keys()|values()|items())`` of a modelled dict: it reads the dict as
+    it goes (a value replaced meanwhile is seen), and a dict whose keys change while it is being
+    iterated is left to Python, which raises RuntimeError."""
+
+    def __init__(self, d, kind):
+        self.d, self.kind = d, kind
+        self.keys_at_start = list(d.items)
+        self.pos = 0
+        self._type = type(iter(getattr({}, kind)()))
+
+    @property
+    def items(self):
+        return DictViewVariable(self.d, self.kind).iterate(None)
+
+    @property
+    def lazy(self):
+        """Once the dict's keys changed, Python's iterator raises on its next step: no fresh
+        iterator behaves so, so one live at a graph break makes the frame run eagerly."""
+        return list(self.d.items) != self.keys_at_start
+
+    def next(self, tx):
+        if list(self.d.items) != self.keys_at_start:
+            raise GraphBreak("a dict changed size or keys while being iterated (RuntimeError at run time)",
+                             hint="the frame runs eagerly so Python raises the error")
+        return super().next(tx)
 
 
 class MappingProxyVariable(Variable):
