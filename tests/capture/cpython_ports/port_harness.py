@@ -36,11 +36,14 @@ CALLS = 2
 _VIEW_TYPES = (collections.abc.KeysView, collections.abc.ValuesView, collections.abc.ItemsView)
 
 
-def normalize(value, depth=0):
-    """A comparable description of ``value`` (types kept; addresses dropped)."""
-    if depth > 20:
-        return ("deep",)
-    n = lambda v: normalize(v, depth + 1)  # noqa: E731
+def normalize(value, depth=0, budget=None):
+    """A comparable description of ``value`` (types kept; addresses dropped). At most 20 levels
+    and 5000 values are described (a module's globals coming back by mistake must not hang)."""
+    budget = [5000] if budget is None else budget
+    budget[0] -= 1
+    if depth > 20 or budget[0] < 0:
+        return ("too large",)
+    n = lambda v: normalize(v, depth + 1, budget)  # noqa: E731
     if isinstance(value, Tensor):
         return ("Tensor", tuple(value.shape), str(value.dtype), value.asnumpy().tolist())
     if isinstance(value, (bool, int, float, complex, str, bytes, type(None))):
@@ -139,6 +142,55 @@ def run_case(fn, make_state=dict, calls=CALLS):
     return seen
 
 
+def known_failure(reason):
+    """Mark a case that fails for a reason outside this port's scope (recorded in the report):
+    it runs in a forked child (a crash fails that case alone) as a strict xfail, so the mark
+    must be removed once it passes."""
+    def mark(fn):
+        fn.known_failure = reason
+        return fn
+    return mark
+
+
+def run_case_isolated(fn, timeout=120):
+    """``run_case(fn)`` in a forked child: a crash (signal) or hang is an AssertionError here."""
+    import os
+    import signal
+    import time
+    pid = os.fork()
+    if pid == 0:  # the child: exit status says how the case went
+        code = 1
+        try:
+            run_case(fn)
+            code = 0
+        except BaseException:  # noqa: BLE001 (reported through the exit status)
+            import traceback
+            traceback.print_exc()
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + timeout
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            raise AssertionError(f"{fn.__name__}: hung for {timeout} s")
+        time.sleep(0.05)
+    if os.WIFSIGNALED(status):
+        raise AssertionError(f"{fn.__name__}: crashed with signal {os.WTERMSIG(status)}")
+    assert os.WEXITSTATUS(status) == 0, f"{fn.__name__}: differs (see the child's output)"
+
+
+def check(case):
+    """The body of every port test: a case (known failures isolated in a child process)."""
+    if getattr(case, "known_failure", None):
+        run_case_isolated(case)
+    else:
+        run_case(case)
+
+
 class NotPortable:
     """A CPython test with no capture-vs-eager meaning, and why."""
 
@@ -160,7 +212,8 @@ def parametrize(namespace):
     carrying its reason (so the counts come out of pytest's summary)."""
     import pytest
     cases, skipped = collect(namespace)
-    params = [pytest.param(c, id=c.__name__[5:]) for c in cases]
+    params = [pytest.param(c, id=c.__name__[5:], marks=pytest.mark.xfail(strict=True, reason=c.known_failure))
+              if getattr(c, "known_failure", None) else pytest.param(c, id=c.__name__[5:]) for c in cases]
     params += [pytest.param(s, id=f"notportable-{s.__name__}",
                             marks=pytest.mark.skip(reason=f"not portable: {s.reason}")) for s in skipped]
     return params

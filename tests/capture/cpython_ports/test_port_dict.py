@@ -6,7 +6,7 @@ import functools
 
 import pytest
 
-from port_harness import parametrize, run_case
+from port_harness import check, parametrize
 
 
 def case_constructor(x, state):
@@ -273,4 +273,4 @@ NOT_PORTABLE = {
 
 @pytest.mark.parametrize("case", parametrize(globals()))
 def test_dict_port(case):
-    run_case(case)
+    check(case)

@@ -5,7 +5,7 @@ import collections.abc
 
 import pytest
 
-from port_harness import parametrize, run_case
+from port_harness import check, parametrize
 
 
 def case_dict_keys(x, state):
@@ -166,4 +166,4 @@ NOT_PORTABLE = {
 
 @pytest.mark.parametrize("case", parametrize(globals()))
 def test_dictviews_port(case):
-    run_case(case)
+    check(case)

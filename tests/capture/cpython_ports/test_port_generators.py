@@ -7,7 +7,7 @@ import types
 
 import pytest
 
-from port_harness import parametrize, run_case
+from port_harness import check, parametrize
 
 # -- GeneratorTest / ExceptionTest ------------------------------------------------------------------
 
@@ -517,4 +517,4 @@ NOT_PORTABLE = {
 
 @pytest.mark.parametrize("case", parametrize(globals()))
 def test_generators_port(case):
-    run_case(case)
+    check(case)
