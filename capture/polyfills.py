@@ -69,7 +69,8 @@ POLYFILLS = {functools.reduce: reduce, itertools.chain: chain, itertools.islice:
 
 def polyfill_for(value):
     """The Python function traced in place of ``value``, or None."""
-    try:
-        return POLYFILLS.get(value)
-    except TypeError:  # unhashable values
-        return None
+    # by identity: hashing an arbitrary value would run a user class's __hash__ (a side effect)
+    for original, polyfill in POLYFILLS.items():
+        if original is value:
+            return polyfill
+    return None

@@ -62,6 +62,9 @@ class SideEffects:
         if hasattr(static, "__set__") or hasattr(static, "__delete__"):
             raise GraphBreak(f"setting {type(obj).__name__}.{name}, a property or descriptor, inside a "
                              "captured region", hint="the assignment runs eagerly")
+        if getattr(obj, "__dict__", None) is None:  # (__slots__ without __dict__: AttributeError)
+            raise GraphBreak(f"setting attribute {name!r} of a {type(obj).__name__}, which has no __dict__, inside a "
+                             "captured region", hint="the assignment runs eagerly (Python raises AttributeError)")
         setter = type(obj).__setattr__
         from runtime.nn.cell import Cell
         if isinstance(obj, Cell):

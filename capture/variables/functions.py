@@ -987,7 +987,7 @@ def wrap_callable(tx, obj):
     if isinstance(obj, types.MethodType) and isinstance(obj.__self__, Cell) and is_framework_callable(obj):
         from .objects import CellMethodVariable
         return CellMethodVariable(obj, tx.wrap(obj.__self__))
-    if obj in _traced_framework_functions():
+    if any(obj is f for f in _traced_framework_functions()):  # (``in`` would call a user __eq__)
         return UserFunctionVariable(obj)
     if _is_stateful_framework_method(obj):
         return UserFunctionVariable(obj.__func__, tx.wrap(obj.__self__))
