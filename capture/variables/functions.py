@@ -113,7 +113,11 @@ class PolyfillVariable(UserFunctionVariable):
     def call(self, tx, args, kwargs):
         # a polyfill that is a generator (itertools.chain, islice) stands for an object of the
         # original's class; one that outlives the graph unstarted is made by the original
+        from ..polyfills import CALL_CHECKS
         original = self.original
+        check = next((c for o, c in CALL_CHECKS.items() if o is original), None)
+        if check is not None:
+            tx.inline_function(check, list(args), kwargs)
         return tx.inline_function(self.fn, list(args), kwargs, make_function=lambda rec: rec.object_recipe(original),
                                   made_type=original if isinstance(original, type) else None)
 
@@ -583,6 +587,10 @@ class ClassVariable(Variable):
         import functools
         from runtime.tensor import Tensor
         if self.cls is functools.partial and args:
+            inner = args[0]
+            if isinstance(inner, PartialVariable) and (inner.obj is None or not inner.obj.__dict__):
+                # a partial of a plain partial is flattened, as CPython's constructor does
+                return PartialVariable(inner.fn, inner.args + list(args[1:]), {**inner.kwargs, **kwargs})
             return PartialVariable(args[0], args[1:], kwargs)
         if _is_framework_print(self.cls):
             return PrintVariable(self.cls())
