@@ -142,12 +142,15 @@ def run_case(fn, make_state=dict, calls=CALLS):
     return seen
 
 
-def known_failure(reason):
-    """Mark a case that fails for a reason outside this port's scope (recorded in the report):
-    it runs in a forked child (a crash fails that case alone) as a strict xfail, so the mark
-    must be removed once it passes."""
+def known_failure(reason, versions=None):
+    """Mark a case that fails for a reason outside this port's scope (recorded in the report), on
+    the Python ``versions`` given ((major, minor) tuples; None: all): it runs in a forked child
+    (a crash fails that case alone) as a strict xfail, so the mark must go once it passes."""
+    import sys
+
     def mark(fn):
-        fn.known_failure = reason
+        if versions is None or sys.version_info[:2] in versions:
+            fn.known_failure = reason
         return fn
     return mark
 
