@@ -5,7 +5,8 @@ One handler method per (normalised) opcode name; version differences come from
 ``bytecode_compat``. Python-valued control flow is followed at trace time (loops unrolled);
 anything that needs run-time data raises :class:`GraphBreak` with a reason and the user's line.
 Calls into user functions, methods, closures, properties and sub-Cells' ``construct`` are
-inlined; generators (generator expressions) are run to exhaustion at trace time; ``try`` bodies
+inlined; generators (and generator expressions) run lazily, one step per ``next()``, in a
+suspended translator of their own (``variables.generators``); ``try`` bodies
 are traced along the path that raises nothing (a user error inside one becomes a graph break, so
 the eager run lets the ``except`` clause handle it); importing an already-imported module is
 allowed. Locations reported to the user (node locations, breaks, errors) are those of the

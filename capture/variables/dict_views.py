@@ -12,7 +12,7 @@ from __future__ import annotations
 import types
 
 from ..errors import GraphBreak, MissingAttribute
-from .base import ConstantVariable, Variable
+from .base import Variable
 from .containers import IteratorVariable, TupleVariable, key_variable, rebuild_dict
 
 
