@@ -361,6 +361,7 @@ def translate(tracer, fn, flat, names):
     ret = root.run()
     builder = tracer.builder
     rec = Recipes(builder, tracer.arg_paths, tracer.free_cells)
+    rec.frame_done = True
     try:
         result = rec.of(ret)
         effects = tracer.side_effects.recipes(rec, tracer.changed_cells())

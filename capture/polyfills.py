@@ -39,8 +39,10 @@ def chain(*iterables):
         yield from iterable
 
 
-def islice(iterable, *args):
-    """``itertools.islice(iterable, stop)`` / ``(iterable, start, stop[, step])``."""
+def islice_arguments(iterable, *args):
+    """The checks ``itertools.islice(...)`` makes when it is called, and its (start, stop, step).
+    (The polyfill is a generator, whose body runs only when it is first advanced: the checks
+    are made at the call too, see ``CALL_CHECKS``.)"""
     s = slice(*args)
     start, stop, step = s.start or 0, s.stop, 1 if s.step is None else s.step
     for v in (start, stop):
@@ -49,6 +51,12 @@ def islice(iterable, *args):
             raise ValueError(f"{what} for islice() must be None or an integer: 0 <= x <= sys.maxsize.")
     if not isinstance(step, int) or step < 1:
         raise ValueError("Step for islice() must be a positive integer or None.")
+    return start, stop, step
+
+
+def islice(iterable, *args):
+    """``itertools.islice(iterable, stop)`` / ``(iterable, start, stop[, step])``."""
+    start, stop, step = islice_arguments(iterable, *args)
     count, nxt = 0, start  # pulls exactly the items CPython's islice pulls (a for loop: no
     if stop is not None and count >= nxt and count >= stop:  # StopIteration handling to trace)
         return
@@ -66,10 +74,15 @@ def islice(iterable, *args):
 #: original callable -> the Python function traced in its place
 POLYFILLS = {functools.reduce: reduce, itertools.chain: chain, itertools.islice: islice}
 
+#: original callable -> a function traced at the call, before its generator polyfill is made
+#: (errors the original raises when called, not when first advanced)
+CALL_CHECKS = {itertools.islice: islice_arguments}
+
 
 def polyfill_for(value):
     """The Python function traced in place of ``value``, or None."""
-    try:
-        return POLYFILLS.get(value)
-    except TypeError:  # unhashable values
-        return None
+    # by identity: hashing an arbitrary value would run a user class's __hash__ (a side effect)
+    for original, polyfill in POLYFILLS.items():
+        if original is value:
+            return polyfill
+    return None

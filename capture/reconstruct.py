@@ -38,8 +38,13 @@ The recipes :func:`build` evaluates (``r`` a recipe, ``k`` a memo key: one objec
 ``("func", code, globals, [r...],      a function made by the frame: its defaults, keyword-only
 {name: r}, [cell...], k)``             defaults and (real) closure cells
 ``("slice", [r, r, r])``               ``slice(...)``
+``("newcell", r or None, k)``          a new closure cell (for a closure over the frame's own
+                                       variable, in the frame's result)
 ``("method", r_fn, r_self)``           a bound method
-``("partial", r_fn, [r...], {k: r})``  ``functools.partial``
+``("partial", r_fn, [r...], {k: r},   ``functools.partial`` (one per call)
+k)``
+``("call", r_fn, [r...], {k: r}, k)``  ``fn(*args, **kwargs)``: a generator function called again
+                                       (it only makes the generator: its body runs later)
 ``("super", r_cls, r_obj)``            ``super(cls, obj)``
 =====================================  ==========================================================
 
@@ -73,6 +78,10 @@ class Recipes:
         self.builder = builder
         self.arg_paths = arg_paths  # id(python object) -> argument path
         self.free_cells = free_cells  # id(Box) -> the real cell of a root free variable
+        # True while making the frame's result (no more of the frame runs): a closure over the
+        # frame's own locals then gets new cells holding their final values (see local_cell)
+        self.frame_done = False
+        self._cell_keys = {}  # id(Box) -> memo key of its new cell
         self.outputs = []  # graph Values to output
         self._out_index = {}
         self._memo = {}
@@ -102,6 +111,15 @@ class Recipes:
         """A fresh key for a recipe that makes one object per call (shared by every use)."""
         self._next += 1
         return self._next
+
+    def local_cell(self, box) -> tuple:
+        """The recipe of a new closure cell standing for the frame's own cell ``box`` once the
+        frame has returned: every function of the result that closes over it shares it (one per
+        call), and it holds the variable's final value, as the frame's cell does in Python."""
+        key = self._cell_keys.get(id(box))
+        if key is None:
+            key = self._cell_keys[id(box)] = self.memo_key()
+        return ("newcell", None if box.value is None else self.of(box.value), key)
 
     def source(self, src) -> tuple:
         """The recipe reading the object a source (``capture.sources``) names."""
@@ -133,7 +151,7 @@ def build(r, outs, flat, memo):
             for name, x in r[2].items():
                 object.__setattr__(out, name, build(x, outs, flat, memo))
         return out
-    if kind in ("tconst", "copy", "list", "tuple", "dict", "iter", "func"):
+    if kind in ("tconst", "copy", "list", "tuple", "dict", "iter", "func", "call"):
         key = r[-1]
         if key in memo:
             return memo[key]
@@ -150,22 +168,37 @@ def build(r, outs, flat, memo):
             out = rebuild_dict(r[2], {k: build(x, outs, flat, memo) for k, x in r[1].items()})
         elif kind == "iter":
             out = iter([build(x, outs, flat, memo) for x in r[1]])
+        elif kind == "call":
+            out = build(r[1], outs, flat, memo)(*(build(a, outs, flat, memo) for a in r[2]),
+                                                **{k: build(v, outs, flat, memo) for k, v in r[3].items()})
         else:
             _, code, glob, defaults, kwdefaults, cells, _k = r
+            cells = tuple(c if isinstance(c, types.CellType) else build(c, outs, flat, memo) for c in cells)
             out = types.FunctionType(code, glob, code.co_name,
-                                     tuple(build(d, outs, flat, memo) for d in defaults) or None, tuple(cells))
+                                     tuple(build(d, outs, flat, memo) for d in defaults) or None, cells)
             if kwdefaults:
                 out.__kwdefaults__ = {k: build(v, outs, flat, memo) for k, v in kwdefaults.items()}
             out.__qualname__ = getattr(code, "co_qualname", code.co_name)
         memo[key] = out
         return out
+    if kind == "newcell":  # (kind, contents recipe or None, memo key): made before its contents
+        out = memo.get(r[2])
+        if out is None:
+            out = memo[r[2]] = types.CellType()
+            if r[1] is not None:
+                out.cell_contents = build(r[1], outs, flat, memo)
+        return out
     if kind == "slice":
         return slice(*(build(x, outs, flat, memo) for x in r[1]))
     if kind == "method":
         return types.MethodType(build(r[1], outs, flat, memo), build(r[2], outs, flat, memo))
-    if kind == "partial":
-        return functools.partial(build(r[1], outs, flat, memo), *(build(a, outs, flat, memo) for a in r[2]),
-                                 **{k: build(v, outs, flat, memo) for k, v in r[3].items()})
+    if kind == "partial":  # (kind, fn, args, kwargs, memo key): one object per call
+        out = memo.get(r[4])
+        if out is None:
+            out = memo[r[4]] = functools.partial(
+                build(r[1], outs, flat, memo), *(build(a, outs, flat, memo) for a in r[2]),
+                **{k: build(v, outs, flat, memo) for k, v in r[3].items()})
+        return out
     if kind == "super":
         return super(build(r[1], outs, flat, memo), build(r[2], outs, flat, memo))
     if kind == "getattr":
@@ -210,6 +243,8 @@ def apply_effects(effects, outs, flat, memo):
             e[1].cell_contents = build(e[2], outs, flat, memo)
         elif kind == "attr":
             setattr(build(e[1], outs, flat, memo), e[2], build(e[3], outs, flat, memo))
+        elif kind == "dictitem":  # obj.__dict__[name] = value (no __setattr__, as the program wrote it)
+            build(e[1], outs, flat, memo).__dict__[e[2]] = build(e[3], outs, flat, memo)
         elif kind == "global":
             e[1][e[2]] = build(e[3], outs, flat, memo)
         elif kind == "list":

@@ -618,6 +618,7 @@ def make_plan(root, fn, config, qual, tracer):
     instruction (``root.ip``). Returns (plan, graph outputs). Raises NotResumable."""
     from .translator import IteratorVariable, NullVariable
     from .variables import Box
+    from .variables.generators import GeneratorVariable
     code = root.code
     orig, oidx = origin_of(code, root.ip)
     insts, labels, user_try = _instructions(orig)
@@ -629,7 +630,7 @@ def make_plan(root, fn, config, qual, tracer):
     for v in root.stack:
         if isinstance(v, NullVariable):
             layout.append("null")
-        elif isinstance(v, IteratorVariable):
+        elif isinstance(v, IteratorVariable) and not isinstance(v, GeneratorVariable):
             if v.lazy:
                 raise NotResumable(f"a {v.describe()} over another iterator is live at the break")
             layout.append("iter")
@@ -667,7 +668,7 @@ def make_plan(root, fn, config, qual, tracer):
     rec = Recipes(root.builder, tracer.arg_paths, tracer.free_cells)
 
     def stack_recipe(v):
-        if isinstance(v, IteratorVariable):
+        if isinstance(v, IteratorVariable) and not isinstance(v, GeneratorVariable):
             return ("tuple", [rec.of(x) for x in v.items[v.pos:]], None, rec.memo_key())
         return rec.of(v)
 

@@ -40,6 +40,7 @@ class SideEffects:
         self._effects: dict = {}
         self._attrs: dict = {}  # (id(obj), name) -> Variable written
         self._globals: dict = {}  # (id(globals), name) -> Variable written
+        self._new_names: dict = {}  # id(obj) -> attribute names written, in first-write order
 
     def __bool__(self):
         return bool(self._effects)
@@ -61,6 +62,9 @@ class SideEffects:
         if hasattr(static, "__set__") or hasattr(static, "__delete__"):
             raise GraphBreak(f"setting {type(obj).__name__}.{name}, a property or descriptor, inside a "
                              "captured region", hint="the assignment runs eagerly")
+        if getattr(obj, "__dict__", None) is None:  # (__slots__ without __dict__: AttributeError)
+            raise GraphBreak(f"setting attribute {name!r} of a {type(obj).__name__}, which has no __dict__, inside a "
+                             "captured region", hint="the assignment runs eagerly (Python raises AttributeError)")
         setter = type(obj).__setattr__
         from runtime.nn.cell import Cell
         if isinstance(obj, Cell):
@@ -71,10 +75,32 @@ class SideEffects:
         elif setter is not object.__setattr__:
             raise GraphBreak(f"setting attribute {name!r} of a {type(obj).__name__}, which defines "
                              "__setattr__, inside a captured region", hint="the assignment runs eagerly")
-        key = ("attr", id(obj), name)
-        self._effects.pop(key, None)  # replayed in the order of the last write
-        self._effects[key] = ("attr", obj_var, name)
+        self._record_attr("attr", obj_var, name, value)
+
+    def set_dict_item(self, obj_var, name, value):
+        """``obj.__dict__[name] = value`` on an object from outside the frame: replayed as that
+        very write (no ``__setattr__``); ``obj.name`` reads it back unless the class has a data
+        descriptor of that name (then the write breaks: reads would not see it)."""
+        obj = obj_var.obj
+        static = inspect.getattr_static(type(obj), name, None)
+        if hasattr(static, "__set__") or hasattr(static, "__delete__"):
+            raise GraphBreak(f"writing {type(obj).__name__}.__dict__[{name!r}], shadowed by a property or "
+                             "descriptor, inside a captured region", hint="the write runs eagerly")
+        self._record_attr("dictitem", obj_var, name, value)
+
+    def _record_attr(self, kind, obj_var, name, value):
+        obj = obj_var.obj
+        for k in ("attr", "dictitem"):  # replayed in the order of the last write
+            self._effects.pop((k, id(obj), name), None)
+        self._effects[(kind, id(obj), name)] = (kind, obj_var, name)
         self._attrs[(id(obj), name)] = value
+        names = self._new_names.setdefault(id(obj), [])
+        if name not in names:
+            names.append(name)
+
+    def new_attr_names(self, obj):
+        """Attribute names the traced code wrote on ``obj``, in first-write order."""
+        return self._new_names.get(id(obj), ())
 
     def written_attr(self, obj, name):
         """The Variable last written to ``obj.name`` by the traced code, else None."""
@@ -107,10 +133,10 @@ class SideEffects:
                     out.append(("dict", target, {k: rec.of(v) for k, v in var.items.items()}))
                 else:
                     out.append(("list", target, [rec.of(v) for v in var.items]))
-            elif kind == "attr":
+            elif kind in ("attr", "dictitem"):
                 _, obj_var, name = effect
                 value = self._attrs[(id(obj_var.obj), name)]
-                out.append(("attr", rec.of(obj_var), name, rec.of(value)))
+                out.append((kind, rec.of(obj_var), name, rec.of(value)))
             else:
                 _, f_globals, name = effect
                 out.append(("global", f_globals, name, rec.of(self._globals[(id(f_globals), name)])))

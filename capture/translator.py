@@ -5,7 +5,8 @@ One handler method per (normalised) opcode name; version differences come from
 ``bytecode_compat``. Python-valued control flow is followed at trace time (loops unrolled);
 anything that needs run-time data raises :class:`GraphBreak` with a reason and the user's line.
 Calls into user functions, methods, closures, properties and sub-Cells' ``construct`` are
-inlined; generators (generator expressions) are run to exhaustion at trace time. Exceptions the
+inlined; generators (and generator expressions) run lazily, one step per ``next()``, in a
+suspended translator of their own (``variables.generators``). Exceptions the
 traced code raises (``raise``, a missing key, ``1 / 0`` on constants, an unbound name...) are
 :class:`~capture.errors.UserException`: the translator unwinds to the handler named by the
 frame's exception table (the caller's frame when the callee has none), pushes the exception as
@@ -45,7 +46,11 @@ from .variables.base import BINARY_OPS, COMPARE_OPS, NoPythonValue
 from .variables.exceptions import ExceptionVariable, plain_exception_class, python_init_exception_class
 from .variables.functions import is_framework_callable
 from .variables.objects import NewObjectVariable
-from .variables.containers import check_mutable
+from .variables.base import NotResumable
+from .variables.containers import ListIteratorVariable, check_mutable, dict_key, has_dict_key
+from .variables.generators import YIELDED, GeneratorVariable
+from .variables.object_dicts import ObjectDictVariable
+from .variables.dict_views import DictIteratorVariable, DictViewVariable
 
 MAX_INSTRUCTIONS = 500_000
 MAX_INLINE_DEPTH = 64
@@ -206,7 +211,10 @@ class InstructionTranslator:
         self.loc = (code.co_filename, code.co_firstlineno,
                     linecache.getline(code.co_filename, code.co_firstlineno).strip())
         self.return_value = None
-        self.generator_items = None  # list of yielded values while tracing a generator
+        # a generator's frame (run lazily by a GeneratorVariable): stops at each yield with the
+        # yielded value here and ``return_value`` set to ``generators.YIELDED``
+        self.is_generator = False
+        self.yielded = None
         # locations reported to the user (node locs, errors, breaks) are those of the innermost
         # *user* frame: framework code inlined from runtime/graph/... points at the user's call
         self.is_user = not is_internal_file(code.co_filename)
@@ -219,7 +227,6 @@ class InstructionTranslator:
         self.pause_at_yield = False
         self.paused = False
         self.paused_at = None
-        self.yielded = None
 
     def user_loc(self):
         """(file, line, source) of the innermost user frame's current line."""
@@ -317,7 +324,7 @@ class InstructionTranslator:
         local_vars = bind_arguments(self, code, list(args), dict(kwargs), fn.__defaults__, fn.__kwdefaults__)
         sub = InstructionTranslator(self.tracer, code, fn.__globals__, local_vars, boxes, self.depth + 1,
                                     self_var=args[0] if args else None, parent=self)
-        sub.generator_items = []
+        sub.is_generator = True
         sub.pause_at_yield = True
         return sub
 
@@ -483,7 +490,7 @@ class InstructionTranslator:
         return self.cls
 
     # -- inlining -----------------------------------------------------------------------------------------
-    def inline_function(self, fn, args, kwargs):
+    def inline_function(self, fn, args, kwargs, make_function=None, made_type=None):
         code = fn.__code__
         self.tracer.inlined.append(fn)
         if not is_framework_callable(fn):
@@ -499,9 +506,17 @@ class InstructionTranslator:
         if "__class__" in code.co_freevars:
             cls = fn.__closure__[code.co_freevars.index("__class__")].cell_contents
         return self.inline_code(code, fn.__globals__, args, kwargs, fn.__defaults__, fn.__kwdefaults__,
-                                boxes, name=fn.__qualname__, cls=cls)
+                                boxes, name=fn.__qualname__, cls=cls,
+                                make_function=make_function or (lambda rec: rec.object_recipe(fn)),
+                                made_type=made_type)
 
-    def inline_code(self, code, f_globals, args, kwargs, defaults, kwdefaults, closure, name="fn", cls=None):
+    def inline_code(self, code, f_globals, args, kwargs, defaults, kwdefaults, closure, name="fn", cls=None,
+                    make_function=None, made_type=None):
+        """Run ``code`` inline with these arguments; its return value. For a generator function
+        (or generator expression): a :class:`GeneratorVariable` whose body runs on demand.
+        ``make_function(rec)``: the recipe of the function being called (a generator that
+        outlives the graph is made again by calling it); ``made_type``: the type of generator
+        object it stands for (a polyfilled ``itertools`` class)."""
         if self.depth >= MAX_INLINE_DEPTH:
             raise GraphBreak("call depth too large while inlining (recursion?)")
         if code.co_flags & (inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE):
@@ -515,16 +530,14 @@ class InstructionTranslator:
         sub = InstructionTranslator(self.tracer, code, f_globals, local_vars, boxes, self.depth + 1,
                                     self_var=self_var, cls=cls, parent=self)
         if code.co_flags & inspect.CO_GENERATOR:
-            # a generator (genexp or user generator function) is run to exhaustion at trace
-            # time; its yielded values become a trace-time iterator (loops are unrolled anyway)
-            sub.generator_items = []
+            sub.is_generator = True
+            if make_function is None:
+                def make_function(rec):
+                    raise NotResumable(f"generator {name} has no function to call again")
+            return GeneratorVariable(sub, name, make_function, args, kwargs,
+                                     made_type=made_type or types.GeneratorType)
         try:
-            ret = sub.run()
-            if sub.generator_items is not None:
-                it = IteratorVariable(sub.generator_items)
-                it.return_value = ret  # what `yield from` this generator evaluates to
-                return it
-            return ret
+            return sub.run()
         finally:
             self.builder.graph.current_loc = self.user_loc()
 
@@ -787,6 +800,10 @@ class InstructionTranslator:
                 raise GraphBreak(f"`in` test raises at trace time: {type(e).__name__}: {e}")
         elif isinstance(container, DictVariable):
             found = item.value in container.items
+        elif isinstance(container, IteratorVariable):
+            found = self._iterator_contains(container, item.value)
+        elif isinstance(container, ObjectDictVariable):
+            found = isinstance(item.value, str) and container.contains(self, item.value)
         else:
             items = list(container.iterate(self))
             if not all(v.is_const() for v in items):
@@ -794,6 +811,16 @@ class InstructionTranslator:
                 raise GraphBreak("`in` test against a container holding traced values")
             found = item.value in [v.value for v in items]
         self.push(ConstantVariable(found != bool(ins.arg)))
+
+    def _iterator_contains(self, it, value):
+        """``value in iterator``: items are taken one at a time until one equals ``value`` (the
+        rest stay in the iterator, and a generator runs only that far), as Python does."""
+        while (v := it.next(self)) is not None:
+            if not v.is_const():
+                raise GraphBreak("`in` test against an iterator yielding traced values")
+            if v.value is value or v.value == value:
+                return True
+        return False
 
     # subscripts and slices
     def BINARY_SUBSCR(self, ins):
@@ -839,9 +866,11 @@ class InstructionTranslator:
                     obj.items[key.value] = value
             except (IndexError, TypeError) as e:
                 raise GraphBreak(f"list assignment fails at trace time: {e}")
-        elif isinstance(obj, DictVariable) and key.is_const():
+        elif isinstance(obj, DictVariable) and has_dict_key(key):
             check_mutable(self, obj, "item assignment")
-            obj.items[key.value] = value
+            obj.items[dict_key(key)] = value
+        elif isinstance(obj, ObjectDictVariable):
+            obj.set_item(self, key, value)
         elif isinstance(obj, TensorVariable):
             obj.setitem(self, key, value)
         else:
@@ -885,9 +914,7 @@ class InstructionTranslator:
         items = self.popn(2 * ins.arg)
         d = {}
         for k, v in zip(items[::2], items[1::2]):
-            if not k.is_const():
-                raise GraphBreak("dict with a traced key")
-            d[k.value] = v
+            d[dict_key(k)] = v
         self.push(DictVariable(d))
 
     def BUILD_CONST_KEY_MAP(self, ins):
@@ -915,10 +942,9 @@ class InstructionTranslator:
     def MAP_ADD(self, ins):
         v = self.pop()
         k = self.pop()
-        if not k.is_const():
-            raise GraphBreak("dict with a traced key")
+        key = dict_key(k)
         check_mutable(self, self.stack[-ins.arg], "item assignment")
-        self.stack[-ins.arg].items[k.value] = v
+        self.stack[-ins.arg].items[key] = v
 
     def DICT_UPDATE(self, ins):
         v = self.pop()
@@ -977,7 +1003,16 @@ class InstructionTranslator:
     # iteration
     def GET_ITER(self, ins):
         v = self.pop()
-        self.push(v if isinstance(v, IteratorVariable) else IteratorVariable(v.iterate(self)))
+        if isinstance(v, IteratorVariable):
+            self.push(v)
+        elif isinstance(v, ListVariable) and v.kind is list:
+            self.push(ListIteratorVariable(v))  # live: reaches items appended while iterating
+        elif isinstance(v, DictVariable) and not isinstance(v, ObjectDictVariable):
+            self.push(DictIteratorVariable(v, "keys"))  # live: a size change is Python's RuntimeError
+        elif isinstance(v, DictViewVariable) and isinstance(v.d, DictVariable):
+            self.push(DictIteratorVariable(v.d, v.kind))
+        else:
+            self.push(IteratorVariable(v.iterate(self)))
 
     def FOR_ITER(self, ins):
         it = self.stack[-1]
@@ -1291,34 +1326,44 @@ class InstructionTranslator:
         self.push(self.call_variable(exit_, [ConstantVariable(type(e)), exc, ConstantVariable(e.__traceback__)], {}))
 
     def RETURN_GENERATOR(self, ins):
-        if self.generator_items is None:
+        if not self.is_generator:
             raise GraphBreak("generator function")
         self.push(ConstantVariable(None))  # the value the first next() sends in (popped next)
 
     def YIELD_VALUE(self, ins):
+        """Stop the generator's frame here. A ``@contextmanager`` frame run in two halves
+        (``start_generator``) pauses (``run_generator_step`` takes the value); a frame a
+        GeneratorVariable runs stops (``GeneratorVariable.resume`` takes the value). Either
+        continues with the value sent in pushed."""
         if self.pause_at_yield:
             self.yielded = self.pop()
             self.paused, self.paused_at = True, self.ip - 1
             return
-        if self.generator_items is None:
+        if not self.is_generator:
             raise GraphBreak("yield outside a generator being traced")
-        self.generator_items.append(self.pop())
-        self.push(ConstantVariable(None))  # next() sends None
+        self.yielded = self.pop()
+        self.return_value = YIELDED
 
     def GET_YIELD_FROM_ITER(self, ins):
-        if self.generator_items is None:
+        if not self.is_generator:
             raise GraphBreak("`yield from` outside a generator being traced")
         v = self.pop()
         self.push(v if isinstance(v, IteratorVariable) else IteratorVariable(v.iterate(self)))
 
     def SEND(self, ins):
         """``yield from``: the delegated iterator's next item (yielded by the YIELD_VALUE that
-        follows), or, once it is exhausted, its return value and a jump past the loop."""
-        self.pop()  # the value sent in: next() sends None
+        follows), or, once it is exhausted, its return value and a jump past the loop. A value
+        sent into this generator is sent on to a delegated generator."""
+        sent = self.pop()
         it = self.stack[-1]
         if not isinstance(it, IteratorVariable):
             raise GraphBreak(f"`yield from` a {it.describe()}")
-        item = it.next(self)
+        if isinstance(it, GeneratorVariable):
+            item = it.resume(self, sent)
+        elif sent.is_const() and sent.value is None:
+            item = it.next(self)
+        else:
+            raise GraphBreak(f"send() into `yield from` a {it.describe()} (AttributeError at run time)")
         if item is None:
             if bc.PY311:
                 self.pop()  # 3.12+ pop the iterator at END_SEND

@@ -229,6 +229,11 @@ class ListMethodVariable(Variable):
         items = self.lst.items
         if self.name == "append":
             items.append(args[0])
+        elif self.name == "extend" and isinstance(args[0], IteratorVariable):
+            # one item at a time, as CPython extends from an iterator: a generator reading the
+            # list sees the items already appended
+            while (v := args[0].next(tx)) is not None:
+                items.append(v)
         elif self.name == "extend":
             items.extend(args[0].iterate(tx))
         elif self.name == "insert":
@@ -281,13 +286,14 @@ class DictVariable(Variable):
         return ("dict", {k: rec.of(v) for k, v in self.items.items()}, self.cls, rec.memo_key())
 
     def getitem(self, tx, key):
-        if not key.is_const():
+        if not has_dict_key(key):
             raise GraphBreak("indexing a dict with a traced value")
+        k = dict_key(key)
         try:
-            return self.items[key.value]
+            return self.items[k]
         except KeyError as e:
             from ..errors import UserException
-            raise UserException(e, f"KeyError {key.value!r} at trace time") from None
+            raise UserException(e, f"KeyError {k!r} at trace time") from None
         except TypeError as e:  # an unhashable key
             from ..errors import UserException
             raise UserException(e, f"indexing a dict raised TypeError at trace time: {e}") from None
@@ -299,7 +305,7 @@ class DictVariable(Variable):
         return bool(self.items)
 
     def iterate(self, tx):
-        return [ConstantVariable(k) for k in self.items]
+        return [key_variable(tx, k) for k in self.items]
 
     def getattr(self, tx, name):
         if name in ("keys", "values", "items", "get", "update", "pop", "setdefault"):
@@ -321,22 +327,24 @@ class DictMethodVariable(Variable):
 
     def call(self, tx, args, kwargs):
         items = self.d.items
-        if self.name == "keys":
-            return ListVariable([ConstantVariable(k) for k in items])
-        if self.name == "values":
-            return ListVariable(list(items.values()))
-        if self.name == "items":
-            return ListVariable([TupleVariable([ConstantVariable(k), v]) for k, v in items.items()])
+        if self.name in ("keys", "values", "items"):
+            if args or kwargs:
+                raise GraphBreak(f"dict.{self.name}() takes no arguments (TypeError at run time)")
+            from .dict_views import DictViewVariable
+            return DictViewVariable(self.d, self.name)
         if self.name == "get":
             key = _const_key(args[0])
             return items.get(key, args[1] if len(args) > 1 else ConstantVariable(None))
         check_mutable(tx, self.d, f"dict.{self.name}()")
         if self.name == "update":
+            if len(args) > 1:
+                raise GraphBreak(f"dict.update expected at most 1 argument, got {len(args)} (TypeError at run time)",
+                                 hint="the frame runs eagerly so Python raises the error")
+            new = {}
             for a in args:
-                if not isinstance(a, DictVariable):
-                    raise GraphBreak("dict.update with a non-dict argument")
-                items.update(a.items)
-            items.update(kwargs)
+                new.update(_dict_items_of(tx, a))
+            new.update(kwargs)
+            items.update(new)
             return ConstantVariable(None)
         if self.name == "pop":
             key = _const_key(args[0])
@@ -351,10 +359,52 @@ class DictMethodVariable(Variable):
         raise GraphBreak(f"dict.{self.name}")
 
 
-def _const_key(var):
-    if not var.is_const():
-        raise GraphBreak("dict key is a traced value")
-    return var.value
+def _dict_items_of(tx, var) -> dict:
+    """The items ``dict(var)`` / ``d.update(var)`` take from ``var``: a dict's, or the pairs of
+    an iterable; anything Python would reject (or that needs run-time data) breaks."""
+    if isinstance(var, DictVariable):
+        return dict(var.items)
+    from .object_dicts import ObjectDictVariable
+    if isinstance(var, ObjectDictVariable):
+        return var.snapshot(tx)
+    if var.is_const() and isinstance(var.value, dict):
+        return {k: tx.wrap(v) for k, v in var.value.items()}
+    out = {}
+    for pair in var.iterate(tx):
+        kv = pair.iterate(tx) if isinstance(pair, TupleVariable) or pair.is_const() else None
+        if kv is None or len(kv) != 2:
+            raise GraphBreak("dict update sequence element is not a pair (TypeError/ValueError at run time)")
+        out[_const_key(kv[0])] = kv[1]
+    return out
+
+
+def key_variable(tx, k):
+    """The Variable for key ``k`` of a modelled dict (see :func:`dict_key`)."""
+    return ConstantVariable(k) if type(k) in _SCALAR_KEYS or tx is None else tx.wrap(k)
+
+
+_SCALAR_KEYS = (int, str, float, bool, type(None), bytes, tuple, frozenset, complex)
+
+
+def has_dict_key(var) -> bool:
+    """Whether ``var`` can be a key of a modelled dict (see :func:`dict_key`)."""
+    if var.is_const():
+        return True
+    from .functions import PartialVariable
+    return isinstance(var, PartialVariable) and var.obj is not None
+
+
+def dict_key(var):
+    """The Python key ``var`` stands for in a modelled dict: a Python constant, or an object from
+    outside the frame hashed by identity (a ``functools.partial``). Others break."""
+    if var.is_const():
+        return var.value
+    if has_dict_key(var):
+        return var.python_value()
+    raise GraphBreak(f"dict with a {var.describe()} as a key")
+
+
+_const_key = dict_key
 
 
 class SliceVariable(Variable):
@@ -408,6 +458,21 @@ class IteratorVariable(Variable):
         v = self.items[self.pos]
         self.pos += 1
         return v
+
+
+class ListIteratorVariable(IteratorVariable):
+    """``iter(lst)`` of a list: it indexes the list as it goes, as CPython's list iterator does,
+    so items appended meanwhile are reached (a generator expression over a list the frame keeps
+    extending sees the new items)."""
+
+    def __init__(self, lst):
+        self.lst = lst
+        self.pos = 0
+        self._type = type(iter([]))
+
+    @property
+    def items(self):
+        return self.lst.items
 
 
 class LazyIteratorVariable(IteratorVariable):

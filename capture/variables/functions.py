@@ -24,11 +24,16 @@ from graph.ir import NODE
 from ..builder import SymTensor
 from ..errors import CaptureUserError, GraphBreak, MissingAttribute
 from .base import ConstantVariable, NoPythonValue, NotResumable, Variable
-from .containers import (SKIP, DictVariable, IteratorVariable, ListVariable, TupleVariable,
+from .containers import (SKIP, DictVariable, _dict_items_of, IteratorVariable, ListVariable, TupleVariable,
                          iterator_pipeline, plain_tuple)
 from .tensor import TensorVariable
 
+from .dict_views import DictViewVariable, MappingProxyVariable
+from .generators import GeneratorVariable
+
 FRAMEWORK_PREFIXES = ("runtime.", "graph.", "codegen.")
+#: Variables with no Python object at trace time whose exact type is known
+_TYPED_WITHOUT_VALUE = (GeneratorVariable, DictViewVariable, MappingProxyVariable)
 _PURE_MODULES = {"math", "operator", "_operator", "cmath"}
 
 
@@ -105,6 +110,17 @@ class PolyfillVariable(UserFunctionVariable):
     def reconstruct(self, rec):
         return rec.object_recipe(self.original)
 
+    def call(self, tx, args, kwargs):
+        # a polyfill that is a generator (itertools.chain, islice) stands for an object of the
+        # original's class; one that outlives the graph unstarted is made by the original
+        from ..polyfills import CALL_CHECKS
+        original = self.original
+        check = next((c for o, c in CALL_CHECKS.items() if o is original), None)
+        if check is not None:
+            tx.inline_function(check, list(args), kwargs)
+        return tx.inline_function(self.fn, list(args), kwargs, make_function=lambda rec: rec.object_recipe(original),
+                                  made_type=original if isinstance(original, type) else None)
+
 
 _FUNCTION_METADATA = ("__name__", "__qualname__", "__module__", "__doc__", "__defaults__", "__kwdefaults__")
 
@@ -120,13 +136,17 @@ class NestedFunctionVariable(Variable):
         self.closure = closure or ()  # tuple of Box
 
     def reconstruct(self, rec):
-        """A new function of the same code, defaults and closure; only over cells that outlive
-        the frame (free variables of the captured function), not over its own locals."""
+        """A new function of the same code, defaults and closure. At a graph break only over
+        cells that outlive the frame (free variables of the captured function), not over its own
+        locals (the resumed code has cells of its own); in the frame's result, its own locals'
+        cells are new cells holding their final values (``Recipes.local_cell``)."""
         cells = []
         for box in self.closure:
             cell = rec.free_cells.get(id(box))
             if cell is None:
-                raise NotResumable("a closure over a local of the frame is live at the break")
+                if not rec.frame_done:
+                    raise NotResumable("a closure over a local of the frame is live at the break")
+                cell = rec.local_cell(box)
             cells.append(cell)
         return ("func", self.code, self.f_globals,
                 [rec.of(d) if isinstance(d, Variable) else ("val", d) for d in self.defaults],
@@ -135,7 +155,7 @@ class NestedFunctionVariable(Variable):
 
     def call(self, tx, args, kwargs):
         return tx.inline_code(self.code, self.f_globals, args, kwargs, self.defaults, self.kwdefaults,
-                              self.closure, name=self.code.co_name)
+                              self.closure, name=self.code.co_name, make_function=lambda rec: rec.of(self))
 
 
 class FrameworkCallableVariable(KnownCallableVariable):
@@ -270,6 +290,9 @@ class BuiltinVariable(KnownCallableVariable):
             return ConstantVariable(issubclass(obj.cls, target))
         if isinstance(obj, TensorVariable):
             return ConstantVariable(_is_tensor_class(target, obj.python_type()))
+        if isinstance(obj, _TYPED_WITHOUT_VALUE):
+            # a generator / dict view the frame made: its type is known, its object is not yet
+            return ConstantVariable(issubclass(obj.python_type(), target))
         return ConstantVariable(isinstance(tx.python_value(obj), target))
 
     def _call_issubclass(self, tx, sub, cls):
@@ -317,15 +340,9 @@ class BuiltinVariable(KnownCallableVariable):
         return TupleVariable([] if it is None else it.iterate(tx))
 
     def _call_dict(self, tx, *args, **kwargs):
-        items = {}
-        if args:
-            src = args[0]
-            if isinstance(src, DictVariable):
-                items.update(src.items)
-            else:
-                for pair in src.iterate(tx):
-                    k, v = pair.iterate(tx)
-                    items[k.value] = v
+        if len(args) > 1:
+            raise GraphBreak(f"dict expected at most 1 argument, got {len(args)} (TypeError at run time)")
+        items = _dict_items_of(tx, args[0]) if args else {}
         items.update(kwargs)
         return DictVariable(items)
 
@@ -380,11 +397,23 @@ class BuiltinVariable(KnownCallableVariable):
                              resumable=tx.depth > 0, hint="the function runs eagerly")
         raise GraphBreak(f"builtin {self.fn.__name__}() is not supported in graph mode")
 
-    _call_eval = _call_exec = _call_vars = _call_dir = _frame_reader
+    _call_eval = _call_exec = _call_dir = _frame_reader
+
+    def _call_vars(self, tx, *args, **kwargs):
+        """``vars(obj)`` is ``obj.__dict__`` (``vars()`` reads the frame: see _frame_reader)."""
+        if len(args) == 1 and not kwargs and not args[0].is_const():
+            try:
+                return args[0].getattr(tx, "__dict__")
+            except MissingAttribute:
+                raise GraphBreak("vars() argument must have __dict__ attribute (TypeError at run time)") from None
+        return self._frame_reader(tx, *args, **kwargs)
 
     def _call_iter(self, tx, it):
         if isinstance(it, IteratorVariable):
             return it  # iter() of an iterator is the iterator itself
+        if isinstance(it, ListVariable) and it.kind is list:
+            from .containers import ListIteratorVariable
+            return ListIteratorVariable(it)
         made = it.python_type()
         return IteratorVariable(it.iterate(tx), type(iter(made())) if made in (list, tuple, dict, str) else None)
 
@@ -445,10 +474,10 @@ class BuiltinVariable(KnownCallableVariable):
         return self._minmax(tx, min, args, key, default)
 
     def _call_any(self, tx, it):
-        return ConstantVariable(any(v.truth(tx) for v in it.iterate(tx)))
+        return ConstantVariable(any(v.truth(tx) for v in _items_on_demand(tx, it)))
 
     def _call_all(self, tx, it):
-        return ConstantVariable(all(v.truth(tx) for v in it.iterate(tx)))
+        return ConstantVariable(all(v.truth(tx) for v in _items_on_demand(tx, it)))
 
     def _call_sorted(self, tx, it, key=None, reverse=None):
         items = it.iterate(tx)
@@ -475,6 +504,16 @@ class BuiltinVariable(KnownCallableVariable):
 
     def _call_type(self, tx, x):
         return ClassVariable(x.python_type())
+
+
+def _items_on_demand(tx, it):
+    """The items of ``it``, taken one at a time (``any``/``all`` stop early: an iterator keeps
+    the rest, and a generator runs no further than Python runs it)."""
+    if not isinstance(it, IteratorVariable):
+        yield from it.iterate(tx)
+        return
+    while (v := it.next(tx)) is not None:
+        yield v
 
 
 def _class_spec(tx, var):
@@ -555,6 +594,10 @@ class ClassVariable(Variable):
         import functools
         from runtime.tensor import Tensor
         if self.cls is functools.partial and args:
+            inner = args[0]
+            if isinstance(inner, PartialVariable) and (inner.obj is None or not inner.obj.__dict__):
+                # a partial of a plain partial is flattened, as CPython's constructor does
+                return PartialVariable(inner.fn, inner.args + list(args[1:]), {**inner.kwargs, **kwargs})
             return PartialVariable(args[0], args[1:], kwargs)
         if _is_framework_print(self.cls):
             return PrintVariable(self.cls())
@@ -865,18 +908,29 @@ def _data_parallel_grads(tx, weights, wg, fn_var=None):
 class PartialVariable(Variable):
     """``functools.partial(fn, *args, **kw)``: calls ``fn`` with the bound arguments prepended."""
 
-    def __init__(self, fn_var, args, kwargs):
+    def __init__(self, fn_var, args, kwargs, obj=None):
         self.fn = fn_var
         self.args = list(args)
         self.kwargs = dict(kwargs)
+        self.obj = obj  # the partial object itself, when it exists outside the frame
+
+    def python_value(self):
+        if self.obj is None:
+            raise NoPythonValue("a functools.partial the frame made has no Python value at trace time")
+        return self.obj
 
     def reconstruct(self, rec):
+        """An existing partial is that object; one the frame made is a new partial, made once
+        per call (every use of it is the same object: a dict key, an ``is`` test)."""
+        if self.obj is not None:
+            return rec.object_recipe(self.obj)
         return ("partial", rec.of(self.fn), [rec.of(a) for a in self.args],
-                {k: rec.of(v) for k, v in self.kwargs.items()})
+                {k: rec.of(v) for k, v in self.kwargs.items()}, rec.memo_key())
 
     @classmethod
     def from_object(cls, tx, p):
-        return cls(tx.wrap(p.func), [tx.wrap(a) for a in p.args], {k: tx.wrap(v) for k, v in p.keywords.items()})
+        return cls(tx.wrap(p.func), [tx.wrap(a) for a in p.args], {k: tx.wrap(v) for k, v in p.keywords.items()},
+                   obj=p)
 
     def call(self, tx, args, kwargs):
         return self.fn.call(tx, self.args + list(args), {**self.kwargs, **kwargs})
@@ -905,6 +959,22 @@ class PrintVariable(KnownCallableVariable):
     def call(self, tx, args, kwargs):
         raise GraphBreak("ops.Print / ops.print_ inside a captured region: it must print on every call",
                          hint="remove the print, or accept the graph break (the print runs eagerly between two graphs)")
+
+
+def _changes_random_stream(obj) -> bool:
+    from graph.ops import rng
+    from runtime import random
+    return obj is random.set_seed or obj is rng.seed
+
+
+class RandomStreamSetterVariable(KnownCallableVariable):
+    """``ms.set_seed(n)``: it reseeds the stream the graph's random ops draw from, so it must run
+    on every call, between the draws before it and the draws after it: a graph break (as
+    ``torch.manual_seed`` is for TorchDynamo)."""
+
+    def call(self, tx, args, kwargs):
+        raise GraphBreak("ms.set_seed inside a captured region: it reseeds the random stream on every call",
+                         hint="seed outside the jitted function, or accept the graph break")
 
 
 def _traced_framework_functions():
@@ -959,10 +1029,12 @@ def wrap_callable(tx, obj):
         return None
     if _is_framework_print(obj):
         return PrintVariable(obj)
+    if _changes_random_stream(obj):
+        return RandomStreamSetterVariable(obj)
     if isinstance(obj, types.MethodType) and isinstance(obj.__self__, Cell) and is_framework_callable(obj):
         from .objects import CellMethodVariable
         return CellMethodVariable(obj, tx.wrap(obj.__self__))
-    if obj in _traced_framework_functions():
+    if any(obj is f for f in _traced_framework_functions()):  # (``in`` would call a user __eq__)
         return UserFunctionVariable(obj)
     if _is_stateful_framework_method(obj):
         return UserFunctionVariable(obj.__func__, tx.wrap(obj.__self__))

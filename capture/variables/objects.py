@@ -41,6 +41,10 @@ class ObjectVariable(Variable):
         written = tx.tracer.side_effects.written_attr(self.obj, name)
         if written is not None:
             return written
+        if name == "__dict__":
+            from .object_dicts import has_plain_dict, object_dict
+            if has_plain_dict(self.obj):
+                return object_dict(tx, self)
         static = inspect.getattr_static(type(self.obj), name, None)
         if isinstance(static, property) and isinstance(static.fget, types.FunctionType):
             # trace the property's getter (evaluating it now could bake in a stale tensor), while
@@ -134,6 +138,9 @@ class NewObjectVariable(Variable):
             return self.attrs[name]
         if name == "__class__":
             return tx.wrap(self.cls)
+        if name == "__dict__":
+            from .object_dicts import NewObjectDictVariable
+            return NewObjectDictVariable(self)
         static = inspect.getattr_static(self.cls, name, _MISSING)
         if static is _MISSING:
             getattr_hook = inspect.getattr_static(self.cls, "__getattr__", None)
