@@ -93,7 +93,8 @@ def test_inputs_that_need_a_copy_fall_back_to_full_calls():
     batches = _batches(STEPS, rng)
     for i in (4, 7):
         x, y = batches[i]
-        batches[i] = (Tensor(np.asfortranarray(x.asnumpy())), y)
+        # (no copy: the tensor keeps the Fortran layout; Tensor() copies into C order, as MindSpore does)
+        batches[i] = (Tensor._of_owned_array(np.asfortranarray(x.asnumpy())), y)
     runner, _ = _compare(batches=batches)
     assert not batches[4][0].asnumpy().flags.c_contiguous
     assert runner.snapshots.hits > 0

@@ -99,9 +99,9 @@ def test_batches_that_need_a_conversion_go_through_python():
         if i == 4:
             wide = np.zeros((8, 12), np.float32)
             wide[:, ::2] = x.asnumpy()
-            x = Tensor(wide[:, ::2])
+            x = Tensor._of_owned_array(wide[:, ::2])  # (no copy: keeps the strides; Tensor() copies into C order)
         if i == 6:
-            x = Tensor(np.asfortranarray(x.asnumpy()))
+            x = Tensor._of_owned_array(np.asfortranarray(x.asnumpy()))
         assert x.asnumpy().flags.c_contiguous == (i not in (4, 6))
         return x, y
     runner = _train(12, batch=batch)
