@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import functools
 import itertools
+import operator
+import sys
 
 _MISSING = object()
 
@@ -39,19 +41,45 @@ def chain(*iterables):
         yield from iterable
 
 
+def _as_ssize(v) -> int:
+    """CPython's ``PyNumber_AsSsize_t(v, OverflowError)`` with its error cleared, as islice
+    uses it: the index, or -1 when ``v`` is no index or does not fit a Py_ssize_t."""
+    try:
+        i = operator.index(v)
+    except TypeError:
+        return -1
+    return i if -sys.maxsize - 1 <= i <= sys.maxsize else -1
+
+
 def islice_arguments(iterable, *args):
-    """The checks ``itertools.islice(...)`` makes when it is called, and its (start, stop, step).
+    """The checks ``itertools.islice(...)`` makes when it is called, and its (start, stop, step),
+    in CPython's order and with its messages (Modules/itertoolsmodule.c, ``islice_new``).
     (The polyfill is a generator, whose body runs only when it is first advanced: the checks
     are made at the call too, see ``CALL_CHECKS``.)"""
-    s = slice(*args)
-    start, stop, step = s.start or 0, s.stop, 1 if s.step is None else s.step
-    for v in (start, stop):
-        if v is not None and (not isinstance(v, int) or v < 0):
-            what = "Stop argument" if len(args) == 1 else "Indices"
-            raise ValueError(f"{what} for islice() must be None or an integer: 0 <= x <= sys.maxsize.")
-    if not isinstance(step, int) or step < 1:
+    if not 1 <= len(args) <= 3:
+        bound = "least 2" if not args else "most 4"
+        raise TypeError(f"islice expected at {bound} arguments, got {len(args) + 1}")
+    stop_error = "Stop argument for islice() must be None or an integer: 0 <= x <= sys.maxsize."
+    start, stop, step = 0, -1, 1
+    if len(args) == 1:
+        if args[0] is not None:
+            stop = _as_ssize(args[0])
+            if stop == -1:
+                raise ValueError(stop_error)
+    else:
+        if args[0] is not None:
+            start = _as_ssize(args[0])
+        if args[1] is not None:
+            stop = _as_ssize(args[1])
+            if stop == -1:
+                raise ValueError(stop_error)
+    if start < 0 or stop < -1:
+        raise ValueError("Indices for islice() must be None or an integer: 0 <= x <= sys.maxsize.")
+    if len(args) == 3 and args[2] is not None:
+        step = _as_ssize(args[2])
+    if step < 1:
         raise ValueError("Step for islice() must be a positive integer or None.")
-    return start, stop, step
+    return start, (None if stop == -1 else stop), step
 
 
 def islice(iterable, *args):

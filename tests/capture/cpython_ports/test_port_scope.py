@@ -3,7 +3,7 @@ port_harness.py): closures, cells, nonlocal, global, lambdas, recursion, unbound
 generators over closures. Returned closures are compared by calling them after the call."""
 import pytest
 
-from port_harness import check, known_failure, parametrize
+from port_harness import check, parametrize
 
 global_x = 1
 
@@ -184,9 +184,6 @@ def case_lambdas(x, state):
     return inc(1), plus10(5), f2(1)(1), f3(1)(1), f8(1, 2, 3)(2, 4, 6)(), x
 
 
-@known_failure("on main too: an exception raised by traced code and caught by the frame's own try/except "
-               "(a graph break) leaves resume code that segfaults or returns a wrong value (issue 33 part 2, "
-               "exceptions work)", versions=[(3, 11)])
 def case_unbound_local(x, state):
     """testUnboundLocal / testUnboundLocal_AfterDel."""
     def errorInOuter():
@@ -245,9 +242,6 @@ def case_bound_and_free(x, state):
     return inst.a, inst.m(), x
 
 
-@known_failure("on main too: an exception raised by traced code and caught by the frame's own try/except "
-               "(a graph break) leaves resume code that segfaults or returns a wrong value (issue 33 part 2, "
-               "exceptions work)", versions=[(3, 11)])
 def case_list_comp_local_vars(x, state):
     """testListCompLocalVars."""
     try:
