@@ -116,7 +116,8 @@ def _checked(op, args, attrs) -> None:
     """``op.infer_rule`` on the operands, once per signature: eager execution only needs its
     errors (numpy must never silently accept what graph mode rejects), and a signature that
     passed once passes again (inference reads shapes, dtypes, scalar operands and attributes)."""
-    key = _signature(op, args, attrs)
+    # (a collective's inference also reads the live group table: a group destroyed since must be refused)
+    key = None if op.communicates else _signature(op, args, attrs)
     if key is not None:
         try:
             if key in _CHECKED:
