@@ -128,6 +128,10 @@ class UserException(GraphBreak):
     instruction runs eagerly, so Python raises the very exception with its real traceback."""
 
     def __init__(self, error: BaseException, reason: str = "", hint: str = ""):
+        if error.__traceback__ is not None and _raised_by_signal_handler(error, _handler_codes()):
+            # a signal arrived while trace-time code ran: not the traced code's exception, and not
+            # one its handlers may see; it propagates unchanged (see "whose exception is it" above)
+            raise error
         super().__init__(reason or f"{type(error).__name__} raised inside a captured region: {error}",
                          hint or "the instruction runs eagerly, so Python raises the exception")
         self.error = error
