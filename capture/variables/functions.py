@@ -215,6 +215,20 @@ def _const_tensors(tx, value):
     return tx.wrap(value, fresh=True)
 
 
+def _array_read_per_call(array, made):
+    """``Tensor(array)`` copies ``array``'s contents *when it runs* (as MindSpore's constructor
+    does), so a graph must read them on every call, not keep the ones seen while tracing (a
+    global or attribute array changed in place later): a Tensor sharing ``array``'s memory, to
+    be lifted as a graph input (graphs never write their inputs). None when the tensor traced
+    (``made``) is not a plain copy of it (another dtype or layout, or another device): then it
+    stays a constant."""
+    from runtime.tensor import Tensor
+    if not array.flags.c_contiguous or made._data.dtype != array.dtype or not isinstance(made._data, np.ndarray):
+        return None
+    view = Tensor.from_numpy(array)
+    return view if np.shares_memory(view._data, array) else None
+
+
 def _is_numpy_function(obj) -> bool:
     """numpy's functions are pure on constant arguments (np.random is not: it must run per call)."""
     mod = getattr(obj, "__module__", None) or ""
@@ -615,6 +629,11 @@ class ClassVariable(Variable):
             except Exception as e:
                 raise GraphBreak(f"Tensor() raised {type(e).__name__} at trace time: {e}",
                                  hint="the frame runs eagerly so the error is raised there") from None
+            first = args[0].value
+            if isinstance(first, np.ndarray):
+                view = _array_read_per_call(first, t)
+                if view is not None:
+                    return TensorVariable(tx.builder.sym(view))
             return _const_tensors(tx, t)
         if _pure_constructor(self.cls) and _all_const(args) and _all_const(kwargs.values()):
             # Primitives / GradOperation only record their attributes: build them at trace time
