@@ -217,9 +217,10 @@ def _const_tensors(tx, value):
 
 def _array_read_per_call(array, made):
     """``Tensor(array)`` copies ``array``'s contents *when it runs* (as MindSpore's constructor
-    does), so a graph must read them on every call, not keep the ones seen while tracing (a
-    global or attribute array changed in place later): a Tensor sharing ``array``'s memory, to
-    be lifted as a graph input (graphs never write their inputs). None when the tensor traced
+    does), so for an array from outside the frame a graph must read them on every call, not keep
+    the ones seen while tracing (a global or attribute array changed in place later): a Tensor
+    sharing ``array``'s memory, to be lifted as a graph input (graphs never write their inputs).
+    (An array the frame made from constants stays a constant.) None when the tensor traced
     (``made``) is not a plain copy of it (another dtype or layout, or another device): then it
     stays a constant."""
     from runtime.tensor import Tensor
@@ -630,7 +631,7 @@ class ClassVariable(Variable):
                 raise GraphBreak(f"Tensor() raised {type(e).__name__} at trace time: {e}",
                                  hint="the frame runs eagerly so the error is raised there") from None
             first = args[0].value
-            if isinstance(first, np.ndarray):
+            if isinstance(first, np.ndarray) and args[0].source is not None:  # (an array from outside the frame)
                 view = _array_read_per_call(first, t)
                 if view is not None:
                     return TensorVariable(tx.builder.sym(view))
