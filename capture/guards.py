@@ -221,7 +221,7 @@ class GuardSet:
         src = f"def guard(args):\n    return {body}\n"
         ns = dict(self.namespace)
         exec(compile(src, "<capture guard>", "exec"), ns)
-        return ns["guard"]
+        return ns.pop("guard")  # (no function <-> globals cycle holding the guarded objects)
 
     def first_failure(self, args) -> str | None:
         """The description of the first guard that fails for ``args`` (for recompile reasons)."""

@@ -51,7 +51,9 @@ def input_fetcher(sources):
     code = (f"def fetch(flat):\n    tensors = [{', '.join(items)}]\n"
             f"    return list(map(data_of, tensors)), tensors\n")
     exec(compile(code, "<capture input fetcher>", "exec"), namespace)  # noqa: S102 - our own text
-    return namespace["fetch"]
+    # (popped: a function its own globals name is a reference cycle, which would keep the
+    # captured Parameters alive until a later collection once its entry is dropped)
+    return namespace.pop("fetch")
 
 def device_of_inputs(sources, flat) -> str:
     """Where a graph runs: "GPU" when a tensor it reads is on the GPU, else "CPU"; a graph that
