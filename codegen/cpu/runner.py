@@ -264,19 +264,23 @@ class CompiledGraph:
             if isinstance(p, native.NativePlan):
                 p.external_address()
 
-        def make_module():
-            module = compiler.new_module(self.name)
-            for p in plans:
-                if isinstance(p, native.NativePlan):
-                    p.emit(module)
-                else:
-                    kernels.emit_fused(module, p)
-            for name, members in segments:
-                kernels.emit_segment(module, name, members)
-            return module
+        groups = kernels.part_groups(plans)
+
+        def make_parts():
+            for i, group in enumerate(groups):
+                module = compiler.new_module(self.name if len(groups) == 1 else f"{self.name}.{i}")
+                for p in group:
+                    if isinstance(p, native.NativePlan):
+                        p.emit(module)
+                    else:
+                        kernels.emit_fused(module, p)
+                if i == len(groups) - 1:
+                    for name, members in segments:
+                        kernels.emit_segment(module, name, members)
+                yield module
         desc = "\n".join([f"kernel {p.name}\n{p.description()}" for p in plans]
                          + [f"segment {name} {members}" for name, members in segments])
-        return compiler.build_described(desc, make_module)
+        return compiler.build_parts(desc, make_parts, len(groups))
 
     def _plan_buffers(self, schedule, plans) -> dict:
         """id(value) -> its buffer in this graph's arena, for the intermediate values the steps
