@@ -31,8 +31,9 @@ def _as_tensor_out(x, xp):
 
 
 def _promote(op, args, arrays):
-    """Cast operands to the promoted dtype (numpy would give float64 for int32 + float32)."""
-    target = promotion_target(op, args)
+    """Cast operands to the promoted dtype (numpy would give float64 for int32 + float32). The
+    target is asked of the arrays (a Tensor's dtype is its array's), whose kinds it memoises."""
+    target = promotion_target(op, arrays)
     return arrays if target is None else cast_operands(op, arrays, target)
 
 
