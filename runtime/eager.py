@@ -16,6 +16,7 @@ from graph.ops.promotion import cast_operands, promotion_target
 
 from . import context as _context
 from . import device as _device
+from . import eager_kernels as _eager_kernels
 from . import tape as _tape
 from .tensor import Tensor
 
@@ -38,6 +39,7 @@ def _promote(op, args, arrays):
 
 
 _GPU = _device.GPU
+_TIERED = _eager_kernels.OPS
 
 
 def _placed(op, args, arrays):
@@ -162,6 +164,10 @@ def eager_handler(op, args, attrs):
             # float16 arithmetic overflows to inf by design under mixed precision (loss scaling
             # detects it and skips the step), silently as on accelerators: no numpy warnings
             with np.errstate(over="ignore", invalid="ignore"):
+                out = op.impl(xp, *arrays, **attrs)
+        elif op.name in _TIERED and xp is np:  # hot convolutions as compiled graphs (eager_kernels)
+            out = _eager_kernels.run(op, arrays, attrs)
+            if out is None:
                 out = op.impl(xp, *arrays, **attrs)
         else:
             out = op.impl(xp, *arrays, **attrs)
