@@ -238,7 +238,7 @@ def preload(spec=None) -> None:
         if api is not None:
             from codegen.cpu.native import gemm
             gemm.library("float32", api.int_bits)
-    except Exception:  # noqa: BLE001 - the first compile reports it properly
+    except Exception:  # the first compile reports it properly
         pass
 
 

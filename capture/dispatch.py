@@ -97,7 +97,7 @@ def _binder_for(code):
     source = (f"def binder({', '.join(params)}):\n"
               f"    return ({''.join(slot[i] + ', ' for i in order)})\n")
     namespace = {}
-    exec(compile(source, "<capture: call binding>", "exec"), namespace)  # noqa: S102 - placeholders only
+    exec(compile(source, "<capture: call binding>", "exec"), namespace)  # placeholders only
     names = code.co_varnames[:n]
     binder_code = namespace["binder"].__code__.replace(co_varnames=names, co_name=code.co_name,
                                                        co_qualname=code.co_qualname)

@@ -66,7 +66,7 @@ def cupy_module():
     global _cupy
     if _cupy is None:
         try:
-            import cupy  # noqa: F401
+            import cupy
             cupy.cuda.runtime.getDeviceCount()
             cupy.zeros(1)  # touches device memory: raises without a usable driver/device
             _cupy = cupy

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 
-from ..fused_plan import compute_dtype, np_dtype  # noqa: F401  (re-exported)
+from ..fused_plan import compute_dtype, np_dtype  # re-exported
 from . import vmath
 
 F16, F32, F64 = ir.HalfType(), ir.FloatType(), ir.DoubleType()

@@ -32,7 +32,7 @@ import time
 from graph import forksafe
 from graph.cpus import usable_cores
 
-from .native_pool import CALL_BLAS, CALL_HOT  # noqa: F401 - Pool.call_region's flags
+from .native_pool import CALL_BLAS, CALL_HOT  # Pool.call_region's flags
 
 #: minimum ``elements * per-element cost`` of a kernel before it is split at all (two parts);
 #: beyond it, a kernel of work W runs in min(threads, W // (SPLIT_THRESHOLD / 2)) parts. With
