@@ -14,6 +14,7 @@ import threading
 import types
 import weakref
 
+from graph import config as settings
 from graph.errors import FRAMEWORK_PACKAGES
 from runtime import context as _context
 from runtime import tape as _tape
@@ -395,7 +396,7 @@ def install_grad_handler() -> None:
     """Route grad function calls through :func:`call_grad_function` (``CAPTURE_GRAD_FUNCTIONS=0``:
     never)."""
     from runtime import autograd
-    if os.environ.get("CAPTURE_GRAD_FUNCTIONS", "1") != "0":
+    if settings.get("CAPTURE_GRAD_FUNCTIONS"):
         autograd.CALL_HANDLER = call_grad_function
 
 

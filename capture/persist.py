@@ -52,6 +52,7 @@ import pickle
 import numpy as np
 
 from codegen.cpu import diskcache
+from graph import config as settings
 from graph.passes.canonical import Uncacheable, canonical_text
 from .errors import interrupting
 
@@ -75,8 +76,7 @@ STORE = diskcache.Store(_SUFFIX, _MAGIC, _marker, lambda payload: payload[:1] ==
 
 def mode() -> str:
     """``"0"`` (off), ``"1"`` (on) or ``"always"`` (round-trip every schedule through the disk)."""
-    value = os.environ.get("CAPTURE_DISK_CACHE", "1")
-    return value if value in ("0", "always") else "1"
+    return settings.get("CAPTURE_DISK_CACHE")
 
 
 def enabled() -> bool:

@@ -32,11 +32,11 @@ def limit_blas_threads(n: int | None = None) -> None:
     ``RUNTIME_BLAS_THREADS=1`` there.
     """
     global _blas_limit
-    import os
     if n is None:
-        env = os.environ.get("RUNTIME_BLAS_THREADS")
-        if env:
-            n = int(env)
+        from graph import config as settings
+        env = settings.get("RUNTIME_BLAS_THREADS")
+        if env is not None:
+            n = env
         else:
             from graph.cpus import usable_cores
             n = usable_cores()
