@@ -30,10 +30,10 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import runtime as ms  # noqa: E402
+import runtime as ms
 
-import fma_peak  # noqa: E402
-import models  # noqa: E402
+import fma_peak
+import models
 
 
 #: rounds of a training row and the shortest block (calls and seconds); see :func:`interleaved_ms`
@@ -207,7 +207,7 @@ def first_step_rows(backend, rounds=3):
         os.environ["CAPTURE_BACKEND"] = backend
     try:
         result = warm_start.measure(rounds=rounds)
-    except Exception as e:  # noqa: BLE001 - one failing worker must not lose the whole table
+    except Exception as e:  # one failing worker must not lose the whole table
         print(f"first-step rows not measured: {type(e).__name__}: {e}")
         return []
     finally:

@@ -23,7 +23,7 @@ import sys
 from svgcharts import bar_chart, line_chart
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from capture.webpage import cards, esc, page, table, write_atomically  # noqa: E402
+from capture.webpage import cards, esc, page, table, write_atomically
 
 OURS = ["ours_pynative_ms", "ours_graph_ms", "ours_jit_step_ms"]
 PEERS = ["torch_eager_ms", "torch_compile_ms", "jax_jit_ms"]

@@ -217,4 +217,4 @@ class GraphModeHandler:
         return _make_runner(DEFAULT_CONFIG, graph)
 
 
-SymTensor  # noqa: B018 - imported so the symbolic bind handler is registered
+SymTensor  # imported so the symbolic bind handler is registered

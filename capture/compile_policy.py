@@ -17,6 +17,7 @@ import threading
 import time
 import traceback
 
+from graph import config as settings
 from graph.errors import user_location
 from graph.ir import CONST
 from runtime import context as _context
@@ -258,7 +259,7 @@ def _compiled_entry(fn, qual, config, guard_set, graph, sources, template, runne
 
 #: graph breaks resume (compiled prefix + eager instruction + captured resume function); when
 #: False a break makes its whole frame eager
-RESUME_ENABLED = os.environ.get("CAPTURE_NO_RESUME", "") in ("", "0")
+RESUME_ENABLED = not settings.get("CAPTURE_NO_RESUME")
 
 def _compile_resume(fn, flat, names, config, qual, brk, info, t0):
     """Re-translate ``fn`` up to the breaking root instruction and build an entry that runs the

@@ -14,6 +14,7 @@ import threading
 import types
 import weakref
 
+from graph import config as settings
 from graph.errors import FRAMEWORK_PACKAGES
 from runtime import context as _context
 from runtime import tape as _tape
@@ -97,7 +98,7 @@ def _binder_for(code):
     source = (f"def binder({', '.join(params)}):\n"
               f"    return ({''.join(slot[i] + ', ' for i in order)})\n")
     namespace = {}
-    exec(compile(source, "<capture: call binding>", "exec"), namespace)  # noqa: S102 - placeholders only
+    exec(compile(source, "<capture: call binding>", "exec"), namespace)  # placeholders only
     names = code.co_varnames[:n]
     binder_code = namespace["binder"].__code__.replace(co_varnames=names, co_name=code.co_name,
                                                        co_qualname=code.co_qualname)
@@ -395,7 +396,7 @@ def install_grad_handler() -> None:
     """Route grad function calls through :func:`call_grad_function` (``CAPTURE_GRAD_FUNCTIONS=0``:
     never)."""
     from runtime import autograd
-    if os.environ.get("CAPTURE_GRAD_FUNCTIONS", "1") != "0":
+    if settings.get("CAPTURE_GRAD_FUNCTIONS"):
         autograd.CALL_HANDLER = call_grad_function
 
 

@@ -227,7 +227,7 @@ class GuardSet:
         """The description of the first guard that fails for ``args`` (for recompile reasons)."""
         for expr, desc in zip(self.exprs, self.descs):
             try:
-                ok = eval(expr, dict(self.namespace), {"args": args})  # noqa: S307 - our own strings
+                ok = eval(expr, dict(self.namespace), {"args": args})  # our own strings
             except Exception as e:
                 if interrupting(e) is not None:  # (the user's signal, not a failed guard)
                     raise

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import linecache
 import logging
-import os
 import sys
+
+from graph import config as settings
 
 log = logging.getLogger("capture")
 
@@ -66,7 +67,7 @@ class CompileInfo:
 
 
 def _log_kinds():
-    return {k.strip() for k in os.environ.get("CAPTURE_LOG", "").split(",") if k.strip()}
+    return settings.get("CAPTURE_LOG")
 
 
 class Events:

@@ -305,10 +305,6 @@ class TensorMethods:
         from graph.dtypes import float32
         return bind(_R["cast"], self, dtype=float32)
 
-    def int(self):
-        from graph.dtypes import int32
-        return bind(_R["cast"], self, dtype=int32)
-
     def long(self):
         from graph.dtypes import int64
         return bind(_R["cast"], self, dtype=int64)

@@ -37,6 +37,7 @@ import threading
 
 import numpy as np
 
+from graph import config as settings
 from graph import forksafe
 from graph.dtypes import float16
 from graph.ir import Value
@@ -571,7 +572,7 @@ class CompiledGraph:
         ``MSJIT_PY_RESTORED_CALL=1``): restored calls stay in Python."""
         snapshots = self.snapshots
         if (snapshots is None or self._half or len(self._inplace) != len(self.update_slots)
-                or os.environ.get("MSJIT_PY_RESTORED_CALL") == "1"):
+                or settings.get("MSJIT_PY_RESTORED_CALL")):
             return None
         try:
             from . import _restored_call

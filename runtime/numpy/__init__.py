@@ -23,13 +23,13 @@ from __future__ import annotations
 import math as _math
 
 from .. import dtype as _dt
-from .array_creations import *  # noqa: F401,F403
+from .array_creations import *  # noqa: F403
 from .array_creations import __all__ as _creations_all
-from .array_ops import *  # noqa: F401,F403
+from .array_ops import *  # noqa: F403
 from .array_ops import __all__ as _array_ops_all
-from .logic_ops import *  # noqa: F401,F403
+from .logic_ops import *  # noqa: F403
 from .logic_ops import __all__ as _logic_all
-from .math_ops import *  # noqa: F401,F403
+from .math_ops import *  # noqa: F403
 from .math_ops import __all__ as _math_all
 
 # dtypes and constants mindspore.numpy re-exports

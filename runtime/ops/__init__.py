@@ -15,25 +15,25 @@ from ._generated import FUNCTIONS as _FUNCTIONS, PRIMITIVES as _PRIMITIVES, Prim
 globals().update(_FUNCTIONS)
 globals().update(_PRIMITIVES)
 
-from .composite import *  # noqa: E402,F401,F403
+from .composite import *  # noqa: E402, F403
 from .composite import __all__ as _composite_all  # noqa: E402
-from .signatures import *  # noqa: E402,F401,F403
+from .signatures import *  # noqa: E402, F403
 from .signatures import __all__ as _signatures_all  # noqa: E402
-from .random_func import *  # noqa: E402,F401,F403
+from .random_func import *  # noqa: E402, F403
 from .random_func import __all__ as _random_all  # noqa: E402
-from .arrays import *  # noqa: E402,F401,F403
+from .arrays import *  # noqa: E402, F403
 from .arrays import __all__ as _arrays_all  # noqa: E402
-from .nn_func import *  # noqa: E402,F401,F403
+from .nn_func import *  # noqa: E402, F403
 from .nn_func import __all__ as _nn_func_all  # noqa: E402
-from .math_func import *  # noqa: E402,F401,F403
+from .math_func import *  # noqa: E402, F403
 from .math_func import __all__ as _math_func_all  # noqa: E402
-from .comm_ops import *  # noqa: E402,F401,F403
+from .comm_ops import *  # noqa: E402, F403
 from .comm_ops import __all__ as _comm_ops_all  # noqa: E402
-from .clip_func import *  # noqa: E402,F401,F403
+from .clip_func import *  # noqa: E402, F403
 from .clip_func import __all__ as _clip_all  # noqa: E402
-from .compat_ops import *  # noqa: E402,F401,F403
+from .compat_ops import *  # noqa: E402, F403
 from .compat_ops import __all__ as _compat_ops_all  # noqa: E402
-from .selection_func import *  # noqa: E402,F401,F403
+from .selection_func import *  # noqa: E402, F403
 from .selection_func import __all__ as _selection_all  # noqa: E402
 from ..autograd import GradOperation, grad, value_and_grad, get_grad  # noqa: E402,F401
 from ..transforms import vjp, jvp, jacrev, jacfwd  # noqa: E402,F401

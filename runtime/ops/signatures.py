@@ -142,5 +142,5 @@ def softmax(input, axis=-1, *, dtype=None):  # noqa: A002
     """``ops.softmax(input, axis=-1, *, dtype=None)``: exp normalised along ``axis`` (computed in
     ``dtype`` when given)."""
     if dtype is not None:
-        input = bind(_R["cast"], input, dtype=dtype)
+        input = bind(_R["cast"], input, dtype=dtype)  # noqa: A001
     return bind(_R["softmax"], input, axis=axis)
