@@ -30,10 +30,11 @@ Example:
 from __future__ import annotations
 
 import collections
-import os
 import threading
 
 import numpy as np
+
+from graph import config
 
 #: ops whose numpy implementation is many times slower than their compiled kernels (the pools:
 #: 0.41 -> 0.05 ms forward, 0.79 -> 0.14 ms backward on LeNet5's first, b32)
@@ -53,7 +54,7 @@ _arena = []
 
 
 def enabled() -> bool:
-    return os.environ.get("MSJIT_EAGER_KERNELS", "1") != "0"
+    return config.get("MSJIT_EAGER_KERNELS")
 
 
 def _signature(op, arrays, attrs):

@@ -65,7 +65,7 @@ def test_convolutions_and_their_gradients_equal_numpy_once_compiled(dtype, case)
 
 def _conv_attrs(conv):
     pad = conv.padding if isinstance(conv.padding, tuple) else (conv.padding,) * 4
-    to2 = lambda v: v if isinstance(v, tuple) else (v, v)  # noqa: E731
+    to2 = lambda v: v if isinstance(v, tuple) else (v, v)
     return dict(stride=to2(conv.stride), pad_mode=conv.pad_mode, padding=pad, dilation=to2(conv.dilation),
                 groups=conv.group)
 
@@ -95,7 +95,7 @@ def test_a_trained_lenet_like_net_has_the_finite_difference_gradient():
     net = nn.SequentialCell([nn.Conv2d(1, 3, 3, pad_mode="valid", dtype=ms.float64), nn.ReLU(),
                              nn.MaxPool2d(2, 2), nn.Flatten(), nn.Dense(3 * 3 * 3, 2, dtype=ms.float64)])
     x = Tensor(np.random.default_rng(0).standard_normal((2, 1, 8, 8)))
-    loss = lambda: (net(x) ** 2).sum()  # noqa: E731
+    loss = lambda: (net(x) ** 2).sum()
     grad = ms.grad(lambda: loss(), None, net.trainable_params())
     for _ in range(eager_kernels.WARM_CALLS + 1):
         grads = grad()
