@@ -16,6 +16,7 @@ import weakref
 from graph import forksafe
 
 from .errors import interrupting
+from .guards import DEAD
 from .fast_call import invalidate as _invalidate_fast_calls
 
 RECOMPILE_LIMIT = 8
@@ -39,6 +40,8 @@ class Entry:
         self.check = guard_set.compile()
         self.graph = graph
         self.sources = sources
+        self._cache = None  # a weak reference to the CodeCache holding it (set by CodeCache.add)
+        self._hold_inputs_weakly()
         self.template = template
         self.break_info = break_info  # BreakInfo when this entry runs eagerly
         self.compile_time = compile_time
@@ -53,6 +56,21 @@ class Entry:
         self.fetch = None  # flat arguments -> (input arrays, tensors), made on first run (capture.runner)
         self.call = None  # input arrays -> (outputs, updates): the runner, donating where it can (first run)
         self.warm_start = False  # its schedule was read from the disk cache (capture.persist)
+
+    def _hold_inputs_weakly(self) -> None:
+        """The graph inputs its guards hold weakly (a Parameter named by a global, a sub-Cell's
+        weight) are read through weak references too, and the entry is dropped from its cache
+        once one of them dies: a dead object can never pass an identity guard again, so the entry
+        is garbage, and it must not keep anything else alive meanwhile."""
+        weak = {id(obj): ref for ref in self.guard_set.weak.values() if (obj := ref()) is not DEAD}
+        if not weak:
+            return
+        from .sources import ObjectSource
+        for source in self.sources or ():
+            if type(source) is ObjectSource and source.ref is None and id(source.obj) in weak:
+                # (a plain reference: the fetch in Python calls it, and it has no callback to run)
+                source.hold_weakly(weakref.ref(source.obj))
+        self.guard_set.when_dead(_dropper(weakref.ref(self)))
 
     @property
     def hits(self) -> int:
@@ -131,8 +149,14 @@ class CodeCache:
         return mine[0].guard_set.first_failure(flat_args) or "guard failed"
 
     def add(self, entry: Entry) -> None:
+        entry._cache = weakref.ref(self)
         self.entries.insert(0, entry)
         _invalidate_fast_calls(self)
+
+    def forget_entry(self, entry: Entry) -> None:
+        """Drop ``entry`` (an object its guards hold weakly died)."""
+        if any(e is entry for e in self.entries):
+            self.drop(lambda e: e is not entry)
 
     def drop(self, keep=lambda entry: False) -> None:
         """Keep only the entries ``keep`` accepts (none by default)."""
@@ -181,6 +205,16 @@ class CodeCache:
         self.compiles_per_owner.pop(owner, None)
         self.disabled.pop(owner, None)
         self.watched.discard(owner)
+
+
+def _dropper(entry_ref):
+    """The callback dropping the entry ``entry_ref`` names from its cache (holding neither)."""
+    def drop():
+        entry = entry_ref()
+        cache = entry._cache() if entry is not None and entry._cache is not None else None
+        if cache is not None:
+            cache.forget_entry(entry)
+    return drop
 
 
 def _release(entries) -> None:
