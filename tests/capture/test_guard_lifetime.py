@@ -169,3 +169,53 @@ def test_many_nets_made_and_dropped_under_one_jitted_function_do_not_grow_the_ca
     _collect()
     assert sum(r() is not None for r in refs) == 1  # (only the one still bound)
     assert len(cache_for(ns["f"].__code__).entries) <= 2
+
+
+@pytest.mark.skipif(not fast_call.AVAILABLE, reason="the C call is not built")
+def test_the_c_call_declines_where_a_held_input_died_even_if_its_guards_passed():
+    """Belt and braces: a FastEntry whose weakly held input died declines (the Python way
+    answers), even with a check that passes -- C never reads a dead object."""
+    from capture import _fast_call
+
+    class Obj:
+        pass
+
+    ns = _module("def f(t):\n    return t * W\n")
+    ns["W"] = Parameter(_t(np.full(4, 2.0)), name="W")
+    jitted = capture.jit(ns["f"])
+    x = _t(np.ones((2, 4)))
+    _armed(jitted, x)
+    entry = jitted._armed.entry
+    dead = Obj()
+    ref = weakref.ref(dead)
+    del dead
+    assert ref() is None
+
+    def call(arrays):  # pragma: no cover - must not be reached
+        raise AssertionError("the runner ran with a dead input")
+
+    fast = _fast_call.FastEntry(entry, ns["f"].__code__, 1, False, lambda flat: True, (0, ref), call,
+                                Tensor, entry.template.build, 0, None, None)
+    jitted._arm(fast, ns["f"])
+    _same(jitted(x), x * 2)
+
+
+def test_a_replaced_sub_cell_of_a_jitted_net_is_released():
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(4, 3)
+
+        def construct(self, t):
+            return self.fc(t) * 2
+
+    net = Net()
+    jitted = capture.jit(net)
+    x = _t(np.ones((2, 4)))
+    for _ in range(3):
+        jitted(x)
+    old = weakref.ref(net.fc)
+    net.fc = nn.Dense(4, 3)
+    _same(jitted(x), net.fc(x) * 2)
+    _collect()
+    assert old() is None, "the stale entry keeps the replaced sub-Cell alive"
