@@ -108,6 +108,7 @@ class CodeCache:
         self.compiles_per_owner: dict = {}  # (Cell id or 0, config id) -> compiles so far
         self.disabled: dict = {}  # same keys -> the eager Entry used once the limit was hit
         self.watched: set = set()  # owner keys whose Cell has a finalizer dropping its entries
+        self.dropped_dead = 0  # entries dropped because an object their guards held weakly died
         self._arena = None
 
     @property
@@ -145,7 +146,8 @@ class CodeCache:
         mine = [e for e in self.entries if e.config is config and e.closure is closure
                 and (f_globals is None or e.globals is None or e.globals is f_globals)]
         if not mine:
-            return "first call"
+            return ("the entries compiled before were dropped: an object their guards named died"
+                    if self.dropped_dead else "first call")
         return mine[0].guard_set.first_failure(flat_args) or "guard failed"
 
     def add(self, entry: Entry) -> None:
@@ -156,6 +158,7 @@ class CodeCache:
     def forget_entry(self, entry: Entry) -> None:
         """Drop ``entry`` (an object its guards hold weakly died)."""
         if any(e is entry for e in self.entries):
+            self.dropped_dead += 1
             self.drop(lambda e: e is not entry)
 
     def drop(self, keep=lambda entry: False) -> None:
