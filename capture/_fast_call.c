@@ -62,7 +62,9 @@ typedef struct {
     Py_ssize_t out_index, n_sources;
     Py_ssize_t *arg_index;  /* per input: its flat argument's index, or -1 (held: ``held[k]``) */
     Py_ssize_t *item_index; /* ... and the item of that argument (a tuple or list) it is, or -1 */
-    PyObject **held;        /* borrowed from ``sources`` */
+    PyObject **held;        /* borrowed from ``sources``: the object, or a weak reference to it */
+    char *weak;             /* per input: 1 where ``held[k]`` is a weak reference (the entry's guards
+                               hold the object weakly: capture.guards.GuardSet.hold_weakly) */
     Py_ssize_t hits;
 } FastEntry;
 
@@ -106,12 +108,14 @@ entry_dealloc(FastEntry *e)
     PyMem_Free(e->arg_index);
     PyMem_Free(e->item_index);
     PyMem_Free(e->held);
+    PyMem_Free(e->weak);
     Py_TYPE(e)->tp_free((PyObject *)e);
 }
 
 /* FastEntry(entry, code, n_args, varargs, check, sources, call, tensor_type, build, out_index[, closure[, globals]]); a
    source is an int (a flat argument), a pair of ints (an item of a flat argument that is a
-   tuple -- like ``*args`` -- or a list) or the object itself */
+   tuple -- like ``*args`` -- or a list), the object itself, or a weak reference to it (read
+   through it on each call: a dead one declines) */
 static PyObject *
 entry_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
@@ -146,7 +150,8 @@ entry_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     e->arg_index = PyMem_Calloc(n ? n : 1, sizeof(Py_ssize_t));
     e->item_index = PyMem_Calloc(n ? n : 1, sizeof(Py_ssize_t));
     e->held = PyMem_Calloc(n ? n : 1, sizeof(PyObject *));
-    if (e->arg_index == NULL || e->item_index == NULL || e->held == NULL) {
+    e->weak = PyMem_Calloc(n ? n : 1, 1);
+    if (e->arg_index == NULL || e->item_index == NULL || e->held == NULL || e->weak == NULL) {
         Py_DECREF(e);
         return PyErr_NoMemory();
     }
@@ -164,6 +169,7 @@ entry_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
                 e->arg_index[k] = -2; /* (reported below) */
         } else {
             e->held[k] = s;
+            e->weak[k] = PyWeakref_CheckRef(s) != 0;
             continue;
         }
         if (e->arg_index[k] < 0 || e->arg_index[k] >= n_flat) {
@@ -307,20 +313,47 @@ flat_arguments(FastEntry *e, PyObject *args)
     return flat;
 }
 
-/* input ``k``'s tensor (borrowed), or NULL (no error set) where the argument is not as traced */
+/* the object of the weak reference ``ref`` (a new reference), or NULL (no error set) once it died */
+static inline PyObject *
+referent(PyObject *ref)
+{
+#if PY_VERSION_HEX >= 0x030D0000
+    PyObject *obj;
+    if (PyWeakref_GetRef(ref, &obj) < 0) {
+        PyErr_Clear();
+        return NULL;
+    }
+    return obj; /* (NULL when dead) */
+#else
+    PyObject *obj = PyWeakref_GET_OBJECT(ref);
+    return obj == Py_None ? NULL : Py_NewRef(obj);
+#endif
+}
+
+/* input ``k``'s tensor (a new reference: the call holds it until the updates are applied), or
+   NULL (no error set) where the argument is not as traced or a held object died */
 static PyObject *
 input_tensor(FastEntry *e, PyObject *flat, Py_ssize_t k)
 {
     Py_ssize_t i = e->arg_index[k];
     if (i < 0)
-        return e->held[k];
+        return e->weak[k] ? referent(e->held[k]) : Py_NewRef(e->held[k]);
     PyObject *a = PyTuple_GET_ITEM(flat, i);
     Py_ssize_t j = e->item_index[k];
     if (j < 0)
-        return a;
+        return Py_NewRef(a);
     if (PyTuple_CheckExact(a))
-        return j < PyTuple_GET_SIZE(a) ? PyTuple_GET_ITEM(a, j) : NULL;
-    return PyList_CheckExact(a) && j < PyList_GET_SIZE(a) ? PyList_GET_ITEM(a, j) : NULL;
+        return j < PyTuple_GET_SIZE(a) ? Py_NewRef(PyTuple_GET_ITEM(a, j)) : NULL;
+    return PyList_CheckExact(a) && j < PyList_GET_SIZE(a) ? Py_NewRef(PyList_GET_ITEM(a, j)) : NULL;
+}
+
+static void
+release_tensors(PyObject **tensors, Py_ssize_t n, PyObject **small)
+{
+    for (Py_ssize_t k = 0; k < n; k++)
+        Py_DECREF(tensors[k]);
+    if (tensors != small)
+        PyMem_Free(tensors);
 }
 
 /* Steps 2-5 on the flat arguments; NULL without an error set: declined, nothing happened. */
@@ -349,8 +382,11 @@ run_entry(FastCall *self, FastEntry *e, PyObject *args, PyObject *flat)
     if (tensors == NULL)
         return PyErr_NoMemory();
     PyObject *arrays = PyList_New(n), *outs = NULL;
+    Py_ssize_t got = 0; /* (tensors[:got] are held) */
     for (Py_ssize_t k = 0; arrays != NULL && k < n; k++) {
         PyObject *t = input_tensor(e, flat, k);
+        if (t != NULL)
+            tensors[got++] = t;
         PyObject *a = t == NULL ? NULL : PyObject_GetAttr(t, DATA_NAME);
         if (a == NULL) { /* (the guards passed, so this is unexpected: the Python way tells) */
             Py_CLEAR(arrays);
@@ -358,7 +394,6 @@ run_entry(FastCall *self, FastEntry *e, PyObject *args, PyObject *flat)
                 PyErr_Clear();
             break;
         }
-        tensors[k] = t;
         PyList_SET_ITEM(arrays, k, a);
     }
     if (arrays != NULL) {
@@ -380,13 +415,11 @@ run_entry(FastCall *self, FastEntry *e, PyObject *args, PyObject *flat)
             Py_XDECREF(tb);
             PyObject *settled = PyObject_CallMethodObjArgs((PyObject *)self, SETTLE_NAME, e->entry, args, value, NULL);
             Py_DECREF(value);
-            if (tensors != small)
-                PyMem_Free(tensors);
+            release_tensors(tensors, got, small);
             return settled; /* (NULL with the error eager raised, as the Python way) */
         }
     }
-    if (tensors != small)
-        PyMem_Free(tensors);
+    release_tensors(tensors, got, small);
     if (outs == NULL || e->out_index >= 0)
         return outs;
     /* 5. the result (an error of the build is the user's: it propagates, as the Python way's) */

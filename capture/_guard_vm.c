@@ -8,6 +8,9 @@
      value instructions  (op, dst, a, b): dst = args[a] | getattr(r[a], consts[b])
                                           | r[a][consts[b]] | type(r[a]) | len(r[a]) | r[a](r[b])
                                           | r[a]() (a weak reference held by the entry)
+                                          | the object of the weak reference consts[-1 - a]
+                                            (an object guarded by identity, held weakly: once it
+                                            died, the check fails -- no dead object is read)
      test instructions   (op, 0, a, b):   r[a] is r[b], ==, !=, in, not in, shape equal, item
                                           types equal, not hasattr, a tensor's type, array type,
                                           shape and dtype -- the first that fails ends the check
@@ -33,7 +36,7 @@
 #include <string.h>
 
 enum {
-    V_ARG = 1, V_ATTR, V_ITEM, V_TYPE, V_LEN, V_CALL, V_CALL0,
+    V_ARG = 1, V_ATTR, V_ITEM, V_TYPE, V_LEN, V_CALL, V_CALL0, V_DEREF,
     T_IS = 16, T_ISNOT, T_EQ, T_NE, T_EQ_ID, T_IN, T_NOTIN, T_SHAPE, T_NOT_HASATTR, T_TRUE, T_ITEM_TYPES,
     T_TENSOR,
 };
@@ -58,6 +61,23 @@ typedef struct {
 } Program;
 
 static PyObject *DATA_NAME;        /* "_data" */
+
+/* the object of the weak reference ``ref`` (a new reference), or NULL (no error set) once it died */
+static inline PyObject *
+referent(PyObject *ref)
+{
+#if PY_VERSION_HEX >= 0x030D0000
+    PyObject *obj;
+    if (PyWeakref_GetRef(ref, &obj) < 0) {
+        PyErr_Clear();
+        return NULL;
+    }
+    return obj; /* (NULL when dead) */
+#else
+    PyObject *obj = PyWeakref_GET_OBJECT(ref);
+    return obj == Py_None ? NULL : Py_NewRef(obj);
+#endif
+}
 
 /* the truth of ``a <op> b`` */
 static int
@@ -221,13 +241,23 @@ attached_dict(PyObject *o)
     return d != NULL && ((uintptr_t)d & 1) == 0 && PyDict_CheckExact(d) ? d : NULL;
 }
 
+/* watched object k (borrowed), or NULL where it is held weakly and died */
+static inline PyObject *
+watched_object(Program *p, Py_ssize_t k)
+{
+    PyObject *o = PyTuple_GET_ITEM(PyTuple_GET_ITEM(p->watched, k), 0);
+    if (PyWeakref_CheckRef(o)) { /* (an object the entry holds weakly) */
+        o = PyWeakref_GET_OBJECT(o); /* (borrowed: nothing runs before the caller is done with it) */
+        return o == Py_None ? NULL : o;
+    }
+    return o;
+}
+
 /* the dict watched for object k (NULL: none, nothing can be recorded) */
 static inline PyObject *
-watched_dict(Program *p, Py_ssize_t k)
+watched_dict(Program *p, Py_ssize_t k, PyObject *o)
 {
-    PyObject *item = PyTuple_GET_ITEM(p->watched, k);
-    PyObject *o = PyTuple_GET_ITEM(item, 0);
-    if (PyTuple_GET_ITEM(item, 1) == Py_True)
+    if (PyTuple_GET_ITEM(PyTuple_GET_ITEM(p->watched, k), 1) == Py_True)
         return PyDict_CheckExact(o) ? o : NULL;
     return attached_dict(o);
 }
@@ -237,11 +267,13 @@ watched_unchanged(Program *p)
 {
     Py_ssize_t n = PyTuple_GET_SIZE(p->watched);
     for (Py_ssize_t k = 0; k < n; k++) {
-        PyObject *o = PyTuple_GET_ITEM(PyTuple_GET_ITEM(p->watched, k), 0);
+        PyObject *o = watched_object(p, k);
+        if (o == NULL)
+            return 0; /* (it died: the section runs again, and fails) */
         PyTypeObject *type = Py_TYPE(o);
         if (type != p->w_type[k] || type->tp_version_tag != p->w_tag[k])
             return 0;
-        PyObject *d = watched_dict(p, k);
+        PyObject *d = watched_dict(p, k, o);
         if (d != p->w_dict[k] || dict_version(d) != p->w_version[k])
             return 0;
     }
@@ -254,9 +286,9 @@ record_watched(Program *p)
 {
     Py_ssize_t n = PyTuple_GET_SIZE(p->watched);
     for (Py_ssize_t k = 0; k < n; k++) {
-        PyObject *o = PyTuple_GET_ITEM(PyTuple_GET_ITEM(p->watched, k), 0);
-        PyObject *d = watched_dict(p, k);
-        if (Py_TYPE(o)->tp_version_tag == 0 || d == NULL)
+        PyObject *o = watched_object(p, k);
+        PyObject *d = o == NULL ? NULL : watched_dict(p, k, o);
+        if (d == NULL || Py_TYPE(o)->tp_version_tag == 0)
             return 0; /* (a type without a valid tag: every change of it would go unseen) */
         p->w_type[k] = Py_TYPE(o);
         p->w_tag[k] = Py_TYPE(o)->tp_version_tag;
@@ -309,6 +341,10 @@ run(Program *p, const int32_t *code, Py_ssize_t n, PyObject *args, PyObject **re
         case V_CALL0:
             if ((reg[dst] = PyObject_CallNoArgs(R(a))) == NULL)
                 return -1;
+            continue;
+        case V_DEREF:
+            if ((reg[dst] = referent(R(a))) == NULL)
+                return 0; /* (the held object died: nothing can be it) */
             continue;
         case V_LEN: {
             Py_ssize_t n = PyObject_Length(R(a));
@@ -421,6 +457,10 @@ validate(const int32_t *src, Py_ssize_t n, Py_ssize_t n_regs, PyObject *consts, 
         case V_ATTR: case V_ITEM:
             bad = dst < 0 || dst >= n_regs || !REG_OK(a, dst) || b < 0 || b >= n_consts; break;
         case V_TYPE: case V_LEN: case V_CALL0: bad = dst < 0 || dst >= n_regs || !REG_OK(a, dst); break;
+        case V_DEREF:
+            bad = dst < 0 || dst >= n_regs || a >= 0 || !REG_OK(a, dst)
+                  || !PyWeakref_CheckRef(PyTuple_GET_ITEM(consts, -1 - a));
+            break;
         case V_CALL: bad = dst < 0 || dst >= n_regs || !REG_OK(a, dst) || !REG_OK(b, dst); break;
         case T_IS: case T_ISNOT: case T_EQ: case T_NE: case T_EQ_ID: case T_IN: case T_NOTIN:
             bad = !REG_OK(a, n_regs) || !REG_OK(b, n_regs); break;
@@ -637,7 +677,7 @@ PyInit__guard_vm(void)
         return NULL;
     }
 #define ADD(name) if (PyModule_AddIntConstant(m, #name, name) < 0) { Py_DECREF(m); return NULL; }
-    ADD(V_ARG) ADD(V_ATTR) ADD(V_ITEM) ADD(V_TYPE) ADD(V_LEN) ADD(V_CALL) ADD(V_CALL0)
+    ADD(V_ARG) ADD(V_ATTR) ADD(V_ITEM) ADD(V_TYPE) ADD(V_LEN) ADD(V_CALL) ADD(V_CALL0) ADD(V_DEREF)
     ADD(T_IS) ADD(T_ISNOT) ADD(T_EQ) ADD(T_NE) ADD(T_EQ_ID) ADD(T_IN) ADD(T_NOTIN) ADD(T_SHAPE)
     ADD(T_NOT_HASATTR) ADD(T_TRUE) ADD(T_ITEM_TYPES) ADD(T_TENSOR)
 #undef ADD

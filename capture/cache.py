@@ -16,6 +16,7 @@ import weakref
 from graph import forksafe
 
 from .errors import interrupting
+from .guards import DEAD
 from .fast_call import invalidate as _invalidate_fast_calls
 
 RECOMPILE_LIMIT = 8
@@ -39,6 +40,8 @@ class Entry:
         self.check = guard_set.compile()
         self.graph = graph
         self.sources = sources
+        self._cache = None  # a weak reference to the CodeCache holding it (set by CodeCache.add)
+        self._hold_inputs_weakly()
         self.template = template
         self.break_info = break_info  # BreakInfo when this entry runs eagerly
         self.compile_time = compile_time
@@ -53,6 +56,21 @@ class Entry:
         self.fetch = None  # flat arguments -> (input arrays, tensors), made on first run (capture.runner)
         self.call = None  # input arrays -> (outputs, updates): the runner, donating where it can (first run)
         self.warm_start = False  # its schedule was read from the disk cache (capture.persist)
+
+    def _hold_inputs_weakly(self) -> None:
+        """The graph inputs its guards hold weakly (a Parameter named by a global, a sub-Cell's
+        weight) are read through weak references too, and the entry is dropped from its cache
+        once one of them dies: a dead object can never pass an identity guard again, so the entry
+        is garbage, and it must not keep anything else alive meanwhile."""
+        weak = {id(obj): ref for ref in self.guard_set.weak.values() if (obj := ref()) is not DEAD}
+        if not weak:
+            return
+        from .sources import ObjectSource
+        for source in self.sources or ():
+            if type(source) is ObjectSource and source.ref is None and id(source.obj) in weak:
+                # (a plain reference: the fetch in Python calls it, and it has no callback to run)
+                source.hold_weakly(weakref.ref(source.obj))
+        self.guard_set.when_dead(_dropper(weakref.ref(self)))
 
     @property
     def hits(self) -> int:
@@ -90,6 +108,7 @@ class CodeCache:
         self.compiles_per_owner: dict = {}  # (Cell id or 0, config id) -> compiles so far
         self.disabled: dict = {}  # same keys -> the eager Entry used once the limit was hit
         self.watched: set = set()  # owner keys whose Cell has a finalizer dropping its entries
+        self.dropped_dead = 0  # entries dropped because an object their guards held weakly died
         self._arena = None
 
     @property
@@ -127,12 +146,20 @@ class CodeCache:
         mine = [e for e in self.entries if e.config is config and e.closure is closure
                 and (f_globals is None or e.globals is None or e.globals is f_globals)]
         if not mine:
-            return "first call"
+            return ("the entries compiled before were dropped: an object their guards named died"
+                    if self.dropped_dead else "first call")
         return mine[0].guard_set.first_failure(flat_args) or "guard failed"
 
     def add(self, entry: Entry) -> None:
+        entry._cache = weakref.ref(self)
         self.entries.insert(0, entry)
         _invalidate_fast_calls(self)
+
+    def forget_entry(self, entry: Entry) -> None:
+        """Drop ``entry`` (an object its guards hold weakly died)."""
+        if any(e is entry for e in self.entries):
+            self.dropped_dead += 1
+            self.drop(lambda e: e is not entry)
 
     def drop(self, keep=lambda entry: False) -> None:
         """Keep only the entries ``keep`` accepts (none by default)."""
@@ -181,6 +208,16 @@ class CodeCache:
         self.compiles_per_owner.pop(owner, None)
         self.disabled.pop(owner, None)
         self.watched.discard(owner)
+
+
+def _dropper(entry_ref):
+    """The callback dropping the entry ``entry_ref`` names from its cache (holding neither)."""
+    def drop():
+        entry = entry_ref()
+        cache = entry._cache() if entry is not None and entry._cache is not None else None
+        if cache is not None:
+            cache.forget_entry(entry)
+    return drop
 
 
 def _release(entries) -> None:

@@ -144,6 +144,8 @@ def _fast_entry(fn, entry):
         path = source.path if type(source) is ArgSource else None
         if path is not None and len(path) in (1, 2) and all(type(k) is int and k >= 0 for k in path):
             sources.append(path[0] if len(path) == 1 else path)  # (a pair: an item of ``*args``)
+        elif type(source) is ObjectSource and source.ref is not None:
+            sources.append(source.ref)  # (held weakly: read through it, a dead one declines)
         elif type(source) is ObjectSource and not isinstance(source.obj, (int, tuple)):
             sources.append(source.obj)  # (ints and pairs of them mean argument positions)
         else:

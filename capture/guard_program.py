@@ -36,6 +36,7 @@ import array
 import ast
 import ctypes
 import sys
+import weakref
 
 from graph import config as settings
 
@@ -126,6 +127,9 @@ class _Lowering:
                 and not any(isinstance(a, ast.Starred) for a in node.args):
             # a function the entry holds (a weak reference to a Cell argument takes no argument)
             if isinstance(node.func, ast.Name) and node.func.id in self.namespace:
+                if not node.args and isinstance(self.namespace[node.func.id], weakref.ref):
+                    # a held object read through its weak reference: a dead one fails the check
+                    return self._emit("V_DEREF", self.value(node.func))
                 if not node.args:
                     return self._emit("V_CALL0", self.value(node.func))
                 return self._emit("V_CALL", self.value(node.func), self.value(node.args[0]))
@@ -243,8 +247,10 @@ class _Lowering:
         if watched is not None:
             self.stable.extend(self.code[mark:])
             del self.code[mark:]
-            for obj, is_dict in watched:
-                self.watched.setdefault(id(obj), (obj, is_dict))
+            for obj, is_dict, *ref in watched:
+                # (an object held weakly is watched through its weak reference: the program
+                # must not keep it alive, and finds it changed once it died)
+                self.watched.setdefault(id(obj), (ref[0] if ref else obj, is_dict))
         return True
 
     def _stable_reads(self, code):
@@ -254,6 +260,7 @@ class _Lowering:
         compares what it read by identity, or against immutable values (what the guard read
         then was immutable: while the dict is unchanged, it is the same object)."""
         values, watched = {}, []
+        held = {}  # register -> the weak reference (a constant) it was read through (V_DEREF)
 
         def operand(x):  # (known, value) of a register or constant
             if x < 0:
@@ -262,12 +269,20 @@ class _Lowering:
 
         for op, dst, a, b in code:
             name = _OP_NAMES.get(op)
-            if name == "V_ATTR" and a < 0:
-                obj, attr = self.consts[-1 - a], self.consts[b]
+            if name == "V_DEREF" and a < 0:
+                # a held object: while its watched dict is unchanged it is alive and the same (a
+                # dead one makes the C program find the watched object changed, and run again)
+                obj = self.consts[-1 - a]()
+                if obj is None or obj is _DEAD:
+                    return None
+                values[dst] = obj
+                held[dst] = self.consts[-1 - a]
+            elif name == "V_ATTR" and (a < 0 or a in held):
+                obj, attr = (self.consts[-1 - a] if a < 0 else values[a]), self.consts[b]
                 if not _plain_instance_attribute(obj, attr):
                     return None
                 values[dst] = vars(obj)[attr]
-                watched.append((obj, False))
+                watched.append((obj, False) if a < 0 else (obj, False, held[a]))
             elif name == "V_ITEM" and a < 0 and type(self.consts[-1 - a]) is dict:
                 d, key = self.consts[-1 - a], self.consts[b]
                 if not _immutable(key) or key not in d:
@@ -302,6 +317,7 @@ class _Lowering:
 
 
 _NOT_LITERAL = object()
+from .guards import DEAD as _DEAD  # noqa: E402 - (capture.guards imports this module lazily)
 
 #: the C program's instruction names by number
 _OP_NAMES = {getattr(_vm, n): n for n in dir(_vm) if n[:2] in ("V_", "T_")} if _vm is not None else {}

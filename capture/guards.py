@@ -53,6 +53,12 @@ class GuardSet:
         self._seen: set[str] = set()
         # How the user's code reaches each object (``self.fc1``), so guards read in source terms.
         self._paths: dict[int, str] = {}
+        # ids of held objects guarded by identity against what an outside path reads: held
+        # weakly once compiled (:meth:`hold_weakly`)
+        self._identity_ids: set[int] = set()
+        #: name -> the weak reference to a held object (filled by :meth:`hold_weakly`)
+        self.weak: dict[str, "Held"] = {}
+        self._on_death: list = []  # what the weak references' callbacks tell (:meth:`when_dead`)
 
     def obj(self, value) -> str:
         """Name under which ``value`` is visible to guard expressions (kept alive by the entry),
@@ -84,7 +90,10 @@ class GuardSet:
 
     # -- common guard kinds -------------------------------------------------------------------------
     def identity(self, expr: str, value, desc: str) -> None:
-        self.add(f"{expr} is {self.obj(value)}", f"{desc} is the same object")
+        name = self.obj(value)
+        if name in self.namespace and name != expr:  # (not an argument expression: arg_identity)
+            self._identity_ids.add(id(value))
+        self.add(f"{expr} is {name}", f"{desc} is the same object")
 
     def arg_identity(self, expr: str, value, desc: str) -> None:
         """``expr`` (an argument, e.g. ``args[0]``: the Cell) is ``value``, held by a weak reference
@@ -209,11 +218,55 @@ class GuardSet:
                  f"and (_d.dtype is {dt} or _d.dtype == {dt})",
                  f"{desc}: Tensor {tensor.dtype}{list(shape)}{on}")
 
+    # -- holding guarded objects weakly ---------------------------------------------------------------
+    def hold_weakly(self) -> None:
+        """Hold every object guarded by identity (a Parameter, a sub-Cell, a function, a global's
+        value...) through a weak reference from now on, as TorchDynamo does: a stale entry must not
+        keep what its guards name alive. Each such name ``oN`` becomes a :class:`Held` reference in
+        the namespace and ``oN()`` in the expressions (the descriptions are unchanged). Such an
+        object is alive whenever the guard holds (the guard reads it from outside: an argument, a
+        global, an attribute of a held object), and a dead one fails the guard: an entry whose
+        referent died can never run again, and :meth:`when_dead` tells its owner to drop it.
+        Objects without weak references (tuples, dicts, ints), types and modules stay held.
+        Called once, when the guards are compiled (tracing needs the objects held: their ids name them)."""
+        if self.weak or not self._identity_ids:
+            return
+        names = {}
+        for name, value in self.namespace.items():
+            if id(value) in self._identity_ids and not isinstance(value, (type, types.ModuleType)):
+                try:
+                    names[name] = Held(value, self._referent_died)
+                except TypeError:  # (no weak references to it: held)
+                    pass
+        self._identity_ids = set()
+        if not names:
+            return
+        self.exprs = [_call_names(e, names) for e in self.exprs]
+        self._seen = set(self.exprs)
+        for name, ref in names.items():
+            self.namespace[name] = ref
+        self.weak = names
+        # (the ids stay the names of objects only while they live; nothing adds guards later)
+        self._ids = {k: v for k, v in self._ids.items() if v not in names}
+
+    def when_dead(self, callback) -> None:
+        """Call ``callback()`` once an object this guard set holds weakly is collected."""
+        self._on_death.append(callback)
+
+    def _referent_died(self, _ref) -> None:
+        for callback in self._on_death:
+            try:
+                callback()
+            except Exception:  # noqa: BLE001 - a weak reference callback must not raise
+                pass
+
     # -- compiling ----------------------------------------------------------------------------------
     def compile(self):
         """One callable ``check(args) -> bool`` for all the guards: a C program
-        (capture/guard_program.py) where the C helper is built, else a generated Python function."""
+        (capture/guard_program.py) where the C helper is built, else a generated Python function.
+        Objects guarded by identity are held weakly from then on (:meth:`hold_weakly`)."""
         from .guard_program import lower
+        self.hold_weakly()
         return lower(self.exprs, self.namespace, self._python_check) or self._python_check(self.exprs)
 
     def _python_check(self, exprs):
@@ -235,3 +288,39 @@ class GuardSet:
             if not ok:
                 return desc
         return None
+
+
+#: what a dead :class:`Held` reference gives a guard: no object is it, it has no attribute
+DEAD = type("DeadReferent", (), {"__slots__": (), "__repr__": lambda self: "<dead referent>"})()
+
+
+class Held(weakref.ref):
+    """A weak reference a guard reads through (``oN()``): the object, or :data:`DEAD` once it was
+    collected (never None: ``x is oN()`` must fail for ``x`` None when the object died). The C
+    guard program reads the reference itself (capture/_guard_vm.c, ``V_DEREF``)."""
+
+    __slots__ = ()
+
+    def __call__(self):
+        obj = super().__call__()
+        return DEAD if obj is None else obj
+
+
+def _call_names(expr: str, names) -> str:
+    """``expr`` with each variable named in ``names`` called (``o8`` -> ``o8()``); attribute
+    names and strings are left alone."""
+    import io
+    import tokenize
+    tokens = list(tokenize.generate_tokens(io.StringIO(expr).readline))
+    out, last = [], 0
+    previous = None
+    for tok in tokens:
+        if tok.type == tokenize.NAME and tok.string in names and tok.start[0] == 1 and \
+                not (previous is not None and previous.type == tokenize.OP and previous.string == "."):
+            end = tok.end[1]
+            out.append(expr[last:end] + "()")
+            last = end
+        if tok.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT):
+            previous = tok
+    out.append(expr[last:])
+    return "".join(out)

@@ -42,6 +42,9 @@ def input_fetcher(sources):
     for i, source in enumerate(sources):
         if isinstance(source, ArgSource) and len(source.path) == 1:
             items.append(f"flat[{source.path[0]!r}]")
+        elif isinstance(source, ObjectSource) and source.ref is not None:
+            namespace[f"o{i}"] = source.ref  # (held weakly: alive while the entry's guards pass)
+            items.append(f"o{i}()")
         elif isinstance(source, ObjectSource):
             namespace[f"o{i}"] = source.obj
             items.append(f"o{i}")

@@ -45,12 +45,23 @@ class ArgSource(Source):
 
 
 class ObjectSource(Source):
-    """An object captured at trace time (a Parameter, a tensor held by a Cell)."""
+    """An object captured at trace time (a Parameter, a tensor held by a Cell). Once its entry is
+    compiled, an object the entry's guards hold weakly is held through the same weak reference
+    (``ref``, see :meth:`capture.guards.GuardSet.hold_weakly`): the guards passing proves it alive."""
 
-    __slots__ = ("obj",)
+    __slots__ = ("_obj", "ref")
 
     def __init__(self, obj):
-        self.obj = obj
+        self._obj = obj
+        self.ref = None  # a capture.guards.Held, once held weakly
+
+    @property
+    def obj(self):
+        return self._obj if self.ref is None else self.ref()
+
+    def hold_weakly(self, ref) -> None:
+        """Read the object through ``ref`` (a weak reference to it) from now on."""
+        self.ref, self._obj = ref, None
 
     def read(self, flat):
         return self.obj

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import weakref
 
 import numpy as np
 
@@ -44,7 +45,7 @@ INPUT, PARAM, CONST, NODE = "input", "param", "const", "node"
 class Value:
     """A tensor-valued SSA value of one graph."""
 
-    __slots__ = ("graph", "aval", "kind", "producer", "index", "id", "name", "data", "ref")
+    __slots__ = ("graph", "aval", "kind", "producer", "index", "id", "name", "data", "_ref")
 
     def __init__(self, graph, aval: AVal, kind: str, producer=None, index=0, name=None, data=None, ref=None):
         self.graph = graph
@@ -56,6 +57,34 @@ class Value:
         self.name = name
         self.data = data  # constant payload (numpy array) for CONST values
         self.ref = ref  # for PARAM inputs: the Parameter object (identity guarded by capture)
+
+    @property
+    def ref(self):
+        """For PARAM inputs: the Parameter (or held tensor) the input reads, while it lives
+        (None once it died). Held weakly where it can be: a compiled graph kept by a stale cache
+        entry must not keep its Parameters alive (the caller reads the inputs at run time)."""
+        r = self._ref
+        return r() if type(r) is weakref.ref else r
+
+    @ref.setter
+    def ref(self, obj):
+        try:
+            self._ref = weakref.ref(obj) if obj is not None else None
+        except TypeError:  # (no weak references to it)
+            self._ref = obj
+
+    def __getstate__(self):
+        """Pickling: the slots, the referred object itself in place of its weak reference."""
+        state = {name: getattr(self, name) for name in Value.__slots__ if hasattr(self, name)}
+        state["_ref"] = self.ref
+        return None, state
+
+    def __setstate__(self, state):
+        for name, value in state[1].items():
+            if name == "_ref":
+                self.ref = value
+            else:
+                setattr(self, name, value)
 
     @property
     def shape(self):

@@ -836,7 +836,6 @@ def test_dropping_nets_and_jitted_functions_releases_their_parameters():
     assert [r() is None for r in refs] == [True, True, True]
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: the capture cache keeps a module-level code's entries, and what their guards hold, until it is reset")
 def test_a_rebound_global_parameter_is_released_once_its_function_is_gone():
     ns = {}
     exec("def make():\n    def f(t):\n        return t * W\n    return f\n", ns)

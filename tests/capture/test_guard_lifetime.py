@@ -1,0 +1,221 @@
+"""What a cache entry's guards name is held weakly (issue 33 item 7, as TorchDynamo does): a
+stale entry does not keep a rebound global's Parameter, a replaced net or a dropped closure's
+net alive; an entry whose referent died is dropped from its cache; and a dead referent never
+passes a guard (in the C guard program, the Python guard and the C call alike)."""
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+import capture
+from capture import fast_call
+from capture.cache import cache_for
+from capture.guards import GuardSet
+from runtime import Parameter, Tensor, nn
+
+
+def _t(a):
+    return Tensor(np.asarray(a, np.float32))
+
+
+def _collect():
+    for _ in range(4):
+        if not gc.collect():
+            break
+
+
+def _same(a, b):
+    np.testing.assert_allclose(a.asnumpy(), b.asnumpy(), rtol=1e-6, atol=1e-6)
+
+
+def _module(src):
+    """A fresh module-like namespace with ``src`` run in it (its code objects live with it)."""
+    ns = {}
+    exec(src, ns)  # noqa: S102 - the test's own source
+    return ns
+
+
+def _armed(jitted, *args, calls=3):
+    out = None
+    for _ in range(calls):
+        out = jitted(*args)
+    if fast_call.AVAILABLE:
+        assert jitted._armed is not None, "the C call was not armed: the test would not exercise it"
+    return out
+
+
+def test_a_rebound_global_parameter_is_released_and_its_entry_dropped():
+    ns = _module("def f(t):\n    return t * W\n")
+    ns["W"] = Parameter(_t(np.ones(4)), name="W")
+    old = weakref.ref(ns["W"])
+    jitted = capture.jit(ns["f"])
+    x = _t(np.ones((2, 4)))
+    _armed(jitted, x)
+    ns["W"] = Parameter(_t(np.full(4, 3.0)), name="W2")
+    _same(jitted(x), x * ns["W"])  # (a new entry for the new Parameter)
+    _collect()
+    assert old() is None, "the stale entry keeps the rebound Parameter alive"
+    assert len(cache_for(ns["f"].__code__).entries) == 1  # (the stale entry was dropped)
+    _same(_armed(jitted, x), x * ns["W"])
+
+
+def test_a_dropped_cell_used_as_a_global_is_released():
+    ns = _module("def f(t):\n    return NET(t) + 1\n")
+    ns["NET"] = nn.Dense(4, 3)
+    old = weakref.ref(ns["NET"])
+    old_weight = weakref.ref(ns["NET"].weight)
+    jitted = capture.jit(ns["f"])
+    x = _t(np.ones((2, 4)))
+    _armed(jitted, x)
+    ns["NET"] = nn.Dense(4, 3)
+    _same(jitted(x), ns["NET"](x) + 1)
+    _collect()
+    assert old() is None and old_weight() is None, "the stale entry keeps the replaced net alive"
+
+
+def test_a_closure_captured_net_dropped_while_the_jitted_function_lives():
+    def make():
+        net = nn.Dense(4, 3)
+        box = [net]
+
+        def f(t):
+            return box[0](t) * 2
+
+        return f, box
+
+    f, box = make()
+    held = weakref.ref(box[0])
+    jitted = capture.jit(f)
+    x = _t(np.ones((2, 4)))
+    _armed(jitted, x)
+    box[0] = None
+    _collect()
+    assert held() is None, "the jitted function's entry keeps the dropped net alive"
+    with pytest.raises(TypeError, match="NoneType"):  # (as eager: the net is gone)
+        jitted(x)
+    box[0] = nn.Dense(4, 3)
+    _same(jitted(x), box[0](x) * 2)
+
+
+def test_a_nonlocal_net_rebound_to_none_never_reuses_the_entry():
+    def make():
+        net = nn.Dense(4, 3)
+
+        def f(t):
+            return t if net is None else net(t)
+
+        def drop():
+            nonlocal net
+            net = None
+        return f, drop, weakref.ref(net)
+
+    f, drop, held = make()
+    jitted = capture.jit(f)
+    x = _t(np.ones((2, 4)))
+    _armed(jitted, x)
+    drop()
+    _collect()
+    assert held() is None
+    # the guard ``cell.cell_contents is <the net>`` must fail now: None is not the dead net
+    _same(jitted(x), x)
+    _same(_armed(jitted, x), x)
+
+
+def test_a_global_rebound_to_none_after_its_parameter_died_recompiles():
+    ns = _module("def f(t):\n    return t + 1 if W is None else t * W\n")
+    ns["W"] = Parameter(_t(np.full(4, 2.0)), name="W")
+    jitted = capture.jit(ns["f"])
+    x = _t(np.ones((2, 4)))
+    _same(_armed(jitted, x), x * 2)
+    ns["W"] = None
+    _collect()
+    for _ in range(3):  # (the C call, then the Python way, then the new entry in C)
+        _same(jitted(x), x + 1)
+
+
+def test_a_dead_referent_fails_the_guard_in_every_kind_of_check():
+    class Thing:
+        pass
+
+    box = {"k": Thing()}
+    g = GuardSet()
+    g.identity(f"{g.obj(box)}['k']", box["k"], "box['k']")
+    g.add(f"args[0] is None or {g.obj(box)}['k'] is not None", "a residual guard")
+    check = g.compile()
+    assert list(g.weak) and check((None,))
+    g2 = GuardSet()
+    g2.identity(f"{g2.obj(box)}['k']", box["k"], "box['k']")
+    python_check = g2._python_check(g2.exprs) if g2.compile() else None
+    died = []
+    g.when_dead(lambda: died.append(True))
+    box["k"] = None
+    _collect()
+    assert died == [True]
+    assert not check((None,))  # ``None is <dead>`` fails
+    assert not python_check((None,))
+    assert g.first_failure((None,)) == "box['k'] is the same object"
+
+
+def test_many_nets_made_and_dropped_under_one_jitted_function_do_not_grow_the_cache():
+    ns = _module("def f(t):\n    return NET(t)\n")
+    jitted = capture.jit(ns["f"])
+    x = _t(np.ones((2, 4)))
+    refs = []
+    for _ in range(40):
+        ns["NET"] = nn.Dense(4, 3)
+        refs.append(weakref.ref(ns["NET"]))
+        _same(jitted(x), ns["NET"](x))
+    _collect()
+    assert sum(r() is not None for r in refs) == 1  # (only the one still bound)
+    assert len(cache_for(ns["f"].__code__).entries) <= 2
+
+
+@pytest.mark.skipif(not fast_call.AVAILABLE, reason="the C call is not built")
+def test_the_c_call_declines_where_a_held_input_died_even_if_its_guards_passed():
+    """Belt and braces: a FastEntry whose weakly held input died declines (the Python way
+    answers), even with a check that passes -- C never reads a dead object."""
+    from capture import _fast_call
+
+    class Obj:
+        pass
+
+    ns = _module("def f(t):\n    return t * W\n")
+    ns["W"] = Parameter(_t(np.full(4, 2.0)), name="W")
+    jitted = capture.jit(ns["f"])
+    x = _t(np.ones((2, 4)))
+    _armed(jitted, x)
+    entry = jitted._armed.entry
+    dead = Obj()
+    ref = weakref.ref(dead)
+    del dead
+    assert ref() is None
+
+    def call(arrays):  # pragma: no cover - must not be reached
+        raise AssertionError("the runner ran with a dead input")
+
+    fast = _fast_call.FastEntry(entry, ns["f"].__code__, 1, False, lambda flat: True, (0, ref), call,
+                                Tensor, entry.template.build, 0, None, None)
+    jitted._arm(fast, ns["f"])
+    _same(jitted(x), x * 2)
+
+
+def test_a_replaced_sub_cell_of_a_jitted_net_is_released():
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(4, 3)
+
+        def construct(self, t):
+            return self.fc(t) * 2
+
+    net = Net()
+    jitted = capture.jit(net)
+    x = _t(np.ones((2, 4)))
+    for _ in range(3):
+        jitted(x)
+    old = weakref.ref(net.fc)
+    net.fc = nn.Dense(4, 3)
+    _same(jitted(x), net.fc(x) * 2)
+    _collect()
+    assert old() is None, "the stale entry keeps the replaced sub-Cell alive"
