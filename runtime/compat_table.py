@@ -140,6 +140,9 @@ DIFFERENCES = {
     "ops.MaskedSelect": "as `ops.masked_select`.",
     "ops.tensor_scatter_max": "no gradient (as min, mul, div); update, add and sub differentiate.",
     "ops.ScatterNdUpdate": "`use_locking` is accepted (one stream: every update is atomic).",
+    "ops.cumprod": "the gradient divides by the input, as MindSpore's CumProd bprop does (a zero input gives inf/NaN).",
+    "ops.CumProd": "as `ops.cumprod`: the gradient divides by the input.",
+    "numpy.cumprod": "an integer input keeps its dtype (as `numpy.cumsum` here; numpy widens int32 to int64).",
     "numpy.where": "the one-argument form (`nonzero`) has a data-dependent shape and raises ValueError.",
     "numpy.empty": "zero-filled (there is no uninitialised memory to hand out).",
     "numpy.take": "`mode='raise'` clips (a graph cannot raise on a value).",
@@ -154,7 +157,7 @@ MISSING = [
     "nn.Conv3d",
     "nn.KLDivLoss", "nn.Dropout2d", "nn.PixelShuffle",
     "ops.conv3d", "ops.einsum", "ops.meshgrid",
-    "ops.Einsum", "ops.CumProd", "ops.Atan2", "ops.BitwiseAnd", "ops.NLLLoss",
+    "ops.Einsum", "ops.NLLLoss",
     "dataset.MindDataset", "dataset.TFRecordDataset", "dataset.DistributedSampler",
     "dataset.RandomSampler", "dataset.vision.RandomColorAdjust", "dataset.vision.Grayscale",
 ]

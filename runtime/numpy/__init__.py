@@ -82,12 +82,6 @@ WHY_MISSING = {
     "histogram": "data-dependent bin edges", "histogram2d": "data-dependent bin edges",
     "histogramdd": "data-dependent bin edges", "histogram_bin_edges": "data-dependent bin edges",
     "bincount": "data-dependent output length",
-    "arccos": "no registry op (acos) yet", "arcsin": "no registry op (asin) yet",
-    "arctan": "no registry op (atan) yet", "arctan2": "no registry op (atan2) yet",
-    "bitwise_and": "no bitwise registry ops yet", "bitwise_or": "no bitwise registry ops yet",
-    "bitwise_xor": "no bitwise registry ops yet", "invert": "no bitwise registry ops yet",
-    "gcd": "no integer gcd registry op yet", "lcm": "no integer gcd registry op yet",
-    "cumprod": "no cumulative-product registry op yet",
 }
 
 __all__ = sorted(set(_creations_all) | set(_array_ops_all) | set(_logic_all) | set(_math_all))
