@@ -138,7 +138,10 @@ DIFFERENCES = {
     "ops.NonZero": "as `ops.nonzero`.",
     "ops.masked_select": "a data-dependent output shape: runs in PyNative; under `jit`/GRAPH_MODE/the frame hook it breaks the graph (`explain()` says so) and runs eagerly between two compiled graphs.",
     "ops.MaskedSelect": "as `ops.masked_select`.",
-    "ops.tensor_scatter_max": "no gradient (as min, mul, div); update, add and sub differentiate.",
+    "ops.tensor_scatter_max": "the gradient goes to every value attaining the maximum, split equally among ties "
+                              "(MindSpore's bprop; also `tensor_scatter_min`).",
+    "ops.tensor_scatter_mul": "the gradient assumes distinct index rows, as MindSpore's bprop does (also "
+                              "`tensor_scatter_div`).",
     "ops.ScatterNdUpdate": "`use_locking` is accepted (one stream: every update is atomic).",
     "ops.cumprod": "the gradient divides by the input, as MindSpore's CumProd bprop does (a zero input gives inf/NaN).",
     "ops.CumProd": "as `ops.cumprod`: the gradient divides by the input.",

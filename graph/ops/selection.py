@@ -158,7 +158,33 @@ def _scatter_sub_vjp(g, out, x, indices, updates):
     return g, None, F.neg(F.gather_nd(g, indices))
 
 
-_VJPS = {"update": _scatter_update_vjp, "add": _scatter_add_vjp, "sub": _scatter_sub_vjp}
+def _scatter_extremum_vjp(g, out, x, indices, updates):
+    """MindSpore's TensorScatterMax/Min bprop: the cotangent of each output element goes to every
+    value that attains it (x's element and any updates written there), split equally among ties."""
+    x_won = F.cast(F.equal(x, out), dtype=g.dtype)
+    update_won = F.cast(F.equal(updates, F.gather_nd(out, indices)), dtype=g.dtype)
+    winners = F.tensor_scatter_add(x_won, indices, update_won)  # >= 1 everywhere
+    share = F.div(g, winners)
+    return F.mul(share, x_won), None, F.mul(F.gather_nd(share, indices), update_won)
+
+
+def _scatter_mul_vjp(g, out, x, indices, updates):
+    """MindSpore's TensorScatterMul bprop (index rows assumed distinct, as there): out = x * u at
+    the addressed slices, so dx = g * u there and du = g * x."""
+    return (F.tensor_scatter_mul(g, indices, updates), None,
+            F.mul(F.gather_nd(g, indices), F.gather_nd(x, indices)))
+
+
+def _scatter_div_vjp(g, out, x, indices, updates):
+    """MindSpore's TensorScatterDiv bprop (index rows assumed distinct): out = x / u at the
+    addressed slices, so dx = g / u there and du = -g * x / u**2."""
+    du = F.neg(F.div(F.mul(F.gather_nd(g, indices), F.gather_nd(x, indices)), F.mul(updates, updates)))
+    return F.tensor_scatter_div(g, indices, updates), None, du
+
+
+_VJPS = {"update": _scatter_update_vjp, "add": _scatter_add_vjp, "sub": _scatter_sub_vjp,
+         "max": _scatter_extremum_vjp, "min": _scatter_extremum_vjp, "mul": _scatter_mul_vjp,
+         "div": _scatter_div_vjp}
 _DOCS = {"update": "replaces", "add": "adds to", "sub": "subtracts from", "max": "takes the maximum with",
          "min": "takes the minimum with", "mul": "multiplies", "div": "divides"}
 
@@ -168,7 +194,6 @@ for _mode in ("update", "add", "sub", "max", "min", "mul", "div"):
     register(Op(_name, prim="TensorScatter" + _mode.capitalize(), inputs=("x", "indices", "updates"),
                 impl=_scatter_impl(_mode), infer=(lambda n: lambda x, i, u: _infer_scatter(n, x, i, u))(_name),
                 vjp=_vjp, kind=EXTERN, diff_inputs=(0, 2),
-                nondiff=None if _vjp else "its gradient (which depends on which write won) is not implemented",
                 doc=f"a copy of x in which each index row of indices {_DOCS[_mode]} the slice it addresses "
                     "with updates"))
 

@@ -404,3 +404,49 @@ def test_scatter_family_on_parameters_documented_examples():
         np.testing.assert_allclose(p.asnumpy(), want, rtol=1e-6, err_msg=name)
         assert getattr(ops, "scatter_nd_" + name.lower()) is getattr(ops, "ScatterNd" + name).function
     assert ops.ScatterUpdate().use_locking is True and ops.ScatterAdd().use_locking is False
+
+
+# ---- gradients of tensor_scatter_max / min / mul / div ----------------------------------------------
+# Oracles: float64 central differences (distinct index rows for mul/div, whose bprops -- as
+# MindSpore's -- assume them; max/min also with repeated rows, away from ties), and the hand-derived
+# tie split of MindSpore's TensorScatterMax/Min bprop. GRAPH_MODE and jit must equal PyNative.
+
+def _scatter_case(seed, repeated):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(0.5, 2.0, (4, 3))
+    idx = np.array([[2], [0], [2]] if repeated else [[2], [0], [3]], np.int32)
+    upd = rng.uniform(0.5, 2.0, (3, 3))
+    return x, idx, upd
+
+
+@pytest.mark.parametrize("mode, repeated", [("max", False), ("min", False), ("mul", False), ("div", False),
+                                            ("max", True), ("min", True)])  # (mul/div: distinct rows)
+def test_tensor_scatter_gradients_equal_finite_differences(mode, repeated):
+    from gradcheck import check_grad
+    x, idx, upd = _scatter_case(11, repeated)
+    fn = getattr(ops, "tensor_scatter_" + mode)
+    check_grad(lambda a, u: fn(a, Tensor(idx), u), x, upd)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("op", ["max", "min", "mul", "div"])
+def test_tensor_scatter_gradients_in_every_mode_equal_pynative(mode, op):
+    x, idx, upd = (a.astype(np.float32) if a.dtype.kind == "f" else a for a in _scatter_case(3, False))
+    fn = getattr(ops, "tensor_scatter_" + op)
+    grad = ms.grad(lambda a, u: (fn(a, Tensor(idx), u) * Tensor(np.arange(12, dtype=np.float32).reshape(4, 3))).sum(),
+                   (0, 1))
+    want = grad(Tensor(x), Tensor(upd))
+    got = run_cell(mode, Fn(grad), Tensor(x), Tensor(upd)) if mode != "pynative" else want
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-6)
+
+
+def test_tensor_scatter_max_splits_the_gradient_among_ties():
+    x = Tensor(np.array([[1.0, 5.0], [2.0, 2.0]], np.float32))
+    idx = Tensor(np.array([[0], [0], [1]], np.int32))
+    upd = Tensor(np.array([[1.0, 3.0], [0.0, 5.0], [2.0, 1.0]], np.float32))
+    # out = [[1, 5], [2, 2]]: (0,0) is attained by x and update 0 (2 ways), (0,1) by x and update 1,
+    # (1,0) by x and update 2, (1,1) by x alone
+    gx, gu = ms.grad(lambda a, u: ops.tensor_scatter_max(a, idx, u).sum(), (0, 1))(x, upd)
+    np.testing.assert_allclose(gx.asnumpy(), [[0.5, 0.5], [0.5, 1.0]])
+    np.testing.assert_allclose(gu.asnumpy(), [[0.5, 0.0], [0.0, 0.5], [0.5, 0.0]])
