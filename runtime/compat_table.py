@@ -134,6 +134,10 @@ DIFFERENCES = {
                    "are accepted and not needed.",
     "ops.unique": "sorted (as numpy.unique); a data-dependent output shape: runs in PyNative; under `jit`/GRAPH_MODE/the frame hook it breaks the graph (`explain()` says so) and runs eagerly between two compiled graphs.",
     "ops.Unique": "as `ops.unique`.",
+    "ops.unique_consecutive": "idx and counts are int32; a data-dependent output shape: a graph break under "
+                              "`jit`/GRAPH_MODE, as `ops.unique`.",
+    "ops.UniqueConsecutive": "returns all three of (output, idx, counts); as `ops.unique_consecutive`.",
+    "ops.unique_with_pad": "static shapes (padded): compiles without a graph break.",
     "ops.nonzero": "a data-dependent output shape: runs in PyNative; under `jit`/GRAPH_MODE/the frame hook it breaks the graph (`explain()` says so) and runs eagerly between two compiled graphs.",
     "ops.NonZero": "as `ops.nonzero`.",
     "ops.masked_select": "a data-dependent output shape: runs in PyNative; under `jit`/GRAPH_MODE/the frame hook it breaks the graph (`explain()` says so) and runs eagerly between two compiled graphs.",

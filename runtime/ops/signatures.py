@@ -28,7 +28,7 @@ from .composite import CompositePrimitive
 _R = REGISTRY
 
 __all__ = ["argmax", "argmin", "one_hot", "OneHot", "layer_norm", "batch_norm", "cumsum", "cumprod",
-           "gather_elements", "GatherD", "softmax", "arctan", "arcsin", "arccos", "arctan2"]
+           "gather_elements", "GatherD", "softmax", "arctan", "arcsin", "arccos", "arctan2", "unique_consecutive"]
 
 
 def argmax(input, dim=None, keepdim=False):  # noqa: A002 - MindSpore's names
@@ -152,6 +152,22 @@ def arccos(input):  # noqa: A002
 def arctan2(input, other):  # noqa: A002
     """``ops.arctan2(input, other)``: alias of ``ops.atan2``."""
     return bind(_R["atan2"], input, other)
+
+
+def unique_consecutive(input, return_idx=False, return_counts=False, axis=None):  # noqa: A002
+    """``ops.unique_consecutive(input, return_idx=False, return_counts=False, axis=None)``: each run
+    of equal consecutive elements (slices along ``axis``; of the flattened input when None) kept
+    once, then ``idx`` and ``counts`` when asked for. ``ops.UniqueConsecutive(...)(x)`` is the
+    Primitive; it always returns all three."""
+    output, idx, counts = bind(_R["unique_consecutive"], input, return_idx=return_idx,
+                               return_counts=return_counts, axis=axis)
+    if return_idx and return_counts:
+        return output, idx, counts
+    if return_idx:
+        return output, idx
+    if return_counts:
+        return output, counts
+    return output
 
 
 def gather_elements(input, dim, index):  # noqa: A002

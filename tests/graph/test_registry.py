@@ -190,6 +190,8 @@ SAMPLES = {
     "broadcast": lambda r: ([_r(r, 3), _ints(r, 2, 2)], {"root_rank": 0}),
     "unique": lambda r: ([np.array([[3, 1], [3, 0]], np.int32)], {}),
     "nonzero": lambda r: ([np.array([[1.0, 0.0], [0.0, 2.0]], np.float32)], {}),
+    "unique_consecutive": lambda r: ([np.array([[3, 3], [1, 1], [1, 1]], np.int32)], {"axis": 0}),
+    "unique_with_pad": lambda r: ([np.array([5, 1, 5, 2], np.int64)], {"pad_num": -1}),
     "masked_select": lambda r: ([_r(r, 2, 3), np.array([True, False, True])], {}),
     "masked_select_grad": lambda r: ([_r(r, 4), np.array([True, False, True])], {"shape": (2, 3)}),
     "gather_nd": lambda r: ([_r(r, 3, 4, 2), np.array([[0, 3], [2, 1]], np.int32)], {}),

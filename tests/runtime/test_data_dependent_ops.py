@@ -450,3 +450,81 @@ def test_tensor_scatter_max_splits_the_gradient_among_ties():
     gx, gu = ms.grad(lambda a, u: ops.tensor_scatter_max(a, idx, u).sum(), (0, 1))(x, upd)
     np.testing.assert_allclose(gx.asnumpy(), [[0.5, 0.5], [0.5, 1.0]])
     np.testing.assert_allclose(gu.asnumpy(), [[0.5, 0.0], [0.0, 0.5], [0.5, 0.0]])
+
+
+# ---- unique_consecutive / UniqueConsecutive, unique_with_pad / UniqueWithPad --------------------------
+
+def _runs_oracle(values):
+    """(kept, idx, counts) of the runs of equal consecutive items, by a plain Python loop."""
+    kept, idx, counts = [], [], []
+    for v in values:
+        if not kept or v != kept[-1]:
+            kept.append(v)
+            counts.append(0)
+        counts[-1] += 1
+        idx.append(len(kept) - 1)
+    return kept, idx, counts
+
+
+@pytest.mark.parametrize("mode", MODES + ["hook"])
+def test_unique_consecutive_documented_example(mode):
+    x = Tensor(np.array([1, 1, 2, 2, 3, 1, 1, 2]), ms.int32)
+    output, idx, counts = run_cell(mode, Fn(lambda t: ops.unique_consecutive(t * 1, True, True, None)), x)
+    np.testing.assert_array_equal(output.asnumpy(), [1, 2, 3, 1, 2])
+    np.testing.assert_array_equal(idx.asnumpy(), [0, 0, 1, 1, 2, 3, 3, 4])
+    np.testing.assert_array_equal(counts.asnumpy(), [2, 2, 1, 2, 1])
+    assert output.dtype == ms.int32
+
+
+def test_unique_consecutive_return_forms_axis_and_primitive():
+    rng = np.random.default_rng(4)
+    flat = rng.integers(0, 3, 40).astype(np.float32)
+    kept, idx, counts = _runs_oracle(flat.tolist())
+    x = Tensor(flat.reshape(5, 8))
+    np.testing.assert_array_equal(ops.unique_consecutive(x).asnumpy(), kept)
+    out, i = ops.unique_consecutive(x, return_idx=True)
+    np.testing.assert_array_equal(i.asnumpy(), np.reshape(idx, (5, 8)))
+    out, c = ops.unique_consecutive(x, return_counts=True)
+    np.testing.assert_array_equal(c.asnumpy(), counts)
+    # along an axis: runs of equal slices
+    m = np.array([[1, 1, 2, 2, 1], [0, 0, 0, 0, 3]], np.int64)
+    cols = [tuple(col) for col in m.T]
+    kept, idx, counts = _runs_oracle(cols)
+    out, i, c = ops.UniqueConsecutive(return_idx=True, return_counts=True, axis=1)(Tensor(m))
+    np.testing.assert_array_equal(out.asnumpy(), np.array(kept).T)
+    np.testing.assert_array_equal(i.asnumpy(), idx)
+    np.testing.assert_array_equal(c.asnumpy(), counts)
+    out, _, _ = ops.UniqueConsecutive(axis=-2)(Tensor(np.array([[1, 2], [1, 2], [3, 4]], np.int32)))
+    np.testing.assert_array_equal(out.asnumpy(), [[1, 2], [3, 4]])
+    with pytest.raises(ValueError, match="axis"):
+        ops.unique_consecutive(Tensor(m), axis=2)
+    out, i, c = Tensor(m).unique_consecutive(True, True, 1)  # the Tensor method
+    np.testing.assert_array_equal(c.asnumpy(), counts)
+
+
+@pytest.mark.parametrize("mode", MODES + ["hook"])
+def test_unique_with_pad_documented_examples(mode):
+    # static shapes: it compiles (no graph break)
+    y, idx = run_cell(mode, Fn(lambda t: ops.UniqueWithPad()(t, 8)),
+                      Tensor(np.array([1, 1, 5, 5, 4, 4, 3, 3, 2, 2]), ms.int32))
+    np.testing.assert_array_equal(y.asnumpy(), [1, 5, 4, 3, 2, 8, 8, 8, 8, 8])
+    np.testing.assert_array_equal(idx.asnumpy(), [0, 0, 1, 1, 2, 2, 3, 3, 4, 4])
+    y, idx = run_cell(mode, Fn(lambda t: ops.unique_with_pad(t, 0)), Tensor(np.array([1, 2, 5, 2, 3, 5]), ms.int32))
+    np.testing.assert_array_equal(y.asnumpy(), [1, 2, 5, 3, 0, 0])
+    np.testing.assert_array_equal(idx.asnumpy(), [0, 1, 2, 1, 3, 2])
+    assert y.dtype == idx.dtype == ms.int32
+
+
+def test_unique_with_pad_against_a_python_oracle_and_errors():
+    rng = np.random.default_rng(9)
+    x = rng.integers(-5, 5, 30).astype(np.int64)
+    order = list(dict.fromkeys(x.tolist()))  # first occurrences
+    y, idx = ops.unique_with_pad(Tensor(x), -100)
+    assert y.dtype == ms.int64
+    np.testing.assert_array_equal(y.asnumpy(), order + [-100] * (30 - len(order)))
+    np.testing.assert_array_equal(idx.asnumpy(), [order.index(v) for v in x.tolist()])
+    np.testing.assert_array_equal(Tensor(x).unique_with_pad(-100)[0].asnumpy(), y.asnumpy())
+    with pytest.raises(ValueError, match="1-D"):
+        ops.unique_with_pad(Tensor(np.zeros((2, 2), np.int32)), 0)
+    with pytest.raises(TypeError, match="int32 or int64"):
+        ops.unique_with_pad(Tensor([1.0, 2.0]), 0)
