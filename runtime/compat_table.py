@@ -77,7 +77,6 @@ DIFFERENCES = {
     "dataset.text.WhitespaceTokenizer": "splits on Python's `str.isspace` characters (MindSpore: ICU's); offsets "
                                         "are UTF-8 byte offsets as MindSpore's.",
     "dataset.text.PadEnd": "the same transform as `dataset.transforms.PadEnd`.",
-    "dataset.text.Vocab": "`from_list` and `from_dict` only (no `from_dataset` / `from_file`).",
     "dataset.Dataset.padded_batch": "`batch_size` must be an int (no callable).",
     "dataset.Dataset.bucket_batch_by_length": "the partly filled buckets left at the end of an epoch are emitted "
                                               "in bucket order.",
