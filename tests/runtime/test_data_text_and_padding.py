@@ -1,6 +1,6 @@
 """mindspore.dataset 2.x: padded_batch, bucket_batch_by_length, the text module (Vocab, Lookup,
 Truncate, PadEnd, WhitespaceTokenizer, UnicodeCharTokenizer) and GeneratorDataset over another
-dataset with shuffle=True; against MindSpore's documented examples and plain-Python oracles."""
+dataset with shuffle=True, Vocab.from_dataset and Vocab.from_file; against MindSpore's documented examples and plain-Python oracles."""
 import numpy as np
 import pytest
 
