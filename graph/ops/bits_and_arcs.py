@@ -1,5 +1,5 @@
 """Inverse trigonometric functions (atan, asin, acos, atan2) and integer bit/number-theory ops
-(bitwise and/or/xor, invert, gcd, lcm), elementwise with numpy broadcasting.
+(bitwise and/or/xor, invert, left/right shift, gcd, lcm), elementwise with numpy broadcasting.
 
 They are *extern* ops: compiled graphs call the array module's own function (numpy's on the CPU,
 CuPy's on a GPU) instead of fusing a scalar expression. The generated-code expression language
@@ -128,6 +128,10 @@ _integer_op("bitwise_or", "BitwiseOr", ("x", "y"), lambda xp, x, y: xp.bitwise_o
 _integer_op("bitwise_xor", "BitwiseXor", ("x", "y"), lambda xp, x, y: xp.bitwise_xor(x, y), "x ^ y")
 _integer_op("invert", "Invert", ("x",), lambda xp, x: xp.invert(x),
             "~x (two's complement; logical not for bool)")
+_integer_op("left_shift", "LeftShift", ("x", "y"), lambda xp, x, y: xp.left_shift(x, y),
+            "x << y (bits shifted out are lost)", bool_ok=False)
+_integer_op("right_shift", "RightShift", ("x", "y"), lambda xp, x, y: xp.right_shift(x, y),
+            "x >> y (arithmetic: the sign is kept for signed integers)", bool_ok=False)
 _integer_op("gcd", "Gcd", ("x", "y"), lambda xp, x, y: xp.gcd(x, y),
             "greatest common divisor of |x| and |y| (gcd(0, 0) = 0)", bool_ok=False)
 _integer_op("lcm", "Lcm", ("x", "y"), lambda xp, x, y: xp.lcm(x, y),

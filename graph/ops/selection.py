@@ -240,16 +240,22 @@ def _scatter_extremum_vjp(g, out, x, indices, updates):
 
 
 def _scatter_mul_vjp(g, out, x, indices, updates):
-    """MindSpore's TensorScatterMul bprop (index rows assumed distinct, as there): out = x * u at
-    the addressed slices, so dx = g * u there and du = g * x."""
-    return (F.tensor_scatter_mul(g, indices, updates), None,
-            F.mul(F.gather_nd(g, indices), F.gather_nd(x, indices)))
+    """out = x * (the product of the updates written to each slice), repeated index rows included:
+    dx = g * that product (``tensor_scatter_mul(g, ...)``), and each update's cotangent is
+    g * out / u at its slice. Where an update is 0 that division is replaced by g * x (exact
+    when no other update shares its index row, the case MindSpore's bprop assumes everywhere)."""
+    through = F.gather_nd(F.mul(g, out), indices)
+    nonzero = F.not_equal(updates, 0)
+    safe = F.where(nonzero, updates, F.ones_like(updates))
+    du = F.where(nonzero, F.div(through, safe), F.mul(F.gather_nd(g, indices), F.gather_nd(x, indices)))
+    return F.tensor_scatter_mul(g, indices, updates), None, du
 
 
 def _scatter_div_vjp(g, out, x, indices, updates):
-    """MindSpore's TensorScatterDiv bprop (index rows assumed distinct): out = x / u at the
-    addressed slices, so dx = g / u there and du = -g * x / u**2."""
-    du = F.neg(F.div(F.mul(F.gather_nd(g, indices), F.gather_nd(x, indices)), F.mul(updates, updates)))
+    """out = x / (the product of the updates written to each slice): dx = g divided by them
+    (``tensor_scatter_div(g, ...)``), du = -g * out / u at the update's slice (exact with repeated
+    index rows too; with distinct ones it is MindSpore's -g * x / u**2)."""
+    du = F.neg(F.div(F.gather_nd(F.mul(g, out), indices), updates))
     return F.tensor_scatter_div(g, indices, updates), None, du
 
 

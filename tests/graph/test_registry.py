@@ -116,6 +116,8 @@ SAMPLES = {
     "bitwise_or": lambda r: ([_ints(r, 3, 4, lo=-50, hi=50, dtype=np.int64), 6], {}),
     "bitwise_xor": lambda r: ([_bools(r, 3, 4), _bools(r, 4)], {}),
     "invert": lambda r: ([_ints(r, 3, 4, lo=0, hi=255, dtype=np.uint8)], {}),
+    "left_shift": lambda r: ([_ints(r, 3, 4, lo=-50, hi=50), _ints(r, 4, lo=0, hi=8)], {}),
+    "right_shift": lambda r: ([_ints(r, 3, 4, lo=-50, hi=50, dtype=np.int64), 3], {}),
     "gcd": lambda r: ([_ints(r, 3, 4, lo=-60, hi=60), _ints(r, 3, 1, lo=-60, hi=60)], {}),
     "lcm": lambda r: ([_ints(r, 3, 4, lo=-20, hi=20, dtype=np.int16), _ints(r, 4, lo=-20, hi=20, dtype=np.int16)], {}),
     "sort": lambda r: ([_r(r, 3, 4)], {"axis": 0, "descending": True}),

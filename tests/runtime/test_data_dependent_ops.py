@@ -407,9 +407,9 @@ def test_scatter_family_on_parameters_documented_examples():
 
 
 # ---- gradients of tensor_scatter_max / min / mul / div ----------------------------------------------
-# Oracles: float64 central differences (distinct index rows for mul/div, whose bprops -- as
-# MindSpore's -- assume them; max/min also with repeated rows, away from ties), and the hand-derived
-# tie split of MindSpore's TensorScatterMax/Min bprop. GRAPH_MODE and jit must equal PyNative.
+# Oracles: float64 central differences (with distinct and with repeated index rows; max/min away
+# from ties), the hand-derived tie split of MindSpore's TensorScatterMax/Min bprop, and for a zero
+# update of mul the distinct-row formula g * x. GRAPH_MODE and jit must equal PyNative.
 
 def _scatter_case(seed, repeated):
     rng = np.random.default_rng(seed)
@@ -419,8 +419,8 @@ def _scatter_case(seed, repeated):
     return x, idx, upd
 
 
-@pytest.mark.parametrize("mode, repeated", [("max", False), ("min", False), ("mul", False), ("div", False),
-                                            ("max", True), ("min", True)])  # (mul/div: distinct rows)
+@pytest.mark.parametrize("mode", ["max", "min", "mul", "div"])
+@pytest.mark.parametrize("repeated", [False, True])
 def test_tensor_scatter_gradients_equal_finite_differences(mode, repeated):
     from gradcheck import check_grad
     x, idx, upd = _scatter_case(11, repeated)
@@ -439,6 +439,15 @@ def test_tensor_scatter_gradients_in_every_mode_equal_pynative(mode, op):
     got = run_cell(mode, Fn(grad), Tensor(x), Tensor(upd)) if mode != "pynative" else want
     for g, w in zip(got, want):
         np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-6)
+
+
+def test_tensor_scatter_mul_gradient_at_a_zero_update():
+    x = Tensor(np.array([[1.5, -2.0], [3.0, 4.0]], np.float32))
+    idx = Tensor(np.array([[1], [0]], np.int32))
+    upd = Tensor(np.array([[0.0, 2.0], [5.0, 0.0]], np.float32))
+    gx, gu = ms.grad(lambda a, u: ops.tensor_scatter_mul(a, idx, u).sum(), (0, 1))(x, upd)
+    np.testing.assert_allclose(gx.asnumpy(), [[5.0, 0.0], [0.0, 2.0]])
+    np.testing.assert_allclose(gu.asnumpy(), [[3.0, 4.0], [1.5, -2.0]])  # d(x u)/du = x
 
 
 def test_tensor_scatter_max_splits_the_gradient_among_ties():

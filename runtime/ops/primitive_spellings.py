@@ -1,0 +1,472 @@
+"""More Primitive-class spellings of MindSpore's ``ops`` reference over ops that exist here, with the
+functional spellings MindSpore pairs with some of them (``ops.ger``, ``ops.cdist``,
+``ops.bucketize``, ``ops.matrix_band_part``, ``ops.unsorted_segment_max`` ...).
+
+Each class takes MindSpore's ``__init__`` attributes and its ``__call__`` inputs in the reference's
+order; each is composed of registry ops (no new op semantics here), so it differentiates and
+compiles where its parts do. Inputs MindSpore documents as Python constants (``TrilIndices``'s
+sizes, ``InvertPermutation``'s tuple) are computed in Python; a Tensor read for a shape
+(``Expand``'s ``shape``, ``UnravelIndex``'s ``dims``) needs its value, so under ``jit`` it is a graph
+break, as it would be a compile-time constant in MindSpore.
+
+Example:
+    >>> import numpy as np
+    >>> from runtime import ops, Tensor
+    >>> ops.InTopK(3)(Tensor(np.array([[1, 8, 5, 2, 7], [4, 9, 1, 3, 5]], np.float32)),
+    ...               Tensor(np.array([1, 3], np.int32)))
+    Tensor(shape=[2], dtype=Bool, value=[ True, False])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from graph.dtypes import as_dtype, int32
+from graph.ops import REGISTRY, bind
+from graph.ops.core import is_tensorlike
+
+from ..tensor import Tensor
+
+_R = REGISTRY
+
+__all__ = ["ger", "cdist", "bucketize", "matrix_band_part", "unsorted_segment_max", "unsorted_segment_min",
+           "unsorted_segment_prod", "soft_margin_loss", "bitwise_left_shift", "bitwise_right_shift"]
+
+
+def _ops():
+    from .. import ops
+    return ops
+
+
+def _ints(v, what):
+    """A tuple of ints from a tuple/list/int or an integer Tensor (its values)."""
+    if is_tensorlike(v):
+        v = v.asnumpy().tolist()
+    if isinstance(v, (int, np.integer)):
+        return (int(v),)
+    try:
+        return tuple(int(x) for x in v)
+    except TypeError:
+        raise TypeError(f"{what}: expected ints or an integer Tensor, got {v!r}") from None
+
+
+def _int(v, what):
+    if is_tensorlike(v):
+        if v.size != 1:
+            raise ValueError(f"{what}: expected one integer, got a Tensor of shape {tuple(v.shape)}")
+        v = v.asnumpy().reshape(-1)[0]
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{what}: expected an int, got {v!r}")
+    return int(v)
+
+
+# -- functions --------------------------------------------------------------------------------------
+def ger(input, vec2):  # noqa: A002 - MindSpore's names
+    """``ops.ger(input, vec2)``: the outer product of two 1-D tensors, ``input[i] * vec2[j]``."""
+    if input.ndim != 1 or vec2.ndim != 1:
+        raise ValueError(f"ops.ger: expects two 1-D tensors, got shapes {tuple(input.shape)} and {tuple(vec2.shape)}")
+    return bind(_R["mul"], bind(_R["reshape"], input, shape=(input.shape[0], 1)), vec2)
+
+
+def cdist(x1, x2, p=2.0):
+    """``ops.cdist(x1, x2, p=2.0)``: p-norm distances between the rows of ``x1`` (..., P, M) and
+    ``x2`` (..., R, M): shape (..., P, R). ``p`` may be ``float('inf')`` (the largest coordinate
+    difference) or 0 (the count of differing coordinates)."""
+    if x1.ndim < 2 or x2.ndim != x1.ndim or x1.shape[-1] != x2.shape[-1]:
+        raise ValueError(f"ops.cdist: expects x1 (..., P, M) and x2 (..., R, M), got {tuple(x1.shape)} "
+                         f"and {tuple(x2.shape)}")
+    if p < 0:
+        raise ValueError(f"ops.cdist: p must be >= 0, got {p}")
+    a = bind(_R["expand_dims"], x1, axis=-2)  # (..., P, 1, M)
+    b = bind(_R["expand_dims"], x2, axis=-3)  # (..., 1, R, M)
+    diff = bind(_R["abs"], bind(_R["sub"], a, b))
+    if p == float("inf"):
+        return bind(_R["reduce_max"], diff, axis=-1)
+    if p == 0:
+        return bind(_R["reduce_sum"], bind(_R["cast"], bind(_R["not_equal"], diff, 0.0), dtype=x1.dtype), axis=-1)
+    if p == 1:
+        return bind(_R["reduce_sum"], diff, axis=-1)
+    if p == 2:
+        return bind(_R["sqrt"], bind(_R["reduce_sum"], bind(_R["square"], diff), axis=-1))
+    return bind(_R["pow"], bind(_R["reduce_sum"], bind(_R["pow"], diff, float(p)), axis=-1), 1.0 / p)
+
+
+def bucketize(input, boundaries, *, right=False):  # noqa: A002
+    """``ops.bucketize(input, boundaries, *, right=False)``: int32 index of the bucket of each
+    element among the sorted ``boundaries`` (a list of floats): the number of boundaries
+    ``<= x`` (``right=False``, MindSpore's ``Bucketize``) or ``< x`` (``right=True``)."""
+    bounds = [float(b) for b in boundaries]
+    if any(b2 < b1 for b1, b2 in zip(bounds, bounds[1:])):
+        raise ValueError(f"ops.bucketize: boundaries must be sorted, got {bounds}")
+    if not bounds:
+        return bind(_R["cast"], bind(_R["zeros_like"], input), dtype=int32)
+    edges = Tensor(np.asarray(bounds, np.float64).astype(input.dtype.np if input.dtype.is_float else np.float32))
+    x = bind(_R["expand_dims"], input if input.dtype.is_float else bind(_R["cast"], input, dtype=edges.dtype),
+             axis=-1)
+    below = bind(_R["less"] if right else _R["less_equal"], edges, x)
+    return bind(_R["reduce_sum"], bind(_R["cast"], below, dtype=int32), axis=-1)
+
+
+def matrix_band_part(x, lower, upper):
+    """``ops.matrix_band_part(x, lower, upper)``: each innermost matrix with the elements outside the
+    band zeroed: kept where ``(lower < 0 or i - j <= lower) and (upper < 0 or j - i <= upper)``."""
+    lower, upper = _int(lower, "ops.matrix_band_part"), _int(upper, "ops.matrix_band_part")
+    if x.ndim < 2:
+        raise ValueError(f"ops.matrix_band_part: x must have rank >= 2, got shape {tuple(x.shape)}")
+    m, n = x.shape[-2:]
+    i, j = np.arange(m)[:, None], np.arange(n)[None, :]
+    keep = ((lower < 0) | (i - j <= lower)) & ((upper < 0) | (j - i <= upper))
+    return bind(_R["where"], Tensor(keep), x, bind(_R["zeros_like"], x))
+
+
+def _unsorted_segment(x, segment_ids, num_segments, mode, fill):
+    num_segments = _int(num_segments, f"ops.unsorted_segment_{mode}")
+    ids = segment_ids if is_tensorlike(segment_ids) else Tensor(np.asarray(segment_ids, np.int32))
+    lead = ids.ndim
+    if tuple(x.shape[:lead]) != tuple(ids.shape):
+        raise ValueError(f"ops.unsorted_segment_{mode}: segment_ids shape {tuple(ids.shape)} must be a prefix of "
+                         f"x's shape {tuple(x.shape)}")
+    base = Tensor(np.full((num_segments,) + tuple(x.shape[lead:]), fill, x.dtype.np))
+    return bind(_R["tensor_scatter_" + mode], base, bind(_R["expand_dims"], ids, axis=-1), x)
+
+
+def unsorted_segment_max(x, segment_ids, num_segments):
+    """``ops.unsorted_segment_max(x, segment_ids, num_segments)``: per segment the maximum of the
+    slices ``x[i]`` with ``segment_ids[i] == s``; an empty segment holds the dtype's lowest value."""
+    dt = x.dtype.np
+    lowest = -np.inf if np.issubdtype(dt, np.floating) else np.iinfo(dt).min
+    return _unsorted_segment(x, segment_ids, num_segments, "max", lowest)
+
+
+def unsorted_segment_min(x, segment_ids, num_segments):
+    """``ops.unsorted_segment_min``: per segment the minimum; an empty segment holds the dtype's
+    highest value."""
+    dt = x.dtype.np
+    highest = np.inf if np.issubdtype(dt, np.floating) else np.iinfo(dt).max
+    return _unsorted_segment(x, segment_ids, num_segments, "min", highest)
+
+
+def unsorted_segment_prod(x, segment_ids, num_segments):
+    """``ops.unsorted_segment_prod``: per segment the product; an empty segment holds 1."""
+    return _unsorted_segment(x, segment_ids, num_segments, "mul", 1)
+
+
+def soft_margin_loss(input, target, reduction="mean"):  # noqa: A002
+    """``ops.soft_margin_loss(input, target, reduction='mean')``: ``log(1 + exp(-target * input))``,
+    averaged ('mean'), summed ('sum') or per element ('none')."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"ops.soft_margin_loss: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+    loss = bind(_R["softplus"], bind(_R["neg"], bind(_R["mul"], target, input)))
+    if reduction == "none":
+        return loss
+    return bind(_R["reduce_mean" if reduction == "mean" else "reduce_sum"], loss, axis=None)
+
+
+def bitwise_left_shift(input, other):  # noqa: A002
+    """``ops.bitwise_left_shift(input, other)``: ``input << other`` (integers)."""
+    return bind(_R["left_shift"], input, other)
+
+
+def bitwise_right_shift(input, other):  # noqa: A002
+    """``ops.bitwise_right_shift(input, other)``: ``input >> other`` (arithmetic for signed integers)."""
+    return bind(_R["right_shift"], input, other)
+
+
+# -- Primitive classes ------------------------------------------------------------------------------
+class _Spelling:
+    """Attributes at construction, inputs at call (MindSpore's Primitive calling convention)."""
+
+    def __repr__(self):
+        return f"Prim[{type(self).__name__}]"
+
+
+def _spelling(name, doc, call, init=None):
+    attrs = {"__doc__": f"``ops.{name}``: {doc}", "__module__": "runtime.ops", "__call__": call}
+    if init is not None:
+        attrs["__init__"] = init
+    cls = type(name, (_Spelling,), attrs)
+    globals()[name] = cls
+    __all__.append(name)
+    return cls
+
+
+def _no_attrs(self):
+    pass
+
+
+def _shape_of(v, what):
+    return _ints(v, what)
+
+
+def _expand(self, x, shape):
+    shape = _shape_of(shape, "ops.Expand")
+    lead = len(shape) - x.ndim
+    if lead < 0:
+        raise ValueError(f"ops.Expand: shape {shape} has fewer axes than x {tuple(x.shape)}")
+    full = tuple(x.shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(shape))
+    return bind(_R["broadcast_to"], x, shape=full)
+
+
+def _identity_n(self, x):
+    if not isinstance(x, (tuple, list)) or not all(is_tensorlike(t) for t in x):
+        raise TypeError("ops.IdentityN: x must be a tuple or list of Tensors")
+    return type(x)(x)
+
+
+def _approximate_equal(self, x, y):
+    return bind(_R["less"], bind(_R["abs"], bind(_R["sub"], x, y)), self.tolerance)
+
+
+def _approximate_equal_init(self, tolerance=1e-5):
+    self.tolerance = float(tolerance)
+
+
+def _equal_count(self, x, y):
+    same = bind(_R["reduce_sum"], bind(_R["cast"], bind(_R["equal"], x, y), dtype=x.dtype), axis=None)
+    return bind(_R["reshape"], same, shape=(1,))
+
+
+def _in_top_k_init(self, k):
+    self.k = int(k)
+
+
+def _in_top_k(self, x1, x2):
+    """target in the top k: fewer than k values of its row are strictly larger (ties stay in)."""
+    if x1.ndim != 2 or x2.ndim != 1 or x2.shape[0] != x1.shape[0]:
+        raise ValueError(f"ops.InTopK: expects x1 (N, C) and x2 (N,), got {tuple(x1.shape)} and {tuple(x2.shape)}")
+    target = bind(_R["gather_elements"], x1, bind(_R["expand_dims"], bind(_R["cast"], x2, dtype=int32), axis=1), dim=1)
+    larger = bind(_R["reduce_sum"], bind(_R["cast"], bind(_R["greater"], x1, target), dtype=int32), axis=1)
+    return bind(_R["less"], larger, self.k)
+
+
+def _p_init(self, p=2.0):
+    self.p = float(p)
+
+
+def _indices_init(self, row, col, offset=0, dtype=int32):
+    self.row, self.col, self.offset, self.dtype = int(row), int(col), int(offset), as_dtype(dtype)
+
+
+def _tril_indices(self):
+    return Tensor(np.stack(np.tril_indices(self.row, self.offset, self.col)).astype(self.dtype.np))
+
+
+def _triu_indices(self):
+    return Tensor(np.stack(np.triu_indices(self.row, self.offset, self.col)).astype(self.dtype.np))
+
+
+def _invert_permutation(self, input_x):
+    perm = _ints(input_x, "ops.InvertPermutation")
+    if sorted(perm) != list(range(len(perm))):
+        raise ValueError(f"ops.InvertPermutation: input_x must be a permutation of 0..{len(perm) - 1}, got {perm}")
+    inverse = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inverse[p] = i
+    return tuple(inverse)
+
+
+def _split_v_init(self, size_splits, split_dim, num_split):
+    self.size_splits, self.split_dim, self.num_split = tuple(int(s) for s in size_splits), int(split_dim), \
+        int(num_split)
+
+
+def _split_v(self, input_x):
+    sizes = list(self.size_splits)
+    if len(sizes) != self.num_split:
+        raise ValueError(f"ops.SplitV: {self.num_split} parts need {self.num_split} sizes, got {sizes}")
+    if sizes.count(-1) > 1:
+        raise ValueError(f"ops.SplitV: at most one size may be -1, got {sizes}")
+    total = input_x.shape[self.split_dim]
+    if -1 in sizes:
+        sizes[sizes.index(-1)] = total - (sum(sizes) + 1)
+    return tuple(_ops().split(input_x, sizes, self.split_dim))
+
+
+def _parallel_concat(self, values):
+    return bind(_R["concat"], *values, axis=0)
+
+
+def _accumulate_n(self, inputs):
+    return _ops().addn(inputs)
+
+
+def _bucketize_init(self, boundaries):
+    self.boundaries = [float(b) for b in boundaries]
+
+
+def _sparse_to_dense(self, indices, values, sparse_shape):
+    shape = _ints(sparse_shape, "ops.SparseToDense")
+    vals = values if is_tensorlike(values) else Tensor(np.asarray(values))
+    return bind(_R["tensor_scatter_update"], bind(_R["zeros_like"], Tensor(np.zeros(shape, vals.dtype.np))),
+                indices, vals)
+
+
+def _sparse_dense_add(self, x1_indices, x1_values, x1_shape, x2):
+    if _ints(x1_shape, "ops.SparseTensorDenseAdd") != tuple(x2.shape):
+        raise ValueError(f"ops.SparseTensorDenseAdd: x1_shape {x1_shape} differs from x2's shape {tuple(x2.shape)}")
+    return bind(_R["tensor_scatter_add"], x2, x1_indices, x1_values)
+
+
+def _sparse_dense_matmul_init(self, adjoint_st=False, adjoint_dt=False):
+    self.adjoint_st, self.adjoint_dt = bool(adjoint_st), bool(adjoint_dt)
+
+
+def _sparse_dense_matmul(self, indices, values, sparse_shape, dense):
+    a = _sparse_to_dense(self, indices, values, sparse_shape)
+    return bind(_R["matmul"], a, dense, transpose_a=self.adjoint_st, transpose_b=self.adjoint_dt)
+
+
+def _padding_init(self, pad_dim_size=8):
+    self.pad_dim_size = int(pad_dim_size)
+
+
+def _padding(self, x):
+    if x.ndim < 1 or x.shape[-1] != 1:
+        raise ValueError(f"ops.Padding: the last axis of x must have size 1, got shape {tuple(x.shape)}")
+    zeros = Tensor(np.zeros(tuple(x.shape[:-1]) + (self.pad_dim_size - 1,), x.dtype.np))
+    return bind(_R["concat"], x, zeros, axis=-1)
+
+
+def _nth_element_init(self, reverse=False):
+    self.reverse = bool(reverse)
+
+
+def _nth_element(self, input, n):  # noqa: A002
+    n = _int(n, "ops.NthElement")
+    if not 0 <= n < input.shape[-1]:
+        raise ValueError(f"ops.NthElement: n must be in [0, {input.shape[-1]}), got {n}")
+    values, _ = bind(_R["sort"], input, axis=-1, descending=self.reverse)
+    return bind(_R["gather"], values, Tensor(np.array(n, np.int32)), axis=-1)
+
+
+def _unravel_index(self, indices, dims):
+    dims = _ints(dims, "ops.UnravelIndex")
+    coords, rest = [], indices
+    for d in reversed(dims):
+        coords.append(bind(_R["mod"], rest, d))
+        rest = bind(_R["floor_div"], rest, d)
+    return bind(_R["stack"], *reversed(coords), axis=-1)
+
+
+def _diag_part(self, x):
+    k = x.ndim // 2
+    if x.ndim % 2 or tuple(x.shape[:k]) != tuple(x.shape[k:]):
+        raise ValueError(f"ops.DiagPart: x must have shape (D1, ..., Dk, D1, ..., Dk), got {tuple(x.shape)}")
+    n = int(np.prod(x.shape[:k], dtype=np.int64))
+    flat = bind(_R["reshape"], x, shape=(n * n,))
+    picked = bind(_R["gather"], flat, Tensor(np.arange(n, dtype=np.int32) * (n + 1)), axis=0)
+    return bind(_R["reshape"], picked, shape=tuple(x.shape[:k]))
+
+
+def _fill_v2(self, shape, value):
+    shape = _ints(shape, "ops.FillV2")
+    if is_tensorlike(value):
+        return bind(_R["broadcast_to"], bind(_R["reshape"], value, shape=()), shape=shape)
+    return _ops().full(shape, value)
+
+
+def _reduction_init(self, reduction="mean"):
+    self.reduction = reduction
+
+
+def _nll_init(self, reduction="mean", ignore_index=-100):
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"ops.NLLLoss: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+    self.reduction, self.ignore_index = reduction, int(ignore_index)
+
+
+def _nll(self, logits, labels, weight):
+    """(loss, total_weight): ``-weight[y] * logits[n, y]`` per row (0 for ignore_index), summed,
+    averaged over the summed weights, or per row; total_weight is that weight sum."""
+    if logits.ndim != 2 or labels.ndim != 1:
+        raise ValueError(f"ops.NLLLoss: expects logits (N, C) and labels (N,), got {tuple(logits.shape)} and "
+                         f"{tuple(labels.shape)}")
+    labels = bind(_R["cast"], labels, dtype=int32)
+    kept = bind(_R["not_equal"], labels, self.ignore_index)
+    safe = bind(_R["where"], kept, labels, bind(_R["zeros_like"], labels))
+    w = bind(_R["where"], kept, bind(_R["gather"], weight, safe, axis=0),
+             Tensor(np.zeros((), weight.dtype.np)))
+    picked = bind(_R["reshape"], bind(_R["gather_elements"], logits, bind(_R["expand_dims"], safe, axis=1), dim=1),
+                  shape=(logits.shape[0],))
+    loss = bind(_R["neg"], bind(_R["mul"], w, picked))
+    total = bind(_R["reduce_sum"], w, axis=None)
+    if self.reduction == "none":
+        return loss, total
+    summed = bind(_R["reduce_sum"], loss, axis=None)
+    return (bind(_R["div"], summed, total) if self.reduction == "mean" else summed), total
+
+
+def _compare_and_bitpack_init(self, threshold=0.0):
+    self.threshold = threshold
+
+
+def _compare_and_bitpack(self, x):
+    if x.ndim < 1 or x.shape[-1] % 8:
+        raise ValueError(f"ops.CompareAndBitpack: the last axis of x must be a multiple of 8, got {tuple(x.shape)}")
+    bits = bind(_R["cast"], bind(_R["greater"], x, self.threshold), dtype=as_dtype("uint8"))
+    bits = bind(_R["reshape"], bits, shape=tuple(x.shape[:-1]) + (x.shape[-1] // 8, 8))
+    weights = Tensor(np.array([128, 64, 32, 16, 8, 4, 2, 1], np.uint8))
+    return bind(_R["reduce_sum"], bind(_R["mul"], bits, weights), axis=-1)
+
+
+def _conjugate_transpose(self, x, perm):
+    return bind(_R["transpose"], x, perm=_ints(perm, "ops.ConjugateTranspose"))  # real dtypes only here
+
+
+def _matrix_band_part(self, x, lower, upper):
+    return matrix_band_part(x, lower, upper)
+
+
+def _unsorted(fn):
+    return lambda self, x, segment_ids, num_segments: fn(x, segment_ids, num_segments)
+
+
+_spelling("Expand", "broadcast x to shape (-1 keeps an axis); inputs (x, shape)", _expand, _no_attrs)
+_spelling("IdentityN", "the tuple/list of Tensors itself", _identity_n, _no_attrs)
+_spelling("ApproximateEqual", "|x - y| < tolerance (attribute tolerance=1e-5)", _approximate_equal,
+          _approximate_equal_init)
+_spelling("EqualCount", "the number of equal elements, as a (1,) Tensor of x's dtype", _equal_count, _no_attrs)
+_spelling("InTopK", "whether each target x2[i] is among the k largest of x1[i] (ties count as in)", _in_top_k,
+          _in_top_k_init)
+_spelling("Ger", "the outer product of two 1-D tensors", lambda self, x1, x2: ger(x1, x2), _no_attrs)
+_spelling("Cdist", "p-norm distances between row sets (attribute p=2.0)", lambda self, x1, x2: cdist(x1, x2, self.p),
+          _p_init)
+_spelling("TrilIndices", "the (2, N) coordinates of the lower triangle of a row x col matrix", _tril_indices,
+          _indices_init)
+_spelling("TriuIndices", "the (2, N) coordinates of the upper triangle of a row x col matrix", _triu_indices,
+          _indices_init)
+_spelling("InvertPermutation", "the inverse of a permutation given as a tuple of ints", _invert_permutation,
+          _no_attrs)
+_spelling("SplitV", "split along split_dim into parts of size_splits (one may be -1)", _split_v, _split_v_init)
+_spelling("ParallelConcat", "concatenation along the first axis", _parallel_concat, _no_attrs)
+_spelling("AccumulateNV2", "the sum of a list of Tensors (as AddN)", _accumulate_n, _no_attrs)
+_spelling("Bucketize", "the bucket index of each element among sorted boundaries",
+          lambda self, input: bucketize(input, self.boundaries), _bucketize_init)
+_spelling("SparseToDense", "a dense Tensor of sparse_shape with values at indices",
+          _sparse_to_dense, _no_attrs)
+_spelling("SparseTensorDenseAdd", "x2 plus the sparse tensor (x1_indices, x1_values, x1_shape)",
+          _sparse_dense_add, _no_attrs)
+_spelling("SparseTensorDenseMatmul", "the sparse tensor (indices, values, sparse_shape) times dense",
+          _sparse_dense_matmul, _sparse_dense_matmul_init)
+_spelling("Padding", "x (..., 1) zero-padded to (..., pad_dim_size)", _padding, _padding_init)
+_spelling("NthElement", "the n-th smallest (reverse: largest) value along the last axis", _nth_element,
+          _nth_element_init)
+_spelling("UnravelIndex", "the coordinates of flat indices in an array of shape dims", _unravel_index, _no_attrs)
+_spelling("DiagPart", "the diagonal of a (D..., D...) tensor", _diag_part, _no_attrs)
+_spelling("FillV2", "a Tensor of shape filled with value", _fill_v2, _no_attrs)
+_spelling("ConjugateTranspose", "transpose by perm (real dtypes: no conjugation to do)", _conjugate_transpose,
+          _no_attrs)
+_spelling("MatrixBandPart", "the band of each innermost matrix; inputs (x, lower, upper)", _matrix_band_part,
+          _no_attrs)
+_spelling("UnsortedSegmentMax", "per-segment maximum; inputs (x, segment_ids, num_segments)",
+          _unsorted(unsorted_segment_max), _no_attrs)
+_spelling("UnsortedSegmentMin", "per-segment minimum; inputs (x, segment_ids, num_segments)",
+          _unsorted(unsorted_segment_min), _no_attrs)
+_spelling("UnsortedSegmentProd", "per-segment product; inputs (x, segment_ids, num_segments)",
+          _unsorted(unsorted_segment_prod), _no_attrs)
+_spelling("SoftMarginLoss", "log(1 + exp(-y x)), reduced (attribute reduction='mean')",
+          lambda self, logits, labels: soft_margin_loss(logits, labels, self.reduction), _reduction_init)
+_spelling("NLLLoss", "(loss, total_weight) of log-probabilities; inputs (logits, labels, weight)", _nll, _nll_init)
+_spelling("CompareAndBitpack", "x > threshold packed 8 to a uint8 along the last axis (first bit highest)",
+          _compare_and_bitpack, _compare_and_bitpack_init)
+_spelling("ScatterNonAliasingAdd", "ScatterNdAdd on a Parameter; inputs (input_x, indices, updates)",
+          lambda self, input_x, indices, updates: _ops().scatter_nd_add(input_x, indices, updates), _no_attrs)
