@@ -149,6 +149,9 @@ DIFFERENCES = {
     "ops.cumprod": "the gradient divides by the input, as MindSpore's CumProd bprop does (a zero input gives inf/NaN).",
     "ops.CumProd": "as `ops.cumprod`: the gradient divides by the input.",
     "numpy.cumprod": "an integer input keeps its dtype (as `numpy.cumsum` here; numpy widens int32 to int64).",
+    "numpy.histogram": "float32 counts (MindSpore's examples); integer data gets float32 edges (numpy: float64); "
+                       "compiled code may fuse the edges' linspace into FMAs (within 1 ulp of numpy's). Also "
+                       "`histogram2d`, `histogramdd`, `histogram_bin_edges`.",
     "numpy.where": "the one-argument form (`nonzero`) has a data-dependent shape and raises ValueError.",
     "numpy.empty": "zero-filled (there is no uninitialised memory to hand out).",
     "numpy.take": "`mode='raise'` clips (a graph cannot raise on a value).",

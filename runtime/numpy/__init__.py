@@ -31,6 +31,8 @@ from .logic_ops import *  # noqa: F401,F403
 from .logic_ops import __all__ as _logic_all
 from .math_ops import *  # noqa: F401,F403
 from .math_ops import __all__ as _math_all
+from .histograms import *  # noqa: F401,F403
+from .histograms import __all__ as _histograms_all
 
 # dtypes and constants mindspore.numpy re-exports
 bool_ = _dt.bool_
@@ -79,12 +81,11 @@ DOCUMENTED = (
 
 #: why a documented name is absent (shown in docs/mindspore-compat.md)
 WHY_MISSING = {
-    "histogram": "data-dependent bin edges", "histogram2d": "data-dependent bin edges",
-    "histogramdd": "data-dependent bin edges", "histogram_bin_edges": "data-dependent bin edges",
     "bincount": "data-dependent output length",
 }
 
-__all__ = sorted(set(_creations_all) | set(_array_ops_all) | set(_logic_all) | set(_math_all))
+__all__ = sorted(set(_creations_all) | set(_array_ops_all) | set(_logic_all) | set(_math_all)
+                 | set(_histograms_all))
 
 
 def missing() -> list:
