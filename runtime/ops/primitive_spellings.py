@@ -29,7 +29,8 @@ from ..tensor import Tensor
 _R = REGISTRY
 
 __all__ = ["ger", "cdist", "bucketize", "matrix_band_part", "unsorted_segment_max", "unsorted_segment_min",
-           "unsorted_segment_prod", "soft_margin_loss", "bitwise_left_shift", "bitwise_right_shift"]
+           "unsorted_segment_prod", "soft_margin_loss", "bitwise_left_shift", "bitwise_right_shift", "searchsorted",
+           "cross", "renorm"]
 
 
 def _ops():
@@ -169,6 +170,61 @@ def bitwise_left_shift(input, other):  # noqa: A002
 def bitwise_right_shift(input, other):  # noqa: A002
     """``ops.bitwise_right_shift(input, other)``: ``input >> other`` (arithmetic for signed integers)."""
     return bind(_R["right_shift"], input, other)
+
+
+def searchsorted(sorted_sequence, values, *, out_int32=False, right=False):
+    """``ops.searchsorted(sorted_sequence, values, *, out_int32=False, right=False)``: for each
+    value, the number of elements of its row of ``sorted_sequence`` (the last axis; one 1-D
+    sequence for all values, or one per leading index) that are ``< value`` (``<=`` with
+    ``right=True``): the insertion index keeping the row sorted. int64 (int32 with
+    ``out_int32``)."""
+    seq = sorted_sequence
+    if seq.ndim > 1 and tuple(seq.shape[:-1]) != tuple(values.shape[:-1]):
+        raise ValueError(f"ops.searchsorted: the leading axes of sorted_sequence {tuple(seq.shape)} and values "
+                         f"{tuple(values.shape)} must agree")
+    rows = bind(_R["expand_dims"], seq, axis=-2) if seq.ndim > 1 else seq  # (..., 1, M) or (M,)
+    column = bind(_R["expand_dims"], values, axis=-1)  # (..., K, 1)
+    before = bind(_R["less_equal" if right else "less"], rows, column)
+    count = bind(_R["reduce_sum"], bind(_R["cast"], before, dtype=int32), axis=-1)
+    return count if out_int32 else bind(_R["cast"], count, dtype=as_dtype("int64"))
+
+
+def cross(input, other, dim=None):  # noqa: A002
+    """``ops.cross(input, other, dim=None)``: the cross product of the 3-vectors along ``dim`` (the
+    first axis of size 3 when None)."""
+    if tuple(input.shape) != tuple(other.shape):
+        raise ValueError(f"ops.cross: input and other must have one shape, got {tuple(input.shape)} and "
+                         f"{tuple(other.shape)}")
+    if dim is None or dim == -65530:  # (MindSpore's Cross default attribute)
+        dims = [k for k, n in enumerate(input.shape) if n == 3]
+        if not dims:
+            raise ValueError(f"ops.cross: no axis of size 3 in shape {tuple(input.shape)}")
+        dim = dims[0]
+    dim %= input.ndim
+    if input.shape[dim] != 3:
+        raise ValueError(f"ops.cross: axis {dim} of shape {tuple(input.shape)} must have size 3")
+
+    def part(t, k):
+        return bind(_R["gather"], t, Tensor(np.array(k, np.int32)), axis=dim)
+    a, b = [part(input, k) for k in range(3)], [part(other, k) for k in range(3)]
+
+    def minus(i, j):
+        return bind(_R["sub"], bind(_R["mul"], a[i], b[j]), bind(_R["mul"], a[j], b[i]))
+    return bind(_R["stack"], minus(1, 2), minus(2, 0), minus(0, 1), axis=dim)
+
+
+def renorm(input, p, axis, maxnorm):  # noqa: A002
+    """``ops.renorm(input, p, axis, maxnorm)``: each slice along ``axis`` whose p-norm exceeds
+    ``maxnorm`` scaled by ``maxnorm / (norm + 1e-7)``; the others unchanged."""
+    if p <= 0:
+        raise ValueError(f"ops.renorm: p must be > 0, got {p}")
+    axis %= input.ndim
+    others = tuple(k for k in range(input.ndim) if k != axis)
+    powered = bind(_R["pow"], bind(_R["abs"], input), float(p))
+    norm = bind(_R["pow"], bind(_R["reduce_sum"], powered, axis=others, keep_dims=True), 1.0 / p)
+    scale = bind(_R["where"], bind(_R["greater"], norm, float(maxnorm)),
+                 bind(_R["div"], float(maxnorm), bind(_R["add"], norm, 1e-7)), bind(_R["ones_like"], norm))
+    return bind(_R["mul"], input, scale)
 
 
 # -- Primitive classes ------------------------------------------------------------------------------
@@ -470,3 +526,170 @@ _spelling("CompareAndBitpack", "x > threshold packed 8 to a uint8 along the last
           _compare_and_bitpack, _compare_and_bitpack_init)
 _spelling("ScatterNonAliasingAdd", "ScatterNdAdd on a Parameter; inputs (input_x, indices, updates)",
           lambda self, input_x, indices, updates: _ops().scatter_nd_add(input_x, indices, updates), _no_attrs)
+
+
+# -- searching, vectors, sequences, histograms ------------------------------------------------------
+def _bound_init(self, out_type=int32):
+    self.out_type = as_dtype(out_type)
+
+
+def _bound(right):
+    def call(self, sorted_x, values):
+        if sorted_x.ndim != 2 or values.ndim != 2 or sorted_x.shape[0] != values.shape[0]:
+            raise ValueError(f"ops.{'UpperBound' if right else 'LowerBound'}: expects sorted_x (N, M) and values "
+                             f"(N, K), got {tuple(sorted_x.shape)} and {tuple(values.shape)}")
+        return bind(_R["cast"], searchsorted(sorted_x, values, out_int32=True, right=right), dtype=self.out_type)
+    return call
+
+
+def _search_sorted_init(self, dtype=None, right=False):
+    self.dtype, self.right = as_dtype(dtype or "int64"), bool(right)
+
+
+def _search_sorted(self, sorted_sequence, values):
+    return bind(_R["cast"], searchsorted(sorted_sequence, values, out_int32=True, right=self.right), dtype=self.dtype)
+
+
+def _cross_init(self, dim=-65530):
+    self.dim = int(dim)
+
+
+def _renorm_init(self, p, dim, maxnorm):
+    self.p, self.dim, self.maxnorm = float(p), int(dim), float(maxnorm)
+
+
+def _reverse_sequence_init(self, seq_dim, batch_dim=0):
+    self.seq_dim, self.batch_dim = int(seq_dim), int(batch_dim)
+
+
+def _reverse_sequence(self, x, seq_lengths):
+    """Each batch entry b reversed in its first seq_lengths[b] positions along seq_dim."""
+    sd, bd = self.seq_dim % x.ndim, self.batch_dim % x.ndim
+    n = x.shape[sd]
+    shape = [1] * x.ndim
+    shape[sd] = n
+    t = Tensor(np.arange(n, dtype=np.int64).reshape(shape))
+    lshape = [1] * x.ndim
+    lshape[bd] = x.shape[bd]
+    lengths = bind(_R["reshape"], bind(_R["cast"], seq_lengths, dtype=as_dtype("int64")), shape=tuple(lshape))
+    source = bind(_R["where"], bind(_R["less"], t, lengths), bind(_R["sub"], bind(_R["sub"], lengths, 1), t), t)
+    index = bind(_R["broadcast_to"], source, shape=tuple(x.shape))
+    return bind(_R["gather_elements"], x, bind(_R["cast"], index, dtype=int32), dim=sd)
+
+
+def _log_space_init(self, steps=10, base=10, dtype=None):
+    self.steps, self.base, self.dtype = int(steps), base, as_dtype(dtype or "float32")
+
+
+def _log_space(self, start, end):
+    """base ** (start + (end - start) * k / (steps - 1)) for k in 0..steps-1 (start, end: 0-d)."""
+    fraction = Tensor(np.linspace(0.0, 1.0, self.steps).astype(np.float64) if self.steps > 1
+                      else np.zeros(self.steps))
+    lo = bind(_R["cast"], start, dtype=as_dtype("float64"))
+    hi = bind(_R["cast"], end, dtype=as_dtype("float64"))
+    exponent = bind(_R["add"], lo, bind(_R["mul"], bind(_R["sub"], hi, lo), fraction))
+    return bind(_R["cast"], bind(_R["pow"], float(self.base), exponent), dtype=self.dtype)
+
+
+def _fixed_width_init(self, nbins, dtype="int32"):
+    if int(nbins) < 1:
+        raise ValueError(f"ops.HistogramFixedWidth: nbins must be >= 1, got {nbins}")
+    self.nbins, self.dtype = int(nbins), as_dtype(dtype if not isinstance(dtype, int) else "int32")
+
+
+def _count_bins(idx, n_bins, weights_mask=None):
+    flat = bind(_R["reshape"], idx, shape=(idx.size, 1))
+    ones = bind(_R["cast"], weights_mask, dtype=int32) if weights_mask is not None else \
+        Tensor(np.ones(idx.size, np.int32))
+    ones = bind(_R["reshape"], ones, shape=(idx.size,))
+    return bind(_R["tensor_scatter_add"], Tensor(np.zeros(n_bins, np.int32)), flat, ones)
+
+
+def _fixed_width(self, x, range):  # noqa: A002 - MindSpore's name
+    """TF's histogram_fixed_width: nbins equal bins over [range[0], range[1]); values below go to
+    the first bin, values at or above the top to the last."""
+    r = bind(_R["cast"], range, dtype=as_dtype("float64")) if is_tensorlike(range) else \
+        Tensor(np.asarray(range, np.float64))
+    lo = bind(_R["gather"], r, Tensor(np.array(0, np.int32)), axis=0)
+    hi = bind(_R["gather"], r, Tensor(np.array(1, np.int32)), axis=0)
+    scaled = bind(_R["div"], bind(_R["sub"], bind(_R["cast"], x, dtype=as_dtype("float64")), lo), bind(_R["sub"], hi, lo))
+    idx = bind(_R["floor"], bind(_R["mul"], scaled, float(self.nbins)))
+    idx = bind(_R["cast"], bind(_R["minimum"], bind(_R["maximum"], idx, 0.0), float(self.nbins - 1)), dtype=int32)
+    return bind(_R["cast"], _count_bins(idx, self.nbins), dtype=self.dtype)
+
+
+def _histogram_init(self, bins=100, min=0.0, max=0.0):  # noqa: A002 - MindSpore's names
+    if int(bins) < 1:
+        raise ValueError(f"ops.Histogram: bins must be >= 1, got {bins}")
+    if min > max:
+        raise ValueError(f"ops.Histogram: min {min} must not exceed max {max}")
+    self.bins, self.min, self.max = int(bins), float(min), float(max)
+
+
+def _histogram(self, x):
+    """int32 counts of bins equal bins over [min, max] (the data's range when both are 0; a zero
+    width is widened by 1 on each side); the top edge belongs to the last bin, values outside
+    are not counted."""
+    v = bind(_R["reshape"], bind(_R["cast"], x, dtype=as_dtype("float64")), shape=(x.size,))
+    if self.min == 0.0 and self.max == 0.0:
+        lo, hi = bind(_R["reduce_min"], v, axis=None), bind(_R["reduce_max"], v, axis=None)
+    else:
+        lo, hi = Tensor(np.float64(self.min)), Tensor(np.float64(self.max))
+    same = bind(_R["equal"], lo, hi)
+    lo = bind(_R["where"], same, bind(_R["sub"], lo, 1.0), lo)
+    hi = bind(_R["where"], same, bind(_R["add"], hi, 1.0), hi)
+    inside = bind(_R["logical_and"], bind(_R["greater_equal"], v, lo), bind(_R["less_equal"], v, hi))
+    idx = bind(_R["floor"], bind(_R["mul"], bind(_R["div"], bind(_R["sub"], v, lo), bind(_R["sub"], hi, lo)),
+                                 float(self.bins)))
+    idx = bind(_R["cast"], bind(_R["minimum"], bind(_R["maximum"], idx, 0.0), float(self.bins - 1)), dtype=int32)
+    return _count_bins(idx, self.bins, inside)
+
+
+def _embedding_lookup(self, input_params, input_indices, offset):
+    """input_params[input_indices - offset] along axis 0; an index outside [0, rows) gives zeros."""
+    rows = input_params.shape[0]
+    shifted = bind(_R["sub"], bind(_R["cast"], input_indices, dtype=int32), int(_int(offset, "ops.EmbeddingLookup")))
+    valid = bind(_R["logical_and"], bind(_R["greater_equal"], shifted, 0), bind(_R["less"], shifted, rows))
+    safe = bind(_R["where"], valid, shifted, bind(_R["zeros_like"], shifted))
+    picked = bind(_R["gather"], input_params, safe, axis=0)
+    mask = bind(_R["reshape"], valid, shape=tuple(valid.shape) + (1,) * (input_params.ndim - 1))
+    return bind(_R["where"], mask, picked, bind(_R["zeros_like"], picked))
+
+
+def _index_add_init(self, axis, use_lock=True, check_index_bound=True):
+    self.axis, self.use_lock, self.check_index_bound = int(axis), use_lock, check_index_bound
+
+
+def _index_add(self, input_x, indices, input_y):
+    """input_x[..., indices[i], ...] += input_y[..., i, ...] along axis, in place (a Parameter)."""
+    ax = self.axis % input_x.ndim
+    perm = (ax,) + tuple(k for k in range(input_x.ndim) if k != ax)
+    back = tuple(int(i) for i in np.argsort(perm))
+    moved_x = bind(_R["transpose"], input_x, perm=perm)
+    moved_y = bind(_R["transpose"], input_y, perm=perm)
+    idx = bind(_R["expand_dims"], bind(_R["cast"], indices, dtype=int32), axis=-1)
+    added = bind(_R["transpose"], bind(_R["tensor_scatter_add"], moved_x, idx, moved_y), perm=back)
+    return bind(_R["assign"], input_x, added)
+
+
+_spelling("LowerBound", "per row, the first index with sorted_x >= value; inputs (sorted_x, values)", _bound(False),
+          _bound_init)
+_spelling("UpperBound", "per row, the first index with sorted_x > value; inputs (sorted_x, values)", _bound(True),
+          _bound_init)
+_spelling("SearchSorted", "insertion indices keeping each row sorted; inputs (sorted_sequence, values)",
+          _search_sorted, _search_sorted_init)
+_spelling("Cross", "the cross product of 3-vectors along dim", lambda self, x1, x2: cross(x1, x2, self.dim),
+          _cross_init)
+_spelling("Renorm", "slices along dim with p-norm above maxnorm scaled down to it",
+          lambda self, x: renorm(x, self.p, self.dim, self.maxnorm), _renorm_init)
+_spelling("ReverseSequence", "each batch entry reversed in its first seq_lengths[b] positions along seq_dim",
+          _reverse_sequence, _reverse_sequence_init)
+_spelling("LogSpace", "steps values base ** linspace(start, end); inputs (start, end)", _log_space, _log_space_init)
+_spelling("HistogramFixedWidth", "counts of nbins equal bins over range (outside values clamped to the end bins)",
+          _fixed_width, _fixed_width_init)
+_spelling("Histogram", "int32 counts of equal bins over [min, max] (the data's range when both are 0)",
+          _histogram, _histogram_init)
+_spelling("EmbeddingLookup", "rows input_indices - offset of input_params (zeros outside)", _embedding_lookup,
+          _no_attrs)
+_spelling("IndexAdd", "input_y added into the Parameter input_x at indices along axis (in place)", _index_add,
+          _index_add_init)

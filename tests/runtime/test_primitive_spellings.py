@@ -142,3 +142,60 @@ def test_gradients_through_spellings():
     check_grad(lambda t: ops.UnsortedSegmentProd()(t, Tensor(np.array([1, 0, 1, 1], np.int32)), 3),
                RNG.uniform(0.5, 2.0, (4, 3)))
     check_grad(lambda t: ops.SoftMarginLoss("sum")(t, Tensor(np.array([1.0, -1.0, 1.0]))), RNG.standard_normal(3))
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_search_cross_renorm_sequence_spellings_in_every_mode(mode):
+    srt = np.sort(RNG.integers(0, 10, (3, 6)), axis=1).astype(F32)
+    vals = RNG.integers(-1, 11, (3, 4)).astype(F32)
+    for right, cls in ((False, ops.LowerBound), (True, ops.UpperBound)):
+        want = np.stack([np.searchsorted(srt[i], vals[i], side="right" if right else "left") for i in range(3)])
+        got = run_fn(mode, lambda a, b: cls()(a, b), Tensor(srt), Tensor(vals))
+        assert got.dtype == ms.int32
+        _eq(got, want)
+        got = run_fn(mode, lambda a, b: ops.SearchSorted(right=right)(a, b), Tensor(srt), Tensor(vals))
+        assert got.dtype == ms.int64
+        _eq(got, want)
+    _eq(run_fn(mode, lambda a, b: ops.searchsorted(a, b), Tensor(srt[0]), Tensor(vals)), np.searchsorted(srt[0], vals))
+    a, b = RNG.standard_normal((4, 3, 2)).astype(F32), RNG.standard_normal((4, 3, 2)).astype(F32)
+    _eq(run_fn(mode, lambda p, q: ops.Cross()(p, q), Tensor(a), Tensor(b)), np.cross(a, b, axis=1), rtol=1e-5,
+        atol=1e-6)
+    _eq(run_fn(mode, lambda p, q: ops.cross(p, q, dim=1), Tensor(a), Tensor(b)), np.cross(a, b, axis=1), rtol=1e-5,
+        atol=1e-6)
+    x = RNG.standard_normal((3, 4)).astype(F32) * 3
+    norms = np.sqrt((x ** 2).sum(axis=1, keepdims=True))
+    want = np.where(norms > 2.0, x * (2.0 / (norms + 1e-7)), x)
+    _eq(run_fn(mode, lambda t: ops.Renorm(2, 0, 2.0)(t), Tensor(x)), want, rtol=1e-5)
+    seq = RNG.standard_normal((2, 5, 3)).astype(F32)
+    lengths = np.array([3, 5], np.int32)
+    want = seq.copy()
+    for bi, n in enumerate(lengths):
+        want[bi, :n] = seq[bi, :n][::-1]
+    _eq(run_fn(mode, lambda t, n: ops.ReverseSequence(1, 0)(t, n), Tensor(seq), Tensor(lengths)), want)
+    data = RNG.uniform(-1, 6, 40).astype(F32)
+    clipped = np.clip(np.floor((data - 0.0) / 5.0 * 5), 0, 4).astype(int)
+    _eq(run_fn(mode, lambda t: ops.HistogramFixedWidth(5)(t, Tensor(np.array([0.0, 5.0], F32))), Tensor(data)),
+        np.bincount(clipped, minlength=5))
+    _eq(run_fn(mode, lambda t: ops.Histogram(bins=6, min=0.0, max=5.0)(t), Tensor(data)),
+        np.histogram(data, bins=6, range=(0.0, 5.0))[0])
+
+
+def test_documented_examples_of_the_search_and_sequence_spellings():
+    x = Tensor(np.array([[1, 2, 3], [4, 5, 6], [7, 8, 9]], F32))
+    _eq(ops.ReverseSequence(seq_dim=1)(x, Tensor(np.array([1, 2, 3], np.int32))), [[1, 2, 3], [5, 4, 6], [9, 8, 7]])
+    _eq(ops.HistogramFixedWidth(5)(Tensor(np.array([-1.0, 0.0, 1.5, 2.0, 5.0, 15], F32)),
+                                   Tensor(np.array([0.0, 5.0], F32))), [2, 1, 1, 0, 2])
+    _eq(ops.Histogram(bins=4, min=0.0, max=3.0)(Tensor([1.0, 2, 1])), [0, 2, 1, 0])
+    _eq(ops.LogSpace(steps=10, base=10)(Tensor(1.0), Tensor(10.0)), 10.0 ** np.linspace(1, 10, 10), rtol=1e-6)
+    _eq(ops.LogSpace(steps=3, base=2, dtype=ms.float64)(Tensor(0.0), Tensor(2.0)), [1.0, 2.0, 4.0])
+    params = Tensor(np.array([[8, 9], [10, 11], [12, 13], [14, 15]], F32))
+    _eq(ops.EmbeddingLookup()(params, Tensor(np.array([[5, 2], [8, 5]], np.int32)), 4),
+        [[[10, 11], [0, 0]], [[0, 0], [10, 11]]])
+    p = Parameter(Tensor(np.array([[1, 2, 3], [4, 5, 6], [7, 8, 9]], F32)), name="x")
+    ops.IndexAdd(axis=1)(p, Tensor(np.array([0, 2], np.int32)), Tensor(np.array([[0.5, 1.0], [1.0, 1.5], [2.0, 2.5]], F32)))
+    _eq(p, [[1.5, 2, 4], [5, 5, 7.5], [9, 8, 11.5]])
+
+
+def test_gradients_through_cross_and_renorm():
+    check_grad(lambda a, b: ops.cross(a, b, dim=0), RNG.standard_normal((3, 2)), RNG.standard_normal((3, 2)))
+    check_grad(lambda t: ops.renorm(t, 2, 0, 1.0), RNG.standard_normal((3, 4)) * 2)
