@@ -48,7 +48,9 @@ DIFFERENCES = {
     "ops.sort": "indices are int32 (MindSpore: int32 too); ties keep their order (stable).",
     "jit": "a bytecode-capture JIT: unsupported Python falls back to eager through graph breaks "
            "(`capture.explain()` lists them) instead of raising, so `jit_syntax_level` does not change "
-           "what runs.",
+           "what runs. Inside a jit call (and in GRAPH_MODE) the static-graph syntax Python lacks works: "
+           "`self.weight = 1` fills a Parameter, `d.has_key(k)`; plain PyNative code still raises as Python "
+           "does. Integer inputs get their gradients through graph breaks (`while`/`if` on a tensor) too.",
     "set_context": "`device_target`, `mode`, `jit_syntax_level` and the other documented keys are "
                    "accepted; device targets other than CPU/GPU are refused.",
     "nn.BatchNorm2d": "momentum follows MindSpore (`moving = momentum * moving + (1 - momentum) * batch`).",
