@@ -693,3 +693,86 @@ _spelling("EmbeddingLookup", "rows input_indices - offset of input_params (zeros
           _no_attrs)
 _spelling("IndexAdd", "input_y added into the Parameter input_x at indices along axis (in place)", _index_add,
           _index_add_init)
+
+
+# -- channel dropout and margin losses --------------------------------------------------------------
+def _channel_dropout_init(self, keep_prob=0.5):
+    if not 0.0 < float(keep_prob) <= 1.0:
+        raise ValueError(f"ops.{type(self).__name__}: keep_prob must be in (0, 1], got {keep_prob}")
+    self.keep_prob = float(keep_prob)
+
+
+def _channel_dropout(rank):
+    def call(self, x):
+        """(output, mask): whole channels (N, C) zeroed with probability 1 - keep_prob, the others
+        scaled by 1 / keep_prob; mask is bool of x's shape. Drawn by the registry's dropout."""
+        name = type(self).__name__
+        if x.ndim != rank:
+            raise ValueError(f"ops.{name}: x must be {rank}-D (N, C, ...), got shape {tuple(x.shape)}")
+        ones = Tensor(np.ones(tuple(x.shape[:2]) + (1,) * (rank - 2), x.dtype.np))
+        scaled, keep = bind(_R["dropout"], ones, keep_prob=self.keep_prob)
+        mask = bind(_R["broadcast_to"], bind(_R["cast"], keep, dtype=as_dtype("bool")), shape=tuple(x.shape))
+        return bind(_R["mul"], x, scaled), mask
+    return call
+
+
+def _pairwise_distance(a, b, p, eps):
+    """||a - b + eps||_p over the last axis (as torch.pairwise_distance, which MindSpore follows)."""
+    diff = bind(_R["abs"], bind(_R["add"], bind(_R["sub"], a, b), eps))
+    return bind(_R["pow"], bind(_R["reduce_sum"], bind(_R["pow"], diff, float(p)), axis=-1), 1.0 / p)
+
+
+def _reduce_loss(loss, reduction, what):
+    if reduction == "none":
+        return loss
+    if reduction not in ("mean", "sum"):
+        raise ValueError(f"{what}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+    return bind(_R["reduce_mean" if reduction == "mean" else "reduce_sum"], loss, axis=None)
+
+
+def _triplet_init(self, p=2, swap=False, eps=1e-6, reduction="mean"):
+    self.p, self.swap, self.eps, self.reduction = p, bool(swap), float(eps), reduction
+
+
+def _triplet(self, x, positive, negative, margin):
+    """max(d(x, positive) - d(x, negative) + margin, 0), d the p-norm distance (with swap, the
+    negative's distance is the smaller of d(x, negative) and d(positive, negative))."""
+    d_pos = _pairwise_distance(x, positive, self.p, self.eps)
+    d_neg = _pairwise_distance(x, negative, self.p, self.eps)
+    if self.swap:
+        d_neg = bind(_R["minimum"], d_neg, _pairwise_distance(positive, negative, self.p, self.eps))
+    loss = bind(_R["maximum"], bind(_R["add"], bind(_R["sub"], d_pos, d_neg), margin), 0.0)
+    return _reduce_loss(loss, self.reduction, "ops.TripletMarginLoss")
+
+
+def _multi_margin_init(self, p=1, margin=1.0, reduction="mean"):
+    if p not in (1, 2):
+        raise ValueError(f"ops.MultiMarginLoss: p must be 1 or 2, got {p}")
+    self.p, self.margin, self.reduction = int(p), float(margin), reduction
+
+
+def _multi_margin(self, inputs, target, weight=None):
+    """Per row n: sum over classes i != y of max(0, margin - x[y] + x[i]) ** p (times weight[y]),
+    divided by the number of classes."""
+    n, c = inputs.shape
+    y = bind(_R["expand_dims"], bind(_R["cast"], target, dtype=int32), axis=1)
+    x_y = bind(_R["gather_elements"], inputs, y, dim=1)  # (N, 1)
+    hinge = bind(_R["maximum"], bind(_R["add"], bind(_R["sub"], self.margin, x_y), inputs), 0.0)
+    if self.p == 2:
+        hinge = bind(_R["square"], hinge)
+    if weight is not None:
+        hinge = bind(_R["mul"], hinge, bind(_R["gather"], weight, y, axis=0))
+    others = bind(_R["not_equal"], Tensor(np.arange(c, dtype=np.int32)), y)
+    hinge = bind(_R["where"], others, hinge, bind(_R["zeros_like"], hinge))
+    loss = bind(_R["div"], bind(_R["reduce_sum"], hinge, axis=1), float(c))
+    return _reduce_loss(loss, self.reduction, "ops.MultiMarginLoss")
+
+
+_spelling("Dropout2D", "(output, mask): whole channels of (N, C, H, W) dropped", _channel_dropout(4),
+          _channel_dropout_init)
+_spelling("Dropout3D", "(output, mask): whole channels of (N, C, D, H, W) dropped", _channel_dropout(5),
+          _channel_dropout_init)
+_spelling("TripletMarginLoss", "max(d(x, positive) - d(x, negative) + margin, 0); inputs (x, positive, negative, "
+          "margin)", _triplet, _triplet_init)
+_spelling("MultiMarginLoss", "multi-class hinge loss; inputs (inputs, target, weight=None)", _multi_margin,
+          _multi_margin_init)

@@ -199,3 +199,39 @@ def test_documented_examples_of_the_search_and_sequence_spellings():
 def test_gradients_through_cross_and_renorm():
     check_grad(lambda a, b: ops.cross(a, b, dim=0), RNG.standard_normal((3, 2)), RNG.standard_normal((3, 2)))
     check_grad(lambda t: ops.renorm(t, 2, 0, 1.0), RNG.standard_normal((3, 4)) * 2)
+
+
+def test_channel_dropout_drops_whole_channels_and_scales_the_rest():
+    ms.set_seed(3)
+    x = RNG.uniform(0.5, 1.5, (8, 16, 3, 2)).astype(F32)
+    out, mask = ops.Dropout2D(keep_prob=0.75)(Tensor(x))
+    m, o = mask.asnumpy(), out.asnumpy()
+    assert m.dtype == np.bool_ and m.shape == x.shape
+    per_channel = m.reshape(8, 16, -1)
+    assert (per_channel.all(axis=-1) | ~per_channel.any(axis=-1)).all()  # one decision per channel
+    np.testing.assert_allclose(o, np.where(m, x / 0.75, 0.0), rtol=1e-6)
+    assert 0.55 < m[:, :, 0, 0].mean() < 0.95  # 128 channels kept with probability 0.75
+    out, mask = ops.Dropout3D(1.0)(Tensor(x[..., None]))
+    assert mask.asnumpy().all() and np.allclose(out.asnumpy(), x[..., None])
+    a, b = ops.Dropout2D(0.5)(Tensor(x)), ops.Dropout2D(0.5)(Tensor(x))
+    assert not np.array_equal(a[1].asnumpy(), b[1].asnumpy())  # fresh draws
+
+
+def test_margin_losses_against_their_formulas():
+    a, pos, neg = (RNG.standard_normal((6, 4)) for _ in range(3))
+    dist = lambda u, v, p=2: (np.abs(u - v + 1e-6) ** p).sum(-1) ** (1 / p)  # noqa: E731
+    for swap in (False, True):
+        d_neg = np.minimum(dist(a, neg), dist(pos, neg)) if swap else dist(a, neg)
+        want = np.maximum(dist(a, pos) - d_neg + 0.7, 0).mean()
+        got = ops.TripletMarginLoss(swap=swap)(Tensor(a), Tensor(pos), Tensor(neg), Tensor(0.7))
+        _eq(got, want, rtol=1e-6)
+    x = RNG.standard_normal((5, 4))
+    y = np.array([0, 3, 2, 2, 1], np.int32)
+    w = RNG.uniform(0.5, 2.0, 4)
+    for p in (1, 2):
+        per = np.array([sum(max(0.0, 1.0 - x[n, y[n]] + x[n, i]) ** p * w[y[n]] for i in range(4) if i != y[n]) / 4
+                        for n in range(5)])
+        _eq(ops.MultiMarginLoss(p=p, reduction="none")(Tensor(x), Tensor(y), Tensor(w)), per, rtol=1e-6)
+        _eq(ops.MultiMarginLoss(p=p)(Tensor(x), Tensor(y), Tensor(w)), per.mean(), rtol=1e-6)
+    check_grad(lambda t: ops.MultiMarginLoss()(t, Tensor(y)), x)
+    check_grad(lambda u: ops.TripletMarginLoss()(u, Tensor(pos), Tensor(neg), Tensor(0.5)), a)
