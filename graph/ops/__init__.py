@@ -3,7 +3,7 @@
 Example:
     >>> from graph.ops import REGISTRY, F, bind
     >>> sorted(REGISTRY)[:3]
-    ['abs', 'add', 'all_gather']
+    ['abs', 'acos', 'add']
 """
 from .core import (REGISTRY, F, Op, Attr, bind, bind_normalized, get_op, register, register_handler,
                    set_default_handler, ELEMENTWISE, REDUCTION, EXTERN, VIEW, RANDOM, STATE)

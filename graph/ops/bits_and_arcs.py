@@ -9,7 +9,7 @@ its IEEE special cases (``atan2(-0.0, -1.0) == -pi``, ``asin(1.5)`` is NaN) -- a
 no fusion with neighbouring elementwise ops.
 
 dtypes: the inverse trigonometric functions give float results (int/bool inputs compute in
-float32, as ``exp``/``sin`` do); the bit ops take integer (and, except gcd/lcm, bool) operands and
+float32, as ``exp``/``sin`` do); the bit ops take integer operands (and/or/xor/invert also bool) and
 keep the promoted integer dtype. A float operand is a TypeError naming the op (MindSpore's
 BitwiseAnd/Gcd accept integer types only).
 
