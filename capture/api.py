@@ -20,6 +20,7 @@ import logging
 import types
 import weakref
 
+from runtime import context as _context
 from runtime.nn.cell import Cell
 
 from . import backends
@@ -61,8 +62,11 @@ class _CapturedCall(FastCall):
     name = None  # (what reports call the captured function; None: its qualified name)
 
     def _call_slow(self, args, kwargs):
-        """A call the Python way (FastCall's ``__call__`` comes here unless it repeats an entry)."""
-        return call_captured(self.__wrapped_jit__, args, kwargs or {}, self.config, name=self.name, caller=self)
+        """A call the Python way (FastCall's ``__call__`` comes here unless it repeats an entry).
+        Traced and run as static-graph syntax (``runtime.context.static_graph_syntax``)."""
+        with _context.static_graph_syntax():
+            return call_captured(self.__wrapped_jit__, args, kwargs or {}, self.config, name=self.name,
+                                 caller=self)
 
     def _settle_fast(self, entry, args, error):
         """The graph a call in C ran raised ``error``: settled as the Python way settles it."""

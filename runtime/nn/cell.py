@@ -114,9 +114,10 @@ class Cell:
                 return
             if value is None:
                 del d["_params"][name]
-            elif (isinstance(value, (int, float, bool)) and _context._state["mode"] == _context.GRAPH_MODE):
-                # MindSpore's static-graph syntax: ``self.weight = 1`` assigns the number to every
-                # element of the Parameter (PyNative refuses it, as MindSpore does)
+            elif isinstance(value, (int, float, bool)) and _context.in_static_graph_syntax():
+                # MindSpore's static-graph syntax (GRAPH_MODE, or a ``jit`` function in PyNative):
+                # ``self.weight = 1`` assigns the number to every element of the Parameter
+                # (plain PyNative code refuses it, as MindSpore does)
                 param = d["_params"][name]
                 bind(_ASSIGN, param, Tensor._of_owned_array(np.full(param.shape, value, param.dtype.np)))
                 return
