@@ -40,10 +40,10 @@ log = logging.getLogger("capture")
 
 
 class CaptureConfig:
-    __slots__ = ("fullgraph", "backend", "jit_config", "max_instructions", "resume_in_loops")
+    __slots__ = ("fullgraph", "backend", "jit_config", "max_instructions", "resume_in_loops", "input_signature")
 
     def __init__(self, fullgraph=False, backend=None, jit_config=None, max_instructions=None,
-                 resume_in_loops=True):
+                 resume_in_loops=True, input_signature=None):
         if jit_config is not None and not isinstance(jit_config, JitConfig):
             raise TypeError(f"jit: jit_config must be a JitConfig, got {type(jit_config).__name__}")
         if not isinstance(fullgraph, bool):
@@ -58,6 +58,19 @@ class CaptureConfig:
         # whether a graph break in a function with a loop compiles the prefix and resumes (False:
         # the whole function runs eagerly)
         self.resume_in_loops = resume_in_loops
+        # ``jit(input_signature=...)``: the declared inputs (Tensors / placeholders), or None
+        self.input_signature = _signature(input_signature)
+
+def _signature(sig):
+    """``input_signature`` as a tuple of Tensors (placeholders allowed), or None."""
+    from runtime.tensor import Tensor
+    if sig is None:
+        return None
+    items = (sig,) if isinstance(sig, Tensor) else tuple(sig) if isinstance(sig, (tuple, list)) else None
+    if items is None or not all(t is None or isinstance(t, Tensor) for t in items):
+        raise TypeError("jit: input_signature must be a Tensor or a tuple of Tensors (placeholders "
+                        f"Tensor(shape=[None, ...], dtype=...) allowed), got {sig!r}")
+    return items
 
 DEFAULT_CONFIG = CaptureConfig()
 #: user functions the frame hook tries on its own: a Python loop over thousands of items would be
