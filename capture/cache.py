@@ -123,12 +123,17 @@ class CodeCache:
                 return e
         return None
 
-    def failure_reason(self, flat_args, config=None, closure=None, f_globals=None) -> str:
+    def failure_reason(self, flat_args, config=None, closure=None, f_globals=None, owner=None) -> str:
+        """Why no entry ran this call: the first failing guard of the most recently used entry,
+        said as a change (``x: shape (32, 784) -> (17, 784), dim 0 changed``). Entries of the same
+        ``owner`` (the Cell instance) are asked first: another instance's entry would only say
+        that ``self`` is another object."""
         mine = [e for e in self.entries if e.config is config and e.closure is closure
                 and (f_globals is None or e.globals is None or e.globals is f_globals)]
         if not mine:
             return "first call"
-        return mine[0].guard_set.first_failure(flat_args) or "guard failed"
+        own = [e for e in mine if owner is not None and e.owner == owner]
+        return (own or mine)[0].guard_set.first_failure(flat_args) or "guard failed"
 
     def add(self, entry: Entry) -> None:
         self.entries.insert(0, entry)

@@ -163,7 +163,7 @@ def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
         disabled = cache.disabled.get(owner)
         if disabled is not None:
             return disabled  # over the recompile limit: eager (reported once, when it was hit)
-        reason = cache.failure_reason(flat, config, fn.__closure__, fn.__globals__)
+        reason = cache.failure_reason(flat, config, fn.__closure__, fn.__globals__, owner)
         msg = cache.over_budget(owner, qual, reason)
         if msg is not None:
             if config.fullgraph:
