@@ -29,14 +29,14 @@ forksafe.renew_in_child(globals(), "COMPILE_LOCK", threading.RLock)
 
 class Entry:
     def __init__(self, guard_set, graph=None, sources=None, template=None, break_info=None,
-                 compile_time=0.0, name="", config=None, closure=None):
+                 compile_time=0.0, name="", config=None, closure=None, check=None):
         self.guard_set = guard_set
         self.config = config
         self.closure = closure  # the function's __closure__: closures of one code never share entries
         #: the function's __globals__ (set by compile_entry): functions of one code object with
         #: different globals dicts never share entries (the guards read the globals they were made with)
         self.globals = None
-        self.check = guard_set.compile()
+        self.check = guard_set.compile() if check is None else check
         self.graph = graph
         self.sources = sources
         self.template = template
@@ -53,6 +53,10 @@ class Entry:
         self.fetch = None  # flat arguments -> (input arrays, tensors), made on first run (capture.runner)
         self.call = None  # input arrays -> (outputs, updates): the runner, donating where it can (first run)
         self.warm_start = False  # its schedule was read from the disk cache (capture.persist)
+        #: sizes the traced Python code read from tensor shapes (capture.builder: shape_reads)
+        self.shape_reads = None
+        #: capture.dynamic.DynamicDim when this entry serves every size of one dimension
+        self.dynamic = None
 
     @property
     def hits(self) -> int:

@@ -26,6 +26,7 @@ from runtime.nn.cell import Cell
 from . import backends
 from . import cache as _cache
 from . import fast_call
+from . import dynamic as _dynamic
 from . import resume as _resume
 from .cache import Entry
 from .errors import CaptureUserError, FullGraphError, GraphBreak, interrupting, out_of_memory
@@ -164,7 +165,10 @@ def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
         if disabled is not None:
             return disabled  # over the recompile limit: eager (reported once, when it was hit)
         reason = cache.failure_reason(flat, config, fn.__closure__, fn.__globals__, owner)
-        msg = cache.over_budget(owner, qual, reason)
+        candidate, change, declared = _dynamic_candidate(fn, flat, config, cache, owner)
+        # a new size of a declared dynamic dimension is not a recompile the limit counts
+        free = change is not None and all(d in declared for d in change[0])
+        msg = None if free else cache.over_budget(owner, qual, reason)
         if msg is not None:
             if config.fullgraph:
                 raise FullGraphError(msg + " (fullgraph=True)")
@@ -176,14 +180,58 @@ def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
             entry = Entry(GuardSet(), break_info=info, name=qual, config=config, closure=fn.__closure__)
             cache.disabled[owner] = entry
             return entry
-        if cache.charge(owner):
+        if free:
+            events.record_recompile(qual, f"{reason} (declared dynamic)")
+        elif cache.charge(owner):
             events.record_recompile(qual, reason)
         try:
-            return _compile_new(fn, flat, names, config, cache, qual)
+            entry = _compile_new(fn, flat, names, config, cache, qual)
         except BaseException as e:
-            if interrupting(e) is e:  # (the user's signal: this compile does not count)
+            if interrupting(e) is e and not free:  # (the user's signal: this compile does not count)
                 cache.refund(owner)
             raise
+        if change is not None and entry.graph is not None:
+            entry = _make_dynamic(fn, config, cache, qual, candidate, entry, change, declared, names)
+        return entry
+
+def _dynamic_candidate(fn, flat, config, cache, owner):
+    """(entry, change, declared dims): an entry of this owner that ``flat`` fails only by one
+    tensor argument's size in one dimension (``change``: index, dim, old, new size), else
+    (None, None, declared). Only for the framework's own backends (a user's backend callable may
+    change the graph it is given, which the comparison reads)."""
+    declared = _dynamic.declared_dims(fn, flat, config)
+    if not _dynamic.ENABLED or not (config.backend is None or isinstance(config.backend, str)):
+        return None, None, declared
+    for e in cache.entries:
+        if (e.config is not config or e.closure is not fn.__closure__ or e.owner != owner or e.graph is None
+                or e.plan is not None or e.dynamic is not None or e.shape_reads is None
+                or (e.globals is not None and e.globals is not fn.__globals__)):
+            continue
+        change = _dynamic.one_dim_change(e.guard_set, flat)
+        if change is not None:
+            return e, change, declared
+    return None, None, declared
+
+def _make_dynamic(fn, config, cache, qual, candidate, entry, change, declared, names):
+    """Try to merge the entry just compiled with ``candidate`` into one shape-generic entry
+    (capture.dynamic); reports the outcome for ``explain()``."""
+    dims, n1, n2 = change
+    code = fn.__code__
+
+    def arg_name(i):
+        return names[i] if names and i < len(names) else code.co_varnames[i] if i < code.co_argcount else f"args[{i}]"
+    which = ", ".join(f"{arg_name(i)} dim {d}" for i, d in dims)
+    how = "declared" if all(d in declared for d in dims) else "automatic"
+    device = entry.device
+    try:
+        generic = _dynamic.generalise(cache, candidate, entry, change, declared,
+                                      lambda g: _make_runner(config, g, device, code))
+    except _dynamic.Refused as r:
+        events.record_dynamic(qual, f"{which} ({how}) stays specialised per size ({n1} -> {n2}): {r}")
+        return entry
+    events.record_dynamic(qual, f"{which} is dynamic ({how}): sizes {n1} and {n2} traced to the same graph; "
+                                f"other sizes >= {_dynamic.MIN_GENERIC_SIZE} reuse it without translating")
+    return generic
 
 def _compile_new(fn, flat, names, config, cache, qual) -> Entry:
     """Translate and compile a frame the budget allows (``COMPILE_LOCK`` held). Exceptions that
@@ -221,6 +269,7 @@ def _compile_new(fn, flat, names, config, cache, qual) -> Entry:
     if pending is not None:
         raise pending
     entry = _compiled_entry(fn, qual, config, tracer.guards, graph, sources, template, runner, device, t0)
+    entry.shape_reads = list(tracer.builder.shape_reads)
     cache.add(entry)
     return entry
 

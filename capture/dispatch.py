@@ -197,6 +197,8 @@ def _run_graph(entry, flat, config):
     Only the graph itself runs here (``explain.recording`` times this as "time in compiled code")."""
     if entry.runner is None:  # a break before any op: nothing to run before the eager step
         return []
+    if entry.dynamic is not None:  # shape-generic: the graph compiled for this call's size
+        entry = entry.dynamic.instance_for(flat)
     fetch = entry.fetch
     if fetch is None:
         fetch = entry.fetch = input_fetcher(entry.sources)

@@ -29,6 +29,11 @@ class ExplainReport:
         self.compiles = []
         self.breaks = []
         self.recompiles = []
+        #: (frame, text): dimensions made dynamic (declared or automatic) or refused, and why
+        self.dynamic = []
+        #: (frame, argument index, dim, size, seconds): a shape-generic entry's graph compiled for
+        #: a new size without translating again
+        self.reinstantiations = []
         self.resume_fallbacks = []  # (frame, why): breaks after which the whole frame ran eagerly
         self.user_functions = []  # user functions the frame hook captured on its own (train_step...)
         self.result = None
@@ -88,6 +93,9 @@ class ExplainReport:
             "guards": self.guards,
             "compile_times": self.compile_times,
             "recompiles": [{"frame": f, "reason": r} for f, r in self.recompiles],
+            "dynamic": [{"frame": f, "text": t} for f, t in self.dynamic],
+            "reinstantiations": [{"frame": f, "argument": a, "dim": d, "size": n, "seconds": t}
+                                 for f, a, d, n, t in self.reinstantiations],
             "resume_fallbacks": [{"frame": f, "reason": r} for f, r in self.resume_fallbacks],
             "frames_captured": self.frames_captured,
             "user_functions_captured": self.user_functions,
@@ -115,6 +123,15 @@ class ExplainReport:
         if self.recompiles:
             lines.append("Recompiles:")
             lines.extend(f"  {f}: {r}" for f, r in self.recompiles)
+        if self.dynamic:
+            lines.append("Dynamic dimensions:")
+            lines.extend(f"  {f}: {t}" for f, t in self.dynamic)
+        if self.reinstantiations:
+            sizes: dict = {}
+            for f, a, d, n, _t in self.reinstantiations:
+                sizes.setdefault((f, a, d), []).append(n)
+            lines.append("Graphs compiled again for new sizes (no translation; kernels are per size):")
+            lines.extend(f"  {f}: argument {a} dim {d}: sizes {ns}" for (f, a, d), ns in sizes.items())
         return "\n".join(lines)
 
     def to_json(self):

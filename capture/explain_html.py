@@ -292,6 +292,25 @@ def _recompiles(report) -> str:
         parts.extend(f'<li class="recompile"><b>{esc(f)}</b>: {esc(r)}</li>' for f, r in report.recompiles)
         parts.append("</ol>")
     parts.append("</section>")
+    return "".join(parts) + _dynamic(report)
+
+
+def _dynamic(report) -> str:
+    """Dimensions made dynamic (or refused, and why), and the sizes compiled without translating."""
+    if not report.dynamic and not report.reinstantiations:
+        return ""
+    parts = ['<section id="dynamic"><h2>Dynamic dimensions</h2><ul>']
+    parts.extend(f'<li class="dynamic"><b>{esc(f)}</b>: {esc(t)}</li>' for f, t in report.dynamic)
+    parts.append("</ul>")
+    if report.reinstantiations:
+        sizes: dict = {}
+        for f, a, d, n, _t in report.reinstantiations:
+            sizes.setdefault((f, a, d), []).append(n)
+        parts.append("<p>Graphs compiled again for new sizes (no translation; kernels are per size):</p><ul>")
+        parts.extend(f'<li class="reinstantiation"><b>{esc(f)}</b>: argument {a} dim {d}: sizes {esc(str(ns))}</li>'
+                     for (f, a, d), ns in sizes.items())
+        parts.append("</ul>")
+    parts.append("</section>")
     return "".join(parts)
 
 

@@ -133,6 +133,24 @@ class Events:
             r.resume_fallbacks.append((frame, why))
         self._emit("graph_breaks", f"cannot resume after the break in {frame} ({why}): the frame runs eagerly")
 
+    def record_dynamic(self, frame, text):
+        """A dimension became dynamic (shape-generic entry) or was refused (text says which)."""
+        if self._hold('record_dynamic', frame, text):
+            return
+        for r in self.recorders:
+            r.dynamic.append((frame, text))
+        self._emit("recompiles", f"{frame}: {text}")
+
+    def record_reinstantiation(self, frame, dyn, size, seconds):
+        """A shape-generic entry compiled its graph for a new size (no translation)."""
+        if self._hold('record_reinstantiation', frame, dyn, size, seconds):
+            return
+        self.totals["reinstantiations"] = self.totals.get("reinstantiations", 0) + 1
+        for r in self.recorders:
+            r.reinstantiations.append((frame, dyn.arg_index, dyn.dim, size, seconds))
+        self._emit("recompiles", f"{frame}: compiled the graph again for size {size} of argument "
+                   f"{dyn.arg_index} dim {dyn.dim} (no translation) in {seconds * 1e3:.1f} ms")
+
     def record_recompile(self, frame, reason):
         if self._hold('record_recompile', frame, reason):
             return
