@@ -167,7 +167,7 @@ def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
         reason = cache.failure_reason(flat, config, fn.__closure__, fn.__globals__, owner)
         candidate, change, declared = _dynamic_candidate(fn, flat, config, cache, owner)
         # a new size of a declared dynamic dimension is not a recompile the limit counts
-        free = change is not None and all(d in declared for d in change[0])
+        free = change is not None and all(d in declared for sym in change for d in sym.dims)
         msg = None if free else cache.over_budget(owner, qual, reason)
         if msg is not None:
             if config.fullgraph:
@@ -195,41 +195,47 @@ def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
         return entry
 
 def _dynamic_candidate(fn, flat, config, cache, owner):
-    """(entry, change, declared dims): an entry of this owner that ``flat`` fails only by one
-    tensor argument's size in one dimension (``change``: index, dim, old, new size), else
-    (None, None, declared). Only for the framework's own backends (a user's backend callable may
-    change the graph it is given, which the comparison reads)."""
+    """(entry, size symbols, declared dims): an entry of this owner that ``flat`` fails only by
+    tensor arguments' sizes (capture.dynamic.size_changes; a shape-generic entry is compared
+    through the exact guards of its first trace), else (None, None, declared). Only for the
+    framework's own backends (a user's backend callable may change the graph it is given, which
+    the comparison reads)."""
     declared = _dynamic.declared_dims(fn, flat, config)
     if not _dynamic.ENABLED or not (config.backend is None or isinstance(config.backend, str)):
         return None, None, declared
     for e in cache.entries:
         if (e.config is not config or e.closure is not fn.__closure__ or e.owner != owner or e.graph is None
-                or e.plan is not None or e.dynamic is not None or e.shape_reads is None
-                or (e.globals is not None and e.globals is not fn.__globals__)):
+                or e.plan is not None or (e.globals is not None and e.globals is not fn.__globals__)):
             continue
-        change = _dynamic.one_dim_change(e.guard_set, flat)
+        base = e.dynamic.base if e.dynamic is not None else e
+        if base.shape_reads is None:
+            continue
+        change = _dynamic.size_changes(base.guard_set, flat)
         if change is not None:
             return e, change, declared
     return None, None, declared
 
 def _make_dynamic(fn, config, cache, qual, candidate, entry, change, declared, names):
-    """Try to merge the entry just compiled with ``candidate`` into one shape-generic entry
-    (capture.dynamic); reports the outcome for ``explain()``."""
-    dims, n1, n2 = change
+    """Try to merge the entry just compiled with ``candidate`` (or with the first trace of a
+    generic ``candidate``) into one shape-generic entry (capture.dynamic); reports the outcome
+    for ``explain()``."""
     code = fn.__code__
 
     def arg_name(i):
         return names[i] if names and i < len(names) else code.co_varnames[i] if i < code.co_argcount else f"args[{i}]"
-    which = ", ".join(f"{arg_name(i)} dim {d}" for i, d in dims)
-    how = "declared" if all(d in declared for d in dims) else "automatic"
+    which = "; ".join(", ".join(f"{arg_name(i)} dim {d}" for i, d in sym.dims) for sym in change)
+    sizes = "; ".join(f"{sym.n1} -> {sym.n2}" for sym in change)
+    how = "declared" if all(d in declared for sym in change for d in sym.dims) else "automatic"
     device = entry.device
+    replaced = candidate if candidate.dynamic is not None else None
+    base = candidate.dynamic.base if replaced is not None else candidate
     try:
-        generic = _dynamic.generalise(cache, candidate, entry, change, declared,
-                                      lambda g: _make_runner(config, g, device, code))
+        generic = _dynamic.generalise(cache, base, entry, change, declared,
+                                      lambda g: _make_runner(config, g, device, code), replaced)
     except _dynamic.Refused as r:
-        events.record_dynamic(qual, f"{which} ({how}) stays specialised per size ({n1} -> {n2}): {r}")
+        events.record_dynamic(qual, f"{which} ({how}) stays specialised per size ({sizes}): {r}")
         return entry
-    events.record_dynamic(qual, f"{which} is dynamic ({how}): sizes {n1} and {n2} traced to the same graph; "
+    events.record_dynamic(qual, f"{which} is dynamic ({how}): sizes {sizes} traced to the same graph; "
                                 f"other sizes >= {_dynamic.MIN_GENERIC_SIZE} reuse it without translating")
     return generic
 

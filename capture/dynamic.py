@@ -59,11 +59,24 @@ _ARG = re.compile(r"args\[(\d+)\]")
 
 
 # -- which dimension: the guards ---------------------------------------------------------------------
-def one_dim_change(guard_set, flat):
-    """``(dims, old size, new size)`` when ``flat`` fails ``guard_set`` only by sizes of top-level
-    tensor arguments, one dimension each, that all were ``old size`` and all are ``new size``
-    (a batch dimension shared by inputs and labels); ``dims``: their (argument index, dim), in
-    guard order. Else None."""
+class SizeSymbol:
+    """One size that varies: the (argument index, dim) pairs that hold it (a batch shared by
+    inputs and labels), its size in the first trace (``n1``) and in the second (``n2``)."""
+
+    __slots__ = ("dims", "n1", "n2")
+
+    def __init__(self, dims, n1, n2):
+        self.dims, self.n1, self.n2 = tuple(dims), n1, n2
+
+    def __repr__(self):
+        return f"SizeSymbol({self.dims}, {self.n1} -> {self.n2})"
+
+
+def size_changes(guard_set, flat):
+    """The sizes by which ``flat`` fails ``guard_set``, as :class:`SizeSymbol` s (grouped by old
+    and new size), when every failing guard is a top-level tensor argument's guard whose type,
+    dtype and rank still hold, and no two groups share an old or a new size (a size must name one
+    symbol in both traces). Else None."""
     from .errors import interrupting
     failing = []
     for expr in guard_set.exprs:
@@ -77,7 +90,7 @@ def one_dim_change(guard_set, flat):
             failing.append(expr)
     if not failing:
         return None
-    dims, sizes = [], set()
+    groups: dict = {}
     for expr in failing:
         item = guard_set.watched.get(expr)
         if item is None or item[2][0] != "tensor":
@@ -94,16 +107,16 @@ def one_dim_change(guard_set, flat):
         new_shape = tuple(now.shape)
         if len(new_shape) != len(shape):
             return None
-        changed = [d for d, (a, b) in enumerate(zip(shape, new_shape)) if a != b]
-        if len(changed) != 1:
-            return None
-        d = changed[0]
-        dims.append((i, d))
-        sizes.add((shape[d], new_shape[d]))
-    if len(sizes) != 1:
+        for d, (a, b) in enumerate(zip(shape, new_shape)):
+            if a != b:
+                groups.setdefault((a, b), []).append((i, d))
+    if not groups:
         return None
-    (n1, n2), = sizes
-    return tuple(dims), n1, n2
+    olds = [a for a, _b in groups]
+    news = [b for _a, b in groups]
+    if len(set(olds)) != len(olds) or len(set(news)) != len(news):
+        return None
+    return tuple(SizeSymbol(dims, a, b) for (a, b), dims in groups.items())
 
 
 def declared_dims(fn, flat, config) -> dict:
@@ -156,12 +169,12 @@ def _check_shape_reads(old, new):
                       f"sizes read {_short(old.shape_reads)} vs {_short(new.shape_reads)}")
 
 
-def _check_guards(old, new, dims):
-    """The guard sets are the same but for the tensor guards of the arguments in ``dims``."""
+def _check_guards(old, new, symbols):
+    """The guard sets are the same but for the tensor guards of the arguments with a symbol."""
     go, gn = old.guard_set, new.guard_set
     if len(go.exprs) != len(gn.exprs):
         raise Refused("the traces made different guards")
-    args = {f"args[{i}]" for i, _d in dims}
+    args = {f"args[{i}]" for sym in symbols for i, _d in sym.dims}
     for a, b in zip(go.exprs, gn.exprs):
         if a == b:
             continue
@@ -190,9 +203,10 @@ def _operand(pos, v):
     return pos.get(v, ("?",)) if isinstance(v, Value) else ("py", type(v), v)
 
 
-def _attr_substitutions(a, b, n1, n2, path=()):
-    """Positions in attribute value ``a`` (first trace) where it holds ``n1`` and ``b`` (second)
-    holds ``n2``; raises Refused where they differ otherwise."""
+def _attr_substitutions(a, b, pairs, path=()):
+    """``[(position, symbol index)]`` where attribute value ``a`` (first trace) holds a symbol's
+    first size and ``b`` (second trace) its second (``pairs``: (n1, n2) -> symbol index); raises
+    Refused where they differ otherwise."""
     if type(a) is not type(b):
         raise Refused("an op attribute differs between the traces")
     if isinstance(a, tuple):
@@ -200,12 +214,12 @@ def _attr_substitutions(a, b, n1, n2, path=()):
             raise Refused("an op attribute differs between the traces")
         out = []
         for k, (x, y) in enumerate(zip(a, b)):
-            out += _attr_substitutions(x, y, n1, n2, path + (k,))
+            out += _attr_substitutions(x, y, pairs, path + (k,))
         return out
     if _same_object(a, b):
         return []
-    if type(a) is int and a == n1 and b == n2:
-        return [path]
+    if type(a) is int and (a, b) in pairs:
+        return [(path, pairs[(a, b)])]
     raise Refused("an op attribute depends on the size in a way other than holding it")
 
 
@@ -214,7 +228,7 @@ def _refuse(message):
         raise Refused(message)
 
 
-def compare_graphs(g1: Graph, g2: Graph, inputs, n1: int, n2: int):
+def compare_graphs(g1: Graph, g2: Graph, inputs, symbols):
     """The attribute substitutions that turn ``g1`` re-inferred at ``n2`` into ``g2``; raises
     Refused (saying what differs) when they are not the same computation."""
     if (len(g1.inputs), len(g1.consts), len(g1.nodes), len(g1.outputs)) != \
@@ -227,6 +241,7 @@ def compare_graphs(g1: Graph, g2: Graph, inputs, n1: int, n2: int):
         if a.kind != b.kind or a.name != b.name or a.ref is not b.ref or a.aval.dtype is not b.aval.dtype:
             _refuse("the traces have different graph inputs")
     subs = {}
+    pairs = {(sym.n1, sym.n2): k for k, sym in enumerate(symbols)}
     p1, p2 = _graph_values(g1), _graph_values(g2)
     for i, (a, b) in enumerate(zip(g1.nodes, g2.nodes)):
         if a.op is not b.op or len(a.inputs) != len(b.inputs) or list(a.attrs) != list(b.attrs):
@@ -242,7 +257,7 @@ def compare_graphs(g1: Graph, g2: Graph, inputs, n1: int, n2: int):
                 _refuse(f"the traces have different graphs (node {i}: {a.op.name} operands)")
         for key in a.attrs:
             try:
-                paths = _attr_substitutions(a.attrs[key], b.attrs[key], n1, n2)
+                paths = _attr_substitutions(a.attrs[key], b.attrs[key], pairs)
             except Refused:
                 _refuse(f"attribute {key}={a.attrs[key]!r} of {a.op.name} vs {b.attrs[key]!r}")
                 continue
@@ -254,7 +269,7 @@ def compare_graphs(g1: Graph, g2: Graph, inputs, n1: int, n2: int):
     if {p1[k]: p1[v] for k, v in g1.updates.items()} != {p2[k]: p2[v] for k, v in g2.updates.items()}:
         _refuse("the traces update different parameters")
     if CHECK:
-        g3 = instantiate(g1, inputs, n2, subs)
+        g3 = instantiate(g1, inputs, tuple(sym.n2 for sym in symbols), subs)
         for a, b in zip(g3.nodes, g2.nodes):
             if [v.aval for v in a.outputs] != [v.aval for v in b.outputs]:
                 raise Refused(f"re-inferring the graph at the new size does not give the traced shapes ({a.op.name})")
@@ -273,17 +288,19 @@ def _substitute(value, path, n):
     return value[:k] + (_substitute(value[k], path[1:], n),) + value[k + 1:]
 
 
-def instantiate(g: Graph, inputs, n: int, subs) -> Graph:
-    """``g`` with the sizes ``inputs`` ({graph input index: dim}) set to ``n``: every node added
-    again (its output avals inferred by its op's rule, errors included), attributes at ``subs``
-    holding the new size."""
+def instantiate(g: Graph, inputs, sizes, subs) -> Graph:
+    """``g`` with the sizes of its symbols set to ``sizes`` (``inputs``: {graph input index:
+    {dim: symbol index}}): every node added again (its output avals inferred by its op's rule,
+    errors included), attributes at ``subs`` ({(node index, name): [(position, symbol index)]})
+    holding the new sizes."""
     new = Graph(g.name)
     mapping = {}
     for i, v in enumerate(g.inputs):
         aval = v.aval
         if i in inputs:
             shape = list(aval.shape)
-            shape[inputs[i]] = n
+            for d, k in inputs[i].items():
+                shape[d] = sizes[k]
             aval = type(aval)(shape, aval.dtype)
         mapping[v] = new.add_input(aval, v.name, v.kind, ref=v.ref)
     for v in g.consts:
@@ -292,11 +309,11 @@ def instantiate(g: Graph, inputs, n: int, subs) -> Graph:
         mapping[v] = c
     for i, node in enumerate(g.nodes):
         attrs = dict(node.attrs)
-        for key, paths in ((k, p) for (j, k), p in subs.items() if j == i):
-            for path in paths:
-                attrs[key] = _substitute(attrs[key], path, n)
-        inputs = [mapping[x] if isinstance(x, Value) else x for x in node.inputs]
-        out = new.add_node(node.op, inputs, attrs, loc=node.loc)
+        for key in node.attrs:
+            for path, k in subs.get((i, key), ()):
+                attrs[key] = _substitute(attrs[key], path, sizes[k])
+        inputs_ = [mapping[x] if isinstance(x, Value) else x for x in node.inputs]
+        out = new.add_node(node.op, inputs_, attrs, loc=node.loc)
         outs = out if isinstance(out, tuple) else (out,)
         for a, b in zip(node.outputs, outs):
             mapping[a] = b
@@ -306,18 +323,19 @@ def instantiate(g: Graph, inputs, n: int, subs) -> Graph:
 
 
 # -- the shape-generic entry -----------------------------------------------------------------------------
-class DynamicDim:
-    """What makes an entry shape-generic in one argument's dimension: the first trace's graph,
-    the attribute substitutions, and the entries compiled per size (``instances``)."""
+class DynamicShape:
+    """What makes an entry shape-generic: its size symbols, the first trace's entry (whose graph
+    is re-instantiated), the attribute substitutions, and the entries compiled per tuple of sizes
+    (``instances``)."""
 
-    def __init__(self, dims, inputs, base, base_size, subs, how, make_runner):
-        self.dims = dims  # ((argument index, dim), ...): the sizes that are one symbol
-        self.arg_index, self.dim = dims[0]
-        self.inputs = inputs  # {graph input index: dim}
-        self.input_index = next(iter(inputs))  # (read for the size of a call in C)
-        self.input_dim = inputs[self.input_index]
-        self.base = base  # the first trace's entry (its graph is re-instantiated)
-        self.base_size = base_size
+    def __init__(self, symbols, inputs, base, subs, how, make_runner):
+        self.symbols = symbols  # (SizeSymbol, ...): n1 is the base trace's size
+        self.inputs = inputs  # {graph input index: {dim: symbol index}}
+        #: per symbol, one (graph input index, dim) holding it (read for a call's sizes in C)
+        self.readers = []
+        for k in range(len(symbols)):
+            self.readers.append(next((i, d) for i, dims in inputs.items() for d, s in dims.items() if s == k))
+        self.base = base
         self.subs = subs
         self.how = how  # "declared" or "automatic"
         self.instances: dict = {}
@@ -326,41 +344,42 @@ class DynamicDim:
         self._lock = threading.RLock()
 
     def call(self, arrays):
-        """The runner of the size of ``arrays`` (what a call in C runs)."""
-        n = arrays[self.input_index].shape[self.input_dim]
-        inst = self.instances.get(n)
+        """The runner of the sizes of ``arrays`` (what a call in C runs)."""
+        key = tuple(arrays[i].shape[d] for i, d in self.readers)
+        inst = self.instances.get(key)
         if inst is None:
-            inst = self.instance(n)
+            inst = self.instance(key)
         return _call_of(inst)(arrays)
 
     def instance_for(self, flat):
-        return self.instance(flat[self.arg_index]._data.shape[self.dim])
+        sym = self.symbols
+        return self.instance(tuple(flat[s.dims[0][0]]._data.shape[s.dims[0][1]] for s in sym))
 
-    def instance(self, n):
-        """The entry compiled for size ``n`` (re-instantiated and compiled now if new)."""
-        inst = self.instances.get(n)
+    def instance(self, key):
+        """The entry compiled for the sizes ``key`` (re-instantiated and compiled now if new)."""
+        inst = self.instances.get(key)
         if inst is not None:
             return inst
         with self._lock:
-            inst = self.instances.get(n)
+            inst = self.instances.get(key)
             if inst is None:
-                inst = self._reinstantiate(n)
-                self.instances[n] = inst
+                inst = self._reinstantiate(key)
+                self.instances[key] = inst
                 while len(self.instances) > MAX_INSTANCES:
                     oldest = next(iter(self.instances))
-                    if oldest == n:
+                    if oldest == key:
                         break
                     self.instances.pop(oldest)
         return inst
 
-    def _reinstantiate(self, n):
+    def _reinstantiate(self, key):
         import time
 
         from .cache import Entry
         from .report import events
         t0 = time.perf_counter()
         base = self.base
-        graph = instantiate(base.graph, self.inputs, n, self.subs)
+        graph = instantiate(base.graph, self.inputs, key, self.subs)
         runner = self._make_runner(graph)
         inst = Entry(base.guard_set, graph=graph, sources=base.sources, template=base.template,
                      name=base.name, config=base.config, closure=base.closure, check=base.check)
@@ -369,8 +388,11 @@ class DynamicDim:
         inst.copy_outputs = base.copy_outputs
         inst.compile_time = time.perf_counter() - t0
         self.reinstantiations += 1
-        events.record_reinstantiation(base.name, self, n, inst.compile_time)
+        events.record_reinstantiation(base.name, self, key, inst.compile_time)
         return inst
+
+    def describe(self) -> str:
+        return "; ".join(", ".join(f"argument {i} dim {d}" for i, d in s.dims) for s in self.symbols)
 
 
 def _call_of(inst):
@@ -395,12 +417,15 @@ def _size_bounds(size, symbol):
     return bound
 
 
-def generic_guard_set(old_set, dims, declared, how):
-    """``old_set`` with the tensor guards of the arguments in ``dims`` checking their other sizes
-    and the dynamic one's range instead of its value, and one more guard: the dynamic sizes are
-    equal (the graph was traced with them equal)."""
+def generic_guard_set(old_set, symbols, declared, how):
+    """``old_set`` with the tensor guards of the arguments holding a symbol checking their other
+    sizes and the dynamic ones' ranges instead of their values, and, per symbol held by several
+    dims, one more guard: those sizes are equal (the graph was traced with them equal)."""
     from .guards import GuardSet
-    which = dict(dims)
+    which: dict = {}
+    for sym in symbols:
+        for i, d in sym.dims:
+            which.setdefault(i, []).append(d)
     new = GuardSet()
     new.namespace = dict(old_set.namespace)
     new._ids = dict(old_set._ids)
@@ -413,66 +438,87 @@ def generic_guard_set(old_set, dims, declared, how):
             new.add(expr, desc)
             continue
         index = int(m.group(1))
-        dim = which[index]
+        dims = which[index]
         value_expr, name, seen = item
         shape = seen[3]
-        size = f"_d.shape[{dim}]"
         conds = [f"len(_d.shape) == {len(shape)}"]
-        conds += [f"_d.shape[{k}] == {s}" for k, s in enumerate(shape) if k != dim]
-        bound = _size_bounds(size, declared.get((index, dim)))
+        conds += [f"_d.shape[{k}] == {s}" for k, s in enumerate(shape) if k not in dims]
+        ranges = []
+        for dim in dims:
+            bound = _size_bounds(f"_d.shape[{dim}]", declared.get((index, dim)))
+            conds += bound
+            ranges += [b.replace(f"_d.shape[{dim}]", f"dim {dim}") for b in bound]
         old_cond = f"_d.shape == {shape!r}"
         if old_cond not in expr:
             raise Refused("an argument's guard has an unexpected form")
-        new_expr = expr.replace(old_cond, " and ".join(conds + bound))
-        sizes = ", ".join("n" if k == dim else str(s) for k, s in enumerate(shape))
-        ranges = " and ".join(b.replace(size, "n") for b in bound)
-        new.add(new_expr, f"{name}: Tensor {seen[4]}[{sizes}] with {ranges} (dim {dim} dynamic, {how})")
+        new_expr = expr.replace(old_cond, " and ".join(conds))
+        sizes = ", ".join("?" if k in dims else str(s) for k, s in enumerate(shape))
+        new.add(new_expr, f"{name}: Tensor {seen[4]}[{sizes}] with {' and '.join(ranges)} "
+                          f"(dynamic, {how})")
         new.watched[new_expr] = item
-    if len(dims) > 1:
-        (i0, d0), rest = dims[0], dims[1:]
-        new.add(" and ".join(f"args[{i}]._data.shape[{d}] == args[{i0}]._data.shape[{d0}]" for i, d in rest),
-                "the dynamic sizes are equal: " + ", ".join(f"argument {i} dim {d}" for i, d in dims))
+    for sym in symbols:
+        if len(sym.dims) > 1:
+            (i0, d0), rest = sym.dims[0], sym.dims[1:]
+            new.add(" and ".join(f"args[{i}]._data.shape[{d}] == args[{i0}]._data.shape[{d0}]" for i, d in rest),
+                    "equal dynamic sizes: " + ", ".join(f"argument {i} dim {d}" for i, d in sym.dims))
     return new
 
 
-def generalise(cache, old, new, change, declared, make_runner):
-    """Turn ``old`` and ``new`` (entries of two traces differing in one size: ``change``) into one
-    shape-generic entry, added to ``cache`` in their place; returns it, or raises Refused saying
-    why the code is not polymorphic in that size."""
+def generalise(cache, old, new, symbols, declared, make_runner, replaced=None):
+    """Turn ``old`` and ``new`` (entries of two traces differing in the sizes ``symbols``) into one
+    shape-generic entry, added to ``cache`` in their place (and in place of ``replaced``, a
+    generic entry whose base ``old`` is: its compiled sizes are kept); returns it, or raises
+    Refused saying why the code is not polymorphic in those sizes."""
     from .cache import Entry
-    dims, n1, n2 = change
-    if min(n1, n2) < MIN_GENERIC_SIZE:
-        raise Refused(f"sizes 0 and 1 are specialised (broadcasting): {n1} -> {n2}")
+    for sym in symbols:
+        if min(sym.n1, sym.n2) < MIN_GENERIC_SIZE:
+            raise Refused(f"sizes 0 and 1 are specialised (broadcasting): {sym.n1} -> {sym.n2}")
     if old.graph is None or new.graph is None or old.plan is not None or new.plan is not None:
         raise Refused("a graph break or an eager entry")
     if old.runner is None or new.runner is None:
         raise Refused("no compiled graph")
     _check_shape_reads(old, new)
-    _check_guards(old, new, dims)
+    _check_guards(old, new, symbols)
     if not _same_object(list(old.sources), list(new.sources)):
         raise Refused("the traces read different inputs")
-    inputs = {}
-    for index, dim in dims:
-        k = next((k for k, s in enumerate(old.sources) if getattr(s, "path", None) == (index,)), None)
-        if k is None:
-            raise Refused(f"argument {index} is not a graph input")
-        inputs[k] = dim
+    inputs: dict = {}
+    for k, sym in enumerate(symbols):
+        for index, dim in sym.dims:
+            g = next((g for g, src in enumerate(old.sources) if getattr(src, "path", None) == (index,)), None)
+            if g is None:
+                raise Refused(f"argument {index} is not a graph input")
+            inputs.setdefault(g, {})[dim] = k
     if not _same_object((old.template.result, old.template.effects), (new.template.result, new.template.effects)):
         raise Refused("the traces rebuild different results or side effects")
-    subs = compare_graphs(old.graph, new.graph, inputs, n1, n2)
-    how = "declared" if all(d in declared for d in dims) else "automatic"
-    guard_set = generic_guard_set(old.guard_set, dims, declared, how)
+    subs = compare_graphs(old.graph, new.graph, inputs, symbols)
+    how = "declared" if all(d in declared for sym in symbols for d in sym.dims) else "automatic"
+    guard_set = generic_guard_set(old.guard_set, symbols, declared, how)
     entry = Entry(guard_set, graph=old.graph, sources=old.sources, template=old.template, name=old.name,
                   config=old.config, closure=old.closure)
     entry.globals, entry.owner = old.globals, old.owner
     entry.runner, entry.device, entry.copy_outputs = old.runner, old.device, old.copy_outputs
     entry.compile_time = old.compile_time + new.compile_time
     entry.shape_reads = old.shape_reads
-    dyn = DynamicDim(dims, inputs, old, n1, subs, how, make_runner)
-    dyn.instances[n1] = old
-    dyn.instances[n2] = new
+    dyn = DynamicShape(symbols, inputs, old, subs, how, make_runner)
+    if replaced is not None:
+        _keep_instances(replaced.dynamic, dyn)
+    dyn.instances[tuple(s.n1 for s in symbols)] = old
+    dyn.instances[tuple(s.n2 for s in symbols)] = new
     entry.dynamic = dyn
     entry.call = dyn.call
-    cache.drop(lambda e: e is not old and e is not new)
+    cache.drop(lambda e: e is not old and e is not new and e is not replaced)
     cache.add(entry)
     return entry
+
+
+def _keep_instances(previous, dyn):
+    """The sizes ``previous`` (generic in fewer symbols, same base) compiled, under ``dyn``'s keys:
+    a symbol ``previous`` did not have keeps the base trace's size."""
+    where = {}
+    for k, sym in enumerate(previous.symbols):
+        match = next((j for j, s in enumerate(dyn.symbols) if s.dims == sym.dims), None)
+        if match is None:
+            return
+        where[match] = k
+    for key, inst in previous.instances.items():
+        dyn.instances[tuple(key[where[j]] if j in where else s.n1 for j, s in enumerate(dyn.symbols))] = inst

@@ -31,8 +31,8 @@ class ExplainReport:
         self.recompiles = []
         #: (frame, text): dimensions made dynamic (declared or automatic) or refused, and why
         self.dynamic = []
-        #: (frame, argument index, dim, size, seconds): a shape-generic entry's graph compiled for
-        #: a new size without translating again
+        #: (frame, which dims, size (a tuple for several symbols), seconds): a shape-generic
+        #: entry's graph compiled for a new size without translating again
         self.reinstantiations = []
         self.resume_fallbacks = []  # (frame, why): breaks after which the whole frame ran eagerly
         self.user_functions = []  # user functions the frame hook captured on its own (train_step...)
@@ -94,8 +94,8 @@ class ExplainReport:
             "compile_times": self.compile_times,
             "recompiles": [{"frame": f, "reason": r} for f, r in self.recompiles],
             "dynamic": [{"frame": f, "text": t} for f, t in self.dynamic],
-            "reinstantiations": [{"frame": f, "argument": a, "dim": d, "size": n, "seconds": t}
-                                 for f, a, d, n, t in self.reinstantiations],
+            "reinstantiations": [{"frame": f, "dims": w, "size": n, "seconds": t}
+                                 for f, w, n, t in self.reinstantiations],
             "resume_fallbacks": [{"frame": f, "reason": r} for f, r in self.resume_fallbacks],
             "frames_captured": self.frames_captured,
             "user_functions_captured": self.user_functions,
@@ -128,10 +128,10 @@ class ExplainReport:
             lines.extend(f"  {f}: {t}" for f, t in self.dynamic)
         if self.reinstantiations:
             sizes: dict = {}
-            for f, a, d, n, _t in self.reinstantiations:
-                sizes.setdefault((f, a, d), []).append(n)
+            for f, w, n, _t in self.reinstantiations:
+                sizes.setdefault((f, w), []).append(n)
             lines.append("Graphs compiled again for new sizes (no translation; kernels are per size):")
-            lines.extend(f"  {f}: argument {a} dim {d}: sizes {ns}" for (f, a, d), ns in sizes.items())
+            lines.extend(f"  {f}: {w}: sizes {ns}" for (f, w), ns in sizes.items())
         return "\n".join(lines)
 
     def to_json(self):

@@ -304,11 +304,11 @@ def _dynamic(report) -> str:
     parts.append("</ul>")
     if report.reinstantiations:
         sizes: dict = {}
-        for f, a, d, n, _t in report.reinstantiations:
-            sizes.setdefault((f, a, d), []).append(n)
+        for f, w, n, _t in report.reinstantiations:
+            sizes.setdefault((f, w), []).append(n)
         parts.append("<p>Graphs compiled again for new sizes (no translation; kernels are per size):</p><ul>")
-        parts.extend(f'<li class="reinstantiation"><b>{esc(f)}</b>: argument {a} dim {d}: sizes {esc(str(ns))}</li>'
-                     for (f, a, d), ns in sizes.items())
+        parts.extend(f'<li class="reinstantiation"><b>{esc(f)}</b>: {esc(w)}: sizes {esc(str(ns))}</li>'
+                     for (f, w), ns in sizes.items())
         parts.append("</ul>")
     parts.append("</section>")
     return "".join(parts)

@@ -141,15 +141,17 @@ class Events:
             r.dynamic.append((frame, text))
         self._emit("recompiles", f"{frame}: {text}")
 
-    def record_reinstantiation(self, frame, dyn, size, seconds):
-        """A shape-generic entry compiled its graph for a new size (no translation)."""
-        if self._hold('record_reinstantiation', frame, dyn, size, seconds):
+    def record_reinstantiation(self, frame, dyn, sizes, seconds):
+        """A shape-generic entry compiled its graph for new sizes (no translation)."""
+        if self._hold('record_reinstantiation', frame, dyn, sizes, seconds):
             return
         self.totals["reinstantiations"] = self.totals.get("reinstantiations", 0) + 1
+        where = dyn.describe()
+        size = sizes[0] if len(sizes) == 1 else sizes
         for r in self.recorders:
-            r.reinstantiations.append((frame, dyn.arg_index, dyn.dim, size, seconds))
-        self._emit("recompiles", f"{frame}: compiled the graph again for size {size} of argument "
-                   f"{dyn.arg_index} dim {dyn.dim} (no translation) in {seconds * 1e3:.1f} ms")
+            r.reinstantiations.append((frame, where, size, seconds))
+        self._emit("recompiles", f"{frame}: compiled the graph again for size {size} of {where} "
+                   f"(no translation) in {seconds * 1e3:.1f} ms")
 
     def record_recompile(self, frame, reason):
         if self._hold('record_recompile', frame, reason):

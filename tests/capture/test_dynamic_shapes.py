@@ -73,7 +73,7 @@ def test_mlp_train_step_with_varying_batch_translates_twice(rng):
                 np.testing.assert_allclose(p.asnumpy(), q.asnumpy(), rtol=1e-5, atol=1e-6)
     assert translations(report) == 2
     assert [t for _, t in report.dynamic] == [
-        "x dim 0, y dim 0 is dynamic (automatic): sizes 5 and 7 traced to the same graph; other sizes >= 2 "
+        "x dim 0, y dim 0 is dynamic (automatic): sizes 5 -> 7 traced to the same graph; other sizes >= 2 "
         "reuse it without translating"]
     assert sorted({n for *_, n, _t in report.reinstantiations}) == sorted(set(SIZES) - {5, 7})
     assert not report.breaks
@@ -197,6 +197,7 @@ def test_explain_reports_dynamic_dims_and_reinstantiations(rng):
            "  relu_plus_one: argument 0 dim 0: sizes [5, 6]" in text
     d = report.to_dict()
     assert [r["size"] for r in d["reinstantiations"]] == [5, 6]
+    assert d["reinstantiations"][0]["dims"] == "argument 0 dim 0"
     guards = report.compiles[0].guards
     assert any("x: Tensor Float32[3, 2]" in g for g in guards)
     page = report.to_html()
@@ -325,3 +326,42 @@ def test_dense_over_a_sequence_reads_the_leading_sizes_and_stays_specialised(rng
             assert_same(f(x), dense(x))
     assert translations(report) == 3
     assert "Python code read the size" in report.dynamic[0][1]
+
+
+def _masked_pool_step(jitted):
+    ms.set_seed(3)
+    net = MaskedMeanPool()
+    loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="sum")
+    opt = nn.SGD(net.trainable_params(), 0.05)
+    grad_fn = ms.value_and_grad(lambda ids, mask, y: loss_fn(net(ids, mask), y), None, opt.parameters)
+
+    def step(ids, mask, y):
+        loss, grads = grad_fn(ids, mask, y)
+        opt(grads)
+        return loss
+    return (capture.jit(step) if jitted else step), net
+
+
+@pytest.mark.parametrize("shapes", [
+    [(4, 6), (7, 9), (3, 5), (8, 12), (5, 6), (2, 20), (9, 3), (6, 7), (11, 8), (4, 30)],
+    # the batch alone changes first (generic in it), then the length too: one generic entry for
+    # both, which keeps the sizes compiled so far
+    [(4, 6), (7, 6), (5, 6), (8, 12), (3, 9), (5, 6), (9, 4), (6, 7), (11, 8), (4, 30)],
+])
+def test_batch_and_length_varying_every_step(rng, shapes):
+    graph_step, graph_net = _masked_pool_step(True)
+    eager_step, eager_net = _masked_pool_step(False)
+    with recording() as report:
+        for batch, length in shapes:
+            ids = Tensor(rng.integers(0, 50, (batch, length)).astype(np.int32))
+            mask = Tensor((rng.random((batch, length)) < 0.8).astype(np.float32))
+            mask[:, 0] = 1.0
+            y = Tensor(rng.integers(0, 3, batch).astype(np.int32))
+            assert_same(graph_step(ids, mask, y), eager_step(ids, mask, y))
+    for p, q in zip(graph_net.trainable_params(), eager_net.trainable_params()):
+        np.testing.assert_allclose(p.asnumpy(), q.asnumpy(), rtol=1e-5, atol=1e-6)
+    first_change_both = shapes[1][0] != shapes[0][0] and shapes[1][1] != shapes[0][1]
+    assert translations(report) == (2 if first_change_both else 3)
+    assert "ids dim 0, mask dim 0, y dim 0; ids dim 1, mask dim 1 is dynamic (automatic)" in report.dynamic[-1][1]
+    reinstantiated = {n for _f, _w, n, _t in report.reinstantiations}
+    assert len(reinstantiated) == len(set(shapes)) - translations(report)
