@@ -55,8 +55,11 @@ class Entry:
         self.warm_start = False  # its schedule was read from the disk cache (capture.persist)
         #: sizes the traced Python code read from tensor shapes (capture.builder: shape_reads)
         self.shape_reads = None
-        #: capture.dynamic.DynamicDim when this entry serves every size of one dimension
+        #: capture.dynamic.DynamicShape when this entry serves every size of some dimensions
         self.dynamic = None
+        #: calls a size's entry of a generic one ran through the reference interpreter (0:
+        #: compiled by the backend; see capture.dynamic.TIER_UP_CALLS)
+        self.interpreted_calls = 0
 
     @property
     def hits(self) -> int:

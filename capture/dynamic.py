@@ -52,6 +52,11 @@ CHECK = True
 
 #: compiled sizes one shape-generic entry keeps (least recently used first out)
 MAX_INSTANCES = 64
+#: a new size runs its re-instantiated graph through the reference interpreter (the ops' own
+#: array code, no compiling) until its call number TIER_UP_CALLS, which compiles it with the
+#: backend: a size met once (a growing decode input) costs no compile, a recurring one runs
+#: compiled. 1: compile at the first call.
+TIER_UP_CALLS = 2
 #: the smallest size a generic entry serves: 0 and 1 stay specialised (broadcasting)
 MIN_GENERIC_SIZE = 2
 
@@ -347,7 +352,7 @@ class DynamicShape:
         """The runner of the sizes of ``arrays`` (what a call in C runs)."""
         key = tuple(arrays[i].shape[d] for i, d in self.readers)
         inst = self.instances.get(key)
-        if inst is None:
+        if inst is None or inst.interpreted_calls:
             inst = self.instance(key)
         return _call_of(inst)(arrays)
 
@@ -356,14 +361,19 @@ class DynamicShape:
         return self.instance(tuple(flat[s.dims[0][0]]._data.shape[s.dims[0][1]] for s in sym))
 
     def instance(self, key):
-        """The entry compiled for the sizes ``key`` (re-instantiated and compiled now if new)."""
+        """The entry for the sizes ``key``: re-instantiated now if new (interpreted for its first
+        calls, see :data:`TIER_UP_CALLS`), compiled with the backend once the size recurs."""
         inst = self.instances.get(key)
-        if inst is not None:
+        if inst is not None and not inst.interpreted_calls:
             return inst
         with self._lock:
             inst = self.instances.get(key)
-            if inst is None:
-                inst = self._reinstantiate(key)
+            if inst is not None and inst.interpreted_calls:
+                inst.interpreted_calls += 1
+                if inst.interpreted_calls >= TIER_UP_CALLS:
+                    inst = self.instances[key] = self._reinstantiate(key, inst.graph)
+            elif inst is None:
+                inst = self._reinstantiate(key, None)
                 self.instances[key] = inst
                 while len(self.instances) > MAX_INSTANCES:
                     oldest = next(iter(self.instances))
@@ -372,23 +382,34 @@ class DynamicShape:
                     self.instances.pop(oldest)
         return inst
 
-    def _reinstantiate(self, key):
+    def _reinstantiate(self, key, graph):
+        """The entry running the base graph at sizes ``key`` (``graph``: already instantiated):
+        through the reference interpreter when the size is new and :data:`TIER_UP_CALLS` > 1,
+        else compiled by the backend."""
         import time
 
+        from .backends import numpy_backend
         from .cache import Entry
         from .report import events
         t0 = time.perf_counter()
         base = self.base
-        graph = instantiate(base.graph, self.inputs, key, self.subs)
-        runner = self._make_runner(graph)
+        new_size = graph is None
+        if new_size:
+            graph = instantiate(base.graph, self.inputs, key, self.subs)
+        interpreted = new_size and TIER_UP_CALLS > 1
+        runner = numpy_backend(graph) if interpreted else self._make_runner(graph)
         inst = Entry(base.guard_set, graph=graph, sources=base.sources, template=base.template,
                      name=base.name, config=base.config, closure=base.closure, check=base.check)
         inst.runner = runner
         inst.device = base.device
         inst.copy_outputs = base.copy_outputs
+        inst.interpreted_calls = 1 if interpreted else 0
         inst.compile_time = time.perf_counter() - t0
-        self.reinstantiations += 1
-        events.record_reinstantiation(base.name, self, key, inst.compile_time)
+        if new_size:
+            self.reinstantiations += 1
+            events.record_reinstantiation(base.name, self, key, inst.compile_time)
+        else:
+            events.record_tier_up(base.name, self, key, inst.compile_time)
         return inst
 
     def describe(self) -> str:

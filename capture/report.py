@@ -150,8 +150,19 @@ class Events:
         size = sizes[0] if len(sizes) == 1 else sizes
         for r in self.recorders:
             r.reinstantiations.append((frame, where, size, seconds))
-        self._emit("recompiles", f"{frame}: compiled the graph again for size {size} of {where} "
+        self._emit("recompiles", f"{frame}: re-instantiated the graph for size {size} of {where} "
                    f"(no translation) in {seconds * 1e3:.1f} ms")
+
+    def record_tier_up(self, frame, dyn, sizes, seconds):
+        """A size a shape-generic entry ran interpreted recurred: compiled by the backend now."""
+        if self._hold('record_tier_up', frame, dyn, sizes, seconds):
+            return
+        where = dyn.describe()
+        size = sizes[0] if len(sizes) == 1 else sizes
+        for r in self.recorders:
+            r.tier_ups.append((frame, where, size, seconds))
+        self._emit("recompiles", f"{frame}: size {size} of {where} recurred: compiled by the backend "
+                   f"in {seconds * 1e3:.1f} ms")
 
     def record_recompile(self, frame, reason):
         if self._hold('record_recompile', frame, reason):

@@ -193,8 +193,8 @@ def test_explain_reports_dynamic_dims_and_reinstantiations(rng):
             f(f32(rng, n, 2))
     text = str(report)
     assert "Dynamic dimensions:\n  relu_plus_one: x dim 0 is dynamic (automatic)" in text
-    assert "Graphs compiled again for new sizes (no translation; kernels are per size):\n" \
-           "  relu_plus_one: argument 0 dim 0: sizes [5, 6]" in text
+    assert "Graphs re-instantiated for new sizes (no translation; interpreted until a size recurs, then " \
+           "compiled for it):\n  relu_plus_one: argument 0 dim 0: sizes [5, 6]" in text
     d = report.to_dict()
     assert [r["size"] for r in d["reinstantiations"]] == [5, 6]
     assert d["reinstantiations"][0]["dims"] == "argument 0 dim 0"
@@ -365,3 +365,25 @@ def test_batch_and_length_varying_every_step(rng, shapes):
     assert "ids dim 0, mask dim 0, y dim 0; ids dim 1, mask dim 1 is dynamic (automatic)" in report.dynamic[-1][1]
     reinstantiated = {n for _f, _w, n, _t in report.reinstantiations}
     assert len(reinstantiated) == len(set(shapes)) - translations(report)
+
+
+@pytest.mark.parametrize("tier_up_calls", [1, 2, 3])
+def test_a_new_size_is_interpreted_until_it_recurs_then_compiled(rng, monkeypatch, tier_up_calls):
+    monkeypatch.setattr(dynamic, "TIER_UP_CALLS", tier_up_calls)
+    f = capture.jit(lambda x, w: ops.tanh(ops.matmul(x, w)) * 2)
+    w = f32(rng, 3, 4)
+    sizes = [3, 4, 5, 5, 5, 6, 5, 6, 6]
+    with recording() as report:
+        for n in sizes:
+            x = f32(rng, n, 3)
+            assert_same(f(x, w), ops.tanh(ops.matmul(x, w)) * 2)
+    for n in (7, 7, 7):  # (outside recording: may run in C)
+        x = f32(rng, n, 3)
+        assert_same(f(x, w), ops.tanh(ops.matmul(x, w)) * 2)
+    assert translations(report) == 2
+    assert [n for _f, _w, n, _t in report.reinstantiations] == [5, 6]
+    compiled_when = {1: [], 2: [5, 6], 3: [5, 6]}[tier_up_calls]
+    assert [n for _f, _w, n, _t in report.tier_ups] == compiled_when
+    generic = capture.cache.cache_for(f.__wrapped_jit__.__code__).entries[0]
+    assert {k: e.interpreted_calls for k, e in generic.dynamic.instances.items()} == {
+        (3,): 0, (4,): 0, (5,): 0, (6,): 0, (7,): 0}
