@@ -387,3 +387,25 @@ def test_a_new_size_is_interpreted_until_it_recurs_then_compiled(rng, monkeypatc
     generic = capture.cache.cache_for(f.__wrapped_jit__.__code__).entries[0]
     assert {k: e.interpreted_calls for k, e in generic.dynamic.instances.items()} == {
         (3,): 0, (4,): 0, (5,): 0, (6,): 0, (7,): 0}
+
+
+def test_jit_input_signature_symbol_constraints_are_in_the_generic_guard(rng):
+    sig = (Tensor(shape=[ms.Symbol(max=32, divisor=4), 3], dtype=ms.float32),)
+
+    @ms.jit(input_signature=sig)
+    def f(x):
+        return ops.relu(x) - 1
+
+    with recording() as report:
+        for n in (4, 8, 12, 16, 8, 32):
+            x = f32(rng, n, 3)
+            assert_same(f(x), ops.relu(x) - 1)
+    assert translations(report) == 2
+    assert "(declared)" in report.dynamic[0][1]
+    generic = capture.cache.cache_for(f.__wrapped_jit__.__code__).entries[0]
+    assert "x: Tensor Float32[?, 3] with dim 0 >= 2 and dim 0 <= 32 and dim 0 % 4 == 0 and dim 0 >= 4 " \
+           "(dynamic, declared)" in generic.guard_set.descs
+    with pytest.raises(ValueError, match=r"dim 0 \(6\) is not a multiple of 4 plus 0"):
+        f(f32(rng, 6, 3))
+    assert not generic.check((f32(rng, 6, 3),)) and not generic.check((f32(rng, 36, 3),))
+    assert generic.check((f32(rng, 20, 3),))
