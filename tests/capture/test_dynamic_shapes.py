@@ -409,3 +409,21 @@ def test_jit_input_signature_symbol_constraints_are_in_the_generic_guard(rng):
         f(f32(rng, 6, 3))
     assert not generic.check((f32(rng, 6, 3),)) and not generic.check((f32(rng, 36, 3),))
     assert generic.check((f32(rng, 20, 3),))
+
+
+def test_a_generic_entry_called_under_grad_gives_eager_gradients(rng):
+    """The jitted region is one tape entry: a new size replays its ops on the tape until it
+    recurs, then runs compiled forward and backward graphs for that size."""
+    dense = nn.Dense(3, 2)
+    f = capture.jit(lambda x: ops.tanh(dense(x)) * 3)
+
+    def eager_loss(x):
+        return (ops.tanh(dense(x)) * 3).sum()
+    with recording() as report:
+        for n in (4, 6, 5, 5, 9, 5, 6):
+            x = f32(rng, n, 3)
+            got = ms.grad(lambda t: f(t).sum())(x)
+            assert_same(got, ms.grad(eager_loss)(x))
+            got_w = ms.grad(lambda t: f(t).sum(), None, dense.trainable_params())(x)
+            assert_same(got_w, ms.grad(eager_loss, None, dense.trainable_params())(x))
+    assert translations(report) == 2
