@@ -23,10 +23,13 @@ automatic dynamic marks a dimension dynamic after a second distinct value:
 When the check passes the two entries become one *shape-generic* entry whose guard checks the
 argument's type, dtype, rank, other sizes and ``size >= 2`` (and a declared ``Symbol``'s range,
 divisor and remainder) instead of the size. A new size re-instantiates the first graph (no
-translation, no new guards) and compiles the backend for those concrete shapes, kept per size on
-the entry (at most :data:`MAX_INSTANCES`, least recently used dropped): kernels are still
-specialised per size (the on-disk cache of ``capture.persist`` keys them on the graph, so another
-process compiles a size once). When the check fails, sizes keep being specialised as before and
+translation, no new guards), runs it through the reference interpreter for its first calls and
+compiles the backend for those concrete shapes once the size recurs (:data:`TIER_UP_CALLS`), kept
+per size on the entry (at most :data:`MAX_INSTANCES`, least recently used dropped): kernels are
+still specialised per size (the on-disk cache of ``capture.persist`` keys them on the graph, so
+another process compiles a size once). Guards, the argument fetch and the call in C
+(capture/fast_call.py) are the entry's; only the runner is picked per size
+(:meth:`DynamicShape.call`). When the check fails, sizes keep being specialised as before and
 ``explain()`` says why.
 
 Dimensions declared dynamic (``Cell.set_inputs``, ``jit(input_signature=...)`` with None or a
@@ -55,8 +58,10 @@ MAX_INSTANCES = 64
 #: a new size runs its re-instantiated graph through the reference interpreter (the ops' own
 #: array code, no compiling) until its call number TIER_UP_CALLS, which compiles it with the
 #: backend: a size met once (a growing decode input) costs no compile, a recurring one runs
-#: compiled. 1: compile at the first call.
-TIER_UP_CALLS = 2
+#: compiled. 1: compile at the first call. (A padded-text training step compiles in ~1-3 s with
+#: llvm on a loaded 2-core machine, and runs interpreted at ~1.5-2x its PyNative time: a size
+#: pays its compile back only after many calls.)
+TIER_UP_CALLS = 8
 #: the smallest size a generic entry serves: 0 and 1 stay specialised (broadcasting)
 MIN_GENERIC_SIZE = 2
 
