@@ -17,8 +17,10 @@ automatic dynamic marks a dimension dynamic after a second distinct value:
   scalars and constants (values and shapes), the same avals everywhere, the same outputs,
   parameter updates, input sources and output plan. An attribute may differ only by holding
   ``n1`` where the other holds ``n2`` (a reshape or broadcast target framework code copied from a
-  shape); it is substituted at re-instantiation. A constant that depends on the size (``1/n`` of
-  a mean's gradient) differs, so the dimension is refused.
+  shape), and a Python number operand only by being the size itself (a mean's gradient divides
+  by its count); they are substituted at re-instantiation. A constant or number that depends on
+  the size otherwise (``1/n``, ``2n``, a tensor of the size's shape) differs, so the dimension is
+  refused.
 
 When the check passes the two entries become one *shape-generic* entry whose guard checks the
 argument's type, dtype, rank, other sizes and ``size >= 2`` (and a declared ``Symbol``'s range,
@@ -50,7 +52,8 @@ from graph.ir import Graph, Value
 ENABLED = os.environ.get("CAPTURE_DYNAMIC", "1") not in ("0", "")
 
 #: False only in tests showing that the comparison is what keeps results right: differences
-#: between the traces are then ignored (attribute substitutions still found where they exist)
+#: between the traces are then ignored, Python numbers are not substituted (attribute
+#: substitutions are still found where they exist)
 CHECK = True
 
 #: compiled sizes one shape-generic entry keeps (least recently used first out)
@@ -257,10 +260,13 @@ def compare_graphs(g1: Graph, g2: Graph, inputs, symbols):
         if a.op is not b.op or len(a.inputs) != len(b.inputs) or list(a.attrs) != list(b.attrs):
             _refuse(f"the traces have different graphs (node {i}: {a.op.name} vs {b.op.name})")
             continue
-        for x, y in zip(a.inputs, b.inputs):
+        for k, (x, y) in enumerate(zip(a.inputs, b.inputs)):
             ox, oy = _operand(p1, x), _operand(p2, y)
             if ox[0] == "py":
-                if oy[0] != "py" or ox[1] is not oy[1] or not _same_object(ox[2], oy[2]):
+                if CHECK and oy[0] == "py" and ox[1] is oy[1] and ox[1] in (int, float) and (x, y) in pairs:
+                    # the size itself (a mean's gradient divides by its count): held, as by an attribute
+                    subs[(i, ("input", k))] = [((), pairs[(x, y)])]
+                elif oy[0] != "py" or ox[1] is not oy[1] or not _same_object(ox[2], oy[2]):
                     _refuse(f"a Python number in the graph depends on the size ({a.op.name} "
                             f"{_short(ox[2])} vs {_short(oy[2] if oy[0] == 'py' else y)})")
             elif ox != oy:
@@ -323,6 +329,9 @@ def instantiate(g: Graph, inputs, sizes, subs) -> Graph:
             for path, k in subs.get((i, key), ()):
                 attrs[key] = _substitute(attrs[key], path, sizes[k])
         inputs_ = [mapping[x] if isinstance(x, Value) else x for x in node.inputs]
+        for k, x in enumerate(node.inputs):
+            for _path, sym in subs.get((i, ("input", k)), ()):
+                inputs_[k] = type(x)(sizes[sym])
         out = new.add_node(node.op, inputs_, attrs, loc=node.loc)
         outs = out if isinstance(out, tuple) else (out,)
         for a, b in zip(node.outputs, outs):

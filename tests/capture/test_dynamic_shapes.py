@@ -47,10 +47,10 @@ class MLP(nn.Cell):
         return self.fc2(self.relu(self.fc1(x)))
 
 
-def _train_step(jitted):
+def _train_step(jitted, reduction="mean"):
     ms.set_seed(0)
     net = MLP()
-    loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="sum")
+    loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction=reduction)
     opt = nn.SGD(net.trainable_params(), 0.05)
     grad_fn = ms.value_and_grad(lambda x, y: loss_fn(net(x), y), None, opt.parameters)
 
@@ -61,9 +61,10 @@ def _train_step(jitted):
     return (capture.jit(step) if jitted else step), net
 
 
-def test_mlp_train_step_with_varying_batch_translates_twice(rng):
-    graph_step, graph_net = _train_step(True)
-    eager_step, eager_net = _train_step(False)
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_mlp_train_step_with_varying_batch_translates_twice(rng, reduction):
+    graph_step, graph_net = _train_step(True, reduction)
+    eager_step, eager_net = _train_step(False, reduction)
     with recording() as report:
         for n in SIZES:
             x = f32(rng, n, 8)
@@ -260,9 +261,29 @@ def test_python_reading_the_size_is_refused(rng, name, monkeypatch):
             assert_same(got, fn(x))
 
 
-def test_mean_over_the_dynamic_axis_gradient_is_refused(rng, monkeypatch):
-    """The gradient of a mean holds 1/n as a constant of the graph: refused (a Python number in
-    the graph depends on the size)."""
+def test_mean_over_the_dynamic_axis_gradient_divides_by_the_size(rng, monkeypatch):
+    """A mean's gradient divides by its count, a Python number equal to the size: held as an
+    attribute holds the size, substituted per size (without it, every size would get the first
+    trace's count: the check below)."""
+    def g(x):
+        return ms.grad(lambda t: ops.mean(t * t, 0).sum())(x)
+    xs = [f32(rng, n, 3) for n in (3, 5, 8, 13, 2)]
+    f = capture.jit(g)
+    with recording() as report:
+        for x in xs:
+            assert_same(f(x), g(x))
+    assert translations(report) == 2
+    generic = capture.cache.cache_for(g.__code__).entries[0]
+    assert any(key[1] == ("input", 1) for key in generic.dynamic.subs)
+    attrs_only = {k: v for k, v in generic.dynamic.subs.items() if k[1] != ("input", 1)}
+    monkeypatch.setattr(generic.dynamic, "subs", attrs_only)
+    with pytest.raises(AssertionError):
+        x = f32(rng, 21, 3)
+        assert_same(f(x), g(x))
+
+
+def test_mean_over_all_elements_gradient_is_refused(rng, monkeypatch):
+    """Over every element the count is 3n, not the size: refused (and wrong if it were not)."""
     def g(x):
         return ms.grad(lambda t: ops.mean(t * t))(x)
     xs = [f32(rng, n, 3) for n in (3, 5, 8)]
@@ -271,7 +292,7 @@ def test_mean_over_the_dynamic_axis_gradient_is_refused(rng, monkeypatch):
         for x in xs:
             assert_same(f(x), g(x))
     assert translations(report) == 3
-    assert "depends on the size" in report.dynamic[0][1]
+    assert "a Python number in the graph depends on the size (div 9.0 vs 15.0)" in report.dynamic[0][1]
     capture.reset()
     with _unchecked(monkeypatch):
         f = capture.jit(g)
@@ -279,6 +300,33 @@ def test_mean_over_the_dynamic_axis_gradient_is_refused(rng, monkeypatch):
     with pytest.raises(AssertionError):
         for x, got in zip(xs, results):
             assert_same(got, g(x))
+
+
+def _graph(n, scalar, op="mul"):
+    from graph.aval import AVal
+    from graph.ir import Graph
+    from graph.ops import REGISTRY
+    g = Graph("g")
+    x = g.add_input(AVal((n, 3), ms.float32), "x")
+    g.set_outputs([g.add_node(REGISTRY[op], [x, scalar(n)], {})])
+    return g
+
+
+@pytest.mark.parametrize("op, scalar, refused", [
+    ("div", lambda n: float(n), False),        # the size itself: substituted
+    ("mul", lambda n: 1.0 / n, True),          # 1/n: refused
+    ("mul", lambda n: 2.0 * n, True),          # 2n: refused
+    ("add", lambda n: 1.5, False),             # a constant: same in both
+])
+def test_python_numbers_in_the_graph_may_only_be_the_size(op, scalar, refused):
+    g1, g2 = _graph(5, scalar, op), _graph(7, scalar, op)
+    if refused:
+        with pytest.raises(dynamic.Refused, match="a Python number in the graph depends on the size"):
+            dynamic.compare_graphs(g1, g2, {0: {0: 0}}, (dynamic.SizeSymbol([(0, 0)], 5, 7),))
+        return
+    subs = dynamic.compare_graphs(g1, g2, {0: {0: 0}}, (dynamic.SizeSymbol([(0, 0)], 5, 7),))
+    g9 = dynamic.instantiate(g1, {0: {0: 0}}, (9,), subs)
+    assert g9.nodes[0].inputs[1] == scalar(9) and g9.outputs[0].aval.shape == (9, 3)
 
 
 def test_mean_forward_over_the_dynamic_axis_is_polymorphic(rng):
