@@ -9,7 +9,8 @@ others are stopped; the median round is reported). Options:
 backend), ``--json PATH``, ``--html PATH`` (the dashboard page: this run plus the saved history).
 
 ``python -m bench dashboard FILES... [--out dashboard.html]`` draws the dashboard from saved runs
-without measuring anything. ``python -m bench gpu`` is the GPU table (bench/gpu.py).
+without measuring anything. ``python -m bench dynamic [--quick]`` is the dynamic-shape row alone
+(bench/dynamic_shapes.py). ``python -m bench gpu`` is the GPU table (bench/gpu.py).
 """
 from __future__ import annotations
 
@@ -219,7 +220,17 @@ def first_step_rows(backend, rounds=3):
     return warm_start.rows(result)
 
 
-COLUMNS = ["ours_pynative_ms", "ours_graph_ms", "ours_jit_step_ms", "torch_eager_ms", "torch_compile_ms",
+def dynamic_shape_rows(quick) -> list:
+    """The dynamic-shape workload (bench/dynamic_shapes.py): batch and length drawn every step."""
+    import dynamic_shapes
+    try:
+        return dynamic_shapes.rows(quick)
+    except Exception as e:  # noqa: BLE001 - one failing row must not lose the whole table
+        print(f"dynamic-shape row not measured: {type(e).__name__}: {e}")
+        return []
+
+
+COLUMNS = ["ours_pynative_ms", "ours_graph_ms", "ours_jit_step_ms", "ours_jit_specialised_ms", "torch_eager_ms", "torch_compile_ms",
            "jax_jit_ms", "ours_jit_gflops", "numpy_ms", "copy_ms", "graph_frac_of_copy_bw"]
 
 
@@ -439,6 +450,9 @@ def main(argv=None):
     if argv[:1] == ["gpu"]:
         import gpu
         return gpu.main(argv[1:], sys.modules[__name__])
+    if argv[:1] == ["dynamic"]:
+        import dynamic_shapes
+        return dynamic_shapes.main(argv[1:])
     p = argparse.ArgumentParser(prog="python -m bench", description="benchmark table (and dashboard)")
     p.add_argument("--quick", action="store_true")
     p.add_argument("--no-torch", action="store_true")
@@ -466,6 +480,7 @@ def main(argv=None):
     if not args.train_only:
         rows.append(inference_row(repeats, args.backend, torch_ok))
         rows.extend(chain_rows(repeats, args.backend))
+        rows.extend(dynamic_shape_rows(args.quick))
         rows.extend(first_step_rows(args.backend, rounds=1 if args.quick else 3))
     print(format_table(rows))
     print(roofline_line(meta))

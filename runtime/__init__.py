@@ -25,6 +25,7 @@ from .transforms import vjp, jvp, jacrev, jacfwd  # noqa: F401
 from .vmap import vmap  # noqa: F401
 from .random import set_seed, get_seed  # noqa: F401
 from .jit_api import jit, JitConfig  # noqa: F401
+from .dynamic_shape import Symbol  # noqa: F401
 from . import ops  # noqa: F401
 from . import common  # noqa: F401
 from .common.initializer import Normal, Uniform, XavierUniform, HeUniform, HeNormal, initializer  # noqa: F401
