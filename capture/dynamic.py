@@ -40,16 +40,16 @@ recompile limit.
 """
 from __future__ import annotations
 
-import os
 import re
 import threading
 
 import numpy as np
 
+from graph import config
 from graph.ir import Graph, Value
 
 #: whether entries may become shape-generic (``CAPTURE_DYNAMIC=0``: every size specialised)
-ENABLED = os.environ.get("CAPTURE_DYNAMIC", "1") not in ("0", "")
+ENABLED = config.get("CAPTURE_DYNAMIC")
 
 #: False only in tests showing that the comparison is what keeps results right: differences
 #: between the traces are then ignored, Python numbers are not substituted (attribute
@@ -94,7 +94,7 @@ def size_changes(guard_set, flat):
     failing = []
     for expr in guard_set.exprs:
         try:
-            ok = eval(expr, dict(guard_set.namespace), {"args": flat})  # noqa: S307 - our own strings
+            ok = eval(expr, dict(guard_set.namespace), {"args": flat})
         except Exception as e:
             if interrupting(e) is not None:
                 raise

@@ -266,7 +266,7 @@ class GuardSet:
         for callback in self._on_death:
             try:
                 callback()
-            except Exception:  # noqa: BLE001 - a weak reference callback must not raise
+            except Exception:
                 pass
 
     # -- compiling ----------------------------------------------------------------------------------
@@ -306,7 +306,7 @@ class GuardSet:
             return None
         value_expr, desc, seen = item
         try:
-            now = eval(value_expr, dict(self.namespace), {"args": args})  # noqa: S307 - our own strings
+            now = eval(value_expr, dict(self.namespace), {"args": args})
         except Exception as e:
             if interrupting(e) is not None:
                 raise

@@ -149,6 +149,10 @@ _ALL = [
     Setting("CAPTURE_NO_FRAME_EVAL", "bool (any value)", False, "at import", "capture.frame_eval",
             "Any value: the C frame-evaluation hook is not loaded (the pure-Python fallback is used).",
             _any_value),
+    Setting("CAPTURE_DYNAMIC", "bool (`0` or empty: off)", True, "at import", "capture.dynamic",
+            "`0`: no shape-generic entries (every size of a dimension is specialised, as before dynamic "
+            "shapes); otherwise a dimension that varies, or is declared dynamic, is served by one entry.",
+            lambda raw: raw not in ("0", "")),
     Setting("CAPTURE_PY_CALL", "bool (any value)", False, "at import", "capture.fast_call",
             "Any value: jitted calls never repeat their entry in C (`FastCall`); every call takes the "
             "Python dispatch path.", _any_value),

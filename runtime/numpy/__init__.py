@@ -31,7 +31,7 @@ from .logic_ops import *  # noqa: F403
 from .logic_ops import __all__ as _logic_all
 from .math_ops import *  # noqa: F403
 from .math_ops import __all__ as _math_all
-from .histograms import *  # noqa: F401,F403
+from .histograms import *  # noqa: F403
 from .histograms import __all__ as _histograms_all
 
 # dtypes and constants mindspore.numpy re-exports

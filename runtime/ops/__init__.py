@@ -35,9 +35,9 @@ from .compat_ops import *  # noqa: E402, F403
 from .compat_ops import __all__ as _compat_ops_all  # noqa: E402
 from .selection_func import *  # noqa: E402, F403
 from .selection_func import __all__ as _selection_all  # noqa: E402
-from .optimizer_prims import *  # noqa: E402,F401,F403
+from .optimizer_prims import *  # noqa: E402, F403
 from .optimizer_prims import __all__ as _optimizer_prims_all  # noqa: E402
-from .primitive_spellings import *  # noqa: E402,F401,F403
+from .primitive_spellings import *  # noqa: E402, F403
 from .primitive_spellings import __all__ as _spellings_all  # noqa: E402
 from ..autograd import GradOperation, grad, value_and_grad, get_grad  # noqa: E402,F401
 from ..transforms import vjp, jvp, jacrev, jacfwd  # noqa: E402,F401

@@ -129,9 +129,8 @@ def cumsum(x, axis, dtype=None):
 def cumprod(input, dim, dtype=None):  # noqa: A002 - MindSpore's names
     """``ops.cumprod(input, dim, dtype=None)``: cumulative product along ``dim`` (in ``dtype`` when
     given). ``ops.CumProd(exclusive=False, reverse=False)(x, axis)`` is the Primitive."""
-    if dtype is not None:
-        input = bind(_R["cast"], input, dtype=dtype)
-    return bind(_R["cumprod"], input, axis=dim)
+    x = input if dtype is None else bind(_R["cast"], input, dtype=dtype)
+    return bind(_R["cumprod"], x, axis=dim)
 
 
 def arctan(input):  # noqa: A002

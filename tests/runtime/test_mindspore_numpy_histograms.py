@@ -46,9 +46,9 @@ def test_histogram_matches_numpy(mode, kwargs):
         w = RNG.uniform(0, 2, 200).astype(np.float32)
         kw["weights"] = w
         args.append(Tensor(w))
-        fn = lambda x, wt: mnp.histogram(x, weights=wt, **{k: v for k, v in kw.items() if k != "weights"})  # noqa: E731
+        fn = lambda x, wt: mnp.histogram(x, weights=wt, **{k: v for k, v in kw.items() if k != "weights"})
     else:
-        fn = lambda x: mnp.histogram(x, **kw)  # noqa: E731
+        fn = lambda x: mnp.histogram(x, **kw)
     hist, edges = run_fn(mode, fn, *args)
     want_hist, want_edges = np.histogram(a, **kw)
     _within_an_ulp(edges.asnumpy(), want_edges)

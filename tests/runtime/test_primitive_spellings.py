@@ -219,7 +219,7 @@ def test_channel_dropout_drops_whole_channels_and_scales_the_rest():
 
 def test_margin_losses_against_their_formulas():
     a, pos, neg = (RNG.standard_normal((6, 4)) for _ in range(3))
-    dist = lambda u, v, p=2: (np.abs(u - v + 1e-6) ** p).sum(-1) ** (1 / p)  # noqa: E731
+    dist = lambda u, v, p=2: (np.abs(u - v + 1e-6) ** p).sum(-1) ** (1 / p)
     for swap in (False, True):
         d_neg = np.minimum(dist(a, neg), dist(pos, neg)) if swap else dist(a, neg)
         want = np.maximum(dist(a, pos) - d_neg + 0.7, 0).mean()
