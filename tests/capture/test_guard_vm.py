@@ -3,6 +3,7 @@ oracle, the generated Python function of the same guard strings: every guard kin
 writes, on arguments that pass and on each way they can fail, and the guards of real compiled
 train steps under changes a user can make (a new sub-Cell, a resized Parameter, a flag)."""
 import array
+import gc
 import os
 import subprocess
 import sys
@@ -421,7 +422,12 @@ def test_a_model_checks_its_cells_through_the_stable_section():
     (entry,) = cache_for(step.__wrapped_jit__.__code__).entries
     if guard_program._STABLE_SECTION:
         assert entry.check.stable_size > 0 and entry.check.stable_holds
+    old = net[1]  # (held here: the entry naming it stays until it dies)
     net[1] = _nn.Sigmoid()  # (the graph must change: a guard of the stable section fails)
     want = np.asarray(net(x).asnumpy())
     np.testing.assert_allclose(step(x).asnumpy(), want, rtol=1e-6)
     assert len(cache_for(step.__wrapped_jit__.__code__).entries) == 2
+    del old  # its entry's guards held it weakly: the entry is dropped with it
+    gc.collect()
+    assert len(cache_for(step.__wrapped_jit__.__code__).entries) == 1
+    np.testing.assert_allclose(step(x).asnumpy(), want, rtol=1e-6)
