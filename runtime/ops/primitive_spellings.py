@@ -30,7 +30,7 @@ _R = REGISTRY
 
 __all__ = ["ger", "cdist", "bucketize", "matrix_band_part", "unsorted_segment_max", "unsorted_segment_min",
            "unsorted_segment_prod", "soft_margin_loss", "bitwise_left_shift", "bitwise_right_shift", "searchsorted",
-           "cross", "renorm"]
+           "cross", "renorm", "bincount"]
 
 
 def _ops():
@@ -225,6 +225,14 @@ def renorm(input, p, axis, maxnorm):  # noqa: A002
     scale = bind(_R["where"], bind(_R["greater"], norm, float(maxnorm)),
                  bind(_R["div"], float(maxnorm), bind(_R["add"], norm, 1e-7)), bind(_R["ones_like"], norm))
     return bind(_R["mul"], input, scale)
+
+
+def bincount(input, weights=None, minlength=0):  # noqa: A002
+    """``ops.bincount(input, weights=None, minlength=0)``: float32 counts of each value 0..n-1 of
+    the 1-D non-negative integer ``input`` (the summed ``weights`` when given), n =
+    ``max(max(input) + 1, minlength)`` -- read from the data (a graph break under jit)."""
+    from ..numpy.histograms import _count_values
+    return _count_values(input, weights, minlength, None, "ops.bincount", "float32")
 
 
 # -- Primitive classes ------------------------------------------------------------------------------
