@@ -154,6 +154,8 @@ DIFFERENCES = {
     "numpy.histogram": "float32 counts (MindSpore's examples); integer data gets float32 edges (numpy: float64); "
                        "compiled code may fuse the edges' linspace into FMAs (within 1 ulp of numpy's). Also "
                        "`histogram2d`, `histogramdd`, `histogram_bin_edges`.",
+    "numpy.bincount": "without `length` the output length is read from the data: under `jit`/GRAPH_MODE it runs "
+                      "eagerly (a graph break); with `length` it compiles. `ops.bincount` likewise.",
     "numpy.where": "the one-argument form (`nonzero`) has a data-dependent shape and raises ValueError.",
     "numpy.empty": "zero-filled (there is no uninitialised memory to hand out).",
     "numpy.take": "`mode='raise'` clips (a graph cannot raise on a value).",
@@ -269,9 +271,9 @@ def _numpy_coverage(mnp) -> list:
     have = len(mnp.DOCUMENTED) - len(missing)
     lines = ["### mindspore.numpy coverage", "",
              f"{have} of the {len(mnp.DOCUMENTED)} functions in MindSpore 2.x's `mindspore.numpy` reference "
-             "exist here (above; `fmax`, `fmin` and `vdot` are extras). Not yet:", ""]
-    lines += [f"- `numpy.{name}`: {mnp.WHY_MISSING[name]}" for name in missing]
-    lines.append("")
+             "exist here (above; `fmax`, `fmin` and `vdot` are extras)." + (" Not yet:" if missing else ""), ""]
+    if missing:
+        lines += [f"- `numpy.{name}`: {mnp.WHY_MISSING[name]}" for name in missing] + [""]
     return lines
 
 

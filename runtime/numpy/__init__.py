@@ -80,9 +80,7 @@ DOCUMENTED = (
 )
 
 #: why a documented name is absent (shown in docs/mindspore-compat.md)
-WHY_MISSING = {
-    "bincount": "data-dependent output length",
-}
+WHY_MISSING = {}
 
 __all__ = sorted(set(_creations_all) | set(_array_ops_all) | set(_logic_all) | set(_math_all)
                  | set(_histograms_all))

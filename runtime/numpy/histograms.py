@@ -1,5 +1,6 @@
 """mindspore.numpy's histograms: ``histogram_bin_edges``, ``histogram``, ``histogram2d``,
-``histogramdd``, composed of registry ops.
+``histogramdd`` and ``bincount``, composed of registry ops (``bincount`` without ``length`` reads its
+output length from the data).
 
 Their output *shapes* are fixed by ``bins`` (a count, or the edges themselves), only the edge
 *values* depend on the data (its minimum and maximum when ``range`` is None), so they compile
@@ -28,7 +29,7 @@ from graph.ops import bind
 from ..tensor import Tensor
 from ._convert import R, cast, tensor
 
-__all__ = ["histogram_bin_edges", "histogram", "histogram2d", "histogramdd"]
+__all__ = ["histogram_bin_edges", "histogram", "histogram2d", "histogramdd", "bincount"]
 
 
 def _float_dtype(a):
@@ -200,3 +201,36 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=False):  # noqa
     hist, (xe, ye) = histogramdd(sample, bins, range, weights, density)
     return hist, xe, ye
 
+
+
+def _count_values(x, weights, minlength, length, what, count_dtype):
+    """Counts (or summed weights) of each value 0..n-1 of the 1-D non-negative integer ``x``, with
+    n = ``length`` when given (a static shape), else max(max(x) + 1, minlength), read from the
+    data (a data-dependent shape: a graph break under jit)."""
+    x = tensor(x)
+    if x.ndim != 1 or not x.dtype.is_int:
+        raise ValueError(f"{what}: x must be a 1-D integer tensor, got {x.dtype} of shape {tuple(x.shape)}")
+    if isinstance(minlength, bool) or not isinstance(minlength, numbers.Integral) or minlength < 0:
+        raise ValueError(f"{what}: minlength must be a non-negative int, got {minlength!r}")
+    if length is None:
+        values = x.asnumpy()
+        if values.size and values.min() < 0:
+            raise ValueError(f"{what}: x must not contain negative values, got {int(values.min())}")
+        length = builtins.max(int(values.max()) + 1 if values.size else 0, int(minlength))
+    if weights is None:
+        w = Tensor(onp.ones(x.shape[0], onp.dtype(count_dtype)))
+    else:
+        w = tensor(weights)
+        if tuple(w.shape) != tuple(x.shape):
+            raise ValueError(f"{what}: weights must have x's shape {tuple(x.shape)}, got {tuple(w.shape)}")
+        w = cast(w, _float_dtype(w))
+    zeros = Tensor(onp.zeros(int(length), w.dtype.np))
+    return bind(R["tensor_scatter_add"], zeros, bind(R["reshape"], cast(x, "int32"), shape=(x.shape[0], 1)), w)
+
+
+def bincount(x, weights=None, minlength=0, length=None):
+    """The number of occurrences of each value 0..n-1 in the 1-D non-negative integer ``x``
+    (int32; the summed ``weights`` when given): n is ``length`` when given, else
+    ``max(max(x) + 1, minlength)`` -- a shape read from the data, so without ``length`` it runs
+    eagerly (a graph break under jit)."""
+    return _count_values(x, weights, minlength, length, "bincount", "int32")

@@ -30,7 +30,7 @@ _R = REGISTRY
 
 __all__ = ["ger", "cdist", "bucketize", "matrix_band_part", "unsorted_segment_max", "unsorted_segment_min",
            "unsorted_segment_prod", "soft_margin_loss", "bitwise_left_shift", "bitwise_right_shift", "searchsorted",
-           "cross", "renorm"]
+           "cross", "renorm", "bincount"]
 
 
 def _ops():
@@ -225,6 +225,14 @@ def renorm(input, p, axis, maxnorm):  # noqa: A002
     scale = bind(_R["where"], bind(_R["greater"], norm, float(maxnorm)),
                  bind(_R["div"], float(maxnorm), bind(_R["add"], norm, 1e-7)), bind(_R["ones_like"], norm))
     return bind(_R["mul"], input, scale)
+
+
+def bincount(input, weights=None, minlength=0):  # noqa: A002
+    """``ops.bincount(input, weights=None, minlength=0)``: float32 counts of each value 0..n-1 of
+    the 1-D non-negative integer ``input`` (the summed ``weights`` when given), n =
+    ``max(max(input) + 1, minlength)`` -- read from the data (a graph break under jit)."""
+    from ..numpy.histograms import _count_values
+    return _count_values(input, weights, minlength, None, "ops.bincount", "float32")
 
 
 # -- Primitive classes ------------------------------------------------------------------------------
@@ -776,3 +784,48 @@ _spelling("TripletMarginLoss", "max(d(x, positive) - d(x, negative) + margin, 0)
           "margin)", _triplet, _triplet_init)
 _spelling("MultiMarginLoss", "multi-class hinge loss; inputs (inputs, target, weight=None)", _multi_margin,
           _multi_margin_init)
+
+
+# -- cumulative log-sum-exp -------------------------------------------------------------------------
+def _log_add_exp(a, b):
+    """log(exp(a) + exp(b)) = m + softplus(other - m), m the larger and other = a + b - m the
+    other one: stable for any magnitudes, and its gradient is softmax's (1/2 each at a tie)."""
+    m = bind(_R["maximum"], a, b)
+    other = bind(_R["sub"], bind(_R["add"], a, b), m)
+    combined = bind(_R["add"], m, bind(_R["softplus"], bind(_R["sub"], other, m)))
+    minus_inf = bind(_R["equal"], m, float("-inf"))  # both -inf: -inf, not -inf + inf
+    return bind(_R["where"], minus_inf, m, combined)
+
+
+def _shifted(y, k, axis, fill):
+    """y moved k places forward along axis, the first k places filled with ``fill``."""
+    n = y.shape[axis]
+    pad_shape = tuple(k if d == axis else s for d, s in enumerate(y.shape))
+    pad = Tensor(np.full(pad_shape, fill, y.dtype.np))
+    head = bind(_R["gather"], y, Tensor(np.arange(n - k, dtype=np.int32)), axis=axis)
+    return bind(_R["concat"], pad, head, axis=axis)
+
+
+def _cumulative_logsumexp_init(self, exclusive=False, reverse=False):
+    self.exclusive, self.reverse = bool(exclusive), bool(reverse)
+
+
+def _cumulative_logsumexp(self, x, axis):
+    """log(cumsum(exp(x))) along axis without overflow or underflow: a log-step scan (Hillis and
+    Steele) of pairwise log-add-exp; exclusive: shifted by one (the first is -inf); reverse: from
+    the end."""
+    if not x.dtype.is_float:
+        raise TypeError(f"ops.CumulativeLogsumexp: x must be a float tensor, got {x.dtype}")
+    axis = _int(axis, "ops.CumulativeLogsumexp") % max(x.ndim, 1)
+    y = _ops().flip(x, (axis,)) if self.reverse else x
+    n, k = x.shape[axis], 1
+    while k < n:
+        y = _log_add_exp(y, _shifted(y, k, axis, -np.inf))
+        k *= 2
+    if self.exclusive and n:
+        y = _shifted(y, 1, axis, -np.inf)
+    return _ops().flip(y, (axis,)) if self.reverse else y
+
+
+_spelling("CumulativeLogsumexp", "log(cumsum(exp(x))) along axis, stable; inputs (x, axis)", _cumulative_logsumexp,
+          _cumulative_logsumexp_init)

@@ -235,3 +235,28 @@ def test_margin_losses_against_their_formulas():
         _eq(ops.MultiMarginLoss(p=p)(Tensor(x), Tensor(y), Tensor(w)), per.mean(), rtol=1e-6)
     check_grad(lambda t: ops.MultiMarginLoss()(t, Tensor(y)), x)
     check_grad(lambda u: ops.TripletMarginLoss()(u, Tensor(pos), Tensor(neg), Tensor(0.5)), a)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("exclusive", [False, True])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_cumulative_logsumexp_against_logaddexp_accumulate(mode, exclusive, reverse):
+    x = RNG.standard_normal((3, 7)) * 300  # a range where exp overflows and underflows
+    x[1] = [5.0, 5.0, 5.0, -np.inf, 5.0, 800.0, -900.0]  # ties, -inf, extremes
+
+    def oracle(a):
+        b = np.flip(a, 1) if reverse else a
+        out = np.logaddexp.accumulate(b, axis=1)
+        if exclusive:
+            out = np.concatenate([np.full((3, 1), -np.inf), out[:, :-1]], axis=1)
+        return np.flip(out, 1) if reverse else out
+
+    prim = ops.CumulativeLogsumexp(exclusive, reverse)
+    got = run_fn(mode, lambda t: prim(t, 1), Tensor(x)).asnumpy()
+    np.testing.assert_allclose(got, oracle(x), rtol=1e-12)
+    finite = RNG.standard_normal((2, 5))
+    if mode == "pynative":  # (an exclusive scan's -inf end is left out of the weighted sum)
+        keep = slice(None) if not exclusive else (slice(None, -1) if reverse else slice(1, None))
+        check_grad(lambda t: prim(t, 1)[:, keep], finite)
+    got32 = run_fn(mode, lambda t: prim(t, Tensor(np.array(1, np.int32))), Tensor(x.astype(F32))).asnumpy()
+    np.testing.assert_allclose(got32, oracle(x.astype(F32).astype(np.float64)), rtol=2e-6)
