@@ -33,11 +33,11 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import runtime as ms  # noqa: E402
-from graph.ops import comm  # noqa: E402
-from runtime import Tensor, nn  # noqa: E402
-from runtime.communication import get_rank, init  # noqa: E402
-from runtime.parallel import reducer  # noqa: E402
+import runtime as ms
+from graph.ops import comm
+from runtime import Tensor, nn
+from runtime.communication import get_rank, init
+from runtime.parallel import reducer
 
 
 def _model():

@@ -29,10 +29,10 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import runtime as ms  # noqa: E402
-from runtime import nn  # noqa: E402
+import runtime as ms
+from runtime import nn
 
-import models  # noqa: E402
+import models
 
 WORKLOADS = [("lenet", 256), ("mlp", 1024), ("resnet18", 128)]
 CHAIN_N = 10 ** 8

@@ -11,7 +11,7 @@ from runtime import nn, Tensor
 
 # The tutorial LeNet5 is defined once, in the demo; the benchmarks measure that same network.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
-from lenet_demo import LeNet5  # noqa: E402
+from lenet_demo import LeNet5
 
 
 class MLP(nn.Cell):

@@ -23,8 +23,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import runtime as ms  # noqa: E402
-from runtime import Tensor, nn, ops  # noqa: E402
+import runtime as ms
+from runtime import Tensor, nn, ops
 
 
 def ours_cases():

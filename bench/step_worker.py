@@ -72,7 +72,7 @@ def main(argv):
         step, args = build(column, model, batch, backend)
         block(step, args, 1, WARMUP.get(column, 3))
         per_call = block(step, args, 5, 0)
-    except Exception as e:  # noqa: BLE001 - reported to the coordinator, which leaves the cell empty
+    except Exception as e:  # reported to the coordinator, which leaves the cell empty
         print(f"error {type(e).__name__}: {e}".replace("\n", " ")[:300], flush=True)
         return 1
     print(f"ready {per_call}", flush=True)

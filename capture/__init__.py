@@ -21,7 +21,7 @@ from .cache import reset as _reset_caches
 from .errors import FullGraphError, GraphBreak  # noqa: F401
 from .explain import ExplainReport, explain  # noqa: F401
 from .report import events  # noqa: F401
-from . import frame_eval  # noqa: F401
+from . import frame_eval
 from .frame_eval import disable, enable, enabled, is_enabled  # noqa: F401
 
 

@@ -20,6 +20,7 @@ import logging
 import types
 import weakref
 
+from runtime import context as _context
 from runtime.nn.cell import Cell
 
 from . import backends
@@ -28,7 +29,20 @@ from .cache import cache_for
 
 from .compile_policy import DEFAULT_CONFIG, CaptureConfig, _UserErrorWhileCapturing, _make_runner, compile_entry
 from .dispatch import _with_dump_path, call_captured, flatten_call, install_grad_handler, settle_error
-from .fast_call import FastCall
+from .fast_call import FastCall, invalidate as _invalidate_fast_calls
+from runtime import dynamic_shape as _dynamic_shape
+from runtime.dynamic_shape import check_inputs
+
+
+def signature_args(fn, args):
+    """The arguments ``input_signature`` describes: a method's, without ``self``."""
+    code = getattr(fn, "__code__", None)
+    if code is not None and code.co_argcount and code.co_varnames[0] == "self" and args:
+        return tuple(args[1:])
+    return tuple(args)
+
+
+_dynamic_shape.ON_DECLARATIONS_CHANGED.append(_invalidate_fast_calls)
 
 log = logging.getLogger("capture")
 
@@ -61,8 +75,19 @@ class _CapturedCall(FastCall):
     name = None  # (what reports call the captured function; None: its qualified name)
 
     def _call_slow(self, args, kwargs):
-        """A call the Python way (FastCall's ``__call__`` comes here unless it repeats an entry)."""
-        return call_captured(self.__wrapped_jit__, args, kwargs or {}, self.config, name=self.name, caller=self)
+        """A call the Python way (FastCall's ``__call__`` comes here unless it repeats an entry).
+        Traced and run as static-graph syntax (``runtime.context.static_graph_syntax``).
+        Arguments are checked against ``input_signature`` here: a call in C repeats an entry
+        whose guards admit only arguments a checked call had (exact shapes, or a dynamic dim's
+        declared range: ``capture.dynamic``)."""
+        sig = self.config.input_signature
+        if sig is not None:
+            fn = self.__wrapped_jit__
+            check_inputs(sig, signature_args(fn, args), f"{self.__name__}: input_signature",
+                         _dynamic_shape.parameter_names(fn, True))
+        with _context.static_graph_syntax():
+            return call_captured(self.__wrapped_jit__, args, kwargs or {}, self.config, name=self.name,
+                                 caller=self)
 
     def _settle_fast(self, entry, args, error):
         """The graph a call in C ran raised ``error``: settled as the Python way settles it."""
@@ -108,18 +133,22 @@ class _JitCellConstruct(JitFunction):
         return super()._call_slow(args, kwargs)
 
 
-def jit(fn=None, *, fullgraph=False, backend=None, jit_config=None, **options):
+def jit(fn=None, *, fullgraph=False, backend=None, jit_config=None, input_signature=None, **options):
     """Capture ``fn`` (a function, a ``construct`` method, or a Cell) into graphs.
 
     ``fullgraph=True`` raises instead of falling back at a graph break; ``backend`` picks the
     executor ("numpy" reference interpreter, or a registered compiler / callable);
-    ``jit_config`` is an ``ms.JitConfig``.
+    ``jit_config`` is an ``ms.JitConfig``; ``input_signature`` (a Tensor or tuple of Tensors,
+    placeholders ``Tensor(shape=[None, ...], dtype=...)`` allowed) declares the inputs, as
+    ``Cell.set_inputs`` does: calls that do not match raise ValueError, and a None/``Symbol``
+    dimension is compiled once for all its lengths where the code allows (``capture.dynamic``).
     """
     if options:
         raise TypeError(f"jit: unknown option(s) {sorted(options)}")
-    config = CaptureConfig(fullgraph, backend, jit_config)
+    config = CaptureConfig(fullgraph, backend, jit_config, input_signature=input_signature)
     if fn is None:
-        return lambda f: jit(f, fullgraph=fullgraph, backend=backend, jit_config=jit_config)
+        return lambda f: jit(f, fullgraph=fullgraph, backend=backend, jit_config=jit_config,
+                             input_signature=input_signature)
     if isinstance(fn, Cell):
         construct = type(fn).construct
         construct = getattr(construct, "__wrapped_jit__", construct)
@@ -217,4 +246,4 @@ class GraphModeHandler:
         return _make_runner(DEFAULT_CONFIG, graph)
 
 
-SymTensor  # noqa: B018 - imported so the symbolic bind handler is registered
+SymTensor  # imported so the symbolic bind handler is registered

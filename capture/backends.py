@@ -29,10 +29,10 @@ Example:
 from __future__ import annotations
 
 import inspect
-import os
 
 import numpy as np
 
+from graph import config as settings
 from graph.interpret import run as interpret
 from runtime.device import module_of, to_numpy
 
@@ -68,7 +68,7 @@ def llvm_backend(graph, jit_level=None, arena=None):
     from codegen import compile_schedule, schedule_graph
     from . import persist
     level = _level(jit_level)
-    if os.environ.get("CAPTURE_VERIFY") == "1":
+    if settings.get("CAPTURE_VERIFY"):
         return _verifying(graph, compile_schedule(schedule_graph(graph, level), arena=arena), compile_schedule)
     schedule, warm = persist.cached_schedule(graph, level, schedule_graph, backend="llvm")
     compiled = compile_schedule(schedule, arena=arena)
@@ -82,13 +82,13 @@ def cuda_backend(graph, jit_level=None):
     from codegen.cuda import compile_schedule, schedule_graph
     level = _level(jit_level)
     compiled = compile_schedule(schedule_graph(graph, level))
-    if os.environ.get("CAPTURE_VERIFY") == "1":
+    if settings.get("CAPTURE_VERIFY"):
         return _verifying(graph, compiled, compile_schedule)
     return compiled
 
 
 def _level(jit_level):
-    level = jit_level if jit_level is not None else os.environ.get("CAPTURE_JIT_LEVEL", "O1")
+    level = jit_level if jit_level is not None else settings.get("CAPTURE_JIT_LEVEL")
     if hasattr(level, "jit_level"):  # a JitConfig
         level = level.jit_level
     if level not in JIT_LEVELS:
@@ -190,7 +190,7 @@ def _accepts(fn, name):
 def default_backend(device="CPU") -> str:
     """The backend a graph gets when ``jit(backend=None)``: ``$CAPTURE_BACKEND``, else "cuda" for
     a graph whose tensors are on the GPU, else "llvm"."""
-    env = os.environ.get("CAPTURE_BACKEND")
+    env = settings.get("CAPTURE_BACKEND")
     if env:
         return env
     return "cuda" if device == "GPU" else DEFAULT
@@ -223,7 +223,7 @@ def preload(spec=None) -> None:
     cache) now, when the program asks for graph mode (``jit``,
     ``set_context(mode=GRAPH_MODE)``, ``capture.enable()``), so that the first compiled step does
     not pay for it. Failures are left for the compile to report."""
-    name = spec if isinstance(spec, str) else (os.environ.get("CAPTURE_BACKEND") or DEFAULT) if spec is None else None
+    name = spec if isinstance(spec, str) else (settings.get("CAPTURE_BACKEND") or DEFAULT) if spec is None else None
     if name != "llvm":
         return
     try:
@@ -238,7 +238,7 @@ def preload(spec=None) -> None:
         if api is not None:
             from codegen.cpu.native import gemm
             gemm.library("float32", api.int_bits)
-    except Exception:  # noqa: BLE001 - the first compile reports it properly
+    except Exception:  # the first compile reports it properly
         pass
 
 

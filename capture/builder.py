@@ -35,7 +35,10 @@ class SymTensor(TensorMethods):
 
     @property
     def shape(self):
-        return self.value.aval.shape
+        # (Python code handed this tensor read its whole shape: logged, see GraphBuilder.shape_reads)
+        shape = self.value.aval.shape
+        self.builder.shape_reads.append(shape)
+        return shape
 
     @property
     def dtype(self):
@@ -47,7 +50,9 @@ class SymTensor(TensorMethods):
 
     @property
     def size(self):
-        return self.value.aval.size
+        size = self.value.aval.size
+        self.builder.shape_reads.append(size)
+        return size
 
     def __len__(self):
         if not self.shape:
@@ -83,6 +88,11 @@ class GraphBuilder:
         # (weak ref to a symbolic view, the Value it views): a write into that Value must not
         # stay in the graph while the view is alive (eager would change the view too)
         self.views: list = []
+        #: every size the traced Python code read from a tensor's shape (``x.shape[0]``, ``len(x)``,
+        #: ``x.size``, iterating over a tensor; a whole shape where framework code read one), in
+        #: order: two traces that differ only in one input dimension read the same sizes only if no
+        #: Python code saw that dimension (capture.dynamic: the graph may then be re-instantiated)
+        self.shape_reads: list = []
 
     def live_view_of(self, value) -> bool:
         """Is a tensor the traced code still holds a view of ``value`` (may share its memory)?"""

@@ -30,14 +30,14 @@ forksafe.renew_in_child(globals(), "COMPILE_LOCK", threading.RLock)
 
 class Entry:
     def __init__(self, guard_set, graph=None, sources=None, template=None, break_info=None,
-                 compile_time=0.0, name="", config=None, closure=None):
+                 compile_time=0.0, name="", config=None, closure=None, check=None):
         self.guard_set = guard_set
         self.config = config
         self.closure = closure  # the function's __closure__: closures of one code never share entries
         #: the function's __globals__ (set by compile_entry): functions of one code object with
         #: different globals dicts never share entries (the guards read the globals they were made with)
         self.globals = None
-        self.check = guard_set.compile()
+        self.check = guard_set.compile() if check is None else check
         self.graph = graph
         self.sources = sources
         self._cache = None  # a weak reference to the CodeCache holding it (set by CodeCache.add)
@@ -56,6 +56,13 @@ class Entry:
         self.fetch = None  # flat arguments -> (input arrays, tensors), made on first run (capture.runner)
         self.call = None  # input arrays -> (outputs, updates): the runner, donating where it can (first run)
         self.warm_start = False  # its schedule was read from the disk cache (capture.persist)
+        #: sizes the traced Python code read from tensor shapes (capture.builder: shape_reads)
+        self.shape_reads = None
+        #: capture.dynamic.DynamicShape when this entry serves every size of some dimensions
+        self.dynamic = None
+        #: calls a size's entry of a generic one ran through the reference interpreter (0:
+        #: compiled by the backend; see capture.dynamic.TIER_UP_CALLS)
+        self.interpreted_calls = 0
 
     def _hold_inputs_weakly(self) -> None:
         """The graph inputs its guards hold weakly (a Parameter named by a global, a sub-Cell's
@@ -142,13 +149,18 @@ class CodeCache:
                 return e
         return None
 
-    def failure_reason(self, flat_args, config=None, closure=None, f_globals=None) -> str:
+    def failure_reason(self, flat_args, config=None, closure=None, f_globals=None, owner=None) -> str:
+        """Why no entry ran this call: the first failing guard of the most recently used entry,
+        said as a change (``x: shape (32, 784) -> (17, 784), dim 0 changed``). Entries of the same
+        ``owner`` (the Cell instance) are asked first: another instance's entry would only say
+        that ``self`` is another object."""
         mine = [e for e in self.entries if e.config is config and e.closure is closure
                 and (f_globals is None or e.globals is None or e.globals is f_globals)]
         if not mine:
             return ("the entries compiled before were dropped: an object their guards named died"
                     if self.dropped_dead else "first call")
-        return mine[0].guard_set.first_failure(flat_args) or "guard failed"
+        own = [e for e in mine if owner is not None and e.owner == owner]
+        return (own or mine)[0].guard_set.first_failure(flat_args) or "guard failed"
 
     def add(self, entry: Entry) -> None:
         entry._cache = weakref.ref(self)

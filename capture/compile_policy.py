@@ -17,6 +17,7 @@ import threading
 import time
 import traceback
 
+from graph import config as settings
 from graph.errors import user_location
 from graph.ir import CONST
 from runtime import context as _context
@@ -26,6 +27,7 @@ from runtime.nn.cell import Cell
 from . import backends
 from . import cache as _cache
 from . import fast_call
+from . import dynamic as _dynamic
 from . import resume as _resume
 from .cache import Entry
 from .errors import CaptureUserError, FullGraphError, GraphBreak, interrupting, out_of_memory
@@ -40,10 +42,10 @@ log = logging.getLogger("capture")
 
 
 class CaptureConfig:
-    __slots__ = ("fullgraph", "backend", "jit_config", "max_instructions", "resume_in_loops")
+    __slots__ = ("fullgraph", "backend", "jit_config", "max_instructions", "resume_in_loops", "input_signature")
 
     def __init__(self, fullgraph=False, backend=None, jit_config=None, max_instructions=None,
-                 resume_in_loops=True):
+                 resume_in_loops=True, input_signature=None):
         if jit_config is not None and not isinstance(jit_config, JitConfig):
             raise TypeError(f"jit: jit_config must be a JitConfig, got {type(jit_config).__name__}")
         if not isinstance(fullgraph, bool):
@@ -58,6 +60,19 @@ class CaptureConfig:
         # whether a graph break in a function with a loop compiles the prefix and resumes (False:
         # the whole function runs eagerly)
         self.resume_in_loops = resume_in_loops
+        # ``jit(input_signature=...)``: the declared inputs (Tensors / placeholders), or None
+        self.input_signature = _signature(input_signature)
+
+def _signature(sig):
+    """``input_signature`` as a tuple of Tensors (placeholders allowed), or None."""
+    from runtime.tensor import Tensor
+    if sig is None:
+        return None
+    items = (sig,) if isinstance(sig, Tensor) else tuple(sig) if isinstance(sig, (tuple, list)) else None
+    if items is None or not all(t is None or isinstance(t, Tensor) for t in items):
+        raise TypeError("jit: input_signature must be a Tensor or a tuple of Tensors (placeholders "
+                        f"Tensor(shape=[None, ...], dtype=...) allowed), got {sig!r}")
+    return items
 
 DEFAULT_CONFIG = CaptureConfig()
 #: user functions the frame hook tries on its own: a Python loop over thousands of items would be
@@ -150,8 +165,11 @@ def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
         disabled = cache.disabled.get(owner)
         if disabled is not None:
             return disabled  # over the recompile limit: eager (reported once, when it was hit)
-        reason = cache.failure_reason(flat, config, fn.__closure__, fn.__globals__)
-        msg = cache.over_budget(owner, qual, reason)
+        reason = cache.failure_reason(flat, config, fn.__closure__, fn.__globals__, owner)
+        candidate, change, declared = _dynamic_candidate(fn, flat, config, cache, owner)
+        # a new size of a declared dynamic dimension is not a recompile the limit counts
+        free = change is not None and all(d in declared for sym in change for d in sym.dims)
+        msg = None if free else cache.over_budget(owner, qual, reason)
         if msg is not None:
             if config.fullgraph:
                 raise FullGraphError(msg + " (fullgraph=True)")
@@ -163,14 +181,64 @@ def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
             entry = Entry(GuardSet(), break_info=info, name=qual, config=config, closure=fn.__closure__)
             cache.disabled[owner] = entry
             return entry
-        if cache.charge(owner):
+        if free:
+            events.record_recompile(qual, f"{reason} (declared dynamic)")
+        elif cache.charge(owner):
             events.record_recompile(qual, reason)
         try:
-            return _compile_new(fn, flat, names, config, cache, qual)
+            entry = _compile_new(fn, flat, names, config, cache, qual)
         except BaseException as e:
-            if interrupting(e) is e:  # (the user's signal: this compile does not count)
+            if interrupting(e) is e and not free:  # (the user's signal: this compile does not count)
                 cache.refund(owner)
             raise
+        if change is not None and entry.graph is not None:
+            entry = _make_dynamic(fn, config, cache, qual, candidate, entry, change, declared, names)
+        return entry
+
+def _dynamic_candidate(fn, flat, config, cache, owner):
+    """(entry, size symbols, declared dims): an entry of this owner that ``flat`` fails only by
+    tensor arguments' sizes (capture.dynamic.size_changes; a shape-generic entry is compared
+    through the exact guards of its first trace), else (None, None, declared). Only for the
+    framework's own backends (a user's backend callable may change the graph it is given, which
+    the comparison reads)."""
+    declared = _dynamic.declared_dims(fn, flat, config)
+    if not _dynamic.ENABLED or not (config.backend is None or isinstance(config.backend, str)):
+        return None, None, declared
+    for e in cache.entries:
+        if (e.config is not config or e.closure is not fn.__closure__ or e.owner != owner or e.graph is None
+                or e.plan is not None or (e.globals is not None and e.globals is not fn.__globals__)):
+            continue
+        base = e.dynamic.base if e.dynamic is not None else e
+        if base.shape_reads is None:
+            continue
+        change = _dynamic.size_changes(base.guard_set, flat)
+        if change is not None:
+            return e, change, declared
+    return None, None, declared
+
+def _make_dynamic(fn, config, cache, qual, candidate, entry, change, declared, names):
+    """Try to merge the entry just compiled with ``candidate`` (or with the first trace of a
+    generic ``candidate``) into one shape-generic entry (capture.dynamic); reports the outcome
+    for ``explain()``."""
+    code = fn.__code__
+
+    def arg_name(i):
+        return names[i] if names and i < len(names) else code.co_varnames[i] if i < code.co_argcount else f"args[{i}]"
+    which = "; ".join(", ".join(f"{arg_name(i)} dim {d}" for i, d in sym.dims) for sym in change)
+    sizes = "; ".join(f"{sym.n1} -> {sym.n2}" for sym in change)
+    how = "declared" if all(d in declared for sym in change for d in sym.dims) else "automatic"
+    device = entry.device
+    replaced = candidate if candidate.dynamic is not None else None
+    base = candidate.dynamic.base if replaced is not None else candidate
+    try:
+        generic = _dynamic.generalise(cache, base, entry, change, declared,
+                                      lambda g: _make_runner(config, g, device, code), replaced)
+    except _dynamic.Refused as r:
+        events.record_dynamic(qual, f"{which} ({how}) stays specialised per size ({sizes}): {r}")
+        return entry
+    events.record_dynamic(qual, f"{which} is dynamic ({how}): sizes {sizes} traced to the same graph; "
+                                f"other sizes >= {_dynamic.MIN_GENERIC_SIZE} reuse it without translating")
+    return generic
 
 def _compile_new(fn, flat, names, config, cache, qual, break_on_start=None) -> Entry:
     """Translate and compile a frame the budget allows (``COMPILE_LOCK`` held). Exceptions that
@@ -214,6 +282,7 @@ def _compile_new(fn, flat, names, config, cache, qual, break_on_start=None) -> E
     if pending is not None:
         raise pending
     entry = _compiled_entry(fn, qual, config, tracer.guards, graph, sources, template, runner, device, t0)
+    entry.shape_reads = list(tracer.builder.shape_reads)
     cache.add(entry)
     return entry
 
@@ -264,7 +333,7 @@ def _compiled_entry(fn, qual, config, guard_set, graph, sources, template, runne
 
 #: graph breaks resume (compiled prefix + eager instruction + captured resume function); when
 #: False a break makes its whole frame eager
-RESUME_ENABLED = os.environ.get("CAPTURE_NO_RESUME", "") in ("", "0")
+RESUME_ENABLED = not settings.get("CAPTURE_NO_RESUME")
 
 def _compile_resume(fn, flat, names, config, qual, brk, info, t0):
     """Re-translate ``fn`` up to the breaking root instruction and build an entry that runs the

@@ -14,6 +14,7 @@ import threading
 import types
 import weakref
 
+from graph import config as settings
 from graph.errors import FRAMEWORK_PACKAGES
 from runtime import context as _context
 from runtime import tape as _tape
@@ -97,7 +98,7 @@ def _binder_for(code):
     source = (f"def binder({', '.join(params)}):\n"
               f"    return ({''.join(slot[i] + ', ' for i in order)})\n")
     namespace = {}
-    exec(compile(source, "<capture: call binding>", "exec"), namespace)  # noqa: S102 - placeholders only
+    exec(compile(source, "<capture: call binding>", "exec"), namespace)  # placeholders only
     names = code.co_varnames[:n]
     binder_code = namespace["binder"].__code__.replace(co_varnames=names, co_name=code.co_name,
                                                        co_qualname=code.co_qualname)
@@ -197,6 +198,8 @@ def _run_graph(entry, flat, config):
     Only the graph itself runs here (``explain.recording`` times this as "time in compiled code")."""
     if entry.runner is None:  # a break before any op: nothing to run before the eager step
         return []
+    if entry.dynamic is not None:  # shape-generic: the graph compiled for this call's size
+        entry = entry.dynamic.instance_for(flat)
     fetch = entry.fetch
     if fetch is None:
         fetch = entry.fetch = input_fetcher(entry.sources)
@@ -395,7 +398,7 @@ def install_grad_handler() -> None:
     """Route grad function calls through :func:`call_grad_function` (``CAPTURE_GRAD_FUNCTIONS=0``:
     never)."""
     from runtime import autograd
-    if os.environ.get("CAPTURE_GRAD_FUNCTIONS", "1") != "0":
+    if settings.get("CAPTURE_GRAD_FUNCTIONS"):
         autograd.CALL_HANDLER = call_grad_function
 
 
@@ -517,8 +520,9 @@ _NOT_CAPTURED = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_G
 def _run_under_tape(entry, arrays, tensors, config):
     """A captured region called under ``grad``: one tape entry whose backward is a compiled graph.
     Nested tapes (higher-order gradients) replay the ops eagerly so the backward is itself
-    differentiable; so does a region whose split fails (recorded once in the log)."""
-    if len(_tape.ACTIVE) == 1 and not getattr(entry, "training_failed", False):
+    differentiable; so does a region whose split fails (recorded once in the log), and a size of
+    a shape-generic entry met for the first time (capture/dynamic.py: not compiled until it recurs)."""
+    if len(_tape.ACTIVE) == 1 and not getattr(entry, "training_failed", False) and not entry.interpreted_calls:
         try:
             arena = getattr(entry.runner, "_arena", None)  # (forward and backward share its memory)
             return run_differentiable(entry, arrays, tensors,

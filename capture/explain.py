@@ -29,6 +29,13 @@ class ExplainReport:
         self.compiles = []
         self.breaks = []
         self.recompiles = []
+        #: (frame, text): dimensions made dynamic (declared or automatic) or refused, and why
+        self.dynamic = []
+        #: (frame, which dims, size (a tuple for several symbols), seconds): a shape-generic
+        #: entry's graph re-instantiated for a new size without translating again
+        self.reinstantiations = []
+        #: the same, for sizes compiled by the backend when they recurred (until then interpreted)
+        self.tier_ups = []
         self.resume_fallbacks = []  # (frame, why): breaks after which the whole frame ran eagerly
         self.user_functions = []  # user functions the frame hook captured on its own (train_step...)
         self.result = None
@@ -88,6 +95,10 @@ class ExplainReport:
             "guards": self.guards,
             "compile_times": self.compile_times,
             "recompiles": [{"frame": f, "reason": r} for f, r in self.recompiles],
+            "dynamic": [{"frame": f, "text": t} for f, t in self.dynamic],
+            "reinstantiations": [{"frame": f, "dims": w, "size": n, "seconds": t}
+                                 for f, w, n, t in self.reinstantiations],
+            "tier_ups": [{"frame": f, "dims": w, "size": n, "seconds": t} for f, w, n, t in self.tier_ups],
             "resume_fallbacks": [{"frame": f, "reason": r} for f, r in self.resume_fallbacks],
             "frames_captured": self.frames_captured,
             "user_functions_captured": self.user_functions,
@@ -115,6 +126,22 @@ class ExplainReport:
         if self.recompiles:
             lines.append("Recompiles:")
             lines.extend(f"  {f}: {r}" for f, r in self.recompiles)
+        if self.dynamic:
+            lines.append("Dynamic dimensions:")
+            lines.extend(f"  {f}: {t}" for f, t in self.dynamic)
+        if self.reinstantiations:
+            sizes: dict = {}
+            for f, w, n, _t in self.reinstantiations:
+                sizes.setdefault((f, w), []).append(n)
+            lines.append("Graphs re-instantiated for new sizes (no translation; interpreted until a size recurs, "
+                         "then compiled for it):")
+            lines.extend(f"  {f}: {w}: sizes {ns}" for (f, w), ns in sizes.items())
+        if self.tier_ups:
+            sizes = {}
+            for f, w, n, _t in self.tier_ups:
+                sizes.setdefault((f, w), []).append(n)
+            lines.append("Sizes compiled by the backend when they recurred (kernels are per size):")
+            lines.extend(f"  {f}: {w}: sizes {ns}" for (f, w), ns in sizes.items())
         return "\n".join(lines)
 
     def to_json(self):

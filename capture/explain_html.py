@@ -292,6 +292,34 @@ def _recompiles(report) -> str:
         parts.extend(f'<li class="recompile"><b>{esc(f)}</b>: {esc(r)}</li>' for f, r in report.recompiles)
         parts.append("</ol>")
     parts.append("</section>")
+    return "".join(parts) + _dynamic(report)
+
+
+def _dynamic(report) -> str:
+    """Dimensions made dynamic (or refused, and why), and the sizes compiled without translating."""
+    if not report.dynamic and not report.reinstantiations and not report.tier_ups:
+        return ""
+    parts = ['<section id="dynamic"><h2>Dynamic dimensions</h2><ul>']
+    parts.extend(f'<li class="dynamic"><b>{esc(f)}</b>: {esc(t)}</li>' for f, t in report.dynamic)
+    parts.append("</ul>")
+    if report.reinstantiations:
+        sizes: dict = {}
+        for f, w, n, _t in report.reinstantiations:
+            sizes.setdefault((f, w), []).append(n)
+        parts.append("<p>Graphs re-instantiated for new sizes (no translation; interpreted until a size "
+                     "recurs, then compiled for it):</p><ul>")
+        parts.extend(f'<li class="reinstantiation"><b>{esc(f)}</b>: {esc(w)}: sizes {esc(str(ns))}</li>'
+                     for (f, w), ns in sizes.items())
+        parts.append("</ul>")
+    if report.tier_ups:
+        sizes = {}
+        for f, w, n, _t in report.tier_ups:
+            sizes.setdefault((f, w), []).append(n)
+        parts.append("<p>Sizes compiled by the backend when they recurred (kernels are per size):</p><ul>")
+        parts.extend(f'<li class="tier-up"><b>{esc(f)}</b>: {esc(w)}: sizes {esc(str(ns))}</li>'
+                     for (f, w), ns in sizes.items())
+        parts.append("</ul>")
+    parts.append("</section>")
     return "".join(parts)
 
 

@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-import os
 import threading
 import types
 import weakref
 
+from graph import config as settings
 from runtime import tape as _tape
 from runtime.tensor import Tensor
 
@@ -42,7 +42,7 @@ except ImportError:  # not built: every call goes the Python way
     _c = None
 
 #: whether jitted calls may repeat their entry in C
-AVAILABLE = _c is not None and not os.environ.get("CAPTURE_PY_CALL")
+AVAILABLE = _c is not None and not settings.get("CAPTURE_PY_CALL")
 
 #: each armed FastCall -> the id of the cache whose entry it repeats (disarmed when that cache
 #: changes: an entry a cache dropped must not be kept alive, with its engine and parameters, by

@@ -35,9 +35,10 @@ from __future__ import annotations
 import array
 import ast
 import ctypes
-import os
 import sys
 import weakref
+
+from graph import config as settings
 
 try:
     from . import _guard_vm as _vm
@@ -45,7 +46,7 @@ except ImportError:  # not built: GuardSet.compile keeps the Python function
     _vm = None
 
 #: whether guards are lowered to the C program
-AVAILABLE = _vm is not None and not os.environ.get("CAPTURE_PY_GUARDS")
+AVAILABLE = _vm is not None and not settings.get("CAPTURE_PY_GUARDS")
 
 _COMPARE = {ast.Is: "T_IS", ast.IsNot: "T_ISNOT", ast.Eq: "T_EQ", ast.NotEq: "T_NE",
             ast.In: "T_IN", ast.NotIn: "T_NOTIN"}
@@ -324,7 +325,7 @@ _OP_NAMES = {getattr(_vm, n): n for n in dir(_vm) if n[:2] in ("V_", "T_")} if _
 #: whether the stable section is used: CPython 3.11 and 3.12 renew a dict's version at each
 #: change (3.13 no longer does for attributes kept in an object's inline values, nor tells dict
 #: watchers about them)
-_STABLE_SECTION = sys.version_info < (3, 13) and not os.environ.get("CAPTURE_GUARDS_NO_STABLE")
+_STABLE_SECTION = sys.version_info < (3, 13) and not settings.get("CAPTURE_GUARDS_NO_STABLE")
 
 _IMMUTABLE_SCALARS = (int, float, bool, str, bytes, complex, type(None), type(Ellipsis))
 

@@ -59,6 +59,9 @@ class GuardSet:
         #: name -> the weak reference to a held object (filled by :meth:`hold_weakly`)
         self.weak: dict[str, "Held"] = {}
         self._on_death: list = []  # what the weak references' callbacks tell (:meth:`when_dead`)
+        #: guard expression -> (value expression, description, what tracing saw): the guards whose
+        #: failure :meth:`first_failure` reports as a change ("x: shape (32, 784) -> (17, 784)")
+        self.watched: dict[str, tuple] = {}
 
     def obj(self, value) -> str:
         """Name under which ``value`` is visible to guard expressions (kept alive by the entry),
@@ -118,7 +121,9 @@ class GuardSet:
             self.add(f"{expr} is {value!r}", f"{desc} is {value!r}")
             return
         t = self.obj(type(value))
-        self.add(f"type({expr}) is {t} and {expr} == {self.obj(value)}", f"{desc} == {value!r}")
+        full = f"type({expr}) is {t} and {expr} == {self.obj(value)}"
+        self.add(full, f"{desc} == {value!r}")
+        self.watched.setdefault(full, (expr, desc, ("value", value)))
 
     def type_is(self, expr: str, cls, desc: str) -> None:
         self.add(f"type({expr}) is {self.obj(cls)}", f"{desc}: a {cls.__name__}")
@@ -214,9 +219,10 @@ class GuardSet:
         dt = self.obj(_canonical_dtype(tensor._data.dtype))
         on = "" if type(tensor._data) is np.ndarray else " on the GPU"
         # (the array read once; numpy's dtypes of one kind are one object, so ``is`` decides first)
-        self.add(f"type({expr}) is {cls} and type(_d := {expr}._data) is {arr} and _d.shape == {shape!r} "
-                 f"and (_d.dtype is {dt} or _d.dtype == {dt})",
-                 f"{desc}: Tensor {tensor.dtype}{list(shape)}{on}")
+        full = (f"type({expr}) is {cls} and type(_d := {expr}._data) is {arr} and _d.shape == {shape!r} "
+                f"and (_d.dtype is {dt} or _d.dtype == {dt})")
+        self.add(full, f"{desc}: Tensor {tensor.dtype}{list(shape)}{on}")
+        self.watched.setdefault(full, (expr, desc, ("tensor", type(tensor), type(tensor._data), shape, tensor.dtype)))
 
     # -- holding guarded objects weakly ---------------------------------------------------------------
     def hold_weakly(self) -> None:
@@ -243,6 +249,9 @@ class GuardSet:
             return
         self.exprs = [_call_names(e, names) for e in self.exprs]
         self._seen = set(self.exprs)
+        # (the guards a failure is explained by, under their new text: first_failure looks them up)
+        self.watched = {_call_names(e, names): (_call_names(v, names), desc, seen)
+                        for e, (v, desc, seen) in self.watched.items()}
         for name, ref in names.items():
             self.namespace[name] = ref
         self.weak = names
@@ -257,7 +266,7 @@ class GuardSet:
         for callback in self._on_death:
             try:
                 callback()
-            except Exception:  # noqa: BLE001 - a weak reference callback must not raise
+            except Exception:
                 pass
 
     # -- compiling ----------------------------------------------------------------------------------
@@ -280,14 +289,31 @@ class GuardSet:
         """The description of the first guard that fails for ``args`` (for recompile reasons)."""
         for expr, desc in zip(self.exprs, self.descs):
             try:
-                ok = eval(expr, dict(self.namespace), {"args": args})  # noqa: S307 - our own strings
+                ok = eval(expr, dict(self.namespace), {"args": args})  # our own strings
             except Exception as e:
                 if interrupting(e) is not None:  # (the user's signal, not a failed guard)
                     raise
                 ok = False
             if not ok:
-                return desc
+                return self._what_changed(expr, args) or desc
         return None
+
+    def _what_changed(self, expr, args) -> str | None:
+        """For a failed tensor or constant guard: the argument, what tracing saw and what the call
+        gives (``x: shape (32, 784) -> (17, 784), dim 0 changed``); None for other guards."""
+        item = self.watched.get(expr)
+        if item is None:
+            return None
+        value_expr, desc, seen = item
+        try:
+            now = eval(value_expr, dict(self.namespace), {"args": args})
+        except Exception as e:
+            if interrupting(e) is not None:
+                raise
+            return None
+        if seen[0] == "value":
+            return f"{desc}: {seen[1]!r} -> {now!r}"
+        return describe_tensor_change(desc, seen[1:], now)
 
 
 #: what a dead :class:`Held` reference gives a guard: no object is it, it has no attribute
@@ -324,3 +350,28 @@ def _call_names(expr: str, names) -> str:
             previous = tok
     out.append(expr[last:])
     return "".join(out)
+
+def describe_tensor_change(desc, seen, now) -> str:
+    """``desc: shape (32, 784) -> (17, 784), dim 0 changed`` (and/or the dtype, type or device that
+    changed) between what a tensor guard recorded (``seen``: class, array type, shape, dtype) and
+    the value ``now``."""
+    from runtime.tensor import Tensor
+    cls, array_type, shape, dtype = seen
+    if not isinstance(now, Tensor):
+        return f"{desc}: a {cls.__name__} -> a {type(now).__name__}"
+    if type(now) is not cls:
+        return f"{desc}: type {cls.__name__} -> {type(now).__name__}"
+    if type(now._data) is not array_type:
+        return f"{desc}: device changed ({array_type.__module__} array -> {type(now._data).__module__} array)"
+    changes = []
+    new_shape = tuple(now.shape)
+    if new_shape != shape:
+        if len(new_shape) != len(shape):
+            changes.append(f"shape {shape} -> {new_shape}, rank {len(shape)} -> {len(new_shape)}")
+        else:
+            dims = [i for i, (a, b) in enumerate(zip(shape, new_shape)) if a != b]
+            which = f"dim {dims[0]}" if len(dims) == 1 else "dims " + ", ".join(map(str, dims))
+            changes.append(f"shape {shape} -> {new_shape}, {which} changed")
+    if now.dtype != dtype:
+        changes.append(f"dtype {dtype} -> {now.dtype}")
+    return f"{desc}: " + ("; ".join(changes) or "tensor changed")

@@ -52,6 +52,7 @@ import pickle
 import numpy as np
 
 from codegen.cpu import diskcache
+from graph import config as settings
 from graph.passes.canonical import Uncacheable, canonical_text
 from .errors import interrupting
 
@@ -75,8 +76,7 @@ STORE = diskcache.Store(_SUFFIX, _MAGIC, _marker, lambda payload: payload[:1] ==
 
 def mode() -> str:
     """``"0"`` (off), ``"1"`` (on) or ``"always"`` (round-trip every schedule through the disk)."""
-    value = os.environ.get("CAPTURE_DISK_CACHE", "1")
-    return value if value in ("0", "always") else "1"
+    return settings.get("CAPTURE_DISK_CACHE")
 
 
 def enabled() -> bool:
@@ -243,7 +243,7 @@ def cached_schedule(graph, level: str, optimize, backend: str = "llvm"):
     if payload is not None:
         try:
             schedule = _load(key, payload, graph)
-        except Exception as e:  # noqa: BLE001 - a damaged or foreign file is a miss, never trusted
+        except Exception as e:  # a damaged or foreign file is a miss, never trusted
             if interrupting(e) is not None:  # the user's signal (a Timeout): not the file's fault
                 raise
             log.debug("capture: saved schedule of %s refused: %s: %s", graph.name, type(e).__name__, e)
@@ -256,7 +256,7 @@ def cached_schedule(graph, level: str, optimize, backend: str = "llvm"):
     schedule = optimize(graph, level)
     try:
         payload = _dump(key, schedule, graph)
-    except Exception as e:  # noqa: BLE001 - saving is an optimisation; never fail the compile
+    except Exception as e:  # saving is an optimisation; never fail the compile
         if interrupting(e) is not None:
             raise
         log.debug("capture: schedule of %s not saved: %s: %s", graph.name, type(e).__name__, e)

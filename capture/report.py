@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import linecache
 import logging
-import os
 import sys
+
+from graph import config as settings
 
 log = logging.getLogger("capture")
 
@@ -66,7 +67,7 @@ class CompileInfo:
 
 
 def _log_kinds():
-    return {k.strip() for k in os.environ.get("CAPTURE_LOG", "").split(",") if k.strip()}
+    return settings.get("CAPTURE_LOG")
 
 
 class Events:
@@ -132,6 +133,37 @@ class Events:
         for r in self.recorders:
             r.resume_fallbacks.append((frame, why))
         self._emit("graph_breaks", f"cannot resume after the break in {frame} ({why}): the frame runs eagerly")
+
+    def record_dynamic(self, frame, text):
+        """A dimension became dynamic (shape-generic entry) or was refused (text says which)."""
+        if self._hold('record_dynamic', frame, text):
+            return
+        for r in self.recorders:
+            r.dynamic.append((frame, text))
+        self._emit("recompiles", f"{frame}: {text}")
+
+    def record_reinstantiation(self, frame, dyn, sizes, seconds):
+        """A shape-generic entry compiled its graph for new sizes (no translation)."""
+        if self._hold('record_reinstantiation', frame, dyn, sizes, seconds):
+            return
+        self.totals["reinstantiations"] = self.totals.get("reinstantiations", 0) + 1
+        where = dyn.describe()
+        size = sizes[0] if len(sizes) == 1 else sizes
+        for r in self.recorders:
+            r.reinstantiations.append((frame, where, size, seconds))
+        self._emit("recompiles", f"{frame}: re-instantiated the graph for size {size} of {where} "
+                   f"(no translation) in {seconds * 1e3:.1f} ms")
+
+    def record_tier_up(self, frame, dyn, sizes, seconds):
+        """A size a shape-generic entry ran interpreted recurred: compiled by the backend now."""
+        if self._hold('record_tier_up', frame, dyn, sizes, seconds):
+            return
+        where = dyn.describe()
+        size = sizes[0] if len(sizes) == 1 else sizes
+        for r in self.recorders:
+            r.tier_ups.append((frame, where, size, seconds))
+        self._emit("recompiles", f"{frame}: size {size} of {where} recurred: compiled by the backend "
+                   f"in {seconds * 1e3:.1f} ms")
 
     def record_recompile(self, frame, reason):
         if self._hold('record_recompile', frame, reason):

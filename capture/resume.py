@@ -37,7 +37,7 @@ from graph import forksafe
 
 from . import bytecode_compat as bc
 from .errors import GraphBreak
-from .reconstruct import NotResumable, Recipes, apply_effects, build  # noqa: F401 (NotResumable re-exported)
+from .reconstruct import NotResumable, Recipes, apply_effects, build  # NotResumable re-exported
 from .variables.base import Variable
 
 

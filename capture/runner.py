@@ -53,7 +53,7 @@ def input_fetcher(sources):
             items.append(f"s{i}.read(flat)")
     code = (f"def fetch(flat):\n    tensors = [{', '.join(items)}]\n"
             f"    return list(map(data_of, tensors)), tensors\n")
-    exec(compile(code, "<capture input fetcher>", "exec"), namespace)  # noqa: S102 - our own text
+    exec(compile(code, "<capture input fetcher>", "exec"), namespace)  # our own text
     # (popped: a function its own globals name is a reference cycle, which would keep the
     # captured Parameters alive until a later collection once its entry is dropped)
     return namespace.pop("fetch")

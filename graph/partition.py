@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from .autodiff import append_vjp
 from .aval import AVal
 from .ir import CONST, NODE, Graph, Value
+from .ops.core import gets_gradient
 
 
 @dataclass
@@ -23,7 +24,7 @@ class TrainingSplit:
     forward: Graph  # outputs: original outputs, then saved activations
     backward: Graph  # inputs: saved activations, then read forward inputs, then cotangents
     n_outputs: int  # number of original outputs
-    diff_outputs: list[int]  # indices of outputs that take a cotangent (float tensors)
+    diff_outputs: list[int]  # indices of outputs that take a cotangent (float and integer tensors)
     wrt: list[int]  # forward input indices whose cotangent the backward returns (in order)
     read_inputs: list[int]  # forward input indices the backward reads directly
     # indices in ``wrt`` with no path to a differentiable output: their cotangent is a structural
@@ -57,9 +58,13 @@ def _copy_graph(src: Graph, name: str):
 def split_for_training(graph: Graph) -> TrainingSplit:
     joint, _ = _copy_graph(graph, graph.name + "_joint")
     n_forward = len(joint.nodes)
-    diff_outputs = [i for i, v in enumerate(joint.outputs) if isinstance(v, Value) and v.dtype.is_float]
+    # float *and integer* values take part, as on the eager tape (``gets_gradient``): MindSpore 2.x
+    # differentiates an int32 input in its own dtype, so a region of a graph broken by a branch on
+    # a tensor value must pass an integer input's gradient through too (it gave 0 here before);
+    # bool values get none
+    diff_outputs = [i for i, v in enumerate(joint.outputs) if isinstance(v, Value) and gets_gradient(v)]
     cotangents = [joint.add_input(joint.outputs[i].aval, f"d_out{i}") for i in diff_outputs]
-    wrt = [i for i, v in enumerate(joint.inputs[:len(graph.inputs)]) if v.dtype.is_float]
+    wrt = [i for i, v in enumerate(joint.inputs[:len(graph.inputs)]) if gets_gradient(v)]
     grads = append_vjp(joint, [joint.outputs[i] for i in diff_outputs], cotangents,
                        [joint.inputs[i] for i in wrt])
     backward_nodes = joint.nodes[n_forward:]

@@ -25,27 +25,28 @@ from .transforms import vjp, jvp, jacrev, jacfwd  # noqa: F401
 from .vmap import vmap  # noqa: F401
 from .random import set_seed, get_seed  # noqa: F401
 from .jit_api import jit, JitConfig  # noqa: F401
+from .dynamic_shape import Symbol  # noqa: F401
 from . import ops  # noqa: F401
 from . import common  # noqa: F401
 from .common.initializer import Normal, Uniform, XavierUniform, HeUniform, HeNormal, initializer  # noqa: F401
 from .common.initializer import One, Zero, TruncatedNormal, Constant  # noqa: F401
 from . import nn  # noqa: F401
-from . import amp  # noqa: F401,E402
+from . import amp  # noqa: F401
 from .train import (Model, LossMonitor, TimeMonitor, ModelCheckpoint, CheckpointConfig,  # noqa: F401
                     save_checkpoint, load_checkpoint, load_param_into_net, Callback, EarlyStopping,
                     ReduceLROnPlateau, LearningRateScheduler, SummaryCollector, export, load,
                     build_train_network, LossScaleManager, FixedLossScaleManager, DynamicLossScaleManager)
 from . import data  # noqa: F401
 from . import dataset  # noqa: F401  (MindSpore's module name for runtime.data)
-from . import numpy  # noqa: F401,E402  (mindspore.numpy; absolute `import numpy` elsewhere is unaffected)
-from . import boost  # noqa: F401,E402
-from .common.sparse_tensor import RowTensor  # noqa: F401,E402
+from . import numpy  # noqa: F401  (mindspore.numpy; absolute `import numpy` elsewhere is unaffected)
+from . import boost  # noqa: F401
+from .common.sparse_tensor import RowTensor  # noqa: F401
 
 # ``ms.tensor(...)`` is MindSpore's function; the module stays importable as ``runtime.tensor``
-from .compat_names import tensor, from_numpy, mutable, jit_class, ms_function, ms_class  # noqa: F401,E402
-from .parallel import (ParallelMode, set_auto_parallel_context, get_auto_parallel_context,  # noqa: F401,E402
+from .compat_names import tensor, from_numpy, mutable, jit_class, ms_function, ms_class  # noqa: F401
+from .parallel import (ParallelMode, set_auto_parallel_context, get_auto_parallel_context,  # noqa: F401
                        reset_auto_parallel_context)
-from . import communication  # noqa: F401,E402
+from . import communication  # noqa: F401
 
 _limit_blas_threads()
 

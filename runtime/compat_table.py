@@ -48,7 +48,9 @@ DIFFERENCES = {
     "ops.sort": "indices are int32 (MindSpore: int32 too); ties keep their order (stable).",
     "jit": "a bytecode-capture JIT: unsupported Python falls back to eager through graph breaks "
            "(`capture.explain()` lists them) instead of raising, so `jit_syntax_level` does not change "
-           "what runs.",
+           "what runs. Inside a jit call (and in GRAPH_MODE) the static-graph syntax Python lacks works: "
+           "`self.weight = 1` fills a Parameter, `d.has_key(k)`; plain PyNative code still raises as Python "
+           "does. Integer inputs get their gradients through graph breaks (`while`/`if` on a tensor) too.",
     "set_context": "`device_target`, `mode`, `jit_syntax_level` and the other documented keys are "
                    "accepted; device targets other than CPU/GPU are refused.",
     "nn.BatchNorm2d": "momentum follows MindSpore (`moving = momentum * moving + (1 - momentum) * batch`).",
@@ -77,7 +79,6 @@ DIFFERENCES = {
     "dataset.text.WhitespaceTokenizer": "splits on Python's `str.isspace` characters (MindSpore: ICU's); offsets "
                                         "are UTF-8 byte offsets as MindSpore's.",
     "dataset.text.PadEnd": "the same transform as `dataset.transforms.PadEnd`.",
-    "dataset.text.Vocab": "`from_list` and `from_dict` only (no `from_dataset` / `from_file`).",
     "dataset.Dataset.padded_batch": "`batch_size` must be an int (no callable).",
     "dataset.Dataset.bucket_batch_by_length": "the partly filled buckets left at the end of an epoch are emitted "
                                               "in bucket order.",
@@ -134,12 +135,25 @@ DIFFERENCES = {
                    "are accepted and not needed.",
     "ops.unique": "sorted (as numpy.unique); a data-dependent output shape: runs in PyNative; under `jit`/GRAPH_MODE/the frame hook it breaks the graph (`explain()` says so) and runs eagerly between two compiled graphs.",
     "ops.Unique": "as `ops.unique`.",
+    "ops.unique_consecutive": "idx and counts are int32; a data-dependent output shape: a graph break under "
+                              "`jit`/GRAPH_MODE, as `ops.unique`.",
+    "ops.UniqueConsecutive": "returns all three of (output, idx, counts); as `ops.unique_consecutive`.",
+    "ops.unique_with_pad": "static shapes (padded): compiles without a graph break.",
     "ops.nonzero": "a data-dependent output shape: runs in PyNative; under `jit`/GRAPH_MODE/the frame hook it breaks the graph (`explain()` says so) and runs eagerly between two compiled graphs.",
     "ops.NonZero": "as `ops.nonzero`.",
     "ops.masked_select": "a data-dependent output shape: runs in PyNative; under `jit`/GRAPH_MODE/the frame hook it breaks the graph (`explain()` says so) and runs eagerly between two compiled graphs.",
     "ops.MaskedSelect": "as `ops.masked_select`.",
-    "ops.tensor_scatter_max": "no gradient (as min, mul, div); update, add and sub differentiate.",
+    "ops.tensor_scatter_max": "the gradient goes to every value attaining the maximum, split equally among ties "
+                              "(MindSpore's bprop; also `tensor_scatter_min`).",
+    "ops.tensor_scatter_mul": "the gradient is exact with repeated index rows too, except for an update of 0 "
+                              "sharing its row with another update (MindSpore's bprop assumes distinct rows).",
     "ops.ScatterNdUpdate": "`use_locking` is accepted (one stream: every update is atomic).",
+    "ops.cumprod": "the gradient divides by the input, as MindSpore's CumProd bprop does (a zero input gives inf/NaN).",
+    "ops.CumProd": "as `ops.cumprod`: the gradient divides by the input.",
+    "numpy.cumprod": "an integer input keeps its dtype (as `numpy.cumsum` here; numpy widens int32 to int64).",
+    "numpy.histogram": "float32 counts (MindSpore's examples); integer data gets float32 edges (numpy: float64); "
+                       "compiled code may fuse the edges' linspace into FMAs (within 1 ulp of numpy's). Also "
+                       "`histogram2d`, `histogramdd`, `histogram_bin_edges`.",
     "numpy.where": "the one-argument form (`nonzero`) has a data-dependent shape and raises ValueError.",
     "numpy.empty": "zero-filled (there is no uninitialised memory to hand out).",
     "numpy.take": "`mode='raise'` clips (a graph cannot raise on a value).",
@@ -154,7 +168,7 @@ MISSING = [
     "nn.Conv3d",
     "nn.KLDivLoss", "nn.Dropout2d", "nn.PixelShuffle",
     "ops.conv3d", "ops.einsum", "ops.meshgrid",
-    "ops.Einsum", "ops.CumProd", "ops.Atan2", "ops.BitwiseAnd", "ops.NLLLoss",
+    "ops.Einsum",
     "dataset.MindDataset", "dataset.TFRecordDataset", "dataset.DistributedSampler",
     "dataset.RandomSampler", "dataset.vision.RandomColorAdjust", "dataset.vision.Grayscale",
 ]

@@ -145,6 +145,31 @@ def mode() -> int:
     return _state["mode"]
 
 
+# -- static-graph syntax -------------------------------------------------------------------------
+#: per thread: how many ``jit`` calls are running (capture.api enters :func:`static_graph_syntax`)
+_static_syntax = threading.local()
+
+
+class static_graph_syntax:
+    """Context manager: the code run inside is a ``jit`` function's, written in MindSpore's
+    static-graph syntax even in PyNative mode (``self.weight = 1`` fills a Parameter there, where
+    plain PyNative code refuses it). Re-entrant, per thread."""
+
+    def __enter__(self):
+        _static_syntax.depth = getattr(_static_syntax, "depth", 0) + 1
+        return self
+
+    def __exit__(self, *exc):
+        _static_syntax.depth -= 1
+        return False
+
+
+def in_static_graph_syntax() -> bool:
+    """Whether the running code follows MindSpore's static-graph syntax: GRAPH_MODE, or inside a
+    ``jit`` call."""
+    return _state["mode"] == GRAPH_MODE or getattr(_static_syntax, "depth", 0) > 0
+
+
 # -- graph-mode hook ---------------------------------------------------------------------------------
 _graph_handler = None
 _warned = threading.Event()

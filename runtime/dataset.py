@@ -5,9 +5,9 @@
 """
 import sys as _sys
 
-from .data import *  # noqa: F401,F403
+from .data import *  # noqa: F403
 from .data import __all__  # noqa: F401
-from .data import config, text, transforms, vision  # noqa: F401
+from .data import config, text, transforms, vision
 
 for _name, _mod in (("vision", vision), ("transforms", transforms), ("config", config), ("text", text),
                     ("vision.c_transforms", vision), ("vision.py_transforms", vision),

@@ -32,11 +32,11 @@ def limit_blas_threads(n: int | None = None) -> None:
     ``RUNTIME_BLAS_THREADS=1`` there.
     """
     global _blas_limit
-    import os
     if n is None:
-        env = os.environ.get("RUNTIME_BLAS_THREADS")
-        if env:
-            n = int(env)
+        from graph import config as settings
+        env = settings.get("RUNTIME_BLAS_THREADS")
+        if env is not None:
+            n = env
         else:
             from graph.cpus import usable_cores
             n = usable_cores()
@@ -66,7 +66,7 @@ def cupy_module():
     global _cupy
     if _cupy is None:
         try:
-            import cupy  # noqa: F401
+            import cupy
             cupy.cuda.runtime.getDeviceCount()
             cupy.zeros(1)  # touches device memory: raises without a usable driver/device
             _cupy = cupy

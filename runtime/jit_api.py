@@ -43,7 +43,7 @@ class JitConfig:
 _warned = []
 
 
-def jit(fn=None, *, fullgraph=False, backend=None, jit_config=None, **kwargs):
+def jit(fn=None, *, fullgraph=False, backend=None, jit_config=None, input_signature=None, **kwargs):
     """Compile ``fn`` (decorator or function transform); see ``capture.jit``."""
     try:
         import capture
@@ -52,7 +52,8 @@ def jit(fn=None, *, fullgraph=False, backend=None, jit_config=None, **kwargs):
         real = None
         reason = str(e)
     if real is not None:
-        return real(fn, fullgraph=fullgraph, backend=backend, jit_config=jit_config, **kwargs)
+        return real(fn, fullgraph=fullgraph, backend=backend, jit_config=jit_config,
+                    input_signature=input_signature, **kwargs)
     if jit_config is not None and not isinstance(jit_config, JitConfig):
         raise TypeError(f"jit: jit_config must be a JitConfig, got {type(jit_config).__name__}")
     if not _warned:

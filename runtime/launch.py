@@ -28,6 +28,8 @@ import shutil
 import subprocess
 import sys
 
+from graph import config as settings
+
 
 def find_mpiexec() -> str | None:
     """The mpiexec of this Python's environment (the distributed extra's), else one on PATH."""
@@ -70,7 +72,7 @@ def _parser():
 def build_command(argv, environ=None, mpiexec=None, flavour=None, cores=None):
     """(mpiexec command line, environment) for ``argv`` (this module's command line)."""
     opts = _parser().parse_args(argv)
-    env = dict(os.environ if environ is None else environ)
+    env = dict(settings.environment() if environ is None else environ)
     cores = cores or _cores()
     n = opts.n if opts.n is not None else cores
     if n < 1:

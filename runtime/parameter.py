@@ -10,7 +10,6 @@ Example:
 """
 from __future__ import annotations
 
-import numpy as np
 
 from . import device as _device
 from .tensor import Tensor, _to_array

@@ -19,6 +19,7 @@ from graph.dtypes import DType, as_dtype, from_numpy
 
 from . import context as _context
 from . import device as _device
+from . import dynamic_shape as _dynamic_shape
 from .device import array_module, to_numpy
 from .tensor_methods import TensorMethods
 
@@ -94,6 +95,10 @@ class Tensor(TensorMethods):
 
     def __init__(self, input_data=None, dtype=None, shape=None, init=None, const_arg=False):
         if input_data is None:
+            if init is None and _dynamic_shape.is_dynamic_shape(shape):
+                # a placeholder declaring inputs (Cell.set_inputs / jit(input_signature=...)): no data
+                self._data = _dynamic_shape.DynamicShapeSpec(shape, dtype)
+                return
             if shape is None:
                 raise ValueError("Tensor: give input_data, or shape (and init) to create one")
             from .common.initializer import initializer
@@ -310,12 +315,17 @@ class Tensor(TensorMethods):
             tp.record(REGISTRY["setitem"], (old, value) + tuple(tensors), {"index": spec}, (self,))
 
     def __repr__(self) -> str:
+        spec = _dynamic_shape.spec_of(self)
+        if spec is not None:
+            return f"Tensor(shape={list(spec.shape)}, dtype={self.dtype}, value= placeholder {spec.declared()})"
         a = self.asnumpy()
         body = np.array2string(a, separator=", ", threshold=1000, floatmode="maxprec")
         sep = "\n" if a.ndim > 1 else ""
         return f"Tensor(shape={list(a.shape)}, dtype={self.dtype}, value={sep}{body})"
 
     def __str__(self) -> str:
+        if _dynamic_shape.spec_of(self) is not None:
+            return repr(self)
         return str(self.asnumpy())  # as MindSpore: numpy's str (a 0-d tensor prints as "3.0")
 
     def __format__(self, spec):

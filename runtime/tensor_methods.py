@@ -305,10 +305,6 @@ class TensorMethods:
         from graph.dtypes import float32
         return bind(_R["cast"], self, dtype=float32)
 
-    def int(self):
-        from graph.dtypes import int32
-        return bind(_R["cast"], self, dtype=int32)
-
     def long(self):
         from graph.dtypes import int64
         return bind(_R["cast"], self, dtype=int64)
@@ -370,6 +366,15 @@ class TensorMethods:
 
     def gather_nd(self, indices):
         return bind(_R["gather_nd"], self, indices)
+
+    def unique_consecutive(self, return_idx=False, return_counts=False, axis=None):
+        """``ops.unique_consecutive(self, ...)`` (a data-dependent shape: a graph break in graph mode)."""
+        from runtime.ops.signatures import unique_consecutive
+        return unique_consecutive(self, return_idx, return_counts, axis)
+
+    def unique_with_pad(self, pad_num):
+        """``ops.unique_with_pad(self, pad_num)``: distinct values by first occurrence, padded."""
+        return bind(_R["unique_with_pad"], self, pad_num=pad_num)
 
     def repeat(self, repeats, axis=None):
         from runtime.ops.composite import repeat_interleave

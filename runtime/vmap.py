@@ -50,7 +50,7 @@ class BatchedTensor(Tensor):
 
     __slots__ = ("value", "level")
 
-    def __init__(self, value, level):  # noqa: super().__init__ is deliberately not called
+    def __init__(self, value, level):  # super().__init__ is deliberately not called
         self.value = value
         self.level = level
 

@@ -93,9 +93,12 @@ def _elementwise(op, values, batched, attrs, size):
 
 
 RULES["dropout"] = _elementwise
+# extern ops that broadcast elementwise (graph/ops/bits_and_arcs.py): the same rule
+rule("atan", "asin", "acos", "atan2", "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift",
+     "right_shift", "gcd", "lcm")(_elementwise)
 
 
-@rule("argmax", "argmin", "cumsum", "softmax", "log_softmax", "logsumexp", "sort")
+@rule("argmax", "argmin", "cumsum", "cumprod", "softmax", "log_softmax", "logsumexp", "sort")
 def _axis_attr(op, values, batched, attrs, size):
     """Ops with an ``axis`` attribute over one operand (reductions too): the axis moves by one."""
     x = values[0]

@@ -48,6 +48,7 @@ import threading
 import types
 import warnings
 
+from graph import config as settings
 from graph.errors import INTERNAL_DIRS
 
 from .. import api as _api
@@ -57,7 +58,7 @@ from .. import bytecode_compat as _bc
 
 _C = None
 _UNAVAILABLE_REASON = None
-if os.environ.get("CAPTURE_NO_FRAME_EVAL"):
+if settings.get("CAPTURE_NO_FRAME_EVAL"):
     _UNAVAILABLE_REASON = "disabled by CAPTURE_NO_FRAME_EVAL"
 elif not _bc.SUPPORTED:  # pragma: no cover - depends on the interpreter
     _UNAVAILABLE_REASON = f"Python {_bc.PY} is not supported"
@@ -104,7 +105,7 @@ _USER_DISPATCH = (functools.partial(_dispatch.frame_replacement_user, USER_FUNCT
                   if _C is not None else None)
 
 #: ``CAPTURE_USER_FUNCTIONS=0`` keeps the hook to ``construct`` and jitted functions
-USER_FUNCTIONS = os.environ.get("CAPTURE_USER_FUNCTIONS", "1") != "0"
+USER_FUNCTIONS = settings.get("CAPTURE_USER_FUNCTIONS")
 
 
 def _library_roots():

@@ -310,6 +310,10 @@ class DictVariable(Variable):
     def getattr(self, tx, name):
         if name in ("keys", "values", "items", "get", "update", "pop", "setdefault"):
             return DictMethodVariable(self, name)
+        if name == "has_key" and self.python_type() is dict and _in_static_graph_syntax():
+            # MindSpore's static-graph syntax lists ``dict.has_key(key)`` (``key in d``); Python's
+            # dict has no such method, so outside jit/GRAPH_MODE the AttributeError below stands
+            return DictMethodVariable(self, name)
         if not hasattr(self.python_type(), name):
             raise MissingAttribute(f"'{self.python_type().__name__}' object has no attribute {name!r}")
         raise GraphBreak(f"{self.python_type().__name__}.{name} is not supported in graph mode")
@@ -335,6 +339,10 @@ class DictMethodVariable(Variable):
         if self.name == "get":
             key = _const_key(args[0])
             return items.get(key, args[1] if len(args) > 1 else ConstantVariable(None))
+        if self.name == "has_key":
+            if len(args) != 1 or kwargs:
+                raise GraphBreak(f"dict.has_key takes exactly one argument ({len(args)} given)")
+            return ConstantVariable(_const_key(args[0]) in items)
         check_mutable(tx, self.d, f"dict.{self.name}()")
         if self.name == "update":
             if len(args) > 1:
@@ -357,6 +365,11 @@ class DictMethodVariable(Variable):
             key = _const_key(args[0])
             return items.setdefault(key, args[1] if len(args) > 1 else ConstantVariable(None))
         raise GraphBreak(f"dict.{self.name}")
+
+
+def _in_static_graph_syntax() -> bool:
+    from runtime.context import in_static_graph_syntax
+    return in_static_graph_syntax()
 
 
 def _dict_items_of(tx, var) -> dict:

@@ -107,7 +107,7 @@ class ExceptionMethodVariable(ConstantVariable):
         self.name = name
 
     def reconstruct(self, rec):
-        raise NotResumable(f"a method of an exception object made in the captured code is live")
+        raise NotResumable("a method of an exception object made in the captured code is live")
 
     def call(self, tx, args, kwargs):
         from ..errors import GraphBreak, UserException

@@ -290,7 +290,17 @@ class CellVariable(ObjectVariable):
         if isinstance(current, Parameter):
             from .tensor import TensorVariable
             if not isinstance(value, TensorVariable):
-                raise GraphBreak(f"assigning a {value.describe()} to Parameter attribute {name!r}")
+                from runtime import context as _context
+                from .base import ConstantVariable
+                number = value.value if isinstance(value, ConstantVariable) else None
+                if type(number) in (int, float, bool) and _context.in_static_graph_syntax():
+                    # static-graph syntax: ``self.weight = 1`` fills the Parameter with the number
+                    # (as Cell.__setattr__ does eagerly there); plain PyNative code refuses it,
+                    # so there the break runs it eagerly and it raises as it does without capture
+                    import numpy as np
+                    value = TensorVariable(tx.builder.const(np.full(current.shape, number, current.dtype.np)))
+                else:
+                    raise GraphBreak(f"assigning a {value.describe()} to Parameter attribute {name!r}")
             from graph.ops import REGISTRY, bind
             bind(REGISTRY["assign"], tx.builder.sym(current), value.sym)
             return

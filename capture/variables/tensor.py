@@ -9,7 +9,8 @@ from runtime.tensor_methods import TensorMethods
 
 from ..builder import SymTensor
 from ..errors import GraphBreak, MissingAttribute
-from .base import Variable
+from .base import ConstantVariable, Variable
+from .containers import TupleVariable
 
 _DATA_METHODS = {"asnumpy", "numpy", "item", "tolist", "__bool__", "__float__", "__int__", "any", "all"}
 
@@ -27,6 +28,25 @@ def _refuse_masks(key):
         if isinstance(k, TensorVariable) and k.sym.dtype.is_bool:
             raise GraphBreak("boolean mask indexing: the result's shape depends on the tensor's values",
                              hint="use ops.where / ops.masked_fill with a static shape, or accept the break")
+
+
+class ShapeDimVariable(ConstantVariable):
+    """One size of a traced tensor's ``.shape``: a constant whose every use by the translator (its
+    ``value`` read: arithmetic, a comparison, passing it to a function or into the graph) is
+    logged in ``GraphBuilder.shape_reads``. Its length and the other dimensions' sizes are not."""
+
+    def __init__(self, size, log):
+        self._size = size
+        self._log = log
+
+    @property
+    def value(self):
+        self._log.append(self._size)
+        return self._size
+
+    @value.setter
+    def value(self, v):  # (ConstantVariable's constructor protocol; not used)
+        self._size = v
 
 
 class TensorVariable(Variable):
@@ -72,7 +92,12 @@ class TensorVariable(Variable):
     def getattr(self, tx, name):
         if name == "__class__":  # the user-visible class (Tensor / Parameter), never SymTensor
             return tx.wrap(self.python_type())
-        if name in ("shape", "dtype", "ndim", "size"):
+        if name == "shape":
+            # one variable per dimension, logging its size when Python code uses it: reading
+            # ``x.shape[1]`` does not make the trace depend on ``x.shape[0]`` (capture.dynamic)
+            log = self.sym.builder.shape_reads
+            return TupleVariable([ShapeDimVariable(d, log) for d in self.sym.value.aval.shape])
+        if name in ("dtype", "ndim", "size"):
             return tx.wrap(getattr(self.sym, name))
         if name in _DATA_METHODS:
             raise GraphBreak(f"Tensor.{name}() needs the tensor's data, which only exists at run time",
@@ -135,10 +160,10 @@ class TensorVariable(Variable):
         self.sym.value = out.value
 
     def length(self, tx):
-        return len(self.sym)
+        return len(self.sym)  # (logged: GraphBuilder.shape_reads)
 
     def iterate(self, tx):
-        n = len(self.sym)
+        n = len(self.sym)  # (logged)
         return [tx.wrap(self.sym[i]) for i in range(n)]
 
     def describe(self):

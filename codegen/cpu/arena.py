@@ -31,14 +31,15 @@ import weakref
 
 import numpy as np
 
+from graph import config as settings
 from graph.passes import memory
 
 
 def _default_limit() -> int:
     """A quarter of the machine's memory, at least 1 GiB (``MSJIT_ARENA_LIMIT``: bytes)."""
-    env = os.environ.get("MSJIT_ARENA_LIMIT")
-    if env:
-        return int(env)
+    env = settings.get("MSJIT_ARENA_LIMIT")
+    if env is not None:
+        return env
     try:
         physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):

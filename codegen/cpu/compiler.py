@@ -40,16 +40,23 @@ def new_module(name="msjit") -> ir.Module:
     return m
 
 
-def _optimize(mod, speed_level=3):
+def _optimize(mod, speed_level=3, tm=None):
+    """Run the optimisation pipeline on ``mod`` for target machine ``tm`` (default: the shared one)."""
     if speed_level == 0:  # the IR as written (instruction selection still optimises)
         return
-    tm = target.target_machine()
+    tm = tm or target.target_machine()
     pto = llvm.create_pipeline_tuning_options(speed_level=speed_level)
     pto.loop_vectorization = True
     pto.slp_vectorization = True
     pto.loop_unrolling = True
     pb = llvm.create_pass_builder(tm, pto)
-    pb.getModulePassManager().run(mod, pb)
+    mpm = pb.getModulePassManager()
+    try:
+        mpm.run(mod, pb)
+    finally:  # (disposed here, by this thread: parallel_compile's threads own what they made)
+        mpm.close()
+        pb.close()
+        pto.close()
 
 
 def compile_ir(text: str, speed_level: int = 3):
@@ -68,12 +75,15 @@ def assembly(text: str) -> str:
 
 
 class Library:
-    """Loaded object code: ``address(name)`` of its exported kernels."""
+    """Loaded object code: ``address(name)`` of its exported kernels. ``obj`` is one object file,
+    or a list of them (a module compiled as parts, whose references to each other's symbols are
+    resolved as they load together)."""
 
-    def __init__(self, obj: bytes):
+    def __init__(self, obj: "bytes | list[bytes]"):
         with _LOCK:
             ee = llvm.create_mcjit_compiler(llvm.parse_assembly(""), target.jit_target_machine())
-            ee.add_object_file(llvm.ObjectFileRef.from_data(obj))
+            for o in ([obj] if isinstance(obj, (bytes, bytearray)) else obj):
+                ee.add_object_file(llvm.ObjectFileRef.from_data(o))
             ee.finalize_object()
         self.ee = ee
         _LIBRARIES.add(self)
@@ -113,22 +123,65 @@ def code_version() -> str:
     return diskcache.framework_fingerprint()
 
 
+def _described_key(description: str, speed_level: int) -> str:
+    target._init()
+    return hashlib.sha256("\n".join([target.cache_salt(), code_version(), description,
+                                      f"O{speed_level}"]).encode()).hexdigest()
+
+
 def build_described(description: str, make_module, speed_level: int = 3) -> Library:
     """Load the object for a canonical kernel description from the disk cache, or build the
     module with ``make_module()`` and compile it (``speed_level`` 0: no IR optimisation passes).
     A hit builds no IR at all."""
-    target._init()
-    key = hashlib.sha256("\n".join([target.cache_salt(), code_version(), description,
-                                     f"O{speed_level}"]).encode()).hexdigest()
-    return build(None, key=key, make_module=make_module, speed_level=speed_level)
+    return build(None, key=_described_key(description, speed_level), make_module=make_module,
+                 speed_level=speed_level)
 
 
-def _embed_key(module: ir.Module, key: str) -> None:
+def build_parts(description: str, make_parts, n_parts: int, speed_level: int = 3) -> Library:
+    """:func:`build_described` for a module made as ``n_parts`` parts: ``make_parts()`` yields
+    their modules one at a time, and each is compiled on the compile threads
+    (codegen/cpu/parallel_compile.py) while the next one is built. The parts may call each other's
+    exported functions (declared where they are used): the objects load into one library. Each
+    part is cached under a key of its own, derived from the description's, so a hit builds no IR."""
+    if n_parts <= 1:
+        return build_described(description, lambda: next(iter(make_parts())), speed_level)
+    from .parallel_compile import PartCompiler
+    t0 = time.perf_counter()
+    whole = _described_key(description, speed_level)
+    keys = [hashlib.sha256(f"{whole}\npart {i} of {n_parts}".encode()).hexdigest() for i in range(n_parts)]
+    objs = [diskcache.load(k) for k in keys]
+    if all(o is not None for o in objs):
+        try:
+            lib = Library(objs)
+            STATS["cache_hits"] += 1
+            STATS["load_s"] += time.perf_counter() - t0
+            return lib
+        except Exception:  # unloadable objects: recompile and overwrite
+            for k in keys:
+                diskcache.discard(k)
+    with PartCompiler(n_parts, speed_level) as parts:
+        made = 0
+        for key, module in zip(keys, make_parts()):
+            _embed_key(module, key, name=f"msjit_cache_key.{made}")
+            parts.submit(str(module))
+            made += 1
+    if made != n_parts:
+        raise RuntimeError(f"codegen: {description.splitlines()[0]!r} made {made} parts, not {n_parts}")
+    objs = [f.result() for f in parts.futures]
+    for key, obj in zip(keys, objs):
+        diskcache.store(key, obj)
+    lib = Library(objs)
+    STATS["compiled"] += 1
+    STATS["compile_s"] += time.perf_counter() - t0
+    return lib
+
+
+def _embed_key(module: ir.Module, key: str, name: str = "msjit_cache_key") -> None:
     """Put the cache key into the object as a constant: a cached file whose code was compiled for
     another key is refused before it is loaded (:func:`diskcache.unwrap`)."""
     data = bytearray(diskcache.key_symbol(key))
     arr = ir.ArrayType(ir.IntType(8), len(data))
-    g = ir.GlobalVariable(module, arr, name="msjit_cache_key")
+    g = ir.GlobalVariable(module, arr, name=name)
     g.global_constant = True
     g.initializer = ir.Constant(arr, data)
 

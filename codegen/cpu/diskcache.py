@@ -39,6 +39,7 @@ import threading
 
 import numpy as np
 
+from graph import config as settings
 from graph.errors import INTERNAL_DIRS
 
 MAGIC = b"MSJITO2\n"
@@ -128,12 +129,9 @@ def _hash_framework() -> str:
 
 
 def cache_dir() -> str | None:
-    if os.environ.get("MSJIT_NO_CACHE") == "1":
+    if settings.get("MSJIT_NO_CACHE"):
         return None
-    d = os.environ.get("MSJIT_CACHE_DIR")
-    if d is None:
-        d = os.path.join(os.path.expanduser("~"), ".cache", "msjit")
-    return d or None
+    return settings.get("MSJIT_CACHE_DIR")
 
 
 def key_symbol(key: str) -> bytes:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 
-from ..fused_plan import compute_dtype, np_dtype  # noqa: F401  (re-exported)
+from ..emit_rules import EmitterRules
+from ..fused_plan import compute_dtype, np_dtype  # re-exported
 from . import vmath
 
 F16, F32, F64 = ir.HalfType(), ir.FloatType(), ir.DoubleType()
@@ -107,8 +108,10 @@ def _f64_to_f32_round_odd(b, d):
     return b.bitcast(bits, F32)
 
 
-class LLVMEmitter:
+class LLVMEmitter(EmitterRules):
     """Emitter over an IRBuilder; ``dtype`` is the default for ``const`` without ``like``."""
+
+    value_type = LV
 
     def __init__(self, builder: ir.IRBuilder, dtype=np.float32):
         self.b = builder
@@ -202,21 +205,7 @@ class LLVMEmitter:
             x, y = self.to(x, FLOAT32), self.to(y, FLOAT32)
         return LV(self.b.fdiv(x.v, y.v, flags=vmath.FM), x.dt)
 
-    # -- floor division and modulo (graph/ops/emit.py: Python's // and %, numpy's results) ----------
-    def floor_div(self, x, y):
-        return self._divmod(x, y)[0]
-
-    def floor_mod(self, x, y):
-        return self._divmod(x, y)[1]
-
-    def _divmod(self, x, y):
-        (x, y), dt = self._unify(x, y)
-        if dt == np.bool_:
-            raise NotImplementedError("floor_div/floor_mod of bools (refused by the ops' inference)")
-        if dt.kind == "f":
-            return self._float_divmod(x, y, dt)
-        return self._int_divmod(x, y, dt)
-
+    # -- floor division and modulo (dispatched by codegen/emit_rules.py) ----------------------------
     def _int_divmod(self, x, y, dt):
         """Exact integer floor division: LLVM's sdiv/srem truncate toward zero, so a nonzero
         remainder whose sign differs from the divisor's moves the quotient down by one. Divisors
@@ -352,20 +341,8 @@ class LLVMEmitter:
     def min(self, x, y):
         return self._minmax(x, y, "<")
 
-    def pow(self, x, y):
-        if not isinstance(y, LV) and isinstance(y, (int, float)):
-            x = self.wrap(x)
-            yv = float(y)
-            if yv == 2.0:
-                return self.mul(x, x)
-            if yv == 1.0:
-                return x
-            if yv == 3.0:
-                return self.mul(self.mul(x, x), x)
-            if yv == 0.5 and x.dt.kind == "f":
-                return self.sqrt(x)
-            if yv == -1.0 and x.dt.kind == "f":
-                return self.div(self.const(1.0, x), x)
+    def _pow(self, x, y):
+        """A power the strength reduction (codegen/emit_rules.py) left."""
         (x, y), dt = self._unify(x, y)
         if dt.kind in "iu":
             return self._int_pow(x, y, dt)

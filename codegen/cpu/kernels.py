@@ -303,6 +303,33 @@ def emit_fused(module: ir.Module, plan: FusedPlan) -> str:
 BOOL, FLOAT32, I1  # re-exported names used by callers
 
 
+#: a graph with more kernels than this compiles as several modules (parts), on several cores
+#: (codegen/cpu/parallel_compile.py); decided by the kernels alone, never by the machine, so a
+#: part's cache key is the same on every machine
+KERNELS_PER_PART = 48
+MAX_PARTS = 64
+
+
+def part_groups(plans) -> list[list]:
+    """``plans`` cut into the parts of their module, in order: runs of about
+    :data:`KERNELS_PER_PART` kernels (at most :data:`MAX_PARTS` runs), plans that share a kernel
+    (one name) kept in one part, since that kernel is emitted once.
+
+    Example:
+        >>> class P:
+        ...     def __init__(self, name): self.name = name
+        >>> [[p.name for p in g] for g in part_groups([P("a"), P("b"), P("a")])]
+        [['a', 'a', 'b']]
+    """
+    by_name: dict = {}
+    for p in plans:
+        by_name.setdefault(p.name, []).append(p)
+    names = list(by_name)
+    n = min(MAX_PARTS, max(1, len(names) // KERNELS_PER_PART))
+    size = -(-len(names) // n)
+    return [[p for name in names[i:i + size] for p in by_name[name]] for i in range(0, len(names), size)]
+
+
 def emit_segment(module: ir.Module, name: str, members) -> str:
     """``void name(i8*** tables, i64* parts)``: call each kernel of ``members`` ((kernel name,
     outer extent, split alignment or None, error flag or None) tuples, all defined in
@@ -321,6 +348,8 @@ def emit_segment(module: ir.Module, name: str, members) -> str:
     pfor = None
     for j, (kernel, extent, align, flag) in enumerate(members):
         argv = b.load(b.gep(fn.args[0], [ir.Constant(ir.IntType(32), j)], inbounds=True))
+        if kernel not in module.globals:  # defined in another part of a module compiled in parts
+            ir.Function(module, ir.FunctionType(ir.VoidType(), [i8pp, I64, I64]), kernel)
         if align is None:
             b.call(module.globals[kernel], [argv, ir.Constant(I64, 0), ir.Constant(I64, extent)], attrs=("noinline",))
         else:

@@ -37,6 +37,7 @@ import threading
 
 import numpy as np
 
+from graph import config as settings
 from graph import forksafe
 from graph.dtypes import float16
 from graph.ir import Value
@@ -264,19 +265,23 @@ class CompiledGraph:
             if isinstance(p, native.NativePlan):
                 p.external_address()
 
-        def make_module():
-            module = compiler.new_module(self.name)
-            for p in plans:
-                if isinstance(p, native.NativePlan):
-                    p.emit(module)
-                else:
-                    kernels.emit_fused(module, p)
-            for name, members in segments:
-                kernels.emit_segment(module, name, members)
-            return module
+        groups = kernels.part_groups(plans)
+
+        def make_parts():
+            for i, group in enumerate(groups):
+                module = compiler.new_module(self.name if len(groups) == 1 else f"{self.name}.{i}")
+                for p in group:
+                    if isinstance(p, native.NativePlan):
+                        p.emit(module)
+                    else:
+                        kernels.emit_fused(module, p)
+                if i == len(groups) - 1:
+                    for name, members in segments:
+                        kernels.emit_segment(module, name, members)
+                yield module
         desc = "\n".join([f"kernel {p.name}\n{p.description()}" for p in plans]
                          + [f"segment {name} {members}" for name, members in segments])
-        return compiler.build_described(desc, make_module)
+        return compiler.build_parts(desc, make_parts, len(groups))
 
     def _plan_buffers(self, schedule, plans) -> dict:
         """id(value) -> its buffer in this graph's arena, for the intermediate values the steps
@@ -567,7 +572,7 @@ class CompiledGraph:
         ``MSJIT_PY_RESTORED_CALL=1``): restored calls stay in Python."""
         snapshots = self.snapshots
         if (snapshots is None or self._half or len(self._inplace) != len(self.update_slots)
-                or os.environ.get("MSJIT_PY_RESTORED_CALL") == "1"):
+                or settings.get("MSJIT_PY_RESTORED_CALL")):
             return None
         try:
             from . import _restored_call

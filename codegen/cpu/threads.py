@@ -29,17 +29,18 @@ import os
 import threading
 import time
 
+from graph import config as settings
 from graph import forksafe
 from graph.cpus import usable_cores
 
-from .native_pool import CALL_BLAS, CALL_HOT  # noqa: F401 - Pool.call_region's flags
+from .native_pool import CALL_BLAS, CALL_HOT  # Pool.call_region's flags
 
 #: minimum ``elements * per-element cost`` of a kernel before it is split at all (two parts);
 #: beyond it, a kernel of work W runs in min(threads, W // (SPLIT_THRESHOLD / 2)) parts. With
 #: workers spinning through a compiled call a split costs about a microsecond, so kernels of some
 #: 20 us of work split (measured on 2 cores, interleaved fresh processes: 600k -> 60k took the
 #: LeNet5 b32 step 1.82 -> 1.14 ms and the MLP b32 step 0.79 -> 0.57 ms; 15k-60k within noise)
-SPLIT_THRESHOLD = float(os.environ.get("MSJIT_SPLIT_THRESHOLD", 60_000))
+SPLIT_THRESHOLD = settings.get("MSJIT_SPLIT_THRESHOLD")
 
 _requested: list[int] = []  # set_num_threads() value, if any
 
@@ -58,14 +59,11 @@ EPOCH = (ctypes.c_int64 * 1)()
 def n_threads() -> int:
     """Threads a kernel may use: ``set_num_threads``, else ``MSJIT_THREADS``, else every core
     this process may run on. The variable is read once (and again after ``set_num_threads``):
-    every compiled call asks, and ``os.environ`` costs ~1 us a read (5 a LeNet5 step)."""
+    every compiled call asks, and reading the environment costs ~1 us (5 a LeNet5 step)."""
     if _requested:
         return _requested[0]
     if not _from_env:
-        try:
-            _from_env.append(int(os.environ.get("MSJIT_THREADS", "0")))
-        except ValueError:
-            _from_env.append(0)
+        _from_env.append(settings.get("MSJIT_THREADS"))
     n = _from_env[0]
     return n if n > 0 else available_cores()
 
@@ -94,8 +92,8 @@ def parts_for(work: float, splittable: bool = True) -> int:
 #: Python between two steps, its data loading). Waking a sleeping worker costs the next call
 #: ~20-30 us (MLP b32 steps with a 200 us gap between them: 0.299 ms after 50 us of spinning,
 #: 0.281 ms after 300; without a gap 0.276 and 0.278); libgomp spins about as long by default.
-HOT_SPIN_NS = int(float(os.environ.get("MSJIT_HOT_SPIN_US", 20_000)) * 1e3)
-IDLE_SPIN_NS = int(float(os.environ.get("MSJIT_IDLE_SPIN_US", 300)) * 1e3)
+HOT_SPIN_NS = int(settings.get("MSJIT_HOT_SPIN_US") * 1e3)
+IDLE_SPIN_NS = int(settings.get("MSJIT_IDLE_SPIN_US") * 1e3)
 
 _KERNEL = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 

@@ -26,6 +26,7 @@ import math
 
 import numpy as np
 
+from ..emit_rules import EmitterRules
 from ..fused_plan import compute_dtype, np_dtype
 
 BOOL = np.dtype(np.bool_)
@@ -128,9 +129,11 @@ _MATH = {  # primitive -> (float32 function, float64 function)
 }
 
 
-class CUDAEmitter:
+class CUDAEmitter(EmitterRules):
     """Emitter writing C statements into ``lines``; ``dtype`` is the default for ``const``
     without ``like``. ``prefix`` keeps temporaries of several emitters in one scope apart."""
+
+    value_type = CV
 
     def __init__(self, dtype=np.float32, prefix="t"):
         self.dtype = compute_dtype(dtype)
@@ -219,21 +222,7 @@ class CUDAEmitter:
             x, y = self.to(x, FLOAT32), self.to(y, FLOAT32)
         return self.temp(f"({x.c} / {y.c})", x.dt)
 
-    # -- floor division and modulo (graph/ops/emit.py: Python's // and %, numpy's results) ----------
-    def floor_div(self, x, y):
-        return self._divmod(x, y)[0]
-
-    def floor_mod(self, x, y):
-        return self._divmod(x, y)[1]
-
-    def _divmod(self, x, y):
-        (x, y), dt = self._unify(x, y)
-        if dt == np.bool_:
-            raise NotImplementedError("floor_div/floor_mod of bools (refused by the ops' inference)")
-        if dt.kind == "f":
-            return self._float_divmod(x, y, dt)
-        return self._int_divmod(x, y, dt)
-
+    # -- floor division and modulo (dispatched by codegen/emit_rules.py) ----------------------------
     def _int_divmod(self, x, y, dt):
         """Exact integer floor division, as the LLVM emitter: C's / and % truncate toward zero, so
         a nonzero remainder whose sign differs from the divisor's moves the quotient down by one.
@@ -339,20 +328,8 @@ class CUDAEmitter:
     def min(self, x, y):
         return self._minmax(x, y, "<")
 
-    def pow(self, x, y):
-        if not isinstance(y, CV) and isinstance(y, (int, float)):
-            x = self.wrap(x)
-            yv = float(y)
-            if yv == 2.0:
-                return self.mul(x, x)
-            if yv == 1.0:
-                return x
-            if yv == 3.0:
-                return self.mul(self.mul(x, x), x)
-            if yv == 0.5 and x.dt.kind == "f":
-                return self.sqrt(x)
-            if yv == -1.0 and x.dt.kind == "f":
-                return self.div(self.const(1.0, x), x)
+    def _pow(self, x, y):
+        """A power the strength reduction (codegen/emit_rules.py) left."""
         (x, y), dt = self._unify(x, y)
         if dt.kind in "iu":  # exact, wrapping, as numpy (prelude's msjit_ipow)
             wide = "unsigned long long" if dt.itemsize == 8 else "unsigned int"

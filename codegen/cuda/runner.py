@@ -25,10 +25,10 @@ from __future__ import annotations
 import contextlib
 
 import logging
-import os
 
 import numpy as np
 
+from graph import config as settings
 from ..cpu.runner import CompiledGraph
 from ..fused_plan import FusedPlan
 from . import compiler, conv, render_module
@@ -47,7 +47,7 @@ def device_capability(cp) -> int:
 def cudnn_module(xp):
     """``cupy.cudnn`` when it imports (CuPy 13 and older, with cuDNN installed), else None (CuPy 14
     removed it; ``MSJIT_CUDNN=0`` turns it off)."""
-    if os.environ.get("MSJIT_CUDNN") == "0" or getattr(xp, "__name__", None) != "cupy":
+    if not settings.get("MSJIT_CUDNN") or getattr(xp, "__name__", None) != "cupy":
         return None
     try:
         import cupy.cudnn as cudnn
@@ -252,7 +252,7 @@ class GraphReplay:
 
     @staticmethod
     def for_graph(compiled):
-        mode = os.environ.get("MSJIT_CUDA_GRAPHS", "auto")
+        mode = settings.get("MSJIT_CUDA_GRAPHS")
         if mode == "0":
             return None
         graph = compiled.graph

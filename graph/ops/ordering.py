@@ -1,4 +1,4 @@
-"""Ops along one axis: cumsum, sort, gather_elements (``GatherD``) and its scatter-add gradient.
+"""Ops along one axis: cumsum, cumprod, sort, gather_elements (``GatherD``) and its scatter-add gradient.
 
 ``topk`` and ``argsort`` are built from ``sort`` (``runtime.ops``); sort's gradient sends each
 value's cotangent back to where it came from with ``gather_elements`` and the inverse permutation.
@@ -48,6 +48,47 @@ register(Op("cumsum", prim="CumSum", inputs=("x",), impl=_cumsum_impl, infer=_in
                    "reverse": Attr(False, a_bool)},
             doc="cumulative sum along axis (exclusive: without the element itself; reverse: from "
                 "the end)"))
+
+
+# -- cumprod --------------------------------------------------------------------------------------------
+def _infer_cumprod(x, axis, exclusive=False, reverse=False):
+    if x.ndim == 0:
+        fail("cumprod", "input must have rank >= 1, got a scalar")
+    if x.dtype.is_bool:
+        fail("cumprod", f"cannot multiply bools ({describe(x)}); cast to a number type first", TypeError)
+    normalize_axis("cumprod", axis, x.ndim)
+    return AVal(x.shape, x.dtype)
+
+
+def _cumprod_impl(xp, x, axis, exclusive=False, reverse=False):
+    if x.dtype.kind == "b":  # eager skips nothing here, but compiled code runs only the impl
+        raise TypeError("cumprod: cannot multiply bools; cast to a number type first")
+    ax = axis % x.ndim
+    y = xp.flip(x, ax) if reverse else x
+    out = xp.cumprod(y, axis=ax, dtype=x.dtype)
+    if exclusive:  # shift by one along the axis: out[i] = product of the elements before i
+        ones = xp.ones_like(xp.take(out, xp.arange(0, min(1, out.shape[ax])), axis=ax))
+        head = xp.take(out, xp.arange(0, max(out.shape[ax] - 1, 0)), axis=ax)
+        out = xp.concatenate([ones, head], axis=ax)
+    return xp.ascontiguousarray(xp.flip(out, ax) if reverse else out)
+
+
+def _cumprod_vjp(g, out, x, axis, exclusive=False, reverse=False):
+    # MindSpore's CumProd bprop: each output is a product containing x_j once, so d out_i / d x_j
+    # = out_i / x_j for every i that includes x_j; summing over those i is the cumulative sum in
+    # the other direction. Like MindSpore's, it divides by x (a zero input gives inf/NaN).
+    if not gets_gradient(x):
+        return (None,)
+    through = F.cumsum(F.mul(g, out), axis=axis, exclusive=exclusive, reverse=not reverse)
+    return (F.div(through, x),)
+
+
+register(Op("cumprod", prim="CumProd", inputs=("x",), impl=_cumprod_impl, infer=_infer_cumprod,
+            vjp=_cumprod_vjp, kind=EXTERN, call_attrs=("axis",),
+            attrs={"axis": Attr(REQUIRED, a_int), "exclusive": Attr(False, a_bool),
+                   "reverse": Attr(False, a_bool)},
+            doc="cumulative product along axis (exclusive: without the element itself; reverse: "
+                "from the end)"))
 
 
 # -- sort ----------------------------------------------------------------------------------------------------

@@ -8,7 +8,35 @@ framework's rule (``graph.dtypes.promote`` / ``weak_scalar_type``) gives float32
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..dtypes import DType, from_numpy, promote, weak_scalar_type
+
+#: promotion targets by (op, operand kinds): the rule reads only the operands' dtypes and the
+#: *types* of Python scalars (``weak_scalar_type``), so numpy arrays (keyed by dtype) and exact
+#: bool/int/float scalars (keyed by type) give one answer per key; anything else is not memoised
+_TARGETS: dict = {}
+_TARGETS_LIMIT = 4096
+_SCALAR_TYPES = (bool, int, float)
+
+
+def _memo_key(op, operands):
+    key = [op]
+    n = len(operands)
+    for i in op.promote_idx:
+        if i >= n:
+            continue
+        a = operands[i]
+        t = type(a)
+        if t is np.ndarray:
+            key.append(a.dtype)
+        elif t in _SCALAR_TYPES:
+            key.append(t)
+        elif a is None:
+            key.append(None)
+        else:
+            return None
+    return tuple(key)
 
 
 def _dtype(a):
@@ -23,6 +51,21 @@ def promotion_target(op, operands):
     """
     if not op.promote:
         return None
+    key = _memo_key(op, operands)
+    if key is None:
+        return _target(op, operands)
+    try:
+        return _TARGETS[key]
+    except KeyError:
+        pass
+    target = _target(op, operands)
+    if len(_TARGETS) >= _TARGETS_LIMIT:
+        _TARGETS.clear()
+    _TARGETS[key] = target
+    return target
+
+
+def _target(op, operands):
     first = None
     same = True
     scalars = []

@@ -1,8 +1,9 @@
-"""Data-dependent selections (``unique``, ``nonzero``, ``masked_select``) and the scatter family
+"""Data-dependent selections (``unique``, ``unique_consecutive``, ``nonzero``, ``masked_select``),
+``unique_with_pad`` (static shapes: padded) and the scatter family
 (``tensor_scatter_update/add/sub/max/min/mul/div``, ``gather_nd``).
 
-The first three have output shapes that depend on the input's values, so their ``infer`` cannot
-give a shape: they run in PyNative only and carry ``data_dependent_shape=True``, which graph
+The four data-dependent ones have output shapes that depend on the input's values, so their
+``infer`` cannot give a shape: they run in PyNative only and carry ``data_dependent_shape=True``, which graph
 capture turns into a graph break (the op then runs eagerly between two compiled graphs) until
 shapes get symbols. The scatter ops have static shapes and compile normally (extern kind: their
 kernels are ``impl`` on numpy).
@@ -16,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..aval import AVal
-from .core import EXTERN, Attr, F, Op, a_shape, describe, fail, register
+from ..dtypes import int32, int64
+from .core import EXTERN, Attr, F, Op, a_bool, a_int, a_shape, describe, fail, register
 
 
 def _data_dependent(name, validate=None):
@@ -40,6 +42,75 @@ register(Op("unique", prim="Unique", inputs=("x",), impl=_unique_impl, infer=_da
             nondiff="a set of values and integer positions have no gradient",
             doc="(y, idx): the sorted distinct elements of x (flattened) and, with x's shape, the "
                 "position in y of each element (int32)"))
+
+
+def _optional_axis(v, op, name):
+    return None if v is None else a_int(v, op, name)
+
+
+def _validate_unique_consecutive(x, return_idx=False, return_counts=False, axis=None):
+    if axis is not None and not -max(x.ndim, 1) <= axis < max(x.ndim, 1):
+        fail("unique_consecutive", f"axis {axis} is out of range for input {describe(x)}")
+
+
+def _unique_consecutive_impl(xp, x, return_idx=False, return_counts=False, axis=None):
+    """(output, idx, counts): x (flattened when axis is None) with each run of equal consecutive
+    elements -- or slices along ``axis`` -- kept once; idx maps each input position to its run,
+    counts is each run's length (int32 both)."""
+    if axis is None:
+        rows, ax = x.reshape(-1, 1), 0
+    else:
+        _validate_unique_consecutive(x, axis=axis)  # (eager runs only the impl here)
+        ax = axis % max(x.ndim, 1)
+        rows = xp.moveaxis(x, ax, 0).reshape(x.shape[ax], -1)
+    n = rows.shape[0]
+    starts = xp.ones(n, bool)
+    if n > 1:
+        starts[1:] = (rows[1:] != rows[:-1]).any(axis=1) if rows.shape[1] else False
+    keep = xp.nonzero(starts)[0]
+    idx = (xp.cumsum(starts) - 1).astype(np.int32)
+    counts = xp.diff(xp.append(keep, n)).astype(np.int32)
+    if axis is None:
+        return x.reshape(-1)[keep], idx.reshape(x.shape), counts
+    return xp.take(x, keep, axis=ax), idx, counts
+
+
+register(Op("unique_consecutive", prim="UniqueConsecutive", inputs=("x",), impl=_unique_consecutive_impl,
+            infer=_data_dependent("unique_consecutive", _validate_unique_consecutive), n_outputs=3,
+            eager_infer=False, data_dependent_shape=True, kind=EXTERN,
+            attrs={"return_idx": Attr(False, a_bool), "return_counts": Attr(False, a_bool),
+                   "axis": Attr(None, _optional_axis)},
+            nondiff="a set of values and integer positions have no gradient",
+            doc="(output, idx, counts): x (flattened when axis is None) with each run of equal "
+                "consecutive elements (slices along axis) kept once, the run of every input "
+                "position, and each run's length"))
+
+
+def _infer_unique_with_pad(x, pad_num):
+    if x.ndim != 1:
+        fail("unique_with_pad", f"x must be a 1-D tensor, got {describe(x)}")
+    if x.dtype not in (int32, int64):
+        fail("unique_with_pad", f"x must be int32 or int64, got {describe(x)}", TypeError)
+    return AVal(tuple(x.shape), x.dtype), AVal(tuple(x.shape), x.dtype)
+
+
+def _unique_with_pad_impl(xp, x, pad_num):
+    """(y, idx) of x's shape and dtype: the distinct values in order of first occurrence, then
+    pad_num; idx[i] is the position of x[i] in y (MindSpore's documented examples)."""
+    values, first, inverse = xp.unique(x, return_index=True, return_inverse=True)
+    order = xp.argsort(first, kind="stable")  # distinct values by first occurrence
+    rank = xp.empty_like(order)
+    rank[order] = xp.arange(order.size)
+    y = xp.full(x.shape, pad_num, x.dtype)
+    y[:values.size] = values[order]
+    return y, rank[inverse.reshape(-1)].astype(x.dtype)
+
+
+register(Op("unique_with_pad", prim="UniqueWithPad", inputs=("x",), impl=_unique_with_pad_impl,
+            infer=_infer_unique_with_pad, n_outputs=2, kind=EXTERN, call_attrs=("pad_num",),
+            attrs={"pad_num": Attr(0, a_int)}, nondiff="integer values and positions have no gradient",
+            doc="(y, idx), both of x's shape: x's distinct values in order of first occurrence "
+                "padded with pad_num, and the position in y of each element of x"))
 
 
 def _nonzero_impl(xp, x):
@@ -158,7 +229,39 @@ def _scatter_sub_vjp(g, out, x, indices, updates):
     return g, None, F.neg(F.gather_nd(g, indices))
 
 
-_VJPS = {"update": _scatter_update_vjp, "add": _scatter_add_vjp, "sub": _scatter_sub_vjp}
+def _scatter_extremum_vjp(g, out, x, indices, updates):
+    """MindSpore's TensorScatterMax/Min bprop: the cotangent of each output element goes to every
+    value that attains it (x's element and any updates written there), split equally among ties."""
+    x_won = F.cast(F.equal(x, out), dtype=g.dtype)
+    update_won = F.cast(F.equal(updates, F.gather_nd(out, indices)), dtype=g.dtype)
+    winners = F.tensor_scatter_add(x_won, indices, update_won)  # >= 1 everywhere
+    share = F.div(g, winners)
+    return F.mul(share, x_won), None, F.mul(F.gather_nd(share, indices), update_won)
+
+
+def _scatter_mul_vjp(g, out, x, indices, updates):
+    """out = x * (the product of the updates written to each slice), repeated index rows included:
+    dx = g * that product (``tensor_scatter_mul(g, ...)``), and each update's cotangent is
+    g * out / u at its slice. Where an update is 0 that division is replaced by g * x (exact
+    when no other update shares its index row, the case MindSpore's bprop assumes everywhere)."""
+    through = F.gather_nd(F.mul(g, out), indices)
+    nonzero = F.not_equal(updates, 0)
+    safe = F.where(nonzero, updates, F.ones_like(updates))
+    du = F.where(nonzero, F.div(through, safe), F.mul(F.gather_nd(g, indices), F.gather_nd(x, indices)))
+    return F.tensor_scatter_mul(g, indices, updates), None, du
+
+
+def _scatter_div_vjp(g, out, x, indices, updates):
+    """out = x / (the product of the updates written to each slice): dx = g divided by them
+    (``tensor_scatter_div(g, ...)``), du = -g * out / u at the update's slice (exact with repeated
+    index rows too; with distinct ones it is MindSpore's -g * x / u**2)."""
+    du = F.neg(F.div(F.gather_nd(F.mul(g, out), indices), updates))
+    return F.tensor_scatter_div(g, indices, updates), None, du
+
+
+_VJPS = {"update": _scatter_update_vjp, "add": _scatter_add_vjp, "sub": _scatter_sub_vjp,
+         "max": _scatter_extremum_vjp, "min": _scatter_extremum_vjp, "mul": _scatter_mul_vjp,
+         "div": _scatter_div_vjp}
 _DOCS = {"update": "replaces", "add": "adds to", "sub": "subtracts from", "max": "takes the maximum with",
          "min": "takes the minimum with", "mul": "multiplies", "div": "divides"}
 
@@ -168,7 +271,6 @@ for _mode in ("update", "add", "sub", "max", "min", "mul", "div"):
     register(Op(_name, prim="TensorScatter" + _mode.capitalize(), inputs=("x", "indices", "updates"),
                 impl=_scatter_impl(_mode), infer=(lambda n: lambda x, i, u: _infer_scatter(n, x, i, u))(_name),
                 vjp=_vjp, kind=EXTERN, diff_inputs=(0, 2),
-                nondiff=None if _vjp else "its gradient (which depends on which write won) is not implemented",
                 doc=f"a copy of x in which each index row of indices {_DOCS[_mode]} the slice it addresses "
                     "with updates"))
 

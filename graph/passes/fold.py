@@ -60,7 +60,7 @@ def fold_constants(graph: Graph, limit: int = FOLD_LIMIT) -> Graph:
                 and sum(o.aval.size for o in node.outputs) <= limit):
             try:
                 arrays = _evaluate(node, [_operand_data(v) for v in ins])
-            except Exception:  # noqa: BLE001 - leave it to fail at run time, where errors are reported
+            except Exception:  # leave it to fail at run time, where errors are reported
                 arrays = None
             if arrays is not None:
                 for o, arr in zip(node.outputs, arrays):

@@ -5,5 +5,5 @@ Example:
     >>> mstype.float32, mstype.int64
     (Float32, Int64)
 """
-from ..dtype import *  # noqa: F401,F403
+from ..dtype import *  # noqa: F403
 from ..dtype import DType, as_dtype  # noqa: F401

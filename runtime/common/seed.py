@@ -5,6 +5,6 @@ Example:
     >>> set_seed(7); get_seed()
     7
 """
-from ..random import get_seed, set_seed  # noqa: F401
+from ..random import get_seed, set_seed
 
 __all__ = ["set_seed", "get_seed"]

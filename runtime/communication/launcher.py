@@ -13,24 +13,18 @@ Example:
 """
 from __future__ import annotations
 
-import os
+from graph import config as settings
 
-#: (size variable, rank variable) set by common launchers: MPICH/Intel MPI (hydra), Open MPI,
-#: MVAPICH, Slurm's srun (step variables, which a batch script itself does not have)
-LAUNCHER_VARIABLES = (
-    ("PMI_SIZE", "PMI_RANK"),
-    ("OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"),
-    ("MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_RANK"),
-    ("SLURM_STEP_NUM_TASKS", "SLURM_PROCID"),
-)
+
+#: (size variable, rank variable) set by common launchers (declared in graph/config.py)
+LAUNCHER_VARIABLES = settings.LAUNCHER_VARIABLES
 
 
 def launched_size(environ=None) -> int | None:
     """The number of processes the launcher started, or None when no launcher started this one."""
-    env = os.environ if environ is None else environ
     for size_var, rank_var in LAUNCHER_VARIABLES:
-        raw = env.get(size_var)
-        if raw and rank_var in env:
+        raw = settings.raw(size_var, environ)
+        if raw and settings.raw(rank_var, environ) is not None:
             try:
                 return int(raw)
             except ValueError:
@@ -40,15 +34,9 @@ def launched_size(environ=None) -> int | None:
 
 def mpi_forced(environ=None) -> bool:
     """``MSJIT_COMM=mpi``: initialise MPI even without a launcher (a singleton MPI process)."""
-    env = os.environ if environ is None else environ
-    return env.get("MSJIT_COMM", "").lower() == "mpi"
+    return settings.get("MSJIT_COMM", environ)
 
 
 def requested_ranks(environ=None) -> int | None:
     """Ranks a MindSpore-style environment asks for (``RANK_SIZE``), or None."""
-    env = os.environ if environ is None else environ
-    raw = env.get("RANK_SIZE")
-    try:
-        return int(raw) if raw else None
-    except ValueError:
-        return None
+    return settings.get("RANK_SIZE", environ)

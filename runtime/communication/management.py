@@ -31,6 +31,7 @@ import sys
 import time
 import traceback
 
+from graph import config as settings
 from graph.ops import comm
 
 from .launcher import launched_size, mpi_forced, requested_ranks
@@ -266,8 +267,9 @@ def _abort_every_rank(exc_type, exc, tb):
 def _launched_rank():
     from .launcher import LAUNCHER_VARIABLES
     for _, rank_var in LAUNCHER_VARIABLES:
-        if os.environ.get(rank_var, "").isdigit():
-            return int(os.environ[rank_var])
+        value = settings.raw(rank_var) or ""
+        if value.isdigit():
+            return int(value)
     return "?"
 
 
@@ -323,9 +325,9 @@ def _share_cores(world) -> None:
     from graph.cpus import usable_cores
     share = max(1, usable_cores() // max(1, local))
     from ..context import get_context, set_context
-    if not os.environ.get("MSJIT_THREADS") and get_context("num_threads") is None:
+    if not settings.raw("MSJIT_THREADS") and get_context("num_threads") is None:
         set_context(num_threads=share)
-    if not os.environ.get("RUNTIME_BLAS_THREADS"):
+    if not settings.raw("RUNTIME_BLAS_THREADS"):
         from ..device import limit_blas_threads
         limit_blas_threads(share)
 

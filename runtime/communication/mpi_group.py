@@ -26,10 +26,11 @@ import time
 
 import numpy as np
 
+from graph import config as settings
 from graph.ops.comm import Pending
 
 #: seconds a collective may wait for its peers before raising (``MSJIT_COMM_TIMEOUT`` overrides)
-DEFAULT_TIMEOUT = 600.0
+DEFAULT_TIMEOUT = settings.COMM_TIMEOUT_DEFAULT
 #: seconds of busy polling before the poller starts to sleep
 SPIN_SECONDS = 0.002
 #: the longest sleep between two polls
@@ -94,16 +95,7 @@ class Departures:
 
 
 def timeout_from_env() -> float:
-    raw = os.environ.get("MSJIT_COMM_TIMEOUT")
-    if not raw:
-        return DEFAULT_TIMEOUT
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ValueError(f"MSJIT_COMM_TIMEOUT must be a number of seconds, got {raw!r}") from None
-    if not value > 0:
-        raise ValueError(f"MSJIT_COMM_TIMEOUT must be > 0 seconds, got {raw!r}")
-    return value
+    return settings.get("MSJIT_COMM_TIMEOUT")
 
 
 def _host(xp, x):

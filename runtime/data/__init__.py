@@ -26,15 +26,15 @@ Example:
 """
 import os as _os
 
-from . import config, text, transforms, vision  # noqa: F401
-from .dataset import (BatchDataset, BatchInfo, Dataset, DictIterator, MapDataset, MappableDataset,  # noqa: F401
+from . import config, text, transforms, vision
+from .dataset import (BatchDataset, BatchInfo, Dataset, DictIterator, MapDataset, MappableDataset,
                       ProjectDataset, RenameDataset, RepeatDataset, ShuffleDataset, SkipDataset, TakeDataset,
                       TupleIterator, ZipDataset, ConcatDataset)
-from .mnist import MnistDataset  # noqa: F401
-from .cifar import Cifar10Dataset  # noqa: F401
-from .image_folder import ImageFolderDataset  # noqa: F401
-from .sources import GeneratorDataset, NumpySlicesDataset  # noqa: F401
-from .vision import Border, ImageBatchFormat, Inter  # noqa: F401
+from .mnist import MnistDataset
+from .cifar import Cifar10Dataset
+from .image_folder import ImageFolderDataset
+from .sources import GeneratorDataset, NumpySlicesDataset
+from .vision import Border, ImageBatchFormat, Inter
 
 _EMBEDDED = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "_embedded")
 

@@ -967,4 +967,4 @@ def split_dataset(dataset, sizes, randomize=True):
     return out
 
 
-from .mapping import MapDataset  # noqa: E402,F401 - re-exported: the map node lives in its own module
+from .mapping import MapDataset  # noqa: E402 - re-exported: the map node lives in its own module

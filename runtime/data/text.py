@@ -36,11 +36,85 @@ def _as_str_array(x, what):
 
 
 class Vocab:
-    """A word -> id table (MindSpore's ``text.Vocab``); build it with :meth:`from_list` or
-    :meth:`from_dict`."""
+    """A word -> id table (MindSpore's ``text.Vocab``); build it with :meth:`from_list`,
+    :meth:`from_dict`, :meth:`from_dataset` or :meth:`from_file`."""
 
     def __init__(self):
         self._ids = {}
+
+    @classmethod
+    def _with_specials(cls, words, special_tokens, special_first, what):
+        """Ids in ``words`` order with ``special_tokens`` before or after them (repeats refused)."""
+        specials = list(special_tokens or [])
+        for w in specials:
+            if not isinstance(w, str):
+                raise TypeError(f"{what}: special tokens must be str, got {w!r}")
+        clash = sorted(set(specials) & set(words)) + sorted({w for w in specials if specials.count(w) > 1})
+        if clash:
+            raise ValueError(f"{what}: special token(s) {clash} repeat a word or another special token")
+        order = specials + list(words) if special_first else list(words) + specials
+        vocab = cls()
+        vocab._ids = {w: i for i, w in enumerate(order)}
+        return vocab
+
+    @classmethod
+    def from_dataset(cls, dataset, columns=None, freq_range=None, top_k=None, special_tokens=None,
+                     special_first=True):
+        """Every distinct word of ``columns`` (all columns when None) of ``dataset``, one pass over
+        it, ordered from the most to the least frequent, equal frequencies lexicographically
+        (MindSpore's order). ``freq_range=(min, max)`` keeps words seen min..max times (either
+        end None: unbounded; min 0 is 1); ``top_k`` then keeps the first k. Each row value is a
+        string or an array of strings (tokens)."""
+        what = "Vocab.from_dataset"
+        if isinstance(columns, str):
+            columns = [columns]
+        names = dataset.get_col_names()
+        wanted = list(names) if columns is None else list(columns)
+        unknown = [c for c in wanted if c not in names]
+        if unknown:
+            raise ValueError(f"{what}: no column(s) {unknown}; the dataset has {names}")
+        lo, hi = _freq_bounds(freq_range, what)
+        if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, numbers.Integral)
+                                  or top_k <= 0):
+            raise ValueError(f"{what}: top_k must be a positive int or None, got {top_k!r}")
+        counts = {}
+        positions = [names.index(c) for c in wanted]
+        for row in dataset.create_tuple_iterator(output_numpy=True, num_epochs=1):
+            for k in positions:
+                for word in _as_str_array(row[k], what).reshape(-1).tolist():
+                    counts[word] = counts.get(word, 0) + 1
+        kept = [w for w, n in counts.items() if lo <= n and (hi is None or n <= hi)]
+        if counts and not kept:
+            import warnings
+            warnings.warn(f"{what}: no word falls in freq_range {freq_range}", stacklevel=2)
+        kept.sort(key=lambda w: (-counts[w], w))
+        if top_k is not None:
+            kept = kept[:top_k]
+        return cls._with_specials(kept, special_tokens, special_first, what)
+
+    @classmethod
+    def from_file(cls, file_path, delimiter="", vocab_size=None, special_tokens=None, special_first=True):
+        """One word per line of the UTF-8 file ``file_path``, in file order: the whole line, or
+        the text before the first ``delimiter`` when one is given; only the first ``vocab_size``
+        words when given. A repeated word raises ValueError."""
+        what = "Vocab.from_file"
+        if not isinstance(delimiter, str):
+            raise TypeError(f"{what}: delimiter must be a str, got {delimiter!r}")
+        if vocab_size is not None and (isinstance(vocab_size, bool) or not isinstance(vocab_size, numbers.Integral)
+                                       or vocab_size <= 0):
+            raise ValueError(f"{what}: vocab_size must be a positive int or None, got {vocab_size!r}")
+        words, seen = [], set()
+        with open(file_path, encoding="utf-8") as f:
+            for line in f:
+                if vocab_size is not None and len(words) >= vocab_size:
+                    break
+                line = line.rstrip("\r\n")
+                word = line.split(delimiter, 1)[0] if delimiter else line
+                if word in seen:
+                    raise ValueError(f"{what}: word {word!r} appears twice in {file_path}")
+                seen.add(word)
+                words.append(word)
+        return cls._with_specials(words, special_tokens, special_first, what)
 
     @classmethod
     def from_list(cls, word_list, special_tokens=None, special_first=True):
@@ -92,6 +166,21 @@ class Vocab:
 
     def __len__(self):
         return len(self._ids)
+
+
+def _freq_bounds(freq_range, what):
+    """(min, max or None) of a ``freq_range`` (min 0 is 1: a word in the vocab was seen)."""
+    if freq_range is None:
+        return 1, None
+    if not isinstance(freq_range, (tuple, list)) or len(freq_range) != 2:
+        raise ValueError(f"{what}: freq_range must be a (min_frequency, max_frequency) pair, got {freq_range!r}")
+    lo, hi = freq_range
+    for v in (lo, hi):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 0):
+            raise ValueError(f"{what}: frequencies must be non-negative ints or None, got {freq_range!r}")
+    if lo is not None and hi is not None and hi < lo:
+        raise ValueError(f"{what}: freq_range min_frequency must not exceed max_frequency, got {freq_range!r}")
+    return max(1, lo or 0), hi
 
 
 class Lookup:

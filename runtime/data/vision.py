@@ -383,7 +383,7 @@ class CenterCrop(ImageTensorOperation):
         return restore(np.ascontiguousarray(x[:, top:top + h, left:left + w]))
 
 
-from .random_vision import (Decode, Pad, RandomCrop, RandomCropDecodeResize, RandomHorizontalFlip,  # noqa: E402,F401
+from .random_vision import (Decode, Pad, RandomCrop, RandomCropDecodeResize, RandomHorizontalFlip,  # noqa: E402
                             RandomResizedCrop, RandomRotation, RandomVerticalFlip)
 
 # ``mindspore.dataset.vision.c_transforms`` / ``py_transforms`` (MindSpore 1.x paths)

@@ -107,7 +107,7 @@ def _process_worker_main(fn, conn, inherited):
             return
         try:
             reply = (True, fn(*task))
-        except BaseException as e:  # noqa: BLE001 - everything goes back to the parent
+        except BaseException as e:  # everything goes back to the parent
             reply = (False, _portable(e), traceback.format_exc())
         try:
             conn.send(reply)

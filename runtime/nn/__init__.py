@@ -7,26 +7,26 @@ Example:
     >>> opt = nn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9)
     >>> train = nn.TrainOneStepCell(nn.WithLossCell(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")), opt)
 """
-from .cell import Cell  # noqa: F401
-from ..parameter import Parameter, ParameterTuple  # noqa: F401
-from .layers import *  # noqa: F401,F403
+from .cell import Cell
+from ..parameter import Parameter, ParameterTuple
+from .layers import *  # noqa: F403
 from .layers import __all__ as _layers_all
-from .loss import *  # noqa: F401,F403
+from .loss import *  # noqa: F403
 from .loss import __all__ as _loss_all
-from .optim import *  # noqa: F401,F403
+from .optim import *  # noqa: F403
 from .optim import __all__ as _optim_all
-from .wrap import *  # noqa: F401,F403
+from .wrap import *  # noqa: F403
 from .wrap import __all__ as _wrap_all
-from .loss_scale import *  # noqa: F401,F403
+from .loss_scale import *  # noqa: F403
 from .loss_scale import __all__ as _loss_scale_all
-from .grad_reducer import DistributedGradReducer  # noqa: F401
-from .metrics import *  # noqa: F401,F403
+from .grad_reducer import DistributedGradReducer
+from .metrics import *  # noqa: F403
 from .metrics import __all__ as _metrics_all
-from .dynamic_lr import *  # noqa: F401,F403
+from .dynamic_lr import *  # noqa: F403
 from .dynamic_lr import __all__ as _dynamic_lr_all
-from .learning_rate_schedule import *  # noqa: F401,F403
+from .learning_rate_schedule import *  # noqa: F403
 from .learning_rate_schedule import __all__ as _lr_schedule_all
-from .graph_cell import GraphCell  # noqa: F401
+from .graph_cell import GraphCell
 from . import layers, loss, optim, wrap, loss_scale, metrics, dynamic_lr, learning_rate_schedule  # noqa: F401
 
 __all__ = (["Cell", "GraphCell", "Parameter", "ParameterTuple", "DistributedGradReducer"] + _layers_all + _loss_all

@@ -28,6 +28,7 @@ from graph.ops import REGISTRY, bind
 from graph.ops.core import computing_in, is_tensorlike
 
 from .. import context as _context
+from .. import dynamic_shape as _dynamic_shape
 from .. import tape as _tape
 from ..parameter import Parameter
 from ..tensor import Tensor
@@ -64,6 +65,7 @@ class Cell:
     _mixed_precision_type = None  # set by to_float
     _amp_level = ""  # set by amp.auto_mixed_precision
     _jit_config = None  # set by set_jit_config: how GRAPH_MODE compiles this Cell
+    _dynamic_inputs = None  # set by set_inputs: the declared inputs (placeholders / Tensors)
     _param_prefix = ""  # set by update_cell_prefix (MindSpore's Cell.param_prefix)
 
     def __init_subclass__(cls, **kwargs):
@@ -114,9 +116,10 @@ class Cell:
                 return
             if value is None:
                 del d["_params"][name]
-            elif (isinstance(value, (int, float, bool)) and _context._state["mode"] == _context.GRAPH_MODE):
-                # MindSpore's static-graph syntax: ``self.weight = 1`` assigns the number to every
-                # element of the Parameter (PyNative refuses it, as MindSpore does)
+            elif isinstance(value, (int, float, bool)) and _context.in_static_graph_syntax():
+                # MindSpore's static-graph syntax (GRAPH_MODE, or a ``jit`` function in PyNative):
+                # ``self.weight = 1`` assigns the number to every element of the Parameter
+                # (plain PyNative code refuses it, as MindSpore does)
                 param = d["_params"][name]
                 bind(_ASSIGN, param, Tensor._of_owned_array(np.full(param.shape, value, param.dtype.np)))
                 return
@@ -263,6 +266,9 @@ class Cell:
         raise NotImplementedError(f"{type(self).__name__} must implement construct()")
 
     def __call__(self, *args, **kwargs):
+        if self._dynamic_inputs is not None and _declared_call(args):
+            _dynamic_shape.check_inputs(self._dynamic_inputs, args, f"{type(self).__name__}.set_inputs",
+                                        _dynamic_shape.parameter_names(type(self).construct, True))
         if self._mixed_precision_type is not None:
             return self._call_in_precision(args, kwargs)
         return self._dispatch(args, kwargs)
@@ -294,6 +300,24 @@ class Cell:
         """Set ``param_prefix`` of every Cell under this one to its name path ("dense", "a.b")."""
         for cell_name, cell in self.cells_and_names():
             object.__setattr__(cell, "_param_prefix", cell_name)
+
+    def set_inputs(self, *inputs):
+        """``Cell.set_inputs(*inputs)``: declare the inputs of ``construct`` -- Tensors, or
+        placeholders ``Tensor(shape=[None, 784], dtype=ms.float32)`` whose None/``ms.Symbol``
+        dimensions vary between calls. Calls whose arguments do not match raise ValueError (in
+        both modes); graph mode compiles a declared dimension once for all its lengths where the
+        traced code does not depend on it (``capture.dynamic``)."""
+        from ..tensor import Tensor
+        for i, t in enumerate(inputs):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(f"{type(self).__name__}.set_inputs: input {i} must be a Tensor (or a "
+                                f"placeholder Tensor(shape=..., dtype=...)), got {type(t).__name__}")
+        object.__setattr__(self, "_dynamic_inputs", tuple(inputs))
+        _dynamic_shape.declarations_changed()
+
+    def get_inputs(self):
+        """The inputs given to :meth:`set_inputs` (None if none were)."""
+        return None if self._dynamic_inputs is None else list(self._dynamic_inputs)
 
     def set_jit_config(self, jit_config):
         """``Cell.set_jit_config(jit_config)``: compile this Cell with ``jit_config`` (an
@@ -339,6 +363,12 @@ class Cell:
 
     def extend_repr(self):
         return ""
+
+
+def _declared_call(args) -> bool:
+    """Whether a call's arguments are checked against ``set_inputs``: not while capture traces
+    (symbolic tensors) or vmap batches them (the guards / the eager ops check those)."""
+    return not any(is_tensorlike(a) and not isinstance(a, Tensor) for a in args)
 
 
 def _batched(args) -> bool:

@@ -23,14 +23,16 @@ from __future__ import annotations
 import math as _math
 
 from .. import dtype as _dt
-from .array_creations import *  # noqa: F401,F403
+from .array_creations import *  # noqa: F403
 from .array_creations import __all__ as _creations_all
-from .array_ops import *  # noqa: F401,F403
+from .array_ops import *  # noqa: F403
 from .array_ops import __all__ as _array_ops_all
-from .logic_ops import *  # noqa: F401,F403
+from .logic_ops import *  # noqa: F403
 from .logic_ops import __all__ as _logic_all
-from .math_ops import *  # noqa: F401,F403
+from .math_ops import *  # noqa: F403
 from .math_ops import __all__ as _math_all
+from .histograms import *  # noqa: F403
+from .histograms import __all__ as _histograms_all
 
 # dtypes and constants mindspore.numpy re-exports
 bool_ = _dt.bool_
@@ -79,18 +81,11 @@ DOCUMENTED = (
 
 #: why a documented name is absent (shown in docs/mindspore-compat.md)
 WHY_MISSING = {
-    "histogram": "data-dependent bin edges", "histogram2d": "data-dependent bin edges",
-    "histogramdd": "data-dependent bin edges", "histogram_bin_edges": "data-dependent bin edges",
     "bincount": "data-dependent output length",
-    "arccos": "no registry op (acos) yet", "arcsin": "no registry op (asin) yet",
-    "arctan": "no registry op (atan) yet", "arctan2": "no registry op (atan2) yet",
-    "bitwise_and": "no bitwise registry ops yet", "bitwise_or": "no bitwise registry ops yet",
-    "bitwise_xor": "no bitwise registry ops yet", "invert": "no bitwise registry ops yet",
-    "gcd": "no integer gcd registry op yet", "lcm": "no integer gcd registry op yet",
-    "cumprod": "no cumulative-product registry op yet",
 }
 
-__all__ = sorted(set(_creations_all) | set(_array_ops_all) | set(_logic_all) | set(_math_all))
+__all__ = sorted(set(_creations_all) | set(_array_ops_all) | set(_logic_all) | set(_math_all)
+                 | set(_histograms_all))
 
 
 def missing() -> list:

@@ -41,7 +41,7 @@ def _shape(shape):
     return shape
 
 
-def array(obj, dtype=None, copy=True, ndmin=0):  # noqa: A002 - numpy's names
+def array(obj, dtype=None, copy=True, ndmin=0):  # numpy's names
     """A new Tensor of ``obj`` (a copy; ``ndmin`` leading axes of length 1 are added)."""
     t = tensor(obj, dtype)
     if is_tensorlike(obj) and copy and t is obj:
@@ -64,7 +64,7 @@ def asfarray(a, dtype="float32"):
     return tensor(a, dt)
 
 
-def copy(a):  # noqa: A001 - numpy's name
+def copy(a):  # numpy's name
     """A copy of ``a`` as a new Tensor."""
     return bind(R["identity"], tensor(a))
 
@@ -97,7 +97,7 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
                   dtype or "float32")
 
 
-def eye(N, M=None, k=0, dtype="float32"):  # noqa: N803 - numpy's names
+def eye(N, M=None, k=0, dtype="float32"):  # numpy's names
     """Ones on diagonal ``k`` of an N x M matrix."""
     return _const(onp.eye(N, M, k, dtype=as_dtype(dtype).np))
 
@@ -150,7 +150,7 @@ def empty_like(prototype, dtype=None, shape=None):
     return zeros_like(prototype, dtype, shape)
 
 
-def tri(N, M=None, k=0, dtype="float32"):  # noqa: N803
+def tri(N, M=None, k=0, dtype="float32"):
     """Ones at and below diagonal ``k``, zeros above."""
     return _const(onp.tri(N, M, k, dtype=as_dtype(dtype).np))
 
@@ -301,7 +301,7 @@ def diag_indices(n, ndim=2):
     return tuple(_const(r) for r in onp.diag_indices(n, ndim))
 
 
-def vander(x, N=None, increasing=False):  # noqa: N803
+def vander(x, N=None, increasing=False):
     """The Vandermonde matrix: columns are powers of ``x``."""
     x = tensor(x)
     n = x.shape[0] if N is None else N
@@ -310,19 +310,19 @@ def vander(x, N=None, increasing=False):  # noqa: N803
     return bind(R["pow"], col, Tensor._placed(powers.astype(x.dtype.np)))
 
 
-def hamming(M):  # noqa: N803
+def hamming(M):
     return _const(onp.hamming(M), "float32")
 
 
-def hanning(M):  # noqa: N803
+def hanning(M):
     return _const(onp.hanning(M), "float32")
 
 
-def bartlett(M):  # noqa: N803
+def bartlett(M):
     return _const(onp.bartlett(M), "float32")
 
 
-def blackman(M):  # noqa: N803
+def blackman(M):
     return _const(onp.blackman(M), "float32")
 
 

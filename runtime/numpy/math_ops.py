@@ -29,7 +29,8 @@ __all__ = ["absolute", "add", "subtract", "multiply", "divide", "true_divide", "
            "cross", "multi_dot", "matrix_power", "trapz", "diff", "ediff1d", "cov", "corrcoef",
            "norm", "searchsorted", "digitize", "polyval", "polyadd", "polysub", "polyder",
            "polyint", "polymul", "promote_types", "result_type", "interp", "convolve", "correlate", "gradient",
-           "unwrap", "ravel_multi_index"]
+           "unwrap", "ravel_multi_index", "arcsin", "arccos", "arctan", "arctan2", "bitwise_and",
+           "bitwise_or", "bitwise_xor", "invert", "gcd", "lcm", "cumprod"]
 
 
 def _unary(op_name, doc):
@@ -215,6 +216,28 @@ def arctanh(x, dtype=None):
     """``(log1p(x) - log1p(-x)) / 2``."""
     x = as_float(x)
     return cast(bind(R["mul"], bind(R["sub"], bind(R["log1p"], x), bind(R["log1p"], bind(R["neg"], x))), 0.5), dtype)
+
+
+arcsin = _float_unary("asin", "Inverse sine, in [-pi/2, pi/2] (NaN outside [-1, 1]).")
+arccos = _float_unary("acos", "Inverse cosine, in [0, pi] (NaN outside [-1, 1]).")
+arctan = _float_unary("atan", "Inverse tangent, in (-pi/2, pi/2).")
+
+
+def arctan2(x1, x2, dtype=None):
+    """The angle of the point ``(x2, x1)``: ``arctan(x1 / x2)`` in the right quadrant, in [-pi, pi]."""
+    a, b = tensors(x1, x2)
+    return cast(bind(R["atan2"], a, b), dtype)
+
+
+bitwise_and = _binary("bitwise_and", "Bitwise AND of integer or bool operands.")
+bitwise_or = _binary("bitwise_or", "Bitwise OR of integer or bool operands.")
+bitwise_xor = _binary("bitwise_xor", "Bitwise XOR of integer or bool operands.")
+invert = _unary("invert", "Bitwise NOT (two's complement; logical NOT for bool).")
+gcd = _binary("gcd", "Greatest common divisor of ``|x1|`` and ``|x2|`` (integers).")
+lcm = _binary("lcm", "Least common multiple of ``|x1|`` and ``|x2|`` (integers).")
+for _fn, _name in ((arcsin, "arcsin"), (arccos, "arccos"), (arctan, "arctan"), (bitwise_and, "bitwise_and"),
+                   (bitwise_or, "bitwise_or"), (bitwise_xor, "bitwise_xor"), (gcd, "gcd"), (lcm, "lcm")):
+    _fn.__name__ = _fn.__qualname__ = _name
 
 
 def deg2rad(x, dtype=None):
@@ -417,6 +440,16 @@ def cumsum(a, axis=None, dtype=None):
     if a.dtype.is_bool:
         a = cast(a, "int32")
     return bind(R["cumsum"], cast(a, dtype), axis=_axes(a, axis)[0])
+
+
+def cumprod(a, axis=None, dtype=None):
+    """Cumulative product along ``axis`` (of the flattened array when None)."""
+    a = tensor(a)
+    if axis is None:
+        a, axis = bind(R["reshape"], a, shape=(a.size,)), 0
+    if a.dtype.is_bool:
+        a = cast(a, "int32")
+    return bind(R["cumprod"], cast(a, dtype), axis=_axes(a, axis)[0])
 
 
 def nancumsum(a, axis=None, dtype=None):

@@ -25,10 +25,11 @@ _NO_DEFAULT = REQUIRED
 #: other)``, ``ops.pow(input, exponent)``), so programs that pass them as keywords run; ops not
 #: listed keep the registry's input names
 _MS_BINARY = ("add", "sub", "mul", "div", "maximum", "minimum", "equal", "not_equal", "greater",
-              "greater_equal", "less", "less_equal", "logical_and", "logical_or", "floor_div", "mod", "matmul")
+              "greater_equal", "less", "less_equal", "logical_and", "logical_or", "floor_div", "mod", "matmul",
+              "atan2", "bitwise_and", "bitwise_or", "bitwise_xor", "gcd", "lcm")
 _MS_UNARY = ("abs", "neg", "exp", "log", "log1p", "sqrt", "rsqrt", "square", "sin", "cos", "tanh", "sigmoid",
              "relu", "erf", "floor", "ceil", "sign", "reciprocal", "logical_not", "isfinite", "isinf", "isnan",
-             "softplus")
+             "softplus", "atan", "asin", "acos")
 MINDSPORE_INPUT_NAMES = {**{n: ("input", "other") for n in _MS_BINARY}, **{n: ("input",) for n in _MS_UNARY},
                          "pow": ("input", "exponent"), "where": ("condition", "input", "other"),
                          "unique": ("input",), "masked_select": ("input", "mask"), "gather_nd": ("input_x", "indices"),

@@ -38,7 +38,7 @@ def scalar_to_array(input_x):
     return Tensor(input_x)
 
 
-def scalar_to_tensor(input_x, dtype=float32):  # noqa: A002 - MindSpore's name
+def scalar_to_tensor(input_x, dtype=float32):  # MindSpore's name
     """``ops.scalar_to_tensor(input_x, dtype=mstype.float32)``: a 0-d Tensor of ``dtype``."""
     if not isinstance(input_x, (bool, int, float)):
         raise TypeError(f"ops.scalar_to_tensor: input_x must be a bool, int or float, got {type(input_x).__name__}")
@@ -59,7 +59,7 @@ def tuple_to_array(input_x):
     return Tensor(np.asarray(input_x, np.int64 if is_int else np.float32))
 
 
-def dtype(input_x):  # noqa: A001 - MindSpore's name (F.dtype / ops.dtype)
+def dtype(input_x):  # MindSpore's name (F.dtype / ops.dtype)
     """``F.dtype(x)``: the dtype of a Tensor."""
     if not is_tensorlike(input_x):
         raise TypeError(f"ops.dtype: expects a Tensor, got {type(input_x).__name__}")

@@ -416,7 +416,7 @@ def masked_fill(input_x, mask, value):
 def prod(input, axis=None, keep_dims=False, dtype=None):  # noqa: A002
     """``ops.prod(input, axis=None, keep_dims=False, dtype=None)``: product over ``axis``."""
     if dtype is not None:
-        input = bind(_R["cast"], input, dtype=dtype)
+        input = bind(_R["cast"], input, dtype=dtype)  # noqa: A001
     return bind(_R["reduce_prod"], input, axis=axis, keep_dims=keep_dims)
 
 
@@ -542,7 +542,7 @@ def eye(n, m=None, dtype=None):
     return Tensor._placed(np.eye(n, m, dtype=as_dtype(dtype or float32).np))
 
 
-def _triangle(input, diagonal, lower):
+def _triangle(input, diagonal, lower):  # noqa: A002
     rows, cols = input.shape[-2], input.shape[-1]
     keep = np.tri(rows, cols, diagonal, dtype=bool) if lower else ~np.tri(rows, cols, diagonal - 1, dtype=bool)
     return bind(_R["where"], Tensor._placed(keep, like=input), input, bind(_R["zeros_like"], input))

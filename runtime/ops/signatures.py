@@ -27,8 +27,8 @@ from .composite import CompositePrimitive
 
 _R = REGISTRY
 
-__all__ = ["argmax", "argmin", "one_hot", "OneHot", "layer_norm", "batch_norm", "cumsum", "gather_elements",
-           "GatherD", "softmax"]
+__all__ = ["argmax", "argmin", "one_hot", "OneHot", "layer_norm", "batch_norm", "cumsum", "cumprod",
+           "gather_elements", "GatherD", "softmax", "arctan", "arcsin", "arccos", "arctan2", "unique_consecutive"]
 
 
 def argmax(input, dim=None, keepdim=False):  # noqa: A002 - MindSpore's names
@@ -126,6 +126,49 @@ def cumsum(x, axis, dtype=None):
     return bind(_R["cumsum"], x, axis=axis)
 
 
+def cumprod(input, dim, dtype=None):  # noqa: A002 - MindSpore's names
+    """``ops.cumprod(input, dim, dtype=None)``: cumulative product along ``dim`` (in ``dtype`` when
+    given). ``ops.CumProd(exclusive=False, reverse=False)(x, axis)`` is the Primitive."""
+    x = input if dtype is None else bind(_R["cast"], input, dtype=dtype)
+    return bind(_R["cumprod"], x, axis=dim)
+
+
+def arctan(input):  # noqa: A002
+    """``ops.arctan(input)``: alias of ``ops.atan``."""
+    return bind(_R["atan"], input)
+
+
+def arcsin(input):  # noqa: A002
+    """``ops.arcsin(input)``: alias of ``ops.asin``."""
+    return bind(_R["asin"], input)
+
+
+def arccos(input):  # noqa: A002
+    """``ops.arccos(input)``: alias of ``ops.acos``."""
+    return bind(_R["acos"], input)
+
+
+def arctan2(input, other):  # noqa: A002
+    """``ops.arctan2(input, other)``: alias of ``ops.atan2``."""
+    return bind(_R["atan2"], input, other)
+
+
+def unique_consecutive(input, return_idx=False, return_counts=False, axis=None):  # noqa: A002
+    """``ops.unique_consecutive(input, return_idx=False, return_counts=False, axis=None)``: each run
+    of equal consecutive elements (slices along ``axis``; of the flattened input when None) kept
+    once, then ``idx`` and ``counts`` when asked for. ``ops.UniqueConsecutive(...)(x)`` is the
+    Primitive; it always returns all three."""
+    output, idx, counts = bind(_R["unique_consecutive"], input, return_idx=return_idx,
+                               return_counts=return_counts, axis=axis)
+    if return_idx and return_counts:
+        return output, idx, counts
+    if return_idx:
+        return output, idx
+    if return_counts:
+        return output, counts
+    return output
+
+
 def gather_elements(input, dim, index):  # noqa: A002
     """``ops.gather_elements(input, dim, index)``: ``out[i][j] = input[i][index[i][j]]`` for
     ``dim=1`` (each output element picks along ``dim``); same as ``ops.GatherD()(x, dim, index)``."""
@@ -142,5 +185,5 @@ def softmax(input, axis=-1, *, dtype=None):  # noqa: A002
     """``ops.softmax(input, axis=-1, *, dtype=None)``: exp normalised along ``axis`` (computed in
     ``dtype`` when given)."""
     if dtype is not None:
-        input = bind(_R["cast"], input, dtype=dtype)
+        input = bind(_R["cast"], input, dtype=dtype)  # noqa: A001
     return bind(_R["softmax"], input, axis=axis)

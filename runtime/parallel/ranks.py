@@ -13,8 +13,7 @@ Example:
 """
 from __future__ import annotations
 
-import os
-
+from graph import config as settings
 from graph.ops import comm
 
 
@@ -27,7 +26,7 @@ def world_size() -> int:
 
 
 def _all_ranks_log() -> bool:
-    return os.environ.get("MSJIT_LOG_ALL_RANKS", "") not in ("", "0")
+    return settings.get("MSJIT_LOG_ALL_RANKS")
 
 
 def logs_here() -> bool:

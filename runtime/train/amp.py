@@ -7,5 +7,5 @@ Example:
     >>> build_train_network is runtime.amp.build_train_network
     True
 """
-from ..amp import *  # noqa: F401,F403
+from ..amp import *  # noqa: F403
 from ..amp import __all__  # noqa: F401

@@ -6,6 +6,6 @@ Example:
     >>> FixedLossScaleManager(1024.0, drop_overflow_update=False).get_loss_scale()
     1024.0
 """
-from ..amp import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager  # noqa: F401
+from ..amp import DynamicLossScaleManager, FixedLossScaleManager, LossScaleManager
 
 __all__ = ["LossScaleManager", "FixedLossScaleManager", "DynamicLossScaleManager"]

@@ -18,9 +18,9 @@ Example:
 from __future__ import annotations
 
 import numbers
-import os
 import sys
 
+from graph import config as settings
 from ..parallel import ranks
 from ..parallel.context import get_auto_parallel_context
 from .callbacks import (CallbackList, CallbackParams, LossMonitor, ProgressBar, RunContext, _ACTIVE_BARS,
@@ -196,7 +196,7 @@ class Model:
 
     def _train(self, epoch, train_dataset, callbacks, sink_mode, sink_size, initial_epoch, valid_infos):
         cbs = normalize_callbacks(callbacks)
-        if (not any(isinstance(c, ProgressBar) for c in cbs) and os.environ.get("RUNTIME_PROGRESS", "1") != "0"
+        if (not any(isinstance(c, ProgressBar) for c in cbs) and settings.get("RUNTIME_PROGRESS")
                 and getattr(sys.stderr, "isatty", lambda: False)()):
             cbs.append(ProgressBar())
         print_eval = valid_infos is not None and valid_infos[0] is not None and not any(

@@ -103,7 +103,7 @@ class _Gen:
             f"{t} = ops.tanh({self.tv()} * {self.const()})",
             f"{t} = {t} - {self.tv()} * {self.const()}",
             f"k = k + {self.r.randint(1, 3)}",
-            f"log.append(('k', k))",
+            "log.append(('k', k))",
         ]))
 
     def raising(self, d):

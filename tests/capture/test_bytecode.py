@@ -302,4 +302,4 @@ def test_jitted_sub_cell_is_inlined_into_the_outer_graph(rng):
             ms.set_context(mode=ms.GRAPH_MODE)
     assert report.graph_count <= 2 and report.breaks == []
     assert report.compiles[0].frame == "Outer.construct" and report.ops_per_graph[0] == 4
-    capture  # noqa: B018
+    capture

@@ -25,7 +25,7 @@ X = _t([1.0, -2.0])
 def _outcome(fn, *args, **kwargs):
     try:
         out = fn(*args, **kwargs)
-    except Exception as e:  # noqa: BLE001 - compared with Python's own
+    except Exception as e:  # compared with Python's own
         return ("raised", type(e), str(e))
     return ("ok", out.asnumpy().tolist() if isinstance(out, Tensor) else out)
 

@@ -183,8 +183,8 @@ def test_closures_nested_functions_and_lambdas(check, rng):
             k = k + 1.0
             return k
 
-        sq = lambda v: v * v  # noqa: E731
-        apply = lambda g, v: g(v)  # noqa: E731
+        sq = lambda v: v * v
+        apply = lambda g, v: g(v)
         c = counter()
         return inner(y) + apply(sq, y) + SCALER(x) + c
 
@@ -422,8 +422,8 @@ def test_kwargs_and_defaults_of_the_root_frame(check, rng):
     check(f, lambda i: ((randn(rng, 2),), {"y": randn(rng, 2), "shift": 1.0}))
     capture.reset()
     check(f, lambda i: ((randn(rng, 2), randn(rng, 2)), {}))
-    x  # noqa: B018
-    y  # noqa: B018
+    x
+    y
 
 
 def test_varargs_and_varkw(check, rng):

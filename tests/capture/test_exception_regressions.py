@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 import capture
-import runtime as ms
 from capture import resume
 from capture.explain import recording
 from runtime import Tensor, ops

@@ -108,7 +108,7 @@ def test_recompile_history_names_the_failed_guard():
     dom = assert_page_says_everything(report)
     items = dom.find_all("li", cls="recompile")
     assert len(items) == 2
-    assert "n == 2" in items[0].text() and "Float32[2, 3]" in items[1].text()
+    assert "n: 2 -> 3" in items[0].text() and "x: shape (2, 3) -> (4, 3), dim 0 changed" in items[1].text()
     assert report.compiled_calls == 3 and report.compiled_seconds > 0
 
 

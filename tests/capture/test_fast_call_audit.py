@@ -73,7 +73,7 @@ def _same(got, want):
 def _outcome(fn, *args, **kwargs):
     try:
         return ("ok", fn(*args, **kwargs))
-    except Exception as e:  # noqa: BLE001 - compared with eager's
+    except Exception as e:  # compared with eager's
         return ("raised", type(e), str(e).split("\n")[0])
 
 
@@ -121,7 +121,7 @@ def test_closure_cell_and_dict_items_rebound_after_arming():
     _same(jitted(x), f(x))
     config["neg"] = True
     _same(jitted(x), f(x))
-    k = 10.0  # noqa: F841 - read by f through its closure
+    k = 10.0  # read by f through its closure
     _same(jitted(x), f(x))
 
 
@@ -265,7 +265,7 @@ def test_property_replaced_on_the_class_after_arming():
         def __init__(self):
             self.scale = 2.0
 
-    cfg = Plain()  # noqa: F841 - read by f through its closure
+    cfg = Plain()  # read by f through its closure
     _arm(jitted, x)
     cfg.__class__ = Cfg  # the property now decides, not the instance dict
     switched = _outcome(jitted, x), _outcome(f, x)
@@ -277,7 +277,7 @@ def test_a_global_bound_to_a_module_rebound_after_arming():
     m1, m2 = types.ModuleType("audit_m1"), types.ModuleType("audit_m2")
     m1.K, m2.K = 2.0, 5.0
     ns = {"mod": m1}
-    exec("def f(x):\n    return x * mod.K\n", ns)  # noqa: S102 - a module-level function of its own globals
+    exec("def f(x):\n    return x * mod.K\n", ns)  # a module-level function of its own globals
     f = ns["f"]
     jitted = capture.jit(f)
     x = _t([1.0, -2.0])
@@ -658,7 +658,7 @@ def test_threads_calling_one_armed_function_with_different_shapes():
             b = np.random.default_rng(k + 10).normal(size=shapes[k][1]).astype(np.float32)
             for _ in range(60):
                 np.testing.assert_allclose(f(Tensor(a), Tensor(b)).asnumpy(), a @ b + 1, rtol=1e-5, atol=1e-5)
-        except Exception as e:  # noqa: BLE001 - reported by the main thread
+        except Exception as e:  # reported by the main thread
             errors.append(repr(e))
 
     threads = [threading.Thread(target=work, args=(k,), daemon=True) for k in range(4)]
@@ -838,7 +838,7 @@ def test_dropping_nets_and_jitted_functions_releases_their_parameters():
 
 def test_a_rebound_global_parameter_is_released_once_its_function_is_gone():
     ns = {}
-    exec("def make():\n    def f(t):\n        return t * W\n    return f\n", ns)  # noqa: S102
+    exec("def make():\n    def f(t):\n        return t * W\n    return f\n", ns)
     ns["W"] = Parameter(Tensor(np.ones(4, np.float32)), name="W")
     held = weakref.ref(ns["W"])
     f = ns["make"]()

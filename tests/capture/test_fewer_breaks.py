@@ -155,7 +155,7 @@ def test_min_max_whose_result_type_or_identity_depends_on_values_break(rng):
         return max(a, b)  # eager returns the caller's own tensor
 
     check_like_eager(mixed, _t(rng, 3), breaks=1)
-    scalars = lambda i: ((Tensor(np.float32(i)), Tensor(np.float32(1.5))), {})  # noqa: E731
+    scalars = lambda i: ((Tensor(np.float32(i)), Tensor(np.float32(1.5))), {})
     check_like_eager(arguments, scalars, breaks=1)
 
 

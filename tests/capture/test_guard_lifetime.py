@@ -32,7 +32,7 @@ def _same(a, b):
 def _module(src):
     """A fresh module-like namespace with ``src`` run in it (its code objects live with it)."""
     ns = {}
-    exec(src, ns)  # noqa: S102 - the test's own source
+    exec(src, ns)
     return ns
 
 

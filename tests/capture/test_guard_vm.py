@@ -400,7 +400,7 @@ def test_properties_slots_and_getattr_hooks_stay_in_the_main_section():
 
     p, g, s = WithProperty(), WithGetattr(), Slotted()
     p._value, s.a = 1, 1
-    for expr in (f"o0.value == 1", "o0.anything == 1", "o0.a == 1"):
+    for expr in ("o0.value == 1", "o0.anything == 1", "o0.a == 1"):
         for obj in (p, g, s):
             gs = GuardSet()
             gs.namespace["o0"] = obj

@@ -602,7 +602,7 @@ def nested_closure(x):
 
 @case
 def lambda_default(x):
-    f = lambda t, k=3: t * k  # noqa: E731
+    f = lambda t, k=3: t * k
     return f(x) + f(x, k=1)
 
 

@@ -113,7 +113,7 @@ def c_assert(x):
 
 
 def c_lambda(x):
-    f = lambda t, s=2.0: t * s + 1  # noqa: E731
+    f = lambda t, s=2.0: t * s + 1
     return f(x) + (lambda: x)()
 
 
@@ -530,7 +530,7 @@ def test_gradients_through_a_split_frame(rng):
 # -- regressions: cells, comprehensions, containers, signatures, super() across a break -------------------
 def r_cell_live(x):
     k = 2.0
-    g = lambda t: t * k  # noqa: E731
+    g = lambda t: t * k
     y = g(x)
     print("y", y)
     return y * k
@@ -608,7 +608,7 @@ def test_resume_regressions(name, rng, capsys):
         def make(i):
             x = randn(rng, 3)
             return x, x, x * 2
-        kw_fn = lambda args: {"b": args[0], "scale": 3.0}  # noqa: E731
+        kw_fn = lambda args: {"b": args[0], "scale": 3.0}
     report = _run_both(fn, rng, capsys, make=make, kwargs=kw_fn)
     assert report.graph_count == graphs, report.ops_per_graph
     assert report.graph_break_count >= 1

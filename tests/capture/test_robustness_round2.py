@@ -38,7 +38,7 @@ def test_threads_meeting_a_new_shape_compile_it_once():
         try:
             barrier.wait()
             results[i] = f(Tensor(x)).asnumpy()
-        except BaseException as e:  # noqa: BLE001 - reported below
+        except BaseException as e:  # reported below
             errors.append(e)
 
     threads = [threading.Thread(target=worker, args=(i,)) for i in range(n_threads)]

@@ -18,7 +18,7 @@ import sys
 import numpy as np
 
 import runtime as ms
-from runtime import Parameter, Tensor, nn, ops
+from runtime import Tensor, nn, ops
 
 import consts_mod  # other-module constants (the test writes it)
 import user_helper  # a user function inlined by the graph (the test writes A's or B's version)
@@ -243,7 +243,7 @@ def framework_file_edited_same_size_and_mtime(graph):
 # -- settings of framework objects --------------------------------------------------------------------
 @kind
 def grad_position(graph):
-    f = lambda a, b: (a * b * 2.0).sum()  # noqa: E731
+    f = lambda a, b: (a * b * 2.0).sum()
     g = ms.grad(f, V)
     return in_mode(graph, lambda: g(x_of(2, 3), x_of(2, 3, seed=1)))
 
@@ -306,7 +306,7 @@ def training_flag(graph):
 
 @kind
 def jit_level_config(graph):
-    f = lambda x: ops.exp(x) * 1.0 + 0.0  # noqa: E731
+    f = lambda x: ops.exp(x) * 1.0 + 0.0
     cfg = ms.JitConfig(jit_level="O2" if V else "O0")
     return (ms.jit(f, jit_config=cfg) if graph else f)(x_of(2, 3))
 

@@ -129,7 +129,7 @@ def test_threads_running_graphs_of_one_arena_do_not_share_it_at_once():
             want = reference(g, arrays)[0][0]
             for _ in range(30):
                 np.testing.assert_allclose(cg(arrays)[0][0], want, rtol=1e-4, atol=1e-4)
-        except BaseException as e:  # noqa: BLE001 - reported below
+        except BaseException as e:  # reported below
             errors.append(e)
     threads = [threading.Thread(target=worker, args=c) for c in compiled]
     for t in threads:

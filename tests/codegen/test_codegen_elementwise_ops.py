@@ -1,7 +1,6 @@
 """Every elementwise op of the registry compiled alone by the LLVM backend equals its numpy impl
 (arithmetic to float rounding, transcendental functions to a few ulp), on odd sizes that are not
 multiples of the vector width, with broadcasting, and for float64/float16/int/bool inputs."""
-import math
 
 import numpy as np
 import pytest

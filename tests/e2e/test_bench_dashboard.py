@@ -161,3 +161,27 @@ def test_gpu_bench_targets():
     assert lines[1].startswith("ok") and "torch_compile" in lines[1] and "1.11x" in lines[1]
     assert lines[2].startswith("MISS") and lines[3].startswith("ok")  # mlp: slower than eager, yet within 1.2x
     assert lines[4].startswith("ok") and "85% of the copy" in lines[4]
+
+
+def test_a_run_faster_than_its_measured_peak_is_flagged_not_drawn_as_a_percentage():
+    import dashboard
+    run = {"meta": {"time": "2026-01-01T00:00:00", "commit": "abc", "machine": "m", "cpu": "c", "cpus": 2,
+                    "sgemm_peak_gflops": 50.0, "fma_peak_gflops": None},
+           "rows": [{"case": "mlp b32", "ours_jit_step_ms": 1.0, "torch_eager_ms": 2.0, "ours_jit_gflops": 120.0,
+                     "gflop": 0.12}]}
+    page = dashboard.render([run])
+    assert "above the 50 GFLOP/s sgemm peak measured in this run" in page
+    assert "240%" not in page and "240.0%" not in page
+
+
+def test_the_stored_peak_is_the_best_this_machine_reached_and_survives_a_damaged_file(tmp_path):
+    sys.path.insert(0, os.path.abspath(os.path.join(BENCH, "..")))
+    from bench.__main__ import stored_peak
+    path = str(tmp_path / "peaks.json")
+    assert [stored_peak("sgemm", v, path) for v in (80.0, 60.0, 100.0, 90.0)] == [80.0, 80.0, 100.0, 100.0]
+    assert stored_peak("fma", 5.0, path) == 5.0 and stored_peak("sgemm", 1.0, path) == 100.0
+    with open(path, "w") as f:
+        f.write("{not json")
+    assert stored_peak("sgemm", 70.0, path) == 70.0  # (a damaged file is ignored and rewritten)
+    with open(path) as f:
+        assert list(json.load(f).values())[0] == {"sgemm": 70.0}

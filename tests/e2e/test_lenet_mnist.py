@@ -9,7 +9,7 @@ import runtime as ms
 from runtime import Model, nn
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples"))
-from lenet_demo import LeNet5, create_dataset  # noqa: E402
+from lenet_demo import LeNet5, create_dataset
 
 
 @pytest.mark.slow

@@ -4,7 +4,6 @@ pages: statements, data types, control flow), ported with only their imports cha
 (``mindspore`` -> ``runtime``). Each runs in PyNative and in GRAPH_MODE; the printed numbers the
 tutorials show are the oracle where they are deterministic, PyNative is the oracle for GRAPH_MODE
 elsewhere."""
-import os
 
 import numpy as np
 import pytest
@@ -462,7 +461,7 @@ class ControlFlowNet(nn.Cell):
         assert n >= 0, "n must be non-negative"
         if n > 100:
             raise ValueError("n is too large")
-        square = lambda v: v * v  # noqa: E731 - the page's lambda example
+        square = lambda v: v * v  # the page's lambda example
 
         def halve(v):
             return v / 2

@@ -22,7 +22,7 @@ def mode(request):
 
 # -- mindspore.numpy API page ("MindSpore Numpy combined with MindSpore features") --------------------
 def test_numpy_page_examples(mode):
-    import runtime.numpy as np  # noqa: F811 - the page's own spelling
+    import runtime.numpy as np  # the page's own spelling
     from runtime import ms_function
 
     input_x = np.array([1, 2, 3], np.float32)
@@ -254,9 +254,9 @@ def test_jacobians_hessians_tutorial(mode):
 
 # -- per-sample-gradients tutorial ---------------------------------------------------------------------
 def test_per_sample_gradients_tutorial(mode):
-    from runtime import ops, Tensor, vmap, jit, grad  # noqa: F811 - the tutorial's own import line
+    from runtime import ops, Tensor, vmap, jit, grad  # the tutorial's own import line
 
-    value_fn = lambda theta, state: ops.tensor_dot(theta, state, axes=1)  # noqa: E731
+    value_fn = lambda theta, state: ops.tensor_dot(theta, state, axes=1)
     theta = Tensor([0.2, -0.2, 0.1])
     s_t = Tensor([2., 1., -2.])
     r_tp1 = Tensor(2.)

@@ -12,7 +12,7 @@ import pytest
 import runtime as ms
 from gradcheck import check_grad
 from graph.aval import AVal
-from graph.dtypes import float32, float64, int32
+from graph.dtypes import float32, float64
 from graph.ops import REGISTRY
 from runtime import Tensor, nn, ops
 from runtime.ops._generated import FUNCTIONS as REGISTRY_FUNCTIONS

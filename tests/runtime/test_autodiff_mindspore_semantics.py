@@ -550,3 +550,113 @@ def test_second_order_grad_through_a_bprop_that_ignores_out_and_dout(mode):
         gg = run(mode, second, Tensor(xn))
     np.testing.assert_allclose(gg.asnumpy(), 2 * xn)
     np.testing.assert_allclose(run("pynative", ops.grad(DoubleWithSquareBprop()), Tensor(xn)).asnumpy(), xn * xn)
+
+
+# ---- integer inputs through tensor-valued control flow (a graph broken into regions) ------------
+# A branch on a tensor value splits a GRAPH_MODE/jit function into compiled regions, each one a tape
+# entry with a compiled backward. Integer inputs must take part there as on the eager tape (they
+# got 0 before). Oracle: the same control flow on Python floats, differentiated by central
+# differences (the derivatives here are whole numbers, so the int32 result must equal them).
+
+def _central_difference(f, args, i, eps=1e-3):
+    lo, hi = list(args), list(args)
+    lo[i] -= eps
+    hi[i] += eps
+    return (f(*hi) - f(*lo)) / (2 * eps)
+
+
+def _while_square(x, y):
+    while x < y:
+        x = x * x + 1
+    return x
+
+
+def _if_cube(x, y):
+    if x < y:
+        return x * x * 3
+    return y
+
+
+def _if_in_while(x, y, i):
+    # the shape of the "if inside while" example of MindSpore's control-flow tutorial
+    out = x
+    while i < 3:
+        if x + i < y:
+            out = out + x
+        else:
+            out = out + y
+        out = out + 1
+        i = i + 1
+    return out
+
+
+class _WhileSquare(nn.Cell):
+    def construct(self, x, y):
+        while x < y:
+            x = x * x + 1
+        return x
+
+
+class _IfCube(nn.Cell):
+    def construct(self, x, y):
+        if x < y:
+            return x * x * 3
+        return y
+
+
+class _IfInWhile(nn.Cell):
+    def construct(self, x, y, i):
+        out = x
+        while i < 3:
+            if x + i < y:
+                out = out + x
+            else:
+                out = out + y
+            out = out + 1
+            i = i + 1
+        return out
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("net, fn, args, position", [
+    (_WhileSquare, _while_square, (2, 14), 0),     # 2 -> 5 -> 26: d/dx = 2*5 * 2*2 = 40
+    (_IfCube, _if_cube, (2, 14), 0),          # 3x^2 at 2: 12
+    (_IfCube, _if_cube, (20, 14), 1),         # the else branch returns y: 1
+    (_IfInWhile, _if_in_while, (-3, 1, 0), 0),   # every step takes the if branch, out = 4x + 3: 4
+    (_IfInWhile, _if_in_while, (5, 3, 0), 1),    # every step takes the else branch: 3
+], ids=["while", "if-true", "if-false", "if-in-while-x", "if-in-while-y"])
+def test_integer_input_gradient_through_tensor_control_flow(mode, net, fn, args, position):
+    expect = round(_central_difference(fn, [float(a) for a in args], position))
+    g = run(mode, ms.grad(net(), position), *(Tensor(np.array(a, np.int32)) for a in args))
+    same(g, Tensor(np.array(expect, np.int32)))
+    # the float version agrees (it always did): same number, float dtype
+    gf = run(mode, ms.grad(net(), position), *(Tensor(np.array(a, np.float32)) for a in args))
+    same(gf, Tensor(np.array(expect, np.float32)))
+
+
+class _Scale(nn.Cell):
+    def __init__(self, k):
+        super().__init__()
+        self.k = k
+
+    def construct(self, x):
+        return x * self.k
+
+
+class _PickByTensor(nn.Cell):
+    """A CellList indexed by an integer Tensor (a graph break on the index's value)."""
+
+    def __init__(self):
+        super().__init__()
+        self.cells = nn.CellList([_Scale(3), _Scale(7), _Scale(-2)])
+
+    def construct(self, i, x):
+        return self.cells[i](x) * x
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_integer_input_gradient_through_a_celllist_indexed_by_a_tensor(mode):
+    for index, k in enumerate((3, 7, -2)):
+        g = run(mode, ms.grad(_PickByTensor(), 1), Tensor(np.array(index, np.int32)),
+                Tensor(np.array([5, -1], np.int32)))
+        same(g, Tensor(np.array([2 * k * 5, 2 * k * -1], np.int32)))  # d(k x^2)/dx = 2 k x

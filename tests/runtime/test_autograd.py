@@ -8,7 +8,7 @@ from gradcheck import check_grad
 
 
 def test_grad_single_and_tuple_positions():
-    f = lambda x, y: (x * y + x * x).sum()  # noqa: E731
+    f = lambda x, y: (x * y + x * x).sum()
     x, y = Tensor([1.0, 2.0]), Tensor([3.0, 4.0])
     gx = ms.grad(f)(x, y)
     np.testing.assert_allclose(gx.asnumpy(), [3 + 2, 4 + 4])
@@ -40,7 +40,7 @@ def test_weights_only_gives_tuple_of_parameter_grads():
 
 
 def test_higher_order_grads():
-    f = lambda x: (x * x * x).sum()  # noqa: E731
+    f = lambda x: (x * x * x).sum()
     x = Tensor([2.0, -1.5])
     g2 = ms.grad(ms.grad(f))(x)
     np.testing.assert_allclose(g2.asnumpy(), 6 * x.asnumpy(), rtol=1e-6)

@@ -5,7 +5,6 @@ from collections import OrderedDict
 import numpy as np
 import pytest
 
-import runtime as ms
 from runtime import Parameter, Tensor, nn
 
 

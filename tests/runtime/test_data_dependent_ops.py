@@ -404,3 +404,136 @@ def test_scatter_family_on_parameters_documented_examples():
         np.testing.assert_allclose(p.asnumpy(), want, rtol=1e-6, err_msg=name)
         assert getattr(ops, "scatter_nd_" + name.lower()) is getattr(ops, "ScatterNd" + name).function
     assert ops.ScatterUpdate().use_locking is True and ops.ScatterAdd().use_locking is False
+
+
+# ---- gradients of tensor_scatter_max / min / mul / div ----------------------------------------------
+# Oracles: float64 central differences (with distinct and with repeated index rows; max/min away
+# from ties), the hand-derived tie split of MindSpore's TensorScatterMax/Min bprop, and for a zero
+# update of mul the distinct-row formula g * x. GRAPH_MODE and jit must equal PyNative.
+
+def _scatter_case(seed, repeated):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(0.5, 2.0, (4, 3))
+    idx = np.array([[2], [0], [2]] if repeated else [[2], [0], [3]], np.int32)
+    upd = rng.uniform(0.5, 2.0, (3, 3))
+    return x, idx, upd
+
+
+@pytest.mark.parametrize("mode", ["max", "min", "mul", "div"])
+@pytest.mark.parametrize("repeated", [False, True])
+def test_tensor_scatter_gradients_equal_finite_differences(mode, repeated):
+    from gradcheck import check_grad
+    x, idx, upd = _scatter_case(11, repeated)
+    fn = getattr(ops, "tensor_scatter_" + mode)
+    check_grad(lambda a, u: fn(a, Tensor(idx), u), x, upd)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("op", ["max", "min", "mul", "div"])
+def test_tensor_scatter_gradients_in_every_mode_equal_pynative(mode, op):
+    x, idx, upd = (a.astype(np.float32) if a.dtype.kind == "f" else a for a in _scatter_case(3, False))
+    fn = getattr(ops, "tensor_scatter_" + op)
+    grad = ms.grad(lambda a, u: (fn(a, Tensor(idx), u) * Tensor(np.arange(12, dtype=np.float32).reshape(4, 3))).sum(),
+                   (0, 1))
+    want = grad(Tensor(x), Tensor(upd))
+    got = run_cell(mode, Fn(grad), Tensor(x), Tensor(upd)) if mode != "pynative" else want
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.asnumpy(), w.asnumpy(), rtol=1e-6)
+
+
+def test_tensor_scatter_mul_gradient_at_a_zero_update():
+    x = Tensor(np.array([[1.5, -2.0], [3.0, 4.0]], np.float32))
+    idx = Tensor(np.array([[1], [0]], np.int32))
+    upd = Tensor(np.array([[0.0, 2.0], [5.0, 0.0]], np.float32))
+    gx, gu = ms.grad(lambda a, u: ops.tensor_scatter_mul(a, idx, u).sum(), (0, 1))(x, upd)
+    np.testing.assert_allclose(gx.asnumpy(), [[5.0, 0.0], [0.0, 2.0]])
+    np.testing.assert_allclose(gu.asnumpy(), [[3.0, 4.0], [1.5, -2.0]])  # d(x u)/du = x
+
+
+def test_tensor_scatter_max_splits_the_gradient_among_ties():
+    x = Tensor(np.array([[1.0, 5.0], [2.0, 2.0]], np.float32))
+    idx = Tensor(np.array([[0], [0], [1]], np.int32))
+    upd = Tensor(np.array([[1.0, 3.0], [0.0, 5.0], [2.0, 1.0]], np.float32))
+    # out = [[1, 5], [2, 2]]: (0,0) is attained by x and update 0 (2 ways), (0,1) by x and update 1,
+    # (1,0) by x and update 2, (1,1) by x alone
+    gx, gu = ms.grad(lambda a, u: ops.tensor_scatter_max(a, idx, u).sum(), (0, 1))(x, upd)
+    np.testing.assert_allclose(gx.asnumpy(), [[0.5, 0.5], [0.5, 1.0]])
+    np.testing.assert_allclose(gu.asnumpy(), [[0.5, 0.0], [0.0, 0.5], [0.5, 0.0]])
+
+
+# ---- unique_consecutive / UniqueConsecutive, unique_with_pad / UniqueWithPad --------------------------
+
+def _runs_oracle(values):
+    """(kept, idx, counts) of the runs of equal consecutive items, by a plain Python loop."""
+    kept, idx, counts = [], [], []
+    for v in values:
+        if not kept or v != kept[-1]:
+            kept.append(v)
+            counts.append(0)
+        counts[-1] += 1
+        idx.append(len(kept) - 1)
+    return kept, idx, counts
+
+
+@pytest.mark.parametrize("mode", MODES + ["hook"])
+def test_unique_consecutive_documented_example(mode):
+    x = Tensor(np.array([1, 1, 2, 2, 3, 1, 1, 2]), ms.int32)
+    output, idx, counts = run_cell(mode, Fn(lambda t: ops.unique_consecutive(t * 1, True, True, None)), x)
+    np.testing.assert_array_equal(output.asnumpy(), [1, 2, 3, 1, 2])
+    np.testing.assert_array_equal(idx.asnumpy(), [0, 0, 1, 1, 2, 3, 3, 4])
+    np.testing.assert_array_equal(counts.asnumpy(), [2, 2, 1, 2, 1])
+    assert output.dtype == ms.int32
+
+
+def test_unique_consecutive_return_forms_axis_and_primitive():
+    rng = np.random.default_rng(4)
+    flat = rng.integers(0, 3, 40).astype(np.float32)
+    kept, idx, counts = _runs_oracle(flat.tolist())
+    x = Tensor(flat.reshape(5, 8))
+    np.testing.assert_array_equal(ops.unique_consecutive(x).asnumpy(), kept)
+    out, i = ops.unique_consecutive(x, return_idx=True)
+    np.testing.assert_array_equal(i.asnumpy(), np.reshape(idx, (5, 8)))
+    out, c = ops.unique_consecutive(x, return_counts=True)
+    np.testing.assert_array_equal(c.asnumpy(), counts)
+    # along an axis: runs of equal slices
+    m = np.array([[1, 1, 2, 2, 1], [0, 0, 0, 0, 3]], np.int64)
+    cols = [tuple(col) for col in m.T]
+    kept, idx, counts = _runs_oracle(cols)
+    out, i, c = ops.UniqueConsecutive(return_idx=True, return_counts=True, axis=1)(Tensor(m))
+    np.testing.assert_array_equal(out.asnumpy(), np.array(kept).T)
+    np.testing.assert_array_equal(i.asnumpy(), idx)
+    np.testing.assert_array_equal(c.asnumpy(), counts)
+    out, _, _ = ops.UniqueConsecutive(axis=-2)(Tensor(np.array([[1, 2], [1, 2], [3, 4]], np.int32)))
+    np.testing.assert_array_equal(out.asnumpy(), [[1, 2], [3, 4]])
+    with pytest.raises(ValueError, match="axis"):
+        ops.unique_consecutive(Tensor(m), axis=2)
+    out, i, c = Tensor(m).unique_consecutive(True, True, 1)  # the Tensor method
+    np.testing.assert_array_equal(c.asnumpy(), counts)
+
+
+@pytest.mark.parametrize("mode", MODES + ["hook"])
+def test_unique_with_pad_documented_examples(mode):
+    # static shapes: it compiles (no graph break)
+    y, idx = run_cell(mode, Fn(lambda t: ops.UniqueWithPad()(t, 8)),
+                      Tensor(np.array([1, 1, 5, 5, 4, 4, 3, 3, 2, 2]), ms.int32))
+    np.testing.assert_array_equal(y.asnumpy(), [1, 5, 4, 3, 2, 8, 8, 8, 8, 8])
+    np.testing.assert_array_equal(idx.asnumpy(), [0, 0, 1, 1, 2, 2, 3, 3, 4, 4])
+    y, idx = run_cell(mode, Fn(lambda t: ops.unique_with_pad(t, 0)), Tensor(np.array([1, 2, 5, 2, 3, 5]), ms.int32))
+    np.testing.assert_array_equal(y.asnumpy(), [1, 2, 5, 3, 0, 0])
+    np.testing.assert_array_equal(idx.asnumpy(), [0, 1, 2, 1, 3, 2])
+    assert y.dtype == idx.dtype == ms.int32
+
+
+def test_unique_with_pad_against_a_python_oracle_and_errors():
+    rng = np.random.default_rng(9)
+    x = rng.integers(-5, 5, 30).astype(np.int64)
+    order = list(dict.fromkeys(x.tolist()))  # first occurrences
+    y, idx = ops.unique_with_pad(Tensor(x), -100)
+    assert y.dtype == ms.int64
+    np.testing.assert_array_equal(y.asnumpy(), order + [-100] * (30 - len(order)))
+    np.testing.assert_array_equal(idx.asnumpy(), [order.index(v) for v in x.tolist()])
+    np.testing.assert_array_equal(Tensor(x).unique_with_pad(-100)[0].asnumpy(), y.asnumpy())
+    with pytest.raises(ValueError, match="1-D"):
+        ops.unique_with_pad(Tensor(np.zeros((2, 2), np.int32)), 0)
+    with pytest.raises(TypeError, match="int32 or int64"):
+        ops.unique_with_pad(Tensor([1.0, 2.0]), 0)

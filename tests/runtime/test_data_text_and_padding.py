@@ -1,6 +1,6 @@
 """mindspore.dataset 2.x: padded_batch, bucket_batch_by_length, the text module (Vocab, Lookup,
 Truncate, PadEnd, WhitespaceTokenizer, UnicodeCharTokenizer) and GeneratorDataset over another
-dataset with shuffle=True; against MindSpore's documented examples and plain-Python oracles."""
+dataset with shuffle=True, Vocab.from_dataset and Vocab.from_file; against MindSpore's documented examples and plain-Python oracles."""
 import numpy as np
 import pytest
 
@@ -155,3 +155,67 @@ def test_generator_dataset_over_mnist_with_shuffle():
     # without random access needs it stays a plain iteration in the source's order
     assert [int(v) for v in _rows(ds.GeneratorDataset(mnist, ["image", "label"]), col=1)] == \
         [int(v) for v in plain]
+
+
+# ---- Vocab.from_dataset / Vocab.from_file ------------------------------------------------------------
+
+def _corpus():
+    # build_vocab's documented corpus: word -> number of occurrences
+    corpus = {"Z": 4, "Y": 4, "X": 4, "W": 3, "U": 3, "V": 2, "T": 1}
+    for k, v in corpus.items():
+        yield (np.array([k] * v, dtype="S"),)
+
+
+def test_vocab_from_dataset_documented_corpus():
+    d = ds.GeneratorDataset(_corpus, ["column1"], shuffle=False)
+    vocab = text.Vocab.from_dataset(d, columns=["column1"], freq_range=(1, 10), top_k=5,
+                                    special_tokens=["<pad>", "<unk>"], special_first=True)
+    # most frequent first, ties lexicographic; top_k after freq_range; specials in front
+    assert vocab.vocab() == {"<pad>": 0, "<unk>": 1, "X": 2, "Y": 3, "Z": 4, "U": 5, "W": 6}
+    vocab = text.Vocab.from_dataset(d, "column1", freq_range=(2, 3), special_tokens=["<unk>"], special_first=False)
+    assert vocab.vocab() == {"U": 0, "W": 1, "V": 2, "<unk>": 3}
+    assert text.Vocab.from_dataset(d).vocab() == {w: i for i, w in enumerate("XYZUWVT")}
+    assert text.Vocab.from_dataset(d, freq_range=(0, None), top_k=100).vocab() == \
+        text.Vocab.from_dataset(d).vocab()
+
+
+def test_vocab_from_dataset_against_a_counter_over_tokenized_lines():
+    from collections import Counter
+    lines = ["the cat sat on the mat", "the dog sat", "a cat and a dog", "on and on"]
+    d = ds.GeneratorDataset(lambda: ((np.array(line),) for line in lines), ["text"], shuffle=False)
+    d = d.map(operations=text.WhitespaceTokenizer(), input_columns=["text"])
+    counts = Counter(w for line in lines for w in line.split())
+    expect = sorted(counts, key=lambda w: (-counts[w], w))
+    vocab = text.Vocab.from_dataset(d, ["text"])
+    assert list(vocab.vocab()) == expect and list(vocab.vocab().values()) == list(range(len(expect)))
+    ids = [r[0].tolist() for r in d.map(operations=text.Lookup(vocab), input_columns=["text"])
+           .create_tuple_iterator(output_numpy=True, num_epochs=1)]
+    assert ids[0] == [expect.index(w) for w in lines[0].split()]
+
+
+def test_vocab_from_dataset_errors():
+    d = ds.GeneratorDataset(_corpus, ["column1"], shuffle=False)
+    with pytest.raises(ValueError, match="no column"):
+        text.Vocab.from_dataset(d, ["nope"])
+    with pytest.raises(ValueError, match="top_k"):
+        text.Vocab.from_dataset(d, top_k=0)
+    with pytest.raises(ValueError, match="freq_range"):
+        text.Vocab.from_dataset(d, freq_range=(3, 2))
+    with pytest.raises(ValueError, match="special"):
+        text.Vocab.from_dataset(d, special_tokens=["X"])
+    with pytest.warns(UserWarning, match="freq_range"):
+        assert len(text.Vocab.from_dataset(d, freq_range=(5, 9))) == 0
+
+
+def test_vocab_from_file(tmp_path):
+    path = tmp_path / "vocab.txt"
+    path.write_text("home,1\nbehind,2\nthe,3\nworld,4\nhello,5\n", encoding="utf-8")
+    vocab = text.Vocab.from_file(str(path), ",", vocab_size=4, special_tokens=["<pad>"], special_first=True)
+    assert vocab.vocab() == {"<pad>": 0, "home": 1, "behind": 2, "the": 3, "world": 4}
+    vocab = text.Vocab.from_file(str(path), special_tokens=["<unk>"], special_first=False)
+    assert vocab.tokens_to_ids(["home,1", "hello,5", "<unk>"]) == [0, 4, 5]
+    path.write_text("a\nb\na\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="twice"):
+        text.Vocab.from_file(str(path))
+    with pytest.raises(ValueError, match="vocab_size"):
+        text.Vocab.from_file(str(path), vocab_size=0)

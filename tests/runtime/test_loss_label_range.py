@@ -3,7 +3,6 @@ import numpy as np
 import pytest
 
 import capture
-import runtime as ms
 from runtime import Tensor, nn, ops
 
 

@@ -258,7 +258,7 @@ def test_alias_in_process_is_the_same_modules():
         assert mindspore is ms and mindspore.nn is nn and F2 is F
         assert vision is ms.dataset.vision
         with pytest.raises(ModuleNotFoundError):
-            import mindspore.not_a_module  # noqa: F401
+            import mindspore.not_a_module
     finally:
         compat.remove_alias()
     assert "mindspore" not in sys.modules

@@ -338,7 +338,7 @@ def test_mindspore_numpy_import_alias():
 
 def test_star_import_keeps_the_programs_numpy():
     namespace = {}
-    exec("import numpy\nfrom runtime import *\n", namespace)  # noqa: S102 - the program under test
+    exec("import numpy\nfrom runtime import *\n", namespace)  # the program under test
     assert namespace["numpy"] is np and namespace["Tensor"] is Tensor
     import runtime
     assert runtime.numpy is mnp

@@ -24,7 +24,7 @@ from graph.ops import REGISTRY, bind
 from runtime import Tensor
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "graph"))
-from test_registry import SAMPLES  # noqa: E402
+from test_registry import SAMPLES
 
 OPS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "graph", "ops")
 #: numpy entry points that call Python once per element (or per index)

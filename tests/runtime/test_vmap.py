@@ -272,7 +272,7 @@ def test_grad_through_vmap_sums_the_examples_for_closed_over_tensors():
     g = ms.grad(lambda t: ms.vmap(lambda r: r * t * t)(rows).sum() + (t * 2).sum())(x)
     _close(g, 2 * x.asnumpy() * rows.asnumpy().sum(0) + 2)
     # a Hessian-vector product as jvp(grad) and as the vjp of grad (the Jacobians tutorial's hvp)
-    f = lambda t: ops.sin(t).sum()  # noqa: E731
+    f = lambda t: ops.sin(t).sum()
     v = Tensor(RNG.standard_normal(3))
     hvp_fwd = ms.jvp(ms.grad(f), x, v)[1]
     hvp_rev = ms.vjp(ms.grad(f), x)[1](v)[0]

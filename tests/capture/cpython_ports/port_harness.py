@@ -43,7 +43,7 @@ def normalize(value, depth=0, budget=None):
     budget[0] -= 1
     if depth > 20 or budget[0] < 0:
         return ("too large",)
-    n = lambda v: normalize(v, depth + 1, budget)  # noqa: E731
+    n = lambda v: normalize(v, depth + 1, budget)
     if isinstance(value, Tensor):
         return ("Tensor", tuple(value.shape), str(value.dtype), value.asnumpy().tolist())
     if isinstance(value, (bool, int, float, complex, str, bytes, type(None))):
@@ -67,7 +67,7 @@ def normalize(value, depth=0, budget=None):
         try:
             rest = [n(v) for v in value]
             return (kind, rest)
-        except Exception as e:  # noqa: BLE001 (the rest raised: part of the behaviour)
+        except Exception as e:  # the rest raised: part of the behaviour
             return (kind, "raised", type(e).__name__, str(e))
     if isinstance(value, BaseException):
         return ("exception", type(value).__name__, str(value))
@@ -93,7 +93,7 @@ class Observation:
             try:
                 out = fn(x, state)
                 self.error = None
-            except Exception as e:  # noqa: BLE001 (the same exception must come from every mode)
+            except Exception as e:  # the same exception must come from every mode
                 out, self.error = None, (type(e).__name__, str(e))
             # consuming a returned generator runs the rest of its body (prints, state changes)
             self.result = normalize(out)
@@ -166,7 +166,7 @@ def run_case_isolated(fn, timeout=120):
         try:
             run_case(fn)
             code = 0
-        except BaseException:  # noqa: BLE001 (reported through the exit status)
+        except BaseException:  # reported through the exit status
             import traceback
             traceback.print_exc()
         finally:

@@ -64,7 +64,7 @@ def case_raising_from_operations(x, log):
     except KeyError as e:
         log.append(repr(e))
     try:
-        undefined_variable  # noqa: F821
+        undefined_variable
     except NameError as e:
         log.append(str(e))
     try:
@@ -273,7 +273,7 @@ def case_finally_overrides_return(x, log):
         try:
             raise KeyError("k")
         finally:
-            return 5  # noqa: B012
+            return 5
     log.append(f())
     return x * float(log[-1])
 

@@ -15,12 +15,12 @@ from port_harness import check, parametrize
 def case_lambda_generator(x, state):
     """test_lambda_generator: a lambda that yields behaves like the function; send's value is
     the StopIteration value."""
-    f = lambda: (yield 1)  # noqa: E731
+    f = lambda: (yield 1)
 
     def g():
         return (yield 1)
 
-    f2 = lambda: (yield from g())  # noqa: E731
+    f2 = lambda: (yield from g())
 
     def g2():
         return (yield from g())
@@ -142,7 +142,7 @@ def case_tutorial_finally(x, state):
             yield 8
             yield 9
         try:
-            x = 12  # noqa: F841
+            x = 12
         finally:
             yield 10
         yield 11

@@ -59,7 +59,7 @@ def case_except_reraise(x, log):
     try:
         try:
             raise TypeError("foo")
-        except:  # noqa: E722
+        except:
             try:
                 raise KeyError("caught")
             except KeyError:
@@ -118,7 +118,7 @@ def case_with_reraise1(x, log):
     try:
         try:
             raise TypeError("foo")
-        except:  # noqa: E722
+        except:
             with Context():
                 pass
             raise
@@ -132,7 +132,7 @@ def case_with_reraise2(x, log):
     try:
         try:
             raise TypeError("foo")
-        except:  # noqa: E722
+        except:
             with Context():
                 raise KeyError("caught")
             raise
@@ -265,7 +265,7 @@ def case_c_exception_raise(x, log):
         try:
             1 / 0
         except:  # noqa: E722
-            xyzzy  # noqa: F821
+            xyzzy
     except NameError as e:
         log.append(type(e.__context__).__name__)
     return x
@@ -329,7 +329,7 @@ def case_reraise_cycle_broken(x, log):
     """test_reraise_cycle_broken"""
     try:
         try:
-            xyzzy  # noqa: F821
+            xyzzy
         except NameError as a:
             try:
                 1 / 0

@@ -175,12 +175,12 @@ def case_recursion(x, state):
 
 def case_lambdas(x, state):
     """testLambdas."""
-    f1 = lambda x: lambda y: x + y  # noqa: E731
+    f1 = lambda x: lambda y: x + y
     inc = f1(1)
     plus10 = f1(10)
-    f2 = lambda x: (lambda: lambda y: x + y)()  # noqa: E731
-    f3 = lambda x: lambda y: global_x + y  # noqa: E731
-    f8 = lambda x, y, z: lambda a, b, c: lambda: z * (b + y)  # noqa: E731
+    f2 = lambda x: (lambda: lambda y: x + y)()
+    f3 = lambda x: lambda y: global_x + y
+    f8 = lambda x, y, z: lambda a, b, c: lambda: z * (b + y)
     return inc(1), plus10(5), f2(1)(1), f3(1)(1), f8(1, 2, 3)(2, 4, 6)(), x
 
 
@@ -245,7 +245,7 @@ def case_bound_and_free(x, state):
 def case_list_comp_local_vars(x, state):
     """testListCompLocalVars."""
     try:
-        print(bad)  # noqa: F821
+        print(bad)
     except NameError:
         pass
     else:

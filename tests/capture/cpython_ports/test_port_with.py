@@ -138,7 +138,7 @@ def case_nested_exception_before_inner(x, log):
     try:
         with Mock(log, "a"):
             raise RuntimeError("before")
-            with Mock(log, "b"):  # noqa: unreachable, as in CPython's test
+            with Mock(log, "b"):  # unreachable, as in CPython's test
                 pass
     except RuntimeError:
         log.append("caught")
@@ -319,7 +319,7 @@ def case_generator_manager_exception(x, log):
 def case_exception_in_expr_list(x, log):
     """testExceptionInExprList"""
     try:
-        with Mock(log) as a, Mock(log, enter_error=RuntimeError("second")) as b:  # noqa: F841
+        with Mock(log) as a, Mock(log, enter_error=RuntimeError("second")) as b:
             log.append("body")
     except RuntimeError as e:
         log.append(str(e))

@@ -1,0 +1,177 @@
+"""PyNative's convolutions and pools run as compiled one-op graphs once a signature is warm
+(runtime/eager_kernels.py). Oracles: each op's numpy implementation (the registry's reference) on
+the same operands, over strides, paddings, pad modes, dilations, groups and dtypes; finite
+differences for a trained net's gradients; and the eager path's own errors for bad input."""
+import threading
+
+import numpy as np
+import pytest
+
+import runtime as ms
+from graph.ops import REGISTRY
+from runtime import Tensor, eager_kernels, nn, ops
+
+
+@pytest.fixture(autouse=True)
+def fresh():
+    eager_kernels.reset()
+    yield
+    eager_kernels.reset()
+
+
+def _repeat(fn, times=eager_kernels.WARM_CALLS + 2):
+    return [fn().asnumpy() for _ in range(times)]
+
+
+def _close(results, want, dtype):
+    tol = dict(rtol=2e-5, atol=2e-5) if dtype == np.float32 else dict(rtol=1e-11, atol=1e-11)
+    for got in results:
+        np.testing.assert_allclose(got, want, **tol)
+
+
+CONV_CASES = [
+    dict(stride=1, pad_mode="valid"),
+    dict(stride=2, pad_mode="same"),
+    dict(stride=1, pad_mode="pad", padding=1),
+    dict(stride=(2, 1), pad_mode="pad", padding=(1, 0, 2, 1), dilation=2),
+    dict(stride=1, pad_mode="same", group=2),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", range(len(CONV_CASES)))
+def test_convolutions_and_their_gradients_equal_numpy_once_compiled(dtype, case):
+    kw = dict(CONV_CASES[case])
+    rng = np.random.default_rng(case)
+    groups = kw.get("group", 1)
+    x = Tensor(rng.standard_normal((3, 4, 9, 8)).astype(dtype))
+    w = Tensor(rng.standard_normal((6, 4 // groups, 3, 3)).astype(dtype))
+    conv = nn.Conv2d(4, 6, 3, has_bias=False, weight_init=w, dtype=ms.float64 if dtype == np.float64 else ms.float32,
+                     **kw)
+    out = conv(x)
+    attrs = {k: v for k, v in REGISTRY["conv2d"].normalize(_conv_attrs(conv)).items()}
+    want = REGISTRY["conv2d"].impl(np, x.asnumpy(), w.asnumpy(), **attrs)
+    _close(_repeat(lambda: conv(x)), want, dtype)
+    dout = rng.standard_normal(out.shape).astype(dtype)
+    dx_want = REGISTRY["conv2d_backprop_input"].impl(np, dout, w.asnumpy(), input_size=x.shape, **attrs)
+    dw_want = REGISTRY["conv2d_backprop_filter"].impl(np, dout, x.asnumpy(), filter_size=w.shape, **attrs)
+    grad = ms.grad(lambda a, b: (ops.conv2d(a, b, **attrs) * Tensor(dout)).sum(), grad_position=(0, 1))
+    for dx, dw in [grad(x, w) for _ in range(eager_kernels.WARM_CALLS + 2)]:
+        _close([dx.asnumpy()], dx_want, dtype)
+        _close([dw.asnumpy()], dw_want, dtype)
+    compiled = [k[0] for k, v in eager_kernels._compiled.items() if v is not eager_kernels._FAILED]
+    assert {"conv2d", "conv2d_backprop_input", "conv2d_backprop_filter"} <= set(compiled), compiled
+
+
+def _conv_attrs(conv):
+    pad = conv.padding if isinstance(conv.padding, tuple) else (conv.padding,) * 4
+    to2 = lambda v: v if isinstance(v, tuple) else (v, v)
+    return dict(stride=to2(conv.stride), pad_mode=conv.pad_mode, padding=pad, dilation=to2(conv.dilation),
+                groups=conv.group)
+
+
+@pytest.mark.parametrize("pool", ["max", "avg"])
+@pytest.mark.parametrize("kernel,stride,pad_mode", [(2, 2, "valid"), (3, 2, "same"), (3, 1, "valid")])
+def test_pools_and_their_gradients_equal_numpy_once_compiled(pool, kernel, stride, pad_mode):
+    rng = np.random.default_rng(kernel * 10 + stride)
+    x = Tensor(rng.standard_normal((2, 3, 11, 10)).astype(np.float32))
+    layer = (nn.MaxPool2d if pool == "max" else nn.AvgPool2d)(kernel_size=kernel, stride=stride, pad_mode=pad_mode)
+    name = f"{pool}_pool2d"
+    attrs = REGISTRY[name].normalize(dict(kernel_size=(kernel, kernel), stride=(stride, stride), pad_mode=pad_mode))
+    want = REGISTRY[name].impl(np, x.asnumpy(), **attrs)
+    _close(_repeat(lambda: layer(x)), want, np.float32)
+    dout = rng.standard_normal(want.shape).astype(np.float32)
+    if pool == "max":
+        dx_want = REGISTRY["max_pool2d_grad"].impl(np, x.asnumpy(), want, dout, **attrs)
+    else:
+        dx_want = REGISTRY["avg_pool2d_grad"].impl(np, dout, input_size=x.shape, **attrs)
+    grad = ms.grad(lambda a: (layer(a) * Tensor(dout)).sum())
+    _close([grad(x).asnumpy() for _ in range(eager_kernels.WARM_CALLS + 2)], dx_want, np.float32)
+    assert {name, f"{name}_grad"} <= {k[0] for k in eager_kernels._compiled}
+
+
+def test_a_trained_lenet_like_net_has_the_finite_difference_gradient():
+    ms.set_seed(3)
+    net = nn.SequentialCell([nn.Conv2d(1, 3, 3, pad_mode="valid", dtype=ms.float64), nn.ReLU(),
+                             nn.MaxPool2d(2, 2), nn.Flatten(), nn.Dense(3 * 3 * 3, 2, dtype=ms.float64)])
+    x = Tensor(np.random.default_rng(0).standard_normal((2, 1, 8, 8)))
+    loss = lambda: (net(x) ** 2).sum()
+    grad = ms.grad(lambda: loss(), None, net.trainable_params())
+    for _ in range(eager_kernels.WARM_CALLS + 1):
+        grads = grad()
+    w = net.trainable_params()[0]
+    base = w.asnumpy().copy()
+    eps = 1e-6
+    for idx in [(0, 0, 0, 0), (2, 0, 1, 2), (1, 0, 2, 1)]:
+        plus = base.copy()
+        plus[idx] += eps
+        w.set_data(Tensor(plus))
+        lp = float(loss().asnumpy())
+        minus = base.copy()
+        minus[idx] -= eps
+        w.set_data(Tensor(minus))
+        lm = float(loss().asnumpy())
+        w.set_data(Tensor(base))
+        np.testing.assert_allclose(grads[0].asnumpy()[idx], (lp - lm) / (2 * eps), rtol=1e-6, atol=1e-8)
+    assert any(k[0] == "conv2d_backprop_filter" for k in eager_kernels._compiled)
+
+
+def test_other_dtypes_off_switch_and_compile_failures_keep_numpys_path(monkeypatch):
+    x16 = Tensor(np.ones((1, 2, 5, 5), np.float16))
+    w16 = Tensor(np.ones((2, 2, 3, 3), np.float16))
+    _repeat(lambda: ops.conv2d(x16, w16))
+    assert not eager_kernels._compiled  # float16: never compiled
+    x = Tensor(np.random.default_rng(1).standard_normal((1, 2, 5, 5)).astype(np.float32))
+    w = Tensor(np.random.default_rng(2).standard_normal((2, 2, 3, 3)).astype(np.float32))
+    want = REGISTRY["conv2d"].impl(np, x.asnumpy(), w.asnumpy(), **REGISTRY["conv2d"].normalize({}))
+    monkeypatch.setenv("MSJIT_EAGER_KERNELS", "0")
+    _close(_repeat(lambda: ops.conv2d(x, w)), want, np.float32)
+    assert not eager_kernels._compiled
+    monkeypatch.delenv("MSJIT_EAGER_KERNELS")
+    import codegen
+
+    def broken(*a, **k):
+        raise RuntimeError("a compiler bug")
+    monkeypatch.setattr(codegen, "compile_schedule", broken)
+    _close(_repeat(lambda: ops.conv2d(x, w)), want, np.float32)
+    assert list(eager_kernels._compiled.values()) == [eager_kernels._FAILED]
+
+
+def test_bad_input_raises_the_eager_error_after_warm_up():
+    x = Tensor(np.ones((1, 2, 5, 5), np.float32))
+    w = Tensor(np.ones((2, 2, 3, 3), np.float32))
+    _repeat(lambda: ops.conv2d(x, w))
+    with pytest.raises(ValueError, match="Conv2D"):
+        ops.conv2d(x, Tensor(np.ones((2, 3, 3, 3), np.float32)))
+
+
+def test_threads_running_one_compiled_signature_get_their_own_results():
+    rng = np.random.default_rng(5)
+    w = Tensor(rng.standard_normal((4, 3, 3, 3)).astype(np.float32))
+    xs = [Tensor(rng.standard_normal((2, 3, 8, 8)).astype(np.float32)) for _ in range(4)]
+    attrs = REGISTRY["conv2d"].normalize({})
+    wants = [REGISTRY["conv2d"].impl(np, x.asnumpy(), w.asnumpy(), **attrs) for x in xs]
+    _repeat(lambda: ops.conv2d(xs[0], w))
+    errors = []
+
+    def work(i):
+        try:
+            for _ in range(20):
+                np.testing.assert_allclose(ops.conv2d(xs[i], w).asnumpy(), wants[i], rtol=2e-5, atol=2e-5)
+        except BaseException as e:  # (reported by the main thread)
+            errors.append(e)
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+
+
+def test_compiled_signatures_are_bounded(monkeypatch):
+    monkeypatch.setattr(eager_kernels, "MAX_SIGNATURES", 3)
+    w = Tensor(np.ones((1, 1, 2, 2), np.float32))
+    for size in range(3, 9):
+        x = Tensor(np.ones((1, 1, size, size), np.float32))
+        _repeat(lambda: ops.conv2d(x, w))
+    assert len(eager_kernels._compiled) == 3
