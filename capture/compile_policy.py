@@ -240,7 +240,7 @@ def _make_dynamic(fn, config, cache, qual, candidate, entry, change, declared, n
                                 f"other sizes >= {_dynamic.MIN_GENERIC_SIZE} reuse it without translating")
     return generic
 
-def _compile_new(fn, flat, names, config, cache, qual) -> Entry:
+def _compile_new(fn, flat, names, config, cache, qual, break_on_start=None) -> Entry:
     """Translate and compile a frame the budget allows (``COMPILE_LOCK`` held). Exceptions that
     are not capture's own (:func:`capture.errors.interrupting`: KeyboardInterrupt, an exception a
     signal handler raised) propagate unchanged, leaving no entry and no report behind."""
@@ -248,6 +248,7 @@ def _compile_new(fn, flat, names, config, cache, qual) -> Entry:
     tracer = Tracer(qual.replace(".", "_").replace("<", "").replace(">", ""))
     if config.max_instructions is not None:
         tracer.max_instructions = config.max_instructions
+    tracer.break_on_start = break_on_start
     pending = None  # the user's asynchronous exception, re-raised outside the handlers (unchanged)
     try:
         with _tracing():
@@ -256,6 +257,11 @@ def _compile_new(fn, flat, names, config, cache, qual) -> Entry:
         runner = _make_runner(config, graph, device, fn.__code__)
     except GraphBreak as e:
         pending = interrupting(e)
+        started = getattr(e, "started_generator", None)
+        if pending is None and started is not None and break_on_start is None and not config.fullgraph:
+            # a generator the frame started outlives it: translate again, breaking where it is
+            # first started (it can be made again there, and runs in Python from then on)
+            return _compile_new(fn, flat, names, config, cache, qual, break_on_start=started)
         if pending is None:
             return _break_entry(fn, flat, names, config, cache, qual, tracer, e, t0)
     except CaptureUserError as e:
@@ -435,8 +441,10 @@ def translate(tracer, fn, flat, names):
         result = rec.of(ret)
         effects = tracer.side_effects.recipes(rec, tracer.changed_cells())
     except NotResumable as e:
-        raise GraphBreak(f"the frame's result or side effects cannot be rebuilt: {e}", resumable=False,
-                         loc=root.loc) from None
+        brk = GraphBreak(f"the frame's result or side effects cannot be rebuilt: {e}", resumable=False,
+                         loc=root.loc)
+        brk.started_generator = getattr(e, "started_generator", None)
+        raise brk from None
     builder.graph.set_outputs(rec.outputs)
     _guard_lifted_tensors(tracer)
     builder.graph.verify()

@@ -619,6 +619,11 @@ def make_plan(root, fn, config, qual, tracer):
     from .translator import IteratorVariable, NullVariable
     from .variables import Box
     from .variables.generators import GeneratorVariable
+    if tracer.handled_exception is not None:
+        # (sys.exception() and the handler's exception on the value stack have no rebuild: the
+        # resumed code would run the rest of the handler without the exception it handles)
+        raise NotResumable("the break is inside an except/finally handler, while an exception is being "
+                           "handled: the frame runs eagerly")
     code = root.code
     orig, oidx = origin_of(code, root.ip)
     insts, labels, user_try = _instructions(orig)

@@ -165,6 +165,11 @@ class Tracer:
         # the exception being handled (sys.exception()) in the traced code: set by PUSH_EXC_INFO,
         # restored by POP_EXCEPT; thread state in CPython, so shared by inlined frames
         self.handled_exception = None
+        # generators made by the traced code, counted in creation order (the same in every
+        # translation of one call): the serial of one that escapes the frame once started is
+        # given to a second translation, which breaks where it is first started (compile_policy)
+        self.generators_made = 0
+        self.break_on_start = None
 
     def box_for_cell(self, tx, cell, name):
         """The Box standing for the real closure ``cell`` (guarded on its contents)."""
@@ -534,8 +539,11 @@ class InstructionTranslator:
             if make_function is None:
                 def make_function(rec):
                     raise NotResumable(f"generator {name} has no function to call again")
-            return GeneratorVariable(sub, name, make_function, args, kwargs,
-                                     made_type=made_type or types.GeneratorType)
+            gen = GeneratorVariable(sub, name, make_function, args, kwargs,
+                                    made_type=made_type or types.GeneratorType)
+            gen.serial = self.tracer.generators_made
+            self.tracer.generators_made += 1
+            return gen
         try:
             return sub.run()
         finally:

@@ -295,6 +295,14 @@ class BuiltinVariable(KnownCallableVariable):
         raise GraphBreak(f"builtin {name}() with these arguments is not supported in graph mode",
                          hint="call it outside construct, or accept the graph break")
 
+    def _call_setattr(self, tx, obj, name, value):
+        """``setattr(obj, "name", value)``: the same store as ``obj.name = value``."""
+        if not (name.is_const() and type(name.value) is str):
+            raise GraphBreak("setattr() with a name not known at trace time",
+                             hint="call it outside construct, or accept the graph break")
+        obj.setattr(tx, name.value, value)
+        return ConstantVariable(None)
+
     def _call_len(self, tx, x):
         return ConstantVariable(x.length(tx))
 

@@ -55,6 +55,7 @@ class GeneratorVariable(IteratorVariable):
         self.running = False
         self.finished = False
         self.return_value = ConstantVariable(None)  # what ``yield from`` this generator evaluates to
+        self.serial = None  # its creation order in the trace (set by the translator)
 
     def describe(self):
         return f"generator {self.name}"
@@ -73,6 +74,12 @@ class GeneratorVariable(IteratorVariable):
         if self.running:
             raise GraphBreak(f"{self.describe()} is already executing (ValueError at run time)")
         frame = self.frame
+        if not self.started and self.serial is not None and tx.tracer.break_on_start == self.serial:
+            # this generator outlives the graph once started (an earlier translation found): the
+            # graph ends here, while it can still be made again, and Python runs it from now on
+            raise GraphBreak(f"{self.describe()} outlives the graph once started: it runs in Python from "
+                             "its first next()", hint="consume the generator inside the captured function, or "
+                             "accept the graph break")
         if not self.started and not _is_none(sent):
             raise GraphBreak("can't send a non-None value to a just-started generator (TypeError at run time)")
         if self.started:
@@ -117,7 +124,9 @@ class GeneratorVariable(IteratorVariable):
         arguments (one call per graph run). A started one has no exact rebuild: the frame
         (or, at a graph break, the rest of it) runs eagerly."""
         if self.started:
-            raise NotResumable(f"a started {self.describe()} outlives the graph")
+            error = NotResumable(f"a started {self.describe()} outlives the graph")
+            error.started_generator = self.serial
+            raise error
         return ("call", self.make_function(rec), [rec.of(a) for a in self.args],
                 {k: rec.of(v) for k, v in self.kwargs.items()}, rec.memo_key())
 

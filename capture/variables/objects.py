@@ -395,10 +395,21 @@ class ModuleVariable(Variable):
             value = getattr(self.mod, name)
         except AttributeError as e:
             raise GraphBreak(f"AttributeError at trace time: {e}")
-        if name in d and _user_module(self.mod):
+        if name in d and (_user_module(self.mod) or _mutable_stdlib_attribute(self.mod, name)):
             # ``config.SCALE`` may be reassigned between calls, like a global: guarded the same way
             return tx.read_global(d, name, f"{self.mod.__name__}.{name}")
         return tx.wrap(value)
+
+    def setattr(self, tx, name, value):
+        """``module.name = value`` (``setattr(sys, "stdout", f)`` in ``contextlib.redirect_stdout``):
+        a write of the module's globals, replayed after the graph (or before a graph break's
+        instruction) and read back by the rest of the trace, for a user's module and the
+        standard streams of ``sys`` (whose reads are guarded); elsewhere a graph break."""
+        mod = self.mod
+        if type(mod) is not types.ModuleType or not (_user_module(mod) or _mutable_stdlib_attribute(mod, name)):
+            raise GraphBreak(f"setting attribute {name!r} on {self.describe()} inside a captured region",
+                             hint="the assignment runs eagerly")
+        tx.tracer.side_effects.set_global(mod.__dict__, name, value)
 
     def describe(self):
         return f"module {self.mod.__name__}"
@@ -413,6 +424,16 @@ _UNGUARDED_PACKAGES = frozenset(FRAMEWORK_PACKAGES) | {"mindspore", "numpy"} | \
 def user_package(module_name) -> bool:
     """Whether names in the module ``module_name`` are the user's (guarded where read)."""
     return (module_name or "").split(".")[0] not in _UNGUARDED_PACKAGES
+
+
+#: attributes of standard library modules that programs reassign (``contextlib.redirect_stdout``):
+#: read with a guard, written as side effects
+_MUTABLE_STDLIB_ATTRIBUTES = {"sys": frozenset({"stdout", "stderr", "stdin"})}
+
+
+def _mutable_stdlib_attribute(mod, name) -> bool:
+    return name in _MUTABLE_STDLIB_ATTRIBUTES.get(getattr(mod, "__name__", None), ()) and \
+        sys.modules.get(mod.__name__) is mod
 
 
 def _user_module(mod) -> bool:

@@ -4,16 +4,20 @@ methods, in-place ``+=``/``|=`` on containers, ``match`` statements, ``yield fro
 of computed scalar tensors, and objects of plain Python classes created inside the frame. Every case runs through ``check_like_eager``
 (eager vs captured first call and cache hits: results, printed output, state, identity)."""
 import collections
+import contextlib
 import dataclasses
 import functools
+import io
 import operator
+import sys
 
 import numpy as np
 import pytest
 
 import capture
 import runtime as ms
-from capture_helpers import check_like_eager
+from capture.explain import recording
+from capture_helpers import assert_same, check_like_eager
 from runtime import Tensor, ops
 
 
@@ -265,3 +269,69 @@ def test_objects_that_outlive_the_frame_are_built(rng):
     out = capture.jit(f)(Tensor(np.ones(2, np.float32)))
     assert out[0] is out[1] and isinstance(out[0], Affine) and out[0] is kept[-1]
     np.testing.assert_allclose(out[0].shift.asnumpy(), [2.0, 2.0])
+
+
+# -- contextlib.redirect_stdout / redirect_stderr: sys's streams written as side effects -------------------
+def _redirected(buf):
+    def f(x):
+        with contextlib.redirect_stdout(buf) as target:
+            y = ops.sin(x) * 2
+            inside = sys.stdout is buf
+        return y, inside, target is buf, sys.stdout is buf
+    return f
+
+
+def test_redirect_stdout_is_traced_without_a_break_and_restores_the_callers_stream(rng):
+    buf = io.StringIO()
+    f = _redirected(buf)
+    x = Tensor(rng.standard_normal(3).astype(np.float32))
+    want = f(x)
+    jitted = capture.jit(f)
+    with recording() as report:
+        for _ in range(3):
+            got = jitted(x)
+            assert_same(got, want)
+            assert sys.stdout is not buf
+    assert report.breaks == [] and report.graph_count >= 1
+    # another stream at call time (a guard reads sys.stdout): the call restores that one
+    for _ in range(3):
+        outer = io.StringIO()
+        with contextlib.redirect_stdout(outer):
+            assert_same(jitted(x), want)
+            assert sys.stdout is outer
+    assert buf.getvalue() == ""
+
+
+def test_redirect_stderr_is_restored_when_the_body_raises(rng):
+    buf = io.StringIO()
+
+    def f(x):
+        try:
+            with contextlib.redirect_stderr(buf):
+                y = ops.cos(x)
+                raise ValueError("boom")
+        except ValueError:
+            y = y + 1
+        return y, sys.stderr is buf
+
+    check_like_eager(f, _t(rng, 3), state=lambda: sys.stderr is buf)
+
+
+def test_printing_under_redirect_stdout_goes_where_eager_prints(rng):
+    buf = io.StringIO()
+
+    def f(x):
+        print("before")
+        with contextlib.redirect_stdout(buf):
+            print("inside", 1)
+            y = ops.sin(x)
+        print("after")
+        return y * 2
+
+    def state():
+        text = buf.getvalue()
+        buf.seek(0)
+        buf.truncate()
+        return text
+
+    check_like_eager(f, _t(rng, 3), state=state, breaks=None)

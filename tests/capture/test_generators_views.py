@@ -234,3 +234,52 @@ def test_set_seed_inside_jit_takes_effect_on_every_call():
     jf = ms.jit(f)
     assert_same(jf(_x()), want)
     assert_same(jf(_x()), want)
+
+
+# -- a started generator that escapes the frame: a graph up to its first start, then Python ---------
+def _logging_steps(t, log):
+    log.append("start")
+    yield t + 1
+    log.append("mid")
+    yield t * 3
+
+
+def _escaping_started(x):
+    log = []
+    y = ops.sin(x) * 2
+    it = _logging_steps(y, log)
+    first = next(it)
+    return y + first, it, log
+
+
+def _advance(it):
+    return next(it)
+
+
+def _escaping_started_in_a_callee(x):
+    def g(t):
+        yield t + 1
+        yield t * 3
+    y = ops.cos(x)
+    it = g(y)
+    z = _advance(it) * 2
+    return z + y, it
+
+
+@pytest.mark.parametrize("fn", [_escaping_started, _escaping_started_in_a_callee])
+def test_a_started_generator_that_escapes_keeps_a_graph_before_its_start(fn):
+    want = fn(_x())
+    capture.reset()
+    jitted = capture.jit(fn)
+    with recording() as report:
+        got = jitted(_x())
+    assert not [b for b in report.breaks if b.internal], report.breaks
+    assert report.graph_count >= 1, report.break_reasons  # (was: the whole frame ran eagerly)
+    pairs = [(want, got)] + [(fn(_x()), jitted(_x())) for _ in range(3)]  # (calls made again: the resume)
+    for want_, got_ in pairs:
+        assert isinstance(got_[1], types.GeneratorType)
+        assert_same(got_[0], want_[0])
+        assert_same(next(got_[1]), next(want_[1]))
+        assert list(got_[1]) == list(want_[1]) == []
+        if len(want_) > 2:
+            assert got_[2] == want_[2] == ["start", "mid"]

@@ -616,3 +616,28 @@ def test_resume_regressions(name, rng, capsys):
         assert report.resume_fallbacks and "closure" in report.resume_fallbacks[0][1]
     else:
         assert not report.resume_fallbacks
+
+
+def _break_in_handler(x):
+    y = ops.cos(x)
+    try:
+        raise KeyError("k")
+    except KeyError:
+        print("handled", 1)  # (a graph break while the KeyError is being handled)
+        y = y + 1
+    return ops.sin(y)
+
+
+def test_a_break_inside_an_except_handler_runs_the_frame_eagerly_and_says_why(capsys):
+    x = Tensor(np.array([0.5, 1.0], np.float32))
+    want = _break_in_handler(x)
+    eager_out = capsys.readouterr().out
+    capture.reset()
+    jitted = capture.jit(_break_in_handler)
+    with recording() as report:
+        got = jitted(x)
+    assert_same(got, want)
+    assert capsys.readouterr().out == eager_out
+    assert not [b for b in report.breaks if b.internal]
+    reasons = [r for _, r in report.resume_fallbacks]
+    assert any("inside an except/finally handler" in r for r in reasons), reasons
