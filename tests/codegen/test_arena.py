@@ -148,7 +148,10 @@ class _MLP(nn.Cell):
         return self.l2(ops.relu(self.l1(x)))
 
 
-def test_the_batch_sizes_of_one_construct_hold_the_memory_of_the_biggest_not_the_sum():
+@pytest.mark.parametrize("dynamic", [False, True], ids=["an entry per size", "one shape-generic entry"])
+def test_the_batch_sizes_of_one_construct_hold_the_memory_of_the_biggest_not_the_sum(dynamic, monkeypatch):
+    from capture import dynamic as dynamic_shapes
+    monkeypatch.setattr(dynamic_shapes, "ENABLED", dynamic)
     ms.set_seed(0)
     net = _MLP()
     rng = np.random.default_rng(0)
@@ -156,14 +159,19 @@ def test_the_batch_sizes_of_one_construct_hold_the_memory_of_the_biggest_not_the
     want = [net(Tensor(x)).asnumpy() for x in batches]  # PyNative
     ms.set_context(mode=ms.GRAPH_MODE)
     try:
-        for _ in range(2):
+        # (a shape-generic entry compiles a size once it has run TIER_UP_CALLS times)
+        for _ in range(dynamic_shapes.TIER_UP_CALLS if dynamic else 2):
             for x, w in zip(batches, want):
                 np.testing.assert_allclose(net(Tensor(x)).asnumpy(), w, rtol=1e-4, atol=1e-5)
-        runners = [e.runner for e in cache_for(type(net).construct.__code__).entries if e.runner is not None]
+        entries = cache_for(type(net).construct.__code__).entries
+        if dynamic:  # the sizes' graphs of the one generic entry
+            assert [e.dynamic is not None for e in entries] == [True]
+            entries = list(entries[0].dynamic.instances.values())
+        runners = [e.runner for e in entries if e.runner is not None]
         assert len(runners) >= 2
         sizes = [r.arena_bytes for r in runners]
         assert arenas.held_bytes() == max(sizes) < sum(sizes)
-        del runners
+        del runners, entries
     finally:
         ms.set_context(mode=ms.PYNATIVE_MODE)
     capture.reset()
