@@ -30,7 +30,7 @@ forksafe.renew_in_child(globals(), "COMPILE_LOCK", threading.RLock)
 
 class Entry:
     def __init__(self, guard_set, graph=None, sources=None, template=None, break_info=None,
-                 compile_time=0.0, name="", config=None, closure=None, check=None):
+                 compile_time=0.0, name="", config=None, closure=None, check=None, size_of=None):
         self.guard_set = guard_set
         self.config = config
         self.closure = closure  # the function's __closure__: closures of one code never share entries
@@ -41,7 +41,11 @@ class Entry:
         self.graph = graph
         self.sources = sources
         self._cache = None  # a weak reference to the CodeCache holding it (set by CodeCache.add)
-        self._hold_inputs_weakly()
+        if size_of is None:
+            self._hold_inputs_weakly()
+        # (else one size of the shape-generic entry ``size_of`` (capture.dynamic): its guards and
+        # sources are that entry's, which holds them weakly and is dropped, sizes and all, when a
+        # referent dies; a callback per size would only pile up on the shared guard set)
         self.template = template
         self.break_info = break_info  # BreakInfo when this entry runs eagerly
         self.compile_time = compile_time

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import re
 import threading
+import weakref
 
 import numpy as np
 
@@ -413,7 +414,8 @@ class DynamicShape:
         interpreted = new_size and TIER_UP_CALLS > 1
         runner = numpy_backend(graph) if interpreted else self._make_runner(graph)
         inst = Entry(base.guard_set, graph=graph, sources=base.sources, template=base.template,
-                     name=base.name, config=base.config, closure=base.closure, check=base.check)
+                     name=base.name, config=base.config, closure=base.closure, check=base.check,
+                     size_of=base)
         inst.runner = runner
         inst.device = base.device
         inst.copy_outputs = base.copy_outputs
@@ -466,6 +468,12 @@ def generic_guard_set(old_set, symbols, declared, how):
     new._ids = dict(old_set._ids)
     new._paths = dict(old_set._paths)
     new.watched = dict(old_set.watched)
+    # the objects held weakly (capture.guards.Held) are the old set's, whose references report
+    # deaths to it: passed on, so the generic entry is dropped when one of them dies, too
+    new.weak = dict(old_set.weak)
+    if old_set.weak:
+        new_ref = weakref.ref(new)
+        old_set.when_dead(lambda: (s := new_ref()) is not None and s._referent_died(None))
     for expr, desc in zip(old_set.exprs, old_set.descs):
         item = old_set.watched.get(expr)
         m = _ARG.fullmatch(item[0]) if item is not None and item[2][0] == "tensor" else None

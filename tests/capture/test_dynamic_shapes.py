@@ -475,3 +475,25 @@ def test_a_generic_entry_called_under_grad_gives_eager_gradients(rng):
             got_w = ms.grad(lambda t: f(t).sum(), None, dense.trainable_params())(x)
             assert_same(got_w, ms.grad(eager_loss, None, dense.trainable_params())(x))
     assert translations(report) == 2
+
+
+def test_the_sizes_of_a_generic_entry_add_no_callbacks_to_its_guards_and_die_with_it(rng):
+    """Every size of a generic entry is an entry on the generic entry's guards: only the generic
+    entry registers for its referents' deaths (the sizes go with it), however many sizes ran."""
+    import gc
+    import weakref
+
+    from capture.cache import cache_for
+    net = MLP()
+    jitted = capture.jit(lambda x: net(x))
+    for n in SIZES * dynamic.TIER_UP_CALLS:  # (every size interpreted, then compiled)
+        jitted(f32(rng, n, 8))
+    (generic,) = [e for e in cache_for(jitted.__wrapped_jit__.__code__).entries if e.dynamic is not None]
+    sizes = list(generic.dynamic.instances.values())
+    assert len(sizes) == len(set(SIZES)) and all(not s.interpreted_calls for s in sizes)
+    assert len(generic.guard_set._on_death) == 1
+    alive = [weakref.ref(s) for s in sizes]
+    del sizes, generic
+    net.fc1 = nn.Dense(8, 16)  # the old fc1's weight dies: the generic entry and its sizes go
+    gc.collect()
+    assert [r() for r in alive] == [None] * len(alive)
