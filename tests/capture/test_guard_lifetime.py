@@ -219,3 +219,52 @@ def test_a_replaced_sub_cell_of_a_jitted_net_is_released():
     _same(jitted(x), net.fc(x) * 2)
     _collect()
     assert old() is None, "the stale entry keeps the replaced sub-Cell alive"
+
+
+def _call_names_by_tokenize(expr, names):
+    """The oracle: Python's own tokenizer finds the names (what capture.guards did before)."""
+    import io
+    import tokenize
+    out, last, previous = [], 0, None
+    for tok in tokenize.generate_tokens(io.StringIO(expr).readline):
+        if tok.type == tokenize.NAME and tok.string in names and not (
+                previous is not None and previous.type == tokenize.OP and previous.string == "."):
+            out.append(expr[last:tok.end[1]] + "()")
+            last = tok.end[1]
+        if tok.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT):
+            previous = tok
+    out.append(expr[last:])
+    return "".join(out)
+
+
+def test_weakly_held_names_are_called_exactly_where_pythons_tokenizer_finds_them(monkeypatch):
+    """Every guard text of a LeNet5-like train step and of a Cell with dict, string, tuple and
+    float attributes, rewritten by capture.guards._call_names, equals the tokenizer's rewrite."""
+    from capture import guards
+    seen = []
+    real = guards._call_names
+
+    def spy(expr, names):
+        seen.append((expr, dict(names)))
+        return real(expr, names)
+    monkeypatch.setattr(guards, "_call_names", spy)
+
+    class Odd(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(4, 3)
+            self.table = {"o1": 2.5, "it's": (1, "o2")}
+            self.scale = 1e-5
+
+        def construct(self, x):
+            return self.fc(x) * self.table["o1"] * self.scale + self.table["it's"][0]
+
+    net = Odd()
+    jitted = capture.jit(lambda t: net(t) * 2)
+    for _ in range(2):
+        jitted(_t(np.ones((2, 4), np.float32)))
+    assert seen
+    tricky = [("o1 is args[0].o1 and o12.w == 'o1' and o1 .x and 1e5 < o1", {"o1": 0, "o12": 0}),
+              ('o2 == "it\\"s o2" and o2[\'o2\'] and (o2)', {"o2": 0})]
+    for expr, names in seen + tricky:
+        assert real(expr, names) == _call_names_by_tokenize(expr, names), expr
