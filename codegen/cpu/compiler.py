@@ -149,16 +149,9 @@ def build_parts(description: str, make_parts, n_parts: int, speed_level: int = 3
     t0 = time.perf_counter()
     whole = _described_key(description, speed_level)
     keys = [hashlib.sha256(f"{whole}\npart {i} of {n_parts}".encode()).hexdigest() for i in range(n_parts)]
-    objs = [diskcache.load(k) for k in keys]
-    if all(o is not None for o in objs):
-        try:
-            lib = Library(objs)
-            STATS["cache_hits"] += 1
-            STATS["load_s"] += time.perf_counter() - t0
-            return lib
-        except Exception:  # unloadable objects: recompile and overwrite
-            for k in keys:
-                diskcache.discard(k)
+    lib = _load_cached(keys, t0)
+    if lib is not None:
+        return lib
     with PartCompiler(n_parts, speed_level) as parts:
         made = 0
         for key, module in zip(keys, make_parts()):
@@ -167,7 +160,28 @@ def build_parts(description: str, make_parts, n_parts: int, speed_level: int = 3
             made += 1
     if made != n_parts:
         raise RuntimeError(f"codegen: {description.splitlines()[0]!r} made {made} parts, not {n_parts}")
-    objs = [f.result() for f in parts.futures]
+    return _store_and_load(keys, [f.result() for f in parts.futures], t0)
+
+
+def _load_cached(keys, t0) -> "Library | None":
+    """The library of the objects cached under ``keys`` (one object per key), or None when one
+    is missing or the objects do not load (their files are then discarded: recompiled)."""
+    objs = [diskcache.load(k) for k in keys]
+    if any(o is None for o in objs):
+        return None
+    try:
+        lib = Library(objs)
+    except Exception:  # unloadable objects: recompile and overwrite
+        for k in keys:
+            diskcache.discard(k)
+        return None
+    STATS["cache_hits"] += 1
+    STATS["load_s"] += time.perf_counter() - t0
+    return lib
+
+
+def _store_and_load(keys, objs, t0) -> Library:
+    """Cache freshly compiled ``objs`` under ``keys`` and load them as one library."""
     for key, obj in zip(keys, objs):
         diskcache.store(key, obj)
     lib = Library(objs)
@@ -193,23 +207,13 @@ def build(module: ir.Module | None, key: str | None = None, make_module=None, sp
     if key is None:
         text = str(module)
         key = hashlib.sha256((target.cache_salt() + "\n" + text).encode()).hexdigest()
-    obj = diskcache.load(key)
-    if obj is not None:
-        try:
-            lib = Library(obj)
-            STATS["cache_hits"] += 1
-            STATS["load_s"] += time.perf_counter() - t0
-            return lib
-        except Exception:  # unloadable object: recompile and overwrite
-            diskcache.discard(key)
+    lib = _load_cached([key], t0)
+    if lib is not None:
+        return lib
     if module is None:
         module = make_module()
     _embed_key(module, key)
     text = str(module)
     with target.LOCK:
         _, obj = compile_ir(text, speed_level)
-    diskcache.store(key, obj)
-    lib = Library(obj)
-    STATS["compiled"] += 1
-    STATS["compile_s"] += time.perf_counter() - t0
-    return lib
+    return _store_and_load([key], [obj], t0)
