@@ -33,6 +33,7 @@
    of cache misses per step (bench/call_overhead.py measures the difference). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include "msjit_weakref.h"  /* msjit_referent() */
 #include <structmember.h>
 #include <stddef.h>
 
@@ -313,22 +314,6 @@ flat_arguments(FastEntry *e, PyObject *args)
     return flat;
 }
 
-/* the object of the weak reference ``ref`` (a new reference), or NULL (no error set) once it died */
-static inline PyObject *
-referent(PyObject *ref)
-{
-#if PY_VERSION_HEX >= 0x030D0000
-    PyObject *obj;
-    if (PyWeakref_GetRef(ref, &obj) < 0) {
-        PyErr_Clear();
-        return NULL;
-    }
-    return obj; /* (NULL when dead) */
-#else
-    PyObject *obj = PyWeakref_GET_OBJECT(ref);
-    return obj == Py_None ? NULL : Py_NewRef(obj);
-#endif
-}
 
 /* input ``k``'s tensor (a new reference: the call holds it until the updates are applied), or
    NULL (no error set) where the argument is not as traced or a held object died */
@@ -337,7 +322,7 @@ input_tensor(FastEntry *e, PyObject *flat, Py_ssize_t k)
 {
     Py_ssize_t i = e->arg_index[k];
     if (i < 0)
-        return e->weak[k] ? referent(e->held[k]) : Py_NewRef(e->held[k]);
+        return e->weak[k] ? msjit_referent(e->held[k]) : Py_NewRef(e->held[k]);
     PyObject *a = PyTuple_GET_ITEM(flat, i);
     Py_ssize_t j = e->item_index[k];
     if (j < 0)

@@ -30,6 +30,7 @@
    kernels, each attribute lookup it saves is a few cache misses. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include "msjit_weakref.h"  /* msjit_referent() */
 #include <structmember.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -62,22 +63,6 @@ typedef struct {
 
 static PyObject *DATA_NAME;        /* "_data" */
 
-/* the object of the weak reference ``ref`` (a new reference), or NULL (no error set) once it died */
-static inline PyObject *
-referent(PyObject *ref)
-{
-#if PY_VERSION_HEX >= 0x030D0000
-    PyObject *obj;
-    if (PyWeakref_GetRef(ref, &obj) < 0) {
-        PyErr_Clear();
-        return NULL;
-    }
-    return obj; /* (NULL when dead) */
-#else
-    PyObject *obj = PyWeakref_GET_OBJECT(ref);
-    return obj == Py_None ? NULL : Py_NewRef(obj);
-#endif
-}
 
 /* the truth of ``a <op> b`` */
 static int
@@ -343,7 +328,7 @@ run(Program *p, const int32_t *code, Py_ssize_t n, PyObject *args, PyObject **re
                 return -1;
             continue;
         case V_DEREF:
-            if ((reg[dst] = referent(R(a))) == NULL)
+            if ((reg[dst] = msjit_referent(R(a))) == NULL)
                 return 0; /* (the held object died: nothing can be it) */
             continue;
         case V_LEN: {

@@ -22,6 +22,7 @@
    whenever the Python path runs. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include "msjit_weakref.h"  /* msjit_referent() */
 #include <structmember.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -94,18 +95,10 @@ is_bound(PyObject *ref, PyObject *a)
 {
     if (ref == Py_None || !PyWeakref_Check(ref))
         return 0;
-#if PY_VERSION_HEX >= 0x030D0000
-    PyObject *obj = NULL;
-    if (PyWeakref_GetRef(ref, &obj) < 0) {
-        PyErr_Clear();
-        return 0;
-    }
+    PyObject *obj = msjit_referent(ref);
     int same = obj == a;
     Py_XDECREF(obj);
     return same;
-#else
-    return PyWeakref_GET_OBJECT(ref) == a;
-#endif
 }
 
 static PyObject *
