@@ -26,7 +26,7 @@ from ...tensor import Tensor
 from ..cell import Cell
 
 __all__ = ["Dense", "Flatten", "ReLU", "ReLU6", "LeakyReLU", "Sigmoid", "Tanh", "GELU", "SiLU",
-           "Softmax", "LogSoftmax", "Softplus", "Dropout", "Identity", "SequentialCell", "CellList",
+           "Softmax", "LogSoftmax", "Softplus", "Dropout", "Dropout2d", "Dropout3d", "Identity", "SequentialCell", "CellList",
            "get_activation", "ClipByNorm"]
 
 
@@ -292,6 +292,49 @@ class Dropout(Cell):
 
     def extend_repr(self):
         return f"p={self.p}"
+
+
+class _ChannelDropout(Cell):
+    """Zero whole channels with probability ``p`` while training (``ops.dropout2d/3d``); the
+    identity when not training."""
+
+    function = None
+
+    def __init__(self, p=0.5):
+        super().__init__()
+        name = type(self).__name__
+        if isinstance(p, bool) or not isinstance(p, (int, float)):
+            raise TypeError(f"{name}: p must be a float, got {type(p).__name__} {p!r}")
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"{name}: p must be in [0, 1], got {p}")
+        self.p = float(p)
+
+    def construct(self, x):
+        return type(self).function(x, self.p, self.training)
+
+    def extend_repr(self):
+        return f"p={self.p}"
+
+
+class Dropout2d(_ChannelDropout):
+    """``nn.Dropout2d(p=0.5)``: :func:`ops.dropout2d` over (N, C, H, W) inputs while training.
+
+    Example:
+        >>> import runtime as ms
+        >>> from runtime import nn
+        >>> drop = nn.Dropout2d(0.5)
+        >>> y = drop(ms.ops.ones((4, 8, 3, 3))).asnumpy()
+        >>> bool((y.reshape(32, 9).max(axis=1) == y.reshape(32, 9).min(axis=1)).all())  # whole channels
+        True
+    """
+
+    function = staticmethod(ops.dropout2d)
+
+
+class Dropout3d(_ChannelDropout):
+    """``nn.Dropout3d(p=0.5)``: :func:`ops.dropout3d` over (N, C, D, H, W) inputs while training."""
+
+    function = staticmethod(ops.dropout3d)
 
 
 # -- containers -------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""2-D convolution layers (``nn.Conv2d``, ``nn.Conv2dTranspose``), MindSpore 2.x signatures and
+"""Convolution layers (``nn.Conv2d``, ``nn.Conv2dTranspose``, ``nn.Conv3d``), MindSpore 2.x signatures and
 defaults.
 
 Example:
@@ -18,11 +18,12 @@ from graph.dtypes import as_dtype, float32
 
 from ... import ops
 from ...common.initializer import HeUniform, Uniform, initializer
+from ...ops.volume_func import conv3d_pads
 from ...parameter import Parameter
 from ..cell import Cell
 from .basic import _check_bool, _check_int
 
-__all__ = ["Conv2d", "Conv2dTranspose"]
+__all__ = ["Conv2d", "Conv2dTranspose", "Conv3d"]
 
 _PAD_MODES = ("same", "valid", "pad")
 
@@ -208,3 +209,59 @@ class Conv2dTranspose(Cell):
                 f"padding={self.padding}, output_padding={self.output_padding}, dilation={self.dilation}, "
                 f"group={self.group}, has_bias={self.has_bias}, weight_init={self.weight_init}, "
                 f"bias_init={self.bias_init}")
+
+
+def _triple(cls_name, name, v, minimum=1):
+    if isinstance(v, int) and not isinstance(v, bool):
+        v = (v,) * 3
+    if (not isinstance(v, (tuple, list)) or len(v) != 3
+            or any(isinstance(i, bool) or not isinstance(i, int) for i in v)):
+        raise TypeError(f"{cls_name}: {name} must be an int or a tuple of 3 ints, got {v!r}")
+    if any(i < minimum for i in v):
+        raise ValueError(f"{cls_name}: {name} must be >= {minimum}, got {tuple(v)}")
+    return tuple(v)
+
+
+class Conv3d(Cell):
+    """3-D convolution over NCDHW input; weight (out_channels, in_channels/group, kd, kh, kw)
+    (MindSpore 2.x's signature and initialisers). ``padding``: an int, or six ints (head, tail,
+    top, bottom, left, right) with ``pad_mode='pad'``. Computed by :func:`ops.conv3d`.
+
+    Example:
+        >>> import runtime as ms
+        >>> from runtime import nn
+        >>> nn.Conv3d(3, 8, 3)(ms.ops.ones((2, 3, 4, 8, 8))).shape
+        (2, 8, 4, 8, 8)
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, pad_mode="same", padding=0,
+                 dilation=1, group=1, has_bias=False, weight_init=None, bias_init=None,
+                 data_format="NCDHW", dtype=float32):
+        super().__init__()
+        name = "Conv3d"
+        self.pad_mode = _check_common(name, in_channels, out_channels, group, pad_mode)
+        self.in_channels, self.out_channels, self.group = in_channels, out_channels, group
+        self.kernel_size = _triple(name, "kernel_size", kernel_size)
+        self.stride = _triple(name, "stride", stride)
+        self.dilation = _triple(name, "dilation", dilation)
+        if data_format != "NCDHW":
+            raise ValueError(f"{name}: data_format must be 'NCDHW', got {data_format!r}")
+        self.data_format = data_format
+        # (checked here, so a bad padding fails at construction as in MindSpore)
+        conv3d_pads((1, 1, 1), self.kernel_size, self.stride, self.dilation, self.pad_mode, padding)
+        self.padding = padding
+        self.has_bias = _check_bool(name, "has_bias", has_bias)
+        shape = (out_channels, in_channels // group) + self.kernel_size
+        self.weight_init, self.bias_init = weight_init, bias_init
+        self.weight, self.bias = _weight_and_bias(shape, out_channels, has_bias, weight_init, bias_init,
+                                                  as_dtype(dtype))
+
+    def construct(self, x):
+        return ops.conv3d(x, self.weight, self.bias if self.has_bias else None, stride=self.stride,
+                          pad_mode=self.pad_mode, padding=self.padding, dilation=self.dilation, groups=self.group)
+
+    def extend_repr(self):
+        return (f"input_channels={self.in_channels}, output_channels={self.out_channels}, "
+                f"kernel_size={self.kernel_size}, stride={self.stride}, pad_mode={self.pad_mode}, "
+                f"padding={self.padding}, dilation={self.dilation}, group={self.group}, "
+                f"has_bias={self.has_bias}, weight_init={self.weight_init}, bias_init={self.bias_init}")

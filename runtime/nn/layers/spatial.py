@@ -27,7 +27,7 @@ from .pooling import _check_max_pool_options
 
 __all__ = ["Conv1d", "Conv1dTranspose", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d",
            "AdaptiveAvgPool2d", "AdaptiveMaxPool2d", "GroupNorm", "InstanceNorm2d", "Upsample", "Pad", "ZeroPad2d",
-           "ConstantPad2d", "ReflectionPad2d", "ReplicationPad2d"]
+           "ConstantPad2d", "ReflectionPad2d", "ReplicationPad2d", "PixelShuffle", "PixelUnshuffle"]
 
 
 def _int1(cls_name, name, v, minimum=1):
@@ -457,3 +457,36 @@ class ReplicationPad2d(_Pad2d):
 
     def __init__(self, padding):
         super().__init__(padding)
+
+
+class PixelShuffle(Cell):
+    """``nn.PixelShuffle(upscale_factor)``: (*, C*r*r, H, W) -> (*, C, H*r, W*r) (:func:`ops.pixel_shuffle`).
+
+    Example:
+        >>> import runtime as ms
+        >>> from runtime import nn
+        >>> nn.PixelShuffle(3)(ms.ops.ones((1, 9, 4, 4))).shape
+        (1, 1, 12, 12)
+    """
+
+    def __init__(self, upscale_factor):
+        super().__init__()
+        if isinstance(upscale_factor, bool) or not isinstance(upscale_factor, int) or upscale_factor < 1:
+            raise ValueError(f"PixelShuffle: upscale_factor must be a positive int, got {upscale_factor!r}")
+        self.upscale_factor = upscale_factor
+
+    def construct(self, x):
+        return ops.pixel_shuffle(x, self.upscale_factor)
+
+
+class PixelUnshuffle(Cell):
+    """``nn.PixelUnshuffle(downscale_factor)``: the inverse of :class:`PixelShuffle` (:func:`ops.pixel_unshuffle`)."""
+
+    def __init__(self, downscale_factor):
+        super().__init__()
+        if isinstance(downscale_factor, bool) or not isinstance(downscale_factor, int) or downscale_factor < 1:
+            raise ValueError(f"PixelUnshuffle: downscale_factor must be a positive int, got {downscale_factor!r}")
+        self.downscale_factor = downscale_factor
+
+    def construct(self, x):
+        return ops.pixel_unshuffle(x, self.downscale_factor)
