@@ -39,6 +39,8 @@ from .optimizer_prims import *  # noqa: E402, F403
 from .optimizer_prims import __all__ as _optimizer_prims_all  # noqa: E402
 from .primitive_spellings import *  # noqa: E402, F403
 from .primitive_spellings import __all__ as _spellings_all  # noqa: E402
+from .loss_func import *  # noqa: E402, F403
+from .loss_func import __all__ as _loss_func_all  # noqa: E402
 from ..autograd import GradOperation, grad, value_and_grad, get_grad  # noqa: E402,F401
 from ..transforms import vjp, jvp, jacrev, jacfwd  # noqa: E402,F401
 from ..vmap import vmap  # noqa: E402,F401
@@ -46,6 +48,6 @@ from ..vmap import vmap  # noqa: E402,F401
 __all__ = sorted(set(_FUNCTIONS) | set(_PRIMITIVES) | set(_composite_all) | set(_signatures_all)
                  | set(_random_all) | set(_arrays_all) | set(_nn_func_all) | set(_math_func_all)
                  | set(_comm_ops_all) | set(_clip_all) | set(_compat_ops_all) | set(_selection_all) | set(_optimizer_prims_all)
-                 | set(_spellings_all)
+                 | set(_spellings_all) | set(_loss_func_all)
                  | {"GradOperation", "Primitive", "grad", "value_and_grad", "get_grad",
                     "vjp", "jvp", "jacrev", "jacfwd", "vmap"})
