@@ -95,8 +95,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0):  # noqa: A002
         >>> from runtime import ops, Tensor
         >>> ops.huber_loss(Tensor([1.0, 2.0, 3.0]), Tensor([[1.0, 1, 1], [1, 2, 2]]), reduction="none")
         Tensor(shape=[2, 3], dtype=Float32, value=
-        [[ 0.00000000e+00,  5.00000000e-01,  1.50000000e+00],
-         [ 0.00000000e+00,  0.00000000e+00,  5.00000000e-01]])
+        [[0. , 0.5, 1.5],
+         [0. , 0. , 0.5]])
     """
     who = "huber_loss"
     check_tensor(input, "input", who)
@@ -195,7 +195,7 @@ def hinge_embedding_loss(inputs, targets, margin=1.0, reduction="mean"):
     Example:
         >>> from runtime import ops, Tensor
         >>> ops.hinge_embedding_loss(Tensor([0.3, 0.2]), Tensor([1.0, -1.0]), reduction="none")
-        Tensor(shape=[2], dtype=Float32, value=[ 3.00000012e-01,  8.00000012e-01])
+        Tensor(shape=[2], dtype=Float32, value=[0.3, 0.8])
     """
     who = "hinge_embedding_loss"
     check_tensor(inputs, "inputs", who)
