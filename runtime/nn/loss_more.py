@@ -247,9 +247,7 @@ class MAELoss(LossBase):
 
 class CosineEmbeddingLoss(LossBase):
     """``nn.CosineEmbeddingLoss(margin=0.0, reduction='mean')(logits_x1, logits_x2, labels)``:
-    with cos the cosine similarity of x1 and x2 along axis 1, ``1 - cos`` where the label is 1,
-    ``max(0, cos - margin)`` where it is -1 (0 for other labels); reduced. labels drop axis 1 of
-    the inputs' shape. As MindSpore, no epsilon guards a zero vector (its cosine is NaN)."""
+    ``ops.cosine_embedding_loss``."""
 
     def __init__(self, margin=0.0, reduction="mean"):
         super().__init__(reduction)
@@ -259,22 +257,8 @@ class CosineEmbeddingLoss(LossBase):
         self.margin = margin
 
     def construct(self, logits_x1, logits_x2, labels):
-        who = "CosineEmbeddingLoss"
-        _tensors(who, logits_x1=logits_x1, logits_x2=logits_x2, labels=labels)
-        _same_shape(who, logits_x1, logits_x2, ("logits_x1", "logits_x2"))
-        if logits_x1.dtype != logits_x2.dtype:
-            raise TypeError(f"For '{who}', 'logits_x1' and 'logits_x2' must have one dtype, got "
-                            f"{logits_x1.dtype} and {logits_x2.dtype}")
-        if logits_x1.ndim < 2:
-            raise ValueError(f"For '{who}', the inputs must have rank >= 2 (N, D, ...), got {logits_x1.ndim}")
-        prod = ops.reduce_sum(ops.mul(logits_x1, logits_x2), 1)
-        norm1 = ops.sqrt(ops.reduce_sum(ops.square(logits_x1), 1))
-        norm2 = ops.sqrt(ops.reduce_sum(ops.square(logits_x2), 1))
-        cosine = ops.div(prod, ops.mul(norm1, norm2))
-        zeros = ops.zeros_like(cosine)
-        pos = ops.where(ops.equal(labels, 1), ops.sub(1.0, cosine), zeros)
-        neg = ops.where(ops.equal(labels, -1), ops.relu(ops.sub(cosine, self.margin)), zeros)
-        return self.get_loss(ops.add(pos, neg))
+        return F._cosine_embedding(logits_x1, logits_x2, labels, self.margin, self.reduction, "CosineEmbeddingLoss",
+                                   ("logits_x1", "logits_x2", "labels"))
 
 
 class MarginRankingLoss(LossBase):

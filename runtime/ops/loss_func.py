@@ -1,5 +1,5 @@
 """MindSpore 2.x functional losses beyond ``nn_func``'s (``mindspore.ops.function.nn_func``):
-``huber_loss``, ``margin_ranking_loss``, ``triplet_margin_loss``, ``hinge_embedding_loss``,
+``huber_loss``, ``cosine_embedding_loss``, ``margin_ranking_loss``, ``triplet_margin_loss``, ``hinge_embedding_loss``,
 ``gaussian_nll_loss``, ``multilabel_soft_margin_loss``, ``multi_margin_loss``,
 ``multilabel_margin_loss``, plus the ``MultilabelMarginLoss`` Primitive.
 
@@ -27,7 +27,7 @@ from .composite import CompositePrimitive
 
 _R = REGISTRY
 
-__all__ = ["huber_loss", "margin_ranking_loss", "triplet_margin_loss", "hinge_embedding_loss",
+__all__ = ["huber_loss", "cosine_embedding_loss", "margin_ranking_loss", "triplet_margin_loss", "hinge_embedding_loss",
            "gaussian_nll_loss", "multilabel_soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
            "MultilabelMarginLoss"]
 
@@ -111,6 +111,53 @@ def huber_loss(input, target, reduction="mean", delta=1.0):  # noqa: A002
     quad = bind(_R["mul"], bind(_R["square"], d), 0.5)
     lin = bind(_R["mul"], bind(_R["sub"], d, 0.5 * delta), delta)
     return reduce_loss(bind(_R["where"], bind(_R["less"], d, delta), quad, lin), reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction="mean"):
+    """``ops.cosine_embedding_loss(input1, input2, target, margin=0.0, reduction='mean')``: with
+    cos the cosine similarity of input1 and input2 along axis 1, ``1 - cos`` where the target is
+    1, ``max(0, cos - margin)`` where it is -1 (0 for other targets); reduced. ``target`` has the
+    inputs' shape without axis 1. As MindSpore, no epsilon guards a zero vector (its cosine is NaN).
+
+    Example:
+        >>> import numpy as np
+        >>> from runtime import ops, Tensor
+        >>> x1 = Tensor(np.array([[0.3, 0.8], [0.4, 0.3]], np.float32))
+        >>> x2 = Tensor(np.array([[0.4, 1.2], [-0.4, -0.9]], np.float32))
+        >>> print(ops.cosine_embedding_loss(x1, x2, Tensor(np.array([1, -1], np.int32))))
+        0.0003425479
+    """
+    return _cosine_embedding(input1, input2, target, margin, reduction, "cosine_embedding_loss",
+                             ("input1", "input2", "target"))
+
+
+def _cosine_embedding(x1, x2, target, margin, reduction, who, names):
+    for name, t in zip(names, (x1, x2, target)):
+        check_tensor(t, name, who)
+    check_number(margin, "margin", who, (float,))
+    if not -1.0 <= margin <= 1.0:
+        raise ValueError(f"For '{who}', 'margin' must be in [-1.0, 1.0], got {margin!r}")
+    check_reduction(reduction, who)
+    if tuple(x1.shape) != tuple(x2.shape):
+        raise ValueError(f"For '{who}', '{names[0]}' and '{names[1]}' must have one shape, got "
+                         f"{tuple(x1.shape)} and {tuple(x2.shape)}")
+    if x1.dtype != x2.dtype:
+        raise TypeError(f"For '{who}', '{names[0]}' and '{names[1]}' must have one dtype, got {x1.dtype} and {x2.dtype}")
+    if x1.ndim < 2:
+        raise ValueError(f"For '{who}', the inputs must have rank >= 2 (N, D, ...), got {x1.ndim}")
+    want = tuple(x1.shape[:1]) + tuple(x1.shape[2:])
+    if tuple(target.shape) != want:
+        raise ValueError(f"For '{who}', '{names[2]}' must have shape {want} (the inputs' without axis 1), got "
+                         f"{tuple(target.shape)}")
+    prod = bind(_R["reduce_sum"], bind(_R["mul"], x1, x2), axis=1)
+    norm1 = bind(_R["sqrt"], bind(_R["reduce_sum"], bind(_R["square"], x1), axis=1))
+    norm2 = bind(_R["sqrt"], bind(_R["reduce_sum"], bind(_R["square"], x2), axis=1))
+    cosine = bind(_R["div"], prod, bind(_R["mul"], norm1, norm2))
+    zeros = bind(_R["zeros_like"], cosine)
+    pos = bind(_R["where"], bind(_R["equal"], target, 1), bind(_R["sub"], 1.0, cosine), zeros)
+    neg = bind(_R["where"], bind(_R["equal"], target, -1), bind(_R["relu"], bind(_R["sub"], cosine, float(margin))),
+               zeros)
+    return reduce_loss(bind(_R["add"], pos, neg), reduction)
 
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction="mean"):

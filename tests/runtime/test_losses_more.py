@@ -328,6 +328,7 @@ def test_cosine_embedding(rng, reduction, shape, margin):
     y = rng.choice([-1, 1], size=(shape[0],) + shape[2:])
     want = _reduce(np_cosine_embedding(x1, x2, y, margin), reduction)
     _close(nn.CosineEmbeddingLoss(margin, reduction)(_t(x1), _t(x2), Tensor(y.astype(np.int32))), want)
+    _close(ops.cosine_embedding_loss(_t(x1), _t(x2), Tensor(y.astype(np.int32)), margin, reduction), want)
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
@@ -565,6 +566,8 @@ X = Tensor(np.zeros((2, 3), np.float32))
     (lambda: nn.FocalLoss()(X, Tensor(np.zeros((2,), np.int32))), ValueError, "rank"),
     (lambda: nn.FocalLoss()(X, Tensor(np.zeros((2, 2), np.int32))), ValueError, "channel"),
     (lambda: nn.CosineEmbeddingLoss()(X, Tensor(np.zeros((2, 4), np.float32)), X), ValueError, "shape"),
+    (lambda: nn.CosineEmbeddingLoss()(X, X, X), ValueError, "labels"),
+    (lambda: ops.cosine_embedding_loss(X, X, Tensor(np.ones(2, np.int32)), margin=2.0), ValueError, "margin"),
     (lambda: nn.PoissonNLLLoss()(Tensor(np.float32(1)), Tensor(np.float32(1))), ValueError, "non-scalar"),
     (lambda: nn.MultiMarginLoss()(X, Tensor(np.zeros((3,), np.int64))), ValueError, "target"),
     (lambda: nn.MultiMarginLoss()(X, Tensor(np.zeros((2,), np.float32))), TypeError, "target"),
@@ -617,6 +620,8 @@ def test_signatures_are_mindspores():
         "(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False, reduction='mean')")
     assert str(inspect.signature(ops.gaussian_nll_loss)) == "(x, target, var, full=False, eps=1e-06, reduction='mean')"
     assert str(inspect.signature(ops.multi_margin_loss)) == "(input, target, p=1, margin=1, weight=None, reduction='mean')"
+    assert str(inspect.signature(ops.cosine_embedding_loss)) == (
+        "(input1, input2, target, margin=0.0, reduction='mean')")
     assert str(inspect.signature(ops.hinge_embedding_loss)) == "(inputs, targets, margin=1.0, reduction='mean')"
 
 
