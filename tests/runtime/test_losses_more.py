@@ -625,6 +625,14 @@ def test_signatures_are_mindspores():
     assert str(inspect.signature(ops.hinge_embedding_loss)) == "(inputs, targets, margin=1.0, reduction='mean')"
 
 
+def test_importable_from_nn_loss_as_in_mindspore():
+    """``from mindspore.nn.loss import FocalLoss`` (MindSpore's nn.loss package exports every loss)."""
+    from runtime.nn.loss import FocalLoss, HuberLoss, LossBase
+    assert FocalLoss is nn.FocalLoss and HuberLoss is nn.HuberLoss and issubclass(HuberLoss, LossBase)
+    with pytest.raises(ImportError, match="NoSuchLoss"):
+        from runtime.nn.loss import NoSuchLoss  # noqa: F401
+
+
 # -- PyTorch as a second oracle (optional: torch is not in CI) --------------------------------------------
 def test_torch_parity(rng):
     torch = pytest.importorskip("torch")
