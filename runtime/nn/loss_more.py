@@ -114,6 +114,8 @@ class FocalLoss(LossBase):
         if labels.shape[0] != n or labels.shape[2:] != logits.shape[2:]:
             raise ValueError(f"For '{who}', 'labels' {tuple(labels.shape)} must match 'logits' "
                              f"{tuple(logits.shape)} outside the channel axis")
+        if self.weight is not None and self.weight.shape[0] != c:
+            raise ValueError(f"For '{who}', 'weight' must hold one value per class ({c}), got {self.weight.shape[0]}")
         x = ops.reshape(logits, (n, c, -1))                                     # (N, C, L)
         y = ops.reshape(labels, (n, labels.shape[1], -1))                       # (N, 1 or C, L)
         logp = ops.log_softmax(x, 1)

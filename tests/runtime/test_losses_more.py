@@ -565,6 +565,8 @@ X = Tensor(np.zeros((2, 3), np.float32))
     (lambda: nn.DiceLoss()(X, Tensor(np.zeros((3, 2), np.float32))), ValueError, "shape"),
     (lambda: nn.FocalLoss()(X, Tensor(np.zeros((2,), np.int32))), ValueError, "rank"),
     (lambda: nn.FocalLoss()(X, Tensor(np.zeros((2, 2), np.int32))), ValueError, "channel"),
+    (lambda: nn.FocalLoss(Tensor(np.ones(2, np.float32)))(X, Tensor(np.zeros((2, 1), np.int32))), ValueError,
+     "one value per class"),
     (lambda: nn.CosineEmbeddingLoss()(X, Tensor(np.zeros((2, 4), np.float32)), X), ValueError, "shape"),
     (lambda: nn.CosineEmbeddingLoss()(X, X, X), ValueError, "labels"),
     (lambda: ops.cosine_embedding_loss(X, X, Tensor(np.ones(2, np.int32)), margin=2.0), ValueError, "margin"),
