@@ -276,3 +276,13 @@ class CrossEntropyLoss(LossBase):
             return ops.reduce_sum(loss)
         return loss
 
+
+
+def __getattr__(name):
+    """``mindspore.nn.loss`` exports every loss Cell (``from mindspore.nn.loss import HuberLoss``):
+    the ones defined in ``loss_more.py`` are looked up there (lazily: loss_more imports LossBase
+    from here)."""
+    from . import loss_more
+    if name in loss_more.__all__:
+        return getattr(loss_more, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

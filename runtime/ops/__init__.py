@@ -10,46 +10,28 @@ Example:
     >>> ops.ReLU()(Tensor([-1.0, 2.0]))
     Tensor(shape=[2], dtype=Float32, value=[0., 2.])
 """
+import importlib as _importlib
+
 from ._generated import FUNCTIONS as _FUNCTIONS, PRIMITIVES as _PRIMITIVES, Primitive  # noqa: F401
 
 globals().update(_FUNCTIONS)
 globals().update(_PRIMITIVES)
 
-from .composite import *  # noqa: E402, F403
-from .composite import __all__ as _composite_all  # noqa: E402
-from .signatures import *  # noqa: E402, F403
-from .signatures import __all__ as _signatures_all  # noqa: E402
-from .random_func import *  # noqa: E402, F403
-from .random_func import __all__ as _random_all  # noqa: E402
-from .arrays import *  # noqa: E402, F403
-from .arrays import __all__ as _arrays_all  # noqa: E402
-from .nn_func import *  # noqa: E402, F403
-from .nn_func import __all__ as _nn_func_all  # noqa: E402
-from .math_func import *  # noqa: E402, F403
-from .math_func import __all__ as _math_func_all  # noqa: E402
-from .comm_ops import *  # noqa: E402, F403
-from .comm_ops import __all__ as _comm_ops_all  # noqa: E402
-from .clip_func import *  # noqa: E402, F403
-from .clip_func import __all__ as _clip_all  # noqa: E402
-from .compat_ops import *  # noqa: E402, F403
-from .compat_ops import __all__ as _compat_ops_all  # noqa: E402
-from .selection_func import *  # noqa: E402, F403
-from .selection_func import __all__ as _selection_all  # noqa: E402
-from .optimizer_prims import *  # noqa: E402, F403
-from .optimizer_prims import __all__ as _optimizer_prims_all  # noqa: E402
-from .primitive_spellings import *  # noqa: E402, F403
-from .primitive_spellings import __all__ as _spellings_all  # noqa: E402
-from .einsum import *  # noqa: E402, F403
-from .einsum import __all__ as _einsum_all  # noqa: E402
-from .volume_func import *  # noqa: E402, F403
-from .volume_func import __all__ as _volume_all  # noqa: E402
+#: the modules whose public names (each one's ``__all__``) make up ``ops``, in this order: where two
+#: define a name, the later one's wins (primitive_spellings' classes over the generated ones)
+_MODULES = ("composite", "signatures", "random_func", "arrays", "nn_func", "math_func", "comm_ops", "clip_func",
+            "compat_ops", "selection_func", "optimizer_prims", "primitive_spellings", "einsum", "volume_func",
+            "loss_func")
+_public = set(_FUNCTIONS) | set(_PRIMITIVES)
+for _name in _MODULES:
+    _module = _importlib.import_module(f".{_name}", __name__)
+    globals().update({n: getattr(_module, n) for n in _module.__all__})
+    _public.update(_module.__all__)
+del _name, _module
+
 from ..autograd import GradOperation, grad, value_and_grad, get_grad  # noqa: E402,F401
 from ..transforms import vjp, jvp, jacrev, jacfwd  # noqa: E402,F401
 from ..vmap import vmap  # noqa: E402,F401
 
-__all__ = sorted(set(_FUNCTIONS) | set(_PRIMITIVES) | set(_composite_all) | set(_signatures_all)
-                 | set(_random_all) | set(_arrays_all) | set(_nn_func_all) | set(_math_func_all)
-                 | set(_comm_ops_all) | set(_clip_all) | set(_compat_ops_all) | set(_selection_all) | set(_optimizer_prims_all)
-                 | set(_spellings_all) | set(_einsum_all) | set(_volume_all)
-                 | {"GradOperation", "Primitive", "grad", "value_and_grad", "get_grad",
-                    "vjp", "jvp", "jacrev", "jacfwd", "vmap"})
+__all__ = sorted(_public | {"GradOperation", "Primitive", "grad", "value_and_grad", "get_grad",
+                            "vjp", "jvp", "jacrev", "jacfwd", "vmap"})

@@ -25,6 +25,7 @@ from graph.ops import REGISTRY, bind
 from graph.ops.core import is_tensorlike
 
 from ..tensor import Tensor
+from .loss_func import multi_margin_loss, triplet_margin_loss
 
 _R = REGISTRY
 
@@ -724,33 +725,13 @@ def _channel_dropout(rank):
     return call
 
 
-def _pairwise_distance(a, b, p, eps):
-    """||a - b + eps||_p over the last axis (as torch.pairwise_distance, which MindSpore follows)."""
-    diff = bind(_R["abs"], bind(_R["add"], bind(_R["sub"], a, b), eps))
-    return bind(_R["pow"], bind(_R["reduce_sum"], bind(_R["pow"], diff, float(p)), axis=-1), 1.0 / p)
-
-
-def _reduce_loss(loss, reduction, what):
-    if reduction == "none":
-        return loss
-    if reduction not in ("mean", "sum"):
-        raise ValueError(f"{what}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
-    return bind(_R["reduce_mean" if reduction == "mean" else "reduce_sum"], loss, axis=None)
-
-
 def _triplet_init(self, p=2, swap=False, eps=1e-6, reduction="mean"):
     self.p, self.swap, self.eps, self.reduction = p, bool(swap), float(eps), reduction
 
 
 def _triplet(self, x, positive, negative, margin):
-    """max(d(x, positive) - d(x, negative) + margin, 0), d the p-norm distance (with swap, the
-    negative's distance is the smaller of d(x, negative) and d(positive, negative))."""
-    d_pos = _pairwise_distance(x, positive, self.p, self.eps)
-    d_neg = _pairwise_distance(x, negative, self.p, self.eps)
-    if self.swap:
-        d_neg = bind(_R["minimum"], d_neg, _pairwise_distance(positive, negative, self.p, self.eps))
-    loss = bind(_R["maximum"], bind(_R["add"], bind(_R["sub"], d_pos, d_neg), margin), 0.0)
-    return _reduce_loss(loss, self.reduction, "ops.TripletMarginLoss")
+    """``ops.triplet_margin_loss`` with the Primitive's attributes (margin is an input here)."""
+    return triplet_margin_loss(x, positive, negative, margin, self.p, self.eps, self.swap, self.reduction)
 
 
 def _multi_margin_init(self, p=1, margin=1.0, reduction="mean"):
@@ -760,20 +741,8 @@ def _multi_margin_init(self, p=1, margin=1.0, reduction="mean"):
 
 
 def _multi_margin(self, inputs, target, weight=None):
-    """Per row n: sum over classes i != y of max(0, margin - x[y] + x[i]) ** p (times weight[y]),
-    divided by the number of classes."""
-    n, c = inputs.shape
-    y = bind(_R["expand_dims"], bind(_R["cast"], target, dtype=int32), axis=1)
-    x_y = bind(_R["gather_elements"], inputs, y, dim=1)  # (N, 1)
-    hinge = bind(_R["maximum"], bind(_R["add"], bind(_R["sub"], self.margin, x_y), inputs), 0.0)
-    if self.p == 2:
-        hinge = bind(_R["square"], hinge)
-    if weight is not None:
-        hinge = bind(_R["mul"], hinge, bind(_R["gather"], weight, y, axis=0))
-    others = bind(_R["not_equal"], Tensor(np.arange(c, dtype=np.int32)), y)
-    hinge = bind(_R["where"], others, hinge, bind(_R["zeros_like"], hinge))
-    loss = bind(_R["div"], bind(_R["reduce_sum"], hinge, axis=1), float(c))
-    return _reduce_loss(loss, self.reduction, "ops.MultiMarginLoss")
+    """``ops.multi_margin_loss`` with the Primitive's attributes."""
+    return multi_margin_loss(inputs, target, self.p, self.margin, weight, self.reduction)
 
 
 _spelling("Dropout2D", "(output, mask): whole channels of (N, C, H, W) dropped", _channel_dropout(4),
