@@ -159,6 +159,11 @@ def test_factors_are_drawn_uniformly_from_the_documented_range(rng):
     f = factors[:, 0]
     assert f.min() >= 0.2 and f.max() <= 1.8  # [max(0, 1 - 0.8), 1 + 0.8]
     assert abs(f.mean() - 1.0) < 0.06 and abs(f.std() - 1.6 / np.sqrt(12)) < 0.04
+    # a number above 1: the range starts at 0, never below (no negative factors)
+    op = vision.RandomColorAdjust(brightness=1.5)
+    wide = np.stack([op(img) for img in imgs[:200]])
+    g = (wide / imgs[:200]).reshape(200, -1)[:, 0]
+    assert g.min() >= 0.0 and g.max() <= 2.5 and abs(g.mean() - 1.25) < 0.15
 
 
 def test_adjustments_run_in_a_random_order_per_image(rng):
