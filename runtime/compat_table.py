@@ -83,6 +83,8 @@ DIFFERENCES = {
     "dataset.WeightedRandomSampler": "every epoch draws anew, also under a fixed seed (MindSpore reseeds each epoch "
                                      "with the fixed seed, so it repeats the draw); the same holds for "
                                      "`SubsetRandomSampler`.",
+    "dataset.MappableDataset": "`shuffle=True` (or None) with `num_samples` draws distinct rows (a RandomSampler "
+                               "without replacement); MindSpore's `select_sampler` draws them with replacement.",
     "dataset.PKSampler": "needs a source with a label column (MnistDataset, Cifar10Dataset, ImageFolderDataset); "
                          "it takes no child sampler.",
     "dataset.Sampler": "`reset()` is called right after each epoch's indices are taken.",
