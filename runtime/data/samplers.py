@@ -465,9 +465,11 @@ class Sampler(BuiltinSampler):
         self.child_sampler = sampler
 
     def get_num_samples(self):
+        """None when ``num_samples`` is None, else how many indices (up to ``num_samples``)
+        ``__iter__`` yields now, as MindSpore counts them."""
         if getattr(self, "num_samples", None) is None:
             return None
-        return len(self._indices(self.dataset_size))
+        return sum(1 for _ in itertools.islice(iter(self), self.num_samples))
 
     def _handshake(self, ds_size, num_samples):
         self.dataset_size = ds_size

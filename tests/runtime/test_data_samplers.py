@@ -401,7 +401,9 @@ def test_user_sampler_subclass():
     assert epochs(d, 2) == [[4, 3, 2, 1, 0]] * 2
     assert s.dataset_size == 5 and s.resets == 2  # reset after each epoch's indices
     assert rows(sampled(5, ReverseSampler(num_samples=2))) == [4, 3]
-    assert ReverseSampler(num_samples=3).get_num_samples() == 0  # dataset_size 0 before a dataset uses it
+    three = ReverseSampler(num_samples=3)
+    assert three.get_num_samples() == 0  # dataset_size 0 before a dataset uses it: __iter__ yields nothing
+    assert rows(sampled(5, three)) == [4, 3, 2] and three.get_num_samples() == 3  # asking changed nothing
     assert ReverseSampler().get_num_samples() is None
 
 
