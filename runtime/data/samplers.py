@@ -266,8 +266,9 @@ class DistributedSampler(BuiltinSampler):
 
 
 class SubsetSampler(BuiltinSampler):
-    """The rows ``indices`` (an iterable of ints, or one int), in that order; at most
-    ``num_samples`` of them. An index outside the source raises RuntimeError when iterated."""
+    """The rows ``indices`` (an iterable of ints, or one int), in that order; only the first
+    ``num_samples`` of them when given. An index outside the source raises RuntimeError when
+    iterated."""
 
     _what = "SubsetSampler"
 
@@ -303,8 +304,9 @@ class SubsetSampler(BuiltinSampler):
 
 
 class SubsetRandomSampler(SubsetSampler):
-    """The rows ``indices`` in a random order, a new one every epoch (all of them are shuffled,
-    then the first ``num_samples`` taken)."""
+    """The rows ``indices`` in a random order, a new one every epoch. ``num_samples`` keeps the
+    first ``num_samples`` indices (MindSpore cuts the list when the sampler is made), which are
+    then shuffled."""
 
     _what = "SubsetRandomSampler"
 

@@ -268,7 +268,8 @@ def test_subset_random_sampler_shuffles_its_indices_every_epoch():
     assert all(sorted(e) == sorted(idx) for e in got)
     assert got[0] != got[1] and got[0] != idx
     part = epochs(sampled(100, ds.SubsetRandomSampler(idx, num_samples=4)), 3)
-    assert all(len(e) == 4 and len(set(e)) == 4 and set(e) <= set(idx) for e in part)
+    assert all(sorted(e) == sorted(idx[:4]) for e in part)  # MindSpore keeps the first num_samples indices
+    assert len({tuple(e) for e in part}) > 1
 
 
 # -- WeightedRandomSampler ---------------------------------------------------------------------
