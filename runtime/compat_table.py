@@ -71,11 +71,28 @@ DIFFERENCES = {
     "dataset.MnistDataset": "the `label` column is uint32 with `output_numpy=True`, but an Int64 Tensor from the "
                             "Tensor iterators (no UInt32 dtype here); the same holds for Cifar10Dataset and "
                             "ImageFolderDataset labels. Cast with `transforms.TypeCast(ms.int32)` as the tutorials do.",
-    "dataset.ImageFolderDataset": "`sampler` other than None and `cache` are refused (use shuffle/num_samples/"
-                                  "num_shards); `num_parallel_workers` threads read and decode the files.",
+    "dataset.ImageFolderDataset": "`cache` is refused; `num_parallel_workers` threads read and decode the files.",
     "dataset.GeneratorDataset": "`num_parallel_workers`/`python_multiprocessing` are accepted; the source is read "
                                 "in one thread (parallelise with `map`). Over another dataset with shuffle, "
-                                "num_samples or sharding, that dataset's rows of one epoch are read into memory once.",
+                                "num_samples, sharding or a sampler, that dataset's rows of one epoch are read into "
+                                "memory once. A plain iterable given as `sampler` together with `shuffle=True` or "
+                                "`num_shards` raises ValueError (MindSpore ignores those two).",
+    "dataset.DistributedSampler": "the shuffle seed is the dataset seed when the iterator is made (MindSpore: when "
+                                  "the sampler is made); with `offset`, a shard left empty gives no rows "
+                                  "(MindSpore pads it with row 0 for ConcatDataset).",
+    "dataset.WeightedRandomSampler": "every epoch draws anew, also under a fixed seed (MindSpore reseeds each epoch "
+                                     "with the fixed seed, so it repeats the draw); the same holds for "
+                                     "`SubsetRandomSampler`.",
+    "dataset.MappableDataset": "`shuffle=True` (or None) with `num_samples` draws distinct rows (a RandomSampler "
+                               "without replacement); MindSpore's `select_sampler` draws them with replacement.",
+    "dataset.PKSampler": "needs a source with a label column (MnistDataset, Cifar10Dataset, ImageFolderDataset); "
+                         "it takes no child sampler.",
+    "dataset.Sampler": "`reset()` is called right after each epoch's indices are taken.",
+    "dataset.vision.Grayscale": "numpy images (<H, W, 3> or RGBA) work too, giving numpy (<H, W> or <H, W, 3>); "
+                                "MindSpore takes PIL images only. PIL in gives PIL out.",
+    "dataset.vision.RandomColorAdjust": "hue turns through a float HSV conversion (MindSpore: OpenCV's 8-bit "
+                                        "HSV), so uint8 results may differ from MindSpore's by a level or two; an "
+                                        "adjustment left at its default range is skipped.",
     "dataset.text.WhitespaceTokenizer": "splits on Python's `str.isspace` characters (MindSpore: ICU's); offsets "
                                         "are UTF-8 byte offsets as MindSpore's.",
     "dataset.text.PadEnd": "the same transform as `dataset.transforms.PadEnd`.",
@@ -167,8 +184,7 @@ DIFFERENCES = {
 
 #: MindSpore 2.x names users reach for that do not exist here yet (the test checks they are absent)
 MISSING = [
-    "dataset.MindDataset", "dataset.TFRecordDataset", "dataset.DistributedSampler",
-    "dataset.RandomSampler", "dataset.vision.RandomColorAdjust", "dataset.vision.Grayscale",
+    "dataset.MindDataset", "dataset.TFRecordDataset",
 ]
 
 def lookup(name: str):

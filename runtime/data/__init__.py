@@ -6,7 +6,10 @@ batches), :class:`ImageFolderDataset` (a folder per class), :class:`NumpySlicesD
 python_multiprocessing=)`` (a worker pool; the same rows for any worker count), ``.batch(n,
 drop_remainder=)``, ``.shuffle(buffer_size)``, ``.repeat(n)``, ``.take(n)``, ``.skip(n)``,
 ``.zip``, ``.concat``, ``.split``, iterators ``.create_tuple_iterator()`` /
-``.create_dict_iterator()``. Transforms: :mod:`runtime.data.vision` (Resize, Rescale, Normalize,
+``.create_dict_iterator()``. Samplers (:mod:`runtime.data.samplers`): ``DistributedSampler``,
+``RandomSampler``, ``SequentialSampler``, ``SubsetRandomSampler``, ``SubsetSampler``,
+``WeightedRandomSampler``, ``PKSampler``, user ``Sampler`` subclasses and plain iterables of
+row numbers, as ``sampler=`` of every indexable source. Transforms: :mod:`runtime.data.vision` (Resize, Rescale, Normalize,
 HWC2CHW, CenterCrop, ToTensor, Decode, the Random* augmentations...) and
 :mod:`runtime.data.transforms` (TypeCast...). Reproducible under ``ms.set_seed`` /
 ``config.set_seed``.
@@ -33,6 +36,8 @@ from .dataset import (BatchDataset, BatchInfo, Dataset, DictIterator, MapDataset
 from .mnist import MnistDataset
 from .cifar import Cifar10Dataset
 from .image_folder import ImageFolderDataset
+from .samplers import (BuiltinSampler, DistributedSampler, PKSampler, RandomSampler, Sampler, SequentialSampler,
+                       SubsetRandomSampler, SubsetSampler, WeightedRandomSampler)
 from .sources import GeneratorDataset, NumpySlicesDataset
 from .vision import Border, ImageBatchFormat, Inter
 
@@ -57,4 +62,6 @@ def embedded_mnist_dir() -> str:
 __all__ = ["Dataset", "MappableDataset", "MnistDataset", "Cifar10Dataset", "ImageFolderDataset", "ZipDataset", "ConcatDataset", "NumpySlicesDataset", "GeneratorDataset",
            "BatchDataset", "MapDataset", "ShuffleDataset", "RepeatDataset", "TakeDataset", "SkipDataset",
            "ProjectDataset", "RenameDataset", "BatchInfo", "TupleIterator", "DictIterator",
+           "Sampler", "BuiltinSampler", "DistributedSampler", "PKSampler", "RandomSampler", "SequentialSampler",
+           "SubsetRandomSampler", "SubsetSampler", "WeightedRandomSampler",
            "vision", "transforms", "text", "config", "Inter", "Border", "ImageBatchFormat", "embedded_mnist_dir", "zip"]

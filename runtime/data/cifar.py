@@ -63,6 +63,8 @@ class Cifar10Dataset(_ArraySource):
     """CIFAR-10 from ``dataset_dir``: usage "train" (the data_batch files), "test", "all" or None
     (every batch file present). Sharding, ``num_samples`` and shuffling as for MnistDataset."""
 
+    _label_column = "label"
+
     def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
                  sampler=None, num_shards=None, shard_id=None, cache=None):
         super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)

@@ -26,7 +26,7 @@ import numbers
 
 import numpy as np
 
-from .sharding import SHARD_SEED, Shard, check_shard_args
+from .sharding import SHARD_SEED, check_shard_args
 
 #: rows per block that the in-memory sources emit
 BLOCK_ROWS = 1024
@@ -452,29 +452,32 @@ class DictIterator(_IteratorBase):
 # sources held in memory (used by MnistDataset, NumpySlicesDataset, random-access generators)
 # ---------------------------------------------------------------------------------------------
 class MappableDataset(Dataset):
-    """A source whose rows can be indexed: supports shuffle (a permutation per epoch),
-    ``num_samples`` and sharding (``num_shards``/``shard_id``) like MindSpore's samplers: shards
-    have equal sizes and every shard shuffles alike (:mod:`runtime.data.sharding`);
-    ``num_samples`` then caps the rows of each shard."""
+    """A source whose rows can be indexed; it reads them through one sampler
+    (:mod:`runtime.data.samplers`): ``sampler=`` (a sampler, a list of row numbers or an iterable
+    of them), or the one ``shuffle`` / ``num_samples`` / ``num_shards`` / ``shard_id`` stand for
+    (shards: a ``DistributedSampler``, equal sizes, every shard shuffling alike, see
+    :mod:`runtime.data.sharding`; ``num_samples`` then caps the rows of each shard).
+
+    Subclasses implement ``_num_rows()`` and ``_fetch(indices) -> block`` (and may add
+    ``_fetch_slice(start, stop)`` for runs of rows, ``_class_labels()`` for PKSampler).
+    """
+
+    #: GeneratorDataset / NumpySlicesDataset: MindSpore refuses a sampler given with
+    #: shuffle/sharding/num_samples with ValueError there, RuntimeError in the file sources
+    _generator_rules = False
 
     def __init__(self, num_samples=None, shuffle=None, num_shards=None, shard_id=None,
                  num_parallel_workers=None, sampler=None):
         super().__init__((), num_parallel_workers)
+        from .samplers import select_sampler
         what = type(self).__name__
         if shuffle is not None and not isinstance(shuffle, bool):
             raise TypeError(f"{what}: shuffle must be True, False or None, got {shuffle!r}")
         if num_samples is not None:
             num_samples = _check_int(num_samples, "num_samples", what, 0)
         num_shards, shard_id = check_shard_args(num_shards, shard_id, what)
-        if sampler is not None:
-            raise ValueError(f"{what}: samplers are not supported; use shuffle=, num_samples=, "
-                             "num_shards= and shard_id=")
-        # MindSpore: shuffle=None on a mappable source means a random order
-        self.shuffle_flag = True if shuffle is None else shuffle
-        self.num_samples = num_samples
-        self.num_shards = num_shards
-        self.shard_id = shard_id
-        self._shard = Shard(num_shards, shard_id) if num_shards is not None else None
+        self.sampler = select_sampler(num_samples, sampler, shuffle, num_shards, shard_id, what,
+                                      self._generator_rules)
 
     # subclasses: _num_rows() and _fetch(indices) -> block, or _fetch_slice(start, stop)
     def _num_rows(self):
@@ -486,36 +489,39 @@ class MappableDataset(Dataset):
     def _fetch_slice(self, start, stop):
         return self._fetch(np.arange(start, stop))
 
+    def _class_labels(self):
+        """Each row's class, for PKSampler; None when the source has no label column."""
+        return None
+
+    def _labels_fn(self):
+        return self._class_labels if self._class_labels() is not None else None
+
+    def use_sampler(self, new_sampler):
+        """Read the rows through ``new_sampler`` instead (MindSpore's ``use_sampler``)."""
+        from .samplers import as_sampler
+        if new_sampler is None:
+            raise TypeError(f"{type(self).__name__}.use_sampler: expected a sampler, got None")
+        self.sampler = as_sampler(new_sampler, None, type(self).__name__)
+        self._cached_size = None
+
+    def add_sampler(self, new_sampler):
+        """Make ``new_sampler`` the child of the current sampler (MindSpore's ``add_sampler``)."""
+        self.sampler.add_child(new_sampler)
+        self._cached_size = None
+
     def _size(self):
-        n = self._num_rows()
-        if self._shard is not None:
-            n = self._shard.size(n)
-        if self.num_samples:
-            n = min(n, self.num_samples)
-        return n
+        return self.sampler.count(self._num_rows(), self._labels_fn())
 
     def _indices(self, launch):
-        n = self._num_rows()
-        if self.shuffle_flag:
-            # shards must agree on the order: seeded even when no dataset seed is set
-            idx = launch.rng(self, SHARD_SEED if self._shard is not None else None).permutation(n)
-        else:
-            idx = None
-        if self._shard is not None:
-            idx = self._shard.indices(idx if idx is not None else np.arange(n))
-        if self.num_samples:
-            if idx is None:
-                idx = np.arange(min(n, self.num_samples))
-            else:
-                idx = idx[:self.num_samples]
-        return idx
+        # shards must agree on the order: seeded even when no dataset seed is set
+        rng = launch.rng(self, SHARD_SEED if self.sampler.needs_agreed_seed() else None)
+        return self.sampler.draw(self._num_rows(), rng, self._labels_fn())
 
     def _blocks(self, launch):
         idx = self._indices(launch)
-        if idx is None:
-            n = self._num_rows()
-            for s in range(0, n, BLOCK_ROWS):
-                yield self._fetch_slice(s, min(s + BLOCK_ROWS, n))
+        if isinstance(idx, range):  # a run of consecutive rows: read as slices
+            for s in range(idx.start, idx.stop, BLOCK_ROWS):
+                yield self._fetch_slice(s, min(s + BLOCK_ROWS, idx.stop))
         else:
             for s in range(0, len(idx), BLOCK_ROWS):
                 yield self._fetch(idx[s:s + BLOCK_ROWS])
@@ -523,6 +529,14 @@ class MappableDataset(Dataset):
 
 class _ArraySource(MappableDataset):
     """Rows are slices of in-memory columns (arrays or lists)."""
+
+    #: the column PKSampler samples by (MnistDataset and Cifar10Dataset: "label")
+    _label_column = None
+
+    def _class_labels(self):
+        if self._label_column is None:
+            return None
+        return self._data[self._names.index(self._label_column)]
 
     def _init_columns(self, names, columns):
         self._names = list(names)

@@ -88,8 +88,9 @@ class ImageFolderDataset(MappableDataset):
     signature). ``shuffle=None`` shuffles, ``num_samples`` limits the rows, ``num_shards`` /
     ``shard_id`` shard them; ``extensions`` (e.g. ``['.JPEG', '.png']``, matched exactly) keeps
     only those files (None: every file); ``class_indexing`` maps folder names to labels and reads
-    only those folders; ``decrypt(path) -> bytes`` reads encrypted files. ``sampler`` (other than
-    None) and ``cache`` are not supported.
+    only those folders; ``decrypt(path) -> bytes`` reads encrypted files. ``sampler``: see
+    :mod:`runtime.data.samplers` (PKSampler samples by the folder labels). ``cache`` is not
+    supported.
     """
 
     def __init__(self, dataset_dir, num_samples=None, num_parallel_workers=None, shuffle=None, sampler=None,
@@ -126,6 +127,9 @@ class ImageFolderDataset(MappableDataset):
 
     def _num_rows(self):
         return len(self._paths)
+
+    def _class_labels(self):
+        return np.asarray(self._labels)
 
     def get_class_indexing(self):
         """Folder name -> label."""

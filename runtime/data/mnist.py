@@ -137,6 +137,8 @@ class MnistDataset(_ArraySource):
     the rows.
     """
 
+    _label_column = "label"
+
     def __init__(self, dataset_dir, usage=None, num_samples=None, num_parallel_workers=None, shuffle=None,
                  sampler=None, num_shards=None, shard_id=None, cache=None):
         super().__init__(num_samples, shuffle, num_shards, shard_id, num_parallel_workers, sampler)

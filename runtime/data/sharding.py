@@ -9,8 +9,13 @@ dataset seed (``runtime.data.config.set_seed`` / ``ms.set_seed``), else from :da
 so ranks that set no seed at all still agree. Ranks that set *different* seeds get different
 orders (as in MindSpore): set the same seed on every rank.
 
-Any source that knows its row count uses :class:`Shard` (``MappableDataset`` does, so every
-indexable dataset shards the same way).
+Any source that knows its row count uses :class:`Shard`: ``num_shards``/``shard_id`` on an indexable
+dataset make a :class:`~runtime.data.samplers.DistributedSampler`, and that sampler draws its rows
+here, so both spellings shard the same way.
+
+``offset`` (``DistributedSampler(offset=k)``, k >= 0) is MindSpore's other distribution: no
+wrapping, so shard sizes may differ by one; position ``p`` of the order goes to shard
+``(p + offset) % num_shards``, so shard ``d`` starts ``offset`` shards later than with offset 0.
 
 Example:
     >>> import numpy as np
@@ -29,8 +34,10 @@ import numpy as np
 SHARD_SEED = 5489
 
 
-def check_shard_args(num_shards, shard_id, what: str):
-    """Validated ``(num_shards, shard_id)``; both None, or ``0 <= shard_id < num_shards``."""
+def check_shard_args(num_shards, shard_id, what: str, range_error=ValueError):
+    """Validated ``(num_shards, shard_id)``; both None, or ``0 <= shard_id < num_shards``.
+    Out-of-range values raise ``range_error`` (a dataset's arguments: ValueError; a
+    ``DistributedSampler``'s: RuntimeError, as MindSpore documents each)."""
     if (num_shards is None) != (shard_id is None):
         raise ValueError(f"{what}: give both num_shards and shard_id, or neither")
     if num_shards is None:
@@ -39,23 +46,33 @@ def check_shard_args(num_shards, shard_id, what: str):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral):
             raise TypeError(f"{what}: {name} must be an int, got {v!r}")
     if num_shards < 1:
-        raise ValueError(f"{what}: num_shards must be >= 1, got {num_shards}")
+        raise range_error(f"{what}: num_shards must be >= 1, got {num_shards}")
     if not 0 <= shard_id < num_shards:
-        raise ValueError(f"{what}: shard_id must be in [0, num_shards - 1] = [0, {num_shards - 1}], got {shard_id}")
+        raise range_error(f"{what}: shard_id must be in [0, num_shards - 1] = [0, {num_shards - 1}], got {shard_id}")
     return int(num_shards), int(shard_id)
 
 
 class Shard:
-    """Shard ``shard_id`` of ``num_shards`` (see the module docstring)."""
+    """Shard ``shard_id`` of ``num_shards`` (see the module docstring); ``offset=-1``: equal
+    shard sizes by wrapping, else the uneven distribution starting ``offset`` shards later."""
 
-    __slots__ = ("num_shards", "shard_id")
+    __slots__ = ("num_shards", "shard_id", "offset")
 
-    def __init__(self, num_shards: int, shard_id: int):
+    def __init__(self, num_shards: int, shard_id: int, offset: int = -1):
         self.num_shards = num_shards
         self.shard_id = shard_id
+        self.offset = offset
+
+    def _first_position(self) -> int:
+        """With an offset: the first position of the order this shard takes."""
+        start = self.shard_id - self.offset
+        return start + self.num_shards if start < 0 else start
 
     def size(self, n: int) -> int:
-        """Rows of this shard out of ``n``: ``ceil(n / num_shards)`` (0 for an empty source)."""
+        """Rows of this shard out of ``n``: ``ceil(n / num_shards)`` (0 for an empty source), or
+        with an offset the positions ``p < n`` congruent to its first one."""
+        if self.offset != -1:
+            return len(range(self._first_position(), n, self.num_shards))
         return -(-n // self.num_shards) if n else 0
 
     def indices(self, order) -> np.ndarray:
@@ -63,5 +80,8 @@ class Shard:
         n = len(order)
         if not n:
             return np.asarray(order, dtype=np.int64)
-        positions = (np.arange(self.size(n), dtype=np.int64) * self.num_shards + self.shard_id) % n
+        if self.offset != -1:
+            positions = np.arange(self._first_position(), n, self.num_shards, dtype=np.int64)
+        else:
+            positions = (np.arange(self.size(n), dtype=np.int64) * self.num_shards + self.shard_id) % n
         return np.asarray(order)[positions]

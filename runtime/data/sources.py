@@ -45,7 +45,11 @@ class NumpySlicesDataset(_ArraySource):
 
     ``data``: an array or list (one column), a tuple of arrays/lists (one column each) or a dict
     name -> array (columns named by the keys). ``shuffle=None`` shuffles, as in MindSpore.
+    ``sampler``: see :mod:`runtime.data.samplers` (refused with shuffle/sharding arguments, as
+    GeneratorDataset refuses it).
     """
+
+    _generator_rules = True
 
     def __init__(self, data, column_names=None, num_samples=None, num_parallel_workers=1, shuffle=None,
                  sampler=None, num_shards=None, shard_id=None):
@@ -100,6 +104,8 @@ def _rows_to_block(rows, names):
 
 
 class _RandomAccessGenerator(MappableDataset):
+    _generator_rules = True
+
     def __init__(self, source, names, **kw):
         super().__init__(**kw)
         self._source = source
@@ -140,10 +146,11 @@ class _DatasetRows:
 
 class GeneratorDataset(Dataset):
     """Rows from Python: ``source`` is a generator function (called once per epoch), an iterable,
-    or a random-access object (``__getitem__`` + ``__len__``; then shuffle/num_samples/sharding work
-    and ``shuffle=None`` shuffles, as in MindSpore). Each row is a tuple with one value per column.
-    Another dataset (``MnistDataset``...) is iterable; given shuffle=True, num_samples or sharding,
-    its rows of one epoch are read into memory once and indexed from there.
+    or a random-access object (``__getitem__`` + ``__len__``; then shuffle/num_samples/sharding and
+    ``sampler`` (:mod:`runtime.data.samplers`) work, and ``shuffle=None`` shuffles, as in
+    MindSpore). Each row is a tuple with one value per column. Another dataset (``MnistDataset``...)
+    is iterable; given shuffle=True, num_samples, sharding or a sampler, its rows of one epoch are
+    read into memory once and indexed from there.
     """
 
     def __init__(self, source, column_names=None, column_types=None, schema=None, num_samples=None,
@@ -178,7 +185,8 @@ class GeneratorDataset(Dataset):
                 raise ValueError(f"{what}: shuffle=True needs a random-access source (with __getitem__ and "
                                  "__len__); use .shuffle(buffer_size) on an iterable source")
             if sampler is not None:
-                raise ValueError(f"{what}: samplers need a random-access source (with __getitem__ and __len__)")
+                raise ValueError(f"{what}: sampler is not supported if source does not have attribute "
+                                 "'__getitem__' (samplers need a random-access source, with __getitem__ and __len__)")
             if num_shards is not None or shard_id is not None:
                 raise ValueError(f"{what}: num_shards/shard_id need a random-access source (with __getitem__ and "
                                  "__len__): an iterable's length is unknown, so its shards could not be made "

@@ -23,7 +23,8 @@ import numpy as np
 
 __all__ = ["Inter", "Border", "ImageBatchFormat", "ImageTensorOperation", "Resize", "Rescale", "Normalize", "HWC2CHW",
            "CHW2HWC", "ToTensor", "CenterCrop", "Decode", "Pad", "RandomCrop", "RandomHorizontalFlip",
-           "RandomVerticalFlip", "RandomRotation", "RandomResizedCrop", "RandomCropDecodeResize"]
+           "RandomVerticalFlip", "RandomRotation", "RandomResizedCrop", "RandomCropDecodeResize", "Grayscale",
+           "RandomColorAdjust"]
 
 
 class Inter(enum.IntEnum):
@@ -385,6 +386,7 @@ class CenterCrop(ImageTensorOperation):
 
 from .random_vision import (Decode, Pad, RandomCrop, RandomCropDecodeResize, RandomHorizontalFlip,  # noqa: E402
                             RandomResizedCrop, RandomRotation, RandomVerticalFlip)
+from .color import Grayscale, RandomColorAdjust  # noqa: E402
 
 # ``mindspore.dataset.vision.c_transforms`` / ``py_transforms`` (MindSpore 1.x paths)
 c_transforms = sys.modules[__name__]
