@@ -8,6 +8,8 @@ updates never need a recompile.
 """
 from __future__ import annotations
 
+import contextlib
+import threading
 import weakref
 
 import numpy as np
@@ -17,6 +19,7 @@ from graph.errors import relocate
 from graph.ir import PARAM, INPUT, Graph, Value, parameter_version_of
 from graph.ops import register_handler
 from graph.ops.core import VIEW
+from runtime.eager import eager_handler
 from runtime.parameter import Parameter
 from runtime.tensor import Tensor
 from runtime.tensor_methods import TensorMethods
@@ -181,3 +184,39 @@ def _sym_handler(op, args, attrs, builder=None):
 
 
 register_handler(SymTensor, _sym_handler, priority=20)
+
+
+class _NativeCalls(threading.local):
+    builders: tuple = ()  # innermost last
+
+
+_NATIVE_CALLS = _NativeCalls()
+
+
+@contextlib.contextmanager
+def lifting_parameters(builder: GraphBuilder):
+    """While framework code runs natively on behalf of a trace (``ops.*`` functions, optimizer
+    helpers: capture.variables.functions.FrameworkCallableVariable), an op it binds on a Parameter
+    it reached by itself (``holder.step``, not an argument the trace handed it) is a graph node
+    over the lifted Parameter, read when the graph runs, as the translator lifts the Parameters it
+    reads. Without this the op would run once at trace time and its result would be a constant of
+    the graph (``ops.equal(opt.global_step, 1)`` true forever, or never)."""
+    _NATIVE_CALLS.builders += (builder,)
+    try:
+        yield
+    finally:
+        _NATIVE_CALLS.builders = _NATIVE_CALLS.builders[:-1]
+
+
+def _parameter_handler(op, args, attrs):
+    """Operands with a Parameter and nothing symbolic: eager, or lifted while a trace runs
+    framework code natively (:func:`lifting_parameters`)."""
+    builders = _NATIVE_CALLS.builders
+    if builders:
+        return _sym_handler(op, args, attrs, builder=builders[-1])
+    return eager_handler(op, args, attrs)
+
+
+# above plain tensors (0, eager) and below graph Values (10, graph-mode autodiff) and symbolic
+# tensors (20), which lift Parameter operands themselves
+register_handler(Parameter, _parameter_handler, priority=5)

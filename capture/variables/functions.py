@@ -21,7 +21,7 @@ from graph.ops.core import operandless_draws_to
 from graph.autodiff import append_vjp
 from graph.ir import NODE
 
-from ..builder import SymTensor
+from ..builder import SymTensor, lifting_parameters
 from ..errors import CaptureUserError, GraphBreak, MissingAttribute
 from .base import ConstantVariable, NoPythonValue, NotResumable, Variable
 from .containers import (SKIP, DictVariable, _dict_items_of, IteratorVariable, ListVariable, TupleVariable,
@@ -167,7 +167,8 @@ class FrameworkCallableVariable(KnownCallableVariable):
         rkw = {k: v.realize(tx) for k, v in kwargs.items()}
         name = getattr(self.fn, "__qualname__", None) or type(self.fn).__name__
         try:
-            with operandless_draws_to(tx.builder.draw):  # ops.randn(...) draws on every run
+            # ops.randn(...) draws on every run; ops on Parameters the code reaches are graph nodes
+            with operandless_draws_to(tx.builder.draw), lifting_parameters(tx.builder):
                 out = self.fn(*rargs, **rkw)
         except (GraphBreak, CaptureUserError):
             raise
