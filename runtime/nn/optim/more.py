@@ -271,8 +271,18 @@ class LazyAdam(Adam):
                          loss_scale)
 
 
-def _default_lars_filter(param):
-    return "LayerNorm" not in param.name and "bias" not in param.name
+class _DefaultLarsFilter:
+    """MindSpore's default ``lars_filter``: LARS for parameters whose names hold neither
+    'LayerNorm' nor 'bias'. A class (not a function) so its repr, shown in signatures, is stable."""
+
+    def __call__(self, x):
+        return "LayerNorm" not in x.name and "bias" not in x.name
+
+    def __repr__(self):
+        return "lambda x: 'LayerNorm' not in x.name and 'bias' not in x.name"
+
+
+_default_lars_filter = _DefaultLarsFilter()
 
 
 class LARS(Optimizer):
