@@ -361,6 +361,7 @@ OPTIMIZERS = {
     "ProximalAdagrad": lambda ps: nn.ProximalAdagrad(ps, learning_rate=0.05),
     "LazyAdam": lambda ps: nn.LazyAdam(ps, learning_rate=0.05),
     "LARS": lambda ps: nn.LARS(nn.Momentum(ps, 0.05, 0.9, weight_decay=1e-3), coefficient=0.5),
+    "AdaFactor": lambda ps: nn.AdaFactor(ps, learning_rate=0.05, relative_step=False, scale_parameter=False),
 }
 
 
@@ -382,3 +383,73 @@ def test_training_loss_decreases_and_modes_agree(name):
     for mode in MODES[1:]:
         np.testing.assert_allclose(runs[mode][0], losses, rtol=1e-5, err_msg=f"{name} {mode}")
         np.testing.assert_allclose(runs[mode][1], weight, rtol=1e-5, atol=1e-7, err_msg=f"{name} {mode}")
+
+
+# -- AdaFactor --------------------------------------------------------------------------------------------
+def np_adafactor(start, grads, lr=None, eps=(1e-30, 1e-3), clip_threshold=1.0, decay_rate=0.8, beta1=0.9,
+                 weight_decay=0.0, scale_parameter=True, relative_step=True, warmup_init=False):
+    ps = [p.copy() for p in start]
+    m = [np.zeros_like(p) for p in ps]
+    row = [np.zeros(p.shape[:-1]) if p.ndim > 1 else None for p in ps]
+    col = [np.zeros(p.shape[:-2] + p.shape[-1:]) if p.ndim > 1 else None for p in ps]
+    v = [np.zeros_like(p) for p in ps]
+    rms = lambda a: np.sqrt(np.mean(np.square(a)))  # noqa: E731
+    for t, step in enumerate(grads, 1):
+        rate = min(1e-6 * t if warmup_init else 1e-2, 1 / np.sqrt(t)) if relative_step else lr
+        beta2t = 1 - t ** -decay_rate
+        for i, g in enumerate(step):
+            lr_p = rate * max(eps[1], rms(ps[i])) if scale_parameter else rate
+            sq = g * g + eps[0]
+            if ps[i].ndim > 1:
+                row[i] = beta2t * row[i] + (1 - beta2t) * sq.mean(-1)
+                col[i] = beta2t * col[i] + (1 - beta2t) * sq.mean(-2)
+                v_hat = row[i][..., None] * col[i][..., None, :] / row[i].mean(-1, keepdims=True)[..., None]
+                u = g / np.sqrt(v_hat)
+            else:
+                v[i] = beta2t * v[i] + (1 - beta2t) * sq
+                u = g / np.sqrt(v[i])
+            u = u / max(1.0, rms(u) / clip_threshold) * lr_p
+            if beta1:
+                m[i] = beta1 * m[i] + (1 - beta1) * u
+                u = m[i]
+            ps[i] = ps[i] - weight_decay * lr_p * ps[i] - u
+    return ps
+
+
+@pytest.mark.parametrize("kw", [
+    dict(),
+    dict(warmup_init=True, beta1=None),
+    dict(learning_rate=0.05, relative_step=False, scale_parameter=False, weight_decay=0.1, clip_threshold=0.5),
+    dict(learning_rate=0.02, relative_step=False, decay_rate=0.6, eps=(1e-20, 1e-2), beta1=0.5),
+])
+def test_adafactor_matches_numpy(kw, rng):
+    got, start, grads, _ = _run(lambda ps: nn.AdaFactor(ps, **kw), rng)
+    want_kw = dict(kw)
+    want_kw["lr"] = want_kw.pop("learning_rate", None)
+    if want_kw.get("beta1", 0.9) is None:
+        want_kw["beta1"] = 0.0
+    _close(got, np_adafactor(start, grads, **want_kw), rtol=2e-4, atol=1e-6)
+
+
+def test_adafactor_state_and_checks(rng):
+    ps = _params(rng)
+    opt = nn.AdaFactor(ps)
+    assert [p.shape for p in opt.exp_avg_sq_row] == [(3,), (1,), (1,)]
+    assert [p.shape for p in opt.exp_avg_sq_col] == [(2,), (1,), (1,)]
+    assert [p.name for p in opt.exp_avg_sq] == ["exp_avg_sq_w", "exp_avg_sq_gamma", "exp_avg_sq_s"]
+    for kw in (dict(learning_rate=0.1), dict(relative_step=False), dict(warmup_init=True, relative_step=False,
+                                                                        learning_rate=0.1),
+               dict(decay_rate=1.0), dict(weight_decay=1.0), dict(eps=(1e-30,))):
+        with pytest.raises(ValueError):
+            nn.AdaFactor(_params(rng), **kw)
+    with pytest.raises(TypeError):
+        nn.AdaFactor(_params(rng), clip_threshold=1)
+
+
+def test_adafactor_scales_zero_parameters_by_eps2(rng):
+    p = Parameter(Tensor(np.zeros((3, 4), np.float32)), name="zero")
+    grads = [[rng.standard_normal((3, 4))] for _ in range(3)]
+    opt = nn.AdaFactor([p], eps=(1e-30, 0.05))
+    for step in grads:
+        opt((Tensor(step[0].astype(np.float32)),))
+    _close([p.asnumpy()], np_adafactor([np.zeros((3, 4))], grads, eps=(1e-30, 0.05)), rtol=2e-4, atol=1e-7)

@@ -1,5 +1,5 @@
 """More MindSpore 2.x optimizers: ``nn.AdaMax``, ``nn.Adadelta``, ``nn.Rprop``, ``nn.ASGD``,
-``nn.FTRL``, ``nn.ProximalAdagrad``, ``nn.LazyAdam`` and the ``nn.LARS`` wrapper.
+``nn.FTRL``, ``nn.ProximalAdagrad``, ``nn.LazyAdam``, ``nn.AdaFactor`` and the ``nn.LARS`` wrapper.
 
 Each update rule is the one MindSpore's optimizer applies through its ``Apply*`` primitive (or its
 Python ``construct``), written here with registered ops on Tensors so that PyNative, ``jit`` and
@@ -18,15 +18,18 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as np
+
 from graph.dtypes import float32
 
 from ... import ops
 from ...parameter import Parameter, ParameterTuple
+from ...tensor import Tensor
 from ..cell import Cell
 from .adam import Adam
 from .optimizer import Optimizer, _check_number, opt_init_args_register
 
-__all__ = ["AdaMax", "Adadelta", "Rprop", "ASGD", "FTRL", "ProximalAdagrad", "LazyAdam", "LARS"]
+__all__ = ["AdaMax", "Adadelta", "Rprop", "ASGD", "FTRL", "ProximalAdagrad", "LazyAdam", "LARS", "AdaFactor"]
 
 
 def _float(cls_name, name, v, *bounds, **kw):
@@ -351,3 +354,101 @@ class LARS(Optimizer):
         if wd != 0.0:
             g = ops.add(g, ops.mul(w, wd))
         return ops.mul(g, ratio)
+
+
+class AdaFactor(Optimizer):
+    """Adafactor (MindSpore ``nn.AdaFactor``): second moments kept factored (a row and a column
+    running mean of ``g^2 + eps[0]``) for parameters of rank >= 2, whole for the others.
+    With step t (its own counter, ``afactor_step``) and ``beta2t = 1 - t^(-decay_rate)``:
+    the learning rate is ``min(1e-2 or 1e-6 * t with warmup_init, 1 / sqrt(t))`` with
+    ``relative_step``, else ``learning_rate``; ``scale_parameter`` multiplies it by
+    ``max(eps[1], rms(param))``. ``u = g / sqrt(v_hat)`` (``v_hat = row * col / mean(row)``
+    factored), ``u = u / max(1, rms(u) / clip_threshold) * lr``; with ``beta1`` > 0 the update
+    is the running mean ``m = beta1 * m + (1 - beta1) * u``; ``weight_decay`` decays
+    ``param -= weight_decay * lr * param`` (every parameter); then ``param -= update``. As in
+    MindSpore, gradients are used as given: ``loss_scale`` is only validated."""
+
+    @opt_init_args_register
+    def __init__(self, params, learning_rate=None, eps=(1e-30, 1e-3), clip_threshold=1.0, decay_rate=0.8,
+                 beta1=0.9, weight_decay=0.0, scale_parameter=True, relative_step=True, warmup_init=False,
+                 compression=False, loss_scale=1.0):
+        if learning_rate is not None and relative_step:
+            raise ValueError("AdaFactor: a learning_rate cannot be combined with relative_step=True")
+        if warmup_init and not relative_step:
+            raise ValueError("AdaFactor: warmup_init needs relative_step=True")
+        if learning_rate is None and not relative_step:
+            raise ValueError("AdaFactor: learning_rate is None and relative_step=False; give one of them")
+        # a number learning rate may be rescaled (relative step, parameter scale); a schedule may not
+        scale_lr = learning_rate is None or (isinstance(learning_rate, numbers.Real)
+                                             and not isinstance(learning_rate, bool))
+        super().__init__(0.0 if learning_rate is None else learning_rate, params, 0.0, loss_scale)
+        self.scale_lr = scale_lr
+        if not isinstance(eps, (list, tuple)) or len(eps) != 2:
+            raise ValueError(f"AdaFactor: eps must hold 2 values (eps1, eps2), got {eps!r}")
+        self.eps = tuple(_float("AdaFactor", f"eps{i}", e, 0.0) for i, e in enumerate(eps))
+        self.clip_threshold = _float("AdaFactor", "clip_threshold", clip_threshold, 0.0)
+        self.decay_rate = _float("AdaFactor", "decay_rate", decay_rate, 0.0, True, 1.0, True)
+        self.weight_decay = _check_number("AdaFactor", "weight_decay", weight_decay, 0.0, False, 1.0, True)
+        for name, v in (("scale_parameter", scale_parameter), ("relative_step", relative_step),
+                        ("warmup_init", warmup_init), ("compression", compression)):
+            _bool("AdaFactor", name, v)
+        self.beta1 = _check_number("AdaFactor", "beta1", 0.0 if beta1 is None else beta1, 0.0)
+        self.scale_parameter = scale_parameter and self.scale_lr
+        self.relative_step, self.warmup_init, self.compression = relative_step, warmup_init, compression
+        self.use_first_moment = self.beta1 > 0
+        self.exp_avg = self._clone_state("exp_avg", "zeros") if self.use_first_moment else None
+        rows, cols, whole = [], [], []
+        for p in self.parameters:
+            shape = tuple(p.shape)
+            factored = len(shape) > 1
+            rows.append(self._zeros(f"exp_avg_sq_row_{p.name}", shape[:-1] if factored else (1,), p))
+            cols.append(self._zeros(f"exp_avg_sq_col_{p.name}", shape[:-2] + shape[-1:] if factored else (1,), p))
+            whole.append(self._zeros(f"exp_avg_sq_{p.name}", (1,) if factored else shape, p))
+        self.exp_avg_sq_row, self.exp_avg_sq_col = ParameterTuple(rows), ParameterTuple(cols)
+        self.exp_avg_sq = ParameterTuple(whole)
+        self.step = self._scalar_state("afactor_step", [0.0])
+
+    def _zeros(self, name, shape, like):
+        p = Parameter(Tensor(np.zeros(shape, like.dtype.np)), name=name, requires_grad=False)
+        self._register_state(p)
+        return p
+
+    @staticmethod
+    def _rms(x):
+        return ops.sqrt(ops.reduce_mean(ops.square(x)))
+
+    def construct(self, gradients):
+        self._check_grads(gradients)
+        lrs = self.param_lrs(self.get_lr())
+        self._increase_step()
+        step = ops.reshape(ops.assign(self.step, ops.add(self.step, 1.0)), ())
+        if self.scale_lr and self.relative_step:
+            min_step = ops.mul(step, 1e-6) if self.warmup_init else 1e-2
+            lrs = (ops.minimum(ops.rsqrt(step), min_step),) * self.param_length
+        beta2t = ops.sub(1.0, ops.pow(step, -self.decay_rate))
+        eps1, eps2 = self.eps
+        first = self.exp_avg if self.use_first_moment else (None,) * self.param_length
+        for p, g, lr_i, m, row, col, whole in zip(self.parameters, gradients, lrs, first, self.exp_avg_sq_row,
+                                                  self.exp_avg_sq_col, self.exp_avg_sq):
+            lr_p = ops.mul(lr_i, ops.maximum(self._rms(p), eps2)) if self.scale_parameter else lr_i
+            sq = ops.add(ops.square(g), eps1)
+            if p.ndim > 1:
+                r = ops.assign(row, ops.add(ops.mul(row, beta2t),
+                                            ops.mul(ops.reduce_mean(sq, -1), ops.sub(1.0, beta2t))))
+                c = ops.assign(col, ops.add(ops.mul(col, beta2t),
+                                            ops.mul(ops.reduce_mean(sq, -2), ops.sub(1.0, beta2t))))
+                r_factor = ops.rsqrt(ops.div(r, ops.reduce_mean(r, -1, True)))
+                c_factor = ops.rsqrt(c)
+                update = ops.mul(ops.mul(ops.expand_dims(r_factor, -1), ops.expand_dims(c_factor, -2)), g)
+            else:
+                v = ops.assign(whole, ops.add(ops.mul(whole, beta2t), ops.mul(sq, ops.sub(1.0, beta2t))))
+                update = ops.mul(ops.rsqrt(v), g)
+            clip = ops.maximum(ops.div(self._rms(update), self.clip_threshold), 1.0)
+            update = ops.mul(ops.div(update, clip), lr_p)
+            if m is not None:
+                update = ops.assign(m, ops.add(ops.mul(m, self.beta1), ops.mul(update, 1.0 - self.beta1)))
+            value = p
+            if self.weight_decay:
+                value = ops.sub(p, ops.mul(ops.mul(p, self.weight_decay), lr_p))
+            ops.assign(p, ops.sub(value, update))
+        return True
