@@ -177,7 +177,6 @@ DIFFERENCES = {
     "numpy.empty": "zero-filled (there is no uninitialised memory to hand out).",
     "numpy.take": "`mode='raise'` clips (a graph cannot raise on a value).",
     "boost": "only `GradientAccumulation` exists.",
-    "nn.AdaptiveMaxPool3d": "`return_indices=True` raises ValueError (the argmax is not produced).",
     "nn.AvgPool3d": "with pad_mode 'same' the divisor counts only the input's cells in each window.",
     "nn.LazyAdam": "gradients are dense here (no RowTensor), so the update is Adam's; the lazy sparse "
                    "row update does not arise.",

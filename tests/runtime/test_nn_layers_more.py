@@ -161,8 +161,31 @@ def test_adaptive_pool3d_matches_numpy(size, want, rng):
     np.testing.assert_allclose(nn.AdaptiveMaxPool3d(size)(Tensor(x)).asnumpy(), _np_adaptive(x, want, np.max))
     unbatched = nn.AdaptiveAvgPool3d(size)(Tensor(x[0])).asnumpy()
     np.testing.assert_allclose(unbatched, _np_adaptive(x[0], want, np.mean), rtol=1e-5, atol=1e-6)
-    with pytest.raises(ValueError):
-        nn.AdaptiveMaxPool3d(2, return_indices=True)
+    out, idx = nn.AdaptiveMaxPool3d(size, return_indices=True)(Tensor(x))
+    np.testing.assert_allclose(out.asnumpy(), _np_adaptive(x, want, np.max))
+    np.testing.assert_array_equal(idx.asnumpy(), _np_adaptive_argmax(x, want))
+    assert idx.dtype == ms.int64
+
+
+def _np_adaptive_argmax(x, sizes):
+    """The flat (d, h, w) index of the first maximum of each adaptive bin, by a direct loop."""
+    spatial = x.shape[-3:]
+    bins = [[(int(np.floor(i * n / o)), int(np.ceil((i + 1) * n / o))) for i in range(o)]
+            for n, o in zip(spatial, sizes)]
+    flat = np.arange(np.prod(spatial)).reshape(spatial)
+    out = np.zeros(x.shape[:-3] + tuple(sizes), np.int64)
+    for i, j, k in itertools.product(*[range(o) for o in sizes]):
+        (a, b), (c, d), (e, f) = bins[0][i], bins[1][j], bins[2][k]
+        box = x[..., a:b, c:d, e:f].reshape(x.shape[:-3] + (-1,))
+        out[..., i, j, k] = flat[a:b, c:d, e:f].reshape(-1)[box.argmax(-1)]
+    return out
+
+
+def test_adaptive_max_pool3d_indices_on_ties(rng):
+    x = rng.integers(0, 2, (2, 2, 5, 6, 7)).astype(np.float32)
+    out, idx = nn.AdaptiveMaxPool3d((2, 3, 3), return_indices=True)(Tensor(x))
+    np.testing.assert_allclose(out.asnumpy(), _np_adaptive(x, (2, 3, 3), np.max))
+    np.testing.assert_array_equal(idx.asnumpy(), _np_adaptive_argmax(x, (2, 3, 3)))
 
 
 # -- normalisation --------------------------------------------------------------------------------------
@@ -442,6 +465,7 @@ MODE_LAYERS = [
     (lambda: nn.AvgPool3d(3, 2, "pad", 1, ceil_mode=True, count_include_pad=False), (2, 2, 5, 6, 5)),
     (lambda: nn.AdaptiveAvgPool3d((2, 3, None)), (2, 2, 5, 6, 5)),
     (lambda: nn.AdaptiveMaxPool3d(2), (2, 2, 5, 6, 5)),
+    (lambda: nn.AdaptiveMaxPool3d((3, 2, 4), return_indices=True), (2, 5, 6, 5)),
     (lambda: nn.BatchNorm3d(2).set_train(False), (2, 2, 3, 4, 4)),
     (lambda: nn.InstanceNorm3d(2), (2, 2, 3, 4, 4)),
     (lambda: nn.InstanceNorm1d(3), (2, 3, 6)),

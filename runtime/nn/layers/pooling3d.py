@@ -293,26 +293,41 @@ class AdaptiveAvgPool3d(Cell):
 
 class AdaptiveMaxPool3d(Cell):
     """The max over adaptive bins of each of D, H, W so that the output is ``output_size`` (an
-    int, or (d, h, w) with None keeping an axis). ``return_indices=True`` is refused: the flat
-    argmax of a separable max is not produced here."""
+    int, or (d, h, w) with None keeping an axis); ``return_indices=True`` returns ``(output,
+    argmax)`` with argmax (int64) the flat index ``d * H * W + h * W + w`` of each maximum in its
+    input volume. The max is taken one axis at a time (W, then H, then D), carrying the position
+    of each partial maximum along, so ties resolve to the first maximum in (d, h, w) order."""
 
     def __init__(self, output_size, return_indices=False):
         super().__init__()
         if not isinstance(return_indices, bool):
             raise TypeError(f"AdaptiveMaxPool3d: return_indices must be a bool, got {return_indices!r}")
-        if return_indices:
-            raise ValueError("AdaptiveMaxPool3d: return_indices=True is not supported here; use "
-                             "MaxPool3d(return_indices=True) with a fixed window, or return_indices=False")
         self.output_size = output_size
         self.return_indices = return_indices
 
-    def construct(self, x):
-        _check_volume("AdaptiveMaxPool3d", x)
-        spatial = tuple(x.shape[-3:])
+    def construct(self, input):  # noqa: A002 (MindSpore's argument name)
+        _check_volume("AdaptiveMaxPool3d", input)
+        spatial = tuple(input.shape[-3:])
         sizes = _adaptive_sizes("AdaptiveMaxPool3d", self.output_size, spatial)
-        y = x
-        for axis, n, o in ((-1, spatial[2], sizes[2]), (-2, spatial[1], sizes[1]), (-3, spatial[0], sizes[0])):
-            parts = [ops.reduce_max(ops.gather(y, Tensor(np.arange(a, b, dtype=np.int32)), y.ndim + axis),
-                                    y.ndim + axis, True) for a, b in _bins(n, o)]
-            y = parts[0] if len(parts) == 1 else ops.concat(parts, y.ndim + axis)
-        return y
+        values, positions = input, []  # positions: the W, H, D index of each partial maximum so far
+        for back, n, o in ((1, spatial[2], sizes[2]), (2, spatial[1], sizes[1]), (3, spatial[0], sizes[0])):
+            axis = values.ndim - back
+            maxima, found = [], [[] for _ in range(len(positions) + 1)]
+            for a, b in _bins(n, o):
+                window = Tensor(np.arange(a, b, dtype=np.int32))
+                part = ops.gather(values, window, axis)
+                maxima.append(ops.reduce_max(part, axis, True))
+                if not self.return_indices:
+                    continue
+                best = ops.argmax(part, axis, True)
+                for k, pos in enumerate(positions):
+                    found[k].append(ops.gather_elements(ops.gather(pos, window, axis), axis, best))
+                found[-1].append(ops.add(ops.cast(best, int64), a))
+            values = ops.concat(maxima, axis)
+            if self.return_indices:
+                positions = [ops.concat(parts, axis) for parts in found]
+        if not self.return_indices:
+            return values
+        col, row, depth = positions
+        h, w = spatial[1], spatial[2]
+        return values, ops.add(ops.add(ops.mul(depth, h * w), ops.mul(row, w)), col)
