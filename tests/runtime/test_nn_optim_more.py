@@ -1,13 +1,13 @@
 """nn.AdaMax, Adadelta, Rprop, ASGD, FTRL, ProximalAdagrad, LazyAdam and LARS against plain numpy
 re-implementations of MindSpore's documented update rules (several steps, with weight decay,
 loss scale and group learning rates where the optimizer takes them), their argument checks, and a
-small training run whose losses decrease and agree in PyNative, jit and GRAPH_MODE."""
+small training run whose losses decrease and agree in PyNative, jit, GRAPH_MODE and under the frame hook."""
 import numpy as np
 import pytest
 
 import runtime as ms
 from runtime import Parameter, Tensor, nn
-from tests.modes import MODES, run_cell
+from tests.modes import HOOK_MODES, run_cell
 
 STEPS = 6
 
@@ -377,10 +377,10 @@ def _train(mode, make, steps=6):
 
 @pytest.mark.parametrize("name", sorted(OPTIMIZERS))
 def test_training_loss_decreases_and_modes_agree(name):
-    runs = {mode: _train(mode, OPTIMIZERS[name]) for mode in MODES}
+    runs = {mode: _train(mode, OPTIMIZERS[name]) for mode in HOOK_MODES}
     losses, weight = runs["pynative"]
     assert all(b < a for a, b in zip(losses, losses[1:])), (name, losses)
-    for mode in MODES[1:]:
+    for mode in HOOK_MODES[1:]:
         np.testing.assert_allclose(runs[mode][0], losses, rtol=1e-5, err_msg=f"{name} {mode}")
         np.testing.assert_allclose(runs[mode][1], weight, rtol=1e-5, atol=1e-7, err_msg=f"{name} {mode}")
 
