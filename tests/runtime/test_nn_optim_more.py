@@ -1,7 +1,7 @@
 """nn.AdaMax, Adadelta, Rprop, ASGD, FTRL, ProximalAdagrad, LazyAdam and LARS against plain numpy
 re-implementations of MindSpore's documented update rules (several steps, with weight decay,
 loss scale and group learning rates where the optimizer takes them), their argument checks, and a
-small training run whose losses decrease and agree in PyNative, jit, GRAPH_MODE and under the frame hook."""
+small training run (AdaFactor too) whose losses decrease and agree in PyNative, jit, GRAPH_MODE and under the frame hook."""
 import numpy as np
 import pytest
 
