@@ -348,6 +348,8 @@ def test_unflatten_shapes_and_errors():
         nn.Unflatten(1, 3)
     with pytest.raises(ValueError):
         nn.Unflatten(3, (3, 4))(x)
+    with pytest.raises(TypeError):
+        nn.Unflatten(1, (5, 2))(x)
 
 
 # -- padding and dropout ---------------------------------------------------------------------------------

@@ -122,4 +122,11 @@ class Unflatten(Cell):
         axis = self.axis + len(shape) if self.axis < 0 else self.axis
         if not 0 <= axis < len(shape):
             raise ValueError(f"Unflatten: axis {self.axis} is out of range for an input of shape {shape}")
+        known = 1
+        for size in self.unflattened_size:
+            known *= size if size != -1 else 1
+        fits = (shape[axis] % known == 0) if -1 in self.unflattened_size else known == shape[axis]
+        if not fits:  # MindSpore raises TypeError here
+            raise TypeError(f"Unflatten: the product of unflattened_size {self.unflattened_size} must equal "
+                            f"the size {shape[axis]} of axis {self.axis} (input shape {shape})")
         return ops.reshape(input, shape[:axis] + self.unflattened_size + shape[axis + 1:])
