@@ -177,6 +177,12 @@ DIFFERENCES = {
     "numpy.empty": "zero-filled (there is no uninitialised memory to hand out).",
     "numpy.take": "`mode='raise'` clips (a graph cannot raise on a value).",
     "boost": "only `GradientAccumulation` exists.",
+    "nn.AvgPool3d": "with pad_mode 'same' the divisor counts only the input's cells in each window.",
+    "nn.LazyAdam": "gradients are dense here (no RowTensor), so the update is Adam's; the lazy sparse "
+                   "row update does not arise.",
+    "nn.FTRL": "dense gradients only; the parameter-server / sparse paths do not exist.",
+    "nn.AdaFactor": "`compression=True` is accepted but the running averages stay in the parameter dtype; "
+                    "no fused CPU kernel (the same arithmetic, composed of registry ops).",
     "nn.DistributedGradReducer": "`fusion_type` is accepted; buckets follow the auto-parallel context. "
                                  "Parameters it is built for are not reduced again by grad/value_and_grad, "
                                  "which reduce the others themselves in data-parallel mode.",
