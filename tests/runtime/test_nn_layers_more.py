@@ -70,7 +70,7 @@ MAX_CASES = [
 
 
 def _max_oracle(x, kw):
-    t3 = lambda v: v if isinstance(v, tuple) else (v,) * 3  # noqa: E731
+    t3 = lambda v: v if isinstance(v, tuple) else (v,) * 3
     return np_pool3d(x, "max", t3(kw["kernel_size"]), t3(kw.get("stride", 1)), kw.get("pad_mode", "valid"),
                      t3(kw.get("padding", 0)), t3(kw.get("dilation", 1)), kw.get("ceil_mode", False))
 
@@ -109,7 +109,7 @@ AVG_CASES = [
 @pytest.mark.parametrize("kw", AVG_CASES)
 def test_avg_pool3d_matches_a_direct_loop(kw, rng):
     x = rng.standard_normal((2, 2, 5, 7, 6)).astype(np.float32)
-    t3 = lambda v: v if isinstance(v, tuple) else (v,) * 3  # noqa: E731
+    t3 = lambda v: v if isinstance(v, tuple) else (v,) * 3
     want, _ = np_pool3d(x, "avg", t3(kw["kernel_size"]), t3(kw.get("stride", 1)), kw.get("pad_mode", "valid"),
                         t3(kw.get("padding", 0)), ceil=kw.get("ceil_mode", False),
                         count_include_pad=kw.get("count_include_pad", True),

@@ -393,7 +393,7 @@ def np_adafactor(start, grads, lr=None, eps=(1e-30, 1e-3), clip_threshold=1.0, d
     row = [np.zeros(p.shape[:-1]) if p.ndim > 1 else None for p in ps]
     col = [np.zeros(p.shape[:-2] + p.shape[-1:]) if p.ndim > 1 else None for p in ps]
     v = [np.zeros_like(p) for p in ps]
-    rms = lambda a: np.sqrt(np.mean(np.square(a)))  # noqa: E731
+    rms = lambda a: np.sqrt(np.mean(np.square(a)))
     for t, step in enumerate(grads, 1):
         rate = min(1e-6 * t if warmup_init else 1e-2, 1 / np.sqrt(t)) if relative_step else lr
         beta2t = 1 - t ** -decay_rate
