@@ -90,6 +90,23 @@ def test_pools_and_their_gradients_equal_numpy_once_compiled(pool, kernel, strid
     assert {name, f"{name}_grad"} <= {k[0] for k in eager_kernels._compiled}
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_and_its_gradient_equal_numpy_once_compiled(dtype, approximate):
+    """The GELU of a Transformer's feed-forward and its gradient (one gelu_grad op) run compiled once
+    warm; oracle: the registry's numpy implementations of both, which are the float64 formulas."""
+    rng = np.random.default_rng(7)
+    x = Tensor((rng.standard_normal((3, 5, 40)) * 3).astype(dtype))
+    dout = rng.standard_normal((3, 5, 40)).astype(dtype)
+    want = REGISTRY["gelu"].impl(np, x.asnumpy(), approximate=approximate)
+    _close(_repeat(lambda: ops.gelu(x, approximate=approximate)), want, dtype)
+    dx_want = REGISTRY["gelu_grad"].impl(np, dout, x.asnumpy(), approximate=approximate)
+    grad = ms.grad(lambda a: (ops.gelu(a, approximate=approximate) * Tensor(dout)).sum())
+    _close([grad(x).asnumpy() for _ in range(eager_kernels.WARM_CALLS + 2)], dx_want, dtype)
+    compiled = {k[0] for k, v in eager_kernels._compiled.items() if v is not eager_kernels._FAILED}
+    assert {"gelu", "gelu_grad"} <= compiled, compiled
+
+
 def test_a_trained_lenet_like_net_has_the_finite_difference_gradient():
     ms.set_seed(3)
     net = nn.SequentialCell([nn.Conv2d(1, 3, 3, pad_mode="valid", dtype=ms.float64), nn.ReLU(),
