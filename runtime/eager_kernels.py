@@ -44,9 +44,10 @@ from graph import config
 #: ops whose numpy implementation is many times slower than their compiled kernels (the pools:
 #: 0.41 -> 0.05 ms forward, 0.79 -> 0.14 ms backward on LeNet5's first, b32; the exact GELU and its
 #: gradient, whose numpy erf is fdlibm's algorithm in float64 array passes: 29 -> 1.3 ms forward and
-#: 33 -> 1.6 ms backward on the Transformer's (16, 64, 512) feed-forward activations)
+#: 33 -> 1.6 ms backward on the Transformer's (16, 64, 512) feed-forward activations; LayerNorm,
+#: lowered to fused row kernels by graph/passes/lower.py: 2.1 -> 0.37 ms on (16, 64, 128))
 OPS = frozenset({"conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "max_pool2d", "max_pool2d_grad",
-                 "avg_pool2d", "avg_pool2d_grad", "gelu", "gelu_grad"})
+                 "avg_pool2d", "avg_pool2d_grad", "gelu", "gelu_grad", "layer_norm"})
 #: calls of a signature that run numpy's implementation before it is compiled
 WARM_CALLS = 2
 #: compiled signatures kept
@@ -101,7 +102,11 @@ def _avals(arrays):
 def _compile(op, arrays, attrs):
     """The op as a compiled graph of one node over operands like ``arrays``, or _FAILED."""
     from graph.ops.core import bind
-    return _compile_graph(f"eager_{op.name}", _avals(arrays), lambda inputs: [bind(op, *inputs, **attrs)])
+
+    def build(inputs):
+        out = bind(op, *inputs, **attrs)
+        return list(out) if op.n_outputs != 1 else [out]
+    return _compile_graph(f"eager_{op.name}", _avals(arrays), build)
 
 
 def _warm(key, compile_it):
@@ -140,7 +145,7 @@ def run(op, arrays, attrs):
     if compiled is None:
         return None
     outs, _ = compiled(list(arrays))
-    return outs[0]
+    return outs[0] if op.n_outputs == 1 else tuple(outs)
 
 
 # -- backward rules --------------------------------------------------------------------------------
