@@ -340,6 +340,8 @@ def _gelu_expr(E, x, approximate="none"):
 def _gelu_vjp(g, out, x, approximate="none"):
     # one elementwise op (gelu_grad) rather than the ten of the formula: PyNative makes one pass
     # over the activations instead of ten, and runs it as a compiled kernel (runtime/eager_kernels)
+    if not x.dtype.is_float:  # gelu computed an integer input in its float result's dtype
+        x = F.cast(x, dtype=out.dtype)
     return (F.gelu_grad(g, x, approximate=approximate),)
 
 
@@ -352,9 +354,13 @@ unary("gelu", "GeLU", _gelu_impl, _gelu_expr, _gelu_vjp, infer=infer_float("gelu
 
 
 def _gelu_grad_impl(xp, dout, x, approximate="none"):
-    """dout * gelu'(x) in the operands' dtype: (Phi(x) + x phi(x)) exactly, or the derivative of
+    """dout * gelu'(x) in the (float) operands' dtype: (Phi(x) + x phi(x)) exactly, or the derivative of
     the tanh formula, 0.5 (1 + t) + 0.5 x (1 - t^2) u' with u = sqrt(2/pi) (x + a x^3), t = tanh(u)."""
-    x = _float_np(xp, x)
+    dout, x = xp.asarray(dout), xp.asarray(x)
+    result = xp.result_type(dout, x)
+    # float16 is computed in float32 and rounded once, as compiled kernels compute it
+    compute = xp.promote_types(result, xp.float32)
+    dout, x = dout.astype(compute, copy=False), x.astype(compute, copy=False)
     if approximate == "tanh":
         # 0.5 (1 + t) = sigmoid(2u) and 0.5 (1 - t^2) = 2 e / (1 + e)^2 with e = exp(-2|u|): no
         # cancellation where t is near +-1 (1 - t*t in float32 loses every digit there)
@@ -367,7 +373,7 @@ def _gelu_grad_impl(xp, dout, x, approximate="none"):
     else:
         cdf = 0.5 * (1.0 + erf_array(xp, x * (1.0 / SQRT_2)))
         d = cdf + x * (xp.exp(-0.5 * (x * x)) * _INV_SQRT_2PI)
-    return (dout * d).astype(xp.result_type(dout, x), copy=False)
+    return (dout * d).astype(result, copy=False)
 
 
 def _gelu_grad_expr(E, dout, x, approximate="none"):
@@ -409,7 +415,7 @@ def _gelu_grad_vjp(g, out, dout, x, approximate="none"):
     return gdout, gx
 
 
-binary("gelu_grad", "GeLUGrad", _gelu_grad_impl, _gelu_grad_expr, _gelu_grad_vjp, infer=infer_float("gelu_grad"),
+binary("gelu_grad", "GeLUGrad", _gelu_grad_impl, _gelu_grad_expr, _gelu_grad_vjp, infer=infer_float_only("gelu_grad"),
        attrs=GELU_ATTRS, doc="dout * gelu'(x): the gradient of gelu (approximate as gelu's)")
 
 
