@@ -1,7 +1,7 @@
 """PyNative's heavy ops as compiled one-op graphs (tiering, as JIT compilers tier hot code).
 
-The numpy implementations of the convolutions (im2col + BLAS, in graph/ops/nn.py) are the
-reference, and slow: on LeNet5's second convolution (b32, measured interleaved on the task's
+The numpy implementations of the convolutions (im2col + BLAS, in graph/ops/nn.py) and of the GELU
+family (graph/ops/elementwise.py) are the reference, and slow: on LeNet5's second convolution (b32, measured interleaved on the task's
 2-core VM under load) numpy took 6.3 ms forward, 13.6 ms for the weight gradient and 8.3 ms for the
 input gradient, against 0.38, 1.57 and 0.90 ms for the same op compiled by codegen/cpu as a graph of
 one node. So once an op of :data:`OPS` has been called :data:`WARM_CALLS` times with one signature
@@ -15,6 +15,11 @@ compiled graph:
   of the biggest, not the sum; they run one at a time (the arena's lock);
 - at most :data:`MAX_SIGNATURES` signatures stay compiled (least recently used dropped);
 - ``MSJIT_EAGER_KERNELS=0`` turns tiering off (the numpy path always).
+
+Backward rules tier the same way (:func:`run_vjp`): the VJP of an op of :data:`VJP_OPS` (LayerNorm's
+rule is 13 registered ops, each a numpy pass over the activations) is bound on IR values into a
+graph, compiled (its ops fused into a few kernels, as graph mode compiles them) and run as one
+call, when no tape records the backward (gradients of gradients keep the op-by-op rule).
 
 The compiled kernels sum in another order than numpy's BLAS: results agree to float rounding
 (relative 5e-7 in float32), as graph mode's do.
@@ -37,9 +42,12 @@ import numpy as np
 from graph import config
 
 #: ops whose numpy implementation is many times slower than their compiled kernels (the pools:
-#: 0.41 -> 0.05 ms forward, 0.79 -> 0.14 ms backward on LeNet5's first, b32)
+#: 0.41 -> 0.05 ms forward, 0.79 -> 0.14 ms backward on LeNet5's first, b32; the exact GELU and its
+#: gradient, whose numpy erf is fdlibm's algorithm in float64 array passes: 29 -> 1.3 ms forward and
+#: 33 -> 1.6 ms backward on the Transformer's (16, 64, 512) feed-forward activations; LayerNorm,
+#: lowered to fused row kernels by graph/passes/lower.py: 2.1 -> 0.37 ms on (16, 64, 128))
 OPS = frozenset({"conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "max_pool2d", "max_pool2d_grad",
-                 "avg_pool2d", "avg_pool2d_grad"})
+                 "avg_pool2d", "avg_pool2d_grad", "gelu", "gelu_grad", "layer_norm"})
 #: calls of a signature that run numpy's implementation before it is compiled
 WARM_CALLS = 2
 #: compiled signatures kept
@@ -68,19 +76,16 @@ def _signature(op, arrays, attrs):
     return tuple(key)
 
 
-def _compile(op, arrays, attrs):
-    """The op as a compiled graph of one node over operands like ``arrays``, or _FAILED."""
+def _compile_graph(name, avals, build):
+    """A compiled graph over inputs of ``avals`` whose outputs ``build(inputs)`` binds, or _FAILED."""
     try:
         import codegen
         from codegen.cpu.arena import Arena
-        from graph.aval import AVal
-        from graph.dtypes import from_numpy
         from graph.ir import Graph
-        from graph.ops.core import bind
 
-        g = Graph(f"eager_{op.name}")
-        inputs = [g.add_input(AVal(a.shape, from_numpy(a.dtype)), f"x{i}") for i, a in enumerate(arrays)]
-        g.set_outputs([bind(op, *inputs, **attrs)])
+        g = Graph(name)
+        inputs = [g.add_input(aval, f"x{i}") for i, aval in enumerate(avals)]
+        g.set_outputs(build(inputs))
         if not _arena:
             _arena.append(Arena())
         return codegen.compile_schedule(codegen.schedule_graph(g), g.name, arena=_arena[0])
@@ -88,13 +93,25 @@ def _compile(op, arrays, attrs):
         return _FAILED
 
 
-def run(op, arrays, attrs):
-    """The op's result from its compiled graph, or None where numpy's implementation should run."""
-    if not enabled():  # (read per call: a conv's work dwarfs an environment lookup)
-        return None
-    key = _signature(op, arrays, attrs)
-    if key is None:
-        return None
+def _avals(arrays):
+    from graph.aval import AVal
+    from graph.dtypes import from_numpy
+    return [AVal(a.shape, from_numpy(a.dtype)) for a in arrays]
+
+
+def _compile(op, arrays, attrs):
+    """The op as a compiled graph of one node over operands like ``arrays``, or _FAILED."""
+    from graph.ops.core import bind
+
+    def build(inputs):
+        out = bind(op, *inputs, **attrs)
+        return list(out) if op.n_outputs != 1 else [out]
+    return _compile_graph(f"eager_{op.name}", _avals(arrays), build)
+
+
+def _warm(key, compile_it):
+    """The compiled graph of signature ``key`` once it is warm (compiled by ``compile_it()`` on the
+    call after :data:`WARM_CALLS` calls), else None (numpy's path runs)."""
     compiled = _compiled.get(key)
     if compiled is None:
         with _lock:
@@ -103,7 +120,7 @@ def run(op, arrays, attrs):
                 if len(_calls) > 4 * MAX_SIGNATURES:
                     _calls.clear()
                 return None
-        compiled = _compile(op, arrays, attrs)
+        compiled = compile_it()
         with _lock:
             _compiled[key] = compiled
             _calls.pop(key, None)
@@ -114,10 +131,91 @@ def run(op, arrays, attrs):
             _compiled.move_to_end(key)
         except KeyError:  # (dropped meanwhile by another thread: this call still runs it)
             pass
-    if compiled is _FAILED:
+    return None if compiled is _FAILED else compiled
+
+
+def run(op, arrays, attrs):
+    """The op's result from its compiled graph, or None where numpy's implementation should run."""
+    if not enabled():  # (read per call: a conv's work dwarfs an environment lookup)
+        return None
+    key = _signature(op, arrays, attrs)
+    if key is None:
+        return None
+    compiled = _warm(key, lambda: _compile(op, arrays, attrs))
+    if compiled is None:
         return None
     outs, _ = compiled(list(arrays))
-    return outs[0]
+    return outs[0] if op.n_outputs == 1 else tuple(outs)
+
+
+# -- backward rules --------------------------------------------------------------------------------
+#: ops whose VJP rule is many ops over the whole tensor (LayerNorm's: 13, each a numpy pass over
+#: the activations; softmax's: 4): PyNative's backward runs the rule as one compiled graph once warm
+VJP_OPS = frozenset({"layer_norm", "softmax"})
+
+
+def _operand_arrays(values):
+    """The numpy float arrays of tensors ``values`` (None kept as None), or None when one is
+    anything else (another dtype, a device array, a batched tensor, a Python value)."""
+    from .tensor import Tensor
+    from .vmap import BatchedTensor
+    arrays = []
+    for v in values:
+        if v is None:
+            arrays.append(None)
+            continue
+        if not isinstance(v, Tensor) or isinstance(v, BatchedTensor):
+            return None
+        d = v._data
+        if type(d) is not np.ndarray or d.dtype not in _FLOATS:
+            return None
+        arrays.append(d)
+    return arrays
+
+
+def run_vjp(op, attrs, inputs, outputs, gs):
+    """The input cotangents of one tape entry of ``op`` (tensors and None, as ``apply_vjp`` gives
+    them) from the compiled graph of its registry VJP rule, or None where the rule should run op
+    by op. The caller runs it only when no tape records the backward (the compiled graph is one
+    step no tape sees, so gradients of gradients take the op-by-op path).
+
+    The graph is the rule itself bound on IR values, so PyNative's gradient is the one graph mode
+    computes for that op (to float rounding, as the compiled forward kernels are)."""
+    if not enabled():
+        return None
+    arrays = _operand_arrays(tuple(inputs) + tuple(outputs) + tuple(gs))
+    if arrays is None:
+        return None
+    key = ("vjp", op.name, tuple(attrs.items()),
+           tuple(None if a is None else (a.shape, a.dtype) for a in arrays))
+    n_in, n_out = len(inputs), len(outputs)
+    present = [a for a in arrays if a is not None]
+    got_grads = []  # per input: does the rule give it a cotangent (filled when compiling)
+
+    def build(values):
+        from graph.autodiff import apply_vjp
+        it = iter(values)
+        full = [None if a is None else next(it) for a in arrays]
+        grads = apply_vjp(op, attrs, full[:n_in], full[n_in:n_in + n_out], full[n_in + n_out:])
+        got_grads.extend(g is not None for g in grads)
+        return [g for g in grads if g is not None]
+
+    def compile_it():
+        compiled = _compile_graph(f"eager_vjp_{op.name}", _avals(present), build)
+        return compiled if compiled is _FAILED else (compiled, tuple(got_grads))
+
+    entry = _warm(key, compile_it)
+    if entry is None:
+        return None
+    compiled, mask = entry
+    outs, _ = compiled(present)
+    outs = iter(outs)
+    return tuple(_tensor(next(outs)) if has else None for has in mask)
+
+
+def _tensor(array):
+    from .tensor import Tensor
+    return Tensor._wrap(array)
 
 
 def reset() -> None:

@@ -338,20 +338,85 @@ def _gelu_expr(E, x, approximate="none"):
 
 
 def _gelu_vjp(g, out, x, approximate="none"):
-    if approximate == "tanh":
-        x2 = F.square(x)
-        inner = F.mul(F.add(x, F.mul(F.mul(x2, x), 0.044715)), SQRT_2_OVER_PI)
-        t = F.tanh(inner)
-        dinner = F.mul(F.add(F.mul(x2, 3 * 0.044715), 1.0), SQRT_2_OVER_PI)
-        d = F.add(F.mul(F.add(t, 1.0), 0.5), F.mul(F.mul(F.mul(x, 0.5), F.sub(1.0, F.square(t))), dinner))
-        return (F.mul(g, d),)
-    cdf = F.mul(F.add(F.erf(F.mul(x, 1.0 / SQRT_2)), 1.0), 0.5)
-    pdf = F.mul(F.exp(F.mul(F.square(x), -0.5)), 1.0 / math.sqrt(2.0 * math.pi))
-    return (F.mul(g, F.add(cdf, F.mul(x, pdf))),)
+    # one elementwise op (gelu_grad) rather than the ten of the formula: PyNative makes one pass
+    # over the activations instead of ten, and runs it as a compiled kernel (runtime/eager_kernels)
+    if not x.dtype.is_float:  # gelu computed an integer input in its float result's dtype
+        x = F.cast(x, dtype=out.dtype)
+    return (F.gelu_grad(g, x, approximate=approximate),)
 
 
-unary("gelu", "GeLU", _gelu_impl, _gelu_expr, _gelu_vjp, infer=infer_float("gelu"), attrs={"approximate": Attr("none", a_oneof("none", "tanh"))},
+GELU_ATTRS = {"approximate": Attr("none", a_oneof("none", "tanh"))}
+_GELU_TANH_A = 0.044715
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+unary("gelu", "GeLU", _gelu_impl, _gelu_expr, _gelu_vjp, infer=infer_float("gelu"), attrs=GELU_ATTRS,
       doc="Gaussian error linear unit; approximate='tanh' uses the tanh formula")
+
+
+def _gelu_grad_impl(xp, dout, x, approximate="none"):
+    """dout * gelu'(x) in the (float) operands' dtype: (Phi(x) + x phi(x)) exactly, or the derivative of
+    the tanh formula, 0.5 (1 + t) + 0.5 x (1 - t^2) u' with u = sqrt(2/pi) (x + a x^3), t = tanh(u)."""
+    dout, x = xp.asarray(dout), xp.asarray(x)
+    result = xp.result_type(dout, x)
+    # float16 is computed in float32 and rounded once, as compiled kernels compute it
+    compute = xp.promote_types(result, xp.float32)
+    dout, x = dout.astype(compute, copy=False), x.astype(compute, copy=False)
+    if approximate == "tanh":
+        # 0.5 (1 + t) = sigmoid(2u) and 0.5 (1 - t^2) = 2 e / (1 + e)^2 with e = exp(-2|u|): no
+        # cancellation where t is near +-1 (1 - t*t in float32 loses every digit there)
+        x2 = x * x
+        u = SQRT_2_OVER_PI * (x + _GELU_TANH_A * x2 * x)
+        du = SQRT_2_OVER_PI * (1.0 + 3.0 * _GELU_TANH_A * x2)
+        e = xp.exp(-2.0 * xp.abs(u))
+        inv = 1.0 / (1.0 + e)
+        d = xp.where(u >= 0, inv, e * inv) + 2.0 * x * du * (e * inv * inv)
+    else:
+        cdf = 0.5 * (1.0 + erf_array(xp, x * (1.0 / SQRT_2)))
+        d = cdf + x * (xp.exp(-0.5 * (x * x)) * _INV_SQRT_2PI)
+    return (dout * d).astype(result, copy=False)
+
+
+def _gelu_grad_expr(E, dout, x, approximate="none"):
+    half, one = E.const(0.5, x), E.const(1.0, x)
+    if approximate == "tanh":  # (the impl's cancellation-free form)
+        x2 = E.mul(x, x)
+        c = E.const(SQRT_2_OVER_PI, x)
+        u = E.mul(c, E.add(x, E.mul(E.const(_GELU_TANH_A, x), E.mul(x2, x))))
+        du = E.mul(c, E.add(one, E.mul(E.const(3.0 * _GELU_TANH_A, x), x2)))
+        e = E.exp(E.mul(E.const(-2.0, x), E.abs(u)))
+        inv = E.div(one, E.add(one, e))
+        sig = E.select(E.ge(u, E.const(0.0, x)), inv, E.mul(e, inv))
+        d = E.add(sig, E.mul(E.mul(E.mul(E.const(2.0, x), x), du), E.mul(e, E.mul(inv, inv))))
+    else:
+        cdf = E.mul(half, E.add(one, E.erf(E.mul(x, E.const(1.0 / SQRT_2, x)))))
+        pdf = E.mul(E.exp(E.mul(E.const(-0.5, x), E.mul(x, x))), E.const(_INV_SQRT_2PI, x))
+        d = E.add(cdf, E.mul(x, pdf))
+    return E.mul(dout, d)
+
+
+def _gelu_second_derivative(x, approximate):
+    """gelu''(x), written with registered ops (the second-order gradients' rule)."""
+    x2 = F.square(x)
+    if approximate == "tanh":
+        t = F.tanh(F.mul(F.add(x, F.mul(F.mul(x2, x), _GELU_TANH_A)), SQRT_2_OVER_PI))
+        du = F.mul(F.add(F.mul(x2, 3.0 * _GELU_TANH_A), 1.0), SQRT_2_OVER_PI)
+        ddu = F.mul(x, 6.0 * _GELU_TANH_A * SQRT_2_OVER_PI)
+        # d/dx [0.5 (1 + t) + 0.5 x (1 - t^2) u'] = (1 - t^2) (u' + 0.5 x (u'' - 2 t u'^2))
+        inner = F.add(du, F.mul(F.mul(x, 0.5), F.sub(ddu, F.mul(F.mul(t, F.square(du)), 2.0))))
+        return F.mul(F.sub(1.0, F.square(t)), inner)
+    # d/dx [Phi(x) + x phi(x)] = phi(x) (2 - x^2)
+    pdf = F.mul(F.exp(F.mul(x2, -0.5)), _INV_SQRT_2PI)
+    return F.mul(pdf, F.sub(2.0, x2))
+
+
+def _gelu_grad_vjp(g, out, dout, x, approximate="none"):
+    gdout = unbroadcast(F.gelu_grad(g, x, approximate=approximate), dout) if gets_gradient(dout) else None
+    gx = unbroadcast(F.mul(F.mul(g, dout), _gelu_second_derivative(x, approximate)), x) if gets_gradient(x) else None
+    return gdout, gx
+
+
+binary("gelu_grad", "GeLUGrad", _gelu_grad_impl, _gelu_grad_expr, _gelu_grad_vjp, infer=infer_float_only("gelu_grad"),
+       attrs=GELU_ATTRS, doc="dout * gelu'(x): the gradient of gelu (approximate as gelu's)")
 
 
 def _leaky_relu_impl(xp, x, alpha=0.2):

@@ -1,4 +1,5 @@
-"""Lower convolutions to their layout halves and matrix products (a graph -> graph pass).
+"""Lower convolutions to their layout halves and matrix products, and layer_norm to the reductions
+and elementwise ops of its definition (a graph -> graph pass).
 
 ``conv2d`` and its two backprop ops (``groups=1``) are written as
 
@@ -34,6 +35,7 @@ Example:
 """
 from __future__ import annotations
 
+from ..dtypes import float16
 from ..ir import Graph, Value
 from ..ops import REGISTRY
 from .rewrite import Rewriter
@@ -101,8 +103,33 @@ def _backprop_input(node, ins, rw):
                  **_window_attrs(node, w.shape[2:]))
 
 
+def _layer_norm(node, ins, rw):
+    """layer_norm as the reductions and elementwise ops of its definition (graph/ops/nn.py's impl:
+    mean, centred variance, 1 / sqrt(var + eps), then (x - mean) * rstd * gamma + beta), which
+    fusion turns into a few row kernels instead of numpy's passes inside compiled code."""
+    x, gamma, beta = ins
+    loc = node.loc
+    axes = tuple(range(node.attrs["begin_norm_axis"] % x.ndim, x.ndim))
+    mean = _emit(rw, "reduce_mean", (x,), loc, axis=axes, keep_dims=True)
+    centred = _emit(rw, "sub", (x, mean), loc)
+    var = _emit(rw, "reduce_mean", (_emit(rw, "mul", (centred, centred), loc),), loc, axis=axes, keep_dims=True)
+    root = _emit(rw, "sqrt", (_emit(rw, "add", (var, float(node.attrs["epsilon"])), loc),), loc)
+    rstd = _emit(rw, "div", (1.0, root), loc)
+    y = _emit(rw, "add", (_emit(rw, "mul", (_emit(rw, "mul", (centred, rstd), loc), gamma), loc), beta), loc)
+    return y, mean, rstd
+
+
+def _layer_norm_lowerable(node, ins) -> bool:
+    """Float operands of one dtype (the impl casts gamma and beta to x's dtype; ops would promote)."""
+    x = ins[0]
+    return (all(isinstance(v, Value) for v in ins) and x.dtype.is_float and x.dtype is not float16
+            and all(v.dtype is x.dtype for v in ins))
+
+
 RULES = {"conv2d": _conv2d, "conv2d_backprop_filter": _backprop_filter,
          "conv2d_backprop_input": _backprop_input}
+#: multi-output ops written as several: name -> (rule returning one value per output, lowerable test)
+MULTI_RULES = {"layer_norm": (_layer_norm, _layer_norm_lowerable)}
 
 
 def _lowerable(node, ins) -> bool:
@@ -123,7 +150,12 @@ def lower_convolutions(graph: Graph) -> Graph:
     for node in graph.nodes:
         rule = RULES.get(node.op.name)
         ins = tuple(rw.get(v) for v in node.inputs)
-        if rule is not None and _lowerable(node, ins):
+        multi = MULTI_RULES.get(node.op.name)
+        if multi is not None and multi[1](node, ins):
+            for old, new in zip(node.outputs, multi[0](node, ins, rw)):
+                assert new.aval == old.aval, (node.op.name, new.aval, old.aval)
+                rw.alias(old, new)
+        elif rule is not None and _lowerable(node, ins):
             out = rule(node, ins, rw)
             assert out.aval == node.outputs[0].aval, (node.op.name, out.aval, node.outputs[0].aval)
             rw.alias(node.outputs[0], out)

@@ -20,10 +20,10 @@ from graph.ops import REGISTRY, F, bind
 
 ELEMENTWISE = sorted(n for n, op in REGISTRY.items() if op.kind == "elementwise")
 REDUCTIONS = sorted(n for n, op in REGISTRY.items() if op.kind == "reduction")
-TRANSCENDENTAL = {"exp", "log", "log1p", "tanh", "sigmoid", "erf", "sin", "cos", "gelu", "softplus",
+TRANSCENDENTAL = {"exp", "log", "log1p", "tanh", "sigmoid", "erf", "sin", "cos", "gelu", "gelu_grad", "softplus",
                   "pow", "rsqrt", "sqrt"}
 ATTRS = {"cast": [{"dtype": F32}, {"dtype": I32}, {"dtype": F16}, {"dtype": B}, {"dtype": I64}],
-         "gelu": [{}, {"approximate": "tanh"}], "leaky_relu": [{"alpha": 0.1}]}
+         "gelu": [{}, {"approximate": "tanh"}], "gelu_grad": [{}, {"approximate": "tanh"}], "leaky_relu": [{"alpha": 0.1}]}
 POSITIVE = {"log", "sqrt", "rsqrt", "pow"}
 #: ops whose integer semantics differ by design from numpy's (pow: computed through float64, and
 #: numpy refuses negative integer exponents): not compared on ints here (the op fuzzer covers it)
@@ -124,7 +124,7 @@ def elementwise_cases():
         rng = np.random.default_rng(zlib.crc32(name.encode()))
         op = REGISTRY[name]
         ulps = 4 if name in TRANSCENDENTAL else 1
-        atol = 1e-6 if name == "gelu" else 1e-37
+        atol = 1e-6 if name in ("gelu", "gelu_grad") else 1e-37
         for ai, attrs in enumerate(ATTRS.get(name, [{}])):
             for size in (1, 7, 1023):
                 cases.append(_op_case(f"{name}{ai}_f32_{size}", name, attrs, _inputs(name, rng, (size,)),

@@ -383,6 +383,29 @@ def test_gelu_tanh_and_leaky_relu_grad(rng):
     check_grad(lambda x: ops.leaky_relu(x, alpha=0.15), _away0(rng, 2, 3))
 
 
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_grad_matches_finite_differences_of_gelu_and_has_its_own_gradient(approximate, rng):
+    """gelu's VJP is the single op gelu_grad: its value is gelu' (finite differences of gelu itself,
+    through an independent float64 formula), and its own gradient (second-order gradients of gelu)
+    matches finite differences of gelu_grad in both operands."""
+    x = _x(rng, 3, 4, lo=-4, hi=4, dtype=np.float64)
+    if approximate == "tanh":
+        def gelu64(v):
+            return 0.5 * v * (1 + np.tanh(math.sqrt(2 / math.pi) * (v + 0.044715 * v ** 3)))
+    else:
+        def gelu64(v):
+            return 0.5 * v * (1 + np.vectorize(math.erf)(v / math.sqrt(2)))
+    dout = _x(rng, 3, 4, dtype=np.float64)
+    got = ops.gelu_grad(Tensor(dout), Tensor(x), approximate=approximate).asnumpy()
+    h = 1e-6
+    np.testing.assert_allclose(got, dout * (gelu64(x + h) - gelu64(x - h)) / (2 * h), rtol=1e-6, atol=1e-8)
+    check_grad(lambda d, v: ops.gelu_grad(d, v, approximate=approximate), dout, x)
+    # the second derivative through the tape: grad of (grad of gelu) against differences of gelu
+    second = ms.grad(lambda v: ms.grad(lambda u: ops.gelu(u, approximate=approximate).sum())(v).sum())(Tensor(x))
+    want = (gelu64(x + 1e-4) - 2 * gelu64(x) + gelu64(x - 1e-4)) / 1e-8
+    np.testing.assert_allclose(second.asnumpy(), want, rtol=1e-4, atol=1e-5)
+
+
 @pytest.mark.parametrize("name", ["sign", "floor", "ceil"])
 def test_piecewise_constant_grads_are_zero(name, rng):
     x = np.array([-1.3, -0.4, 0.6, 1.7])  # away from jumps

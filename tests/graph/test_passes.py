@@ -842,3 +842,36 @@ def test_bias_add_is_lowered_and_fused_with_the_activation():
     want = np.maximum(arrays[0] + arrays[1].reshape(1, 3, 1, 1), 0)
     np.testing.assert_allclose(_run(g, arrays)[0][0], want, rtol=1e-6)
     np.testing.assert_allclose(_run_schedule(sched, arrays)[0][0], want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype,begin", [(np.float32, -1), (np.float64, 1)])
+def test_layer_norm_is_lowered_to_fused_reductions(dtype, begin):
+    """layer_norm becomes the reductions and elementwise ops of its definition (no numpy step inside
+    compiled code); its three outputs (y, mean, rstd) equal the op's numpy implementation, and a
+    float16 or mixed-dtype layer_norm stays whole."""
+    from graph.dtypes import float16, float64
+    from graph.ops import REGISTRY
+    from graph.passes.lower import lower_convolutions
+    dt = float32 if dtype == np.float32 else float64
+    g = Graph("ln")
+    x = g.add_input(AVal((3, 4, 6), dt), "x")
+    gamma = g.add_input(AVal((4, 6) if begin == 1 else (6,), dt), "gamma")
+    beta = g.add_input(AVal(gamma.shape, dt), "beta")
+    g.set_outputs(list(F.layer_norm(x, gamma, beta, begin_norm_axis=begin, begin_params_axis=begin, epsilon=1e-5)))
+    sched = optimize(g, "O1")
+    assert all(n.op.name != "layer_norm" for k in sched.kernels for n in k.nodes)
+    assert all(k.kind == "fused" for k in sched.kernels), [k.kind for k in sched.kernels]
+    rng = np.random.default_rng(3)
+    arrays = [rng.normal(size=(3, 4, 6)).astype(dtype) * 3 + 1, rng.uniform(0.5, 1.5, gamma.shape).astype(dtype),
+              rng.normal(size=gamma.shape).astype(dtype)]
+    want = REGISTRY["layer_norm"].impl(np, *arrays, begin_norm_axis=begin, begin_params_axis=begin, epsilon=1e-5)
+    got = run_schedule(sched, arrays)[0]
+    tol = dict(rtol=2e-6, atol=2e-6) if dtype == np.float32 else dict(rtol=1e-13, atol=1e-13)
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, **tol)
+    for other in (float16, float64 if dt is float32 else float32):
+        h = Graph("ln_kept")
+        xs = h.add_input(AVal((2, 6), float16 if other is float16 else dt), "x")
+        ps = [h.add_input(AVal((6,), other), n) for n in ("gamma", "beta")]
+        h.set_outputs(list(F.layer_norm(xs, *ps)))
+        assert [n.op.name for n in lower_convolutions(h).nodes] == ["layer_norm"]

@@ -84,6 +84,7 @@ SAMPLES = {
     "tanh": lambda r: ([_r(r, 3, 4)], {}),
     "softplus": lambda r: ([_r(r, 3, 4, lo=-30, hi=30)], {}),
     "gelu": lambda r: ([_r(r, 3, 4)], {}),
+    "gelu_grad": lambda r: ([_r(r, 3, 4), _r(r, 4, lo=-4.0, hi=4.0)], {"approximate": "tanh"}),
     "leaky_relu": lambda r: ([_r(r, 3, 4)], {"alpha": 0.1}),
     "equal": lambda r: ([_ints(r, 3, 4).astype(f32), _ints(r, 4).astype(f32)], {}),
     "not_equal": lambda r: ([_ints(r, 3, 4).astype(f32), _ints(r, 4).astype(f32)], {}),
@@ -299,6 +300,14 @@ def test_expr_matches_impl_gelu_tanh():
     x = np.linspace(-5, 5, 101).astype(f32)
     np.testing.assert_allclose(op.expr(NumpyEmitter(f32), x, approximate="tanh"),
                                op.impl(np, x, approximate="tanh"), rtol=2e-6, atol=1e-6)
+
+
+def test_expr_matches_impl_gelu_grad_exact():
+    op = REGISTRY["gelu_grad"]
+    x = np.linspace(-5, 5, 101).astype(f32)
+    g = np.cos(x).astype(f32)
+    np.testing.assert_allclose(op.expr(NumpyEmitter(f32), g, x, approximate="none"),
+                               op.impl(np, g, x, approximate="none"), rtol=2e-6, atol=1e-6)
 
 
 # -- infer vs impl ---------------------------------------------------------------------------------------------

@@ -70,3 +70,41 @@ def test_multihead_attention_matches_pytorch_when_installed():
     to, tw = t(torch.tensor(x), torch.tensor(x), torch.tensor(x), average_attn_weights=False)
     np.testing.assert_allclose(o.asnumpy(), to.detach().numpy(), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(w.asnumpy(), tw.detach().numpy(), rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_self_attention_projects_q_k_v_with_one_product(mode, monkeypatch):
+    """query is key is value: q, k, v come from one product with the whole in_proj_weight (split
+    afterwards), as torch computes them. Oracles: the numpy formula (forward) and, for the
+    gradients, the same module called with a copy of the input as key and value (three separate
+    projections of slices of the weight)."""
+    ms.set_seed(5)
+    m = nn.MultiheadAttention(8, 2, batch_first=True)
+    m.in_proj_bias.set_data(np.random.default_rng(6).standard_normal(24).astype(np.float32))
+    x = np.random.default_rng(7).standard_normal((3, 5, 8)).astype(np.float32)
+
+    class SelfAttention(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.m = m
+
+        def construct(self, a):
+            return self.m(a, a, a)
+
+    sliced = nn.MultiheadAttention._project
+
+    def refuse(*args):
+        raise AssertionError("self-attention projected q, k and v separately")
+    monkeypatch.setattr(nn.MultiheadAttention, "_project", refuse)
+    out, w = run_cell(mode, SelfAttention(), Tensor(x))
+    want_out, want_w = np_mha(m, *(x.astype(np.float64),) * 3)
+    np.testing.assert_allclose(out.asnumpy(), want_out, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(w.asnumpy(), want_w, rtol=1e-5, atol=1e-7)
+
+    params = [m.in_proj_weight, m.in_proj_bias]
+    a, b, c = Tensor(x), Tensor(x), Tensor(x)
+    packed = ms.grad(lambda: (m(a, a, a)[0] ** 2).sum(), None, params)()
+    monkeypatch.setattr(nn.MultiheadAttention, "_project", sliced)
+    separate = ms.grad(lambda: (m(a, b, c)[0] ** 2).sum(), None, params)()
+    for got, want in zip(packed, separate):
+        np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-4, atol=1e-5)

@@ -90,6 +90,23 @@ def test_pools_and_their_gradients_equal_numpy_once_compiled(pool, kernel, strid
     assert {name, f"{name}_grad"} <= {k[0] for k in eager_kernels._compiled}
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_and_its_gradient_equal_numpy_once_compiled(dtype, approximate):
+    """The GELU of a Transformer's feed-forward and its gradient (one gelu_grad op) run compiled once
+    warm; oracle: the registry's numpy implementations of both, which are the float64 formulas."""
+    rng = np.random.default_rng(7)
+    x = Tensor((rng.standard_normal((3, 5, 40)) * 3).astype(dtype))
+    dout = rng.standard_normal((3, 5, 40)).astype(dtype)
+    want = REGISTRY["gelu"].impl(np, x.asnumpy(), approximate=approximate)
+    _close(_repeat(lambda: ops.gelu(x, approximate=approximate)), want, dtype)
+    dx_want = REGISTRY["gelu_grad"].impl(np, dout, x.asnumpy(), approximate=approximate)
+    grad = ms.grad(lambda a: (ops.gelu(a, approximate=approximate) * Tensor(dout)).sum())
+    _close([grad(x).asnumpy() for _ in range(eager_kernels.WARM_CALLS + 2)], dx_want, dtype)
+    compiled = {k[0] for k, v in eager_kernels._compiled.items() if v is not eager_kernels._FAILED}
+    assert {"gelu", "gelu_grad"} <= compiled, compiled
+
+
 def test_a_trained_lenet_like_net_has_the_finite_difference_gradient():
     ms.set_seed(3)
     net = nn.SequentialCell([nn.Conv2d(1, 3, 3, pad_mode="valid", dtype=ms.float64), nn.ReLU(),
@@ -175,3 +192,68 @@ def test_compiled_signatures_are_bounded(monkeypatch):
         x = Tensor(np.ones((1, 1, size, size), np.float32))
         _repeat(lambda: ops.conv2d(x, w))
     assert len(eager_kernels._compiled) == 3
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_layer_norm_and_softmax_backward_run_as_compiled_rules_once_warm(dtype, monkeypatch):
+    """PyNative's backward of layer_norm and softmax runs each op's registry VJP rule as one compiled
+    graph once warm (runtime/eager_kernels.run_vjp). Oracles: the rule run op by op (eager kernels
+    off), and finite differences of the loss in float64."""
+    ms.set_seed(11)
+    rng = np.random.default_rng(11)
+    ln = nn.LayerNorm((6,), epsilon=1e-5, dtype=ms.float64 if dtype == np.float64 else ms.float32)
+    ln.gamma.set_data(Tensor(rng.uniform(0.5, 1.5, 6).astype(dtype)))
+    ln.beta.set_data(Tensor(rng.standard_normal(6).astype(dtype)))
+    x = Tensor(rng.standard_normal((2, 3, 6)).astype(dtype))
+    weights = Tensor(rng.standard_normal((2, 3, 6)).astype(dtype))
+    loss = lambda a: (ops.softmax(ln(a) * 1.5, -1) * weights).sum()
+    grad = ms.grad(loss, 0, ln.trainable_params())
+    runs = [grad(x) for _ in range(eager_kernels.WARM_CALLS + 2)]
+    compiled = {k[1] for k, v in eager_kernels._compiled.items() if k[0] == "vjp" and v is not eager_kernels._FAILED}
+    assert compiled == {"layer_norm", "softmax"}, compiled
+    monkeypatch.setenv("MSJIT_EAGER_KERNELS", "0")
+    dx_want, (dg_want, db_want) = grad(x)
+    for dx, (dg, db) in runs:
+        _close([dx.asnumpy()], dx_want.asnumpy(), dtype)
+        _close([dg.asnumpy()], dg_want.asnumpy(), dtype)
+        _close([db.asnumpy()], db_want.asnumpy(), dtype)
+    if dtype == np.float64:
+        base, eps = x.asnumpy(), 1e-6
+        for idx in [(0, 0, 0), (1, 2, 5), (0, 1, 3)]:
+            plus, minus = base.copy(), base.copy()
+            plus[idx] += eps
+            minus[idx] -= eps
+            fd = (float(loss(Tensor(plus)).asnumpy()) - float(loss(Tensor(minus)).asnumpy())) / (2 * eps)
+            np.testing.assert_allclose(runs[-1][0].asnumpy()[idx], fd, rtol=1e-6, atol=1e-8)
+
+
+def test_gradients_of_gradients_keep_the_op_by_op_rules():
+    """A backward that an outer tape records (grad of grad) must run the rule op by op, so the
+    outer tape sees it: the second derivative of softmax against finite differences."""
+    rng = np.random.default_rng(12)
+    x = Tensor(rng.standard_normal((2, 5)))
+    w = Tensor(rng.standard_normal((2, 5)))
+    inner = lambda a: (ops.softmax(a, -1) * w).sum()
+    outer = ms.grad(lambda a: (ms.grad(inner)(a) ** 2).sum())
+    got = [outer(x) for _ in range(eager_kernels.WARM_CALLS + 2)][-1].asnumpy()
+    base, eps = x.asnumpy(), 1e-6
+    f = lambda v: float((ms.grad(inner)(Tensor(v)) ** 2).sum().asnumpy())
+    for idx in [(0, 0), (1, 3)]:
+        plus, minus = base.copy(), base.copy()
+        plus[idx] += eps
+        minus[idx] -= eps
+        np.testing.assert_allclose(got[idx], (f(plus) - f(minus)) / (2 * eps), rtol=1e-5, atol=1e-8)
+
+
+def test_layer_norm_forward_runs_compiled_once_warm_with_all_three_outputs():
+    rng = np.random.default_rng(13)
+    x = rng.standard_normal((4, 3, 10)).astype(np.float32) * 2 + 1
+    gamma, beta = rng.uniform(0.5, 1.5, 10).astype(np.float32), rng.standard_normal(10).astype(np.float32)
+    attrs = REGISTRY["layer_norm"].normalize({"epsilon": 1e-5})
+    want = REGISTRY["layer_norm"].impl(np, x, gamma, beta, **attrs)
+    for _ in range(eager_kernels.WARM_CALLS + 2):
+        got = ops.LayerNorm(epsilon=1e-5)(Tensor(x), Tensor(gamma), Tensor(beta))
+        assert len(got) == 3
+        for g, w in zip(got, want):
+            _close([g.asnumpy()], w, np.float32)
+    assert any(k[0] == "layer_norm" and v is not eager_kernels._FAILED for k, v in eager_kernels._compiled.items())
