@@ -43,6 +43,12 @@ from .einsum import *  # noqa: E402, F403
 from .einsum import __all__ as _einsum_all  # noqa: E402
 from .volume_func import *  # noqa: E402, F403
 from .volume_func import __all__ as _volume_all  # noqa: E402
+from .math_more import *  # noqa: E402, F403
+from .math_more import __all__ as _math_more_all  # noqa: E402
+from .array_more import *  # noqa: E402, F403
+from .array_more import __all__ as _array_more_all  # noqa: E402
+from .activation_func import *  # noqa: E402, F403
+from .activation_func import __all__ as _activation_all  # noqa: E402
 from ..autograd import GradOperation, grad, value_and_grad, get_grad  # noqa: E402,F401
 from ..transforms import vjp, jvp, jacrev, jacfwd  # noqa: E402,F401
 from ..vmap import vmap  # noqa: E402,F401
@@ -51,5 +57,6 @@ __all__ = sorted(set(_FUNCTIONS) | set(_PRIMITIVES) | set(_composite_all) | set(
                  | set(_random_all) | set(_arrays_all) | set(_nn_func_all) | set(_math_func_all)
                  | set(_comm_ops_all) | set(_clip_all) | set(_compat_ops_all) | set(_selection_all) | set(_optimizer_prims_all)
                  | set(_spellings_all) | set(_einsum_all) | set(_volume_all)
+                 | set(_math_more_all) | set(_array_more_all) | set(_activation_all)
                  | {"GradOperation", "Primitive", "grad", "value_and_grad", "get_grad",
                     "vjp", "jvp", "jacrev", "jacfwd", "vmap"})

@@ -1,0 +1,361 @@
+"""More of MindSpore 2.x's functional array API (``ops.roll``, ``ops.diag``, ``ops.diagonal``, ``ops.movedim``,
+``ops.hstack``/``vstack``, ``ops.tensor_split``/``hsplit``/``vsplit``/``dsplit``, ``ops.block_diag``,
+``ops.cartesian_prod``, ``ops.atleast_2d`` ...), with MindSpore's signatures and parameter names.
+
+No new op semantics: each function reuses the ``mindspore.numpy`` function of the same layout change
+(``runtime.numpy``) or composes registry ops (transpose, reshape, gather, slice, concat, broadcast_to), so
+gradients and graph mode come from the registry.
+
+Example:
+    >>> from runtime import ops, Tensor
+    >>> ops.roll(Tensor([0, 1, 2, 3, 4]), shifts=2, dims=0).asnumpy().tolist()
+    [3, 4, 0, 1, 2]
+    >>> ops.movedim(Tensor([[1, 2, 3]]), 0, 1).shape
+    (3, 1)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from graph.dtypes import as_dtype, int64
+from graph.ops import REGISTRY, bind
+from graph.ops.core import is_tensorlike
+
+from ..tensor import Tensor
+
+_R = REGISTRY
+
+__all__ = ["roll", "diag", "diagonal", "diagflat", "movedim", "moveaxis", "swapdims", "hstack", "vstack",
+           "dstack", "column_stack", "row_stack", "tensor_split", "hsplit", "vsplit", "dsplit", "block_diag",
+           "cartesian_prod", "atleast_1d", "atleast_2d", "atleast_3d", "fliplr", "flipud", "rot90", "unbind",
+           "reverse", "expand", "ravel", "repeat_elements", "sequence_mask", "tril_indices", "triu_indices",
+           "vander", "dyn_shape", "is_tensor", "scalar_cast", "argwhere", "reverse_sequence", "index_add",
+           "index_fill"]
+
+
+def _mnp():
+    from .. import numpy as mnp
+    return mnp
+
+
+def _ops():
+    from .. import ops
+    return ops
+
+
+def _tensor(x, fn, name="input"):
+    if not is_tensorlike(x) or isinstance(x, (np.ndarray, np.generic)):
+        raise TypeError(f"ops.{fn}: {name} must be a Tensor, got {type(x).__name__}")
+    return x
+
+
+def _tensors(seq, fn, name):
+    if not isinstance(seq, (list, tuple)) or not seq:
+        raise TypeError(f"ops.{fn}: {name} must be a non-empty tuple or list of Tensors, got {type(seq).__name__}")
+    return [_tensor(t, fn, name) for t in seq]
+
+
+def roll(input, shifts, dims=None):  # noqa: A002 - MindSpore's names
+    """``ops.roll(input, shifts, dims=None)``: elements shifted along ``dims`` (the flattened tensor,
+    reshaped back, when None), wrapping around."""
+    return _mnp().roll(_tensor(input, "roll"), shifts, dims)
+
+
+def diag(input):  # noqa: A002
+    """``ops.diag(input)``: a tensor with ``input`` on its diagonal: rank k gives rank 2k with
+    ``out[i..., i...] = input[i...]`` (a 1-D input gives the square diagonal matrix)."""
+    _tensor(input, "diag")
+    if input.ndim == 0:
+        raise ValueError("ops.diag: input must have rank >= 1")
+    return _ops().Diag()(input)
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):  # noqa: A002
+    """``ops.diagonal(input, offset=0, dim1=0, dim2=1)``: the diagonal ``offset`` of the matrices on
+    ``dim1``/``dim2``, as the last axis."""
+    return _mnp().diagonal(_tensor(input, "diagonal"), offset, dim1, dim2)
+
+
+def diagflat(input, offset=0):  # noqa: A002
+    """``ops.diagflat(input, offset=0)``: the flattened ``input`` on diagonal ``offset`` of a square matrix."""
+    return _mnp().diagflat(_tensor(input, "diagflat"), offset)
+
+
+def movedim(x, source, destination):
+    """``ops.movedim(x, source, destination)``: axes ``source`` moved to ``destination`` (ints or tuples),
+    the others keeping their order."""
+    return _mnp().moveaxis(_tensor(x, "movedim", "x"), source, destination)
+
+
+moveaxis = movedim
+
+
+def swapdims(input, dim0, dim1):  # noqa: A002
+    """``ops.swapdims(input, dim0, dim1)``: two axes interchanged."""
+    return _mnp().swapaxes(_tensor(input, "swapdims"), dim0, dim1)
+
+
+def hstack(tensors):
+    """``ops.hstack(tensors)``: joined column-wise (1-D tensors end to end)."""
+    return _mnp().hstack(_tensors(tensors, "hstack", "tensors"))
+
+
+def vstack(inputs):
+    """``ops.vstack(inputs)``: joined row-wise (1-D tensors become rows)."""
+    return _mnp().vstack(_tensors(inputs, "vstack", "inputs"))
+
+
+def row_stack(tensors):
+    """``ops.row_stack(tensors)``: alias of ``ops.vstack``."""
+    return _mnp().vstack(_tensors(tensors, "row_stack", "tensors"))
+
+
+def dstack(inputs):
+    """``ops.dstack(inputs)``: joined along the third axis (lower-rank tensors padded as numpy's)."""
+    return _mnp().dstack(_tensors(inputs, "dstack", "inputs"))
+
+
+def column_stack(tensors):
+    """``ops.column_stack(tensors)``: 1-D tensors as columns of a 2-D tensor, others joined on axis 1."""
+    return _mnp().column_stack(_tensors(tensors, "column_stack", "tensors"))
+
+
+def tensor_split(input, indices_or_sections, axis=0):  # noqa: A002
+    """``ops.tensor_split(input, indices_or_sections, axis=0)``: an int n gives n parts (the first
+    ``size % n`` one longer); a tuple/list of indices splits before each. Returns a tuple."""
+    _tensor(input, "tensor_split")
+    if isinstance(indices_or_sections, bool) or not isinstance(indices_or_sections, (int, np.integer, tuple, list)):
+        raise TypeError(f"ops.tensor_split: indices_or_sections must be an int, tuple or list, got "
+                        f"{indices_or_sections!r}")
+    if isinstance(indices_or_sections, (int, np.integer)) and indices_or_sections <= 0:
+        raise ValueError(f"ops.tensor_split: the number of sections must be positive, got {indices_or_sections}")
+    return _mnp().array_split(input, indices_or_sections if not isinstance(indices_or_sections, np.integer)
+                              else int(indices_or_sections), axis)
+
+
+def _split_at_least(input, indices_or_sections, axis, rank, fn):  # noqa: A002
+    _tensor(input, fn)
+    if input.ndim < rank:
+        raise ValueError(f"ops.{fn}: input must have rank >= {rank}, got shape {tuple(input.shape)}")
+    return tensor_split(input, indices_or_sections, axis)
+
+
+def hsplit(input, indices_or_sections):  # noqa: A002
+    """``ops.hsplit(input, indices_or_sections)``: ``tensor_split`` along axis 1 (axis 0 for 1-D input)."""
+    _tensor(input, "hsplit")
+    return _split_at_least(input, indices_or_sections, 0 if input.ndim == 1 else 1, 1, "hsplit")
+
+
+def vsplit(input, indices_or_sections):  # noqa: A002
+    """``ops.vsplit(input, indices_or_sections)``: ``tensor_split`` along axis 0 (rank >= 2)."""
+    return _split_at_least(input, indices_or_sections, 0, 2, "vsplit")
+
+
+def dsplit(input, indices_or_sections):  # noqa: A002
+    """``ops.dsplit(input, indices_or_sections)``: ``tensor_split`` along axis 2 (rank >= 3)."""
+    return _split_at_least(input, indices_or_sections, 2, 3, "dsplit")
+
+
+def block_diag(*inputs):
+    """``ops.block_diag(*inputs)``: the 0-, 1- or 2-D inputs (a scalar is 1x1, a vector a row) on the
+    diagonal of a 2-D tensor, zeros elsewhere; the result has the inputs' promoted dtype."""
+    if not inputs:
+        raise ValueError("ops.block_diag: expects at least one input")
+    mats = []
+    for t in inputs:
+        _tensor(t, "block_diag", "inputs")
+        if t.ndim > 2:
+            raise ValueError(f"ops.block_diag: inputs must have rank <= 2, got shape {tuple(t.shape)}")
+        mats.append(bind(_R["reshape"], t, shape=(1, 1) if t.ndim == 0 else (1, t.shape[0])) if t.ndim < 2 else t)
+    dt = _mnp()._convert.result_dtype(*mats)
+    mats = [_mnp()._convert.cast(m, dt) for m in mats]
+    cols = sum(m.shape[1] for m in mats)
+    rows, left = [], 0
+    for m in mats:
+        right = cols - left - m.shape[1]
+        parts = []
+        if left:
+            parts.append(Tensor(np.zeros((m.shape[0], left), dt.np)))
+        parts.append(m)
+        if right:
+            parts.append(Tensor(np.zeros((m.shape[0], right), dt.np)))
+        rows.append(bind(_R["concat"], *parts, axis=1) if len(parts) > 1 else m)
+        left += m.shape[1]
+    return bind(_R["concat"], *rows, axis=0) if len(rows) > 1 else rows[0]
+
+
+def cartesian_prod(*inputs):
+    """``ops.cartesian_prod(*inputs)``: the cartesian product of 1-D tensors, one row per combination
+    (first input varying slowest); one input is returned as it is."""
+    ts = [_tensor(t, "cartesian_prod", "inputs") for t in inputs]
+    if not ts or any(t.ndim != 1 for t in ts):
+        raise ValueError("ops.cartesian_prod: expects one or more 1-D tensors")
+    if len(ts) == 1:
+        return ts[0]
+    grids = _mnp().meshgrid(*ts, indexing="ij")
+    n = int(np.prod([t.shape[0] for t in ts]))
+    cols = [bind(_R["reshape"], g, shape=(n, 1)) for g in grids]
+    return bind(_R["concat"], *cols, axis=1)
+
+
+def _atleast(fn_name, inputs):
+    f = getattr(_mnp(), fn_name)
+    if isinstance(inputs, (list, tuple)):
+        return tuple(f(_tensor(t, fn_name, "inputs")) for t in inputs)
+    return f(_tensor(inputs, fn_name, "inputs"))
+
+
+def atleast_1d(inputs):
+    """``ops.atleast_1d(inputs)``: a Tensor (or each of a list/tuple, as a tuple) with rank >= 1."""
+    return _atleast("atleast_1d", inputs)
+
+
+def atleast_2d(inputs):
+    """``ops.atleast_2d(inputs)``: rank >= 2 (a vector becomes a row)."""
+    return _atleast("atleast_2d", inputs)
+
+
+def atleast_3d(inputs):
+    """``ops.atleast_3d(inputs)``: rank >= 3 (numpy's placement: (N,) -> (1, N, 1), (M, N) -> (M, N, 1))."""
+    return _atleast("atleast_3d", inputs)
+
+
+def fliplr(input):  # noqa: A002
+    """``ops.fliplr(input)``: columns reversed (rank >= 2)."""
+    _tensor(input, "fliplr")
+    if input.ndim < 2:
+        raise ValueError(f"ops.fliplr: input must have rank >= 2, got shape {tuple(input.shape)}")
+    return _ops().flip(input, (1,))
+
+
+def flipud(input):  # noqa: A002
+    """``ops.flipud(input)``: rows reversed (rank >= 1)."""
+    _tensor(input, "flipud")
+    if input.ndim < 1:
+        raise ValueError("ops.flipud: input must have rank >= 1")
+    return _ops().flip(input, (0,))
+
+
+def rot90(input, k, dims):  # noqa: A002
+    """``ops.rot90(input, k, dims)``: rotated by 90 degrees ``k`` times in the plane ``dims`` (from the first
+    axis towards the second)."""
+    _tensor(input, "rot90")
+    if len(tuple(dims)) != 2:
+        raise ValueError(f"ops.rot90: dims must be a pair of axes, got {dims!r}")
+    return _mnp().rot90(input, int(k), tuple(dims))
+
+
+def unbind(input, dim=0):  # noqa: A002
+    """``ops.unbind(input, dim=0)``: the slices along ``dim``, as a tuple (``dim`` removed)."""
+    _tensor(input, "unbind")
+    return tuple(_ops().unstack(input, dim))
+
+
+def reverse(x, axis):
+    """``ops.reverse(x, axis)``: the 1.x name of ``ops.flip`` (``axis`` a tuple or list of axes)."""
+    return _ops().flip(_tensor(x, "reverse", "x"), tuple(axis) if isinstance(axis, (list, tuple)) else (axis,))
+
+
+def expand(input_x, size):
+    """``ops.expand(input_x, size)``: broadcast to ``size`` (-1 keeps an axis; a tuple or an int Tensor)."""
+    return _ops().Expand()(_tensor(input_x, "expand", "input_x"), size)
+
+
+def ravel(input):  # noqa: A002
+    """``ops.ravel(input)``: the flattened 1-D tensor."""
+    return bind(_R["reshape"], _tensor(input, "ravel"), shape=(-1,))
+
+
+def repeat_elements(x, rep, axis=0):
+    """``ops.repeat_elements(x, rep, axis=0)``: every element repeated ``rep`` times along ``axis``."""
+    if isinstance(rep, bool) or not isinstance(rep, (int, np.integer)) or rep < 1:
+        raise ValueError(f"ops.repeat_elements: rep must be a positive int, got {rep!r}")
+    return _mnp().repeat(_tensor(x, "repeat_elements", "x"), int(rep), axis)
+
+
+def sequence_mask(lengths, maxlen=None):
+    """``ops.sequence_mask(lengths, maxlen=None)``: ``out[..., j] = j < lengths[...]`` with ``maxlen``
+    columns (the largest length when None, read from the data: a graph break under jit)."""
+    _tensor(lengths, "sequence_mask", "lengths")
+    if maxlen is None:
+        maxlen = int(np.max(lengths.asnumpy())) if lengths.size else 0
+    if isinstance(maxlen, bool) or not isinstance(maxlen, (int, np.integer)) or maxlen < 1 and lengths.size:
+        raise ValueError(f"ops.sequence_mask: maxlen must be a positive int, got {maxlen!r}")
+    steps = Tensor(np.arange(int(maxlen), dtype=lengths.dtype.np))
+    return bind(_R["less"], steps, bind(_R["expand_dims"], lengths, axis=-1))
+
+
+def tril_indices(row, col, offset=0, *, dtype=int64):
+    """``ops.tril_indices(row, col, offset=0, *, dtype=mstype.int64)``: the (2, N) coordinates of the lower
+    triangle of a ``row`` x ``col`` matrix, row by row."""
+    return _ops().TrilIndices(row, col, offset, dtype)()
+
+
+def triu_indices(row, col, offset=0, *, dtype=int64):
+    """``ops.triu_indices(row, col, offset=0, *, dtype=mstype.int64)``: the upper triangle's coordinates."""
+    return _ops().TriuIndices(row, col, offset, dtype)()
+
+
+def vander(x, N=None):  # noqa: N803 - MindSpore's name
+    """``ops.vander(x, N=None)``: the Vandermonde matrix of a 1-D ``x``, decreasing powers (``N`` columns,
+    ``len(x)`` when None)."""
+    _tensor(x, "vander", "x")
+    if x.ndim != 1:
+        raise ValueError(f"ops.vander: x must be 1-D, got shape {tuple(x.shape)}")
+    n = x.shape[0] if N is None else int(N)
+    powers = Tensor(np.arange(n - 1, -1, -1, dtype=x.dtype.np))
+    return bind(_R["pow"], bind(_R["expand_dims"], x, axis=1), powers)
+
+
+def dyn_shape(input_x):
+    """``ops.dyn_shape(input_x)``: the shape as a 1-D int64 Tensor."""
+    return Tensor(np.asarray(_tensor(input_x, "dyn_shape", "input_x").shape, np.int64))
+
+
+def is_tensor(obj):
+    """``ops.is_tensor(obj)``: whether ``obj`` is a Tensor."""
+    return is_tensorlike(obj) and not isinstance(obj, (np.ndarray, np.generic))
+
+
+def scalar_cast(input_x, input_y):
+    """``ops.scalar_cast(input_x, input_y)``: the Python scalar ``input_x`` cast to the number type
+    ``input_y`` (``mstype.int32`` -> an int, ``mstype.float32`` -> a float, ``mstype.bool_`` -> a bool)."""
+    if not isinstance(input_x, (bool, int, float, np.generic)):
+        raise TypeError(f"ops.scalar_cast: input_x must be a scalar, got {type(input_x).__name__}")
+    return as_dtype(input_y).np.type(input_x).item()
+
+
+def argwhere(input):  # noqa: A002
+    """``ops.argwhere(input)``: the (N, rank) int64 coordinates of the non-zero elements (as ``ops.nonzero``:
+    a data-dependent shape, a graph break under jit)."""
+    return _ops().nonzero(_tensor(input, "argwhere"))
+
+
+def reverse_sequence(x, seq_lengths, seq_dim, batch_dim=0):
+    """``ops.reverse_sequence(x, seq_lengths, seq_dim, batch_dim=0)``: each batch entry reversed in its
+    first ``seq_lengths[b]`` positions along ``seq_dim``."""
+    return _ops().ReverseSequence(seq_dim, batch_dim)(x, seq_lengths)
+
+
+def index_add(x, indices, y, axis, use_lock=True, check_index_bound=True):
+    """``ops.index_add(x, indices, y, axis, use_lock=True, check_index_bound=True)``: ``y`` added into the
+    Parameter ``x`` at ``indices`` along ``axis``, in place; returns ``x``."""
+    return _ops().IndexAdd(axis, use_lock, check_index_bound)(x, indices, y)
+
+
+def index_fill(x, axis, index, value):
+    """``ops.index_fill(x, axis, index, value)``: a copy of ``x`` with the slices at ``index`` (int32 Tensor)
+    along ``axis`` set to ``value`` (a number or a 0-d Tensor)."""
+    _tensor(x, "index_fill", "x")
+    ax = int(axis) % x.ndim
+    n = x.shape[ax]
+    flat = bind(_R["cast"], bind(_R["reshape"], index, shape=(-1,)), dtype=int64)
+    matches = bind(_R["equal"], bind(_R["expand_dims"], flat, axis=1), Tensor(np.arange(n, dtype=np.int64)))
+    hit = bind(_R["greater"], bind(_R["reduce_sum"], bind(_R["cast"], matches, dtype=int64), axis=(0,),
+                                   keep_dims=False), 0)
+    shape = [1] * x.ndim
+    shape[ax] = n
+    mask = bind(_R["reshape"], hit, shape=tuple(shape))
+    fill = bind(_R["add"], bind(_R["zeros_like"], x), value if not is_tensorlike(value)
+                else bind(_R["cast"], value, dtype=x.dtype))
+    return bind(_R["where"], mask, fill, x)

@@ -1,0 +1,611 @@
+"""More of MindSpore 2.x's functional math API (``ops.tan``, ``ops.expm1``, ``ops.xlogy``, ``ops.logaddexp``,
+``ops.fmod``, ``ops.nansum``, ``ops.median``, ``ops.cummax``, ``ops.addmm``, ``ops.kron`` ...), with
+MindSpore's signatures and parameter names (``input``, ``other``, ``axis``/``dim``, ``keepdims``).
+
+No new op semantics: each function is a composition of registry ops, mostly by reusing the
+``mindspore.numpy`` function of the same math (``runtime.numpy``) or the Primitive of the same name
+(``runtime.ops.compat_ops``), so gradients, vmap and graph mode come from the registry.
+
+Example:
+    >>> from runtime import ops, Tensor
+    >>> ops.xlogy(Tensor([0.0, 1.0, 2.0]), Tensor([0.0, 3.0, 4.0])).asnumpy().round(4).tolist()
+    [0.0, 1.0986, 2.7726]
+    >>> ops.fmod(Tensor([-3.0, 3.0]), 2.0).asnumpy().tolist()
+    [-1.0, 1.0]
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from graph.dtypes import as_dtype, float32, int32, int64
+from graph.ops import REGISTRY, bind
+from graph.ops.core import is_tensorlike
+
+from ..tensor import Tensor
+
+_R = REGISTRY
+
+__all__ = [
+    # element-wise
+    "tan", "sinh", "cosh", "asinh", "arcsinh", "acosh", "arccosh", "atanh", "arctanh", "expm1", "exp2", "erfc",
+    "log2", "log10", "trunc", "frac", "sinc", "deg2rad", "rad2deg", "hypot", "logaddexp", "logaddexp2", "copysign",
+    "heaviside", "fmod", "remainder", "floor_mod", "floormod", "float_power", "true_divide", "divide",
+    "floor_divide", "floordiv", "truncate_div", "truncate_mod", "multiply", "subtract", "negative", "positive",
+    "absolute", "xlogy", "xdivy", "logit", "lerp", "inv", "addcdiv", "addcmul", "nan_to_num", "signbit", "sgn",
+    "isneginf", "isposinf", "isreal", "is_complex", "is_floating_point", "tanhshrink", "ldexp",
+    "tensor_add", "tensor_sub", "tensor_mul", "tensor_div", "tensor_floordiv", "tensor_pow", "tensor_mod",
+    "tensor_exp", "tensor_expm1", "tensor_lt", "tensor_le", "tensor_gt", "tensor_ge", "approximate_equal",
+    # reductions and scans
+    "nansum", "nanmean", "median", "cummax", "cummin", "logcumsumexp", "std_mean", "var_mean", "aminmax",
+    "count_nonzero", "diff", "trapz", "cov",
+    # linear algebra
+    "addmm", "addbmm", "baddbmm", "addmv", "addr", "adjoint", "inner", "kron", "mv", "dot", "vecdot",
+    "matrix_power", "trace", "t", "cosine_similarity", "dist",
+]
+
+
+def _mnp():
+    from .. import numpy as mnp
+    return mnp
+
+
+def _ops():
+    from .. import ops
+    return ops
+
+
+def _check_tensor(x, fn, name="input"):
+    if not is_tensorlike(x) or isinstance(x, (np.ndarray, np.generic)):
+        raise TypeError(f"ops.{fn}: {name} must be a Tensor, got {type(x).__name__}")
+    return x
+
+
+# -- element-wise ------------------------------------------------------------------------------------------
+def _unary(mnp_name, name, doc):
+    def fn(input):  # noqa: A002 - MindSpore's name
+        _check_tensor(input, name)
+        return getattr(_mnp(), mnp_name)(input)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``ops.{name}(input)``: {doc}"
+    return fn
+
+
+tan = _unary("tan", "tan", "element-wise tangent, ``sin(x) / cos(x)``.")
+sinh = _unary("sinh", "sinh", "element-wise hyperbolic sine.")
+cosh = _unary("cosh", "cosh", "element-wise hyperbolic cosine.")
+asinh = _unary("arcsinh", "asinh", "element-wise inverse hyperbolic sine.")
+arcsinh = _unary("arcsinh", "arcsinh", "alias of ``ops.asinh``.")
+acosh = _unary("arccosh", "acosh", "element-wise inverse hyperbolic cosine (NaN below 1).")
+arccosh = _unary("arccosh", "arccosh", "alias of ``ops.acosh``.")
+atanh = _unary("arctanh", "atanh", "element-wise inverse hyperbolic tangent.")
+arctanh = _unary("arctanh", "arctanh", "alias of ``ops.atanh``.")
+expm1 = _unary("expm1", "expm1", "``exp(x) - 1``, accurate near 0.")
+exp2 = _unary("exp2", "exp2", "``2 ** x``.")
+log2 = _unary("log2", "log2", "base-2 logarithm.")
+log10 = _unary("log10", "log10", "base-10 logarithm.")
+deg2rad = _unary("deg2rad", "deg2rad", "degrees to radians.")
+rad2deg = _unary("rad2deg", "rad2deg", "radians to degrees.")
+tensor_expm1 = _unary("expm1", "tensor_expm1", "alias of ``ops.expm1``.")
+
+
+def erfc(input):  # noqa: A002
+    """``ops.erfc(input)``: the complementary error function ``1 - erf(x)``."""
+    _check_tensor(input, "erfc")
+    return bind(_R["sub"], 1.0, bind(_R["erf"], input))
+
+
+def trunc(input):  # noqa: A002
+    """``ops.trunc(input)``: round towards zero (integers are returned as they are)."""
+    _check_tensor(input, "trunc")
+    return input if not input.dtype.is_float else _mnp().trunc(input)
+
+
+def frac(x):
+    """``ops.frac(x)``: the fractional part, ``x - trunc(x)`` (with the sign of ``x``)."""
+    _check_tensor(x, "frac", "x")
+    return bind(_R["sub"], x, trunc(x))
+
+
+def sinc(input):  # noqa: A002
+    """``ops.sinc(input)``: ``sin(pi x) / (pi x)``, 1 at 0. Integer input gives float32."""
+    x = _mnp()._convert.as_float(_check_tensor(input, "sinc"))
+    px = bind(_R["mul"], x, math.pi)
+    zero = bind(_R["equal"], x, 0.0)
+    safe = bind(_R["where"], zero, bind(_R["ones_like"], px), px)
+    return bind(_R["where"], zero, bind(_R["ones_like"], px), bind(_R["div"], bind(_R["sin"], safe), safe))
+
+
+def hypot(input, other):  # noqa: A002
+    """``ops.hypot(input, other)``: ``sqrt(input**2 + other**2)`` (broadcast)."""
+    return _mnp().hypot(input, other)
+
+
+def logaddexp(input, other):  # noqa: A002
+    """``ops.logaddexp(input, other)``: ``log(exp(input) + exp(other))`` without overflow."""
+    return _mnp().logaddexp(input, other)
+
+
+def logaddexp2(input, other):  # noqa: A002
+    """``ops.logaddexp2(input, other)``: ``log2(2**input + 2**other)``."""
+    return _mnp().logaddexp2(input, other)
+
+
+def copysign(x, other):
+    """``ops.copysign(x, other)``: ``|x|`` with the sign of ``other`` (-0.0 counts as negative)."""
+    return _mnp().copysign(x, other)
+
+
+def heaviside(input, values):  # noqa: A002
+    """``ops.heaviside(input, values)``: 0 where ``input < 0``, ``values`` where ``input == 0``, 1 where > 0."""
+    return _mnp().heaviside(input, values)
+
+
+def fmod(input, other):  # noqa: A002
+    """``ops.fmod(input, other)``: the remainder with the sign of the dividend (C's fmod)."""
+    return _mnp().fmod(input, other)
+
+
+def remainder(input, other):  # noqa: A002
+    """``ops.remainder(input, other)``: the remainder with the sign of the divisor (Python's ``%``)."""
+    return _mnp().remainder(input, other)
+
+
+def floor_mod(x, y):
+    """``ops.floor_mod(x, y)``: as ``ops.remainder``."""
+    return _mnp().remainder(x, y)
+
+
+floormod = floor_mod
+tensor_mod = floor_mod
+
+
+def float_power(input, exponent):  # noqa: A002
+    """``ops.float_power(input, exponent)``: ``input ** exponent`` in float64 (MindSpore computes in double)."""
+    a, b = (bind(_R["cast"], v, dtype=as_dtype("float64")) if is_tensorlike(v) else float(v)
+            for v in (input, exponent))
+    if not is_tensorlike(a) and not is_tensorlike(b):
+        raise TypeError("ops.float_power: at least one of input and exponent must be a Tensor")
+    return bind(_R["pow"], a, b)
+
+
+def true_divide(dividend, divisor):
+    """``ops.true_divide(dividend, divisor)``: float division (integers give float32)."""
+    return _mnp().divide(dividend, divisor)
+
+
+def divide(input, other, *, rounding_mode=None):  # noqa: A002
+    """``ops.divide(input, other, *, rounding_mode=None)``: alias of ``ops.div``."""
+    return _ops().div(input, other, rounding_mode=rounding_mode)
+
+
+def floor_divide(input, other):  # noqa: A002
+    """``ops.floor_divide(input, other)``: ``floor(input / other)``."""
+    return bind(_R["floor_div"], input, other)
+
+
+floordiv = floor_divide
+tensor_floordiv = floor_divide
+
+
+def truncate_div(x, y):
+    """``ops.truncate_div(x, y)``: ``x / y`` rounded towards zero."""
+    return _ops().TruncateDiv()(x, y)
+
+
+def truncate_mod(x, y):
+    """``ops.truncate_mod(x, y)``: the remainder with the sign of ``x``."""
+    return _mnp().fmod(x, y)
+
+
+def multiply(input, other):  # noqa: A002
+    """``ops.multiply(input, other)``: alias of ``ops.mul``."""
+    return bind(_R["mul"], input, other)
+
+
+def subtract(input, other, *, alpha=1):  # noqa: A002
+    """``ops.subtract(input, other, *, alpha=1)``: ``input - alpha * other``."""
+    return bind(_R["sub"], input, other if alpha == 1 else bind(_R["mul"], other, alpha))
+
+
+def negative(input):  # noqa: A002
+    """``ops.negative(input)``: alias of ``ops.neg``."""
+    return bind(_R["neg"], input)
+
+
+def positive(input):  # noqa: A002
+    """``ops.positive(input)``: ``input`` itself (bool input raises TypeError, as MindSpore does)."""
+    _check_tensor(input, "positive")
+    if input.dtype == as_dtype("bool"):
+        raise TypeError("ops.positive: the input must not be a bool Tensor")
+    return input
+
+
+def absolute(input):  # noqa: A002
+    """``ops.absolute(input)``: alias of ``ops.abs``."""
+    return bind(_R["abs"], input)
+
+
+def xlogy(input, other):  # noqa: A002
+    """``ops.xlogy(input, other)``: ``input * log(other)``, 0 where ``input == 0``."""
+    return _ops().Xlogy()(input, other)
+
+
+def xdivy(x, y):
+    """``ops.xdivy(x, y)``: ``x / y``, 0 where ``x == 0``."""
+    return _ops().Xdivy()(x, y)
+
+
+def logit(input, eps=None):  # noqa: A002
+    """``ops.logit(input, eps=None)``: ``log(x / (1 - x))``, ``x`` clamped to ``[eps, 1 - eps]`` when ``eps``
+    is given."""
+    return _ops().Logit(-1.0 if eps is None else float(eps))(input)
+
+
+def lerp(input, end, weight):  # noqa: A002
+    """``ops.lerp(input, end, weight)``: ``input + weight * (end - input)``."""
+    return _ops().Lerp()(input, end, weight)
+
+
+def inv(x):
+    """``ops.inv(x)``: ``1 / x``."""
+    return bind(_R["reciprocal"], x)
+
+
+def addcdiv(input, tensor1, tensor2, value=1):  # noqa: A002
+    """``ops.addcdiv(input, tensor1, tensor2, value=1)``: ``input + value * tensor1 / tensor2``."""
+    return bind(_R["add"], input, bind(_R["mul"], bind(_R["div"], tensor1, tensor2), value))
+
+
+def addcmul(input, tensor1, tensor2, value=1):  # noqa: A002
+    """``ops.addcmul(input, tensor1, tensor2, value=1)``: ``input + value * tensor1 * tensor2``."""
+    return bind(_R["add"], input, bind(_R["mul"], bind(_R["mul"], tensor1, tensor2), value))
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):  # noqa: A002
+    """``ops.nan_to_num(input, nan=0.0, posinf=None, neginf=None)``: NaN, +inf and -inf replaced (the
+    infinities by the dtype's largest/lowest finite value when not given)."""
+    _check_tensor(input, "nan_to_num")
+    if not input.dtype.is_float:
+        return input
+    info = np.finfo(input.dtype.np)
+    posinf = float(info.max) if posinf is None else float(posinf)
+    neginf = float(info.min) if neginf is None else float(neginf)
+    x = bind(_R["where"], bind(_R["isnan"], input), bind(_R["add"], bind(_R["zeros_like"], input), float(nan)), input)
+    pos = bind(_R["logical_and"], bind(_R["isinf"], x), bind(_R["greater"], x, 0.0))
+    neg = bind(_R["logical_and"], bind(_R["isinf"], x), bind(_R["less"], x, 0.0))
+    x = bind(_R["where"], pos, bind(_R["add"], bind(_R["zeros_like"], x), posinf), x)
+    return bind(_R["where"], neg, bind(_R["add"], bind(_R["zeros_like"], x), neginf), x)
+
+
+def signbit(input):  # noqa: A002
+    """``ops.signbit(input)``: True where the sign bit is set (negative numbers and -0.0)."""
+    return _mnp().signbit(input)
+
+
+def sgn(input):  # noqa: A002
+    """``ops.sgn(input)``: the sign of real input (-1, 0, 1); complex input is not supported here."""
+    return bind(_R["sign"], input)
+
+
+def isneginf(input):  # noqa: A002
+    """``ops.isneginf(input)``: True at -inf."""
+    return _mnp().isneginf(input)
+
+
+def isposinf(input):  # noqa: A002
+    """``ops.isposinf(input)``: True at +inf."""
+    return _mnp().isposinf(input)
+
+
+def isreal(input):  # noqa: A002
+    """``ops.isreal(input)``: all True (there are no complex dtypes here)."""
+    _check_tensor(input, "isreal")
+    return bind(_R["equal"], bind(_R["zeros_like"], input), bind(_R["zeros_like"], input))
+
+
+def is_complex(input):  # noqa: A002
+    """``ops.is_complex(input)``: False (there are no complex dtypes here)."""
+    _check_tensor(input, "is_complex")
+    return False
+
+
+def is_floating_point(input):  # noqa: A002
+    """``ops.is_floating_point(input)``: whether the dtype is a float type."""
+    _check_tensor(input, "is_floating_point")
+    return bool(input.dtype.is_float)
+
+
+def tanhshrink(input):  # noqa: A002
+    """``ops.tanhshrink(input)``: ``x - tanh(x)``."""
+    return bind(_R["sub"], input, bind(_R["tanh"], input))
+
+
+def ldexp(x, other):
+    """``ops.ldexp(x, other)``: ``x * 2 ** other``."""
+    return bind(_R["mul"], x, bind(_R["pow"], 2.0, other if not is_tensorlike(other) or other.dtype.is_float
+                                   else bind(_R["cast"], other, dtype=x.dtype)))
+
+
+def approximate_equal(x, y, tolerance=1e-5):
+    """``ops.approximate_equal(x, y, tolerance=1e-5)``: ``|x - y| < tolerance``."""
+    return bind(_R["less"], bind(_R["abs"], bind(_R["sub"], x, y)), float(tolerance))
+
+
+def _alias(registry_name, name):
+    def fn(input, other):  # noqa: A002
+        return bind(_R[registry_name], input, other)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``ops.{name}(input, other)``: the 1.x name of ``ops.{registry_name}``."
+    return fn
+
+
+tensor_add = _alias("add", "tensor_add")
+tensor_sub = _alias("sub", "tensor_sub")
+tensor_mul = _alias("mul", "tensor_mul")
+tensor_div = _alias("div", "tensor_div")
+tensor_pow = _alias("pow", "tensor_pow")
+tensor_lt = _alias("less", "tensor_lt")
+tensor_le = _alias("less_equal", "tensor_le")
+tensor_gt = _alias("greater", "tensor_gt")
+tensor_ge = _alias("greater_equal", "tensor_ge")
+
+
+def tensor_exp(x):
+    """``ops.tensor_exp(x)``: alias of ``ops.exp``."""
+    return bind(_R["exp"], x)
+
+
+# -- reductions and scans ----------------------------------------------------------------------------------
+def _axes(axis, ndim):
+    if axis is None or axis == ():
+        return tuple(range(ndim))
+    return tuple(int(a) % max(ndim, 1) for a in ((axis,) if isinstance(axis, (int, np.integer)) else axis))
+
+
+def nansum(input, axis=None, keepdims=False, *, dtype=None):  # noqa: A002
+    """``ops.nansum(input, axis=None, keepdims=False, *, dtype=None)``: the sum treating NaN as 0."""
+    _check_tensor(input, "nansum")
+    x = input if dtype is None else bind(_R["cast"], input, dtype=as_dtype(dtype))
+    if x.dtype.is_float:
+        x = bind(_R["where"], bind(_R["isnan"], x), bind(_R["zeros_like"], x), x)
+    return bind(_R["reduce_sum"], x, axis=_axes(axis, x.ndim), keep_dims=keepdims)
+
+
+def nanmean(input, axis=None, keepdims=False, *, dtype=None):  # noqa: A002
+    """``ops.nanmean(input, axis=None, keepdims=False, *, dtype=None)``: the mean of the non-NaN values."""
+    _check_tensor(input, "nanmean")
+    x = input if dtype is None else bind(_R["cast"], input, dtype=as_dtype(dtype))
+    total = nansum(x, axis, keepdims)
+    count = bind(_R["reduce_sum"], bind(_R["cast"], bind(_R["logical_not"], bind(_R["isnan"], x)), dtype=total.dtype),
+                 axis=_axes(axis, x.ndim), keep_dims=keepdims)
+    return bind(_R["div"], total, count)
+
+
+def median(input, axis=-1, keepdims=False):  # noqa: A002
+    """``ops.median(input, axis=-1, keepdims=False)``: ``(values, indices)`` of the median along ``axis``;
+    of an even count, the lower of the two middle values (as MindSpore's Median). The indices are int64."""
+    _check_tensor(input, "median")
+    nd = max(input.ndim, 1)
+    ax = int(axis) % nd
+    x = input if input.ndim else bind(_R["reshape"], input, shape=(1,))
+    values, indices = bind(_R["sort"], x, axis=ax, descending=False)
+    k = (x.shape[ax] - 1) // 2
+    begin = [0] * x.ndim
+    size = [-1] * x.ndim
+    begin[ax], size[ax] = k, 1
+    v = bind(_R["slice"], values, begin=tuple(begin), size=tuple(size))
+    i = bind(_R["cast"], bind(_R["slice"], indices, begin=tuple(begin), size=tuple(size)), dtype=int64)
+    if not keepdims or not input.ndim:
+        shape = tuple(s for d, s in enumerate(x.shape) if d != ax) if input.ndim else ()
+        v, i = bind(_R["reshape"], v, shape=shape), bind(_R["reshape"], i, shape=shape)
+    return v, i
+
+
+def _cumulative_extreme(input, axis, take_max, name):
+    """Running max/min and the index where it was reached (the last such index on ties, as MindSpore's
+    Cummax/Cummin), by a log-step (Hillis-Steele) scan of (value, index) pairs."""
+    _check_tensor(input, name)
+    if not input.ndim:
+        raise ValueError(f"ops.{name}: input must have rank >= 1")
+    ax = int(axis) % input.ndim
+    n = input.shape[ax]
+    shape = [1] * input.ndim
+    shape[ax] = n
+    idx = bind(_R["add"], bind(_R["zeros_like"], bind(_R["cast"], input, dtype=int64)),
+               Tensor(np.arange(n, dtype=np.int64).reshape(shape)))
+    vals = input
+    step = 1
+    while step < n:
+        pad = [0] * input.ndim
+        pad[ax] = step
+        size = list(input.shape)
+        size[ax] = n - step
+        prev_v = _shift(vals, ax, step, n)
+        prev_i = _shift(idx, ax, step, n)
+        valid = Tensor((np.arange(n) >= step).reshape(shape))
+        better = bind(_R["greater"] if take_max else _R["less"], prev_v, vals)
+        # ties keep the later index already in place; NaN: the comparison is False, the later value stays
+        use_prev = bind(_R["logical_and"], valid, better)
+        vals = bind(_R["where"], use_prev, prev_v, vals)
+        idx = bind(_R["where"], use_prev, prev_i, idx)
+        step *= 2
+    return vals, idx
+
+
+def _shift(x, ax, step, n):
+    """``x`` moved ``step`` places forward along ``ax`` (the first ``step`` entries are copies of entry 0;
+    callers mask them)."""
+    order = np.concatenate([np.zeros(step, np.int32), np.arange(n - step, dtype=np.int32)])
+    return bind(_R["gather"], x, Tensor(order), axis=ax)
+
+
+def cummax(input, axis):  # noqa: A002
+    """``ops.cummax(input, axis)``: ``(values, indices)``, the running maximum along ``axis`` and the int64
+    index of the element it comes from."""
+    return _cumulative_extreme(input, axis, True, "cummax")
+
+
+def cummin(input, axis):  # noqa: A002
+    """``ops.cummin(input, axis)``: ``(values, indices)``, the running minimum along ``axis``."""
+    return _cumulative_extreme(input, axis, False, "cummin")
+
+
+def logcumsumexp(input, axis):  # noqa: A002
+    """``ops.logcumsumexp(input, axis)``: ``log(cumsum(exp(input), axis))`` without overflow."""
+    return _ops().CumulativeLogsumexp()(input, axis)
+
+
+def std_mean(input, axis=None, ddof=0, keepdims=False):  # noqa: A002
+    """``ops.std_mean(input, axis=None, ddof=0, keepdims=False)``: ``(std, mean)``."""
+    mean = bind(_R["reduce_mean"], input, axis=_axes(axis, input.ndim), keep_dims=keepdims)
+    return _ops().std(input, axis, ddof, keepdims), mean
+
+
+def var_mean(input, axis=None, ddof=0, keepdims=False):  # noqa: A002
+    """``ops.var_mean(input, axis=None, ddof=0, keepdims=False)``: ``(var, mean)``."""
+    mean = bind(_R["reduce_mean"], input, axis=_axes(axis, input.ndim), keep_dims=keepdims)
+    return _ops().var(input, axis, ddof, keepdims), mean
+
+
+def aminmax(input, *, axis=0, keepdims=False):  # noqa: A002
+    """``ops.aminmax(input, *, axis=0, keepdims=False)``: ``(min, max)`` along ``axis`` (all elements when
+    ``axis`` is None)."""
+    axes = None if axis is None else (int(axis),)
+    return (bind(_R["reduce_min"], input, axis=axes, keep_dims=keepdims),
+            bind(_R["reduce_max"], input, axis=axes, keep_dims=keepdims))
+
+
+def count_nonzero(x, axis=(), keep_dims=False, dtype=int32):
+    """``ops.count_nonzero(x, axis=(), keep_dims=False, dtype=mstype.int32)``: the number of non-zero
+    elements along ``axis`` (all axes for ``()``)."""
+    nz = bind(_R["cast"], bind(_R["not_equal"], x, 0), dtype=as_dtype(dtype))
+    return bind(_R["reduce_sum"], nz, axis=_axes(axis, x.ndim), keep_dims=keep_dims)
+
+
+def diff(x, n=1, axis=-1, prepend=None, append=None):
+    """``ops.diff(x, n=1, axis=-1, prepend=None, append=None)``: the n-th forward difference along ``axis``
+    (``prepend``/``append`` joined first)."""
+    _check_tensor(x, "diff", "x")
+    return _mnp().diff(x, n, axis, prepend, append)
+
+
+def trapz(y, x=None, *, dx=1.0, dim=-1):
+    """``ops.trapz(y, x=None, *, dx=1.0, dim=-1)``: the trapezoidal rule along ``dim``."""
+    return _mnp().trapz(y, x, dx, dim)
+
+
+def cov(input, *, correction=1, fweights=None, aweights=None):  # noqa: A002
+    """``ops.cov(input, *, correction=1, fweights=None, aweights=None)``: the covariance of the rows
+    (variables) of a 1-D or 2-D ``input``."""
+    return _mnp().cov(input, rowvar=True, ddof=correction, fweights=fweights, aweights=aweights)
+
+
+# -- linear algebra -----------------------------------------------------------------------------------------
+def _scaled(x, k):
+    return x if isinstance(k, (int, float)) and k == 1 else bind(_R["mul"], x, k)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002
+    """``ops.addmm(input, mat1, mat2, *, beta=1, alpha=1)``: ``beta * input + alpha * (mat1 @ mat2)``."""
+    return bind(_R["add"], _scaled(input, beta), _scaled(bind(_R["matmul"], mat1, mat2), alpha))
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):  # noqa: A002
+    """``ops.addbmm(input, batch1, batch2, *, beta=1, alpha=1)``: ``beta * input + alpha * sum_b(batch1[b] @
+    batch2[b])``."""
+    prod = bind(_R["reduce_sum"], bind(_R["matmul"], batch1, batch2), axis=(0,), keep_dims=False)
+    return bind(_R["add"], _scaled(input, beta), _scaled(prod, alpha))
+
+
+def baddbmm(input, batch1, batch2, beta=1, alpha=1):  # noqa: A002
+    """``ops.baddbmm(input, batch1, batch2, beta=1, alpha=1)``: ``beta * input + alpha * (batch1 @ batch2)``
+    (batched)."""
+    return bind(_R["add"], _scaled(input, beta), _scaled(bind(_R["matmul"], batch1, batch2), alpha))
+
+
+def mv(mat, vec):
+    """``ops.mv(mat, vec)``: the matrix-vector product (N, M) x (M,) -> (N,)."""
+    if mat.ndim != 2 or vec.ndim != 1:
+        raise ValueError(f"ops.mv: expects a 2-D mat and a 1-D vec, got {tuple(mat.shape)} and {tuple(vec.shape)}")
+    col = bind(_R["reshape"], vec, shape=(vec.shape[0], 1))
+    return bind(_R["reshape"], bind(_R["matmul"], mat, col), shape=(mat.shape[0],))
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1):  # noqa: A002
+    """``ops.addmv(input, mat, vec, *, beta=1, alpha=1)``: ``beta * input + alpha * (mat @ vec)``."""
+    return bind(_R["add"], _scaled(input, beta), _scaled(mv(mat, vec), alpha))
+
+
+def addr(x, vec1, vec2, *, beta=1, alpha=1):
+    """``ops.addr(x, vec1, vec2, *, beta=1, alpha=1)``: ``beta * x + alpha * outer(vec1, vec2)``."""
+    return bind(_R["add"], _scaled(x, beta), _scaled(_ops().outer(vec1, vec2), alpha))
+
+
+def adjoint(x):
+    """``ops.adjoint(x)``: the (conjugate) transpose of the last two axes (real dtypes: the transpose)."""
+    return _mnp().swapaxes(x, -1, -2)
+
+
+def t(input):  # noqa: A002
+    """``ops.t(input)``: the transpose of a 1-D (unchanged) or 2-D tensor."""
+    if input.ndim > 2:
+        raise ValueError(f"ops.t: input must be 1-D or 2-D, got shape {tuple(input.shape)}")
+    return input if input.ndim < 2 else bind(_R["transpose"], input, perm=(1, 0))
+
+
+def inner(input, other):  # noqa: A002
+    """``ops.inner(input, other)``: the sum of products over the last axes (a scalar operand multiplies)."""
+    if not input.ndim or not getattr(other, "ndim", 0):
+        return bind(_R["mul"], input, other)
+    return _mnp().inner(input, other)
+
+
+def kron(input, other):  # noqa: A002
+    """``ops.kron(input, other)``: the Kronecker product."""
+    return _mnp().kron(input, other)
+
+
+def dot(input, other):  # noqa: A002
+    """``ops.dot(input, other)``: the product over the last axis of ``input`` and the second to last of
+    ``other`` (MindSpore's Dot: ``(..., N) x (..., N, M)``)."""
+    return _mnp().dot(input, other)
+
+
+def vecdot(x, y, *, axis=-1):
+    """``ops.vecdot(x, y, *, axis=-1)``: the dot product of vectors along ``axis`` (broadcast)."""
+    return bind(_R["reduce_sum"], bind(_R["mul"], x, y), axis=(axis,), keep_dims=False)
+
+
+def matrix_power(input, n):  # noqa: A002
+    """``ops.matrix_power(input, n)``: a (batch of) square matrix to the integer power ``n >= 0``
+    (negative powers need a matrix inverse, which the registry does not have: ValueError)."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"ops.matrix_power: n must be an int, got {n!r}")
+    if n < 0:
+        raise ValueError("ops.matrix_power: negative n needs a matrix inverse, which is not supported here")
+    return _mnp().matrix_power(input, int(n))
+
+
+def trace(input):  # noqa: A002
+    """``ops.trace(input)``: the sum of the diagonal of a 2-D tensor."""
+    _check_tensor(input, "trace")
+    if input.ndim != 2:
+        raise ValueError(f"ops.trace: input must be 2-D, got shape {tuple(input.shape)}")
+    return _mnp().trace(input)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-08):
+    """``ops.cosine_similarity(x1, x2, dim=1, eps=1e-08)``: ``x1 . x2 / max(|x1| |x2|, eps)`` along ``dim``
+    (broadcast)."""
+    dot_ = bind(_R["reduce_sum"], bind(_R["mul"], x1, x2), axis=(dim,), keep_dims=False)
+    n1 = bind(_R["reduce_sum"], bind(_R["square"], x1), axis=(dim,), keep_dims=False)
+    n2 = bind(_R["reduce_sum"], bind(_R["square"], x2), axis=(dim,), keep_dims=False)
+    denom = bind(_R["sqrt"], bind(_R["maximum"], bind(_R["mul"], n1, n2), float(eps) ** 2))
+    return bind(_R["div"], dot_, denom)
+
+
+def dist(input, other, p=2):  # noqa: A002
+    """``ops.dist(input, other, p=2)``: the p-norm of ``input - other`` over all elements."""
+    return _ops().norm(bind(_R["reshape"], bind(_R["sub"], input, other), shape=(-1,)), p, 0)
