@@ -15,6 +15,8 @@ Example:
 """
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from graph.dtypes import as_dtype, int64
@@ -30,7 +32,8 @@ __all__ = ["roll", "diag", "diagonal", "diagflat", "movedim", "moveaxis", "swapd
            "cartesian_prod", "atleast_1d", "atleast_2d", "atleast_3d", "fliplr", "flipud", "rot90", "unbind",
            "reverse", "expand", "ravel", "repeat_elements", "sequence_mask", "tril_indices", "triu_indices",
            "vander", "dyn_shape", "is_tensor", "scalar_cast", "argwhere", "reverse_sequence", "index_add",
-           "index_fill"]
+           "index_fill", "inplace_update", "inplace_add", "inplace_sub", "padding", "combinations", "logspace",
+           "range", "hann_window", "hamming_window", "bartlett_window", "blackman_window", "kaiser_window"]
 
 
 def _mnp():
@@ -359,3 +362,114 @@ def index_fill(x, axis, index, value):
     fill = bind(_R["add"], bind(_R["zeros_like"], x), value if not is_tensorlike(value)
                 else bind(_R["cast"], value, dtype=x.dtype))
     return bind(_R["where"], mask, fill, x)
+
+
+# -- row updates, creation and windows ------------------------------------------------------------------------
+def _rows(indices, fn):
+    idx = (int(indices),) if isinstance(indices, (int, np.integer)) else tuple(int(i) for i in indices)
+    return Tensor(np.asarray(idx, np.int32).reshape(-1, 1))
+
+
+def inplace_update(x, v, indices):
+    """``ops.inplace_update(x, v, indices)``: ``x`` with rows ``indices`` (an int or a tuple of ints along
+    axis 0) replaced by the rows of ``v``."""
+    _tensor(x, "inplace_update", "x")
+    return bind(_R["tensor_scatter_update"], x, _rows(indices, "inplace_update"),
+                bind(_R["reshape"], v, shape=(-1,) + tuple(x.shape[1:])))
+
+
+def inplace_add(x, v, indices):
+    """``ops.inplace_add(x, v, indices)``: ``x`` with the rows of ``v`` added to rows ``indices``."""
+    _tensor(x, "inplace_add", "x")
+    return bind(_R["tensor_scatter_add"], x, _rows(indices, "inplace_add"),
+                bind(_R["reshape"], v, shape=(-1,) + tuple(x.shape[1:])))
+
+
+def inplace_sub(x, v, indices):
+    """``ops.inplace_sub(x, v, indices)``: ``x`` with the rows of ``v`` subtracted from rows ``indices``."""
+    _tensor(x, "inplace_sub", "x")
+    return bind(_R["tensor_scatter_sub"], x, _rows(indices, "inplace_sub"),
+                bind(_R["reshape"], v, shape=(-1,) + tuple(x.shape[1:])))
+
+
+def padding(x, pad_dim_size=8):
+    """``ops.padding(x, pad_dim_size=8)``: an (..., 1) ``x`` zero-padded to (..., pad_dim_size)."""
+    return _ops().Padding(pad_dim_size)(_tensor(x, "padding", "x"))
+
+
+def combinations(input, r=2, with_replacement=False):  # noqa: A002
+    """``ops.combinations(input, r=2, with_replacement=False)``: the length-``r`` combinations of a 1-D
+    ``input``, one per row (itertools' order)."""
+    import itertools
+    _tensor(input, "combinations")
+    if input.ndim != 1:
+        raise ValueError(f"ops.combinations: input must be 1-D, got shape {tuple(input.shape)}")
+    make = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    idx = np.asarray(list(make(builtins.range(input.shape[0]), int(r))), np.int32).reshape(-1, int(r))
+    if not idx.size:
+        return Tensor(np.zeros((0, int(r)), input.dtype.np))
+    return bind(_R["gather"], input, Tensor(idx), axis=0)
+
+
+def logspace(start, end, steps, base=10, *, dtype=None):
+    """``ops.logspace(start, end, steps, base=10, *, dtype=mstype.float32)``: ``steps`` values
+    ``base ** t`` for ``t`` evenly spaced from ``start`` to ``end``."""
+    from graph.dtypes import float32
+    to_t = (lambda v: v if is_tensorlike(v) else Tensor(np.asarray(v, np.float64)))
+    return _ops().LogSpace(steps, base, dtype or float32)(to_t(start), to_t(end))
+
+
+def range(start, end, step):  # noqa: A001 - MindSpore's name
+    """``ops.range(start, end, step)``: values from ``start`` up to (not including) ``end`` by ``step``; the
+    Tensors' dtype (int arguments: int64, float arguments: float32). Read from the values: a graph break
+    under jit when they are Tensors."""
+    vals = [v.asnumpy().item() if is_tensorlike(v) else v for v in (start, end, step)]
+    if vals[2] == 0:
+        raise ValueError("ops.range: step must not be 0")
+    dt = next((v.dtype for v in (start, end, step) if is_tensorlike(v)), None)
+    if dt is None:
+        dt = as_dtype("int64") if all(isinstance(v, (int, np.integer)) for v in vals) else as_dtype("float32")
+    return Tensor(np.arange(*vals).astype(dt.np))
+
+
+def _window(fn, window_length, periodic, dtype, make):
+    from graph.dtypes import float32
+    n = int(window_length.asnumpy().item()) if is_tensorlike(window_length) else window_length
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"ops.{fn}: window_length must be a non-negative int, got {window_length!r}")
+    n = int(n)
+    dt = as_dtype(dtype or float32)
+    if n <= 1:
+        return Tensor(np.ones(n, dt.np))
+    # a periodic window is the symmetric one of length n + 1 without its last value (for spectral analysis)
+    w = make(n + 1)[:-1] if periodic else make(n)
+    return Tensor(np.asarray(w, np.float64).astype(dt.np))
+
+
+def hann_window(window_length, periodic=True, *, dtype=None):
+    """``ops.hann_window(window_length, periodic=True, *, dtype=None)``: ``0.5 - 0.5 cos(2 pi n / (N - 1))``."""
+    return _window("hann_window", window_length, periodic, dtype, np.hanning)
+
+
+def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None):
+    """``ops.hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None)``:
+    ``alpha - beta cos(2 pi n / (N - 1))``."""
+    return _window("hamming_window", window_length, periodic, dtype,
+                   lambda m: alpha - beta * np.cos(2 * np.pi * np.arange(m) / (m - 1)))
+
+
+def bartlett_window(window_length, periodic=True, *, dtype=None):
+    """``ops.bartlett_window(window_length, periodic=True, *, dtype=mstype.float32)``: the triangular window."""
+    return _window("bartlett_window", window_length, periodic, dtype, np.bartlett)
+
+
+def blackman_window(window_length, periodic=True, *, dtype=None):
+    """``ops.blackman_window(window_length, periodic=True, *, dtype=mstype.float32)``:
+    ``0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1))``."""
+    return _window("blackman_window", window_length, periodic, dtype, np.blackman)
+
+
+def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None):
+    """``ops.kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=mstype.float32)``:
+    ``I0(beta sqrt(1 - (2n / (N - 1) - 1)**2)) / I0(beta)``."""
+    return _window("kaiser_window", window_length, periodic, dtype, lambda m: np.kaiser(m, beta))

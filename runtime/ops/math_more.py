@@ -43,6 +43,9 @@ __all__ = [
     # linear algebra
     "addmm", "addbmm", "baddbmm", "addmv", "addr", "adjoint", "inner", "kron", "mv", "dot", "vecdot",
     "matrix_power", "trace", "t", "cosine_similarity", "dist",
+    # comparison, statistics, more linear algebra and real-dtype complex helpers
+    "intopk", "msort", "fmax", "fmin", "vector_norm", "matrix_norm", "nanmedian", "quantile", "nanquantile", "histc",
+    "batch_dot", "diag_embed", "accumulate_n", "real", "imag", "conj", "angle", "erfinv",
 ]
 
 
@@ -609,3 +612,247 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-08):
 def dist(input, other, p=2):  # noqa: A002
     """``ops.dist(input, other, p=2)``: the p-norm of ``input - other`` over all elements."""
     return _ops().norm(bind(_R["reshape"], bind(_R["sub"], input, other), shape=(-1,)), p, 0)
+
+
+# -- comparison, statistics and more linear algebra ---------------------------------------------------------
+def intopk(x1, x2, k):
+    """``ops.intopk(x1, x2, k)``: whether each target ``x2[i]`` is among the ``k`` largest of row ``x1[i]``."""
+    return _ops().InTopK(k)(x1, x2)
+
+
+def msort(input):  # noqa: A002
+    """``ops.msort(input)``: sorted along the first axis (ascending)."""
+    return bind(_R["sort"], _check_tensor(input, "msort"), axis=0, descending=False)[0]
+
+
+def fmax(input, other):  # noqa: A002
+    """``ops.fmax(input, other)``: the element-wise maximum ignoring NaN (NaN only where both are)."""
+    return _mnp().fmax(input, other)
+
+
+def fmin(input, other):  # noqa: A002
+    """``ops.fmin(input, other)``: the element-wise minimum ignoring NaN."""
+    return _mnp().fmin(input, other)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002 - MindSpore's names
+    """``ops.vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None)``: the vector p-norm over ``dim``
+    (all elements when None)."""
+    _check_tensor(x, "vector_norm", "x")
+    if isinstance(ord, str):
+        raise ValueError(f"ops.vector_norm: ord must be a number, got {ord!r}")
+    if dim is None:
+        x = bind(_R["reshape"], x, shape=(-1,))
+        out = _ops().norm(x, ord, 0, False, dtype=dtype)
+        return bind(_R["reshape"], out, shape=(1,) * len(x.shape)) if keepdim else out
+    if isinstance(dim, (tuple, list)) and len(dim) != 1:
+        # several axes: move them to the end and flatten them into one
+        axes = _axes(tuple(dim), x.ndim)
+        rest = [d for d in range(x.ndim) if d not in axes]
+        moved = bind(_R["transpose"], x, perm=tuple(rest) + axes)
+        flat = bind(_R["reshape"], moved, shape=tuple(x.shape[d] for d in rest) + (-1,))
+        out = _ops().norm(flat, ord, -1, False, dtype=dtype)
+        if keepdim:
+            out = bind(_R["reshape"], out, shape=tuple(1 if d in axes else x.shape[d] for d in range(x.ndim)))
+        return out
+    return _ops().norm(x, ord, dim if not isinstance(dim, (tuple, list)) else dim[0], keepdim, dtype=dtype)
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # noqa: A002,N803
+    """``ops.matrix_norm(A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None)``: the matrix norm over the
+    two axes ``dim`` ('fro', 1, -1, inf, -inf; the singular-value norms are refused as by ``ops.norm``)."""
+    return _ops().norm(A, ord, tuple(dim), keepdim, dtype=dtype)
+
+
+def nanmedian(input, axis=-1, keepdims=False):  # noqa: A002
+    """``ops.nanmedian(input, axis=-1, keepdims=False)``: ``(values, indices)`` of the lower median of the
+    non-NaN values along ``axis`` (NaN where a slice is all NaN)."""
+    _check_tensor(input, "nanmedian")
+    ax = int(axis) % max(input.ndim, 1)
+    values, indices = bind(_R["sort"], input, axis=ax, descending=False)  # NaN sorts last
+    count = bind(_R["reduce_sum"], bind(_R["cast"], bind(_R["logical_not"], bind(_R["isnan"], input)), dtype=int32),
+                 axis=(ax,), keep_dims=True)
+    pos = bind(_R["floor_div"], bind(_R["maximum"], bind(_R["sub"], count, 1), 0), 2)
+    v = bind(_R["gather_elements"], values, pos, dim=ax)
+    i = bind(_R["cast"], bind(_R["gather_elements"], indices, pos, dim=ax), dtype=int64)
+    if not keepdims:
+        shape = tuple(s for d, s in enumerate(input.shape) if d != ax)
+        v, i = bind(_R["reshape"], v, shape=shape), bind(_R["reshape"], i, shape=shape)
+    return v, i
+
+
+def _quantile(input, q, axis, keepdims, ignore_nan, fn):
+    _check_tensor(input, fn)
+    if not input.dtype.is_float:
+        raise TypeError(f"ops.{fn}: input must be a float Tensor, got {input.dtype}")
+    scalar_q = not is_tensorlike(q)
+    qs = np.atleast_1d(np.asarray(q if scalar_q else q.asnumpy(), np.float64))
+    if qs.ndim > 1 or ((qs < 0) | (qs > 1)).any():
+        raise ValueError(f"ops.{fn}: q must be a float or a 1-D Tensor of values in [0, 1], got {q!r}")
+    x = input
+    if axis is None:
+        x = bind(_R["reshape"], x, shape=(-1,))
+        ax = 0
+    else:
+        ax = int(axis) % x.ndim
+    srt = bind(_R["sort"], x, axis=ax, descending=False)[0]  # NaN last
+    n = x.shape[ax]
+    if ignore_nan:
+        count = bind(_R["reduce_sum"], bind(_R["cast"], bind(_R["logical_not"], bind(_R["isnan"], x)), dtype=x.dtype),
+                     axis=(ax,), keep_dims=True)
+    else:
+        count = bind(_R["add"], bind(_R["reduce_sum"], bind(_R["mul"], srt, 0.0), axis=(ax,), keep_dims=True), float(n))
+    outs = []
+    for qv in qs:
+        # the position q * (count - 1) between two sorted neighbours, linearly interpolated
+        pos = bind(_R["mul"], bind(_R["maximum"], bind(_R["sub"], count, 1.0), 0.0), float(qv))
+        lo = bind(_R["floor"], pos)
+        frac_ = bind(_R["sub"], pos, lo)
+        lo_i = bind(_R["cast"], lo, dtype=int32)
+        hi_i = bind(_R["minimum"], bind(_R["add"], lo_i, 1), n - 1)
+        a = bind(_R["gather_elements"], srt, lo_i, dim=ax)
+        b = bind(_R["gather_elements"], srt, hi_i, dim=ax)
+        val = bind(_R["add"], a, bind(_R["mul"], bind(_R["sub"], b, a), frac_))
+        # a NaN in the slice (quantile) or an all-NaN slice (nanquantile) gives NaN
+        bad = bind(_R["equal"], count, 0.0) if ignore_nan else bind(_R["isnan"], bind(
+            _R["reduce_sum"], x, axis=(ax,), keep_dims=True))
+        val = bind(_R["where"], bad, bind(_R["add"], bind(_R["zeros_like"], val), float("nan")), val)
+        if not keepdims:
+            val = bind(_R["reshape"], val, shape=tuple(s for d, s in enumerate(x.shape) if d != ax))
+        elif axis is None:
+            val = bind(_R["reshape"], val, shape=(1,) * input.ndim)
+        outs.append(val)
+    return outs[0] if scalar_q else bind(_R["stack"], *outs, axis=0)
+
+
+def quantile(input, q, axis=None, keepdims=False):  # noqa: A002
+    """``ops.quantile(input, q, axis=None, keepdims=False)``: the q-th quantiles along ``axis`` (the flattened
+    input when None), linearly interpolated; a 1-D Tensor ``q`` puts its axis first."""
+    return _quantile(input, q, axis, keepdims, False, "quantile")
+
+
+def nanquantile(input, q, axis=None, keepdims=False):  # noqa: A002
+    """``ops.nanquantile(input, q, axis=None, keepdims=False)``: :func:`quantile` ignoring NaN."""
+    return _quantile(input, q, axis, keepdims, True, "nanquantile")
+
+
+def histc(input, bins=100, min=0.0, max=0.0):  # noqa: A002 - MindSpore's names
+    """``ops.histc(input, bins=100, min=0., max=0.)``: counts of ``bins`` equal bins over [min, max] (the data's
+    range when both are 0); values outside are ignored. Same dtype as ``input`` for float input."""
+    counts = _ops().Histogram(bins, min, max)(_check_tensor(input, "histc"))
+    return bind(_R["cast"], counts, dtype=input.dtype) if input.dtype.is_float else counts
+
+
+def batch_dot(x1, x2, axes=None):
+    """``ops.batch_dot(x1, x2, axes=None)``: per batch entry (axis 0), the sum of products over ``axes`` (one
+    axis of each; default: the last of ``x1`` with the last of a 2-D ``x2`` or its second to last). The result
+    is (batch, x1's other axes, x2's other axes); two 2-D inputs give (batch, 1)."""
+    _check_tensor(x1, "batch_dot", "x1")
+    _check_tensor(x2, "batch_dot", "x2")
+    if x1.ndim < 2 or x2.ndim < 2 or x1.shape[0] != x2.shape[0]:
+        raise ValueError(f"ops.batch_dot: expects x1 and x2 of rank >= 2 with the same batch size, got "
+                         f"{tuple(x1.shape)} and {tuple(x2.shape)}")
+    if axes is None:
+        axes = (x1.ndim - 1, x2.ndim - 1 if x2.ndim == 2 else x2.ndim - 2)
+    elif isinstance(axes, (int, np.integer)):
+        axes = (int(axes), int(axes))
+    a1, a2 = int(axes[0]) % x1.ndim, int(axes[1]) % x2.ndim
+    if 0 in (a1, a2) or x1.shape[a1] != x2.shape[a2]:
+        raise ValueError(f"ops.batch_dot: axes {tuple(axes)} must name non-batch axes of equal size in "
+                         f"{tuple(x1.shape)} and {tuple(x2.shape)}")
+    letters = "abcdefghijklmnopqrstuvw"
+    s1 = ["y"] + [letters[i] for i in range(x1.ndim - 1)]
+    s2 = ["y"] + [letters[x1.ndim - 1 + i] for i in range(x2.ndim - 1)]
+    s2[a2] = s1[a1] = "z"
+    out = "y" + "".join(c for c in s1[1:] if c != "z") + "".join(c for c in s2[1:] if c != "z")
+    res = _ops().einsum(f"{''.join(s1)},{''.join(s2)}->{out}", x1, x2)
+    return bind(_R["reshape"], res, shape=(x1.shape[0], 1)) if x1.ndim == 2 and x2.ndim == 2 else res
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):  # noqa: A002
+    """``ops.diag_embed(input, offset=0, dim1=-2, dim2=-1)``: the last axis of ``input`` placed on diagonal
+    ``offset`` of new square matrices on axes ``dim1``/``dim2`` of the result (rank + 1)."""
+    _check_tensor(input, "diag_embed")
+    n_in = input.shape[-1] if input.ndim else 1
+    n = n_in + abs(int(offset))
+    place = np.zeros((n_in, n * n), np.float64)
+    for i in range(n_in):
+        r, c = (i, i + offset) if offset >= 0 else (i - offset, i)
+        place[i, r * n + c] = 1.0
+    x = input if input.dtype.is_float else bind(_R["cast"], input, dtype=float32)
+    flat = bind(_R["matmul"], x, Tensor(place.astype(x.dtype.np)))            # (..., n*n)
+    out = bind(_R["reshape"], flat, shape=tuple(input.shape[:-1]) + (n, n))
+    nd = out.ndim
+    d1, d2 = int(dim1) % nd, int(dim2) % nd
+    if d1 == d2:
+        raise ValueError("ops.diag_embed: dim1 and dim2 must differ")
+    rest = iter(range(nd - 2))
+    perm = [0] * nd
+    src = {d1: nd - 2, d2: nd - 1}
+    for d in range(nd):
+        perm[d] = src[d] if d in src else next(rest)
+    out = bind(_R["transpose"], out, perm=tuple(perm))
+    return out if input.dtype.is_float else bind(_R["cast"], out, dtype=input.dtype)
+
+
+def accumulate_n(x):
+    """``ops.accumulate_n(x)``: the sum of a tuple/list of Tensors of one shape."""
+    return _ops().addn(x)
+
+
+def real(input):  # noqa: A002
+    """``ops.real(input)``: the real part (real dtypes: the input itself)."""
+    return _check_tensor(input, "real")
+
+
+def imag(input):  # noqa: A002
+    """``ops.imag(input)``: the imaginary part (real dtypes: zeros)."""
+    return bind(_R["zeros_like"], _check_tensor(input, "imag"))
+
+
+def conj(input):  # noqa: A002
+    """``ops.conj(input)``: the complex conjugate (real dtypes: the input itself)."""
+    return _check_tensor(input, "conj")
+
+
+def angle(input):  # noqa: A002
+    """``ops.angle(input)``: the argument (real input: pi for negative values, 0 otherwise)."""
+    x = _check_tensor(input, "angle")
+    x = x if x.dtype.is_float else bind(_R["cast"], x, dtype=float32)
+    return bind(_R["where"], bind(_R["less"], x, 0.0), bind(_R["add"], bind(_R["zeros_like"], x), math.pi),
+                bind(_R["zeros_like"], x))
+
+
+def erfinv(input):  # noqa: A002
+    """``ops.erfinv(input)``: the inverse error function on (-1, 1) (+-inf at +-1, NaN outside): Giles' single
+    precision approximation refined by two Newton steps on ``erf(y) = x``, so the gradient (through the last
+    Newton step) is ``sqrt(pi)/2 * exp(y**2)``."""
+    x = _check_tensor(input, "erfinv")
+    x = x if x.dtype.is_float else bind(_R["cast"], x, dtype=float32)
+    # Giles (2010): w = -log((1 - x)(1 + x)); a polynomial in w for the central and the tail regions
+    w = bind(_R["neg"], bind(_R["log"], bind(_R["mul"], bind(_R["sub"], 1.0, x), bind(_R["add"], 1.0, x))))
+    central = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
+               -0.00417768164, 0.246640727, 1.50140941)
+    tail = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
+            0.00943887047, 1.00167406, 2.83297682)
+
+    def horner(coeffs, t):
+        p = bind(_R["add"], bind(_R["mul"], t, 0.0), coeffs[0])
+        for c in coeffs[1:]:
+            p = bind(_R["add"], bind(_R["mul"], p, t), c)
+        return p
+    small = bind(_R["less"], w, 5.0)
+    safe_w = bind(_R["where"], bind(_R["isfinite"], w), w, bind(_R["zeros_like"], w))
+    p_central = horner(central, bind(_R["sub"], safe_w, 2.5))
+    p_tail = horner(tail, bind(_R["sub"], bind(_R["sqrt"], bind(_R["maximum"], safe_w, 5.0)), 3.0))
+    y = bind(_R["mul"], bind(_R["where"], small, p_central, p_tail), x)
+    half_sqrt_pi = math.sqrt(math.pi) / 2.0
+    for _ in range(2):
+        # Newton: y -= (erf(y) - x) / (2/sqrt(pi) exp(-y^2)); stays finite inside (-1, 1)
+        step = bind(_R["mul"], bind(_R["mul"], bind(_R["sub"], bind(_R["erf"], y), x), half_sqrt_pi),
+                    bind(_R["exp"], bind(_R["square"], y)))
+        y = bind(_R["sub"], y, bind(_R["where"], bind(_R["isfinite"], step), step, bind(_R["zeros_like"], step)))
+    edge = bind(_R["equal"], bind(_R["abs"], x), 1.0)
+    y = bind(_R["where"], edge, bind(_R["mul"], x, float("inf")), y)
+    outside = bind(_R["greater"], bind(_R["abs"], x), 1.0)
+    return bind(_R["where"], outside, bind(_R["add"], bind(_R["zeros_like"], x), float("nan")), y)
