@@ -697,11 +697,10 @@ def _quantile(input, q, axis, keepdims, ignore_nan, fn):
         ax = int(axis) % x.ndim
     srt = bind(_R["sort"], x, axis=ax, descending=False)[0]  # NaN last
     n = x.shape[ax]
-    if ignore_nan:
-        count = bind(_R["reduce_sum"], bind(_R["cast"], bind(_R["logical_not"], bind(_R["isnan"], x)), dtype=x.dtype),
-                     axis=(ax,), keep_dims=True)
-    else:
-        count = bind(_R["add"], bind(_R["reduce_sum"], bind(_R["mul"], srt, 0.0), axis=(ax,), keep_dims=True), float(n))
+    count = bind(_R["reduce_sum"], bind(_R["cast"], bind(_R["logical_not"], bind(_R["isnan"], x)), dtype=x.dtype),
+                 axis=(ax,), keep_dims=True)
+    if not ignore_nan:
+        count = bind(_R["add"], bind(_R["mul"], count, 0.0), float(n))  # every slot (NaN-free, slice-shaped)
     outs = []
     for qv in qs:
         # the position q * (count - 1) between two sorted neighbours, linearly interpolated
@@ -853,6 +852,8 @@ def erfinv(input):  # noqa: A002
                     bind(_R["exp"], bind(_R["square"], y)))
         y = bind(_R["sub"], y, bind(_R["where"], bind(_R["isfinite"], step), step, bind(_R["zeros_like"], step)))
     edge = bind(_R["equal"], bind(_R["abs"], x), 1.0)
-    y = bind(_R["where"], edge, bind(_R["mul"], x, float("inf")), y)
+    # +-inf at +-1, built without a product with x (whose gradient would be 0 * inf = NaN)
+    inf = bind(_R["add"], bind(_R["zeros_like"], x), float("inf"))
+    y = bind(_R["where"], edge, bind(_R["where"], bind(_R["greater"], x, 0.0), inf, bind(_R["neg"], inf)), y)
     outside = bind(_R["greater"], bind(_R["abs"], x), 1.0)
     return bind(_R["where"], outside, bind(_R["add"], bind(_R["zeros_like"], x), float("nan")), y)
