@@ -160,6 +160,29 @@ DIFFERENCES = {
     "numpy.empty": "zero-filled (there is no uninitialised memory to hand out).",
     "numpy.take": "`mode='raise'` clips (a graph cannot raise on a value).",
     "boost": "only `GradientAccumulation` exists.",
+    "ops.multinomial": "indices are int32 (MindSpore's page says float32; its kernels return int32 indices); "
+                       "with replacement an inverse CDF of one uniform per draw, without it Gumbel top-k, from the one "
+                       "stream `ms.set_seed` seeds (`seed` is accepted and validated).",
+    "ops.bernoulli": "as `ops.randn`.",
+    "ops.random_categorical": "as `ops.randn`; Gumbel-max draws.",
+    "ops.shuffle": "as `ops.randn`.",
+    "ops.randperm": "as `ops.randn`; `offset` is accepted.",
+    "ops.laplace": "as `ops.randn`.",
+    "ops.standard_laplace": "as `ops.standard_normal`.",
+    "ops.rrelu": "as `ops.randn`.",
+    "ops.gumbel_softmax": "as `ops.randn`.",
+    "ops.median": "of an even count the lower middle value (as MindSpore's CPU kernel); equal values: the index of "
+                  "the first in a stable sort.",
+    "ops.cummax": "equal values: the index of the last one (also `ops.cummin`).",
+    "ops.matrix_power": "a negative `n` raises ValueError (no matrix inverse here).",
+    "ops.erfinv": "Giles' approximation refined by two Newton steps (float64 results within rounding of the "
+                  "true inverse); the gradient is `sqrt(pi)/2 * exp(y**2)`.",
+    "ops.sequence_mask": "with `maxlen=None` the length is read from the data: a graph break under `jit`.",
+    "ops.range": "read from the values: a graph break under `jit` when they are Tensors.",
+    "ops.argwhere": "a data-dependent shape: as `ops.nonzero`.",
+    "ops.real": "there are no complex dtypes here: `real`/`conj` return the input, `imag` zeros, `angle` 0 or pi, "
+                "`isreal` True, `is_complex` False, `sgn` the sign.",
+    "ops.float_power": "computes in float64 (as MindSpore) and returns float64.",
     "nn.DistributedGradReducer": "`fusion_type` is accepted; buckets follow the auto-parallel context. "
                                  "Parameters it is built for are not reduced again by grad/value_and_grad, "
                                  "which reduce the others themselves in data-parallel mode.",

@@ -194,6 +194,22 @@ def test_documented_examples():
     _close(ops.nansum(Tensor(np.array([[nan, 2, 3], [1, 2, nan]], np.float32)), axis=0),
            np.array([1.0, 4.0, 3.0], np.float32), np.float32)
     assert ops.diag(Tensor(np.array([1, 2, 3, 4], np.int32))).asnumpy().tolist() == np.diag([1, 2, 3, 4]).tolist()
+    x = Tensor(np.array([[9, 3, 4, 5], [5, 2, 7, 4], [8, 1, 3, 6]], np.int64))
+    values, indices = ops.median(x)
+    assert values.asnumpy().tolist() == [4, 4, 3] and indices.asnumpy().tolist() == [2, 3, 2]
+    values, indices = ops.median(x, axis=0, keepdims=True)
+    assert values.asnumpy().tolist() == [[8, 2, 4, 5]] and indices.asnumpy().tolist() == [[2, 1, 0, 0]]
+    x = Tensor(np.array([[0, 1, 0], [1, 1, 0]], np.float32))
+    assert ops.count_nonzero(x=x, axis=[0, 1], keep_dims=True, dtype=ms.int32).asnumpy().tolist() == [[3]]
+    assert int(ops.count_nonzero(x=x).asnumpy()) == 3
+    assert ops.count_nonzero(x=x, axis=[0]).asnumpy().tolist() == [1, 2, 0]
+    assert ops.count_nonzero(x=x, axis=[1]).asnumpy().tolist() == [1, 2]
+    assert ops.count_nonzero(x=x, keep_dims=True).asnumpy().tolist() == [[3]]
+    assert ops.count_nonzero(x=x, axis=[0], keep_dims=True).asnumpy().tolist() == [[1, 2, 0]]
+    x = Tensor(np.array([1, 2, 3]), ms.int8)
+    out = ops.bernoulli(x, p=1.0)
+    assert out.asnumpy().tolist() == [1, 1, 1] and out.dtype == ms.int8
+    assert ops.bernoulli(x, Tensor(np.array([0.0, 1.0, 1.0]), ms.float32)).asnumpy().tolist() == [0, 1, 1]
 
 
 # -- reductions and scans -------------------------------------------------------------------------------------
