@@ -183,6 +183,11 @@ DIFFERENCES = {
     "ops.real": "there are no complex dtypes here: `real`/`conj` return the input, `imag` zeros, `angle` 0 or pi, "
                 "`isreal` True, `is_complex` False, `sgn` the sign.",
     "ops.float_power": "computes in float64 (as MindSpore) and returns float64.",
+    "ops.det": "partial-pivoting elimination unrolled over the matrix size with registry ops (also `slogdet`, "
+               "`logdet`, `inverse`, `matrix_solve`, `cholesky*` and their Primitives): meant for small matrices; "
+               "a singular matrix gives 0 / inf / NaN entries instead of an error.",
+    "ops.lgamma": "Lanczos' approximation with the reflection formula below 1/2 (float64 within about 1e-13 of "
+                  "`math.lgamma`); `ops.digamma` a shifted asymptotic series; -inf/NaN at the poles as torch.",
     "nn.DistributedGradReducer": "`fusion_type` is accepted; buckets follow the auto-parallel context. "
                                  "Parameters it is built for are not reduced again by grad/value_and_grad, "
                                  "which reduce the others themselves in data-parallel mode.",
