@@ -188,6 +188,13 @@ DIFFERENCES = {
                "a singular matrix gives 0 / inf / NaN entries instead of an error.",
     "ops.lgamma": "Lanczos' approximation with the reflection formula below 1/2 (float64 within about 1e-13 of "
                   "`math.lgamma`); `ops.digamma` a shifted asymptotic series; -inf/NaN at the poles as torch.",
+    "ops.avg_pool3d": "a 2-D pool over the folded depth then the depth windows; `ceil_mode`, `divisor_override` and "
+                      "`count_include_pad=False` with padding raise ValueError.",
+    "ops.max_pool3d": "`return_indices` and `ceil_mode` raise ValueError; `ops.adaptive_max_pool3d` likewise has no "
+                      "`return_indices`.",
+    "ops.grid_sample": "4-D input only (5-D raises ValueError); 'bilinear'/'nearest' with PyTorch's padding rules.",
+    "ops.SpaceToDepth": "TF's channel order `(i * b + j) * C + c` (also `ops.DepthToSpace`).",
+    "ops.lstsq": "through the normal equations: `A` must have full column rank.",
     "nn.DistributedGradReducer": "`fusion_type` is accepted; buckets follow the auto-parallel context. "
                                  "Parameters it is built for are not reduced again by grad/value_and_grad, "
                                  "which reduce the others themselves in data-parallel mode.",

@@ -473,3 +473,182 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None):
     """``ops.kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=mstype.float32)``:
     ``I0(beta sqrt(1 - (2n / (N - 1) - 1)**2)) / I0(beta)``."""
     return _window("kaiser_window", window_length, periodic, dtype, lambda m: np.kaiser(m, beta))
+
+
+# -- space <-> batch/depth, bit counts and 1.x spellings ------------------------------------------------------
+def _blocks(block, m, fn):
+    b = (int(block),) * m if isinstance(block, (int, np.integer)) else tuple(int(v) for v in block)
+    if len(b) != m or any(v < 1 for v in b):
+        raise ValueError(f"ops.{fn}: block sizes must be {m} positive ints, got {block!r}")
+    return b
+
+
+def space_to_batch_nd(input_x, block_size, paddings):
+    """``ops.space_to_batch_nd(input_x, block_size, paddings)``: the last ``M = len(paddings)`` axes zero-padded
+    by ``paddings`` and cut into ``block_size`` blocks moved to the batch: (N, C, H, W) ->
+    (N * b0 * b1, C, (H + pads) / b0, (W + pads) / b1), the block offset major in the new batch (TF's order)."""
+    _tensor(input_x, "space_to_batch_nd", "input_x")
+    pads = [tuple(int(v) for v in p) for p in paddings]
+    m = len(pads)
+    b = _blocks(block_size, m, "space_to_batch_nd")
+    lead = input_x.ndim - m
+    x = _ops().pad(input_x, tuple(v for p in reversed(pads) for v in p)) if any(any(p) for p in pads) else input_x
+    sizes = x.shape[lead:]
+    if any(s % bb for s, bb in zip(sizes, b)):
+        raise ValueError(f"ops.space_to_batch_nd: padded sizes {tuple(sizes)} must be multiples of {b}")
+    n = x.shape[0]
+    # (N, rest..., s0/b0, b0, s1/b1, b1) -> (b0, b1, N, rest..., s0/b0, s1/b1)
+    split = tuple(x.shape[:lead]) + tuple(v for s, bb in zip(sizes, b) for v in (s // bb, bb))
+    y = bind(_R["reshape"], x, shape=split)
+    block_axes = tuple(lead + 2 * i + 1 for i in builtins.range(m))
+    grid_axes = tuple(lead + 2 * i for i in builtins.range(m))
+    y = bind(_R["transpose"], y, perm=block_axes + tuple(builtins.range(lead)) + grid_axes)
+    return bind(_R["reshape"], y, shape=(n * int(np.prod(b)),) + tuple(x.shape[1:lead]) +
+                tuple(s // bb for s, bb in zip(sizes, b)))
+
+
+def batch_to_space_nd(input_x, block_shape, crops):
+    """``ops.batch_to_space_nd(input_x, block_shape, crops)``: the inverse of :func:`space_to_batch_nd`: the batch
+    split into blocks put back into the last ``M`` axes, then ``crops`` removed."""
+    _tensor(input_x, "batch_to_space_nd", "input_x")
+    crop = [tuple(int(v) for v in c) for c in crops]
+    m = len(crop)
+    b = _blocks(block_shape, m, "batch_to_space_nd")
+    lead = input_x.ndim - m
+    nb = int(np.prod(b))
+    if input_x.shape[0] % nb:
+        raise ValueError(f"ops.batch_to_space_nd: the batch {input_x.shape[0]} is not a multiple of {nb}")
+    n = input_x.shape[0] // nb
+    grid = tuple(input_x.shape[lead:])
+    y = bind(_R["reshape"], input_x, shape=b + (n,) + tuple(input_x.shape[1:]))
+    # (b0, b1, N, rest..., g0, g1) -> (N, rest..., g0, b0, g1, b1)
+    rest = tuple(builtins.range(m, m + lead))
+    perm = rest + tuple(v for i in builtins.range(m) for v in (m + lead + i, i))
+    y = bind(_R["transpose"], y, perm=perm)
+    full = tuple(g * bb for g, bb in zip(grid, b))
+    y = bind(_R["reshape"], y, shape=(n,) + tuple(input_x.shape[1:lead]) + full)
+    begin = (0,) * lead + tuple(c[0] for c in crop)
+    size = (-1,) * lead + tuple(f - c[0] - c[1] for f, c in zip(full, crop))
+    return bind(_R["slice"], y, begin=begin, size=size)
+
+
+def population_count(input_x):
+    """``ops.population_count(input_x)``: the number of set bits of each element (int8/int16/uint8 ...), as
+    uint8; negative values count their two's-complement bits."""
+    _tensor(input_x, "population_count", "input_x")
+    if input_x.dtype.is_float or input_x.dtype == as_dtype("bool"):
+        raise TypeError(f"ops.population_count: input_x must be an integer Tensor, got {input_x.dtype}")
+    bits = np.dtype(input_x.dtype.np).itemsize * 8
+    total = None
+    for i in builtins.range(bits):
+        bit = bind(_R["bitwise_and"], bind(_R["right_shift"], input_x, Tensor(np.array(i, input_x.dtype.np))),
+                   Tensor(np.array(1, input_x.dtype.np)))
+        total = bit if total is None else bind(_R["add"], total, bit)
+    return bind(_R["cast"], total, dtype=as_dtype("uint8"))
+
+
+def tensor_slice(input_x, begin, size):
+    """``ops.tensor_slice(input_x, begin, size)``: the 1.x name of ``ops.slice``."""
+    return _ops().slice(input_x, begin, size)
+
+
+def shape_(input_x):
+    """``ops.shape_(input_x)``: the shape as a tuple (the functional module's spelling of ``ops.shape``)."""
+    return _ops().shape(input_x)
+
+
+def reshape_(input_x, input_shape):
+    """``ops.reshape_(input_x, input_shape)``: the functional module's spelling of ``ops.reshape``."""
+    return _ops().reshape(input_x, input_shape)
+
+
+def fill_(type, shape, value):  # noqa: A002 - MindSpore's names
+    """``ops.fill_(type, shape, value)``: the functional module's spelling of ``ops.fill``."""
+    return _ops().fill(type, shape, value)
+
+
+def inplace_index_add(var, indices, updates, axis):
+    """``ops.inplace_index_add(var, indices, updates, axis)``: ``updates`` added into the Parameter ``var`` at
+    ``indices`` along ``axis``, in place (as ``ops.index_add``); returns ``var``."""
+    return index_add(var, indices, updates, axis)
+
+
+class _DepthPrimitive:
+    def __repr__(self):
+        return f"Prim[{type(self).__name__}]"
+
+
+def _space_to_depth(x, b, fn):
+    """NCHW: out[n, (i*b + j)*C + c, h, w] = x[n, c, h*b + i, w*b + j] (TF's order)."""
+    _tensor(x, fn, "x")
+    if x.ndim != 4 or x.shape[2] % b or x.shape[3] % b:
+        raise ValueError(f"ops.{fn}: x must be (N, C, H, W) with H and W multiples of {b}, got {tuple(x.shape)}")
+    n, c, h, w = (int(s) for s in x.shape)
+    y = bind(_R["reshape"], x, shape=(n, c, h // b, b, w // b, b))
+    y = bind(_R["transpose"], y, perm=(0, 3, 5, 1, 2, 4))                           # (n, i, j, c, h', w')
+    return bind(_R["reshape"], y, shape=(n, b * b * c, h // b, w // b))
+
+
+def _depth_to_space(x, b, fn):
+    _tensor(x, fn, "x")
+    if x.ndim != 4 or x.shape[1] % (b * b):
+        raise ValueError(f"ops.{fn}: x must be (N, C, H, W) with C a multiple of {b * b}, got {tuple(x.shape)}")
+    n, cb, h, w = (int(s) for s in x.shape)
+    c = cb // (b * b)
+    y = bind(_R["reshape"], x, shape=(n, b, b, c, h, w))
+    y = bind(_R["transpose"], y, perm=(0, 3, 4, 1, 5, 2))                           # (n, c, h, i, w, j)
+    return bind(_R["reshape"], y, shape=(n, c, h * b, w * b))
+
+
+class SpaceToDepth(_DepthPrimitive):
+    """``ops.SpaceToDepth(block_size)(x)``: b x b spatial blocks of NCHW ``x`` moved into the channels."""
+
+    def __init__(self, block_size):
+        self.block_size = int(block_size)
+
+    def __call__(self, x):
+        return _space_to_depth(x, self.block_size, "SpaceToDepth")
+
+
+class DepthToSpace(_DepthPrimitive):
+    """``ops.DepthToSpace(block_size)(x)``: the inverse of :class:`SpaceToDepth`."""
+
+    def __init__(self, block_size):
+        self.block_size = int(block_size)
+
+    def __call__(self, x):
+        return _depth_to_space(x, self.block_size, "DepthToSpace")
+
+
+class SpaceToBatchND(_DepthPrimitive):
+    """``ops.SpaceToBatchND(block_shape, paddings)(input_x)``."""
+
+    def __init__(self, block_shape, paddings):
+        self.block_shape, self.paddings = block_shape, paddings
+
+    def __call__(self, input_x):
+        return space_to_batch_nd(input_x, self.block_shape, self.paddings)
+
+
+class BatchToSpaceND(_DepthPrimitive):
+    """``ops.BatchToSpaceND(block_shape, crops)(input_x)``."""
+
+    def __init__(self, block_shape, crops):
+        self.block_shape, self.crops = block_shape, crops
+
+    def __call__(self, input_x):
+        return batch_to_space_nd(input_x, self.block_shape, self.crops)
+
+
+class PopulationCount(_DepthPrimitive):
+    """``ops.PopulationCount()(input_x)``: set bits per element, as uint8."""
+
+    def __call__(self, input_x):
+        return population_count(input_x)
+
+
+for _cls in (SpaceToDepth, DepthToSpace, SpaceToBatchND, BatchToSpaceND, PopulationCount):
+    _cls.__module__ = "runtime.ops"
+__all__ += ["space_to_batch_nd", "batch_to_space_nd", "population_count", "tensor_slice", "shape_", "reshape_",
+            "fill_", "inplace_index_add", "SpaceToDepth", "DepthToSpace", "SpaceToBatchND", "BatchToSpaceND",
+            "PopulationCount"]

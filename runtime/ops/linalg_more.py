@@ -283,3 +283,15 @@ class CholeskySolve(_LinalgPrimitive):
 for _cls in (MatrixInverse, MatrixDeterminant, LogMatrixDeterminant, MatrixSolve, Cholesky, CholeskyInverse,
              CholeskySolve):
     _cls.__module__ = "runtime.ops"
+
+
+def lstsq(input, A):  # noqa: A002, N803 - MindSpore's names
+    """``ops.lstsq(input, A)``: the least-squares solution ``X`` of ``A X = input`` for a full-column-rank
+    (M, N) ``A``, M >= N, through the normal equations ``(A^T A) X = A^T input`` (a 1-D ``input`` is one column)."""
+    a = _square(bind(_R["matmul"], _t(A), A), "lstsq")
+    b = input if input.ndim == 2 else bind(_R["reshape"], input, shape=(input.shape[0], 1))
+    b = b if b.dtype == a.dtype else bind(_R["cast"], b, dtype=a.dtype)
+    return _solve(a, bind(_R["matmul"], _t(A), b), "lstsq")
+
+
+__all__ += ["lstsq"]

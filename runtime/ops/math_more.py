@@ -986,3 +986,11 @@ class Mvlgamma(_SpecialPrimitive):
 for _cls in (Lgamma, Digamma, Mvlgamma):
     _cls.__module__ = "runtime.ops"
 __all__ += ["lgamma", "digamma", "mvlgamma", "Lgamma", "Digamma", "Mvlgamma"]
+
+
+def pows(x, y):
+    """``ops.pows(x, y)``: the functional module's spelling of ``ops.pow``."""
+    return bind(_R["pow"], x, y)
+
+
+__all__ += ["pows"]
