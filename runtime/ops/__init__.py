@@ -55,6 +55,8 @@ from .nn_more import *  # noqa: E402, F403
 from .nn_more import __all__ as _nn_more_all  # noqa: E402
 from .linalg_more import *  # noqa: E402, F403
 from .linalg_more import __all__ as _linalg_more_all  # noqa: E402
+from .image_func import *  # noqa: E402, F403
+from .image_func import __all__ as _image_all  # noqa: E402
 from ..autograd import GradOperation, grad, value_and_grad, get_grad  # noqa: E402,F401
 from ..transforms import vjp, jvp, jacrev, jacfwd  # noqa: E402,F401
 from ..vmap import vmap  # noqa: E402,F401
@@ -64,6 +66,6 @@ __all__ = sorted(set(_FUNCTIONS) | set(_PRIMITIVES) | set(_composite_all) | set(
                  | set(_comm_ops_all) | set(_clip_all) | set(_compat_ops_all) | set(_selection_all) | set(_optimizer_prims_all)
                  | set(_spellings_all) | set(_einsum_all) | set(_volume_all)
                  | set(_math_more_all) | set(_array_more_all) | set(_activation_all)
-                 | set(_random_more_all) | set(_nn_more_all) | set(_linalg_more_all)
+                 | set(_random_more_all) | set(_nn_more_all) | set(_linalg_more_all) | set(_image_all)
                  | {"GradOperation", "Primitive", "grad", "value_and_grad", "get_grad",
                     "vjp", "jvp", "jacrev", "jacfwd", "vmap"})
