@@ -295,3 +295,152 @@ def lstsq(input, A):  # noqa: A002, N803 - MindSpore's names
 
 
 __all__ += ["lstsq"]
+
+
+# -- diagonal bands (MindSpore's MatrixDiagV3 family: k, alignment, padding) -------------------------------------
+def _band(k, fn):
+    if isinstance(k, (int, np.integer)):
+        return int(k), int(k)
+    if is_tensorlike(k):
+        k = np.asarray(k.asnumpy()).reshape(-1).tolist()
+    k = tuple(int(v) for v in k)
+    if len(k) == 1:
+        return k[0], k[0]
+    if len(k) != 2 or k[0] > k[1]:
+        raise ValueError(f"ops.{fn}: k must be an int or a pair (k0 <= k1), got {k!r}")
+    return k
+
+
+def _diag_len(d, rows, cols):
+    return min(rows + min(d, 0), cols - max(d, 0))
+
+
+def _offset(d, length, max_len, align, fn):
+    if align not in ("RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT"):
+        raise ValueError(f"ops.{fn}: align must be RIGHT_LEFT, LEFT_RIGHT, LEFT_LEFT or RIGHT_RIGHT, got {align!r}")
+    side = align.split("_")[0 if d >= 0 else 1]  # superdiagonals follow the first word, subdiagonals the second
+    return max_len - length if side == "RIGHT" else 0
+
+
+def _padded(values, valid, padding_value):
+    fill = bind(_R["add"], bind(_R["zeros_like"], values), padding_value if not is_tensorlike(padding_value)
+                else bind(_R["cast"], padding_value, dtype=values.dtype))
+    return bind(_R["where"], Tensor(valid), values, fill)
+
+
+def matrix_diag_part(x, k=0, padding_value=0, align="RIGHT_LEFT"):
+    """``ops.matrix_diag_part(x, k=0, padding_value=0, align="RIGHT_LEFT")``: the diagonals ``k`` (an int, or a band
+    ``(k0, k1)``) of the (..., M, N) matrices: (..., L) for one diagonal, (..., k1 - k0 + 1, L) for a band (rows
+    from k1 down to k0, each shorter diagonal padded with ``padding_value`` on the side ``align`` leaves)."""
+    fn = "matrix_diag_part"
+    k0, k1 = _band(k, fn)
+    rows, cols = int(x.shape[-2]), int(x.shape[-1])
+    max_len = max(_diag_len(d, rows, cols) for d in range(k0, k1 + 1))
+    index = np.zeros((k1 - k0 + 1, max_len), np.int32)
+    valid = np.zeros((k1 - k0 + 1, max_len), bool)
+    for i, d in enumerate(range(k1, k0 - 1, -1)):
+        length = _diag_len(d, rows, cols)
+        off = _offset(d, length, max_len, align, fn)
+        for j in range(max(length, 0)):
+            index[i, off + j] = (j - min(d, 0)) * cols + (j + max(d, 0))
+            valid[i, off + j] = True
+    flat = bind(_R["reshape"], x, shape=tuple(x.shape[:-2]) + (rows * cols,))
+    picked = bind(_R["gather"], flat, Tensor(index), axis=x.ndim - 2)
+    out = _padded(picked, valid, padding_value)
+    return bind(_R["squeeze"], out, axis=(x.ndim - 2,)) if k0 == k1 else out
+
+
+def _diag_placement(rows, cols, k0, k1, max_len, align, fn):
+    """For an (M, N) output: the flat index into (num_diags * max_len) diagonal values of each cell, and
+    whether the cell lies on one of the diagonals."""
+    index = np.zeros((rows, cols), np.int32)
+    on = np.zeros((rows, cols), bool)
+    for r in range(rows):
+        for c in range(cols):
+            d = c - r
+            if not k0 <= d <= k1:
+                continue
+            length = _diag_len(d, rows, cols)
+            j = r + min(d, 0)
+            pos = _offset(d, length, max_len, align, fn) + j
+            if 0 <= pos < max_len:
+                index[r, c] = (k1 - d) * max_len + pos
+                on[r, c] = True
+    return index, on
+
+
+def matrix_diag(x, k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_LEFT"):
+    """``ops.matrix_diag(x, k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_LEFT")``: matrices with
+    the diagonals of ``x`` ((..., L) for one diagonal ``k``, (..., k1 - k0 + 1, L) for a band, laid out as
+    :func:`matrix_diag_part` returns them) and ``padding_value`` elsewhere; the size is the smallest that holds
+    them unless ``num_rows``/``num_cols`` are given."""
+    fn = "matrix_diag"
+    k0, k1 = _band(k, fn)
+    band = x if k0 != k1 else bind(_R["expand_dims"], x, axis=-2)
+    max_len = int(band.shape[-1])
+    if band.shape[-2] != k1 - k0 + 1:
+        raise ValueError(f"ops.{fn}: x must hold {k1 - k0 + 1} diagonals on axis -2, got shape {tuple(x.shape)}")
+    min_rows, min_cols = max_len - min(k1, 0), max_len + max(k0, 0)
+    num_rows, num_cols = int(num_rows), int(num_cols)
+    if num_rows == -1 and num_cols == -1:
+        num_rows = num_cols = max(min_rows, min_cols)
+    elif num_rows == -1:
+        num_rows = min_rows
+    elif num_cols == -1:
+        num_cols = min_cols
+    index, on = _diag_placement(num_rows, num_cols, k0, k1, max_len, align, fn)
+    flat = bind(_R["reshape"], band, shape=tuple(band.shape[:-2]) + ((k1 - k0 + 1) * max_len,))
+    picked = bind(_R["gather"], flat, Tensor(index), axis=band.ndim - 2)
+    return _padded(picked, on, padding_value)
+
+
+def matrix_set_diag(x, diagonal, k=0, align="RIGHT_LEFT"):
+    """``ops.matrix_set_diag(x, diagonal, k=0, align="RIGHT_LEFT")``: ``x`` with its diagonals ``k`` replaced by
+    ``diagonal`` (laid out as :func:`matrix_diag_part` returns them)."""
+    fn = "matrix_set_diag"
+    k0, k1 = _band(k, fn)
+    rows, cols = int(x.shape[-2]), int(x.shape[-1])
+    band = diagonal if k0 != k1 else bind(_R["expand_dims"], diagonal, axis=-2)
+    max_len = int(band.shape[-1])
+    index, on = _diag_placement(rows, cols, k0, k1, max_len, align, fn)
+    flat = bind(_R["reshape"], band, shape=tuple(band.shape[:-2]) + ((k1 - k0 + 1) * max_len,))
+    placed = bind(_R["gather"], flat, Tensor(index), axis=band.ndim - 2)
+    placed = placed if placed.dtype == x.dtype else bind(_R["cast"], placed, dtype=x.dtype)
+    return bind(_R["where"], Tensor(on), placed, bind(_R["broadcast_to"], x, shape=tuple(placed.shape)))
+
+
+class MatrixDiagV3(_LinalgPrimitive):
+    """``ops.MatrixDiagV3(align="RIGHT_LEFT")(x, k, num_rows, num_cols, padding_value)``: :func:`matrix_diag`."""
+
+    def __init__(self, align="RIGHT_LEFT"):
+        self.align = align
+
+    def __call__(self, x, k, num_rows, num_cols, padding_value):
+        scalar = (lambda v: int(np.asarray(v.asnumpy()).reshape(-1)[0]) if is_tensorlike(v) else int(v))
+        return matrix_diag(x, k, scalar(num_rows), scalar(num_cols), padding_value, self.align)
+
+
+class MatrixDiagPartV3(_LinalgPrimitive):
+    """``ops.MatrixDiagPartV3(align="RIGHT_LEFT")(x, k, padding_value)``: :func:`matrix_diag_part`."""
+
+    def __init__(self, align="RIGHT_LEFT"):
+        self.align = align
+
+    def __call__(self, x, k, padding_value):
+        return matrix_diag_part(x, k, padding_value, self.align)
+
+
+class MatrixSetDiagV3(_LinalgPrimitive):
+    """``ops.MatrixSetDiagV3(align="RIGHT_LEFT")(x, diagonal, k)``: :func:`matrix_set_diag`."""
+
+    def __init__(self, align="RIGHT_LEFT"):
+        self.align = align
+
+    def __call__(self, x, diagonal, k):
+        return matrix_set_diag(x, diagonal, k, self.align)
+
+
+for _cls in (MatrixDiagV3, MatrixDiagPartV3, MatrixSetDiagV3):
+    _cls.__module__ = "runtime.ops"
+__all__ += ["matrix_diag_part", "matrix_diag", "matrix_set_diag", "MatrixDiagV3", "MatrixDiagPartV3",
+            "MatrixSetDiagV3"]

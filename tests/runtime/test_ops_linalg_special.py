@@ -183,3 +183,57 @@ def test_every_mode_equals_pynative(name, fn, mode):
     a = Tensor((np.random.default_rng(3).standard_normal((3, 3)) + 3 * np.eye(3)).astype(np.float32))
     want = _np(fn(a))
     np.testing.assert_allclose(_np(run_fn(mode, fn, a)), want, rtol=1e-5, atol=1e-5)
+
+
+# -- diagonal bands ---------------------------------------------------------------------------------------------
+def _diag_part_loop(x, k0, k1, pad, align):
+    rows, cols = x.shape[-2:]
+    lens = {d: min(rows + min(d, 0), cols - max(d, 0)) for d in range(k0, k1 + 1)}
+    max_len = max(lens.values())
+    out = np.full(x.shape[:-2] + (k1 - k0 + 1, max_len), pad, x.dtype)
+    for i, d in enumerate(range(k1, k0 - 1, -1)):
+        first = align.split("_")[0 if d >= 0 else 1]
+        off = max_len - lens[d] if first == "RIGHT" else 0
+        for j in range(lens[d]):
+            out[..., i, off + j] = x[..., j - min(d, 0), j + max(d, 0)]
+    return out
+
+
+@pytest.mark.parametrize("k", [0, 1, -2, (-1, 2), (0, 1), (-2, -1)])
+@pytest.mark.parametrize("align", ["RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT"])
+def test_matrix_diag_family_equals_the_definition(k, align):
+    x = RNG.standard_normal((2, 3, 4))
+    k0, k1 = (k, k) if isinstance(k, int) else k
+    want = _diag_part_loop(x, k0, k1, 9.0, align)
+    got = _np(ops.matrix_diag_part(Tensor(x), k, 9.0, align))
+    np.testing.assert_array_equal(got, want[..., 0, :] if k0 == k1 else want)
+    # matrix_diag of the diagonals rebuilds the band of x (zeros elsewhere); matrix_set_diag writes them back
+    band = np.where((np.arange(4)[None, :] - np.arange(3)[:, None] >= k0)
+                    & (np.arange(4)[None, :] - np.arange(3)[:, None] <= k1), x, 0.0)
+    np.testing.assert_array_equal(_np(ops.matrix_diag(Tensor(got), k, 3, 4, 0.0, align)), band)
+    zeros = np.zeros_like(x)
+    np.testing.assert_array_equal(_np(ops.matrix_set_diag(Tensor(zeros), Tensor(got), k, align)), band)
+
+
+def test_matrix_diag_documented_layouts():
+    x = np.array([[1, 2, 3, 4], [5, 6, 7, 8], [9, 8, 7, 6]], np.float32)
+    assert _np(ops.matrix_diag_part(Tensor(x), (-1, 2))).tolist() == [[0, 3, 8], [2, 7, 6], [1, 6, 7], [5, 8, 0]]
+    assert _np(ops.matrix_diag_part(Tensor(x), (-1, 2), align="LEFT_RIGHT")).tolist() == \
+        [[3, 8, 0], [2, 7, 6], [1, 6, 7], [0, 5, 8]]
+    assert _np(ops.matrix_diag(Tensor(np.array([1.0, 2.0])), 1)).tolist() == [[0, 1, 0], [0, 0, 2], [0, 0, 0]]
+    assert _np(ops.matrix_diag(Tensor(np.array([1.0, 2.0])), -1, padding_value=7)).tolist() == \
+        [[7, 7, 7], [1, 7, 7], [7, 2, 7]]
+    assert ops.matrix_diag(Tensor(np.ones((2, 3))), 0, 4, -1).shape == (2, 4, 3)
+    assert _np(ops.MatrixDiagPartV3()(Tensor(x), Tensor(np.array([0, 1], np.int32)), Tensor(np.float32(0)))).tolist() \
+        == [[2, 7, 6], [1, 6, 7]]
+    got = _np(ops.MatrixSetDiagV3()(Tensor(x), Tensor(np.zeros(3, np.float32)), Tensor(np.int32(0))))
+    assert np.diag(got).tolist() == [0, 0, 0]
+    got = _np(ops.MatrixDiagV3()(Tensor(np.array([1.0, 2.0], np.float32)), Tensor(np.int32(0)), Tensor(np.int32(-1)),
+                                 Tensor(np.int32(3)), Tensor(np.float32(0))))
+    assert got.tolist() == [[1, 0, 0], [0, 2, 0]]
+
+
+def test_matrix_diag_gradients():
+    check_grad(lambda t: ops.matrix_diag_part(t, (-1, 1)), RNG.standard_normal((3, 4)))
+    check_grad(lambda t: ops.matrix_diag(t, (0, 1), 3, 3), RNG.standard_normal((2, 3)))
+    check_grad(lambda a, d: ops.matrix_set_diag(a, d, 1), RNG.standard_normal((3, 3)), RNG.standard_normal(2))
