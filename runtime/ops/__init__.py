@@ -57,6 +57,8 @@ from .linalg_more import *  # noqa: E402, F403
 from .linalg_more import __all__ as _linalg_more_all  # noqa: E402
 from .image_func import *  # noqa: E402, F403
 from .image_func import __all__ as _image_all  # noqa: E402
+from .primitive_more import *  # noqa: E402, F403
+from .primitive_more import __all__ as _primitive_more_all  # noqa: E402
 from ..autograd import GradOperation, grad, value_and_grad, get_grad  # noqa: E402,F401
 from ..transforms import vjp, jvp, jacrev, jacfwd  # noqa: E402,F401
 from ..vmap import vmap  # noqa: E402,F401
@@ -67,5 +69,6 @@ __all__ = sorted(set(_FUNCTIONS) | set(_PRIMITIVES) | set(_composite_all) | set(
                  | set(_spellings_all) | set(_einsum_all) | set(_volume_all)
                  | set(_math_more_all) | set(_array_more_all) | set(_activation_all)
                  | set(_random_more_all) | set(_nn_more_all) | set(_linalg_more_all) | set(_image_all)
+                 | set(_primitive_more_all)
                  | {"GradOperation", "Primitive", "grad", "value_and_grad", "get_grad",
                     "vjp", "jvp", "jacrev", "jacfwd", "vmap"})
