@@ -994,3 +994,84 @@ def pows(x, y):
 
 
 __all__ += ["pows"]
+
+
+# -- modified Bessel functions of the first kind ------------------------------------------------------------------
+_BESSEL_SPLIT = 15.0   # below: the power series (40 terms); above: the asymptotic expansion (30 terms)
+_BESSEL_SERIES_TERMS = 40
+_BESSEL_ASYMPTOTIC_TERMS = 30
+
+
+def _bessel_i_scaled(x, order):
+    """``exp(-|x|) I_order(|x|)`` for order 0 or 1, from the power series ``sum (|x|/2)^(2k+order) / (k! (k+order)!)``
+    for |x| <= 15 and the asymptotic expansion ``sum (-1)^k a_k / |x|^k / sqrt(2 pi |x|)`` above (each branch is
+    evaluated on arguments inside its own range, so the discarded one stays finite)."""
+    ax = bind(_R["abs"], x)
+    small = bind(_R["less_equal"], ax, _BESSEL_SPLIT)
+    xs = _safe(small, ax, 1.0)
+    xl = _safe(bind(_R["logical_not"], small), ax, 2.0 * _BESSEL_SPLIT)
+    # power series in q = x^2 / 4, by the term recurrence t_k = t_{k-1} q / (k (k + order))
+    q = bind(_R["mul"], bind(_R["square"], xs), 0.25)
+    term = bind(_R["mul"], xs, 0.5) if order else bind(_R["ones_like"], xs)
+    total = term
+    for k in range(1, _BESSEL_SERIES_TERMS):
+        term = bind(_R["mul"], term, bind(_R["div"], q, float(k * (k + order))))
+        total = bind(_R["add"], total, term)
+    series = bind(_R["mul"], total, bind(_R["exp"], bind(_R["neg"], xs)))
+    # asymptotic: a_k = prod_{j<=k} (4 order^2 - (2j - 1)^2) / (k! 8^k), terms (-1)^k a_k / x^k
+    inv = bind(_R["reciprocal"], xl)
+    coef, power = 1.0, bind(_R["ones_like"], xl)
+    expansion = bind(_R["ones_like"], xl)
+    for k in range(1, _BESSEL_ASYMPTOTIC_TERMS):
+        coef *= -(4.0 * order * order - (2 * k - 1) ** 2) / (k * 8.0)
+        power = bind(_R["mul"], power, inv)
+        expansion = bind(_R["add"], expansion, bind(_R["mul"], power, coef))
+    asymptotic = bind(_R["div"], expansion, bind(_R["sqrt"], bind(_R["mul"], xl, 2.0 * math.pi)))
+    out = bind(_R["where"], small, series, asymptotic)
+    return bind(_R["mul"], out, bind(_R["sign"], x)) if order else out
+
+
+def bessel_i0e(x):
+    """``ops.bessel_i0e(x)``: the exponentially scaled modified Bessel function ``exp(-|x|) I0(x)``."""
+    return _bessel_i_scaled(_as_float(x, "bessel_i0e"), 0)
+
+
+def bessel_i1e(x):
+    """``ops.bessel_i1e(x)``: ``exp(-|x|) I1(x)``."""
+    return _bessel_i_scaled(_as_float(x, "bessel_i1e"), 1)
+
+
+def bessel_i0(x):
+    """``ops.bessel_i0(x)``: the modified Bessel function of the first kind of order 0 (``exp(|x|) * i0e(x)``)."""
+    x = _as_float(x, "bessel_i0")
+    return bind(_R["mul"], _bessel_i_scaled(x, 0), bind(_R["exp"], bind(_R["abs"], x)))
+
+
+def bessel_i1(x):
+    """``ops.bessel_i1(x)``: the modified Bessel function of the first kind of order 1."""
+    x = _as_float(x, "bessel_i1")
+    return bind(_R["mul"], _bessel_i_scaled(x, 1), bind(_R["exp"], bind(_R["abs"], x)))
+
+
+def i0(input):  # noqa: A002
+    """``ops.i0(input)``: alias of ``ops.bessel_i0``."""
+    return bessel_i0(input)
+
+
+class BesselI0e(_SpecialPrimitive):
+    """``ops.BesselI0e()(x)``: ``exp(-|x|) I0(x)``."""
+
+    def __call__(self, x):
+        return bessel_i0e(x)
+
+
+class BesselI1e(_SpecialPrimitive):
+    """``ops.BesselI1e()(x)``: ``exp(-|x|) I1(x)``."""
+
+    def __call__(self, x):
+        return bessel_i1e(x)
+
+
+for _cls in (BesselI0e, BesselI1e):
+    _cls.__module__ = "runtime.ops"
+__all__ += ["bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "i0", "BesselI0e", "BesselI1e"]

@@ -237,3 +237,41 @@ def test_matrix_diag_gradients():
     check_grad(lambda t: ops.matrix_diag_part(t, (-1, 1)), RNG.standard_normal((3, 4)))
     check_grad(lambda t: ops.matrix_diag(t, (0, 1), 3, 3), RNG.standard_normal((2, 3)))
     check_grad(lambda a, d: ops.matrix_set_diag(a, d, 1), RNG.standard_normal((3, 3)), RNG.standard_normal(2))
+
+
+# -- modified Bessel functions ------------------------------------------------------------------------------------
+def _i1_series(v):
+    """I1 by its power series in Python floats, 400 terms."""
+    s, t = 0.0, v / 2
+    for k in range(400):
+        if k:
+            t *= (v * v / 4) / (k * (k + 1))
+        s += t
+    return s
+
+
+def test_bessel_i_family_equals_the_references():
+    x = np.concatenate([np.linspace(-45, 45, 901), [0.0, 1e-9, 14.999, 15.0, 15.001, 80.0]])
+    np.testing.assert_allclose(_np(ops.bessel_i0(Tensor(x))), np.i0(x), rtol=5e-14)
+    np.testing.assert_allclose(_np(ops.i0(Tensor(x))), np.i0(x), rtol=5e-14)
+    np.testing.assert_allclose(_np(ops.bessel_i0e(Tensor(x))), np.i0(x) * np.exp(-np.abs(x)), rtol=5e-14)
+    want = np.array([_i1_series(v) for v in x])
+    np.testing.assert_allclose(_np(ops.bessel_i1(Tensor(x))), want, rtol=5e-14, atol=1e-300)
+    np.testing.assert_allclose(_np(ops.bessel_i1e(Tensor(x))), want * np.exp(-np.abs(x)), rtol=5e-14, atol=1e-300)
+    big = np.array([500.0, 5000.0])
+    assert np.isfinite(_np(ops.bessel_i0e(Tensor(big)))).all()  # the scaled forms do not overflow
+    np.testing.assert_allclose(_np(ops.BesselI0e()(Tensor(big))), 1 / np.sqrt(2 * np.pi * big) * (1 + 1 / (8 * big)),
+                               rtol=1e-6)
+    np.testing.assert_allclose(_np(ops.BesselI1e()(Tensor(x[:5]))), _np(ops.bessel_i1e(Tensor(x[:5]))))
+    f32 = _np(ops.bessel_i0(Tensor(np.array([0.5, 3.0], np.float32))))
+    assert f32.dtype == np.float32
+    np.testing.assert_allclose(f32, np.i0([0.5, 3.0]), rtol=1e-6)
+
+
+def test_bessel_gradients():
+    x = np.array([-20.0, -3.0, -0.4, 0.7, 2.5, 16.0, 30.0])
+    check_grad(ops.bessel_i0e, x, rtol=1e-5, atol=1e-9)
+    check_grad(ops.bessel_i1, x[1:5], rtol=1e-5, atol=1e-9)  # (small values: a sum of ~1e6 would lose the digits)
+    check_grad(ops.bessel_i1e, x, rtol=1e-5, atol=1e-9)
+    g = _np(ms.grad(lambda t: ops.bessel_i0(t).sum())(Tensor(x)))
+    np.testing.assert_allclose(g, [_i1_series(v) for v in x], rtol=1e-12)  # I0' = I1
