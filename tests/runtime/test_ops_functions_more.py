@@ -561,3 +561,25 @@ def test_every_mode_equals_pynative(name, fn, mode):
     want = fn(a, b).asnumpy()
     got = run_fn(mode, fn, a, b).asnumpy()
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+VALUE_READING = [
+    # functions that read a Tensor's values for a shape or constant: a graph break under jit, same results
+    ("sequence_mask", lambda lengths: ops.sequence_mask(lengths), lambda: (Tensor(np.array([1, 3, 2], np.int32)),)),
+    ("range", lambda a: ops.range(a, a * 4, a), lambda: (Tensor(np.int32(2)),)),
+    ("check_valid", lambda b, m: ops.check_valid(b, m),
+     lambda: (Tensor(np.array([[0, 0, 3, 3.0], [0, 0, 20, 3]], np.float32)), Tensor(np.array([10, 10, 1.0], np.float32)))),
+    ("quantile", lambda x, q: ops.quantile(x, q, 0), lambda: (Tensor(np.arange(6.0).reshape(3, 2)),
+                                                             Tensor(np.array([0.25, 0.5])))),
+    ("fold", lambda x, s: ops.fold(x, s, 2), lambda: (Tensor(np.arange(72.0).reshape(1, 8, 9)),
+                                                     Tensor(np.array([4, 4], np.int32)))),
+    ("index_fill", lambda x, i: ops.index_fill(x, 0, i, 5.0), lambda: (Tensor(np.zeros((3, 2))),
+                                                                      Tensor(np.array([1], np.int32)))),
+]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name,fn,make", VALUE_READING, ids=[v[0] for v in VALUE_READING])
+def test_value_reading_functions_in_every_mode(name, fn, make, mode):
+    args = make()
+    np.testing.assert_array_equal(run_fn(mode, fn, *args).asnumpy(), fn(*args).asnumpy())
