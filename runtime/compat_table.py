@@ -195,6 +195,8 @@ DIFFERENCES = {
     "ops.grid_sample": "4-D input only (5-D raises ValueError); 'bilinear'/'nearest' with PyTorch's padding rules.",
     "ops.SpaceToDepth": "TF's channel order `(i * b + j) * C + c` (also `ops.DepthToSpace`).",
     "ops.lstsq": "through the normal equations: `A` must have full column rank.",
+    "ops.gamma": "`beta` is the scale (the density of MindSpore's Gamma kernel and its documented outputs); Marsaglia-"
+                 "Tsang with 12 proposals per sample from the one stream (`ms.set_seed`), as `ops.random_gamma`.",
     "nn.DistributedGradReducer": "`fusion_type` is accepted; buckets follow the auto-parallel context. "
                                  "Parameters it is built for are not reduced again by grad/value_and_grad, "
                                  "which reduce the others themselves in data-parallel mode.",

@@ -153,3 +153,68 @@ def standard_laplace(shape, seed=0, seed2=0):
     _check_seed(seed, "standard_laplace")
     _check_seed(seed2, "standard_laplace")
     return _laplace_from(_uniform(tuple(int(s) for s in shape)), 0.0, 1.0)
+
+
+# -- gamma draws ----------------------------------------------------------------------------------------------------
+_GAMMA_PROPOSALS = 12  # Marsaglia-Tsang accepts a proposal with probability >= 0.95: all 12 fail with p < 1e-15
+
+
+def _standard_gamma(alpha, shape):
+    """Gamma(alpha, 1) samples of ``shape`` (``alpha`` broadcast to it): Marsaglia and Tsang's method on
+    ``_GAMMA_PROPOSALS`` proposals per sample at once, the first accepted one kept; ``alpha < 1`` is drawn as
+    ``Gamma(alpha + 1) * U ** (1 / alpha)``."""
+    dt = alpha.dtype
+    a = bind(_R["broadcast_to"], alpha, shape=shape)
+    small = bind(_R["less"], a, 1.0)
+    boosted = bind(_R["where"], small, bind(_R["add"], a, 1.0), a)
+    d = bind(_R["sub"], boosted, 1.0 / 3.0)
+    c = bind(_R["div"], 1.0, bind(_R["sqrt"], bind(_R["mul"], d, 9.0)))
+    proposals = (_GAMMA_PROPOSALS,) + tuple(shape)
+    z = bind(_R["standard_normal"], shape=proposals, dtype=dt)
+    u = bind(_R["add"], _uniform(proposals, dt), float(np.finfo(dt.np).tiny))
+    v = bind(_R["pow"], bind(_R["add"], bind(_R["mul"], c, z), 1.0), 3.0)
+    positive = bind(_R["greater"], v, 0.0)
+    v_safe = bind(_R["where"], positive, v, bind(_R["ones_like"], v))
+    bound = bind(_R["add"], bind(_R["mul"], bind(_R["square"], z), 0.5),
+                 bind(_R["mul"], d, bind(_R["add"], bind(_R["sub"], 1.0, v_safe), bind(_R["log"], v_safe))))
+    accept = bind(_R["logical_and"], positive, bind(_R["less"], bind(_R["log"], u), bound))
+    first = bind(_R["argmax"], bind(_R["cast"], accept, dtype=as_dtype("int32")), axis=0, keep_dims=True)
+    chosen = bind(_R["gather_elements"], bind(_R["mul"], d, v_safe), bind(_R["cast"], first, dtype=int32), dim=0)
+    sample = bind(_R["reshape"], chosen, shape=tuple(shape))
+    boost = bind(_R["pow"], bind(_R["add"], _uniform(shape, dt), float(np.finfo(dt.np).tiny)),
+                 bind(_R["div"], 1.0, a))
+    return bind(_R["where"], small, bind(_R["mul"], sample, boost), sample)
+
+
+def _shape_of(shape, fn):
+    if is_tensorlike(shape):
+        shape = np.asarray(shape.asnumpy()).reshape(-1).tolist()
+    shape = tuple(int(s) for s in shape)
+    if any(s < 0 for s in shape):
+        raise ValueError(f"ops.{fn}: shape must hold non-negative ints, got {shape}")
+    return shape
+
+
+def random_gamma(shape, alpha, seed=None):
+    """``ops.random_gamma(shape, alpha, seed=None)``: Gamma(alpha, 1) samples of shape ``shape + alpha.shape``
+    (``shape`` a tuple or a 1-D int Tensor), in ``alpha``'s dtype."""
+    _tensor(alpha, "random_gamma", "alpha")
+    _check_seed(seed, "random_gamma")
+    if not alpha.dtype.is_float:
+        raise TypeError(f"ops.random_gamma: alpha must be a float Tensor, got {alpha.dtype}")
+    out = _shape_of(shape, "random_gamma") + tuple(int(s) for s in alpha.shape)
+    return _standard_gamma(alpha, out)
+
+
+def gamma(shape, alpha, beta, seed=None):
+    """``ops.gamma(shape, alpha, beta, seed=None)``: Gamma samples with shape ``alpha`` and scale ``beta`` (the
+    density ``x^(alpha-1) exp(-x / beta) / (beta^alpha Gamma(alpha))`` of MindSpore's Gamma kernel), of the
+    broadcast shape of ``shape``, ``alpha`` and ``beta``."""
+    _tensor(alpha, "gamma", "alpha")
+    _tensor(beta, "gamma", "beta")
+    _check_seed(seed, "gamma")
+    out = tuple(np.broadcast_shapes(_shape_of(shape, "gamma"), tuple(alpha.shape), tuple(beta.shape)))
+    return bind(_R["mul"], _standard_gamma(alpha, out), beta)
+
+
+__all__ += ["random_gamma", "gamma"]

@@ -335,3 +335,35 @@ def test_every_mode_equals_pynative(name, fn, mode):
     a = Tensor(np.random.default_rng(13).uniform(-2, 2, (4, 4)).astype(np.float32))
     want = _np(fn(a))
     np.testing.assert_allclose(_np(run_fn(mode, fn, a)), want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("alpha", [0.3, 1.0, 2.5, 30.0])
+def test_random_gamma_moments(alpha):
+    ms.set_seed(11)
+    s = _np(ops.random_gamma((100000,), Tensor(np.array(alpha))))
+    assert s.min() > 0
+    # mean alpha, variance alpha, skewness 2 / sqrt(alpha) (standard errors ~ sqrt(alpha/1e5) and less)
+    assert abs(s.mean() - alpha) < 0.02 * max(alpha, 1) ** 0.5
+    assert abs(s.var() / alpha - 1) < 0.03
+    skew = ((s - s.mean()) ** 3).mean() / s.std() ** 3
+    assert abs(skew - 2 / np.sqrt(alpha)) < 0.15 * max(1.0, 2 / np.sqrt(alpha))
+
+
+def test_gamma_shapes_scale_and_documented_shapes():
+    ms.set_seed(12)
+    out = ops.random_gamma(Tensor(np.array([7, 5], np.int32)), Tensor(np.array([0.5, 1.5], np.float32)), seed=5)
+    assert out.shape == (7, 5, 2) and out.dtype == ms.float32
+    alpha = Tensor(np.array([[3, 4], [5, 6]], np.float32))
+    assert ops.gamma((3, 1, 2), alpha, Tensor(np.array([1.0], np.float32)), seed=5).shape == (3, 2, 2)
+    alpha3 = Tensor(np.array([[1, 3, 4], [2, 5, 6]], np.float32))
+    assert ops.gamma((3, 1, 3), alpha3, Tensor(np.array([1.0], np.float32)), seed=5).shape == (3, 2, 3)
+    draws = _np(ops.gamma((40000, 2), Tensor(np.array([2.0, 3.0])), Tensor(np.array([0.5, 4.0]))))
+    np.testing.assert_allclose(draws.mean(0), [2.0 * 0.5, 3.0 * 4.0], rtol=0.03)  # beta is the scale
+    np.testing.assert_allclose(draws.var(0), [2.0 * 0.25, 3.0 * 16.0], rtol=0.06)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_random_gamma_under_every_mode(mode):
+    ms.set_seed(13)
+    s = _np(run_fn(mode, lambda a: ops.random_gamma((20000,), a), Tensor(np.array([2.0, 0.5], np.float32))))
+    assert s.shape == (20000, 2) and abs(s[:, 0].mean() - 2.0) < 0.06 and abs(s[:, 1].mean() - 0.5) < 0.03
