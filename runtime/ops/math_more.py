@@ -1075,3 +1075,82 @@ class BesselI1e(_SpecialPrimitive):
 for _cls in (BesselI0e, BesselI1e):
     _cls.__module__ = "runtime.ops"
 __all__ += ["bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "i0", "BesselI0e", "BesselI1e"]
+
+
+# -- regularized incomplete gamma -----------------------------------------------------------------------------------
+_IGAMMA_SERIES_TERMS = 300      # x < a + 1: the power series (terms shrink at least like x / (a + k))
+_IGAMMA_FRACTION_TERMS = 200    # x >= a + 1: Legendre's continued fraction (modified Lentz)
+_TINY = 1e-300
+
+
+def _igamma_parts(a, x):
+    """``(P(a, x), Q(a, x))`` for a > 0, x >= 0: the series where x < a + 1, the continued fraction elsewhere,
+    each evaluated on arguments inside its own region (the other is discarded by ``where``)."""
+    use_series = bind(_R["less"], x, bind(_R["add"], a, 1.0))
+    xs = bind(_R["where"], use_series, x, bind(_R["mul"], a, 0.5))
+    xc = bind(_R["where"], use_series, bind(_R["add"], a, 2.0), x)
+    # x^a e^-x / Gamma(a), in logs
+    def prefactor(xv):
+        return bind(_R["exp"], bind(_R["sub"], bind(_R["sub"], bind(_R["mul"], a, bind(_R["log"], xv)), xv), lgamma(a)))
+    term = bind(_R["reciprocal"], a)
+    total = term
+    ap = a
+    for _ in range(_IGAMMA_SERIES_TERMS):
+        ap = bind(_R["add"], ap, 1.0)
+        term = bind(_R["mul"], term, bind(_R["div"], xs, ap))
+        total = bind(_R["add"], total, term)
+    p_series = bind(_R["mul"], total, prefactor(xs))
+    tiny = float(np.finfo(x.dtype.np).tiny) * 1e3
+    b = bind(_R["sub"], bind(_R["add"], xc, 1.0), a)
+    c = bind(_R["add"], bind(_R["zeros_like"], b), 1.0 / tiny)
+    d = bind(_R["reciprocal"], b)
+    h = d
+    for i in range(1, _IGAMMA_FRACTION_TERMS + 1):
+        an = bind(_R["mul"], bind(_R["sub"], a, float(i)), float(i))        # -i (i - a)
+        b = bind(_R["add"], b, 2.0)
+        d = bind(_R["add"], bind(_R["mul"], an, d), b)
+        d = bind(_R["where"], bind(_R["less"], bind(_R["abs"], d), tiny), bind(_R["add"], bind(_R["zeros_like"], d), tiny), d)
+        c = bind(_R["add"], b, bind(_R["div"], an, c))
+        c = bind(_R["where"], bind(_R["less"], bind(_R["abs"], c), tiny), bind(_R["add"], bind(_R["zeros_like"], c), tiny), c)
+        d = bind(_R["reciprocal"], d)
+        h = bind(_R["mul"], h, bind(_R["mul"], d, c))
+    q_fraction = bind(_R["mul"], h, prefactor(xc))
+    p = bind(_R["where"], use_series, p_series, bind(_R["sub"], 1.0, q_fraction))
+    q = bind(_R["where"], use_series, bind(_R["sub"], 1.0, p_series), q_fraction)
+    return p, q
+
+
+def _igamma(a, x, upper, fn):
+    _check_tensor(a, fn)
+    _check_tensor(x, fn, "other")
+    dt = a.dtype if a.dtype.is_float else float32
+    a = bind(_R["cast"], a, dtype=dt) if a.dtype != dt else a
+    x = bind(_R["cast"], x, dtype=dt) if x.dtype != dt else x
+    a, x = (bind(_R["broadcast_to"], v, shape=tuple(np.broadcast_shapes(tuple(a.shape), tuple(x.shape))))
+            for v in (a, x))
+    valid = bind(_R["logical_and"], bind(_R["greater"], a, 0.0), bind(_R["greater_equal"], x, 0.0))
+    a_safe = bind(_R["where"], valid, a, bind(_R["ones_like"], a))
+    x_pos = bind(_R["greater"], x, 0.0)
+    x_safe = bind(_R["where"], bind(_R["logical_and"], valid, x_pos), x, bind(_R["ones_like"], x))
+    x_safe = bind(_R["where"], bind(_R["isinf"], x_safe), bind(_R["add"], bind(_R["mul"], a_safe, 0.0), 1e300 if dt.np
+                                                                    == np.float64 else 1e30), x_safe)
+    p, q = _igamma_parts(a_safe, x_safe)
+    out = q if upper else p
+    at_zero = bind(_R["add"], bind(_R["zeros_like"], out), 1.0 if upper else 0.0)
+    at_inf = bind(_R["add"], bind(_R["zeros_like"], out), 0.0 if upper else 1.0)
+    out = bind(_R["where"], bind(_R["isinf"], x), at_inf, bind(_R["where"], x_pos, out, at_zero))
+    return bind(_R["where"], valid, out, bind(_R["add"], bind(_R["zeros_like"], out), float("nan")))
+
+
+def igamma(input, other):  # noqa: A002
+    """``ops.igamma(input, other)``: the regularized lower incomplete gamma function ``P(a, x)`` with ``a = input``,
+    ``x = other`` (NaN for a <= 0 or x < 0)."""
+    return _igamma(input, other, False, "igamma")
+
+
+def igammac(input, other):  # noqa: A002
+    """``ops.igammac(input, other)``: the regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``."""
+    return _igamma(input, other, True, "igammac")
+
+
+__all__ += ["igamma", "igammac"]

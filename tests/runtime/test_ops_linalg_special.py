@@ -275,3 +275,45 @@ def test_bessel_gradients():
     check_grad(ops.bessel_i1e, x, rtol=1e-5, atol=1e-9)
     g = _np(ms.grad(lambda t: ops.bessel_i0(t).sum())(Tensor(x)))
     np.testing.assert_allclose(g, [_i1_series(v) for v in x], rtol=1e-12)  # I0' = I1
+
+
+# -- regularized incomplete gamma ----------------------------------------------------------------------------------
+def _q_integer(n, x):
+    """Q(n, x) for an integer n: exp(-x) sum_{k<n} x^k / k!."""
+    return math.exp(-x) * sum(x ** k / math.factorial(k) for k in range(n))
+
+
+def test_igamma_igammac_equal_closed_forms():
+    xs = np.array([1e-3, 0.3, 1.0, 2.5, 6.0, 11.0, 25.0, 60.0])
+    for n in (1, 2, 5, 12, 30):
+        a = np.full_like(xs, float(n))
+        q = _np(ops.igammac(Tensor(a), Tensor(xs)))
+        p = _np(ops.igamma(Tensor(a), Tensor(xs)))
+        want_q = np.array([_q_integer(n, v) for v in xs])
+        np.testing.assert_allclose(q, want_q, rtol=1e-11, atol=1e-300)
+        np.testing.assert_allclose(p + q, 1.0, rtol=1e-14)
+    half = np.full_like(xs, 0.5)
+    np.testing.assert_allclose(_np(ops.igamma(Tensor(half), Tensor(xs))), [math.erf(math.sqrt(v)) for v in xs],
+                               rtol=1e-12)
+    np.testing.assert_allclose(_np(ops.igammac(Tensor(half), Tensor(xs))), [math.erfc(math.sqrt(v)) for v in xs],
+                               rtol=1e-11)
+    edge = _np(ops.igamma(Tensor(np.array([2.0, 2.0, -1.0, 2.0, 0.0])), Tensor(np.array([0.0, np.inf, 1.0, -1.0, 1.0]))))
+    assert edge[0] == 0.0 and edge[1] == 1.0 and np.isnan(edge[2:]).all()
+    f32 = ops.igamma(Tensor(np.array([3.0], np.float32)), Tensor(np.array([2.0], np.float32)))
+    assert f32.dtype == ms.float32
+    np.testing.assert_allclose(_np(f32), [1 - _q_integer(3, 2.0)], rtol=1e-6)
+
+
+def test_igamma_gradients():
+    a = np.array([0.7, 2.0, 5.5, 3.0])
+    x = np.array([0.4, 3.5, 4.0, 9.0])
+    g = _np(ms.grad(lambda t: ops.igamma(Tensor(a), t).sum())(Tensor(x)))
+    np.testing.assert_allclose(g, [v ** (s - 1) * math.exp(-v) / math.gamma(s) for s, v in zip(a, x)], rtol=1e-9)
+    check_grad(lambda s, v: ops.igammac(s, v), a, x, rtol=1e-5, atol=1e-8)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_igamma_in_every_mode(mode):
+    a = Tensor(np.array([0.5, 2.0, 7.0], np.float32))
+    x = Tensor(np.array([0.3, 3.0, 12.0], np.float32))
+    np.testing.assert_allclose(_np(run_fn(mode, ops.igamma, a, x)), _np(ops.igamma(a, x)), rtol=1e-5)
