@@ -10,8 +10,8 @@ Example:
     >>> from runtime import ops, Tensor
     >>> anchor = Tensor(np.array([[2.0, 2.0, 2.0, 3.0]], np.float32))
     >>> truth = Tensor(np.array([[1.0, 2.0, 1.0, 4.0]], np.float32))
-    >>> ops.bounding_box_encode(anchor, truth).asnumpy().round(4).tolist()
-    [[-1.0, 0.25, 0.0, 0.4055]]
+    >>> [round(v, 4) for v in ops.bounding_box_encode(anchor, truth).asnumpy()[0].tolist()]
+    [-1.0, 0.25, 0.0, 0.4055]
 """
 from __future__ import annotations
 

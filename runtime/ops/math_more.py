@@ -8,7 +8,7 @@ No new op semantics: each function is a composition of registry ops, mostly by r
 
 Example:
     >>> from runtime import ops, Tensor
-    >>> ops.xlogy(Tensor([0.0, 1.0, 2.0]), Tensor([0.0, 3.0, 4.0])).asnumpy().round(4).tolist()
+    >>> [round(v, 4) for v in ops.xlogy(Tensor([0.0, 1.0, 2.0]), Tensor([0.0, 3.0, 4.0])).asnumpy().tolist()]
     [0.0, 1.0986, 2.7726]
     >>> ops.fmod(Tensor([-3.0, 3.0]), 2.0).asnumpy().tolist()
     [-1.0, 1.0]
