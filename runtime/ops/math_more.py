@@ -1154,3 +1154,23 @@ def igammac(input, other):  # noqa: A002
 
 
 __all__ += ["igamma", "igammac"]
+
+
+def eps(x):
+    """``ops.eps(x)``: a tensor of ``x``'s shape and float dtype filled with that dtype's machine epsilon
+    (1.1920929e-07 for float32)."""
+    _check_tensor(x, "eps", "x")
+    if not x.dtype.is_float:
+        raise TypeError(f"ops.eps: x must be a float16, float32 or float64 Tensor, got {x.dtype}")
+    return bind(_R["add"], bind(_R["zeros_like"], x), float(np.finfo(x.dtype.np).eps))
+
+
+class Eps(_SpecialPrimitive):
+    """``ops.Eps()(x)``: :func:`eps`."""
+
+    def __call__(self, x):
+        return eps(x)
+
+
+Eps.__module__ = "runtime.ops"
+__all__ += ["eps", "Eps"]

@@ -583,3 +583,11 @@ VALUE_READING = [
 def test_value_reading_functions_in_every_mode(name, fn, make, mode):
     args = make()
     np.testing.assert_array_equal(run_fn(mode, fn, *args).asnumpy(), fn(*args).asnumpy())
+
+
+def test_eps_documented_example():
+    out = ops.eps(Tensor([4, 1, 2, 3], ms.float32))
+    assert out.dtype == ms.float32 and out.asnumpy().tolist() == [float(np.float32(1.1920929e-07))] * 4
+    assert ops.Eps()(Tensor(np.zeros(2))).asnumpy().tolist() == [np.finfo(np.float64).eps] * 2
+    with pytest.raises(TypeError):
+        ops.eps(Tensor(np.array([1], np.int32)))
