@@ -183,6 +183,45 @@ DIFFERENCES = {
     "nn.FTRL": "dense gradients only; the parameter-server / sparse paths do not exist.",
     "nn.AdaFactor": "`compression=True` is accepted but the running averages stay in the parameter dtype; "
                     "no fused CPU kernel (the same arithmetic, composed of registry ops).",
+    "ops.multinomial": "indices are int32 (MindSpore's page says float32; its kernels return int32 indices); "
+                       "with replacement an inverse CDF of one uniform per draw, without it Gumbel top-k, from the one "
+                       "stream `ms.set_seed` seeds (`seed` is accepted and validated).",
+    "ops.bernoulli": "as `ops.randn`.",
+    "ops.random_categorical": "as `ops.randn`; Gumbel-max draws.",
+    "ops.shuffle": "as `ops.randn`.",
+    "ops.randperm": "as `ops.randn`; `offset` is accepted.",
+    "ops.laplace": "as `ops.randn`.",
+    "ops.standard_laplace": "as `ops.standard_normal`.",
+    "ops.rrelu": "as `ops.randn`.",
+    "ops.gumbel_softmax": "as `ops.randn`.",
+    "ops.median": "of an even count the lower middle value (as MindSpore's CPU kernel); equal values: the index of "
+                  "the first in a stable sort.",
+    "ops.cummax": "equal values: the index of the last one (also `ops.cummin`).",
+    "ops.matrix_power": "a negative `n` raises ValueError (no matrix inverse here).",
+    "ops.erfinv": "Giles' approximation refined by two Newton steps (float64 results within rounding of the "
+                  "true inverse); the gradient is `sqrt(pi)/2 * exp(y**2)`.",
+    "ops.sequence_mask": "with `maxlen=None` the length is read from the data: a graph break under `jit`.",
+    "ops.range": "read from the values: a graph break under `jit` when they are Tensors.",
+    "ops.argwhere": "a data-dependent shape: as `ops.nonzero`.",
+    "ops.real": "there are no complex dtypes here: `real`/`conj` return the input, `imag` zeros, `angle` 0 or pi, "
+                "`isreal` True, `is_complex` False, `sgn` the sign.",
+    "ops.float_power": "computes in float64 (as MindSpore) and returns float64.",
+    "ops.det": "partial-pivoting elimination unrolled over the matrix size with registry ops (also `slogdet`, "
+               "`logdet`, `inverse`, `matrix_solve`, `cholesky*` and their Primitives): meant for small matrices; "
+               "a singular matrix gives 0 / inf / NaN entries instead of an error.",
+    "ops.lgamma": "Lanczos' approximation with the reflection formula below 1/2 (float64 within about 1e-13 of "
+                  "`math.lgamma`); `ops.digamma` a shifted asymptotic series; -inf/NaN at the poles as torch.",
+    "ops.avg_pool3d": "a 2-D pool over the folded depth then the depth windows; `ceil_mode`, `divisor_override` and "
+                      "`count_include_pad=False` with padding raise ValueError.",
+    "ops.max_pool3d": "`return_indices` and `ceil_mode` raise ValueError; `ops.adaptive_max_pool3d` likewise has no "
+                      "`return_indices`.",
+    "ops.grid_sample": "4-D input only (5-D raises ValueError); 'bilinear'/'nearest' with PyTorch's padding rules.",
+    "ops.SpaceToDepth": "TF's channel order `(i * b + j) * C + c` (also `ops.DepthToSpace`).",
+    "ops.lstsq": "through the normal equations: `A` must have full column rank.",
+    "ops.gamma": "`beta` is the scale (the density of MindSpore's Gamma kernel and its documented outputs); Marsaglia-"
+                 "Tsang with 12 proposals per sample from the one stream (`ms.set_seed`), as `ops.random_gamma`.",
+    "ops.igamma": "the power series below x = a + 1 and Legendre's continued fraction above, unrolled (300 and 200 "
+                  "terms: float64 within about 1e-11 for a up to ~1000); also `ops.igammac`.",
     "nn.DistributedGradReducer": "`fusion_type` is accepted; buckets follow the auto-parallel context. "
                                  "Parameters it is built for are not reduced again by grad/value_and_grad, "
                                  "which reduce the others themselves in data-parallel mode.",
@@ -275,6 +314,7 @@ def generate() -> str:
         lines.append("")
     lines += _numpy_coverage(mnp)
     lines += _primitive_coverage()
+    lines += _function_coverage()
     lines += ["## Not available yet", "",
               "MindSpore 2.x names scripts use that do not exist here yet (importing them fails with an "
               "AttributeError/ImportError naming them):", ""]
@@ -306,6 +346,26 @@ def _primitive_coverage() -> list:
              "reference exist here (in the `mindspore.ops` table above). Not yet, by the reference's sections:", ""]
     for section, names in cp.SECTIONS.items():
         absent = [n for n in names.split() if n in missing and not hasattr(ops, n)]
+        if absent:
+            lines.append(f"- {section}: " + ", ".join(f"`{n}`" for n in absent))
+    lines.append("")
+    return lines
+
+
+def _function_coverage() -> list:
+    """How many functions of MindSpore 2.x's functional ``mindspore.ops`` API exist (the rest listed by section)."""
+    from . import compat_functions as cf
+    sections = cf.sections()
+    total = sum(len(names) for names in sections.values())
+    missing = set(cf.missing())
+    lines = ["### mindspore.ops function coverage", "",
+             f"{total - len(missing)} of the {total} functions of MindSpore 2.x's functional `mindspore.ops` API "
+             "exist here (in the `mindspore.ops` table above): the reference page's sections (`mindspore.ops.rst`), "
+             "then the names `math_func.py`, `array_func.py` and `random_func.py` also export "
+             "(runtime/compat_functions.py). The COO/CSR functions need sparse tensors, which do not exist here. "
+             "Not yet, by section:", ""]
+    for section, names in sections.items():
+        absent = [n for n in names if n in missing]
         if absent:
             lines.append(f"- {section}: " + ", ".join(f"`{n}`" for n in absent))
     lines.append("")

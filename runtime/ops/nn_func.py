@@ -311,7 +311,7 @@ def _averaging_matrix(n_in, n_out, like, transpose=False):
     """(n_out, n_in) bin-averaging matrix as a Tensor of ``like``'s dtype on its device (one
     framework call, so under capture it is a graph constant)."""
     from ..tensor import Tensor
-    a = np.zeros((n_out, n_in), np.float32)
+    a = np.zeros((n_out, n_in), np.float64)  # (float64 weights, so float64 input keeps its precision)
     for i, (s, e) in enumerate(_bins(n_in, n_out)):
         a[i, s:e] = 1.0 / (e - s)
     return Tensor._placed((a.T if transpose else a).astype(like.dtype.np), like=like)

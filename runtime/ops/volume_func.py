@@ -1,5 +1,5 @@
 """Functions over grids and volumes composed of registry ops (no new op semantics here):
-``ops.meshgrid``, ``ops.pixel_shuffle`` / ``ops.pixel_unshuffle``, ``ops.dropout2d`` /
+``ops.meshgrid`` (checked MindSpore's way, then ``mindspore.numpy``'s grids), ``ops.pixel_shuffle`` / ``ops.pixel_unshuffle``, ``ops.dropout2d`` /
 ``ops.dropout3d`` and ``ops.conv3d``.
 
 ``conv3d`` is a sum of 2-D convolutions, one per kernel depth tap: the input's depth slices that
@@ -31,7 +31,7 @@ from .arrays import pad
 
 _R = REGISTRY
 
-__all__ = ["meshgrid", "Meshgrid", "pixel_shuffle", "pixel_unshuffle", "dropout2d", "dropout3d", "conv3d", "Conv3D"]
+__all__ = ["meshgrid", "pixel_shuffle", "pixel_unshuffle", "dropout2d", "dropout3d", "conv3d", "Conv3D"]
 
 
 # -- meshgrid ---------------------------------------------------------------------------------------------
@@ -53,31 +53,8 @@ def meshgrid(*inputs, indexing="xy"):
     if len({str(x.dtype) for x in inputs}) != 1:
         raise TypeError(f"Meshgrid (ops.meshgrid): inputs must have one dtype, got "
                         f"{[str(x.dtype) for x in inputs]}")
-    sizes = [x.shape[0] for x in inputs]
-    axes = list(range(len(inputs)))
-    if indexing == "xy":
-        axes[0], axes[1] = 1, 0  # input 0 runs along output axis 1
-        sizes[0], sizes[1] = sizes[1], sizes[0]
-    out = []
-    for x, axis in zip(inputs, axes):
-        view = [1] * len(inputs)
-        view[axis] = x.shape[0]
-        out.append(bind(_R["broadcast_to"], bind(_R["reshape"], x, shape=tuple(view)), shape=tuple(sizes)))
-    return tuple(out)
-
-
-class Meshgrid:
-    """``ops.Meshgrid(indexing='xy')(inputs)``: :func:`meshgrid` as a Primitive over a tuple."""
-
-    def __init__(self, indexing="xy"):
-        if indexing not in ("xy", "ij"):
-            raise ValueError(f"Meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
-        self.indexing = indexing
-
-    def __call__(self, inputs):
-        if not isinstance(inputs, (tuple, list)):
-            raise TypeError(f"Meshgrid: the input must be a tuple of Tensors, got {type(inputs).__name__}")
-        return meshgrid(*inputs, indexing=self.indexing)
+    from ..numpy.array_creations import meshgrid as grids  # (mindspore.numpy's: the same rule)
+    return grids(*inputs, indexing=indexing)
 
 
 # -- pixel shuffle ----------------------------------------------------------------------------------------
