@@ -88,6 +88,10 @@ DIFFERENCES = {
                        "thread.",
     "ops.conv_im2col": "an extension, not MindSpore's `Im2Col`: the columns graph mode lowers `Conv2D` to, "
                        "(N, C*kh*kw, Ho*Wo) with Conv2D's `pad_mode`/`padding`/`dilation`.",
+    "ops.lstm_recurrence": "an extension: an LSTM layer's recurrence over a whole sequence from its input "
+                           "projections (seq, batch, 4 * hidden), returning (hs, cs, activated gates); nn.LSTM "
+                           "runs on it (MindSpore's `ops.LSTM` Primitive takes flattened weights instead).",
+    "ops.lstm_recurrence_grad": "an extension: the backward through time of `ops.lstm_recurrence`.",
     "ops.conv_col2im": "an extension: the adjoint of `ops.conv_im2col` (Conv2D's input gradient is "
                        "`conv_col2im(weight^T @ dout)`).",
     "Tensor.move_to": "`to` is 'CPU' or 'GPU' (no Ascend); `blocking=False` is accepted and the copy is complete "

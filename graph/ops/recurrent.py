@@ -1,0 +1,242 @@
+"""Recurrences over a whole sequence as one op: the LSTM recurrence and its gradient.
+
+Unrolled step by step, an LSTM of T steps is about 15 ops per step forward and 30 backward: in
+PyNative each is a dispatch and a tape record (35 steps of the bench's classifier: ~1500 op
+applications a train step), and under capture each step is a few kernels and products more to
+compile (compile time grew ~45 ms a step). Here the recurrence is one op, ``lstm_recurrence``,
+whose backward through time is one op too, ``lstm_recurrence_grad`` (as MindSpore's own LSTM
+primitive and cuDNN's RNN are): what can be computed for all steps at once is, and only the
+hidden-state product runs step by step.
+
+What stays outside, as ordinary ops of the caller (runtime/nn/layers/rnn.py): the input
+projection ``x W_ih^T + b_ih + b_hh`` of every step (one matrix product, whose gradients are the
+matmul's), the reversal of a bidirectional layer's second direction (the ``reverse`` attribute
+walks the steps backwards instead), dropout between layers and the final states' selection.
+
+``lstm_recurrence(x_proj, w_hh, h0, c0, reverse=False) -> (hs, cs, gates)`` with MindSpore's
+(and PyTorch's) equations and gate order i, f, g, o:
+
+    gates_t = x_proj[t] + h_{t-1} W_hh^T            (B, 4H)
+    i, f, o = sigmoid(...), g = tanh(...)            (the activated gates are the third output)
+    c_t = f * c_{t-1} + i * g                        (cs[t])
+    h_t = o * tanh(c_t)                              (hs[t])
+
+The activated gates and the cell states are outputs so that the backward pass needs no
+recomputation; their cotangents are honoured like any output's.
+
+The sigmoid is evaluated as ``0.5 * tanh(x / 2) + 0.5`` (the same function; one vectorised tanh
+over all four gates instead of exp/add/divide passes over three of them): it differs from
+``1 / (1 + exp(-x))`` by float rounding only (absolute error below 1e-7 in float32).
+
+Example:
+    >>> import numpy as np
+    >>> from graph.ops import REGISTRY
+    >>> T, B, H = 3, 2, 4
+    >>> hs, cs, gates = REGISTRY["lstm_recurrence"].impl(
+    ...     np, np.zeros((T, B, 4 * H)), np.zeros((4 * H, H)), np.zeros((B, H)), np.ones((B, H)))
+    >>> float(cs[0, 0, 0]), float(cs[2, 0, 0])  # f = sigmoid(0) = 0.5 halves c each step (i*g = 0)
+    (0.5, 0.125)
+"""
+from __future__ import annotations
+
+from ..aval import AVal
+from ..dtypes import promote
+from .core import EXTERN, Attr, F, Op, a_bool, describe, fail, register
+
+
+# -- shapes -------------------------------------------------------------------------------------------
+def _shape(a):
+    return tuple(a.shape)
+
+
+def _check_operands(name, x_proj, w_hh, h0, c0, same_dtype=False):
+    """(T, B, H) of an LSTM recurrence's operands, or a clear error. The forward op promotes its
+    float operands to one dtype (``promote=True``); its gradient takes them in one dtype."""
+    for what, a in (("x_proj", x_proj), ("w_hh", w_hh), ("h0", h0), ("c0", c0)):
+        dt = getattr(a, "dtype", None)
+        if dt is None or not getattr(dt, "is_float", False) or not hasattr(a, "shape"):
+            fail(name, f"{what} must be a float tensor, got {describe(a)}", TypeError)
+        if same_dtype and dt is not x_proj.dtype:
+            fail(name, f"{what} has dtype {dt} but the forward's outputs have {x_proj.dtype}: the operands "
+                       f"of the gradient share one float dtype", TypeError)
+    if x_proj.ndim != 3:
+        fail(name, f"x_proj must be (seq, batch, 4 * hidden), got shape {_shape(x_proj)}")
+    t, b, g = _shape(x_proj)
+    if t < 1:
+        fail(name, f"the sequence must have at least one step, got x_proj shape {_shape(x_proj)}")
+    if g % 4:
+        fail(name, f"x_proj's last dimension must be 4 * hidden (gates i, f, g, o), got {g}")
+    h = g // 4
+    if _shape(w_hh) != (g, h):
+        fail(name, f"w_hh must be (4 * hidden, hidden) = {(g, h)} for x_proj shape {_shape(x_proj)}, "
+                   f"got {_shape(w_hh)}")
+    for what, a in (("h0", h0), ("c0", c0)):
+        if _shape(a) != (b, h):
+            fail(name, f"{what} must be (batch, hidden) = {(b, h)} for x_proj shape {_shape(x_proj)}, "
+                       f"got {_shape(a)}")
+    return t, b, h
+
+
+def _infer_lstm(x_proj, w_hh, h0, c0, reverse=False):
+    t, b, h = _check_operands("lstm_recurrence", x_proj, w_hh, h0, c0)
+    dt = promote(promote(x_proj.dtype, w_hh.dtype), promote(h0.dtype, c0.dtype))
+    return AVal((t, b, h), dt), AVal((t, b, h), dt), AVal((t, b, 4 * h), dt)
+
+
+def _cotangent(name, what, d, like_shape, dtype):
+    """A cotangent operand: a tensor of ``like_shape`` and ``dtype``, or the number 0 (none)."""
+    if isinstance(d, (int, float)) and not isinstance(d, bool):
+        if d != 0:
+            fail(name, f"{what} must be a tensor or the number 0 (no cotangent), got {d!r}")
+        return
+    if _shape(d) != like_shape or getattr(d, "dtype", None) is not dtype:
+        fail(name, f"{what} must be {dtype}{list(like_shape)} like the forward output, got {describe(d)}")
+
+
+def _infer_lstm_grad(d_hs, d_cs, d_gates, w_hh, h0, c0, hs, cs, gates, reverse=False):
+    name = "lstm_recurrence_grad"
+    if getattr(gates, "ndim", None) != 3:
+        fail(name, f"gates must be the forward's (seq, batch, 4 * hidden) output, got {describe(gates)}")
+    t, b, h = _check_operands(name, gates, w_hh, h0, c0, same_dtype=True)
+    dt = gates.dtype
+    for what, a, shape in (("hs", hs, (t, b, h)), ("cs", cs, (t, b, h)), ("d_hs", d_hs, (t, b, h)),
+                           ("d_cs", d_cs, (t, b, h)), ("d_gates", d_gates, (t, b, 4 * h))):
+        _cotangent(name, what, a, shape, dt)
+    if not hasattr(hs, "shape") or not hasattr(cs, "shape"):
+        fail(name, "hs and cs must be the forward's outputs (tensors)")
+    return AVal((t, b, 4 * h), dt), AVal((b, h), dt), AVal((b, h), dt)
+
+
+# -- the forward recurrence ------------------------------------------------------------------------------
+def _gate_scale(xp, h, dtype):
+    """Per gate column: 0.5 for the sigmoid gates i, f, o and 1 for the tanh gate g. ``sigmoid(x) =
+    0.5 * tanh(0.5 * x) + 0.5``, so scaling by it before and after one tanh over all four gates and
+    adding :func:`_gate_shift` activates every gate."""
+    s = xp.full((4 * h,), 0.5, dtype=dtype)
+    s[2 * h:3 * h] = 1.0
+    return s
+
+
+def _gate_shift(xp, h, dtype):
+    s = xp.full((4 * h,), 0.5, dtype=dtype)
+    s[2 * h:3 * h] = 0.0
+    return s
+
+
+def _steps(t, reverse):
+    return range(t - 1, -1, -1) if reverse else range(t)
+
+
+def _lstm_impl(xp, x_proj, w_hh, h0, c0, reverse=False):
+    t, b, g = x_proj.shape
+    h = g // 4
+    dt = x_proj.dtype
+    hs = xp.empty((t, b, h), dtype=dt)
+    cs = xp.empty((t, b, h), dtype=dt)
+    gates = xp.empty((t, b, g), dtype=dt)
+    scale, shift = _gate_scale(xp, h, dt), _gate_shift(xp, h, dt)
+    w_t = w_hh.T  # (a transposed operand is a BLAS flag, not a copy)
+    h_prev, c_prev = h0, c0
+    for k in _steps(t, reverse):
+        a = gates[k]
+        xp.matmul(h_prev, w_t, out=a)
+        a += x_proj[k]
+        a *= scale
+        xp.tanh(a, out=a)
+        a *= scale
+        a += shift
+        c = cs[k]
+        xp.multiply(a[:, h:2 * h], c_prev, out=c)  # f * c_{t-1}
+        c += a[:, :h] * a[:, 2 * h:3 * h]  # + i * g
+        y = hs[k]
+        xp.tanh(c, out=y)
+        y *= a[:, 3 * h:]  # h_t = o * tanh(c_t)
+        h_prev, c_prev = y, c
+    return hs, cs, gates
+
+
+def _lstm_vjp(g, out, x_proj, w_hh, h0, c0, reverse=False):
+    d_hs, d_cs, d_gates = (0.0 if d is None else d for d in g)
+    hs, cs, gates = out
+    # (the forward promoted its operands to its outputs' dtype: the gradient runs in that one)
+    w, h_0, c_0 = (_cast_to(a, hs.dtype) for a in (w_hh, h0, c0))
+    d_x, d_h0, d_c0 = F.lstm_recurrence_grad(d_hs, d_cs, d_gates, w, h_0, c_0, hs, cs, gates, reverse=reverse)
+    # W_hh's gradient sums h_{t-1}^T dgates_t over the steps: one product of the stacked rows
+    t = x_proj.shape[0]
+    h0_row = F.expand_dims(h0, axis=0)
+    if t == 1:
+        h_prev = h0_row
+    elif reverse:  # step k reads the state of step k + 1
+        h_prev = F.concat(F.slice(hs, begin=(1, 0, 0), size=(t - 1,) + tuple(hs.shape[1:])), h0_row, axis=0)
+    else:
+        h_prev = F.concat(h0_row, F.slice(hs, begin=(0, 0, 0), size=(t - 1,) + tuple(hs.shape[1:])), axis=0)
+    rows = t * x_proj.shape[1]
+    d_w = F.matmul(F.reshape(d_x, shape=(rows, x_proj.shape[2])), F.reshape(h_prev, shape=(rows, hs.shape[2])),
+                   transpose_a=True)
+    return (_cast_to(d_x, x_proj.dtype), _cast_to(d_w, w_hh.dtype), _cast_to(d_h0, h0.dtype),
+            _cast_to(d_c0, c0.dtype))
+
+
+def _cast_to(t, dtype):
+    return t if t.dtype is dtype else F.cast(t, dtype=dtype)
+
+
+register(Op("lstm_recurrence", prim="LSTMRecurrence", inputs=("x_proj", "w_hh", "h0", "c0"), impl=_lstm_impl,
+            infer=_infer_lstm, vjp=_lstm_vjp, kind=EXTERN, n_outputs=3, promote=True, attrs={"reverse": Attr(False, a_bool)},
+            doc="an LSTM layer's recurrence over a whole sequence from its input projections x_proj "
+                "(seq, batch, 4 * hidden; gates i, f, g, o): returns (hs, cs, gates), the hidden and cell "
+                "state of every step and the activated gates; reverse=True runs from the last step"))
+
+
+# -- backward through time ----------------------------------------------------------------------------
+def _is_zero(d):
+    """Whether a cotangent operand is the number 0 (no cotangent) rather than an array."""
+    return not hasattr(d, "shape") or getattr(d, "ndim", 1) == 0
+
+
+def _lstm_grad_impl(xp, d_hs, d_cs, d_gates, w_hh, h0, c0, hs, cs, gates, reverse=False):
+    t, b, g = gates.shape
+    h = g // 4
+    dt = gates.dtype
+    # what does not depend on the recurrence, for every step at once
+    tanh_c = xp.tanh(cs)
+    o = gates[:, :, 3 * h:]
+    dc_from_dh = o * (1 - tanh_c * tanh_c)  # dc_t/dh_t through h_t = o * tanh(c_t)
+    slope = gates * (1 - gates)  # sigmoid' = s (1 - s) for i, f, o ...
+    gg = gates[:, :, 2 * h:3 * h]
+    slope[:, :, 2 * h:3 * h] = 1 - gg * gg  # ... tanh' = 1 - g^2 for g
+    d_x = xp.empty((t, b, g), dtype=dt)
+    dh = xp.zeros((b, h), dtype=dt)  # d loss / d h_t from the later steps (through W_hh)
+    dc_carry = xp.zeros((b, h), dtype=dt)  # d loss / d c_t from the later steps (through f)
+    order = list(_steps(t, reverse))
+    for n, k in enumerate(reversed(order)):
+        if not _is_zero(d_hs):
+            dh += d_hs[k]
+        dc = dh * dc_from_dh[k]
+        dc += dc_carry
+        if not _is_zero(d_cs):
+            dc += d_cs[k]
+        a = gates[k]
+        c_prev = cs[order[len(order) - n - 2]] if n < t - 1 else c0
+        row = d_x[k]
+        xp.multiply(dc, a[:, 2 * h:3 * h], out=row[:, :h])  # d i
+        xp.multiply(dc, c_prev, out=row[:, h:2 * h])  # d f
+        xp.multiply(dc, a[:, :h], out=row[:, 2 * h:3 * h])  # d g
+        xp.multiply(dh, tanh_c[k], out=row[:, 3 * h:])  # d o
+        if not _is_zero(d_gates):
+            row += d_gates[k]
+        row *= slope[k]  # through the activations: the pre-activation gates' cotangent
+        xp.multiply(dc, a[:, h:2 * h], out=dc_carry)
+        dh = xp.matmul(row, w_hh)  # (B, 4H) @ (4H, H): to h_{t-1}
+    return d_x, dh, dc_carry
+
+
+register(Op("lstm_recurrence_grad", prim="LSTMRecurrenceGrad",
+            inputs=("d_hs", "d_cs", "d_gates", "w_hh", "h0", "c0", "hs", "cs", "gates"),
+            impl=_lstm_grad_impl, infer=_infer_lstm_grad, kind=EXTERN, n_outputs=3,
+            attrs={"reverse": Attr(False, a_bool)},
+            nondiff="the backward pass of lstm_recurrence; second derivatives of the fused recurrence are "
+                    "not implemented (differentiate the per-step formulation for those)",
+            doc="backward through time of lstm_recurrence: from the cotangents of (hs, cs, gates) (each a "
+                "tensor, or 0 for none) and the forward's operands and outputs, returns (d_x_proj, d_h0, "
+                "d_c0); W_hh's gradient is one product of d_x_proj with the previous states (the VJP rule)"))
