@@ -218,3 +218,25 @@ def test_dropout_between_layers_applies_in_training_only():
     np.testing.assert_array_equal(a, b)
     net.set_train(True)
     assert not np.allclose(net(x)[0].asnumpy(), a)
+
+
+def test_long_sequence_backward_flushes_subnormal_cotangents():
+    # forget gates near 0.5 halve d c every step: after ~126 steps float32 cotangents would be
+    # subnormal (~100x slower arithmetic); the carried ones are flushed below 2^26 * tiny instead
+    t_len, batch, hid = 200, 2, 3
+    rng = np.random.default_rng(20)
+    x = (rng.standard_normal((t_len, batch, 4 * hid)) * 0.1).astype(np.float32)
+    w = (rng.standard_normal((4 * hid, hid)) * 0.1).astype(np.float32)
+    h0 = np.zeros((batch, hid), np.float32)
+    outs = LSTM_OP.impl(np, x, w, h0, h0)
+    d_hs = np.zeros((t_len, batch, hid), np.float32)
+    d_hs[-1] = 1.0
+    d_x, d_h0, d_c0 = GRAD_OP.impl(np, d_hs, 0.0, 0.0, w, h0, h0, *outs)
+    tiny = np.finfo(np.float32).tiny
+    for name, a in (("d_x", d_x), ("d_h0", d_h0), ("d_c0", d_c0)):
+        assert not ((a != 0) & (np.abs(a) < tiny)).any(), f"{name} has subnormal values"
+    # the same gradient in float64 (no subnormals there): equal up to what was flushed
+    wide = GRAD_OP.impl(np, d_hs.astype(np.float64), 0.0, 0.0, w.astype(np.float64), h0.astype(np.float64),
+                        h0.astype(np.float64), *(o.astype(np.float64) for o in outs))[0]
+    np.testing.assert_allclose(d_x, wide, rtol=1e-3, atol=1e-12)
+    assert np.abs(d_x[-1]).max() > 0.01 and (d_x[:50] == 0).all()
