@@ -1,11 +1,11 @@
-"""Recurrences over a whole sequence as one op: the LSTM recurrence and its gradient.
+"""Recurrences over a whole sequence as one op: the LSTM and GRU recurrences and their gradients.
 
 Unrolled step by step, an LSTM of T steps is about 15 ops per step forward and 30 backward: in
 PyNative each is a dispatch and a tape record (35 steps of the bench's classifier: ~1500 op
 applications a train step), and under capture each step is a few kernels and products more to
 compile (compile time grew ~45 ms a step). Here the recurrence is one op, ``lstm_recurrence``,
 whose backward through time is one op too, ``lstm_recurrence_grad`` (as MindSpore's own LSTM
-primitive and cuDNN's RNN are): what can be computed for all steps at once is, and only the
+primitive and cuDNN's RNN are); the same for the GRU (``gru_recurrence``, end of this module): what can be computed for all steps at once is, and only the
 hidden-state product runs step by step.
 
 What stays outside, as ordinary ops of the caller (runtime/nn/layers/rnn.py): the input
@@ -161,24 +161,31 @@ def _lstm_vjp(g, out, x_proj, w_hh, h0, c0, reverse=False):
     # (the forward promoted its operands to its outputs' dtype: the gradient runs in that one)
     w, h_0, c_0 = (_cast_to(a, hs.dtype) for a in (w_hh, h0, c0))
     d_x, d_h0, d_c0 = F.lstm_recurrence_grad(d_hs, d_cs, d_gates, w, h_0, c_0, hs, cs, gates, reverse=reverse)
-    # W_hh's gradient sums h_{t-1}^T dgates_t over the steps: one product of the stacked rows
-    t = x_proj.shape[0]
-    h0_row = F.expand_dims(h0, axis=0)
-    if t == 1:
-        h_prev = h0_row
-    elif reverse:  # step k reads the state of step k + 1
-        h_prev = F.concat(F.slice(hs, begin=(1, 0, 0), size=(t - 1,) + tuple(hs.shape[1:])), h0_row, axis=0)
-    else:
-        h_prev = F.concat(h0_row, F.slice(hs, begin=(0, 0, 0), size=(t - 1,) + tuple(hs.shape[1:])), axis=0)
-    rows = t * x_proj.shape[1]
-    d_w = F.matmul(F.reshape(d_x, shape=(rows, x_proj.shape[2])), F.reshape(h_prev, shape=(rows, hs.shape[2])),
-                   transpose_a=True)
+    d_w = _summed_over_steps(d_x, _previous_states(hs, h_0, reverse))
     return (_cast_to(d_x, x_proj.dtype), _cast_to(d_w, w_hh.dtype), _cast_to(d_h0, h0.dtype),
             _cast_to(d_c0, c0.dtype))
 
 
 def _cast_to(t, dtype):
     return t if t.dtype is dtype else F.cast(t, dtype=dtype)
+
+
+def _previous_states(hs, h0, reverse):
+    """The hidden state each step read, (seq, batch, hidden): h0 then hs shifted by one step."""
+    t = hs.shape[0]
+    h0_row = F.expand_dims(h0, axis=0)
+    if t == 1:
+        return h0_row
+    rest = F.slice(hs, begin=(1 if reverse else 0, 0, 0), size=(t - 1,) + tuple(hs.shape[1:]))
+    return F.concat(rest, h0_row, axis=0) if reverse else F.concat(h0_row, rest, axis=0)  # (reverse: step k reads k + 1)
+
+
+def _summed_over_steps(d_gates, h_prev):
+    """W_hh's gradient, the sum over steps of ``d_gates[t]^T h_prev[t]``: one product of the
+    stacked rows, (gates, seq * batch) @ (seq * batch, hidden)."""
+    rows = d_gates.shape[0] * d_gates.shape[1]
+    return F.matmul(F.reshape(d_gates, shape=(rows, d_gates.shape[2])), F.reshape(h_prev, shape=(rows, h_prev.shape[2])),
+                    transpose_a=True)
 
 
 register(Op("lstm_recurrence", prim="LSTMRecurrence", inputs=("x_proj", "w_hh", "h0", "c0"), impl=_lstm_impl,
@@ -253,3 +260,155 @@ register(Op("lstm_recurrence_grad", prim="LSTMRecurrenceGrad",
             doc="backward through time of lstm_recurrence: from the cotangents of (hs, cs, gates) (each a "
                 "tensor, or 0 for none) and the forward's operands and outputs, returns (d_x_proj, d_h0, "
                 "d_c0); W_hh's gradient is one product of d_x_proj with the previous states (the VJP rule)"))
+
+
+# == GRU ==============================================================================================
+# ``gru_recurrence(x_proj, w_hh, b_hh, h0, reverse=False) -> (hs, gates, hn_proj)`` with MindSpore's
+# (and PyTorch's) equations, gates r, z, n; x_proj = x W_ih^T + b_ih for every step:
+#
+#     hp = h_{t-1} W_hh^T + b_hh                                    (B, 3H)
+#     r = sigmoid(x_r + hp_r), z = sigmoid(x_z + hp_z)
+#     n = tanh(x_n + r * hp_n)                                      (b_hn stays inside r * (...))
+#     h_t = (1 - z) * n + z * h_{t-1} = n + z * (h_{t-1} - n)
+#
+# ``gates`` holds the activated r, z, n and ``hn_proj`` every step's hp_n, for the backward pass.
+def _infer_gru_operands(name, x_proj, w_hh, b_hh, h0):
+    for what, a in (("x_proj", x_proj), ("w_hh", w_hh), ("b_hh", b_hh), ("h0", h0)):
+        dt = getattr(a, "dtype", None)
+        if dt is None or not getattr(dt, "is_float", False) or not hasattr(a, "shape"):
+            fail(name, f"{what} must be a float tensor, got {describe(a)}", TypeError)
+    if x_proj.ndim != 3:
+        fail(name, f"x_proj must be (seq, batch, 3 * hidden), got shape {_shape(x_proj)}")
+    t, b, g = _shape(x_proj)
+    if t < 1:
+        fail(name, f"the sequence must have at least one step, got x_proj shape {_shape(x_proj)}")
+    if g % 3:
+        fail(name, f"x_proj's last dimension must be 3 * hidden (gates r, z, n), got {g}")
+    h = g // 3
+    for what, a, want in (("w_hh", w_hh, (g, h)), ("b_hh", b_hh, (g,)), ("h0", h0, (b, h))):
+        if _shape(a) != want:
+            fail(name, f"{what} must have shape {want} for x_proj shape {_shape(x_proj)}, got {_shape(a)}")
+    return t, b, h
+
+
+def _infer_gru(x_proj, w_hh, b_hh, h0, reverse=False):
+    t, b, h = _infer_gru_operands("gru_recurrence", x_proj, w_hh, b_hh, h0)
+    dt = promote(promote(x_proj.dtype, w_hh.dtype), promote(b_hh.dtype, h0.dtype))
+    return AVal((t, b, h), dt), AVal((t, b, 3 * h), dt), AVal((t, b, h), dt)
+
+
+def _gru_impl(xp, x_proj, w_hh, b_hh, h0, reverse=False):
+    t, b, g = x_proj.shape
+    h = g // 3
+    dt = x_proj.dtype
+    hs = xp.empty((t, b, h), dtype=dt)
+    gates = xp.empty((t, b, g), dtype=dt)
+    hn_proj = xp.empty((t, b, h), dtype=dt)
+    hp = xp.empty((b, g), dtype=dt)
+    w_t = w_hh.T
+    h_prev = h0
+    for k in _steps(t, reverse):
+        xp.matmul(h_prev, w_t, out=hp)
+        hp += b_hh
+        x, a = x_proj[k], gates[k]
+        rz = a[:, :2 * h]
+        xp.add(x[:, :2 * h], hp[:, :2 * h], out=rz)
+        rz *= 0.5  # sigmoid(v) = 0.5 * tanh(v / 2) + 0.5
+        xp.tanh(rz, out=rz)
+        rz *= 0.5
+        rz += 0.5
+        hn_proj[k] = hp[:, 2 * h:]
+        n = a[:, 2 * h:]
+        xp.multiply(a[:, :h], hp[:, 2 * h:], out=n)
+        n += x[:, 2 * h:]
+        xp.tanh(n, out=n)
+        y = hs[k]
+        xp.subtract(h_prev, n, out=y)
+        y *= a[:, h:2 * h]
+        y += n  # h_t = n + z * (h_{t-1} - n)
+        h_prev = y
+    return hs, gates, hn_proj
+
+
+def _gru_vjp(g, out, x_proj, w_hh, b_hh, h0, reverse=False):
+    d_hs, d_gates, d_hn = (0.0 if d is None else d for d in g)
+    hs, gates, hn_proj = out
+    w, h_0 = _cast_to(w_hh, hs.dtype), _cast_to(h0, hs.dtype)
+    d_x, d_hp, d_h0 = F.gru_recurrence_grad(d_hs, d_gates, d_hn, w, h_0, hs, gates, hn_proj, reverse=reverse)
+    d_w = _summed_over_steps(d_hp, _previous_states(hs, h_0, reverse))
+    d_b = F.reduce_sum(d_hp, axis=(0, 1))
+    return (_cast_to(d_x, x_proj.dtype), _cast_to(d_w, w_hh.dtype), _cast_to(d_b, b_hh.dtype),
+            _cast_to(d_h0, h0.dtype))
+
+
+register(Op("gru_recurrence", prim="GRURecurrence", inputs=("x_proj", "w_hh", "b_hh", "h0"), impl=_gru_impl,
+            infer=_infer_gru, vjp=_gru_vjp, kind=EXTERN, n_outputs=3, promote=True,
+            attrs={"reverse": Attr(False, a_bool)},
+            doc="a GRU layer's recurrence over a whole sequence from its input projections x_proj "
+                "(seq, batch, 3 * hidden; gates r, z, n, with b_ih): returns (hs, gates, hn_proj), every "
+                "step's hidden state, activated gates and h W_hn^T + b_hn; reverse=True runs from the last step"))
+
+
+def _infer_gru_grad(d_hs, d_gates, d_hn, w_hh, h0, hs, gates, hn_proj, reverse=False):
+    name = "gru_recurrence_grad"
+    if getattr(gates, "ndim", None) != 3 or gates.shape[2] % 3:
+        fail(name, f"gates must be the forward's (seq, batch, 3 * hidden) output, got {describe(gates)}")
+    t, b, g = _shape(gates)
+    h = g // 3
+    dt = gates.dtype
+    for what, a, shape in (("w_hh", w_hh, (g, h)), ("h0", h0, (b, h)), ("hs", hs, (t, b, h)),
+                           ("hn_proj", hn_proj, (t, b, h))):
+        if not hasattr(a, "shape") or _shape(a) != shape or a.dtype is not dt:
+            fail(name, f"{what} must be {dt}{list(shape)}, got {describe(a)}")
+    for what, a, shape in (("d_hs", d_hs, (t, b, h)), ("d_gates", d_gates, (t, b, g)), ("d_hn", d_hn, (t, b, h))):
+        _cotangent(name, what, a, shape, dt)
+    return AVal((t, b, g), dt), AVal((t, b, g), dt), AVal((b, h), dt)
+
+
+def _gru_grad_impl(xp, d_hs, d_gates, d_hn, w_hh, h0, hs, gates, hn_proj, reverse=False):
+    t, b, g = gates.shape
+    h = g // 3
+    dt = gates.dtype
+    d_x = xp.empty((t, b, g), dtype=dt)  # the pre-activation gates' cotangent (x_proj's)
+    d_hp = xp.empty((t, b, g), dtype=dt)  # the hidden projection's (hp = h W_hh^T + b_hh)
+    dh = xp.zeros((b, h), dtype=dt)  # d loss / d h_t from the later steps
+    floor = _flush_floor(xp, dt)
+    order = list(_steps(t, reverse))
+    for n_, k in enumerate(reversed(order)):
+        if not _is_zero(d_hs):
+            dh += d_hs[k]
+        a = gates[k]
+        r, z, n = a[:, :h], a[:, h:2 * h], a[:, 2 * h:]
+        h_prev = hs[order[len(order) - n_ - 2]] if n_ < t - 1 else h0
+        row, row_h = d_x[k], d_hp[k]
+        xp.multiply(dh, h_prev - n, out=row[:, h:2 * h])  # d z
+        dn = dh * (1 - z)
+        if not _is_zero(d_gates):
+            row[:, h:2 * h] += d_gates[k][:, h:2 * h]
+            dn += d_gates[k][:, 2 * h:]
+        dn_pre = row[:, 2 * h:]
+        xp.multiply(dn, 1 - n * n, out=dn_pre)  # through tanh
+        xp.multiply(dn_pre, hn_proj[k], out=row[:, :h])  # d r
+        if not _is_zero(d_gates):
+            row[:, :h] += d_gates[k][:, :h]
+        rz = row[:, :2 * h]
+        rz *= a[:, :2 * h] * (1 - a[:, :2 * h])  # through the sigmoids
+        row_h[:, :2 * h] = rz
+        xp.multiply(dn_pre, r, out=row_h[:, 2 * h:])
+        if not _is_zero(d_hn):
+            row_h[:, 2 * h:] += d_hn[k]
+        dh = dh * z
+        dh += xp.matmul(row_h, w_hh)  # (B, 3H) @ (3H, H): to h_{t-1}
+        xp.multiply(dh, xp.abs(dh) >= floor, out=dh)  # (as the LSTM's: no subnormal cotangents)
+    return d_x, d_hp, dh
+
+
+register(Op("gru_recurrence_grad", prim="GRURecurrenceGrad",
+            inputs=("d_hs", "d_gates", "d_hn", "w_hh", "h0", "hs", "gates", "hn_proj"),
+            impl=_gru_grad_impl, infer=_infer_gru_grad, kind=EXTERN, n_outputs=3,
+            attrs={"reverse": Attr(False, a_bool)},
+            nondiff="the backward pass of gru_recurrence; second derivatives of the fused recurrence are "
+                    "not implemented (differentiate the per-step formulation for those)",
+            doc="backward through time of gru_recurrence: from the cotangents of (hs, gates, hn_proj) (each a "
+                "tensor, or 0 for none) returns (d_x_proj, d_hp, d_h0), d_hp being the cotangent of every "
+                "step's h W_hh^T + b_hh (W_hh's and b_hh's gradients are its product and sum: the VJP rule)"))

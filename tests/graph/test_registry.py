@@ -189,6 +189,9 @@ SAMPLES = {
     "lstm_recurrence": lambda r: ([_r(r, 3, 2, 8), _r(r, 8, 2), _r(r, 2, 2), _r(r, 2, 2)], {"reverse": True}),
     "lstm_recurrence_grad": lambda r: ([_r(r, 3, 2, 2), _r(r, 3, 2, 2), 0.0, _r(r, 8, 2), _r(r, 2, 2), _r(r, 2, 2),
                                         _r(r, 3, 2, 2), _r(r, 3, 2, 2), _r(r, 3, 2, 8, lo=0.0, hi=1.0)], {}),
+    "gru_recurrence": lambda r: ([_r(r, 3, 2, 6), _r(r, 6, 2), _r(r, 6), _r(r, 2, 2)], {"reverse": True}),
+    "gru_recurrence_grad": lambda r: ([_r(r, 3, 2, 2), 0.0, _r(r, 3, 2, 2), _r(r, 6, 2), _r(r, 2, 2),
+                                       _r(r, 3, 2, 2), _r(r, 3, 2, 6, lo=0.0, hi=1.0), _r(r, 3, 2, 2)], {}),
     # collectives (a world of one process: identities)
     "all_reduce": lambda r: ([_r(r, 3, 4)], {"op": "max"}),
     "all_gather": lambda r: ([_ints(r, 2, 3)], {}),
