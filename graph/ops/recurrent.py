@@ -22,7 +22,9 @@ walks the steps backwards instead), dropout between layers and the final states'
     h_t = o * tanh(c_t)                              (hs[t])
 
 The activated gates and the cell states are outputs so that the backward pass needs no
-recomputation; their cotangents are honoured like any output's.
+recomputation; their cotangents are honoured like any output's. An output without one (the
+gates, usually the cell states) reaches the gradient op as the number 0 (``vjp_takes_none``),
+so no tensor of zeros is made or read.
 
 The sigmoid is evaluated as ``0.5 * tanh(x / 2) + 0.5`` (the same function; one vectorised tanh
 over all four gates instead of exp/add/divide passes over three of them): it differs from
@@ -189,7 +191,8 @@ def _summed_over_steps(d_gates, h_prev):
 
 
 register(Op("lstm_recurrence", prim="LSTMRecurrence", inputs=("x_proj", "w_hh", "h0", "c0"), impl=_lstm_impl,
-            infer=_infer_lstm, vjp=_lstm_vjp, kind=EXTERN, n_outputs=3, promote=True, attrs={"reverse": Attr(False, a_bool)},
+            infer=_infer_lstm, vjp=_lstm_vjp, kind=EXTERN, n_outputs=3, promote=True, vjp_takes_none=True,
+            attrs={"reverse": Attr(False, a_bool)},
             doc="an LSTM layer's recurrence over a whole sequence from its input projections x_proj "
                 "(seq, batch, 4 * hidden; gates i, f, g, o): returns (hs, cs, gates), the hidden and cell "
                 "state of every step and the activated gates; reverse=True runs from the last step"))
@@ -342,7 +345,7 @@ def _gru_vjp(g, out, x_proj, w_hh, b_hh, h0, reverse=False):
 
 
 register(Op("gru_recurrence", prim="GRURecurrence", inputs=("x_proj", "w_hh", "b_hh", "h0"), impl=_gru_impl,
-            infer=_infer_gru, vjp=_gru_vjp, kind=EXTERN, n_outputs=3, promote=True,
+            infer=_infer_gru, vjp=_gru_vjp, kind=EXTERN, n_outputs=3, promote=True, vjp_takes_none=True,
             attrs={"reverse": Attr(False, a_bool)},
             doc="a GRU layer's recurrence over a whole sequence from its input projections x_proj "
                 "(seq, batch, 3 * hidden; gates r, z, n, with b_ih): returns (hs, gates, hn_proj), every "
