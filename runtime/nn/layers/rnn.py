@@ -4,9 +4,10 @@ An LSTM or GRU layer without ``seq_length`` runs its recurrence as one op over t
 (``ops.lstm_recurrence``/``ops.gru_recurrence``, graph/ops/recurrent.py, whose backward through
 time is one op too): in PyNative that is a few op applications a layer instead of ~15 a step,
 and under graph capture the graph does not grow with the sequence length. The input projection
-of every step is one matrix product before it. With ``seq_length`` (and for RNN) the recurrence is unrolled
-over the (fixed) sequence length with registered ops (matmul, sigmoid, tanh), so under graph
-capture one sequence compiles into one graph and its backward pass is compiled too. Parameter names, shapes and gate orders follow MindSpore 2.x (the same as PyTorch):
+of every step is one matrix product before it. With ``seq_length`` (and for RNN) the recurrence
+is unrolled over the (fixed) sequence length with registered ops (matmul, sigmoid, tanh), so
+under graph capture one sequence compiles into one graph and its backward pass is compiled too.
+Parameter names, shapes and gate orders follow MindSpore 2.x (the same as PyTorch):
 ``weight_ih_l{k}[_reverse]`` (gates x input), ``weight_hh_l{k}``, ``bias_ih_l{k}``, ``bias_hh_l{k}``;
 LSTM gates i, f, g, o; GRU gates r, z, n. Weights start uniform in ±1/sqrt(hidden_size).
 
@@ -169,6 +170,31 @@ class _RNNBase(Cell):
         hs, _, _ = ops.gru_recurrence(_linear(x_all, w_ih, b_ih), w_hh, b_hh, state, reverse=reverse)
         return hs, hs[last]
 
+    def _construct_fused(self, x, init):
+        """``construct`` on the recurrence ops: ``x`` is (seq, batch, feature), ``init`` the
+        initial states; layers and directions as in the per-step formulation below, each
+        direction's outputs one tensor (dropout between layers applies to it whole)."""
+        layer_input = x
+        finals_h, finals_c = [], []
+        for layer in range(self.num_layers):
+            layer_outs = []
+            for d in range(self.num_directions):
+                k = layer * self.num_directions + d
+                state = (init[0][k], init[1][k]) if self.mode == "LSTM" else init[k]
+                hs, final = self._run_fused(layer_input, state, self._layer_params(k), d == 1)
+                layer_outs.append(hs)
+                if self.mode == "LSTM":
+                    finals_h.append(final[0])
+                    finals_c.append(final[1])
+                else:
+                    finals_h.append(final)
+            layer_input = ops.cat(layer_outs, -1) if self.num_directions == 2 else layer_outs[0]
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_input = ops.dropout(layer_input, p=self.dropout)
+        out = ops.swapaxes(layer_input, 0, 1) if self.batch_first else layer_input
+        h_n = ops.stack(finals_h, 0)
+        return (out, (h_n, ops.stack(finals_c, 0))) if self.mode == "LSTM" else (out, h_n)
+
     def construct(self, x, hx=None, seq_length=None):
         if x.ndim != 3:
             raise ValueError(f"{type(self).__name__}: input must be 3-D (seq, batch, feature) or (batch, seq, "
@@ -177,6 +203,8 @@ class _RNNBase(Cell):
             x = ops.swapaxes(x, 0, 1)
         seq, batch = x.shape[0], x.shape[1]
         init = self._initial(hx, batch, x.dtype)
+        if self.mode in ("LSTM", "GRU") and seq_length is None and self._fuse:
+            return self._construct_fused(x, init)
         mask = None
         if seq_length is not None:
             steps = ops.reshape(ops.arange(0, seq, 1, dtype=seq_length.dtype), (seq, 1, 1))
@@ -184,25 +212,6 @@ class _RNNBase(Cell):
             mask = [mask[t] for t in range(seq)]
         layer_input = x
         finals_h, finals_c = [], []
-        if self.mode in ("LSTM", "GRU") and seq_length is None and self._fuse:
-            for layer in range(self.num_layers):
-                layer_outs = []
-                for d in range(self.num_directions):
-                    k = layer * self.num_directions + d
-                    state = (init[0][k], init[1][k]) if self.mode == "LSTM" else init[k]
-                    hs, final = self._run_fused(layer_input, state, self._layer_params(k), d == 1)
-                    layer_outs.append(hs)
-                    if self.mode == "LSTM":
-                        finals_h.append(final[0])
-                        finals_c.append(final[1])
-                    else:
-                        finals_h.append(final)
-                layer_input = ops.cat(layer_outs, -1) if self.num_directions == 2 else layer_outs[0]
-                if self.dropout and self.training and layer < self.num_layers - 1:
-                    layer_input = ops.dropout(layer_input, p=self.dropout)
-            out = ops.swapaxes(layer_input, 0, 1) if self.batch_first else layer_input
-            h_n = ops.stack(finals_h, 0)
-            return (out, (h_n, ops.stack(finals_c, 0))) if self.mode == "LSTM" else (out, h_n)
         for layer in range(self.num_layers):
             layer_outs = []
             for d in range(self.num_directions):
