@@ -105,6 +105,14 @@ DIFFERENCES = {
                        "thread.",
     "ops.conv_im2col": "an extension, not MindSpore's `Im2Col`: the columns graph mode lowers `Conv2D` to, "
                        "(N, C*kh*kw, Ho*Wo) with Conv2D's `pad_mode`/`padding`/`dilation`.",
+    "ops.lstm_recurrence": "an extension: an LSTM layer's recurrence over a whole sequence from its input "
+                           "projections (seq, batch, 4 * hidden), returning (hs, cs, activated gates); nn.LSTM "
+                           "runs on it (MindSpore's `ops.LSTM` Primitive takes flattened weights instead).",
+    "ops.lstm_recurrence_grad": "an extension: the backward through time of `ops.lstm_recurrence`.",
+    "ops.gru_recurrence": "an extension: a GRU layer's recurrence over a whole sequence from its input "
+                          "projections (seq, batch, 3 * hidden), returning (hs, activated gates, h W_hn^T + b_hn); "
+                          "nn.GRU runs on it.",
+    "ops.gru_recurrence_grad": "an extension: the backward through time of `ops.gru_recurrence`.",
     "ops.conv_col2im": "an extension: the adjoint of `ops.conv_im2col` (Conv2D's input gradient is "
                        "`conv_col2im(weight^T @ dout)`).",
     "Tensor.move_to": "`to` is 'CPU' or 'GPU' (no Ascend); `blocking=False` is accepted and the copy is complete "

@@ -20,6 +20,8 @@ An :class:`Op` holds
     (``ones_like``), so constant folding evaluates it whatever its operands are;
   * ``data_dependent_shape``: its output shape depends on its operands' values (``unique``), so
     ``infer`` cannot give one: it runs in PyNative only and graph capture breaks the graph there.
+  * ``vjp_takes_none``: (ops with several outputs) its ``vjp`` takes None for an output that
+    received no cotangent, instead of a tensor of zeros (graph/autodiff.py ``apply_vjp``).
 
 :func:`bind` dispatches an op application on its arguments' types through a handler table that
 upper layers fill (runtime: eager tensors; graph building: IR values), so this module imports
@@ -74,7 +76,7 @@ class Op:
                  diff_inputs: tuple[int, ...] | None = None, mutates: int | None = None,
                  call_attrs: tuple[str, ...] = (), mixed_precision: bool = True,
                  communicates: bool = False, issue_early: bool = False, shape_only: bool = False,
-                 data_dependent_shape: bool = False):
+                 data_dependent_shape: bool = False, vjp_takes_none: bool = False):
         if kind not in KINDS:
             raise ValueError(f"op {name}: unknown kind {kind!r}")
         if vjp is None and nondiff is None:
@@ -116,6 +118,7 @@ class Op:
         self.issue_early = issue_early
         self.shape_only = shape_only
         self.data_dependent_shape = data_dependent_shape
+        self.vjp_takes_none = vjp_takes_none
         # what passes must keep, in program order: random draws advance the shared stream,
         # state ops and mutations write memory, collectives talk to other processes
         self.has_effects = kind in (RANDOM, STATE) or mutates is not None or communicates

@@ -186,6 +186,13 @@ SAMPLES = {
     "sparse_softmax_cross_entropy": lambda r: ([_r(r, 4, 5), np.array([0, 3, 1, 4], np.int32)], {}),
     "one_hot": lambda r: ([np.array([0, 3, 1], np.int32)], {"depth": 5}),
     "gather": lambda r: ([_r(r, 6, 4), np.array([[0, 5], [2, 2]], np.int32)], {"axis": 0}),
+    # recurrences (graph/ops/recurrent.py): seq 3, batch 2, hidden 2
+    "lstm_recurrence": lambda r: ([_r(r, 3, 2, 8), _r(r, 8, 2), _r(r, 2, 2), _r(r, 2, 2)], {"reverse": True}),
+    "lstm_recurrence_grad": lambda r: ([_r(r, 3, 2, 2), _r(r, 3, 2, 2), 0.0, _r(r, 8, 2), _r(r, 2, 2), _r(r, 2, 2),
+                                        _r(r, 3, 2, 2), _r(r, 3, 2, 2), _r(r, 3, 2, 8, lo=0.0, hi=1.0)], {}),
+    "gru_recurrence": lambda r: ([_r(r, 3, 2, 6), _r(r, 6, 2), _r(r, 6), _r(r, 2, 2)], {"reverse": True}),
+    "gru_recurrence_grad": lambda r: ([_r(r, 3, 2, 2), 0.0, _r(r, 3, 2, 2), _r(r, 6, 2), _r(r, 2, 2),
+                                       _r(r, 3, 2, 2), _r(r, 3, 2, 6, lo=0.0, hi=1.0), _r(r, 3, 2, 2)], {}),
     # collectives (a world of one process: identities)
     "all_reduce": lambda r: ([_r(r, 3, 4)], {"op": "max"}),
     "all_gather": lambda r: ([_ints(r, 2, 3)], {}),

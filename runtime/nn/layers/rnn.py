@@ -1,8 +1,13 @@
 """Recurrent layers (``mindspore.nn``): RNN, LSTM, GRU and their single-step cells.
 
-The recurrence is unrolled over the (fixed) sequence length with registered ops (matmul, sigmoid,
-tanh), so under graph capture one sequence compiles into one graph and its backward pass is
-compiled too. Parameter names, shapes and gate orders follow MindSpore 2.x (the same as PyTorch):
+An LSTM or GRU layer without ``seq_length`` runs its recurrence as one op over the whole sequence
+(``ops.lstm_recurrence``/``ops.gru_recurrence``, graph/ops/recurrent.py, whose backward through
+time is one op too): in PyNative that is a few op applications a layer instead of ~15 a step,
+and under graph capture the graph does not grow with the sequence length. The input projection
+of every step is one matrix product before it. With ``seq_length`` (and for RNN) the recurrence
+is unrolled over the (fixed) sequence length with registered ops (matmul, sigmoid, tanh), so
+under graph capture one sequence compiles into one graph and its backward pass is compiled too.
+Parameter names, shapes and gate orders follow MindSpore 2.x (the same as PyTorch):
 ``weight_ih_l{k}[_reverse]`` (gates x input), ``weight_hh_l{k}``, ``bias_ih_l{k}``, ``bias_hh_l{k}``;
 LSTM gates i, f, g, o; GRU gates r, z, n. Weights start uniform in ±1/sqrt(hidden_size).
 
@@ -73,6 +78,10 @@ def _select(mask, new, old):
 
 
 class _RNNBase(Cell):
+    #: whether an LSTM or GRU without ``seq_length`` runs as one recurrence op (False: unrolled
+    #: step by step, the formulation tests compare the recurrence ops with)
+    _fuse = True
+
     def __init__(self, mode, input_size, hidden_size, num_layers=1, has_bias=True, batch_first=False, dropout=0.0,
                  bidirectional=False, dtype=float32):
         super().__init__()
@@ -145,6 +154,47 @@ class _RNNBase(Cell):
             outs[t] = h_new
         return outs, state
 
+    def _run_fused(self, x_all, state, params, reverse):
+        """One LSTM or GRU direction over the whole ``(seq, batch, feature)`` input as one
+        recurrence op: ``(hs (seq, batch, hidden), final state)``, the final state being
+        ``(h_n, c_n)`` for LSTM. An LSTM's two biases join its input projection (one add); a GRU
+        keeps ``b_hh`` apart (its n gate scales ``h W_hn^T + b_hn`` by r)."""
+        w_ih, w_hh, b_ih, b_hh = params
+        last = 0 if reverse else x_all.shape[0] - 1  # the state after the direction's last step
+        if self.mode == "LSTM":
+            projected = _linear(x_all, w_ih, None if b_ih is None else ops.add(b_ih, b_hh))
+            hs, cs, _ = ops.lstm_recurrence(projected, w_hh, state[0], state[1], reverse=reverse)
+            return hs, (hs[last], cs[last])
+        if b_hh is None:
+            b_hh = ops.zeros((w_hh.shape[0],), w_hh.dtype)
+        hs, _, _ = ops.gru_recurrence(_linear(x_all, w_ih, b_ih), w_hh, b_hh, state, reverse=reverse)
+        return hs, hs[last]
+
+    def _construct_fused(self, x, init):
+        """``construct`` on the recurrence ops: ``x`` is (seq, batch, feature), ``init`` the
+        initial states; layers and directions as in the per-step formulation below, each
+        direction's outputs one tensor (dropout between layers applies to it whole)."""
+        layer_input = x
+        finals_h, finals_c = [], []
+        for layer in range(self.num_layers):
+            layer_outs = []
+            for d in range(self.num_directions):
+                k = layer * self.num_directions + d
+                state = (init[0][k], init[1][k]) if self.mode == "LSTM" else init[k]
+                hs, final = self._run_fused(layer_input, state, self._layer_params(k), d == 1)
+                layer_outs.append(hs)
+                if self.mode == "LSTM":
+                    finals_h.append(final[0])
+                    finals_c.append(final[1])
+                else:
+                    finals_h.append(final)
+            layer_input = ops.cat(layer_outs, -1) if self.num_directions == 2 else layer_outs[0]
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_input = ops.dropout(layer_input, p=self.dropout)
+        out = ops.swapaxes(layer_input, 0, 1) if self.batch_first else layer_input
+        h_n = ops.stack(finals_h, 0)
+        return (out, (h_n, ops.stack(finals_c, 0))) if self.mode == "LSTM" else (out, h_n)
+
     def construct(self, x, hx=None, seq_length=None):
         if x.ndim != 3:
             raise ValueError(f"{type(self).__name__}: input must be 3-D (seq, batch, feature) or (batch, seq, "
@@ -153,6 +203,8 @@ class _RNNBase(Cell):
             x = ops.swapaxes(x, 0, 1)
         seq, batch = x.shape[0], x.shape[1]
         init = self._initial(hx, batch, x.dtype)
+        if self.mode in ("LSTM", "GRU") and seq_length is None and self._fuse:
+            return self._construct_fused(x, init)
         mask = None
         if seq_length is not None:
             steps = ops.reshape(ops.arange(0, seq, 1, dtype=seq_length.dtype), (seq, 1, 1))
