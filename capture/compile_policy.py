@@ -359,6 +359,10 @@ def _compile_resume(fn, flat, names, config, qual, brk, info, t0):
         raise
     except Exception as e:  # not resumable (or an internal error): the frame runs eagerly
         pending = interrupting(e)
+        if isinstance(e, _resume.InvalidGeneratedCode):
+            if _resume.RAISE_ON_INVALID_CODE:
+                raise
+            log.warning("capture: generated resume code for %s failed its check: %s", qual, e)
         if pending is None:
             log.debug("capture: cannot resume after the break in %s: %s: %s", qual, type(e).__name__, e)
             events.record_resume_fallback(qual, f"{type(e).__name__}: {e}")
