@@ -56,6 +56,9 @@ class Entry:
         self.device = "CPU"  # where the graph's tensors are (the backend was chosen for it)
         self.copy_outputs = ()  # output indices that are graph constants (copied per call)
         self.owner = None  # the recompile-budget key it was compiled under (see compile_policy._owner_key)
+        #: the budget key its compile was charged to (None: not charged), given back when the
+        #: entry is dropped because an object its guards held weakly died
+        self.charged_to = None
         self.plan = None  # capture.resume.ResumePlan: what runs after the prefix graph at a graph break
         self.fetch = None  # flat arguments -> (input arrays, tensors), made on first run (capture.runner)
         self.call = None  # input arrays -> (outputs, updates): the runner, donating where it can (first run)
@@ -172,10 +175,18 @@ class CodeCache:
         _invalidate_fast_calls(self)
 
     def forget_entry(self, entry: Entry) -> None:
-        """Drop ``entry`` (an object its guards hold weakly died)."""
+        """Drop ``entry`` (an object its guards hold weakly died). Its compile no longer counts
+        against the recompile limit: a loop that builds a fresh net each iteration and jits it
+        recompiles for every net, but only ever holds one entry; the limit is for entries that
+        keep missing while alive (unstable shapes or Python values)."""
         if any(e is entry for e in self.entries):
             self.dropped_dead += 1
             self.drop(lambda e: e is not entry)
+            owner, entry.charged_to = entry.charged_to, None
+            if owner is not None:
+                self.refund(owner)
+                if self.compiles_per_owner.get(owner, 0) < RECOMPILE_LIMIT:
+                    self.disabled.pop(owner, None)  # (it may compile again)
 
     def drop(self, keep=lambda entry: False) -> None:
         """Keep only the entries ``keep`` accepts (none by default)."""

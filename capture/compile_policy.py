@@ -193,6 +193,8 @@ def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
             raise
         if change is not None and entry.graph is not None:
             entry = _make_dynamic(fn, config, cache, qual, candidate, entry, change, declared, names)
+        if not free and entry.charged_to is None:
+            entry.charged_to = owner  # (given back if the entry dies with a referent: CodeCache.forget_entry)
         return entry
 
 def _dynamic_candidate(fn, flat, config, cache, owner):

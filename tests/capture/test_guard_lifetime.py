@@ -268,3 +268,39 @@ def test_weakly_held_names_are_called_exactly_where_pythons_tokenizer_finds_them
               ('o2 == "it\\"s o2" and o2[\'o2\'] and (o2)', {"o2": 0})]
     for expr, names in seen + tricky:
         assert real(expr, names) == _call_names_by_tokenize(expr, names), expr
+
+
+def test_dead_entries_give_their_recompile_budget_back():
+    """A loop that builds a fresh net each iteration and runs one jitted function on it: each
+    net's entry is dropped when the net dies, and must not count against the recompile limit
+    (before, the ninth net hit the limit and every later call ran eagerly)."""
+    from capture import cache as cache_mod
+    from capture.explain import recording
+    ns = _module("def f(t):\n    return NET(t) * 2\n")
+    jitted = capture.jit(ns["f"])
+    x = _t(np.ones((2, 4)))
+    with recording() as report:
+        for i in range(3 * cache_mod.RECOMPILE_LIMIT):
+            ns["NET"] = nn.Dense(4, 3)
+            _same(jitted(x), ns["NET"](x) * 2)
+            _collect()
+    assert not [b for b in report.breaks if "recompile limit" in b.reason], report.breaks
+    cache = cache_for(ns["f"].__code__)
+    assert len(cache.entries) == 1 and not cache.entries[0].eager
+    assert max(cache.compiles_per_owner.values()) <= 2, cache.compiles_per_owner
+
+
+def test_live_entries_still_count_against_the_recompile_limit():
+    """The refund is for dead entries only: nets kept alive still exhaust the budget."""
+    from capture import cache as cache_mod
+    from capture.explain import recording
+    ns = _module("def f(t):\n    return NET(t) * 2\n")
+    jitted = capture.jit(ns["f"])
+    x = _t(np.ones((2, 4)))
+    kept = []
+    with recording() as report:
+        for i in range(cache_mod.RECOMPILE_LIMIT + 2):
+            ns["NET"] = nn.Dense(4, 3)
+            kept.append(ns["NET"])
+            _same(jitted(x), ns["NET"](x) * 2)
+    assert [b for b in report.breaks if "recompile limit" in b.reason]
