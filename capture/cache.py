@@ -70,6 +70,7 @@ class Entry:
         #: calls a size's entry of a generic one ran through the reference interpreter (0:
         #: compiled by the backend; see capture.dynamic.TIER_UP_CALLS)
         self.interpreted_calls = 0
+        self.hold_recipes_weakly()
 
     def _hold_inputs_weakly(self) -> None:
         """The graph inputs its guards hold weakly (a Parameter named by a global, a sub-Cell's
@@ -85,6 +86,25 @@ class Entry:
                 # (a plain reference: the fetch in Python calls it, and it has no callback to run)
                 source.hold_weakly(weakref.ref(source.obj))
         self.guard_set.when_dead(_dropper(weakref.ref(self)))
+
+    def hold_recipes_weakly(self) -> None:
+        """The objects its output plan (``template``) and resume plan (``plan``, set after it was
+        made: call again then) name are read through the weak references its guards hold them
+        by (capture.reconstruct.hold_weakly): a returned net, or one live across a graph break,
+        must not keep the entry -- and so itself and its Parameters -- alive."""
+        weak = self.guard_set.weak
+        if not weak:
+            return
+        held = {id(obj): ref for ref in weak.values() if (obj := ref()) is not DEAD}
+        from .reconstruct import OutputPlan, hold_effects_weakly, hold_weakly
+        t = self.template
+        if type(t) is OutputPlan:
+            self.template = OutputPlan(hold_weakly(t.result, held), hold_effects_weakly(t.effects, held))
+        plan = self.plan
+        if plan is not None:
+            plan.stack_recipes = [hold_weakly(r, held) for r in plan.stack_recipes]
+            plan.local_recipes = [hold_weakly(r, held) for r in plan.local_recipes]
+            plan.effects = hold_effects_weakly(plan.effects, held)
 
     @property
     def hits(self) -> int:

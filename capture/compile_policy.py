@@ -378,6 +378,7 @@ def _compile_resume(fn, flat, names, config, qual, brk, info, t0):
     entry.runner = runner
     entry.device = device
     entry.plan = plan
+    entry.hold_recipes_weakly()
     entry.break_info = info
     entry.compile_time = time.perf_counter() - t0
     if graph.nodes:
