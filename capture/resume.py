@@ -23,7 +23,15 @@ parameters are the live locals (by their own names) then the stack values. Resum
 objects are generated from the *original* code and cached by (code, offset, stack layout, live
 names), so converging paths share them. Instructions that cannot be stepped on their own (e.g.
 a break inside a ``try``/``with`` body, whose handler must see the eager exception) resume *at*
-``k`` and run the rest of the frame eagerly: the prefix still runs as a graph.
+``k`` and run the rest of the frame eagerly: the prefix still runs as a graph. A break inside
+an ``except``/``finally`` handler, while the exception is being handled, resumes at the entry of
+that handler's ``try`` statement (the translator records where each try region was entered), so
+CPython itself re-raises and handles the exception in the eager rest: the handler's state (the
+exception on the value stack, ``sys.exc_info()``, the saved lasti) is never rebuilt.
+
+Generated code is checked before use (:func:`check_generated_code`, :func:`check_handlers_kept`:
+each copied instruction keeps the original's handler, depth and lasti). A failed check is a bug
+here: reported as a warning and the frame runs eagerly, or raised with RAISE_ON_INVALID_CODE.
 """
 from __future__ import annotations
 

@@ -215,10 +215,20 @@ def case_with_exit_breaks_while_handling(x, log):
     return y
 
 
+def case_break_before_and_inside_the_handler(x, log):
+    """Two breaks: the second, inside the handler, is in the resume function of the first."""
+    y = ops.sin(x)
+    log.append(float(y.asnumpy().sum()) > -10)  # the first break
+    y = ops.cos(y)
+    try:
+        raise KeyError("second")
+    except KeyError:
+        log.append(_exc_info())  # the second break, in the resumed code's handler
+        y = y * 5
+    return y + 1
+
+
 CASES = [v for k, v in sorted(globals().items()) if k.startswith("case_")]
-#: cases whose ``try`` statement starts with state the resume cannot rebuild: the frame runs
-#: eagerly (a reported fallback) and must still equal eager
-EAGER_FALLBACK_OK = {"case_with_exit_breaks_while_handling"}
 
 
 # -- the harness -----------------------------------------------------------------------------------------
@@ -264,10 +274,9 @@ def test_break_inside_handler_equals_eager_and_keeps_the_prefix_compiled(case):
         problems += [f"internal error: {b.reason}" for b in report.breaks if b.internal]
         if call == 1:
             first = report
-    if case.__name__ not in EAGER_FALLBACK_OK:
-        assert first.graph_break_count >= 1, "the case must break inside its handler"
-        assert not first.resume_fallbacks, first.resume_fallbacks
-        assert first.graph_count >= 1, "the code before the try statement must run as a graph"
+    assert first.graph_break_count >= 1, "the case must break inside its handler"
+    assert not first.resume_fallbacks, first.resume_fallbacks
+    assert first.graph_count >= 1, "the code before the try statement must run as a graph"
     capture.reset()
     with recording() as report:
         with capture.enabled():
