@@ -46,6 +46,7 @@ from .variables.base import BINARY_OPS, COMPARE_OPS, NoPythonValue
 from .variables.exceptions import ExceptionVariable, plain_exception_class, python_init_exception_class
 from .variables.functions import is_framework_callable
 from .variables.objects import NewObjectVariable
+from .variables.streams import StringIOVariable
 from .variables.base import NotResumable
 from .variables.containers import ListIteratorVariable, check_mutable, dict_key, has_dict_key
 from .variables.generators import YIELDED, GeneratorVariable
@@ -811,8 +812,8 @@ class InstructionTranslator:
                               and current(a.sym.value) is current(b.sym.value))
         elif a.is_const() and b.is_const():
             same = a.value is b.value
-        elif isinstance(a, NewObjectVariable) or isinstance(b, NewObjectVariable):
-            same = a is b
+        elif isinstance(a, (NewObjectVariable, StringIOVariable)) or isinstance(b, (NewObjectVariable, StringIOVariable)):
+            same = a is b  # (objects the frame made: one Variable each)
         else:
             same = self.python_value(a) is self.python_value(b)
         self.push(ConstantVariable(same != bool(ins.arg)))
