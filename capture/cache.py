@@ -56,6 +56,9 @@ class Entry:
         self.device = "CPU"  # where the graph's tensors are (the backend was chosen for it)
         self.copy_outputs = ()  # output indices that are graph constants (copied per call)
         self.owner = None  # the recompile-budget key it was compiled under (see compile_policy._owner_key)
+        #: the budget key its compile was charged to (None: not charged), given back when the
+        #: entry is dropped because an object its guards held weakly died
+        self.charged_to = None
         self.plan = None  # capture.resume.ResumePlan: what runs after the prefix graph at a graph break
         self.fetch = None  # flat arguments -> (input arrays, tensors), made on first run (capture.runner)
         self.call = None  # input arrays -> (outputs, updates): the runner, donating where it can (first run)
@@ -67,6 +70,7 @@ class Entry:
         #: calls a size's entry of a generic one ran through the reference interpreter (0:
         #: compiled by the backend; see capture.dynamic.TIER_UP_CALLS)
         self.interpreted_calls = 0
+        self.hold_recipes_weakly()
 
     def _hold_inputs_weakly(self) -> None:
         """The graph inputs its guards hold weakly (a Parameter named by a global, a sub-Cell's
@@ -82,6 +86,25 @@ class Entry:
                 # (a plain reference: the fetch in Python calls it, and it has no callback to run)
                 source.hold_weakly(weakref.ref(source.obj))
         self.guard_set.when_dead(_dropper(weakref.ref(self)))
+
+    def hold_recipes_weakly(self) -> None:
+        """The objects its output plan (``template``) and resume plan (``plan``, set after it was
+        made: call again then) name are read through the weak references its guards hold them
+        by (capture.reconstruct.hold_weakly): a returned net, or one live across a graph break,
+        must not keep the entry -- and so itself and its Parameters -- alive."""
+        weak = self.guard_set.weak
+        if not weak:
+            return
+        held = {id(obj): ref for ref in weak.values() if (obj := ref()) is not DEAD}
+        from .reconstruct import OutputPlan, hold_effects_weakly, hold_weakly
+        t = self.template
+        if type(t) is OutputPlan:
+            self.template = OutputPlan(hold_weakly(t.result, held), hold_effects_weakly(t.effects, held))
+        plan = self.plan
+        if plan is not None:
+            plan.stack_recipes = [hold_weakly(r, held) for r in plan.stack_recipes]
+            plan.local_recipes = [hold_weakly(r, held) for r in plan.local_recipes]
+            plan.effects = hold_effects_weakly(plan.effects, held)
 
     @property
     def hits(self) -> int:
@@ -172,10 +195,18 @@ class CodeCache:
         _invalidate_fast_calls(self)
 
     def forget_entry(self, entry: Entry) -> None:
-        """Drop ``entry`` (an object its guards hold weakly died)."""
+        """Drop ``entry`` (an object its guards hold weakly died). Its compile no longer counts
+        against the recompile limit: a loop that builds a fresh net each iteration and jits it
+        recompiles for every net, but only ever holds one entry; the limit is for entries that
+        keep missing while alive (unstable shapes or Python values)."""
         if any(e is entry for e in self.entries):
             self.dropped_dead += 1
             self.drop(lambda e: e is not entry)
+            owner, entry.charged_to = entry.charged_to, None
+            if owner is not None:
+                self.refund(owner)
+                if self.compiles_per_owner.get(owner, 0) < RECOMPILE_LIMIT:
+                    self.disabled.pop(owner, None)  # (it may compile again)
 
     def drop(self, keep=lambda entry: False) -> None:
         """Keep only the entries ``keep`` accepts (none by default)."""

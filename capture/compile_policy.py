@@ -193,6 +193,8 @@ def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
             raise
         if change is not None and entry.graph is not None:
             entry = _make_dynamic(fn, config, cache, qual, candidate, entry, change, declared, names)
+        if not free and entry.charged_to is None:
+            entry.charged_to = owner  # (given back if the entry dies with a referent: CodeCache.forget_entry)
         return entry
 
 def _dynamic_candidate(fn, flat, config, cache, owner):
@@ -359,6 +361,10 @@ def _compile_resume(fn, flat, names, config, qual, brk, info, t0):
         raise
     except Exception as e:  # not resumable (or an internal error): the frame runs eagerly
         pending = interrupting(e)
+        if isinstance(e, _resume.InvalidGeneratedCode):
+            if _resume.RAISE_ON_INVALID_CODE:
+                raise
+            log.warning("capture: generated resume code for %s failed its check: %s", qual, e)
         if pending is None:
             log.debug("capture: cannot resume after the break in %s: %s: %s", qual, type(e).__name__, e)
             events.record_resume_fallback(qual, f"{type(e).__name__}: {e}")
@@ -372,6 +378,7 @@ def _compile_resume(fn, flat, names, config, qual, brk, info, t0):
     entry.runner = runner
     entry.device = device
     entry.plan = plan
+    entry.hold_recipes_weakly()
     entry.break_info = info
     entry.compile_time = time.perf_counter() - t0
     if graph.nodes:

@@ -46,6 +46,8 @@ k)``
 ``("call", r_fn, [r...], {k: r}, k)``  ``fn(*args, **kwargs)``: a generator function called again
                                        (it only makes the generator: its body runs later)
 ``("super", r_cls, r_obj)``            ``super(cls, obj)``
+``("weak", ref)``                      ``ref()``: an object the entry's guards hold weakly (a
+                                       ``val``/``obj`` recipe after :func:`hold_weakly`)
 =====================================  ==========================================================
 
 Example:
@@ -140,6 +142,8 @@ def build(r, outs, flat, memo):
         return r[1]
     if kind == "out":
         return outs[r[1]]
+    if kind == "weak":  # (alive: the entry's guards read it through the same reference and passed)
+        return r[1]()
     if kind == "src":
         return r[1].read(flat)
     if kind == "obj":
@@ -210,6 +214,95 @@ def build(r, outs, flat, memo):
     if kind == "cellc":
         return r[1].cell_contents
     raise ValueError(f"bad recipe {r!r}")
+
+
+# -- holding the objects recipes name weakly ---------------------------------------------------------------
+def hold_weakly(recipe, held):
+    """``recipe`` with each ``val``/``obj`` recipe of an object in ``held`` (``{id(object): weak
+    reference}``: the objects the entry's guards hold weakly, see
+    :meth:`capture.guards.GuardSet.hold_weakly`) turned into a ``weak`` recipe reading it through
+    that reference. A compiled entry's recipes (its result, its side effects, the state rebuilt
+    at a graph break) then keep nothing alive its guards do not: an entry whose net was dropped
+    is dropped too, instead of keeping the net and its Parameters. Safe because such an object
+    is guarded by identity: when the guards pass, it is alive (the guard read it from outside).
+    Lists and dicts inside the recipe are updated in place (a self-referring value's recipe
+    refers back to itself through one of them)."""
+    if not held:
+        return recipe
+    return _Weakener(held).recipe(recipe)
+
+
+class _Weakener:
+    def __init__(self, held):
+        self.held = held
+        self.seen = set()  # ids of the lists/dicts already updated (recipes may be cyclic)
+
+    def recipe(self, r):
+        if not isinstance(r, tuple) or not r or not isinstance(r[0], str):
+            return r
+        kind = r[0]
+        if kind in ("val", "obj"):
+            ref = self.held.get(id(r[1]))
+            return r if ref is None else ("weak", ref)
+        if kind in ("item", "getattr"):
+            return (kind, self.recipe(r[1]), *r[2:])
+        if kind in ("list", "tuple", "iter", "slice"):
+            return (kind, self.items(r[1]), *r[2:])
+        if kind == "dict":
+            return (kind, self.values(r[1]), *r[2:])
+        if kind == "newobj":
+            return (kind, r[1], self.values(r[2]), r[3])
+        if kind == "func":
+            _, code, glob, defaults, kwdefaults, cells, key = r
+            cells = [c if isinstance(c, types.CellType) else self.recipe(c) for c in cells]
+            return (kind, code, glob, self.items(defaults), self.values(kwdefaults) if kwdefaults else kwdefaults,
+                    cells, key)
+        if kind == "newcell":
+            return (kind, None if r[1] is None else self.recipe(r[1]), r[2])
+        if kind in ("method", "super"):
+            return (kind, self.recipe(r[1]), self.recipe(r[2]))
+        if kind in ("partial", "call"):
+            return (kind, self.recipe(r[1]), self.items(r[2]), self.values(r[3]), r[4])
+        return r  # out, src, gitem, cellc, tconst, copy: nothing held beyond what they read
+
+    def items(self, seq):
+        if id(seq) in self.seen:
+            return seq
+        self.seen.add(id(seq))
+        if isinstance(seq, list):
+            seq[:] = [self.recipe(x) for x in seq]
+            return seq
+        return type(seq)(self.recipe(x) for x in seq)
+
+    def values(self, d):
+        if id(d) in self.seen:
+            return d
+        self.seen.add(id(d))
+        for k in list(d):
+            d[k] = self.recipe(d[k])
+        return d
+
+    def effect(self, e):
+        kind = e[0]
+        if kind == "cell":
+            return (kind, e[1], self.recipe(e[2]))
+        if kind in ("attr", "dictitem"):
+            return (kind, self.recipe(e[1]), e[2], self.recipe(e[3]))
+        if kind == "global":
+            return (kind, e[1], e[2], self.recipe(e[3]))
+        if kind in ("list", "append"):
+            return (kind, self.recipe(e[1]), self.items(e[2]))
+        if kind == "dict":
+            return (kind, self.recipe(e[1]), self.values(e[2]))
+        return e
+
+
+def hold_effects_weakly(effects, held):
+    """:func:`hold_weakly` for a list of side-effect recipes (``capture.side_effects``)."""
+    if not held or not effects:
+        return effects
+    w = _Weakener(held)
+    return [w.effect(e) for e in effects]
 
 
 class OutputPlan:

@@ -23,7 +23,15 @@ parameters are the live locals (by their own names) then the stack values. Resum
 objects are generated from the *original* code and cached by (code, offset, stack layout, live
 names), so converging paths share them. Instructions that cannot be stepped on their own (e.g.
 a break inside a ``try``/``with`` body, whose handler must see the eager exception) resume *at*
-``k`` and run the rest of the frame eagerly: the prefix still runs as a graph.
+``k`` and run the rest of the frame eagerly: the prefix still runs as a graph. A break inside
+an ``except``/``finally`` handler, while the exception is being handled, resumes at the entry of
+that handler's ``try`` statement (the translator records where each try region was entered), so
+CPython itself re-raises and handles the exception in the eager rest: the handler's state (the
+exception on the value stack, ``sys.exc_info()``, the saved lasti) is never rebuilt.
+
+Generated code is checked before use (:func:`check_generated_code`, :func:`check_handlers_kept`:
+each copied instruction keeps the original's handler, depth and lasti). A failed check is a bug
+here: reported as a warning and the frame runs eagerly, or raised with RAISE_ON_INVALID_CODE.
 """
 from __future__ import annotations
 
@@ -31,7 +39,7 @@ import inspect
 import threading
 import types
 
-from bytecode import Bytecode, CellVar, Instr, Label, TryBegin, TryEnd
+from bytecode import UNSET, Bytecode, CellVar, Instr, Label, TryBegin, TryEnd
 
 from graph import forksafe
 
@@ -40,6 +48,16 @@ from .errors import GraphBreak
 from .reconstruct import NotResumable, Recipes, apply_effects, build  # NotResumable re-exported
 from .variables.base import Variable
 
+
+class InvalidGeneratedCode(NotResumable):
+    """Generated resume/step code failed its check (stack depth, exception table): a bug in
+    this module, never a property of the user's program. The frame then runs eagerly and the
+    fallback is logged as a warning; with :data:`RAISE_ON_INVALID_CODE` (the test suites set
+    it) the error reaches the caller instead, so a failed check fails the test."""
+
+
+#: re-raise :class:`InvalidGeneratedCode` instead of falling back to eager (the tests' conftest sets it)
+RAISE_ON_INVALID_CODE = False
 
 
 
@@ -115,10 +133,12 @@ def _local_effects(ins):
     return ()
 
 
-def liveness(code):
-    """Per abstract-instruction index: the fast locals read before being written on some path
-    from there (exception handlers included). Cells/free variables are not tracked here."""
-    hit = _LIVENESS.get(code)
+_SUCCESSORS: dict = {}
+
+
+def successors(code):
+    """Per abstract-instruction index: the indices control can go to next (its handler included)."""
+    hit = _SUCCESSORS.get(code)
     if hit is not None:
         return hit
     insts, labels, _ = _instructions(code)
@@ -148,6 +168,32 @@ def liveness(code):
         else:
             s.append(i + 1)
         succ.append([j for j in s if j < n])
+    _SUCCESSORS[code] = succ
+    return succ
+
+
+def reachable_from(code, index):
+    """The abstract-instruction indices control can reach from ``index`` (handlers included)."""
+    succ = successors(code)
+    seen, todo = set(), [index]
+    while todo:
+        i = todo.pop()
+        if i in seen or i >= len(succ):
+            continue
+        seen.add(i)
+        todo.extend(succ[i])
+    return seen
+
+
+def liveness(code):
+    """Per abstract-instruction index: the fast locals read before being written on some path
+    from there (exception handlers included). Cells/free variables are not tracked here."""
+    hit = _LIVENESS.get(code)
+    if hit is not None:
+        return hit
+    insts, _, _ = _instructions(code)
+    n = len(insts)
+    succ = successors(code)
     effects = [_local_effects(ins) if isinstance(ins, Instr) else () for ins in insts]
     live = [frozenset()] * (n + 1)
     changed = True
@@ -238,6 +284,16 @@ def resume_code(orig, index, layout, names):
         pro.append(Instr("JUMP_FORWARD", target, location=loc))
         body, index_map = [], [None] * (len(pro) + 1)
         tb_map = {}
+        # The bytecode package computes a handler's depth by following control flow to its
+        # TryBegin; resuming mid-frame, a region entered only by a jump into its middle (a loop's
+        # back edge into a try body begun before the resume point) or only in dead code would get
+        # a bogus depth (32768); and its own computation takes the smallest depth among the
+        # TryBegins the flow reaches, which for a handler shared by regions before and inside a
+        # loop is the loop's depth when the ones before the loop are dead (a wrong depth leaves
+        # the iterator on the stack under the handler). So every copied TryBegin keeps the
+        # original's depth, and check_handlers_kept verifies the result against the original.
+        region_depth = _region_depths(orig, insts)
+        all_preset = all(id(t) in region_depth for t in insts if isinstance(t, TryBegin))
         started = False
         active = None  # the (copied) TryBegin whose region the current instruction is in
         for j, ins in enumerate(insts):
@@ -253,7 +309,7 @@ def resume_code(orig, index, layout, names):
                     index_map.append(None)
                     body.append(target)
                     index_map.append(None)
-                    active = TryBegin(active.target, active.push_lasti)
+                    active = TryBegin(active.target, active.push_lasti, active.stack_depth)
                     body.append(active)
                     index_map.append(None)
                 else:
@@ -278,8 +334,7 @@ def resume_code(orig, index, layout, names):
                 else:
                     new = ins.copy()
             elif isinstance(ins, TryBegin):
-                # depth left unset: computed from the resume code's own control flow
-                new = TryBegin(ins.target, ins.push_lasti)
+                new = TryBegin(ins.target, ins.push_lasti, region_depth.get(id(ins), UNSET))
                 tb_map[id(ins)] = new
                 active = new
             elif isinstance(ins, TryEnd):
@@ -297,14 +352,20 @@ def resume_code(orig, index, layout, names):
         b.append(Label())  # the body starts after a label (index_map has a slot for it)
         b.extend(body)
         try:
-            code = b.to_code()
+            code = b.to_code(compute_exception_stack_depths=not all_preset)
         except Exception as e:  # e.g. "Failed to compute stacksize": never use such code
-            raise NotResumable(f"the generated resume code is invalid ({type(e).__name__}: {e})") from None
+            raise InvalidGeneratedCode(f"the generated resume code is invalid ({type(e).__name__}: {e})") from None
+        if code.co_stacksize < orig.co_stacksize:
+            # a handler reached only through a region the flow from the resume point does not
+            # pass is not counted by the package; the resume code never needs more than the
+            # original (its prologue pushes the stack the original had at that point)
+            code = code.replace(co_stacksize=orig.co_stacksize)
         check_generated_code(code, orig, index)
         assert len(index_map) == len(list(b)), (len(index_map), len(list(b)))
         # the translator must see exactly this instruction list (the index map refers to it)
         from .translator import _CODE_CACHE, _user_try_flags
         lst = list(b)
+        check_handlers_kept(code, lst, orig, index_map, index, reachable_from(orig, index))
         lab = {ins: i + 1 for i, ins in enumerate(lst) if isinstance(ins, Label)}
         _CODE_CACHE[code] = (lst, lab, _user_try_flags(lst, lab))
         line = loc.lineno if loc is not None else orig.co_firstlineno
@@ -312,6 +373,21 @@ def resume_code(orig, index, layout, names):
         _RESUME_CODES[key] = code
         DERIVED.setdefault(orig, set()).add(code)
         return code
+
+
+def _region_depths(orig, insts):
+    """{id(TryBegin): the stack depth of its handler in ``orig``'s exception table}."""
+    from .translator import _handler_table
+    table = _handler_table(orig, insts)
+    out, region = {}, None
+    for i, ins in enumerate(insts):
+        if isinstance(ins, TryBegin):
+            region = ins
+        elif isinstance(ins, TryEnd):
+            region = None
+        elif region is not None and id(region) not in out and table[i] is not None:
+            out[id(region)] = table[i][1]
+    return out
 
 
 def _exception_table(code):
@@ -326,21 +402,46 @@ def _exception_table(code):
 def check_generated_code(code, orig=None, index=None):
     """Refuse generated code CPython could crash on: every exception-table entry must name a real
     handler at a stack depth the frame's stack can hold, and the stack size must cover the
-    original frame's at the same point. Raises NotResumable (an explicit, reported fallback:
-    the frame then runs eagerly) instead of handing CPython a corrupt frame."""
+    original frame's at the same point. Raises InvalidGeneratedCode (a reported fallback: the frame
+    then runs eagerly; an error under RAISE_ON_INVALID_CODE) instead of handing CPython a corrupt frame."""
     n = len(code.co_code)
     where = f" (resuming {orig.co_name} at instruction {index})" if orig is not None else ""
     for start, end, target, depth, lasti in _exception_table(code):
         if not (0 <= start < end <= n and 0 <= target < n):
-            raise NotResumable(f"generated code has an exception-table entry out of range{where}")
+            raise InvalidGeneratedCode(f"generated code has an exception-table entry out of range{where}")
         if depth < 0 or depth + 1 + int(bool(lasti)) + 2 > code.co_stacksize + 2 or depth >= 32768:
-            raise NotResumable(f"generated code has an exception handler at stack depth {depth} beyond "
+            raise InvalidGeneratedCode(f"generated code has an exception handler at stack depth {depth} beyond "
                                f"its stack size {code.co_stacksize}{where}")
         if depth + 1 + int(bool(lasti)) > code.co_stacksize:
-            raise NotResumable(f"generated code's stack size {code.co_stacksize} cannot hold its handler "
+            raise InvalidGeneratedCode(f"generated code's stack size {code.co_stacksize} cannot hold its handler "
                                f"at depth {depth}{where}")
     if code.co_stacksize < 0:
-        raise NotResumable(f"generated code has a negative stack size{where}")
+        raise InvalidGeneratedCode(f"generated code has a negative stack size{where}")
+
+
+def check_handlers_kept(code, insts, orig, index_map, index, reachable):
+    """Every instruction copied from ``orig`` into the resume ``code`` that can run (it is
+    ``reachable`` from the resume point) must be covered by the
+    same handler as in ``orig``, at the same stack depth and with the same lasti flag (the
+    prologue pushes the saved stack, so the depths computed from the resume code's own control
+    flow must come out equal). Raises InvalidGeneratedCode otherwise."""
+    from .translator import _handler_table, _instructions as ti
+    orig_insts = ti(orig)[0]
+    want = _handler_table(orig, orig_insts)
+    if not any(want):  # no exception table, or one the abstract instructions do not match
+        return
+    got = _handler_table(code, insts)
+    if not any(got) and any(want[j] for j in index_map if j is not None and j in reachable):
+        raise InvalidGeneratedCode(f"the resume code of {orig.co_name} at instruction {index} lost its "
+                                   f"exception table")
+    for g, j in enumerate(index_map):
+        if j is None or j not in reachable or not isinstance(insts[g], Instr):
+            continue
+        w, h = want[j], got[g]
+        if (w is None) != (h is None) or (w is not None and (w[0] is not h[0] or w[1:] != h[1:])):
+            raise InvalidGeneratedCode(
+                f"the resume code of {orig.co_name} at instruction {index} covers {insts[g].name} (instruction "
+                f"{j}) with handler {h and h[1:]} where the original has {w and w[1:]}")
 
 
 def _call_seq(nargs, fn_name, loc):
@@ -417,7 +518,7 @@ def step_code(orig, index, ins, pre_layout, consumed, conts, local_names, kw_nam
         try:
             code = b.to_code()
         except Exception as e:
-            raise NotResumable(f"the generated step code is invalid ({type(e).__name__}: {e})") from None
+            raise InvalidGeneratedCode(f"the generated step code is invalid ({type(e).__name__}: {e})") from None
         check_generated_code(code, orig, index)
         _STEP_CODES[key] = code
         _STEP_CODE_SET.add(code)

@@ -46,6 +46,7 @@ from .variables.base import BINARY_OPS, COMPARE_OPS, NoPythonValue
 from .variables.exceptions import ExceptionVariable, plain_exception_class, python_init_exception_class
 from .variables.functions import is_framework_callable
 from .variables.objects import NewObjectVariable
+from .variables.streams import StringIOVariable
 from .variables.base import NotResumable
 from .variables.containers import ListIteratorVariable, check_mutable, dict_key, has_dict_key
 from .variables.generators import YIELDED, GeneratorVariable
@@ -228,6 +229,14 @@ class InstructionTranslator:
         # the prefix before a graph break: stop before the ``stop_at``-th instruction)
         self.exec_count = 0
         self.stop_at = None
+        # root frame only: where each try region (by handler label) was last entered while no
+        # exception was being handled, as (index, exec_count); and the entry of the try statement
+        # whose handler runs now. A break inside a handler re-translates up to that entry (the
+        # try statement then runs eagerly in a resume function: the handler's state, i.e. the
+        # exception being handled, sys.exc_info() and the handler's stack, has no rebuild)
+        self.region_entry = {}
+        self.current_region = None
+        self.handling_entry = None
         # a generator run in steps (start_generator): it stops at each yield
         self.pause_at_yield = False
         self.paused = False
@@ -254,6 +263,12 @@ class InstructionTranslator:
                 self.ip = here
                 return STOPPED
             self.exec_count += 1
+            if self.parent is None:
+                entry = self.handlers[here]
+                region = entry[0] if entry is not None else None
+                if region is not None and region is not self.current_region and tracer.handled_exception is None:
+                    self.region_entry[region] = (here, self.exec_count)
+                self.current_region = region
             try:
                 tracer.instruction_count += 1
                 if tracer.instruction_count > tracer.max_instructions:
@@ -270,6 +285,8 @@ class InstructionTranslator:
             except UserException as e:
                 if not e.chained:
                     self._chain(e)
+                if self.parent is None and tracer.handled_exception is None and self.handlers[here] is not None:
+                    self.handling_entry = self.region_entry.get(self.handlers[here][0])
                 if self._unwind(e.error, here):
                     continue  # tracing goes on in the frame's own handler
                 if self.parent is None:  # no traced handler catches it: the frame raises it
@@ -281,7 +298,12 @@ class InstructionTranslator:
                 raise
             except GraphBreak as e:
                 if self.parent is None and e.root_index is None:
-                    e.root_index, e.root_count = here, self.exec_count
+                    if tracer.handled_exception is not None and self.handling_entry is not None:
+                        # inside a handler of this frame: resume at its try statement's entry
+                        e.root_index, e.root_count = self.handling_entry
+                        e.in_handler = True
+                    else:
+                        e.root_index, e.root_count = here, self.exec_count
                 if e.loc is None:
                     if not self.is_user:
                         e.reason = (f"{e.reason} (in {getattr(self.code, 'co_qualname', self.code.co_name)} at "
@@ -790,8 +812,8 @@ class InstructionTranslator:
                               and current(a.sym.value) is current(b.sym.value))
         elif a.is_const() and b.is_const():
             same = a.value is b.value
-        elif isinstance(a, NewObjectVariable) or isinstance(b, NewObjectVariable):
-            same = a is b
+        elif isinstance(a, (NewObjectVariable, StringIOVariable)) or isinstance(b, (NewObjectVariable, StringIOVariable)):
+            same = a is b  # (objects the frame made: one Variable each)
         else:
             same = self.python_value(a) is self.python_value(b)
         self.push(ConstantVariable(same != bool(ins.arg)))
@@ -1289,6 +1311,8 @@ class InstructionTranslator:
     def POP_EXCEPT(self, ins):
         prev = self.pop()
         self.tracer.handled_exception = None if prev.is_const() and prev.value is None else prev
+        if self.tracer.handled_exception is None and self.parent is None:
+            self.handling_entry = None
 
     def CHECK_EXC_MATCH(self, ins):
         typ = self.pop()

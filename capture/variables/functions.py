@@ -10,6 +10,7 @@ import builtins
 import collections
 import functools
 import inspect
+import io
 import math
 import operator
 import types
@@ -30,10 +31,11 @@ from .tensor import TensorVariable
 
 from .dict_views import DictViewVariable, MappingProxyVariable
 from .generators import GeneratorVariable
+from .streams import StringIOVariable, trace_print
 
 FRAMEWORK_PREFIXES = ("runtime.", "graph.", "codegen.")
 #: Variables with no Python object at trace time whose exact type is known
-_TYPED_WITHOUT_VALUE = (GeneratorVariable, DictViewVariable, MappingProxyVariable)
+_TYPED_WITHOUT_VALUE = (GeneratorVariable, DictViewVariable, MappingProxyVariable, StringIOVariable)
 _PURE_MODULES = {"math", "operator", "_operator", "cmath"}
 
 
@@ -396,8 +398,8 @@ class BuiltinVariable(KnownCallableVariable):
                              f"{e.reason}") from None
 
     def _call_print(self, tx, *args, **kwargs):
-        raise GraphBreak("print() inside a captured region: it must print on every call",
-                         hint="remove the print, or accept the graph break (the print runs eagerly between two graphs)")
+        # into a StringIO the frame made: modelled; anything else breaks (variables/streams.py)
+        return trace_print(tx, args, kwargs)
 
     def _call_locals(self, tx):
         """A snapshot of the calling frame's variables, as Python 3.11-3.13 give it."""
@@ -627,6 +629,8 @@ class ClassVariable(Variable):
             return PrintVariable(self.cls())
         if isinstance(self.cls, type) and issubclass(self.cls, tuple) and hasattr(self.cls, "_fields"):
             return self._namedtuple(tx, args, kwargs)
+        if self.cls is io.StringIO and not args and not kwargs:
+            return StringIOVariable()
         if self.cls is collections.OrderedDict:
             d = BuiltinVariable(dict).call(tx, args, kwargs)
             return DictVariable(d.items, cls=collections.OrderedDict)

@@ -22,7 +22,10 @@ def pytest_pyfunc_call(pyfuncitem):
 
 
 @pytest.fixture(autouse=True)
-def _fresh_capture(tmp_path_factory):
+def _fresh_capture(tmp_path_factory, monkeypatch):
+    # generated resume code that fails its check (stack depth, exception table) is an error
+    # here, never a silent fallback to eager
+    monkeypatch.setattr(capture.resume, "RAISE_ON_INVALID_CODE", True)
     capture.reset()
     # IR dumps (analyze_fail_*.ir of user errors) go to a temporary folder, never the checkout
     dumps = tmp_path_factory.mktemp("graphs")

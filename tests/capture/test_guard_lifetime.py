@@ -268,3 +268,89 @@ def test_weakly_held_names_are_called_exactly_where_pythons_tokenizer_finds_them
               ('o2 == "it\\"s o2" and o2[\'o2\'] and (o2)', {"o2": 0})]
     for expr, names in seen + tricky:
         assert real(expr, names) == _call_names_by_tokenize(expr, names), expr
+
+
+def test_dead_entries_give_their_recompile_budget_back():
+    """A loop that builds a fresh net each iteration and runs one jitted function on it: each
+    net's entry is dropped when the net dies, and must not count against the recompile limit
+    (before, the ninth net hit the limit and every later call ran eagerly)."""
+    from capture import cache as cache_mod
+    from capture.explain import recording
+    ns = _module("def f(t):\n    return NET(t) * 2\n")
+    jitted = capture.jit(ns["f"])
+    x = _t(np.ones((2, 4)))
+    with recording() as report:
+        for i in range(3 * cache_mod.RECOMPILE_LIMIT):
+            ns["NET"] = nn.Dense(4, 3)
+            _same(jitted(x), ns["NET"](x) * 2)
+            _collect()
+    assert not [b for b in report.breaks if "recompile limit" in b.reason], report.breaks
+    cache = cache_for(ns["f"].__code__)
+    assert len(cache.entries) == 1 and not cache.entries[0].eager
+    assert max(cache.compiles_per_owner.values()) <= 2, cache.compiles_per_owner
+
+
+def test_live_entries_still_count_against_the_recompile_limit():
+    """The refund is for dead entries only: nets kept alive still exhaust the budget."""
+    from capture import cache as cache_mod
+    from capture.explain import recording
+    ns = _module("def f(t):\n    return NET(t) * 2\n")
+    jitted = capture.jit(ns["f"])
+    x = _t(np.ones((2, 4)))
+    kept = []
+    with recording() as report:
+        for i in range(cache_mod.RECOMPILE_LIMIT + 2):
+            ns["NET"] = nn.Dense(4, 3)
+            kept.append(ns["NET"])
+            _same(jitted(x), ns["NET"](x) * 2)
+    assert [b for b in report.breaks if "recompile limit" in b.reason]
+
+
+_BREAKING_NET_SRC = '''
+def f(t):
+    net = NET
+    y = net(t)
+    total = float(y.asnumpy().sum())  # a graph break: net is live across it
+    return net(t) * 2 + total
+'''
+
+_RETURNING_NET_SRC = '''
+def f(t):
+    net = NET
+    y = net(t)
+    print("between")  # a graph break
+    return y, net, net.weight
+'''
+
+
+@pytest.mark.parametrize("src", [_BREAKING_NET_SRC, _RETURNING_NET_SRC], ids=["live_local", "returned"])
+def test_a_dropped_net_is_released_when_its_frame_had_a_graph_break(src, capsys):
+    """The resume plan of a frame with a graph break (the live locals and stack rebuilt after
+    the prefix graph) and the recipe of its returned value refer to the net: they hold it
+    weakly, as the guards do, so dropping the net frees it and its Parameters, and its entry
+    is dropped."""
+    from capture.explain import recording
+    ns = _module(src)
+    ns["NET"] = nn.Dense(4, 3)
+    old, old_weight = weakref.ref(ns["NET"]), weakref.ref(ns["NET"].weight)
+    jitted = capture.jit(ns["f"])
+    x = _t(np.ones((2, 4)))
+    with recording() as report:
+        want = ns["f"](x)
+        got = jitted(x)
+        got = jitted(x)
+    assert report.graph_break_count >= 1 and not report.resume_fallbacks, report.resume_fallbacks
+    if isinstance(want, tuple):
+        _same(got[0], want[0])
+        assert got[1] is ns["NET"] and got[2] is ns["NET"].weight
+    else:
+        _same(got, want)
+    del want, got
+    ns["NET"] = nn.Dense(4, 3)
+    _same(jitted(x)[0] if isinstance(jitted(x), tuple) else jitted(x),
+          ns["f"](x)[0] if isinstance(ns["f"](x), tuple) else ns["f"](x))
+    capsys.readouterr()
+    _collect()
+    assert old() is None and old_weight() is None, "the resume plan keeps the dropped net alive"
+    entries = cache_for(ns["f"].__code__).entries
+    assert len(entries) == 1, [e.name for e in entries]

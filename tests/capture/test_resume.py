@@ -628,7 +628,9 @@ def _break_in_handler(x):
     return ops.sin(y)
 
 
-def test_a_break_inside_an_except_handler_runs_the_frame_eagerly_and_says_why(capsys):
+def test_a_break_inside_an_except_handler_resumes_at_its_try_statement(capsys):
+    """The code before the try statement is a graph; the try statement runs eagerly in a resume
+    function (tests/capture/test_handler_resume.py has the differential cases)."""
     x = Tensor(np.array([0.5, 1.0], np.float32))
     want = _break_in_handler(x)
     eager_out = capsys.readouterr().out
@@ -639,5 +641,5 @@ def test_a_break_inside_an_except_handler_runs_the_frame_eagerly_and_says_why(ca
     assert_same(got, want)
     assert capsys.readouterr().out == eager_out
     assert not [b for b in report.breaks if b.internal]
-    reasons = [r for _, r in report.resume_fallbacks]
-    assert any("inside an except/finally handler" in r for r in reasons), reasons
+    assert not report.resume_fallbacks, report.resume_fallbacks
+    assert report.graph_count >= 1
