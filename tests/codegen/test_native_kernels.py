@@ -64,11 +64,12 @@ def vector_pooling(request, monkeypatch):
     return request.param
 
 
+@pytest.mark.parametrize("layout", ["nkp", "knp"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("case", CONV_CASES)
-def test_im2col_and_col2im_equal_the_numpy_implementation(case, dtype, n_threads):
+def test_im2col_and_col2im_equal_the_numpy_implementation(case, dtype, n_threads, layout):
     rng = np.random.default_rng(0)
-    attrs = _attrs(case)
+    attrs = dict(_attrs(case), layout=layout)
     x = rng.standard_normal(case[0]).astype(dtype)
     want = REGISTRY["conv_im2col"].impl(np, x, **attrs)
     got = _run_one(lambda v: F.conv_im2col(v, **attrs), [x], "conv_im2col")
@@ -234,6 +235,47 @@ def test_convolutions_with_many_inputs_padding_or_small_columns_are_lowered_to_c
     assert not direct_convolution((32, 1, 32, 32), (6, 1, 5, 5), valid)  # b32: 0.6M
     assert not direct_convolution((256, 6, 14, 14), (16, 6, 5, 5), valid)  # 150 inputs per output
     assert not direct_convolution((256, 1, 32, 32), (6, 1, 5, 5), dict(valid, pad_mode="same"))
+
+
+LOWERED_CASES = [  # (x shape, weight shape, attributes)
+    ((3, 4, 7, 6), (5, 4, 3, 3), dict(stride=1, pad_mode="pad", padding=1)),
+    ((4, 3, 9, 8), (6, 3, 3, 3), dict(stride=2, pad_mode="pad", padding=1)),
+    ((2, 5, 6, 6), (7, 5, 1, 1), dict(stride=2, pad_mode="valid")),  # a ResNet shortcut
+    ((3, 2, 8, 7), (4, 2, 2, 3), dict(stride=(1, 2), pad_mode="same", dilation=(2, 1))),
+]
+
+
+@pytest.mark.parametrize("layout", ["nkp", "knp"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", LOWERED_CASES)
+def test_lowered_convolutions_in_either_column_layout_equal_the_numpy_implementation(case, dtype, layout,
+                                                                                      n_threads, monkeypatch):
+    """conv2d and both its gradients through graph lowering (columns per image, or the batch's
+    columns with transposes around one product) against the ops' own numpy implementations."""
+    from codegen import schedule_graph
+    from graph.passes import lower
+    monkeypatch.setattr(lower, "BATCH_COLUMNS_MIN_CHANNELS", 1 if layout == "knp" else 1 << 30)
+    xs, ws, attrs = case
+    rng = np.random.default_rng(11)
+    x, w = rng.standard_normal(xs).astype(dtype), rng.standard_normal(ws).astype(dtype)
+    conv = REGISTRY["conv2d"]
+    y = conv.impl(np, x, w, **conv.normalize(attrs))
+    dout = rng.standard_normal(y.shape).astype(dtype)
+    g = graph_of(lambda a, b, d: (F.conv2d(a, b, **attrs), F.conv2d_backprop_input(d, b, input_size=xs, **attrs),
+                                  F.conv2d_backprop_filter(d, a, filter_size=ws, **attrs)),
+                 (xs, dtype), (ws, dtype), (y.shape, dtype))
+    compiled = compile_schedule(schedule_graph(g))
+    text = compiled.describe()
+    assert "native[llvm] conv_im2col" in text and "native[llvm] conv_col2im" in text, text
+    assert ("native[llvm] transpose" in text) == (layout == "knp"), text
+    got_y, got_dx, got_dw = compiled([x, w, dout])[0]
+    dx_op, dw_op = REGISTRY["conv2d_backprop_input"], REGISTRY["conv2d_backprop_filter"]
+    want_dx = dx_op.impl(np, dout, w, **dx_op.normalize(dict(attrs, input_size=xs)))
+    want_dw = dw_op.impl(np, dout, x, **dw_op.normalize(dict(attrs, filter_size=ws)))
+    tol = 2e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got_y, y, rtol=tol, atol=tol)
+    np.testing.assert_allclose(got_dx, want_dx, rtol=tol, atol=tol)
+    np.testing.assert_allclose(got_dw, want_dw, rtol=10 * tol, atol=10 * tol)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
