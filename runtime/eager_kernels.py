@@ -39,7 +39,10 @@ from graph import config
 #: ops whose numpy implementation is many times slower than their compiled kernels (the pools:
 #: 0.41 -> 0.05 ms forward, 0.79 -> 0.14 ms backward on LeNet5's first, b32)
 OPS = frozenset({"conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "max_pool2d", "max_pool2d_grad",
-                 "avg_pool2d", "avg_pool2d_grad"})
+                 "avg_pool2d", "avg_pool2d_grad",
+                 # one pass per statistic over each channel instead of six whole-array numpy passes
+                 # (codegen/cpu/native/norm.py)
+                 "batch_norm"})
 #: calls of a signature that run numpy's implementation before it is compiled
 WARM_CALLS = 2
 #: compiled signatures kept
@@ -80,7 +83,8 @@ def _compile(op, arrays, attrs):
 
         g = Graph(f"eager_{op.name}")
         inputs = [g.add_input(AVal(a.shape, from_numpy(a.dtype)), f"x{i}") for i, a in enumerate(arrays)]
-        g.set_outputs([bind(op, *inputs, **attrs)])
+        out = bind(op, *inputs, **attrs)
+        g.set_outputs(list(out) if op.n_outputs != 1 else [out])
         if not _arena:
             _arena.append(Arena())
         return codegen.compile_schedule(codegen.schedule_graph(g), g.name, arena=_arena[0])
@@ -89,7 +93,8 @@ def _compile(op, arrays, attrs):
 
 
 def run(op, arrays, attrs):
-    """The op's result from its compiled graph, or None where numpy's implementation should run."""
+    """The op's result from its compiled graph (a tuple for an op of several outputs), or None
+    where numpy's implementation should run."""
     if not enabled():  # (read per call: a conv's work dwarfs an environment lookup)
         return None
     key = _signature(op, arrays, attrs)
@@ -117,7 +122,7 @@ def run(op, arrays, attrs):
     if compiled is _FAILED:
         return None
     outs, _ = compiled(list(arrays))
-    return outs[0]
+    return outs[0] if op.n_outputs == 1 else tuple(outs)
 
 
 def reset() -> None:

@@ -33,14 +33,15 @@ POOL_CASES = [  # (x shape, kernel, stride, pad_mode)
 ]
 
 
-def _run_one(build, arrays, name):
-    """Compile ``build`` (one op) with one kernel per node; return outputs and describe()."""
+def _run_one(build, arrays, name, every=False):
+    """Compile ``build`` (one op) with one kernel per node; its output (``every``: all of them),
+    checking that the op ran as a native kernel."""
     g = graph_of(build, *[(a.shape, a.dtype) for a in arrays])
     compiled = compile_schedule(per_node(g))
     text = compiled.describe()
     assert f"native[llvm] {name}" in text, text
     outs, _ = compiled(arrays)
-    return outs[0]
+    return outs if every else outs[0]
 
 
 def _attrs(case):
@@ -276,6 +277,41 @@ def test_lowered_convolutions_in_either_column_layout_equal_the_numpy_implementa
     np.testing.assert_allclose(got_y, y, rtol=tol, atol=tol)
     np.testing.assert_allclose(got_dx, want_dx, rtol=tol, atol=tol)
     np.testing.assert_allclose(got_dw, want_dw, rtol=10 * tol, atol=10 * tol)
+
+
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(4, 3, 5, 6), (7, 5), (2, 4, 9), (1, 2, 1, 3)])
+def test_batch_norm_kernel_equals_the_float64_formula_and_the_numpy_implementation(shape, dtype, training,
+                                                                                   n_threads):
+    rng = np.random.default_rng(12)
+    c = shape[1]
+    x = (rng.standard_normal(shape) * 3 + 5).astype(dtype)  # an offset mean: the centring matters
+    gamma, beta, mmean = (rng.standard_normal(c).astype(dtype) for _ in range(3))
+    mvar = (np.abs(rng.standard_normal(c)) + 0.5).astype(dtype)
+    y, mean, var = _run_one(lambda *a: F.batch_norm(*a, training=training, eps=1e-3), [x, gamma, beta, mmean, mvar],
+                            "batch_norm", every=True)
+    # the oracle: the definition in float64
+    axes = (0,) + tuple(range(2, len(shape)))
+    view = (1, c) + (1,) * (len(shape) - 2)
+    x64 = x.astype(np.float64)
+    if training:
+        m = x64.mean(axis=axes)
+        v = ((x64 - m.reshape(view)) ** 2).mean(axis=axes)
+        n = x.size // c
+        want_mean, want_var = m, v * n / (n - 1)
+    else:
+        m, v = mmean.astype(np.float64), mvar.astype(np.float64)
+        want_mean, want_var = m, v
+    want_y = (x64 - m.reshape(view)) / np.sqrt(v.reshape(view) + 1e-3) * gamma.reshape(view) + beta.reshape(view)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(y, want_y, rtol=tol, atol=tol * 10)
+    np.testing.assert_allclose(mean, want_mean, rtol=tol, atol=tol)
+    np.testing.assert_allclose(var, want_var, rtol=tol, atol=tol)
+    impl = REGISTRY["batch_norm"].impl(np, x, gamma, beta, mmean, mvar, training=training, eps=1e-3)
+    for got, want in zip((y, mean, var), impl):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol * 10)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

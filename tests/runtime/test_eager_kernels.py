@@ -9,6 +9,7 @@ import pytest
 
 import runtime as ms
 from graph.ops import REGISTRY
+from graph.ops.core import bind
 from runtime import Tensor, eager_kernels, nn, ops
 
 
@@ -61,6 +62,25 @@ def test_convolutions_and_their_gradients_equal_numpy_once_compiled(dtype, case)
         _close([dw.asnumpy()], dw_want, dtype)
     compiled = [k[0] for k, v in eager_kernels._compiled.items() if v is not eager_kernels._FAILED]
     assert {"conv2d", "conv2d_backprop_input", "conv2d_backprop_filter"} <= set(compiled), compiled
+
+
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_batch_norm_equals_numpy_once_compiled_and_returns_every_output(dtype, training):
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal((4, 3, 6, 5)) * 2 + 1).astype(dtype)
+    gamma, beta, mmean = (rng.standard_normal(3).astype(dtype) for _ in range(3))
+    mvar = (np.abs(rng.standard_normal(3)) + 0.5).astype(dtype)
+    args = [Tensor(a) for a in (x, gamma, beta, mmean, mvar)]
+    want = REGISTRY["batch_norm"].impl(np, x, gamma, beta, mmean, mvar, training=training, eps=1e-5)
+    for _ in range(eager_kernels.WARM_CALLS + 2):
+        got = bind(REGISTRY["batch_norm"], *args, training=training, eps=1e-5)  # (the op's three outputs)
+        assert isinstance(got, tuple) and len(got) == 3
+        for g, w in zip(got, want):
+            assert g.shape == w.shape
+            _close([g.asnumpy()], w, dtype)
+    compiled = [k[0] for k, v in eager_kernels._compiled.items() if v is not eager_kernels._FAILED]
+    assert compiled == ["batch_norm"]
 
 
 def _conv_attrs(conv):

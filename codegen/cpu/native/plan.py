@@ -14,6 +14,7 @@ from .conv import emit_col2im, emit_direct_conv, emit_direct_filter_grad, emit_i
 from .gemm import SIZES, batch_block_of, emit_matmul, extra_arrays, k_chunks_of, sizes_table, split_of
 from .gemm import library as gemm_library
 from .layout import emit_transpose
+from .norm import batch_norm_geometry, emit_batch_norm
 from .pool import emit_max_pool, emit_max_pool_grad, vector_windows
 from .rows import emit_one_hot, emit_softmax, emit_sparse_ce
 
@@ -239,6 +240,12 @@ def plan_native(node, name: str, batch_sum=None):
                           extra_args=(sizes, scratch, counter), block_counter=counter,
                           parts_per_thread=1 if whole_calls else 0)
     geometry_of, emitter, outer = spec
+    if node.op.name == "batch_norm":
+        geo = geometry_of(node)
+        if geo is None:
+            return None
+        ops = [Operand(v, dt, [], "in") for v in node.inputs] + [Operand(v, dt, [], "out") for v in node.outputs]
+        return NativePlan(name, node, ops, [geo["channels"]], 3 * node.inputs[0].size, emitter, geo)
     if node.op.name == "transpose":
         geo = _transpose_geometry(node)
         if geo is None:
@@ -332,6 +339,7 @@ NATIVE_OPS = {
     "conv2d": (_direct_geometry, emit_direct_conv, "n"),
     "conv2d_backprop_filter": (_direct_geometry, emit_direct_filter_grad, "o"),
     "transpose": (_transpose_geometry, emit_transpose, "out0"),
+    "batch_norm": (batch_norm_geometry, emit_batch_norm, "c"),
     "matmul": (None, emit_matmul, "batch"),
     "conv_im2col": (_conv_geometry, emit_im2col, "n"),
     "conv_col2im": (_conv_geometry, emit_col2im, "n"),
