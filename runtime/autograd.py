@@ -19,10 +19,13 @@ from graph.ops import F, comm
 from graph.ops.core import Op
 
 from . import context as _context
+from . import eager_kernels as _eager_kernels
 from .parallel import reducer as _dp
 from .tape import ACTIVE, VMAP_LEVEL, Tape
 from .tensor import Tensor
 from .vmap import BatchedTensor, rebatch, unbatch
+
+_VJP_COMPILED = _eager_kernels.VJP_OPS
 
 
 def backward(tape: Tape, outputs, sens, wrt, on_final=None):
@@ -45,7 +48,14 @@ def backward(tape: Tape, outputs, sens, wrt, on_final=None):
                     and any(type(g) is BatchedTensor for g in gs):
                 in_grads = _vjp_per_example(entry, gs)
             else:
-                in_grads = apply_vjp(entry.op, entry.attrs, entry.inputs, entry.outputs, gs)
+                in_grads = None
+                if (getattr(entry.op, "name", None) in _VJP_COMPILED and not ACTIVE
+                        and not any(type(v) is BatchedTensor for v in (*gs, *entry.inputs))):
+                    # (no backward op is recorded here, none is batched: the rule may run as one
+                    # compiled graph)
+                    in_grads = _eager_kernels.run_vjp(entry.op, entry.attrs, entry.inputs, entry.outputs, gs)
+                if in_grads is None:
+                    in_grads = apply_vjp(entry.op, entry.attrs, entry.inputs, entry.outputs, gs)
             for inp, gi in zip(entry.inputs, in_grads):
                 if gi is not None and isinstance(inp, Tensor) and id(inp) in tape.tracked:
                     _accumulate(grads, inp, gi, level)

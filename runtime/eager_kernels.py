@@ -43,6 +43,9 @@ OPS = frozenset({"conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "m
                  # one pass per statistic over each channel instead of six whole-array numpy passes
                  # (codegen/cpu/native/norm.py)
                  "batch_norm"})
+#: ops whose VJP rule runs, once warm, as one compiled graph in PyNative's backward (batch norm's
+#: is a dozen whole-array numpy operations op by op; compiled, three fused passes)
+VJP_OPS = frozenset({"batch_norm"})
 #: calls of a signature that run numpy's implementation before it is compiled
 WARM_CALLS = 2
 #: compiled signatures kept
@@ -71,35 +74,34 @@ def _signature(op, arrays, attrs):
     return tuple(key)
 
 
-def _compile(op, arrays, attrs):
-    """The op as a compiled graph of one node over operands like ``arrays``, or _FAILED."""
+def _compile(name, arrays, build):
+    """A compiled graph over operands like ``arrays`` whose outputs ``build(inputs)`` binds (IR
+    values in; out: the list of IR values and what the caller keeps with the graph as its
+    ``meta``), or _FAILED."""
     try:
         import codegen
         from codegen.cpu.arena import Arena
         from graph.aval import AVal
         from graph.dtypes import from_numpy
         from graph.ir import Graph
-        from graph.ops.core import bind
 
-        g = Graph(f"eager_{op.name}")
+        g = Graph(name)
         inputs = [g.add_input(AVal(a.shape, from_numpy(a.dtype)), f"x{i}") for i, a in enumerate(arrays)]
-        out = bind(op, *inputs, **attrs)
-        g.set_outputs(list(out) if op.n_outputs != 1 else [out])
+        outputs, meta = build(inputs)
+        g.set_outputs(outputs)
         if not _arena:
             _arena.append(Arena())
-        return codegen.compile_schedule(codegen.schedule_graph(g), g.name, arena=_arena[0])
+        compiled = codegen.compile_schedule(codegen.schedule_graph(g), g.name, arena=_arena[0])
+        compiled.meta = meta
+        return compiled
     except Exception:  # (an op or shape the compiler does not take: numpy's path stays)
         return _FAILED
 
 
-def run(op, arrays, attrs):
-    """The op's result from its compiled graph (a tuple for an op of several outputs), or None
-    where numpy's implementation should run."""
-    if not enabled():  # (read per call: a conv's work dwarfs an environment lookup)
-        return None
-    key = _signature(op, arrays, attrs)
-    if key is None:
-        return None
+def _warm_graph(key, name, arrays, build):
+    """The compiled graph of signature ``key`` once it is warm (None before, and _FAILED for good
+    where it does not compile): counts the calls, compiles on the one after :data:`WARM_CALLS`,
+    keeps the most recently used :data:`MAX_SIGNATURES`."""
     compiled = _compiled.get(key)
     if compiled is None:
         with _lock:
@@ -108,7 +110,7 @@ def run(op, arrays, attrs):
                 if len(_calls) > 4 * MAX_SIGNATURES:
                     _calls.clear()
                 return None
-        compiled = _compile(op, arrays, attrs)
+        compiled = _compile(name, arrays, build)
         with _lock:
             _compiled[key] = compiled
             _calls.pop(key, None)
@@ -119,10 +121,62 @@ def run(op, arrays, attrs):
             _compiled.move_to_end(key)
         except KeyError:  # (dropped meanwhile by another thread: this call still runs it)
             pass
-    if compiled is _FAILED:
+    return compiled
+
+
+def run(op, arrays, attrs):
+    """The op's result from its compiled graph (a tuple for an op of several outputs), or None
+    where numpy's implementation should run."""
+    if not enabled():  # (read per call: a conv's work dwarfs an environment lookup)
+        return None
+    key = _signature(op, arrays, attrs)
+    if key is None:
+        return None
+    from graph.ops.core import bind
+
+    def build(inputs):
+        out = bind(op, *inputs, **attrs)
+        return (list(out) if op.n_outputs != 1 else [out]), None
+    compiled = _warm_graph(key, f"eager_{op.name}", arrays, build)
+    if compiled is None or compiled is _FAILED:
         return None
     outs, _ = compiled(list(arrays))
     return outs[0] if op.n_outputs == 1 else tuple(outs)
+
+
+def run_vjp(op, attrs, inputs, outputs, gs):
+    """The input cotangents of one application of ``op`` (an op of :data:`VJP_OPS`, with the
+    tensors it took and gave and the output cotangents ``gs``, None where none came) from a
+    compiled graph of the op's registry VJP rule (graph/autodiff.py's ``apply_vjp``, as graph mode
+    builds it: fused kernels instead of one numpy pass per op of the rule), or None where the
+    rule should run op by op. The caller records no backward ops (no outer tape) and passes no
+    batched tensors (vmap): the arrays are read directly."""
+    if not enabled():
+        return None
+    from graph.autodiff import apply_vjp
+    from .tensor import Tensor
+    if not all(isinstance(t, Tensor) for t in inputs):
+        return None
+    present = tuple(g is not None for g in gs)
+    given = [g for g in gs if g is not None]
+    if not all(isinstance(g, Tensor) for g in given):
+        return None
+    arrays = [t._data for t in inputs] + [o._data for o in outputs] + [g._data for g in given]
+    key = _signature(op, arrays, attrs)
+    if key is None:
+        return None
+    key += ("vjp", present)
+    n_in, n_out = len(inputs), len(outputs)
+
+    def build(values):  # the outputs: the cotangents that are not None; meta: which inputs get one
+        ins, outs, rest = values[:n_in], values[n_in:n_in + n_out], iter(values[n_in + n_out:])
+        grads = apply_vjp(op, attrs, ins, outs, [next(rest) if p else None for p in present])
+        return [g for g in grads if g is not None], tuple(g is not None for g in grads)
+    compiled = _warm_graph(key, f"eager_vjp_{op.name}", arrays, build)
+    if compiled is None or compiled is _FAILED:
+        return None
+    results = iter(compiled(arrays)[0])
+    return tuple(Tensor._wrap(next(results)) if m else None for m in compiled.meta)
 
 
 def reset() -> None:
