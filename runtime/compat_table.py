@@ -87,7 +87,8 @@ DIFFERENCES = {
                        "`config.get_num_parallel_workers()`, 1 unless set (MindSpore: 8). `batch` runs in one "
                        "thread.",
     "ops.conv_im2col": "an extension, not MindSpore's `Im2Col`: the columns graph mode lowers `Conv2D` to, "
-                       "(N, C*kh*kw, Ho*Wo) with Conv2D's `pad_mode`/`padding`/`dilation`.",
+                       "(N, C*kh*kw, Ho*Wo) (`layout='nkp'`, the default) or (C*kh*kw, N, Ho*Wo) "
+                       "(`layout='knp'`) with Conv2D's `pad_mode`/`padding`/`dilation`.",
     "ops.conv_col2im": "an extension: the adjoint of `ops.conv_im2col` (Conv2D's input gradient is "
                        "`conv_col2im(weight^T @ dout)`).",
     "Tensor.move_to": "`to` is 'CPU' or 'GPU' (no Ascend); `blocking=False` is accepted and the copy is complete "

@@ -75,6 +75,8 @@ def categorize(ops, describe="") -> str:
             return name
     if ops & {"max_pool2d", "avg_pool2d", "max_pool2d_grad", "avg_pool2d_grad"}:
         return "pooling"
+    if "batch_norm" in ops:
+        return "batch_norm (native)" if "native" in describe else "batch_norm (numpy)"
     if ops & {"transpose"}:
         return "transpose/copy"
     if describe.startswith("k") and " view" in describe.split("]")[0]:
