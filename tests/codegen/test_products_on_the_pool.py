@@ -119,6 +119,7 @@ def test_products_cut_along_the_inner_dimension_equal_numpy_for_any_thread_count
 def test_only_long_inner_dimensions_are_cut():
     assert gemm.k_chunks_of(64, 576, 32768, 1, 4) == gemm.K_CHUNKS  # ResNet's first filter gradient
     assert gemm.k_chunks_of(256, 2304, 2048, 1, 4) == 0  # k shorter than K_SPLIT_RATIO x C's side
+    assert gemm.k_chunks_of(128, 1152, 8192, 1, 4) == 0
     assert gemm.k_chunks_of(64, 576, 32768, 2, 4) == 0  # a batch of products: split over it instead
     assert gemm.k_chunks_of(4, 4, 1000, 1, 4) == 0  # under two chunks of K_CHUNK_MIN
     assert gemm.k_chunks_of(4, 4, 2049, 1, 4) == 0  # no chunk count divides it

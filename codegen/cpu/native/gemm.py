@@ -59,8 +59,10 @@ def batch_block_of(m, n, batch, itemsize) -> int:
 #: is cut along the inner dimension into :func:`k_chunks_of` chunks, each summed into a partial C
 #: (the summed batch's blocks, below). Cutting C instead re-reads the long operands once per piece
 #: of C (OpenBLAS single-threaded, 64 x 576 x 32768: 24 GFLOP/s in 32-column pieces, 39-46 in
-#: 4096-long chunks, measured together on the loaded 2-core VM)
-K_SPLIT_RATIO = 4
+#: 4096-long chunks; compiled on 2 threads, 2x faster cut along k than in two halves of C, all
+#: measured interleaved on the loaded 2-core VM). At ratios of 7-9 (128 x 1152 x 8192, 512 x 512 x
+#: 4608) the two were within noise, so those keep the split of C.
+K_SPLIT_RATIO = 16
 #: the most chunks, and the fewest inner-dimension values per chunk
 K_CHUNKS = 8
 K_CHUNK_MIN = 1024
