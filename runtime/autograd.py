@@ -25,6 +25,8 @@ from .tape import ACTIVE, VMAP_LEVEL, Tape
 from .tensor import Tensor
 from .vmap import BatchedTensor, rebatch, unbatch
 
+_VJP_COMPILED = _eager_kernels.VJP_OPS
+
 
 def backward(tape: Tape, outputs, sens, wrt, on_final=None):
     """Cotangents of ``outputs`` (seeded with ``sens``) with respect to each tensor in ``wrt``.

@@ -104,7 +104,8 @@ DIFFERENCES = {
                        "`config.get_num_parallel_workers()`, 1 unless set (MindSpore: 8). `batch` runs in one "
                        "thread.",
     "ops.conv_im2col": "an extension, not MindSpore's `Im2Col`: the columns graph mode lowers `Conv2D` to, "
-                       "(N, C*kh*kw, Ho*Wo) with Conv2D's `pad_mode`/`padding`/`dilation`.",
+                       "(N, C*kh*kw, Ho*Wo) (`layout='nkp'`, the default) or (C*kh*kw, N, Ho*Wo) "
+                       "(`layout='knp'`) with Conv2D's `pad_mode`/`padding`/`dilation`.",
     "ops.lstm_recurrence": "an extension: an LSTM layer's recurrence over a whole sequence from its input "
                            "projections (seq, batch, 4 * hidden), returning (hs, cs, activated gates); nn.LSTM "
                            "runs on it (MindSpore's `ops.LSTM` Primitive takes flattened weights instead).",

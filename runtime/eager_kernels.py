@@ -47,7 +47,10 @@ from graph import config
 #: 33 -> 1.6 ms backward on the Transformer's (16, 64, 512) feed-forward activations; LayerNorm,
 #: lowered to fused row kernels by graph/passes/lower.py: 2.1 -> 0.37 ms on (16, 64, 128))
 OPS = frozenset({"conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "max_pool2d", "max_pool2d_grad",
-                 "avg_pool2d", "avg_pool2d_grad", "gelu", "gelu_grad", "layer_norm"})
+                 "avg_pool2d", "avg_pool2d_grad", "gelu", "gelu_grad", "layer_norm",
+                 # one pass per statistic over each channel instead of six whole-array numpy passes
+                 # (codegen/cpu/native/norm.py)
+                 "batch_norm"})
 #: calls of a signature that run numpy's implementation before it is compiled
 WARM_CALLS = 2
 #: compiled signatures kept
@@ -150,8 +153,9 @@ def run(op, arrays, attrs):
 
 # -- backward rules --------------------------------------------------------------------------------
 #: ops whose VJP rule is many ops over the whole tensor (LayerNorm's: 13, each a numpy pass over
-#: the activations; softmax's: 4): PyNative's backward runs the rule as one compiled graph once warm
-VJP_OPS = frozenset({"layer_norm", "softmax"})
+#: the activations; softmax's: 4; batch norm's: a dozen, three fused passes compiled): PyNative's
+#: backward runs the rule as one compiled graph once warm
+VJP_OPS = frozenset({"layer_norm", "softmax", "batch_norm"})
 
 
 def _operand_arrays(values):

@@ -185,6 +185,7 @@ class CompiledGraph:
         self._argv_used = 0
         self.steps = []  # one per kernel (per node for unfused kernels): the recording run
         self.step_values = []  # ids of the values each step writes
+        self.step_kernels = []  # the kernel index of each step (codegen/cpu/profile.py)
         self.descr = []
         kernel_steps = []  # per kernel: its steps
         buffers = {**buffers, **{id(kernels_[ki].nodes[0].outputs[0]): v for ki, v in static_views.items()}}
@@ -199,6 +200,7 @@ class CompiledGraph:
                 step = self._fused_step(plan, buffers, split_ok)
                 kernel_steps.append([step])
                 self.steps.append(step)
+                self.step_kernels.append(ki)
                 self.step_values.append([id(o.value) for o in plan.operands if o.role != "in"])
                 what = (f"fused[{self.kernel_tag}]" if isinstance(plan, kernels.FusedPlan)
                         else f"native[{self.kernel_tag}] {plan.node.op.name}")
@@ -208,6 +210,7 @@ class CompiledGraph:
                 for n in k.nodes:
                     kernel_steps[-1].append(self._impl_step(n, buffers))
                     self.steps.append(kernel_steps[-1][-1])
+                    self.step_kernels.append(ki)
                     self.step_values.append([id(v) for v in n.outputs])
                 why = f" ({self.impl_tag} fallback: {plan})" if isinstance(plan, Exception) else ""
                 self.descr.append(f"k{ki} {k.kind}[{self.impl_tag}] {'+'.join(n.op.name for n in k.nodes)}{why}")

@@ -448,54 +448,76 @@ def _window_check(op_name, x_shape, kernel_size, stride, pad_mode, padding, dila
                      f"padding={padding}, dilation={dilation}; input shape {tuple(x_shape)}")
 
 
-def _infer_im2col(x, kernel_size, stride=(1, 1), pad_mode="valid", padding=(0, 0, 0, 0), dilation=(1, 1)):
+#: the two orders of the columns: "nkp" (N, C*kh*kw, Ho*Wo), a matrix per image; "knp"
+#: (C*kh*kw, N, Ho*Wo), one matrix for the whole batch (its product with the weight is one GEMM
+#: over N*Ho*Wo columns, which BLAS runs far faster than a small one per image when the feature
+#: maps are small: graph/passes/lower.py)
+COLUMN_LAYOUTS = ("nkp", "knp")
+COLUMNS_ATTRS = {**WINDOW_ATTRS, "layout": Attr("nkp", a_oneof(*COLUMN_LAYOUTS), "'nkp' or 'knp'")}
+
+
+def _columns_shape(n, k, p, layout):
+    return (n, k, p) if layout == "nkp" else (k, n, p)
+
+
+def _infer_im2col(x, kernel_size, stride=(1, 1), pad_mode="valid", padding=(0, 0, 0, 0), dilation=(1, 1),
+                  layout="nkp"):
     _require_rank4("conv_im2col", "input", x)
     _require_float("conv_im2col", ("input", x))
     _, (ho, wo) = _window_check("conv_im2col", _shape(x), kernel_size, stride, pad_mode, padding, dilation)
-    return AVal((x.shape[0], x.shape[1] * kernel_size[0] * kernel_size[1], ho * wo), x.dtype)
+    return AVal(_columns_shape(x.shape[0], x.shape[1] * kernel_size[0] * kernel_size[1], ho * wo, layout), x.dtype)
 
 
-def _im2col_impl(xp, x, kernel_size, stride=(1, 1), pad_mode="valid", padding=(0, 0, 0, 0), dilation=(1, 1)):
+def _im2col_impl(xp, x, kernel_size, stride=(1, 1), pad_mode="valid", padding=(0, 0, 0, 0), dilation=(1, 1),
+                 layout="nkp"):
     pads, out_hw = _window_check("conv_im2col", x.shape, kernel_size, stride, pad_mode, padding, dilation)
     n, c = x.shape[:2]
-    cols = xp.empty((n, c * kernel_size[0] * kernel_size[1], out_hw[0] * out_hw[1]), dtype=x.dtype)
-    cols.reshape((n, c) + tuple(kernel_size) + out_hw)[...] = _windows(xp, _pad(xp, x, pads), kernel_size,
-                                                                       stride, dilation, out_hw)
+    k = c * kernel_size[0] * kernel_size[1]
+    cols = xp.empty(_columns_shape(n, k, out_hw[0] * out_hw[1], layout), dtype=x.dtype)
+    windows = _windows(xp, _pad(xp, x, pads), kernel_size, stride, dilation, out_hw)  # (N, C, kh, kw, Ho, Wo)
+    if layout == "nkp":
+        cols.reshape((n, c) + tuple(kernel_size) + out_hw)[...] = windows
+    else:
+        cols.reshape((c,) + tuple(kernel_size) + (n,) + out_hw)[...] = xp.moveaxis(windows, 0, 3)
     return cols
 
 
 register(Op("conv_im2col", prim="ConvIm2Col", inputs=("x",), impl=_im2col_impl, infer=_infer_im2col,
-            kind=EXTERN, attrs=WINDOW_ATTRS,
+            kind=EXTERN, attrs=COLUMNS_ATTRS,
             vjp=lambda g, out, x, **attrs: (F.conv_col2im(g, input_size=_shape(x), **attrs),),
-            doc="the columns of a convolution: (N, C, H, W) -> (N, C*kh*kw, Ho*Wo), row (c, i, j) "
-                "holding input channel c at window offset (i, j) for every output position "
-                "(zero where the window reads padding); conv2d is weight (O, C*kh*kw) @ columns"))
+            doc="the columns of a convolution: (N, C, H, W) -> (N, C*kh*kw, Ho*Wo) (layout 'nkp') or "
+                "(C*kh*kw, N, Ho*Wo) (layout 'knp'), row (c, i, j) holding input channel c at window "
+                "offset (i, j) for every output position (zero where the window reads padding); "
+                "conv2d is weight (O, C*kh*kw) @ columns"))
 
 
 def _infer_col2im(cols, input_size, kernel_size, stride=(1, 1), pad_mode="valid", padding=(0, 0, 0, 0),
-                  dilation=(1, 1)):
+                  dilation=(1, 1), layout="nkp"):
     name = "conv_col2im"
     _require_float(name, ("columns", cols))
     _, (ho, wo) = _window_check(name, input_size, kernel_size, stride, pad_mode, padding, dilation)
-    want = (input_size[0], input_size[1] * kernel_size[0] * kernel_size[1], ho * wo)
+    want = _columns_shape(input_size[0], input_size[1] * kernel_size[0] * kernel_size[1], ho * wo, layout)
     if _shape(cols) != want:
         fail(name, f"columns shape {_shape(cols)} does not match input_size {tuple(input_size)} with "
-                   f"kernel_size={kernel_size}: expected {want}")
+                   f"kernel_size={kernel_size} and layout {layout!r}: expected {want}")
     return AVal(tuple(input_size), cols.dtype)
 
 
 def _col2im_impl(xp, cols, input_size, kernel_size, stride=(1, 1), pad_mode="valid", padding=(0, 0, 0, 0),
-                 dilation=(1, 1)):
+                 dilation=(1, 1), layout="nkp"):
     pads, out_hw = _window_check("conv_col2im", input_size, kernel_size, stride, pad_mode, padding, dilation)
     n, c, h, w = input_size
-    dcols = cols.reshape((n, c) + tuple(kernel_size) + out_hw)
+    if layout == "nkp":
+        dcols = cols.reshape((n, c) + tuple(kernel_size) + out_hw)
+    else:  # (C, kh, kw, N, Ho, Wo) seen as (N, C, kh, kw, Ho, Wo)
+        dcols = xp.moveaxis(cols.reshape((c,) + tuple(kernel_size) + (n,) + out_hw), 3, 0)
     return _col2im(xp, dcols, pads, (h, w), stride, dilation, out_hw)
 
 
 register(Op("conv_col2im", prim="ConvCol2Im", inputs=("columns",), impl=_col2im_impl, infer=_infer_col2im,
-            kind=EXTERN, attrs={"input_size": Attr(REQUIRED, a_shape4), **WINDOW_ATTRS},
+            kind=EXTERN, attrs={"input_size": Attr(REQUIRED, a_shape4), **COLUMNS_ATTRS},
             vjp=lambda g, out, cols, input_size, **attrs: (F.conv_im2col(g, **attrs),),
-            doc="the adjoint of conv_im2col: (N, C*kh*kw, Ho*Wo) columns -> (N, C, H, W), each input "
+            doc="the adjoint of conv_im2col: columns in either layout -> (N, C, H, W), each input "
                 "position the sum of the column entries read from it (conv2d's input gradient is "
                 "conv_col2im(weight^T @ dout))"))
 

@@ -1,17 +1,21 @@
 """Lower convolutions to their layout halves and matrix products, and layer_norm to the reductions
 and elementwise ops of its definition (a graph -> graph pass).
 
-``conv2d`` and its two backprop ops (``groups=1``) are written as
+``conv2d`` and its two backprop ops (``groups=1``) with enough output channels
+(:func:`batch_columns`) are written with the columns of the whole batch as one matrix (layout
+"knp": K = C*kh*kw rows, N*P columns with P = Ho*Wo), so each is one big product:
 
-    conv2d(x, w)                    = reshape(matmul(reshape(w, (O, K)), conv_im2col(x)), (N, O, Ho, Wo))
-    conv2d_backprop_filter(dout, x) = reshape(reduce_sum(matmul(dout3, conv_im2col(x), transpose_b), 0), w)
-    conv2d_backprop_input(dout, w)  = conv_col2im(matmul(reshape(w, (O, K)), dout3, transpose_a))
+    conv2d(x, w)                    = (N, O, P) transpose of  reshape(w, (O, K)) @ conv_im2col(x)
+    conv2d_backprop_filter(dout, x) = reshape(doutT @ conv_im2col(x)^T, w.shape)
+    conv2d_backprop_input(dout, w)  = conv_col2im(reshape(w, (O, K))^T @ doutT)
 
-with K = C*kh*kw, P = Ho*Wo and dout3 = reshape(dout, (N, O, P)). The forward's columns and the
-filter gradient's are then the same node, which CSE (the next pass) merges: a training step
-computes each layer's im2col once, not twice. The products are ordinary ``matmul`` nodes (BLAS
-into planned buffers), the batch reduction of the filter gradient a fused reduction, and the two
-layout ops are what a backend generates natively (codegen/cpu/native.py).
+with doutT = dout as (O, N*P) (a transpose keeping the pixel rows). Thin ones and a single
+image keep the per-image layout ("nkp": (N, K, P) columns, batched products, the filter gradient
+a batch of products summed), which needs no transposes. The forward's columns and the filter gradient's are then the
+same node, which CSE (the next pass) merges: a training step computes each layer's im2col once,
+not twice; the two products of the backward share doutT the same way. The products are ordinary
+``matmul`` nodes (BLAS into planned buffers) and the layout ops are what a backend generates
+natively (codegen/cpu/native/).
 
 Convolutions with few inputs per output (C*kh*kw <= :data:`DIRECT_MAX_INPUTS`, like a first layer
 on one-channel images), no padding and large columns (at least :data:`DIRECT_MIN_COLUMNS`
@@ -28,10 +32,10 @@ Example:
     >>> from graph.ops import F
     >>> g = Graph("conv")
     >>> x = g.add_input(AVal((2, 4, 6, 6), float32), "x")
-    >>> w = g.add_input(AVal((8, 4, 3, 3), float32), "w")
+    >>> w = g.add_input(AVal((64, 4, 3, 3), float32), "w")
     >>> g.set_outputs([F.conv2d(x, w)])
     >>> [n.op.name for n in lower_convolutions(g).nodes]
-    ['conv_im2col', 'reshape', 'matmul', 'reshape']
+    ['conv_im2col', 'reshape', 'reshape', 'matmul', 'reshape', 'transpose', 'reshape']
 """
 from __future__ import annotations
 
@@ -71,24 +75,72 @@ def _window_attrs(node, kernel_size):
     return {"kernel_size": tuple(kernel_size), **{k: node.attrs[k] for k in _WINDOW}}
 
 
+#: fewest output channels for which a convolution's columns are the whole batch's (see batch_columns)
+BATCH_COLUMNS_MIN_CHANNELS = 64
+
+
+def batch_columns(n, o, k, p) -> bool:
+    """Whether a convolution's columns are laid out for the whole batch ("knp": one product over
+    N*P columns) rather than per image ("nkp": N products over P columns each). OpenBLAS runs the
+    one big product faster on every ResNet shape (64-512 output channels), by most where the
+    feature maps are small (single-threaded, 512 x 4608 over 32 images of 4x4: 58 GFLOP/s per
+    image, 95 for the batch; the filter gradient 30 against 89-99), at the price of a transpose
+    of the output (and of the output gradient) between (N, O, P) and (O, N, P), O*N*P values
+    each, against O*K*N*P multiply-adds. With few output channels the product is too thin for
+    the batch's layout to pay (LeNet5's 16 x 150 over 128 images of 10x10: 75 GFLOP/s per image,
+    47 for the batch), so those keep the per-image layout, as does a single image (no transpose)."""
+    return n > 1 and o >= BATCH_COLUMNS_MIN_CHANNELS
+
+
+def _columns(rw, node, x, kernel, layout):
+    """conv_im2col of ``x`` as a matrix: (N, K, P) per image, or (K, N*P) for the batch."""
+    cols = _emit(rw, "conv_im2col", (x,), node.loc, layout=layout, **_window_attrs(node, kernel))
+    if layout == "nkp":
+        return cols
+    k, n, p = cols.shape
+    return _emit(rw, "reshape", (cols,), node.loc, shape=(k, n * p))
+
+
+def _batch_major(rw, node, y, n, o, p):
+    """(O, N*P) -> (N, O, P): a product's result over the batch's columns, image by image."""
+    y3 = _emit(rw, "reshape", (y,), node.loc, shape=(o, n, p))
+    return _emit(rw, "transpose", (y3,), node.loc, perm=(1, 0, 2))
+
+
+def _channel_major(rw, node, dout):
+    """(N, O, Ho, Wo) -> (O, N*Ho*Wo): an output gradient as the batch's columns."""
+    n, o, ho, wo = dout.shape
+    d3 = _emit(rw, "reshape", (dout,), node.loc, shape=(n, o, ho * wo))
+    dt = _emit(rw, "transpose", (d3,), node.loc, perm=(1, 0, 2))
+    return _emit(rw, "reshape", (dt,), node.loc, shape=(o, n * ho * wo))
+
+
 def _conv2d(node, ins, rw):
     x, w = ins
     n, o, ho, wo = node.outputs[0].shape
     k = w.shape[1] * w.shape[2] * w.shape[3]
-    cols = _emit(rw, "conv_im2col", (x,), node.loc, **_window_attrs(node, w.shape[2:]))
+    layout = "knp" if batch_columns(n, o, k, ho * wo) else "nkp"
+    cols = _columns(rw, node, x, w.shape[2:], layout)
     w2 = _emit(rw, "reshape", (w,), node.loc, shape=(o, k))
-    y3 = _emit(rw, "matmul", (w2, cols), node.loc)
-    return _emit(rw, "reshape", (y3,), node.loc, shape=(n, o, ho, wo))
+    y = _emit(rw, "matmul", (w2, cols), node.loc)  # (N, O, P) or (O, N*P)
+    if layout == "knp":
+        y = _batch_major(rw, node, y, n, o, ho * wo)
+    return _emit(rw, "reshape", (y,), node.loc, shape=(n, o, ho, wo))
 
 
 def _backprop_filter(node, ins, rw):
     dout, x = ins
     n, o, ho, wo = dout.shape
     fshape = node.attrs["filter_size"]
-    cols = _emit(rw, "conv_im2col", (x,), node.loc, **_window_attrs(node, fshape[2:]))
-    d3 = _emit(rw, "reshape", (dout,), node.loc, shape=(n, o, ho * wo))
-    dw3 = _emit(rw, "matmul", (d3, cols), node.loc, transpose_b=True)  # (N, O, K)
-    dw2 = _emit(rw, "reduce_sum", (dw3,), node.loc, axis=0)
+    k = fshape[1] * fshape[2] * fshape[3]
+    layout = "knp" if batch_columns(n, o, k, ho * wo) else "nkp"
+    cols = _columns(rw, node, x, fshape[2:], layout)
+    if layout == "knp":  # one product summing over the batch's columns
+        dw2 = _emit(rw, "matmul", (_channel_major(rw, node, dout), cols), node.loc, transpose_b=True)  # (O, K)
+    else:
+        d3 = _emit(rw, "reshape", (dout,), node.loc, shape=(n, o, ho * wo))
+        dw3 = _emit(rw, "matmul", (d3, cols), node.loc, transpose_b=True)  # (N, O, K)
+        dw2 = _emit(rw, "reduce_sum", (dw3,), node.loc, axis=0)
     return _emit(rw, "reshape", (dw2,), node.loc, shape=tuple(fshape))
 
 
@@ -96,10 +148,15 @@ def _backprop_input(node, ins, rw):
     dout, w = ins
     n, o, ho, wo = dout.shape
     k = w.shape[1] * w.shape[2] * w.shape[3]
-    d3 = _emit(rw, "reshape", (dout,), node.loc, shape=(n, o, ho * wo))
+    layout = "knp" if batch_columns(n, o, k, ho * wo) else "nkp"
     w2 = _emit(rw, "reshape", (w,), node.loc, shape=(o, k))
-    dcols = _emit(rw, "matmul", (w2, d3), node.loc, transpose_a=True)  # (N, K, P)
-    return _emit(rw, "conv_col2im", (dcols,), node.loc, input_size=tuple(node.attrs["input_size"]),
+    if layout == "knp":
+        dcols = _emit(rw, "matmul", (w2, _channel_major(rw, node, dout)), node.loc, transpose_a=True)  # (K, N*P)
+        dcols = _emit(rw, "reshape", (dcols,), node.loc, shape=(k, n, ho * wo))
+    else:
+        d3 = _emit(rw, "reshape", (dout,), node.loc, shape=(n, o, ho * wo))
+        dcols = _emit(rw, "matmul", (w2, d3), node.loc, transpose_a=True)  # (N, K, P)
+    return _emit(rw, "conv_col2im", (dcols,), node.loc, input_size=tuple(node.attrs["input_size"]), layout=layout,
                  **_window_attrs(node, w.shape[2:]))
 
 

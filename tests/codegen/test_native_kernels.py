@@ -33,14 +33,15 @@ POOL_CASES = [  # (x shape, kernel, stride, pad_mode)
 ]
 
 
-def _run_one(build, arrays, name):
-    """Compile ``build`` (one op) with one kernel per node; return outputs and describe()."""
+def _run_one(build, arrays, name, every=False):
+    """Compile ``build`` (one op) with one kernel per node; its output (``every``: all of them),
+    checking that the op ran as a native kernel."""
     g = graph_of(build, *[(a.shape, a.dtype) for a in arrays])
     compiled = compile_schedule(per_node(g))
     text = compiled.describe()
     assert f"native[llvm] {name}" in text, text
     outs, _ = compiled(arrays)
-    return outs[0]
+    return outs if every else outs[0]
 
 
 def _attrs(case):
@@ -64,11 +65,12 @@ def vector_pooling(request, monkeypatch):
     return request.param
 
 
+@pytest.mark.parametrize("layout", ["nkp", "knp"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("case", CONV_CASES)
-def test_im2col_and_col2im_equal_the_numpy_implementation(case, dtype, n_threads):
+def test_im2col_and_col2im_equal_the_numpy_implementation(case, dtype, n_threads, layout):
     rng = np.random.default_rng(0)
-    attrs = _attrs(case)
+    attrs = dict(_attrs(case), layout=layout)
     x = rng.standard_normal(case[0]).astype(dtype)
     want = REGISTRY["conv_im2col"].impl(np, x, **attrs)
     got = _run_one(lambda v: F.conv_im2col(v, **attrs), [x], "conv_im2col")
@@ -234,6 +236,82 @@ def test_convolutions_with_many_inputs_padding_or_small_columns_are_lowered_to_c
     assert not direct_convolution((32, 1, 32, 32), (6, 1, 5, 5), valid)  # b32: 0.6M
     assert not direct_convolution((256, 6, 14, 14), (16, 6, 5, 5), valid)  # 150 inputs per output
     assert not direct_convolution((256, 1, 32, 32), (6, 1, 5, 5), dict(valid, pad_mode="same"))
+
+
+LOWERED_CASES = [  # (x shape, weight shape, attributes)
+    ((3, 4, 7, 6), (5, 4, 3, 3), dict(stride=1, pad_mode="pad", padding=1)),
+    ((4, 3, 9, 8), (6, 3, 3, 3), dict(stride=2, pad_mode="pad", padding=1)),
+    ((2, 5, 6, 6), (7, 5, 1, 1), dict(stride=2, pad_mode="valid")),  # a ResNet shortcut
+    ((3, 2, 8, 7), (4, 2, 2, 3), dict(stride=(1, 2), pad_mode="same", dilation=(2, 1))),
+]
+
+
+@pytest.mark.parametrize("layout", ["nkp", "knp"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", LOWERED_CASES)
+def test_lowered_convolutions_in_either_column_layout_equal_the_numpy_implementation(case, dtype, layout,
+                                                                                      n_threads, monkeypatch):
+    """conv2d and both its gradients through graph lowering (columns per image, or the batch's
+    columns with transposes around one product) against the ops' own numpy implementations."""
+    from codegen import schedule_graph
+    from graph.passes import lower
+    monkeypatch.setattr(lower, "BATCH_COLUMNS_MIN_CHANNELS", 1 if layout == "knp" else 1 << 30)
+    xs, ws, attrs = case
+    rng = np.random.default_rng(11)
+    x, w = rng.standard_normal(xs).astype(dtype), rng.standard_normal(ws).astype(dtype)
+    conv = REGISTRY["conv2d"]
+    y = conv.impl(np, x, w, **conv.normalize(attrs))
+    dout = rng.standard_normal(y.shape).astype(dtype)
+    g = graph_of(lambda a, b, d: (F.conv2d(a, b, **attrs), F.conv2d_backprop_input(d, b, input_size=xs, **attrs),
+                                  F.conv2d_backprop_filter(d, a, filter_size=ws, **attrs)),
+                 (xs, dtype), (ws, dtype), (y.shape, dtype))
+    compiled = compile_schedule(schedule_graph(g))
+    text = compiled.describe()
+    assert "native[llvm] conv_im2col" in text and "native[llvm] conv_col2im" in text, text
+    assert ("native[llvm] transpose" in text) == (layout == "knp"), text
+    got_y, got_dx, got_dw = compiled([x, w, dout])[0]
+    dx_op, dw_op = REGISTRY["conv2d_backprop_input"], REGISTRY["conv2d_backprop_filter"]
+    want_dx = dx_op.impl(np, dout, w, **dx_op.normalize(dict(attrs, input_size=xs)))
+    want_dw = dw_op.impl(np, dout, x, **dw_op.normalize(dict(attrs, filter_size=ws)))
+    tol = 2e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got_y, y, rtol=tol, atol=tol)
+    np.testing.assert_allclose(got_dx, want_dx, rtol=tol, atol=tol)
+    np.testing.assert_allclose(got_dw, want_dw, rtol=10 * tol, atol=10 * tol)
+
+
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(4, 3, 5, 6), (7, 5), (2, 4, 9), (1, 2, 1, 3)])
+def test_batch_norm_kernel_equals_the_float64_formula_and_the_numpy_implementation(shape, dtype, training,
+                                                                                   n_threads):
+    rng = np.random.default_rng(12)
+    c = shape[1]
+    x = (rng.standard_normal(shape) * 3 + 5).astype(dtype)  # an offset mean: the centring matters
+    gamma, beta, mmean = (rng.standard_normal(c).astype(dtype) for _ in range(3))
+    mvar = (np.abs(rng.standard_normal(c)) + 0.5).astype(dtype)
+    y, mean, var = _run_one(lambda *a: F.batch_norm(*a, training=training, eps=1e-3), [x, gamma, beta, mmean, mvar],
+                            "batch_norm", every=True)
+    # the oracle: the definition in float64
+    axes = (0,) + tuple(range(2, len(shape)))
+    view = (1, c) + (1,) * (len(shape) - 2)
+    x64 = x.astype(np.float64)
+    if training:
+        m = x64.mean(axis=axes)
+        v = ((x64 - m.reshape(view)) ** 2).mean(axis=axes)
+        n = x.size // c
+        want_mean, want_var = m, v * n / (n - 1)
+    else:
+        m, v = mmean.astype(np.float64), mvar.astype(np.float64)
+        want_mean, want_var = m, v
+    want_y = (x64 - m.reshape(view)) / np.sqrt(v.reshape(view) + 1e-3) * gamma.reshape(view) + beta.reshape(view)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(y, want_y, rtol=tol, atol=tol * 10)
+    np.testing.assert_allclose(mean, want_mean, rtol=tol, atol=tol)
+    np.testing.assert_allclose(var, want_var, rtol=tol, atol=tol)
+    impl = REGISTRY["batch_norm"].impl(np, x, gamma, beta, mmean, mvar, training=training, eps=1e-3)
+    for got, want in zip((y, mean, var), impl):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol * 10)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

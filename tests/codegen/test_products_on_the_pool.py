@@ -79,6 +79,52 @@ def test_split_products_equal_numpy_and_do_not_depend_on_the_thread_count(case, 
         np.testing.assert_array_equal(got, results[1], err_msg=f"{n_threads} threads")
 
 
+K_SPLIT_CASES = [  # (a shape, b shape, transpose_a, transpose_b): a long inner dimension, cut into chunks
+    ((6, 4096), (13, 4096), False, True),  # a filter gradient over the batch's columns (m < n: C^T partials)
+    ((13, 4096), (6, 4096), False, True),  # m > n: partials as C
+    ((4096, 7), (4096, 9), True, False),
+    ((5, 3072), (3072, 11), False, False),  # 3 chunks of 1024
+    ((3072, 5), (11, 3072), True, True),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", K_SPLIT_CASES)
+def test_products_cut_along_the_inner_dimension_equal_numpy_for_any_thread_count(case, dtype, monkeypatch):
+    sa, sb, ta, tb = case
+    m, k = (sa[1], sa[0]) if ta else sa
+    n = sb[0] if tb else sb[1]
+    chunks = gemm.k_chunks_of(m, n, k, 1, np.dtype(dtype).itemsize)
+    assert chunks >= 2 and k % chunks == 0
+    monkeypatch.setattr(threads, "SPLIT_THRESHOLD", 1.0)
+    rng = np.random.default_rng(9)
+    a, b = rng.standard_normal(sa).astype(dtype), rng.standard_normal(sb).astype(dtype)
+    g = graph_of(_product(ta, tb, False), (a.shape, a.dtype), (b.shape, b.dtype))
+    compiled = compile_schedule(per_node(g))
+    assert "native[llvm] matmul" in compiled.describe() and "split" in compiled.describe(), compiled.describe()
+    want = _oracle(a, b, ta, tb, False)
+    results = {}
+    try:
+        for n_threads in (1, 2, 3, 8):
+            threads.set_num_threads(n_threads)
+            for _ in range(2):  # the partials and the block counter are reused by the next call
+                results[n_threads] = compiled([a, b])[0][0]
+    finally:
+        threads.set_num_threads(None)
+    np.testing.assert_allclose(results[1], want, rtol=1e-4 if dtype == np.float32 else 1e-12, atol=1e-4)
+    for n_threads, got in results.items():
+        np.testing.assert_array_equal(got, results[1], err_msg=f"{n_threads} threads")
+
+
+def test_only_long_inner_dimensions_are_cut():
+    assert gemm.k_chunks_of(64, 576, 32768, 1, 4) == gemm.K_CHUNKS  # ResNet's first filter gradient
+    assert gemm.k_chunks_of(256, 2304, 2048, 1, 4) == 0  # k shorter than K_SPLIT_RATIO x C's side
+    assert gemm.k_chunks_of(128, 1152, 8192, 1, 4) == 0
+    assert gemm.k_chunks_of(64, 576, 32768, 2, 4) == 0  # a batch of products: split over it instead
+    assert gemm.k_chunks_of(4, 4, 1000, 1, 4) == 0  # under two chunks of K_CHUNK_MIN
+    assert gemm.k_chunks_of(4, 4, 2049, 1, 4) == 0  # no chunk count divides it
+
+
 def _blas_threads():
     """Thread counts of the BLAS generated code calls (numpy's; scipy or torch may bring others)."""
     from threadpoolctl import threadpool_info

@@ -218,14 +218,19 @@ def test_conv2d_grad(rng, xs, ws, attrs):
     check_grad(lambda a, b: reg.conv2d(a, b, **attrs), x, w)
 
 
+@pytest.mark.parametrize("layout", ["nkp", "knp"])
 @pytest.mark.parametrize("xs,ws,attrs", [c for c in CONV_CASES if "groups" not in c[2]])
-def test_im2col_columns_times_the_weight_is_the_convolution(rng, xs, ws, attrs):
+def test_im2col_columns_times_the_weight_is_the_convolution(rng, xs, ws, attrs, layout):
     """conv_im2col against a loop over its definition, and weight @ columns == conv2d's oracle;
-    conv_col2im is its adjoint: <im2col(x), c> == <x, col2im(c)>."""
+    conv_col2im is its adjoint: <im2col(x), c> == <x, col2im(c)>. Layout "knp" is the same
+    columns with the batch axis second: (K, N, P)."""
     x = rng.standard_normal(xs)
     w = rng.standard_normal(ws)
-    kattrs = dict(attrs, kernel_size=ws[2:])
+    kattrs = dict(attrs, kernel_size=ws[2:], layout=layout)
     cols = call("conv_im2col", Tensor(x), **kattrs).asnumpy()
+    if layout == "knp":  # checked below in the per-image order
+        assert cols.shape[1] == xs[0]
+        cols_knp, cols = cols, np.ascontiguousarray(cols.transpose(1, 0, 2))
     y = conv_oracle(x, w, **attrs)
     n, o, ho, wo = y.shape
     np.testing.assert_allclose((w.reshape(o, -1) @ cols).reshape(y.shape), y, rtol=1e-10, atol=1e-10)
@@ -246,6 +251,8 @@ def test_im2col_columns_times_the_weight_is_the_convolution(rng, xs, ws, attrs):
                         if 0 <= ih < xs[2] and 0 <= iw < xs[3]:
                             want[:, (c * kh + i) * kw + j, oh * wo + ow] = x[:, c, ih, iw]
     np.testing.assert_array_equal(cols, want)
+    if layout == "knp":
+        cols = cols_knp
     g = rng.standard_normal(cols.shape)
     dx = call("conv_col2im", Tensor(g), input_size=xs, **kattrs).asnumpy()
     np.testing.assert_allclose(np.vdot(cols, g), np.vdot(x, dx), rtol=1e-10)

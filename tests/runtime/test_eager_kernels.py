@@ -9,6 +9,7 @@ import pytest
 
 import runtime as ms
 from graph.ops import REGISTRY
+from graph.ops.core import bind
 from runtime import Tensor, eager_kernels, nn, ops
 
 
@@ -61,6 +62,84 @@ def test_convolutions_and_their_gradients_equal_numpy_once_compiled(dtype, case)
         _close([dw.asnumpy()], dw_want, dtype)
     compiled = [k[0] for k, v in eager_kernels._compiled.items() if v is not eager_kernels._FAILED]
     assert {"conv2d", "conv2d_backprop_input", "conv2d_backprop_filter"} <= set(compiled), compiled
+
+
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_batch_norm_equals_numpy_once_compiled_and_returns_every_output(dtype, training):
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal((4, 3, 6, 5)) * 2 + 1).astype(dtype)
+    gamma, beta, mmean = (rng.standard_normal(3).astype(dtype) for _ in range(3))
+    mvar = (np.abs(rng.standard_normal(3)) + 0.5).astype(dtype)
+    args = [Tensor(a) for a in (x, gamma, beta, mmean, mvar)]
+    want = REGISTRY["batch_norm"].impl(np, x, gamma, beta, mmean, mvar, training=training, eps=1e-5)
+    for _ in range(eager_kernels.WARM_CALLS + 2):
+        got = bind(REGISTRY["batch_norm"], *args, training=training, eps=1e-5)  # (the op's three outputs)
+        assert isinstance(got, tuple) and len(got) == 3
+        for g, w in zip(got, want):
+            assert g.shape == w.shape
+            _close([g.asnumpy()], w, dtype)
+    compiled = [k[0] for k, v in eager_kernels._compiled.items() if v is not eager_kernels._FAILED]
+    assert compiled == ["batch_norm"]
+
+
+def _bn_loss(x, gamma, beta, mmean, mvar, weights):
+    y, mean, var = bind(REGISTRY["batch_norm"], x, gamma, beta, mmean, mvar, training=True, eps=1e-5)
+    return (y * weights).sum() + (mean * mean).sum() * 0.5  # a cotangent for y and one for mean
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_batch_norm_backward_runs_its_rule_as_one_compiled_graph_once_warm(dtype):
+    """The gradients of a batch norm (x, gamma, beta), from the rule run op by op (the first
+    calls), from its compiled graph (the later ones) and by central finite differences in float64."""
+    rng = np.random.default_rng(4)
+    arrays = [(rng.standard_normal((3, 2, 4, 5)) * 2 + 1).astype(dtype)]
+    arrays += [rng.standard_normal(2).astype(dtype) for _ in range(3)] + [np.ones(2, dtype)]
+    weights = Tensor(rng.standard_normal((3, 2, 4, 5)).astype(dtype))
+    args = [Tensor(a) for a in arrays]
+    grad = ms.grad(lambda *a: _bn_loss(*a, weights), grad_position=(0, 1, 2))
+    runs = [[g.asnumpy() for g in grad(*args)] for _ in range(eager_kernels.WARM_CALLS + 2)]
+    compiled = [k for k, v in eager_kernels._compiled.items() if v is not eager_kernels._FAILED]
+    assert any("vjp" in k for k in compiled), compiled
+    tol = dict(rtol=2e-5, atol=2e-5) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-10)
+    for run in runs[1:]:
+        for got, want in zip(run, runs[0]):
+            np.testing.assert_allclose(got, want, **tol)
+
+    def loss64(k, delta):
+        a = [x.astype(np.float64) for x in arrays]
+        a[k] = a[k] + delta
+        return float(_bn_loss(*[Tensor(v) for v in a], Tensor(weights.asnumpy().astype(np.float64))).asnumpy())
+    eps = 1e-6
+    for k in range(3):
+        fd = np.zeros(arrays[k].shape)
+        for i in np.ndindex(fd.shape):
+            d = np.zeros(fd.shape)
+            d[i] = eps
+            fd[i] = (loss64(k, d) - loss64(k, -d)) / (2 * eps)
+        np.testing.assert_allclose(runs[-1][k], fd, rtol=1e-3 if dtype == np.float32 else 1e-6, atol=1e-3)
+
+
+def test_second_order_gradients_through_batch_norm_still_record_the_rule():
+    """Under an outer tape the rule runs op by op (recorded), so a gradient of a gradient works."""
+    rng = np.random.default_rng(5)
+    x = Tensor(rng.standard_normal((4, 2, 3)).astype(np.float64))
+    gamma, beta, mm, mv = (Tensor(a) for a in (np.array([1.5, 0.5]), np.zeros(2), np.zeros(2), np.ones(2)))
+    w = Tensor(rng.standard_normal((4, 2, 3)))
+
+    def inner(g_):
+        y = bind(REGISTRY["batch_norm"], x, g_, beta, mm, mv, training=True, eps=1e-5)[0]
+        return ((y * w) ** 2).sum()
+    second = ms.grad(lambda g_: ms.grad(inner)(g_).sum())
+    results = [second(gamma).asnumpy() for _ in range(eager_kernels.WARM_CALLS + 2)]
+    fd = np.zeros(2)
+    for i in range(2):
+        d = np.zeros(2)
+        d[i] = 1e-6
+        fd[i] = (ms.grad(inner)(Tensor(gamma.asnumpy() + d)).asnumpy().sum()
+                 - ms.grad(inner)(Tensor(gamma.asnumpy() - d)).asnumpy().sum()) / 2e-6
+    for r in results:
+        np.testing.assert_allclose(r, fd, rtol=1e-5, atol=1e-6)
 
 
 def _conv_attrs(conv):

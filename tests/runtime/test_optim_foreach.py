@@ -2,6 +2,8 @@
 results bit-identical to the per-parameter ``construct`` (the oracle: the same optimizer with
 the flat path switched off), and the per-parameter path keeps working where the flat one cannot
 be taken."""
+import weakref
+
 import numpy as np
 import pytest
 
@@ -85,6 +87,34 @@ def test_one_flat_buffer_and_rebinding_semantics():
     # ... and, as ops.assign rebinds, arrays taken before the step keep their values
     assert all(np.array_equal(b, k) for b, k in zip(before, kept))
     assert not any(np.array_equal(p.asnumpy(), k) for p, k in zip(opt.parameters, kept))
+
+
+@pytest.mark.parametrize("nesterov", [False, True])
+def test_momentum_updates_in_place_unless_someone_holds_the_arrays(nesterov):
+    """Nothing else referencing the flat arrays: the step writes into them (the same flat array
+    after every step). A held ``asnumpy()`` (or a view of it): the step rebinds, the held array
+    keeps its values. Both give the same bits."""
+    results = []
+    for hold in (False, True):
+        net = _net()
+        opt = nn.Momentum(net.trainable_params(), 0.1, 0.9, use_nesterov=nesterov)
+        rng = np.random.default_rng(1)
+        grads = [tuple(Tensor(rng.normal(size=p.shape).astype(np.float32)) for p in opt.parameters)
+                 for _ in range(3)]
+        opt(grads[0])
+        params, moments = opt.__dict__["_flat_cache"]
+        flats = (weakref.ref(params.flat), weakref.ref(moments.flat))  # (a reference would be a holder)
+        held = opt.parameters[1].asnumpy()[:2] if hold else None  # a view of the flat array
+        kept = None if held is None else held.copy()
+        for g in grads[1:]:
+            opt(g)
+        same = params.flat is flats[0]() and moments.flat is flats[1]()
+        assert same != hold
+        if hold:
+            np.testing.assert_array_equal(held, kept)
+        results.append([p.asnumpy().copy() for p in opt.parameters] + [m.asnumpy().copy() for m in opt.moments])
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_writes_between_steps_are_seen(monkeypatch):

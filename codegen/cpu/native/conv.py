@@ -44,11 +44,18 @@ def _ranges(E, module, name, g):
 
 
 def _conv_layout(module, plan, to_columns):
-    """conv_im2col (``to_columns``) or conv_col2im over images [lo, hi): loops over channel c,
-    kernel row i, kernel column j (run time, bounds from :func:`_ranges`) and the valid output
-    rows/columns; the innermost loop runs over contiguous column entries."""
+    """conv_im2col (``to_columns``) or conv_col2im: loops over channel c, kernel row i, kernel
+    column j (run time, bounds from :func:`_ranges`) and the valid output rows/columns; the
+    innermost loop runs over contiguous column entries. Column row k = (c, i, j) of image n starts
+    at (n*K + k)*P in the "nkp" layout, (k*N + n)*P in "knp".
+
+    "nkp" runs over images [lo, hi), each image's columns one contiguous block. "knp" runs over
+    channels [lo, hi) with the images inside the kernel offsets, so each column row is written (or
+    read) from start to end, N*P contiguous values, while the channel's N input planes stay in
+    cache for its kh*kw rows: image by image, the rows' P-long pieces lie N*P apart (at LeNet5's
+    sizes that is 150 streams of 400 bytes at the same cache set: 6x slower)."""
     g = plan.geometry
-    _, c_, h, w = g["shape"]
+    n_, c_, h, w = g["shape"]
     kh, kw = g["kernel"]
     sh, sw = g["stride"]
     dh, dw = g["dilation"]
@@ -62,21 +69,39 @@ def _conv_layout(module, plan, to_columns):
         X, COLS = 0, 1
     else:
         COLS, X = 0, 1
-    ln = _Loop(b, lo, hi, "n")
-    if not to_columns:  # col2im adds into the image: start from zero
-        E.zero_fill(X, E.mul(ln.i, c_ * h * w), c_ * h * w)
-    lc = _Loop(b, const64(0), const64(c_), "c")
-    x_base = E.add(E.mul(ln.i, c_ * h * w), E.mul(lc.i, h * w))
-    row_c = E.add(E.mul(ln.i, c_ * kh * kw * p), E.mul(lc.i, kh * kw * p))
+    per_image = g.get("layout", "nkp") == "nkp"
     kh_, kw_ = opaque(module, plan.name, b, (kh, kw))
+    if per_image:
+        ln = _Loop(b, lo, hi, "n")
+        if not to_columns:  # col2im adds into the image: start from zero
+            E.zero_fill(X, E.mul(ln.i, c_ * h * w), c_ * h * w)
+        lc = _Loop(b, const64(0), const64(c_), "c")
+        outer = [ln, lc]
+    else:
+        lc = _Loop(b, lo, hi, "c")
+        outer = [lc]
+        if not to_columns:  # col2im adds into the channel's planes: start from zero
+            lz = _Loop(b, const64(0), const64(n_), "nz")
+            E.zero_fill(X, E.add(E.mul(lz.i, c_ * h * w), E.mul(lc.i, h * w)), h * w)
+            lz.close()
     li = _Loop(b, const64(0), kh_, "i")
     # static bounds where every window row/column reads the input: known trip counts
     oh_lo, oh_hi = (const64(0), const64(ho)) if full_rows else rows(li.i)
     lj = _Loop(b, const64(0), kw_, "j")
     ow_lo, ow_hi = (const64(0), const64(wo)) if full_cols else cols(lj.i)
-    row = E.add(row_c, E.mul(E.add(E.mul(li.i, kw), lj.i), p))
-    if to_columns and not (full_rows and full_cols):  # window positions in padding read 0
-        E.zero_fill(COLS, row, p)
+    k = E.add(E.mul(E.add(E.mul(lc.i, kh), li.i), kw), lj.i)  # the column row (c, i, j)
+    if per_image:
+        row = E.mul(E.add(E.mul(ln.i, c_ * kh * kw), k), p)
+        if to_columns and not (full_rows and full_cols):  # window positions in padding read 0
+            E.zero_fill(COLS, row, p)
+        inner = []
+    else:
+        if to_columns and not (full_rows and full_cols):
+            E.zero_fill(COLS, E.mul(k, n_ * p), n_ * p)
+        ln = _Loop(b, const64(0), const64(n_), "n")
+        row = E.mul(E.add(E.mul(k, n_), ln.i), p)
+        inner = [ln]
+    x_base = E.add(E.mul(ln.i, c_ * h * w), E.mul(lc.i, h * w))
     loh = _Loop(b, oh_lo, oh_hi, "oh")
     at_row = E.add(row, E.mul(loh.i, wo))
     x_row = E.add(x_base, E.mul(E.add(E.add(E.mul(loh.i, sh), E.mul(li.i, dh)), -pt), w),
@@ -90,10 +115,12 @@ def _conv_layout(module, plan, to_columns):
         E.store(X, at_x, b.fadd(E.load(X, at_x), E.load(COLS, at_col)))
     low.close()
     loh.close()
+    for lp in reversed(inner):
+        lp.close()
     lj.close()
     li.close()
-    lc.close()
-    ln.close()
+    for lp in reversed(outer):
+        lp.close()
     b.ret_void()
 
 

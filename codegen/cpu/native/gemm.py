@@ -54,11 +54,45 @@ def batch_block_of(m, n, batch, itemsize) -> int:
     return block
 
 
-def sizes_table(m, n, k, ta, tb, a_batched, b_batched, batch, summed, split, batch_block=0) -> np.ndarray:
+#: a single product whose inner dimension is at least this many times its longer side of C (a
+#: convolution's filter gradient over the batch's columns: 64 x 576 summed over 32768 positions)
+#: is cut along the inner dimension into :func:`k_chunks_of` chunks, each summed into a partial C
+#: (the summed batch's blocks, below). Cutting C instead re-reads the long operands once per piece
+#: of C (OpenBLAS single-threaded, 64 x 576 x 32768: 24 GFLOP/s in 32-column pieces, 39-46 in
+#: 4096-long chunks; compiled on 2 threads, 2x faster cut along k than in two halves of C, all
+#: measured interleaved on the loaded 2-core VM). At ratios of 7-9 (128 x 1152 x 8192, 512 x 512 x
+#: 4608) the two were within noise, so those keep the split of C.
+K_SPLIT_RATIO = 16
+#: the most chunks, and the fewest inner-dimension values per chunk
+K_CHUNKS = 8
+K_CHUNK_MIN = 1024
+
+
+def k_chunks_of(m, n, k, batch, itemsize) -> int:
+    """Chunks of the inner dimension a single product is summed over (0: not cut). Depends on the
+    shapes only, so the sums are the same for every number of threads."""
+    if batch != 1 or k < K_SPLIT_RATIO * max(m, n):
+        return 0
+    for chunks in range(min(K_CHUNKS, k // K_CHUNK_MIN), 1, -1):
+        if k % chunks == 0 and chunks * m * n * itemsize <= MAX_PARTIAL_BYTES:
+            return chunks
+    return 0
+
+
+def sizes_table(m, n, k, ta, tb, a_batched, b_batched, batch, summed, split, batch_block=0,
+                k_chunks=0) -> np.ndarray:
     """The kernel's size table for a product C (m x n) = op(A) (m x k) @ op(B) (k x n) over
     ``batch`` matrices (``summed``: all added into one C). ``split`` is "batch", "rows", "cols",
     "batch_blocks" (``batch_block`` matrices each) or None: what the outer range ``[lo, hi)``
-    counts."""
+    counts. ``k_chunks``: a single product cut into that many chunks of its inner dimension,
+    run as a summed batch of the chunks' products (one block each)."""
+    if k_chunks:
+        kc = k // k_chunks
+        row = dict(m=m, n=n, k=kc, trans_a=blas.TRANS if ta else blas.NO_TRANS,
+                   trans_b=blas.TRANS if tb else blas.NO_TRANS, lda=m if ta else k, ldb=k if tb else n,
+                   a_stride=kc * m if ta else kc, b_stride=kc if tb else kc * n, c_stride=0, summed=1,
+                   batch=k_chunks, row_block=0, col_block=0, batch_block=1, swap=int(m < n))
+        return np.array([row[name] for name in SIZES], np.int64)
     swap = _swaps(m, n, ta, tb, batch, summed, split)
     row = dict(m=m, n=n, k=k, trans_a=blas.TRANS if ta else blas.NO_TRANS, trans_b=blas.TRANS if tb else blas.NO_TRANS,
                lda=m if ta else k, ldb=k if tb else n, a_stride=m * k if a_batched else 0,
@@ -104,10 +138,12 @@ def split_of(m, n, batch, summed, itemsize=4, ta=False, tb=False) -> tuple[str, 
     return "cols", (-(-n // SWAP_BLOCK) if _swaps(m, n, ta, tb, batch, summed, "cols") else cols)
 
 
-def extra_arrays(m, n, batch, summed, split, dtype, swapped=False) -> tuple:
+def extra_arrays(m, n, batch, summed, split, dtype, swapped=False, k_chunks=0) -> tuple:
     """The partial results (or a swapped product's ``C^T``) and the block counter a product's
     kernel is given (one-element placeholders when it keeps none: every product shares one
     kernel signature)."""
+    if k_chunks:
+        return np.zeros(k_chunks * m * n, dtype), np.zeros(8, np.int64)
     if swapped and split != "batch_blocks":
         return np.zeros(m * n, dtype), np.zeros(8, np.int64)
     if split != "batch_blocks":

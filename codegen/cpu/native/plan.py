@@ -11,9 +11,10 @@ from ...fused_plan import Operand, c_identifier, np_dtype
 from .. import blas
 from .body import MAX_PLANE, MAX_WINDOW
 from .conv import emit_col2im, emit_direct_conv, emit_direct_filter_grad, emit_im2col
-from .gemm import SIZES, batch_block_of, emit_matmul, extra_arrays, sizes_table, split_of
+from .gemm import SIZES, batch_block_of, emit_matmul, extra_arrays, k_chunks_of, sizes_table, split_of
 from .gemm import library as gemm_library
 from .layout import emit_transpose
+from .norm import batch_norm_geometry, emit_batch_norm
 from .pool import emit_max_pool, emit_max_pool_grad, vector_windows
 from .rows import emit_one_hot, emit_softmax, emit_sparse_ce
 
@@ -89,7 +90,7 @@ def _conv_geometry(node, x_shape):
     pads, out_hw = _window_check(node.op.name, x_shape, a["kernel_size"], a["stride"], a["pad_mode"],
                                  a["padding"], a["dilation"])
     return {"shape": tuple(x_shape), "kernel": tuple(a["kernel_size"]), "stride": tuple(a["stride"]),
-            "dilation": tuple(a["dilation"]), "pads": tuple(pads), "out_hw": tuple(out_hw)}
+            "dilation": tuple(a["dilation"]), "pads": tuple(pads), "out_hw": tuple(out_hw), "layout": a["layout"]}
 
 
 def _direct_geometry(node, x_shape):
@@ -216,15 +217,20 @@ def plan_native(node, name: str, batch_sum=None):
         ops = [Operand(v, dt, [], "in") for v in node.inputs] + [Operand(out, dt, [], "out")]
         m, n, k, batch = geo["m"], geo["n"], geo["k"], geo["batch"]
         summed = batch_sum is not None
-        split, extent = split_of(m, n, batch, summed, dt.itemsize, geo["ta"], geo["tb"])
+        chunks = 0 if summed else k_chunks_of(m, n, k, batch, dt.itemsize)
+        if chunks:  # cut along k: the chunks' products summed like a batch's (gemm.py)
+            split, extent = "batch_blocks", chunks
+        else:
+            split, extent = split_of(m, n, batch, summed, dt.itemsize, geo["ta"], geo["tb"])
         sizes = sizes_table(m, n, k, geo["ta"], geo["tb"], geo["a_batched"], geo["b_batched"], batch, summed, split,
-                            batch_block_of(m, n, batch, dt.itemsize) if split == "batch_blocks" else 0)
+                            batch_block_of(m, n, batch, dt.itemsize) if split == "batch_blocks" else 0, chunks)
         geo["split"] = split
+        geo["k_chunks"] = chunks
         # one kernel per dtype serves every product (their sizes are data): fewer functions to
         # compile. Split over the thread pool like any kernel (BLAS runs single-threaded inside
         # compiled code): parts of C, or the batch matrices
         shared = f"msjit_gemm_{dt.name}_i{api.int_bits}"
-        scratch, counter = extra_arrays(m, n, batch, summed, split, dt, bool(sizes[SIZES["swap"]]))
+        scratch, counter = extra_arrays(m, n, batch, summed, split, dt, bool(sizes[SIZES["swap"]]), chunks)
         # a part of C is one BLAS call: cutting a big product finer costs BLAS speed (MLP b1024's
         # first product: 2.06 ms in halves, 2.45 in eighths), so it gets one part per thread;
         # small ones and those whose calls have a fixed size anyway (transposed products, summed
@@ -234,6 +240,12 @@ def plan_native(node, name: str, batch_sum=None):
                           extra_args=(sizes, scratch, counter), block_counter=counter,
                           parts_per_thread=1 if whole_calls else 0)
     geometry_of, emitter, outer = spec
+    if node.op.name == "batch_norm":
+        geo = geometry_of(node)
+        if geo is None:
+            return None
+        ops = [Operand(v, dt, [], "in") for v in node.inputs] + [Operand(v, dt, [], "out") for v in node.outputs]
+        return NativePlan(name, node, ops, [geo["channels"]], 3 * node.inputs[0].size, emitter, geo)
     if node.op.name == "transpose":
         geo = _transpose_geometry(node)
         if geo is None:
@@ -258,7 +270,9 @@ def plan_native(node, name: str, batch_sum=None):
     ops = [Operand(v, dt, [], "in") for v in node.inputs] + [Operand(v, dt, [], "out") for v in node.outputs]
     n, c = geo["shape"][:2]
     size = max(int(np.prod(v.shape, dtype=np.int64)) for v in values) * (kh * kw if "pool" in node.op.name else 1)
-    return NativePlan(name, node, ops, [n if outer == "n" else n * c], size, emitter, geo)
+    if geo.get("layout") == "knp":  # the batch's columns are written channel by channel (conv.py)
+        outer = "c"
+    return NativePlan(name, node, ops, [{"n": n, "c": c}.get(outer, n * c)], size, emitter, geo)
 
 
 class Absorbed:
@@ -325,6 +339,7 @@ NATIVE_OPS = {
     "conv2d": (_direct_geometry, emit_direct_conv, "n"),
     "conv2d_backprop_filter": (_direct_geometry, emit_direct_filter_grad, "o"),
     "transpose": (_transpose_geometry, emit_transpose, "out0"),
+    "batch_norm": (batch_norm_geometry, emit_batch_norm, "c"),
     "matmul": (None, emit_matmul, "batch"),
     "conv_im2col": (_conv_geometry, emit_im2col, "n"),
     "conv_col2im": (_conv_geometry, emit_col2im, "n"),

@@ -11,6 +11,11 @@ same operations in the same order the results are bit-identical to ``construct``
 
 Updates rebind each tensor to a view of a *new* flat array, as ``ops.assign`` rebinds a tensor to
 its new value: an array a user took from ``param.asnumpy()`` before a step keeps the old values.
+Where nothing but the group itself and its tensors holds the flat array or any view of it
+(:meth:`FlatGroup.exclusive`, reference counts: the test graph mode's donated updates make too),
+no one could see the difference, and the step writes into the flat arrays in place instead (numpy
+``out=``: the same operations, so the same bits), saving a new 4-byte-per-parameter array and a
+pass over it per operation (ResNet-18's 11M parameters: 45 MB each).
 In-place writes to a parameter between steps (``param[0] = 1``) land in the current flat array,
 because the parameter is a view of it; a parameter given new data some other way
 (``set_data``, a checkpoint load) is noticed by identity and the flat array rebuilt.
@@ -83,6 +88,22 @@ class FlatGroup:
             return self.flat
         self.adopt(np.concatenate([t._data.reshape(-1) for t in self.tensors]))
         return self.flat
+
+    def exclusive(self) -> bool:
+        """Whether the flat array and the tensors' views of it are referenced only by this group
+        and the tensors (so an in-place update is seen by nothing else): no array a user took
+        with ``asnumpy()``, no view of one, no saved operand of a recorded op."""
+        if self.flat is None:
+            return False
+        # the flat array: self.flat, every view's base, getrefcount's argument
+        if sys.getrefcount(self.flat) != 2 + len(self.views):
+            return False
+        views, tensors = self.views, self.tensors
+        for i in range(len(views)):
+            # a view: self.views, its tensor's data, getrefcount's argument
+            if tensors[i]._data is not views[i] or sys.getrefcount(views[i]) != 3:
+                return False
+        return True
 
     def adopt(self, flat) -> None:
         """Make ``flat`` the tensors' data: each tensor becomes a view of its segment."""

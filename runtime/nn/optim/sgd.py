@@ -10,6 +10,8 @@ Example:
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ... import ops
 from . import foreach
 from .optimizer import Optimizer, _check_number
@@ -103,10 +105,24 @@ def _momentum_flat_step(self, gradients):
     g, lr = prepared
     params, moments = groups
     mom = self.momentum
-    a = moments.current() * mom + g
+    moments.current(), params.current()  # (brought up to date before their references are counted)
+    in_place = moments.exclusive() and params.exclusive()
+    m, p = moments.flat, params.flat
+    if in_place:  # no one else sees them: the same operations, written into the flat arrays
+        np.multiply(m, mom, out=m)
+        np.add(m, g, out=m)  # a = m * mom + g
+        if self.use_nesterov:
+            upd = np.multiply(m, mom)
+            np.add(g, upd, out=upd)  # g + a * mom
+        else:
+            upd = m
+        np.multiply(upd, lr, out=g)  # (g, our concatenated copy, is no longer needed)
+        np.subtract(p, g, out=p)
+        return True
+    a = m * mom + g
     moments.adopt(a)
     upd = g + a * mom if self.use_nesterov else a
-    params.adopt(params.current() - upd * lr)
+    params.adopt(p - upd * lr)
     return True
 
 
