@@ -21,8 +21,15 @@ def _check_runs(results, out):
     for r in results:
         assert len(r.losses) == len(r.step_times) >= 6 and all(t > 0 for t in r.step_times)
         assert np.mean(r.losses[-3:]) < np.mean(r.losses[:3]) - 0.02, r.losses  # it learns
-    np.testing.assert_allclose(graph.losses, pynative.losses, rtol=1e-5, atol=1e-6)
-    assert graph.accuracy == pytest.approx(pynative.accuracy, abs=1e-9)
+    # The two modes agree to float rounding step by step, and training amplifies rounding: from a
+    # signature's third call PyNative runs compiled one-op kernels (convolutions, batch norm and
+    # its backward...) that sum in other orders than graph mode's fused graph, and on a small
+    # batch-normed net that difference grows to ~5e-4 relative by the eighth step (with
+    # MSJIT_EAGER_KERNELS=0 the two agree to 1e-5 throughout). So: tight over the first steps,
+    # looser after, and the held-out accuracy within one sample.
+    np.testing.assert_allclose(graph.losses[:4], pynative.losses[:4], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(graph.losses, pynative.losses, rtol=2e-3, atol=1e-5)
+    assert abs(graph.accuracy - pynative.accuracy) <= 1.0 / 64 + 1e-9
     for mode in ("pynative", "graph"):
         assert f"  {mode:8s}  accuracy" in out and "median step" in out
     assert "GRAPH-mode speed-up (median step, PyNative / GRAPH):" in out
