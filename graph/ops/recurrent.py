@@ -51,23 +51,37 @@ def _shape(a):
     return tuple(a.shape)
 
 
-def _check_operands(name, x_proj, w_hh, h0, c0, same_dtype=False):
-    """(T, B, H) of an LSTM recurrence's operands, or a clear error. The forward op promotes its
-    float operands to one dtype (``promote=True``); its gradient takes them in one dtype."""
-    for what, a in (("x_proj", x_proj), ("w_hh", w_hh), ("h0", h0), ("c0", c0)):
+def _check_floats(name, operands, one_dtype=False):
+    """Each (what, tensor) of ``operands`` is a float tensor, all of the first one's dtype when
+    ``one_dtype`` (the gradient ops take their operands in the forward's one dtype)."""
+    first = None
+    for what, a in operands:
         dt = getattr(a, "dtype", None)
         if dt is None or not getattr(dt, "is_float", False) or not hasattr(a, "shape"):
             fail(name, f"{what} must be a float tensor, got {describe(a)}", TypeError)
-        if same_dtype and dt is not x_proj.dtype:
-            fail(name, f"{what} has dtype {dt} but the forward's outputs have {x_proj.dtype}: the operands "
+        first = dt if first is None else first
+        if one_dtype and dt is not first:
+            fail(name, f"{what} has dtype {dt} but the forward's outputs have {first}: the operands "
                        f"of the gradient share one float dtype", TypeError)
+
+
+def _sequence_of_gates(name, x_proj, n_gates, gate_names):
+    """(seq, batch, n_gates * hidden) of the input projections ``x_proj``, or a clear error."""
     if x_proj.ndim != 3:
-        fail(name, f"x_proj must be (seq, batch, 4 * hidden), got shape {_shape(x_proj)}")
+        fail(name, f"x_proj must be (seq, batch, {n_gates} * hidden), got shape {_shape(x_proj)}")
     t, b, g = _shape(x_proj)
     if t < 1:
         fail(name, f"the sequence must have at least one step, got x_proj shape {_shape(x_proj)}")
-    if g % 4:
-        fail(name, f"x_proj's last dimension must be 4 * hidden (gates i, f, g, o), got {g}")
+    if g % n_gates:
+        fail(name, f"x_proj's last dimension must be {n_gates} * hidden (gates {gate_names}), got {g}")
+    return t, b, g
+
+
+def _check_operands(name, x_proj, w_hh, h0, c0, same_dtype=False):
+    """(T, B, H) of an LSTM recurrence's operands, or a clear error. The forward op promotes its
+    float operands to one dtype (``promote=True``); its gradient takes them in one dtype."""
+    _check_floats(name, (("x_proj", x_proj), ("w_hh", w_hh), ("h0", h0), ("c0", c0)), same_dtype)
+    t, b, g = _sequence_of_gates(name, x_proj, 4, "i, f, g, o")
     h = g // 4
     if _shape(w_hh) != (g, h):
         fail(name, f"w_hh must be (4 * hidden, hidden) = {(g, h)} for x_proj shape {_shape(x_proj)}, "
@@ -276,17 +290,8 @@ register(Op("lstm_recurrence_grad", prim="LSTMRecurrenceGrad",
 #
 # ``gates`` holds the activated r, z, n and ``hn_proj`` every step's hp_n, for the backward pass.
 def _infer_gru_operands(name, x_proj, w_hh, b_hh, h0):
-    for what, a in (("x_proj", x_proj), ("w_hh", w_hh), ("b_hh", b_hh), ("h0", h0)):
-        dt = getattr(a, "dtype", None)
-        if dt is None or not getattr(dt, "is_float", False) or not hasattr(a, "shape"):
-            fail(name, f"{what} must be a float tensor, got {describe(a)}", TypeError)
-    if x_proj.ndim != 3:
-        fail(name, f"x_proj must be (seq, batch, 3 * hidden), got shape {_shape(x_proj)}")
-    t, b, g = _shape(x_proj)
-    if t < 1:
-        fail(name, f"the sequence must have at least one step, got x_proj shape {_shape(x_proj)}")
-    if g % 3:
-        fail(name, f"x_proj's last dimension must be 3 * hidden (gates r, z, n), got {g}")
+    _check_floats(name, (("x_proj", x_proj), ("w_hh", w_hh), ("b_hh", b_hh), ("h0", h0)))
+    t, b, g = _sequence_of_gates(name, x_proj, 3, "r, z, n")
     h = g // 3
     for what, a, want in (("w_hh", w_hh, (g, h)), ("b_hh", b_hh, (g,)), ("h0", h0, (b, h))):
         if _shape(a) != want:

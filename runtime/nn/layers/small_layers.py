@@ -84,46 +84,42 @@ class ConstantPad3d(_PadNd):
         super().__init__(padding, value)
 
 
-class ReflectionPad1d(_PadNd):
-    """Mirror (without the edge) on both ends of the last axis of (C, W) or (N, C, W) input."""
-
-    _mode = "reflect"
-    _ranks = (2, 3)
+class _EdgePad(_PadNd):
+    """A pad whose values come from the input's edge (reflect, replicate): MindSpore's signature
+    takes only ``padding``."""
 
     def __init__(self, padding):
         super().__init__(padding)
 
 
-class ReflectionPad3d(_PadNd):
+class ReflectionPad1d(_EdgePad):
+    """Mirror (without the edge) on both ends of the last axis of (C, W) or (N, C, W) input."""
+
+    _mode = "reflect"
+    _ranks = (2, 3)
+
+
+class ReflectionPad3d(_EdgePad):
     """Mirror (without the edge) around the last three axes of (C, D, H, W) or (N, C, D, H, W) input."""
 
     _axes = 3
     _mode = "reflect"
     _ranks = (4, 5)
 
-    def __init__(self, padding):
-        super().__init__(padding)
 
-
-class ReplicationPad1d(_PadNd):
+class ReplicationPad1d(_EdgePad):
     """Repeat the edge on both ends of the last axis of (C, W) or (N, C, W) input."""
 
     _mode = "replicate"
     _ranks = (2, 3)
 
-    def __init__(self, padding):
-        super().__init__(padding)
 
-
-class ReplicationPad3d(_PadNd):
+class ReplicationPad3d(_EdgePad):
     """Repeat the edge around the last three axes of (C, D, H, W) or (N, C, D, H, W) input."""
 
     _axes = 3
     _mode = "replicate"
     _ranks = (4, 5)
-
-    def __init__(self, padding):
-        super().__init__(padding)
 
 
 # -- dropout ------------------------------------------------------------------------------------------
