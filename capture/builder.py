@@ -20,7 +20,7 @@ from graph.ir import PARAM, INPUT, Graph, Value, parameter_version_of
 from graph.ops import register_handler
 from graph.ops.core import VIEW
 from runtime.eager import eager_handler
-from runtime.parameter import Parameter
+from runtime.parameter import VALUE_READS, Parameter
 from runtime.tensor import Tensor
 from runtime.tensor_methods import TensorMethods
 
@@ -202,9 +202,11 @@ def lifting_parameters(builder: GraphBuilder):
     reads. Without this the op would run once at trace time and its result would be a constant of
     the graph (``ops.equal(opt.global_step, 1)`` true forever, or never)."""
     _NATIVE_CALLS.builders += (builder,)
+    VALUE_READS.blocked += 1  # and a read of such a Parameter's value into Python is a break
     try:
         yield
     finally:
+        VALUE_READS.blocked -= 1
         _NATIVE_CALLS.builders = _NATIVE_CALLS.builders[:-1]
 
 

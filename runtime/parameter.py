@@ -10,9 +10,29 @@ Example:
 """
 from __future__ import annotations
 
+import threading
 
 from . import device as _device
 from .tensor import Tensor, _to_array
+
+
+class _ValueReads(threading.local):
+    #: > 0 while a trace runs framework code natively (capture.builder.lifting_parameters): a
+    #: Parameter's value read into Python then would be the trace-time value, frozen into the graph
+    blocked = 0
+
+
+VALUE_READS = _ValueReads()
+
+
+class ParameterReadDuringTrace(RuntimeError):
+    """A Parameter's value was read into Python by code run natively during a trace."""
+
+
+def _check_value_read(param, how):
+    if VALUE_READS.blocked:
+        raise ParameterReadDuringTrace(
+            f"{how} of Parameter {param.name} would read its value at trace time; the call runs eagerly")
 
 
 class Parameter(Tensor):
@@ -65,6 +85,21 @@ class Parameter(Tensor):
 
     def clone(self, init="same") -> "Parameter":
         return Parameter(Tensor._wrap(self._data.copy()), name=self.name, requires_grad=self.requires_grad)
+
+    # Reads of the value into Python (float(), int(), item(), tolist() go through asnumpy)
+    def asnumpy(self):
+        _check_value_read(self, "asnumpy()")
+        return Tensor.asnumpy(self)
+
+    numpy = asnumpy
+
+    def __array__(self, dtype=None, copy=None):
+        _check_value_read(self, "numpy.asarray()")
+        return Tensor.__array__(self, dtype)
+
+    def __bool__(self) -> bool:
+        _check_value_read(self, "bool()")
+        return Tensor.__bool__(self)
 
     def __repr__(self) -> str:
         return (f"Parameter (name={self.name}, shape={tuple(self.shape)}, dtype={self.dtype}, "

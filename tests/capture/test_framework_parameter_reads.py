@@ -21,7 +21,13 @@ exec(
     "def doubled_scale(holder):\n"
     "    return holder.scale * 2.0\n"
     "def bump(holder):\n"
-    "    return ops.assign(holder.step, holder.step + 1)\n",
+    "    return ops.assign(holder.step, holder.step + 1)\n"
+    "def scale_as_float(holder):\n"
+    "    return float(holder.scale)\n"
+    "def scale_as_array(holder):\n"
+    "    return holder.scale.asnumpy() * 1.0\n"
+    "def scale_is_big(holder):\n"
+    "    return bool(holder.scale > 3.5)\n",
     _helpers.__dict__)
 
 
@@ -91,3 +97,42 @@ def test_pynative_ops_on_parameters_stay_eager():
     p = Parameter(Tensor(np.array([1.5], np.float32)), name="p")
     out = ops.mul(p, 2.0)
     assert type(out) is Tensor and out.asnumpy().tolist() == [3.0]
+
+
+class ValueReader(nn.Cell):
+    def __init__(self, read):
+        super().__init__()
+        self.scale = Parameter(Tensor(np.array([2.0], np.float32)), name="scale")
+        self.read = read
+
+    def construct(self, x):
+        return x * getattr(_helpers, self.read)(self), x + 1
+
+
+@pytest.mark.parametrize("read", ["scale_as_float", "scale_as_array", "scale_is_big"])
+@pytest.mark.parametrize("mode", ["jit", "graph"])
+def test_a_parameter_value_read_by_framework_code_is_not_frozen(read, mode):
+    """``float(holder.scale)``, ``.asnumpy()`` or ``bool(...)`` of a Parameter inside framework code
+    run natively during a trace would read the trace-time value into the graph as a constant: the
+    call runs eagerly instead (a graph break), so each call reads the current value."""
+    def run(net, call):
+        out = []
+        for k in range(4):
+            y, z = call(Tensor(np.ones(2, np.float32)))
+            out.append((np.asarray(y.asnumpy() if isinstance(y, Tensor) else y).tolist(), z.asnumpy().tolist()))
+            net.scale.set_data(Tensor(np.array([3.0 + k], np.float32)))
+        return out
+
+    eager_net = ValueReader(read)
+    want = run(eager_net, eager_net)
+    assert len({str(o) for o in want}) > 1  # the value read changes what the call returns
+    net = ValueReader(read)
+    if mode == "jit":
+        got = run(net, ms.jit(net.construct))
+    else:
+        ms.set_context(mode=ms.GRAPH_MODE)
+        try:
+            got = run(net, net)
+        finally:
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+    assert got == want
