@@ -324,6 +324,20 @@ def test_softmax_rows_equal_the_numpy_implementation(shape, dtype, n_threads):
     np.testing.assert_allclose(got, want, rtol=2e-6 if dtype == np.float32 else 1e-13, atol=1e-30)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_softmax_rows_at_the_edges_of_exp(dtype, n_threads):
+    """Infinities, NaN, a row of -inf (NaN, as numpy), logits far apart (exp underflows to 0) and
+    near float32's exp overflow: the inline float32 exp gives numpy's values and NaN pattern."""
+    rows = np.array([[0, 1, 2, 3], [-np.inf, 0, 1, -np.inf], [-np.inf] * 4, [np.nan, 0, 1, 2], [np.inf, 0, 1, 2],
+                     [1e30, -1e30, 0, 5], [-200, -100, -150, -90], [88, 89, 90, 80]], dtype)
+    x = np.tile(rows, (3, 9))  # 36 columns: the vector loops and their remainders
+    with np.errstate(invalid="ignore"):
+        want = REGISTRY["softmax"].impl(np, x, axis=-1)
+    got = _run_one(lambda v: F.softmax(v, axis=-1), [x], "softmax")
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_allclose(got, want, rtol=2e-6 if dtype == np.float32 else 1e-13, atol=1e-30)
+
+
 @pytest.mark.parametrize("idx_dtype", [np.int32, np.int64])
 def test_one_hot_equals_the_numpy_implementation(idx_dtype, n_threads):
     idx = np.array([[0, 3, 9], [2, -1, 10]], idx_dtype)  # out-of-range ids give a row of off_value
