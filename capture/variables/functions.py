@@ -115,11 +115,15 @@ class PolyfillVariable(UserFunctionVariable):
     def call(self, tx, args, kwargs):
         # a polyfill that is a generator (itertools.chain, islice) stands for an object of the
         # original's class; one that outlives the graph unstarted is made by the original
-        from ..polyfills import CALL_CHECKS
+        from ..polyfills import CALL_CHECKS, CALL_PREPARES
         original = self.original
         check = next((c for o, c in CALL_CHECKS.items() if o is original), None)
         if check is not None:
             tx.inline_function(check, list(args), kwargs)
+        prepare = next((p for o, p in CALL_PREPARES.items() if o is original), None)
+        if prepare is not None:  # the original's call-time work: (args, kwargs) for the generator
+            prepared = tx.inline_function(prepare, list(args), kwargs)
+            args, kwargs = prepared.items[0].items, prepared.items[1].items
         return tx.inline_function(self.fn, list(args), kwargs, make_function=lambda rec: rec.object_recipe(original),
                                   made_type=original if isinstance(original, type) else None)
 
