@@ -57,6 +57,14 @@ class SymTensor(TensorMethods):
         self.builder.shape_reads.append(size)
         return size
 
+    @property
+    def itemsize(self):
+        return self.value.aval.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.size * self.itemsize
+
     def __len__(self):
         if not self.shape:
             raise TypeError("len() of a 0-d tensor")

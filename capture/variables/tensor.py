@@ -97,7 +97,7 @@ class TensorVariable(Variable):
             # ``x.shape[1]`` does not make the trace depend on ``x.shape[0]`` (capture.dynamic)
             log = self.sym.builder.shape_reads
             return TupleVariable([ShapeDimVariable(d, log) for d in self.sym.value.aval.shape])
-        if name in ("dtype", "ndim", "size"):
+        if name in ("dtype", "ndim", "size", "itemsize", "nbytes"):
             return tx.wrap(getattr(self.sym, name))
         if name in _DATA_METHODS:
             raise GraphBreak(f"Tensor.{name}() needs the tensor's data, which only exists at run time",

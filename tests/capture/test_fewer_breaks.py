@@ -335,3 +335,13 @@ def test_printing_under_redirect_stdout_goes_where_eager_prints(rng):
         return text
 
     check_like_eager(f, _t(rng, 3), state=state, breaks=None)
+
+
+def test_itemsize_and_nbytes_are_read_from_the_traced_type(rng):
+    def f(x):
+        half = x.astype(ms.float16)
+        if x.itemsize > 1:
+            return x + x.itemsize, x.nbytes, half.itemsize, half.nbytes
+        return x
+
+    check_like_eager(f, _t(rng, 2, 3), breaks=0)
