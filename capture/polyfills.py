@@ -35,6 +35,14 @@ def reduce(function, iterable, initial=_MISSING, /):
     return value
 
 
+def dict_fromkeys(iterable, value=None, /):
+    """``dict.fromkeys``: a dict mapping each key of ``iterable`` to ``value``."""
+    d = {}
+    for key in iterable:
+        d[key] = value
+    return d
+
+
 def chain(*iterables):
     """``itertools.chain``: the items of each iterable in turn."""
     for iterable in iterables:

@@ -286,6 +286,12 @@ class BuiltinVariable(KnownCallableVariable):
     def describe(self):
         return f"builtin {self.fn.__name__}"
 
+    def getattr(self, tx, name):
+        if self.fn is dict and name == "fromkeys":  # (a new bound method per read: no identity)
+            from ..polyfills import dict_fromkeys
+            return PolyfillVariable(dict.fromkeys, dict_fromkeys)
+        return super().getattr(tx, name)
+
     def realize(self, tx):
         return self.fn
 

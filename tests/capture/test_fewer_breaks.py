@@ -345,3 +345,13 @@ def test_itemsize_and_nbytes_are_read_from_the_traced_type(rng):
         return x
 
     check_like_eager(f, _t(rng, 2, 3), breaks=0)
+
+
+def test_dict_fromkeys(rng):
+    def f(x):
+        d = dict.fromkeys(["a", "b"], x)
+        e = dict.fromkeys(d)
+        d["a"] = d["a"] * 2
+        return d["a"] + d["b"], e
+
+    check_like_eager(f, _t(rng, 3), breaks=0)

@@ -113,3 +113,15 @@ def test_product_and_zip_longest_take_their_iterables_at_the_call():
     (iterator,), _ = polyfills.zip_longest_call(items)
     items.append(2)
     assert list(polyfills.zip_longest(iterator)) == [(1,), (2,)]
+
+
+@pytest.mark.parametrize("args", [("abca",), ([1, 2], 0), (range(3), [])])
+def test_dict_fromkeys(args):
+    got, want = polyfills.dict_fromkeys(*args), dict.fromkeys(*args)
+    assert got == want and list(got) == list(want)
+    for bad in ((5,), ([[1]],)):
+        with pytest.raises(TypeError) as e_want:
+            dict.fromkeys(*bad)
+        with pytest.raises(TypeError) as e_got:
+            polyfills.dict_fromkeys(*bad)
+        assert str(e_got.value) == str(e_want.value)
