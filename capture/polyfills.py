@@ -49,6 +49,12 @@ def chain(*iterables):
         yield from iterable
 
 
+def chain_from_iterable(iterables, /):
+    """``itertools.chain.from_iterable``: the items of each iterable ``iterables`` yields."""
+    for iterable in iterables:
+        yield from iterable
+
+
 def _as_ssize(v) -> int:
     """CPython's ``PyNumber_AsSsize_t(v, OverflowError)`` with its error cleared, as islice
     uses it: the index, or -1 when ``v`` is no index or does not fit a Py_ssize_t."""

@@ -477,6 +477,7 @@ class InstructionTranslator:
         return None
 
     def apply_python_operator(self, fn, args):
+        import operator
         if all(a.is_const() for a in args):
             try:
                 out = fn(*[a.value for a in args])
@@ -486,6 +487,10 @@ class InstructionTranslator:
             return self.wrap(out, fresh=True)
         if any(isinstance(a, TensorVariable) for a in args):
             return self.wrap(fn(*[a.realize(self) for a in args]), fresh=True)
+        if fn in (operator.eq, operator.ne) and len(args) == 2 and _compared_by_identity(*args):
+            # object.__eq__ on both sides (builtin constants return NotImplemented for a foreign
+            # object): Python falls back to identity
+            return ConstantVariable((args[0] is args[1]) == (fn is operator.eq))
         if len(args) == 2 and isinstance(args[0], TupleVariable) and fn.__name__ in ("add", "iadd"):
             if isinstance(args[1], TupleVariable):
                 return type(args[0])(args[0].items + args[1].items)
@@ -1561,3 +1566,18 @@ def bind_arguments(tx, code, args, kwargs, defaults, kwdefaults):
     if varkw_name is not None:
         local_vars[varkw_name] = DictVariable(extra_kw)
     return local_vars
+
+
+def _compared_by_identity(a, b) -> bool:
+    """Whether ``a == b`` is ``a is b`` for these Variables: at least one is an object the frame
+    made whose class keeps ``object``'s ``__eq__``/``__ne__``, and the other is such an object too
+    or a constant of a builtin type (whose ``__eq__`` returns NotImplemented for it)."""
+    from .variables.objects import NewObjectVariable
+
+    def plain_object(v):
+        return isinstance(v, NewObjectVariable) and v.cls.__eq__ is object.__eq__ and v.cls.__ne__ is object.__ne__
+
+    def builtin_constant(v):
+        return v.is_const() and type(v.value) in (type(None), int, float, bool, str, bytes)
+
+    return (plain_object(a) and (plain_object(b) or builtin_constant(b))) or (plain_object(b) and builtin_constant(a))

@@ -102,12 +102,21 @@ class PolyfillVariable(UserFunctionVariable):
     version (``capture.polyfills``) is inlined when it is called; as a value (returned, stored,
     compared, passed to ``isinstance``) it is still the original object."""
 
-    def __init__(self, original, polyfill):
+    def __init__(self, original, polyfill, made_type=None):
         super().__init__(polyfill)
         self.original = original
+        # the class of the object a call makes (itertools.chain.from_iterable makes a chain)
+        self.made_type = made_type if made_type is not None else (original if isinstance(original, type) else None)
 
     def python_value(self):
         return self.original
+
+    def getattr(self, tx, name):
+        import itertools
+        if self.original is itertools.chain and name == "from_iterable":  # (a new bound method per read)
+            from ..polyfills import chain_from_iterable
+            return PolyfillVariable(itertools.chain.from_iterable, chain_from_iterable, made_type=itertools.chain)
+        return super().getattr(tx, name)
 
     def reconstruct(self, rec):
         return rec.object_recipe(self.original)
@@ -125,7 +134,7 @@ class PolyfillVariable(UserFunctionVariable):
             prepared = tx.inline_function(prepare, list(args), kwargs)
             args, kwargs = prepared.items[0].items, prepared.items[1].items
         return tx.inline_function(self.fn, list(args), kwargs, make_function=lambda rec: rec.object_recipe(original),
-                                  made_type=original if isinstance(original, type) else None)
+                                  made_type=self.made_type)
 
 
 _FUNCTION_METADATA = ("__name__", "__qualname__", "__module__", "__doc__", "__defaults__", "__kwdefaults__")
@@ -133,6 +142,9 @@ _FUNCTION_METADATA = ("__name__", "__qualname__", "__module__", "__doc__", "__de
 
 class NestedFunctionVariable(Variable):
     """A function or lambda created by MAKE_FUNCTION inside the traced code (closures kept)."""
+
+    def python_type(self):
+        return types.FunctionType
 
     def __init__(self, code, f_globals, defaults, kwdefaults, closure):
         self.code = code
@@ -407,6 +419,24 @@ class BuiltinVariable(KnownCallableVariable):
             raise GraphBreak(f"hasattr({obj.describe()}, {name.value!r}) cannot be decided at trace time: "
                              f"{e.reason}") from None
 
+    def _call_callable(self, tx, *args, **kwargs):
+        if len(args) != 1 or kwargs:
+            raise GraphBreak("callable() takes exactly one argument (TypeError at run time)")
+        (obj,) = args
+        if obj.is_const():
+            return ConstantVariable(callable(obj.value))
+        from .base import NoPythonValue
+        try:
+            return ConstantVariable(callable(obj.python_value()))
+        except NoPythonValue:
+            pass
+        kind = obj.python_type()  # (a value the frame made: its type decides, as in CPython)
+        if kind is object:
+            raise GraphBreak(f"callable() of a {obj.describe()} whose type is not known at trace time")
+        # (an instance is callable when its class's MRO defines __call__; ``hasattr(kind, ...)``
+        # would find the metaclass's)
+        return ConstantVariable(any("__call__" in vars(k) for k in kind.__mro__))
+
     def _call_print(self, tx, *args, **kwargs):
         # into a StringIO the frame made: modelled; anything else breaks (variables/streams.py)
         return trace_print(tx, args, kwargs)
@@ -644,8 +674,15 @@ class ClassVariable(Variable):
         if self.cls is collections.OrderedDict:
             d = BuiltinVariable(dict).call(tx, args, kwargs)
             return DictVariable(d.items, cls=collections.OrderedDict)
-        if (self.cls in (int, float, bool, str, complex, slice, range) or issubclass(self.cls, np.generic)) \
-                and _all_const(args) and _all_const(kwargs.values()):
+        if self.cls in (np.iinfo, np.finfo) and _all_const(args) and _all_const(kwargs.values()):
+            # machine limits of a dtype: an immutable record whose attributes are constants
+            try:
+                return ConstantVariable(self.cls(*[a.value for a in args], **{k: v.value for k, v in kwargs.items()}))
+            except Exception as e:
+                from ..errors import UserException
+                raise UserException(e) from None
+        if (self.cls in (int, float, bool, str, complex, slice, range, np.dtype)
+                or issubclass(self.cls, np.generic)) and _all_const(args) and _all_const(kwargs.values()):
             return _call_at_trace_time(tx, self.cls, args, kwargs)
         if self.cls is Tensor and args and _all_const(args) and _all_const(kwargs.values()):
             try:
@@ -725,8 +762,14 @@ class ClassVariable(Variable):
 
     def getattr(self, tx, name):
         from .objects import user_package
-        value = getattr(self.cls, name)
-        if not user_package(getattr(self.cls, "__module__", None)):  # (the framework's, numpy's, Python's)
+        user_class = user_package(getattr(self.cls, "__module__", None))
+        try:
+            value = getattr(self.cls, name)
+        except AttributeError as e:  # (hasattr is False, getattr's default applies, or Python raises)
+            if user_class:  # an attribute set on the class later changes the answer
+                tx.guards.hasnt_attr(self.cls, name)
+            raise MissingAttribute(str(e)) from None
+        if not user_class:  # (the framework's, numpy's, Python's)
             return tx.wrap(value)
         # a user class's attribute may be rebound between calls (``Config.scale = 3``), like a global
         return tx.wrap_attr(self.cls, name, value)

@@ -12,7 +12,7 @@ from ..errors import GraphBreak, MissingAttribute
 from .base import ConstantVariable, Variable
 from .containers import TupleVariable
 
-_DATA_METHODS = {"asnumpy", "numpy", "item", "tolist", "__bool__", "__float__", "__int__", "any", "all"}
+_DATA_METHODS = {"asnumpy", "numpy", "item", "tolist", "__bool__", "__float__", "__int__"}
 
 
 def _may_alias(op) -> bool:

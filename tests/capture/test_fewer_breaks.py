@@ -8,6 +8,7 @@ import contextlib
 import dataclasses
 import functools
 import io
+import itertools
 import operator
 import sys
 
@@ -355,3 +356,72 @@ def test_dict_fromkeys(rng):
         return d["a"] + d["b"], e
 
     check_like_eager(f, _t(rng, 3), breaks=0)
+
+
+class _Plain:
+    a = 1
+
+
+def test_hasattr_and_getattr_default_of_a_class_attribute_that_is_missing(rng):
+    """A missing class attribute is Python's AttributeError (hasattr False, getattr's default),
+    not an internal capture error; setting it on the class later is seen (a guard)."""
+    def f(x):
+        if hasattr(_Plain, "a"):
+            x = x + 1
+        if hasattr(_Plain, "b"):
+            x = x + _Plain.b
+        return x * getattr(_Plain, "c", 2.0)
+
+    try:
+        check_like_eager(f, _t(rng, 3), breaks=0)
+        _Plain.b = 10.0
+        check_like_eager(f, _t(rng, 3), breaks=0)
+    finally:
+        for name in ("b",):
+            if name in vars(_Plain):
+                delattr(_Plain, name)
+
+
+def test_callable_of_values_made_in_the_frame(rng):
+    def f(x):
+        return x + 1, callable(lambda v: v), callable([1]), callable(ops.abs), callable(sum), callable(_Plain), \
+            callable(_Plain()), callable(x)
+
+    check_like_eager(f, _t(rng, 2), breaks=0)
+
+
+def test_numpy_limits_and_plain_object_equality(rng):
+    def f(x):
+        v = x + np.iinfo(np.int16).max + np.finfo(np.float32).eps
+        if _Plain() == None:  # noqa: E711
+            return -1
+        if _Plain() != None and _Plain() != _Plain():  # noqa: E711
+            v = v * 2
+        p = _Plain()
+        return v, p == p, p != p, 3 == p
+
+    check_like_eager(f, _t(rng, 2), breaks=0)
+
+
+def test_tensor_any_all_and_dtype_predicates_trace(rng):
+    def f(x):
+        return (x > 0).any(), (x > 0).all(), x.any(axis=1), x.is_floating_point(), x.is_signed(), \
+            ops.cast(x, ms.uint8).is_signed(), x.is_complex()
+
+    check_like_eager(f, _t(rng, 2, 3), breaks=0)
+
+
+def test_chain_from_iterable(rng):
+    def f(x):
+        v = x
+        for item in itertools.chain.from_iterable([[x, x * 2], [1.0, 2.0]]):
+            v = v + item
+        return v, list(itertools.chain.from_iterable([[1], (2, 3)]))
+
+    check_like_eager(f, _t(rng, 2), breaks=0)
+
+    def unstarted(x):
+        return x + 1, itertools.chain.from_iterable([[1], [2, 3]])
+
+    out = capture.jit(unstarted)(Tensor(np.ones(2, np.float32)))
+    assert type(out[1]) is itertools.chain and list(out[1]) == [1, 2, 3]
