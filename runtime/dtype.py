@@ -4,7 +4,11 @@ Example:
     >>> import runtime as ms
     >>> ms.float32, ms.dtype.int32
     (Float32, Int32)
+    >>> ms.dtype_to_nptype(ms.float16), ms.dtype_to_pytype(ms.int8), ms.pytype_to_dtype(float)
+    (<class 'numpy.float16'>, <class 'int'>, Float64)
 """
+import numpy as np
+
 from graph.dtypes import (DType, as_dtype, bool_, float16, float32, float64, int8, int16, int32,  # noqa: F401
                           int64, uint8)
 
@@ -13,3 +17,42 @@ Int8, Int16, Int32, Int64, UInt8, Bool = int8, int16, int32, int64, uint8, bool_
 float_ = float32
 int_ = int64
 number_type = (int8, int16, int32, int64, uint8, float16, float32, float64)
+
+
+def _check_dtype(name, type_):
+    if not isinstance(type_, DType):
+        raise TypeError(f"{name}: type_ must be a MindSpore dtype (ms.float32...), got {type_!r}")
+
+
+def dtype_to_nptype(type_):
+    """The numpy scalar type of a MindSpore dtype (``ms.float32`` -> ``numpy.float32``)."""
+    _check_dtype("dtype_to_nptype", type_)
+    return type_.np.type
+
+
+def dtype_to_pytype(type_):
+    """The Python type of a MindSpore dtype's values: ``bool`` for bool_, ``int`` for the integer
+    dtypes, ``float`` for the float dtypes."""
+    _check_dtype("dtype_to_pytype", type_)
+    return {"b": bool, "i": int, "u": int, "f": float}[type_.np.kind]
+
+
+def pytype_to_dtype(obj):
+    """The MindSpore dtype of a Python or numpy type: ``bool`` -> bool_, ``int`` -> int64, ``float``
+    -> float64, numpy scalar types and ``numpy.dtype`` objects -> the dtype of the same name; a
+    MindSpore dtype is returned as is. Anything else raises NotImplementedError (MindSpore's)."""
+    if isinstance(obj, DType):
+        return obj
+    if isinstance(obj, np.dtype):
+        obj = obj.type
+    if not isinstance(obj, type):
+        raise TypeError(f"pytype_to_dtype: the argument 'obj' must be a python type object, got {obj!r}")
+    python = {bool: bool_, int: int64, float: float64}
+    if obj in python:
+        return python[obj]
+    if issubclass(obj, np.generic):
+        try:
+            return as_dtype(obj)
+        except (TypeError, ValueError):
+            pass
+    raise NotImplementedError(f"Unsupported convert python type {obj} to MindSpore type.")

@@ -424,3 +424,28 @@ class TensorMethods:
 
     nelement = numel
 
+    # -- dtype predicates (MindSpore 2.x Tensor methods; the functional ops where they exist) --------
+    def is_floating_point(self):
+        """Whether the dtype is a float type.
+
+        >>> import runtime as ms
+        >>> ms.Tensor([1.0]).is_floating_point(), ms.Tensor([1]).is_floating_point()
+        (True, False)
+        """
+        from .ops import math_more
+        return math_more.is_floating_point(self)
+
+    def is_complex(self):
+        from .ops import math_more
+        return math_more.is_complex(self)
+
+    def is_signed(self):
+        """Whether the dtype holds negative values (signed integers and floats; not bool or
+        unsigned integers).
+
+        >>> import runtime as ms
+        >>> ms.Tensor([1], ms.int8).is_signed(), ms.Tensor([1], ms.uint8).is_signed()
+        (True, False)
+        """
+        return self.dtype.np.kind in "if"
+
