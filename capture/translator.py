@@ -573,6 +573,12 @@ class InstructionTranslator:
             return gen
         try:
             return sub.run()
+        except RecursionError:
+            # the translator's own Python stack ran out (deep inlining under a low recursion
+            # limit): not capture's bug; this call runs in Python, where the limit applies as in eager
+            raise GraphBreak(f"inlining {name} needs more Python stack than sys.getrecursionlimit() "
+                             f"({sys.getrecursionlimit()}) leaves the translator",
+                             hint="the call runs eagerly; raise the limit to capture it") from None
         finally:
             self.builder.graph.current_loc = self.user_loc()
 

@@ -240,3 +240,28 @@ def test_an_allocation_too_large_in_graph_mode_is_a_clean_memory_error():
     ms.set_context(mode=ms.GRAPH_MODE)
     with pytest.raises(MemoryError):
         Big()(Tensor(np.ones((4, 4), np.float32)))
+
+
+def test_a_low_recursion_limit_is_a_graph_break_not_an_internal_error():
+    """Deep inlining under a low ``sys.getrecursionlimit()`` exhausts the translator's own stack:
+    the call runs eagerly (where the same limit holds), reported as a break, not as capture's bug."""
+    import inspect
+    import sys
+
+    from capture.explain import recording
+
+    def rec(x, n):
+        return x if n == 0 else rec(x + 1, n - 1)
+
+    x = ms.Tensor(np.ones(2, np.float32))
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(inspect.stack()) + 150)
+    try:
+        want = rec(x, 40).asnumpy()
+        capture.reset()
+        with recording() as report:
+            got = capture.jit(rec)(x, 40).asnumpy()
+    finally:
+        sys.setrecursionlimit(limit)
+    assert (got == want).all()
+    assert report.breaks and not [b for b in report.breaks if b.internal]
