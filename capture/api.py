@@ -16,6 +16,8 @@ Example:
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import logging
 import types
 import weakref
@@ -133,7 +135,8 @@ class _JitCellConstruct(JitFunction):
         return super()._call_slow(args, kwargs)
 
 
-def jit(fn=None, *, fullgraph=False, backend=None, jit_config=None, input_signature=None, **options):
+def jit(fn: Callable | None = None, *, fullgraph: bool = False, backend=None, jit_config=None,
+        input_signature=None, **options):
     """Capture ``fn`` (a function, a ``construct`` method, or a Cell) into graphs.
 
     ``fullgraph=True`` raises instead of falling back at a graph break; ``backend`` picks the

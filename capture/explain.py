@@ -14,6 +14,8 @@ Example:
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import json
 import time
 
@@ -195,7 +197,7 @@ class recording:
         return False
 
 
-def explain(fn_or_cell):
+def explain(fn_or_cell: Callable) -> ExplainReport:
     """Return a function that runs ``fn_or_cell(*args, **kwargs)`` captured and returns a report."""
     from .api import DEFAULT_CONFIG, CaptureConfig, GraphModeHandler, JitFunction, call_captured
 

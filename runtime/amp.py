@@ -496,7 +496,7 @@ def _add_loss_network(network, loss_fn, cast_model_type):
     return nn.WithLossCell(network, loss_fn)
 
 
-def build_train_network(network, optimizer, loss_fn=None, level="O0", boost_level="O0", **kwargs):
+def build_train_network(network, optimizer, loss_fn=None, level: str = "O0", boost_level: str = "O0", **kwargs):
     """The mixed-precision training Cell (MindSpore 2.x ``amp.build_train_network``): the network
     cast per ``level`` (see :func:`auto_mixed_precision`; O2 keeps BatchNorm in float32 and scales
     the loss dynamically), the loss in float32, and a ``TrainOneStepCell`` or, with a loss-scale

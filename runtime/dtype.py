@@ -9,7 +9,7 @@ Example:
 """
 import numpy as np
 
-from graph.dtypes import (DType, as_dtype, bool_, float16, float32, float64, int8, int16, int32,  # noqa: F401
+from graph.dtypes import (DType, as_dtype, bool_, float16, float32, float64, int8, int16, int32,
                           int64, uint8)
 
 Float32, Float16, Float64 = float32, float16, float64

@@ -11,6 +11,8 @@ Example:
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import warnings
 
 _JIT_LEVELS = ("O0", "O1", "O2")
@@ -43,7 +45,8 @@ class JitConfig:
 _warned = []
 
 
-def jit(fn=None, *, fullgraph=False, backend=None, jit_config=None, input_signature=None, **kwargs):
+def jit(fn: Callable | None = None, *, fullgraph: bool = False, backend=None, jit_config=None,
+        input_signature=None, **kwargs):
     """Compile ``fn`` (decorator or function transform); see ``capture.jit``."""
     try:
         import capture

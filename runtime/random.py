@@ -23,7 +23,7 @@ def set_seed(seed: int) -> None:
     _init_rng["gen"] = np.random.default_rng(seed + 1)
 
 
-def get_seed():
+def get_seed() -> int | None:
     return _rng.get_seed()
 
 

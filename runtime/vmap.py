@@ -25,6 +25,8 @@ Example:
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import itertools
 
 from graph.ops import REGISTRY, register_handler
@@ -237,7 +239,7 @@ def _rebuild(value, fn):
     return fn(value)
 
 
-def vmap(fn, in_axes=0, out_axes=0):
+def vmap(fn: Callable, in_axes=0, out_axes=0) -> Callable:
     """``ms.vmap(fn, in_axes=0, out_axes=0)``: ``fn`` mapped over a batch axis of its inputs.
 
     ``in_axes``: an int (every input), None (not batched), or a tuple with one entry (int, None

@@ -233,7 +233,7 @@ def is_enabled() -> bool:
 
 
 @contextlib.contextmanager
-def enabled():
+def enabled() -> contextlib.AbstractContextManager:
     """``with capture.enabled(): ...`` -- capture on for the block, then back to what it was."""
     if _C is None:
         _warn_unavailable()

@@ -165,7 +165,7 @@ _NAMED = {
 }
 
 
-def initializer(init, shape=None, dtype=float32):
+def initializer(init, shape: int | tuple | list | None = None, dtype=float32) -> Tensor:
     """A Tensor of ``shape`` and ``dtype`` filled by ``init`` (see module docstring)."""
     dt = as_dtype(dtype)
     if isinstance(shape, int):

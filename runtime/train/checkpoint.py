@@ -175,8 +175,9 @@ def _checkpoint_path(ckpt_file_name, what):
     return path
 
 
-def save_checkpoint(save_obj, ckpt_file_name, integrated_save=True, async_save=False, append_dict=None,
-                    enc_key=None, enc_mode="AES-GCM", choice_func=None, **kwargs):
+def save_checkpoint(save_obj, ckpt_file_name: str, integrated_save: bool = True, async_save: bool = False,
+                    append_dict: dict | None = None, enc_key=None, enc_mode: str = "AES-GCM", choice_func=None,
+                    **kwargs) -> None:
     """Save the parameters of ``save_obj`` (a Cell, a dict name -> Tensor/Parameter, or a list of
     ``{"name": ..., "data": ...}``) to ``ckpt_file_name`` (".ckpt" is appended when missing).
 
@@ -417,8 +418,8 @@ def _prefix_list(value, what):
     return tuple(value)
 
 
-def load_checkpoint(ckpt_file_name, net=None, strict_load=False, filter_prefix=None, dec_key=None,
-                    dec_mode="AES-GCM", specify_prefix=None, choice_func=None, **kwargs):
+def load_checkpoint(ckpt_file_name: str, net=None, strict_load: bool = False, filter_prefix=None, dec_key=None,
+                    dec_mode: str = "AES-GCM", specify_prefix=None, choice_func=None, **kwargs) -> dict:
     """Read a checkpoint: returns an ordered dict name -> Parameter (string entries stay str).
 
     ``filter_prefix`` drops names starting with any of the given prefixes, ``specify_prefix``
@@ -452,7 +453,7 @@ def _kind(dtype):
     return "f" if dtype.is_float else ("i" if dtype.is_int else "b")
 
 
-def load_param_into_net(net, parameter_dict, strict_load=False, **kwargs):
+def load_param_into_net(net, parameter_dict: dict, strict_load: bool = False, **kwargs):
     """Copy values from ``parameter_dict`` (name -> Parameter/Tensor/array) into ``net``'s parameters
     with the same names. Returns ``(param_not_load, ckpt_not_load)``: the network parameters that
     got no value, and the dict entries that were not used.

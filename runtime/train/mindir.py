@@ -46,7 +46,7 @@ _UNSUPPORTED_OPTIONS = ("enc_key", "dataset", "obf_config", "custom_func")
 _ACCEPTED_OPTIONS = ("enc_mode", "incremental") + _UNSUPPORTED_OPTIONS
 
 
-def export(net, *inputs, file_name, file_format="MINDIR", **kwargs):
+def export(net, *inputs, file_name: str, file_format: str = "MINDIR", **kwargs) -> None:
     """Export ``net`` (a Cell, or a function) traced on ``inputs`` (Tensors) to ``file_name``
     (".mindir" is appended unless it already ends so).
 
