@@ -19,25 +19,25 @@ int_ = int64
 number_type = (int8, int16, int32, int64, uint8, float16, float32, float64)
 
 
-def _check_dtype(name, type_):
+def _check_dtype(name: str, type_) -> None:
     if not isinstance(type_, DType):
         raise TypeError(f"{name}: type_ must be a MindSpore dtype (ms.float32...), got {type_!r}")
 
 
-def dtype_to_nptype(type_):
+def dtype_to_nptype(type_: DType) -> type:
     """The numpy scalar type of a MindSpore dtype (``ms.float32`` -> ``numpy.float32``)."""
     _check_dtype("dtype_to_nptype", type_)
     return type_.np.type
 
 
-def dtype_to_pytype(type_):
+def dtype_to_pytype(type_: DType) -> type:
     """The Python type of a MindSpore dtype's values: ``bool`` for bool_, ``int`` for the integer
     dtypes, ``float`` for the float dtypes."""
     _check_dtype("dtype_to_pytype", type_)
     return {"b": bool, "i": int, "u": int, "f": float}[type_.np.kind]
 
 
-def pytype_to_dtype(obj):
+def pytype_to_dtype(obj: type | np.dtype | DType) -> DType:
     """The MindSpore dtype of a Python or numpy type: ``bool`` -> bool_, ``int`` -> int64, ``float``
     -> float64, numpy scalar types and ``numpy.dtype`` objects -> the dtype of the same name; a
     MindSpore dtype is returned as is. Anything else raises NotImplementedError (MindSpore's)."""
