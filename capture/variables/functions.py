@@ -736,6 +736,9 @@ class ClassVariable(Variable):
             except Exception as e:
                 from ..errors import UserException
                 raise UserException(e) from None
+        from .objects import NewCellVariable
+        if NewCellVariable.can_make(self.cls) and _all_const(args) and _all_const(kwargs.values()):
+            return NewCellVariable.make(self.cls, [a.value for a in args], {k: v.value for k, v in kwargs.items()})
         from .objects import NewObjectVariable
         if NewObjectVariable.can_create(self.cls):
             obj = NewObjectVariable(self.cls)

@@ -373,6 +373,47 @@ class CellVariable(ObjectVariable):
         return f"Cell {type(self.obj).__name__}"
 
 
+
+class NewCellVariable(CellVariable):
+    """A framework Cell without Parameters made by the traced code from constants
+    (``nn.Softmax(axis=-1)(x)`` in a ``construct``, as TorchDynamo traces ``nn.Softmax(dim=-1)``).
+
+    It is built once, at trace time, and its ``construct`` is inlined like any Cell's. Eagerly each
+    call makes a new object, so one that outlives the graph is made again after the graph from
+    the same arguments (a fresh object per call), and writing its attributes breaks."""
+
+    def __init__(self, obj, args, kwargs):
+        super().__init__(obj)
+        self.args, self.kwargs = args, kwargs
+
+    @staticmethod
+    def can_make(cls) -> bool:
+        from runtime.nn.cell import Cell
+        return isinstance(cls, type) and issubclass(cls, Cell) and cls.__module__.startswith("runtime.")
+
+    @classmethod
+    def make(cls, cell_class, args, kwargs):
+        from runtime import random as _random
+        from ..errors import CaptureUserError
+        gen = _random.init_generator()
+        state = gen.bit_generator.state
+        try:
+            obj = cell_class(*args, **kwargs)
+        except (TypeError, ValueError) as e:
+            raise CaptureUserError(e) from None
+        if next(iter(obj.get_parameters()), None) is not None:
+            gen.bit_generator.state = state  # (an initializer drew: the eager run draws again)
+            raise GraphBreak(f"creating a {cell_class.__name__} (a Cell with Parameters) inside a captured region",
+                             hint="create Cells with Parameters in __init__, not in construct")
+        return cls(obj, args, kwargs)
+
+    def reconstruct(self, rec):
+        return ("call", ("val", type(self.obj)), [("val", a) for a in self.args],
+                {k: ("val", v) for k, v in self.kwargs.items()}, rec.memo_key())
+
+    def setattr(self, tx, name, value):
+        raise GraphBreak(f"setting attribute {name!r} of a {type(self.obj).__name__} made inside the captured region")
+
 class ModuleVariable(Variable):
     def __init__(self, mod):
         self.mod = mod

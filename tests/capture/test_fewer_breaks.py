@@ -425,3 +425,43 @@ def test_chain_from_iterable(rng):
 
     out = capture.jit(unstarted)(Tensor(np.ones(2, np.float32)))
     assert type(out[1]) is itertools.chain and list(out[1]) == [1, 2, 3]
+
+
+def test_a_cell_without_parameters_made_in_construct_is_traced(rng):
+    """``nn.Softmax(axis=-1)(x)`` inside a function (TorchDynamo traces ``nn.Softmax(dim=-1)``
+    without a break): the Cell is built at trace time and its construct inlined; one that outlives
+    the graph is a new object on every call, as eagerly."""
+    from runtime import nn
+
+    def f(x):
+        return nn.Softmax(axis=-1)(x * 2) + nn.ReLU()(x), nn.Flatten()(x.reshape(2, 3, 1))
+
+    check_like_eager(f, _t(rng, 2, 3), breaks=0)
+
+    def made(x):
+        return x + 1, nn.GELU(approximate=False)
+
+    capture.reset()
+    jitted = capture.jit(made)
+    with recording() as report:
+        first, second = jitted(Tensor(np.ones(2, np.float32))), jitted(Tensor(np.ones(2, np.float32)))
+    assert not report.breaks
+    assert type(first[1]) is nn.GELU and first[1] is not second[1] and first[1].approximate is False
+
+
+def test_a_cell_with_parameters_made_in_construct_breaks_and_draws_as_eager(rng):
+    from runtime import nn
+
+    def f(x):
+        return nn.Dense(3, 2)(x)
+
+    x = Tensor(rng.standard_normal((2, 3)).astype(np.float32))
+    ms.set_seed(7)
+    want = [f(x).asnumpy() for _ in range(2)]
+    capture.reset()
+    ms.set_seed(7)
+    with recording() as report:
+        got = [capture.jit(f)(x).asnumpy() for _ in range(2)]
+    assert report.breaks and not [b for b in report.breaks if b.internal]
+    for g, w in zip(got, want):  # the trace-time build drew nothing: the same weights as eagerly
+        np.testing.assert_array_equal(g, w)
