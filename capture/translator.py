@@ -48,6 +48,7 @@ from .variables.functions import is_framework_callable
 from .variables.objects import NewObjectVariable
 from .variables.streams import StringIOVariable
 from .variables.base import NotResumable
+from .variables.deques import DequeVariable
 from .variables.containers import ListIteratorVariable, check_mutable, dict_key, has_dict_key
 from .variables.generators import YIELDED, GeneratorVariable
 from .variables.object_dicts import ObjectDictVariable
@@ -912,7 +913,7 @@ class InstructionTranslator:
             obj.items[dict_key(key)] = value
         elif isinstance(obj, ObjectDictVariable):
             obj.set_item(self, key, value)
-        elif isinstance(obj, TensorVariable):
+        elif isinstance(obj, (TensorVariable, DequeVariable)):
             obj.setitem(self, key, value)
         else:
             raise GraphBreak(f"item assignment on a {obj.describe()} inside a captured region",

@@ -328,6 +328,16 @@ class BuiltinVariable(KnownCallableVariable):
         obj.setattr(tx, name.value, value)
         return ConstantVariable(None)
 
+    def _call_bool(self, tx, *args, **kwargs):
+        """``bool(x)``: what ``if x:`` decides (``truth``), for a value of any kind."""
+        if kwargs or len(args) > 1:
+            raise GraphBreak("bool() takes at most 1 argument (TypeError at run time)")
+        if not args:
+            return ConstantVariable(False)
+        if args[0].is_const():
+            return _call_at_trace_time(tx, bool, args, {})
+        return ConstantVariable(bool(args[0].truth(tx)))
+
     def _call_len(self, tx, x):
         return ConstantVariable(x.length(tx))
 
@@ -671,6 +681,9 @@ class ClassVariable(Variable):
             return self._namedtuple(tx, args, kwargs)
         if self.cls is io.StringIO and not args and not kwargs:
             return StringIOVariable()
+        if self.cls is collections.deque and len(args) <= 2 and set(kwargs) <= {"iterable", "maxlen"}:
+            from .deques import DequeVariable
+            return _new_deque(tx, args, kwargs, DequeVariable)
         if self.cls is collections.OrderedDict:
             d = BuiltinVariable(dict).call(tx, args, kwargs)
             return DictVariable(d.items, cls=collections.OrderedDict)
@@ -776,6 +789,23 @@ class ClassVariable(Variable):
             return tx.wrap(value)
         # a user class's attribute may be rebound between calls (``Config.scale = 3``), like a global
         return tx.wrap_attr(self.cls, name, value)
+
+
+def _new_deque(tx, args, kwargs, make):
+    """``collections.deque(iterable=(), maxlen=None)`` made in the frame, with CPython's checks."""
+    iterable = args[0] if args else kwargs.get("iterable")
+    maxlen = args[1] if len(args) > 1 else kwargs.get("maxlen")
+    if maxlen is not None and not maxlen.is_const():
+        raise GraphBreak("deque maxlen is a traced value")
+    n = None if maxlen is None else maxlen.value
+    if n is not None:
+        from ..errors import UserException
+        if not isinstance(n, int):
+            raise UserException(TypeError("an integer is required"))
+        if n < 0:
+            raise UserException(ValueError("maxlen must be non-negative"))
+    items = [] if iterable is None or (iterable.is_const() and iterable.value is None) else iterable.iterate(tx)
+    return make(items, n)
 
 
 def _pure_constructor(cls) -> bool:
