@@ -319,6 +319,53 @@ class DictVariable(Variable):
         raise GraphBreak(f"{self.python_type().__name__}.{name} is not supported in graph mode")
 
 
+class DefaultDictVariable(DictVariable):
+    """A ``collections.defaultdict`` the frame made: a missing key read with ``d[key]`` calls
+    ``factory`` (a Variable; None: KeyError, as Python), stores and returns its result."""
+
+    def __init__(self, items: dict, factory):
+        super().__init__(items)
+        self.cls = collections.defaultdict
+        self.factory = factory
+
+    def _factory_value(self, how):
+        if self.factory is None:
+            return None
+        return how(self.factory)
+
+    @property
+    def value(self):
+        return collections.defaultdict(self._factory_value(lambda f: f.value),
+                                       {k: v.value for k, v in self.items.items()})
+
+    def is_const(self):
+        return False  # (its factory runs on reads: never folded into a constant)
+
+    def realize(self, tx):
+        raise GraphBreak("passing a defaultdict made in the frame to framework code")
+
+    def reconstruct(self, rec):
+        factory = ("val", None) if self.factory is None else rec.of(self.factory)
+        return ("call", ("val", collections.defaultdict),
+                [factory, ("dict", {k: rec.of(v) for k, v in self.items.items()}, None, rec.memo_key())], {},
+                rec.memo_key())
+
+    def getitem(self, tx, key):
+        if has_dict_key(key) and dict_key(key) not in self.items and self.factory is not None:
+            value = tx.call_variable(self.factory, [], {})
+            self.items[dict_key(key)] = value
+            return value
+        return super().getitem(tx, key)
+
+    def getattr(self, tx, name):
+        if name == "default_factory":
+            return ConstantVariable(None) if self.factory is None else self.factory
+        return super().getattr(tx, name)
+
+    def describe(self):
+        return "defaultdict"
+
+
 class DictMethodVariable(Variable):
     """Methods of a dict (``d.get``, ``d.update``...); mutating ones on a dict from outside the
     frame are side effects (``check_mutable``)."""

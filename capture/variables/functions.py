@@ -25,17 +25,19 @@ from graph.ir import NODE
 from ..builder import SymTensor, lifting_parameters
 from ..errors import CaptureUserError, GraphBreak, MissingAttribute
 from .base import ConstantVariable, NoPythonValue, NotResumable, Variable
-from .containers import (SKIP, DictVariable, _dict_items_of, IteratorVariable, ListVariable, TupleVariable,
-                         iterator_pipeline, plain_tuple)
+from .containers import (SKIP, DefaultDictVariable, DictVariable, _dict_items_of, IteratorVariable, ListVariable,
+                         TupleVariable, iterator_pipeline, plain_tuple)
 from .tensor import TensorVariable
 
 from .dict_views import DictViewVariable, MappingProxyVariable
+from .deques import DequeVariable
 from .generators import GeneratorVariable
 from .streams import StringIOVariable, trace_print
 
 FRAMEWORK_PREFIXES = ("runtime.", "graph.", "codegen.")
 #: Variables with no Python object at trace time whose exact type is known
-_TYPED_WITHOUT_VALUE = (GeneratorVariable, DictViewVariable, MappingProxyVariable, StringIOVariable)
+_TYPED_WITHOUT_VALUE = (GeneratorVariable, DictViewVariable, MappingProxyVariable, StringIOVariable, DequeVariable,
+                        DefaultDictVariable)
 _PURE_MODULES = {"math", "operator", "_operator", "cmath"}
 
 
@@ -684,6 +686,16 @@ class ClassVariable(Variable):
         if self.cls is collections.deque and len(args) <= 2 and set(kwargs) <= {"iterable", "maxlen"}:
             from .deques import DequeVariable
             return _new_deque(tx, args, kwargs, DequeVariable)
+        if self.cls is collections.defaultdict:
+            from .containers import DefaultDictVariable
+            factory = args[0] if args else None
+            if factory is not None and factory.is_const() and factory.value is None:
+                factory = None
+            if factory is not None and BuiltinVariable(callable).call(tx, [factory], {}).value is not True:
+                from ..errors import UserException
+                raise UserException(TypeError("first argument must be callable or None"))
+            d = BuiltinVariable(dict).call(tx, list(args[1:]), kwargs)
+            return DefaultDictVariable(d.items, factory)
         if self.cls is collections.OrderedDict:
             d = BuiltinVariable(dict).call(tx, args, kwargs)
             return DictVariable(d.items, cls=collections.OrderedDict)

@@ -1,4 +1,4 @@
-"""``collections.deque`` made inside a captured region: traced with no graph break (as TorchDynamo
+"""``collections.deque`` and ``defaultdict`` made inside a captured region: traced with no graph break (as TorchDynamo
 traces it), every method doing what CPython's deque does, bounded deques included; one that
 outlives the graph is a real deque."""
 import collections
@@ -86,3 +86,48 @@ def test_a_deque_that_outlives_the_graph_is_a_deque(rng):
     assert not report.breaks
     assert type(d) is collections.deque and d.maxlen == 4 and len(d) == 3 and d[0] is x
     np.testing.assert_array_equal(d[2].asnumpy(), [3.0, 3.0])
+
+
+# -- collections.defaultdict made in the frame -----------------------------------------------------------
+def defaultdicts(a):
+    dd = collections.defaultdict(list)
+    dd["a"].append(a + 1)
+    dd["b"] += [a]
+    counts = collections.defaultdict(int, {"z": 2})
+    counts["q"] += 3
+    lazy = collections.defaultdict(lambda: a * 5)
+    v = lazy["k"]
+    plain = collections.defaultdict(None, x=1)
+    try:
+        plain["missing"]
+    except KeyError as e:
+        missing = repr(e)
+    return (dd["a"][0] + dd["b"][0], sorted(dict(dd)), dict(counts), v, "k" in lazy, dd.get("nope"),
+            isinstance(dd, collections.defaultdict), dd.default_factory is list, missing)
+
+
+def defaultdict_errors(a):
+    try:
+        collections.defaultdict(3)
+    except TypeError as e:
+        return a, str(e)
+
+
+@pytest.mark.parametrize("fn", [defaultdicts, defaultdict_errors], ids=lambda f: f.__name__)
+def test_defaultdict_made_in_the_frame_matches_eager(rng, fn):
+    check_like_eager(fn, _t(rng, 2), breaks=0)
+
+
+def test_a_defaultdict_that_outlives_the_graph_keeps_its_factory(rng):
+    def f(x):
+        dd = collections.defaultdict(list)
+        dd["a"].append(x)
+        return dd
+
+    capture.reset()
+    x = Tensor(np.ones(2, np.float32))
+    with recording() as report:
+        dd = capture.jit(f)(x)
+    assert not report.breaks
+    assert type(dd) is collections.defaultdict and dd.default_factory is list and dd["a"][0] is x
+    assert dd["new"] == []
