@@ -212,6 +212,15 @@ class GuardSet:
         self.add(f"{self.obj(COMPUTE_DTYPE)}.dtype == {self.obj(dt)} and {self.obj(_PRECISION_SETTINGS)}.epoch == {epoch}",
                  f"mixed precision: compute dtype {dt}, {epoch} to_float call(s)")
 
+    def same_object(self, expr: str, other: str, desc: str, other_desc: str) -> None:
+        """``expr`` is the same object as ``other`` (two arguments that alias one tensor)."""
+        self.add(f"{expr} is {other}", f"{desc} is the same object as {other_desc}")
+
+    def distinct_objects(self, expr: str, other: str, desc: str, other_desc: str) -> None:
+        """``expr`` is not the same object as ``other`` (an entry traced with distinct tensors
+        must not run for aliased ones: ``p is q``, in-place writes through one seen by the other)."""
+        self.add(f"{expr} is not {other}", f"{desc} is not the same object as {other_desc}")
+
     def tensor(self, expr: str, tensor, desc: str) -> None:
         """Type, device (the array's type: numpy or cupy), shape and dtype of a tensor."""
         cls = self.obj(type(tensor))

@@ -155,6 +155,9 @@ class Tracer:
         self.max_instructions = MAX_INSTRUCTIONS
         self.call_site = None  # the user's line that called the captured frame (if known)
         self.wrapping: set[int] = set()  # ids of containers being wrapped (a cycle must not recurse)
+        #: id(tensor) -> (its Variable, guard expression, description) of each tensor argument
+        #: wrapped so far: an aliased argument is that Variable (see variable_builder)
+        self.tensor_args: dict[int, tuple] = {}
         # Closure cells of Python functions outside the frame, read or written while tracing: one
         # Box per real cell (every function sharing the cell sees its writes); changed ones are
         # written back after the graph runs (nonlocal writes are side effects of the frame).

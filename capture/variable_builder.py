@@ -90,12 +90,30 @@ def _wrap_root_value(tx, value, expr, path, desc, is_resume):
     return var
 
 
+def _tensor_argument(tx, value, expr, path, desc):
+    """A tensor argument: a graph input, or, when it is the same object as an earlier tensor
+    argument, that argument's Variable (``p is q`` and writes through one alias seen by the other,
+    as eagerly). Which arguments alias is guarded both ways."""
+    g = tx.guards
+    seen = tx.tracer.tensor_args
+    earlier = seen.get(id(value))
+    if earlier is not None:
+        var, first_expr, first_desc = earlier
+        g.same_object(expr, first_expr, desc, first_desc)
+        return var
+    for _, other_expr, other_desc in seen.values():
+        g.distinct_objects(expr, other_expr, desc, other_desc)
+    g.tensor(expr, value, desc)
+    var = TensorVariable(tx.builder.arg_input(value, path, desc))
+    seen[id(value)] = (var, expr, desc)
+    return var
+
+
 def _new_root_variable(tx, value, expr, path, desc, is_resume):
     g = tx.guards
     g.name_object(value, desc)
     if isinstance(value, Tensor) and not isinstance(value, Parameter):
-        g.tensor(expr, value, desc)
-        return TensorVariable(tx.builder.arg_input(value, path, desc))
+        return _tensor_argument(tx, value, expr, path, desc)
     if isinstance(value, (int, float, bool, str, type(None))):
         g.constant(expr, value, desc)
         return ConstantVariable(value)

@@ -15,6 +15,18 @@ from .containers import TupleVariable
 _DATA_METHODS = {"asnumpy", "numpy", "item", "tolist", "__bool__", "__float__", "__int__"}
 
 
+def _user_method(cls, name):
+    """The plain function ``cls.name`` is when user code defined it (a monkeypatched Tensor
+    method, a method of a Tensor subclass), else None (the framework's own: TensorMethods)."""
+    import inspect
+    import types
+    from .functions import is_framework_callable
+    attr = inspect.getattr_static(cls, name, None)
+    if isinstance(attr, types.FunctionType) and not is_framework_callable(attr):
+        return attr
+    return None
+
+
 def _may_alias(op) -> bool:
     """Can the eager result of ``op`` share memory with its input (a numpy view, or ``cast`` to
     the same dtype returning its input)?"""
@@ -105,6 +117,13 @@ class TensorVariable(Variable):
                                   "or accept the graph break")
         if name == "T":
             return TensorVariable(self.sym.T)
+        replaced = _user_method(self.python_type(), name)
+        if replaced is not None:  # ``Tensor.abs = my_abs``, or a method of a user subclass: traced
+            from .functions import UserFunctionVariable
+            g, cls = tx.guards, self.python_type()
+            g.identity(f"{g.obj(cls)}.__dict__.get({name!r})", cls.__dict__.get(name),
+                       f"{cls.__name__}.{name} (a user function)")
+            return UserFunctionVariable(replaced, self)
         if name == "__len__":
             import functools
             return tx.wrap(functools.partial(len, self.sym))
