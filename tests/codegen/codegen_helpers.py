@@ -28,13 +28,14 @@ def one_kernel(graph):
 
 
 def per_node(graph):
-    """One kernel per node (elementwise/reductions as single fused kernels)."""
-    from codegen.simple_schedule import simple_schedule
-    return simple_schedule(graph, fuse=False)
+    """One kernel per node of ``graph`` itself (elementwise ops and reductions as one-node fused
+    kernels): the pipeline's unfused scheduler, without its graph passes."""
+    from graph.passes import schedule_nodes
+    return schedule_nodes(graph)
 
 
 def optimized(graph, level="O1"):
-    """graph.passes.optimize when it exists, else the simple fusing scheduler."""
+    """The schedule of ``graph`` from the pass pipeline of ``level``."""
     from codegen import schedule_graph
     return schedule_graph(graph, level)
 
