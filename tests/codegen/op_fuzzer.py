@@ -23,6 +23,9 @@ near 2**24 and 2**53; floats: +-0, +-inf, NaN, denormals, the largest and smalle
 trig arguments, exp overflow/underflow points, negatives for log), uniformly random bit patterns
 and moderate random values, so divisors of 0 and -1, NaN operands etc. occur in every batch.
 
+A kernel is built from the graph as every pipeline level hands it to a backend (powers by a
+constant exponent rewritten by graph/passes/simplify.py's strength pass).
+
 The oracle is eager execution: the ops' numpy impls run by the reference interpreter
 (``graph.interpret``) on the same graph. Tolerances (:data:`ULP_BOUNDS`, docs/numerics.md):
 integers and bools bit for bit; floats within a per-op ulp bound measured in the result dtype
@@ -59,7 +62,7 @@ _ROOT = os.path.dirname(os.path.dirname(_HERE))
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
-from codegen_helpers import graph_of, one_kernel  # noqa: E402
+from codegen_helpers import graph_of, one_kernel, rendered  # noqa: E402
 from graph import dtypes as D  # noqa: E402
 from graph.interpret import run as interpret  # noqa: E402
 from graph.ops import REGISTRY, bind  # noqa: E402
@@ -555,7 +558,10 @@ class Compiled:
     """A target compiled for its backend: ``run(arrays) -> list of output arrays``."""
 
     def __init__(self, t, graph, index=0):
-        self.t, self.graph = t, graph
+        self.t, self.graph = t, graph  # ``graph`` is eager's: the oracle
+        # the kernel is built as every pipeline level hands the graph to a backend: with powers by
+        # a constant exponent rewritten (graph/passes/simplify.py); the emitters only render
+        graph = self.kernel_graph = rendered(graph)
         if t.backend == "cpu":
             from codegen import compile_schedule
             self.cg = compile_schedule(one_kernel(graph))
@@ -574,10 +580,11 @@ class Compiled:
             outs, _ = self.cg(arrays)
             return [np.asarray(o) for o in outs]
         import cuda_host
-        env = {id(v): a for v, a in zip(self.graph.inputs, arrays)}
-        env.update({id(c): c.data for c in self.graph.consts})
+        graph = self.kernel_graph
+        env = {id(v): a for v, a in zip(graph.inputs, arrays)}
+        env.update({id(c): c.data for c in graph.consts})
         got = cuda_host.run_plan(self.plan, self.kernel, self.module, env)
-        return [got[id(v)] for v in self.graph.outputs]
+        return [got[id(v)] for v in graph.outputs]
 
 
 def build_cuda_modules(compiled, chunk=40):
