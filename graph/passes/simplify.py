@@ -16,9 +16,9 @@ Returns a new Graph; nodes left unused by a rewrite are removed by the next :fun
 :func:`reduce_strength` (the pipelines' ``strength`` step, at every level, ``O0`` included) writes
 a power by a constant Python exponent as cheaper ops, so no backend's emitter decides it:
 
-    x**2 -> x*x    x**3 -> (x*x)*x    x**1 -> identity(x)
-    x**0.5 -> sqrt(x), x**-1 -> 1/x   (float x only: numpy's power does the same, so its sign of
-                                        zero and NaN for -inf follow sqrt and the reciprocal)
+    x**2 -> x*x    x**3 -> (x*x)*x    x**1 -> identity(x)    x**-1 -> 1/x (float x)
+    x**0.5 -> sqrt(x)  (float32/float64 x: numpy's power takes the square root there, so the sign
+                        of zero and the NaN of -inf are sqrt's; its float16 power is C's pow)
 
 Rewritten are exactly the powers that compute in their operand's dtype (no promotion: int8 ** 2.0
 is float32, computed by ``pow``); a float16 exponent is the scalar rounded to float16, as the
@@ -159,7 +159,7 @@ RULES = {
 
 def _power_by_constant(node, rw):
     """The new-graph Value computing ``node`` (a ``pow``) as cheaper ops, or None to keep it."""
-    from ..dtypes import float16, float32
+    from ..dtypes import float16, float32, float64
     from ..ops import REGISTRY
     from ..ops.promotion import promotion_target
     x, y = node.inputs
@@ -187,8 +187,8 @@ def _power_by_constant(node, rw):
             cube = emit("mul", (emit("mul", (x32, x32), wide), x32), wide)
             return emit("cast", (cube,), out.aval, dtype=float16)
         return emit("mul", (emit("mul", (x, x), out.aval), x), out.aval)
-    if y == 0.5 and x.dtype.is_float:
-        return emit("sqrt", (x,), out.aval)
+    if y == 0.5 and x.dtype in (float32, float64):  # numpy's own shortcut, for these two only:
+        return emit("sqrt", (x,), out.aval)  # its float16 loop is C's pow ((-inf) ** 0.5 = inf)
     if y == -1.0 and x.dtype.is_float:
         return emit("div", (1.0, x), out.aval)
     return None

@@ -24,7 +24,8 @@ trig arguments, exp overflow/underflow points, negatives for log), uniformly ran
 and moderate random values, so divisors of 0 and -1, NaN operands etc. occur in every batch.
 
 A kernel is built from the graph as every pipeline level hands it to a backend (powers by a
-constant exponent rewritten by graph/passes/simplify.py's strength pass).
+constant exponent rewritten by graph/passes/simplify.py's strength pass; those exponents are always
+among the ``scalar`` class's operands of ``pow``).
 
 The oracle is eager execution: the ops' numpy impls run by the reference interpreter
 (``graph.interpret``) on the same graph. Tolerances (:data:`ULP_BOUNDS`, docs/numerics.md):
@@ -98,6 +99,9 @@ ABS_SCALED_BY = {"gelu_grad": 0}
 #: ops whose zero result's sign is unspecified when the operands tie at +-0 (numpy's own loops
 #: differ: its float16 maximum keeps the first operand, its float32 vector loop the second)
 ZERO_SIGN_UNSPECIFIED = {"maximum", "minimum", "relu"}
+#: Python scalar exponents of ``pow`` that graph/passes/simplify.py's ``reduce_strength`` writes as
+#: other ops (for the operand dtypes that need no promotion); always fuzzed
+STRENGTH_EXPONENTS = (2, 3, 1, 0.5, -1.0)
 
 
 # -- values ------------------------------------------------------------------------------------------
@@ -294,6 +298,8 @@ def elementwise_targets(names, backends, rng, batch, large):
                         pick = [pool[i] for i in rng.choice(len(pool), size=min(3, len(pool)), replace=False)]
                         scalars = [(bool(v) if d == np.bool_ else (int(v) if d.kind in "iu" else float(v))) for v in pick]
                         scalars.append(2.5 if d.kind in "iu" else 3)  # an int scalar into floats, a float into ints
+                        if name == "pow":  # the exponents the pipeline's strength pass rewrites
+                            scalars += [y for y in STRENGTH_EXPONENTS if y not in scalars]
                     for scalar in scalars:
                         if scalar is not None and not accepts(op, dts[:1], attrs, scalar):
                             continue

@@ -459,13 +459,13 @@ def test_strength_reduction_keeps_promoted_powers_and_rounds_float16_cubes_once(
     i = g.add_input(AVal((4,), int8), "i")
     h = g.add_input(AVal((4,), float16), "h")
     y = g.add_input(AVal((4,), float32), "y")
-    g.set_outputs([F.pow(i, 2), F.pow(i, 2.0), F.pow(h, 3), F.pow(h, 2.0004), F.pow(y, y)])
+    g.set_outputs([F.pow(i, 2), F.pow(i, 2.0), F.pow(h, 3), F.pow(h, 2.0004), F.pow(y, y), F.pow(h, 0.5)])
     g2 = reduce_strength(g)
     g2.verify()
     # int8 ** 2 wraps in int8 as numpy's; int8 ** 2.0 is float32 (pow proper); the float16 cube
     # multiplies in float32 and rounds once; 2.0004 is 2 in float16 (the scalar as a float16 kernel
-    # reads it); a tensor exponent stays
-    assert _ops(g2) == ["mul", "pow", "cast", "mul", "mul", "cast", "mul", "pow"]
+    # reads it); a tensor exponent stays; numpy's float16 power by 0.5 is pow, not sqrt
+    assert _ops(g2) == ["mul", "pow", "cast", "mul", "mul", "cast", "mul", "pow", "pow"]
     assert [n.attrs.get("dtype") for n in g2.nodes if n.op.name == "cast"] == [float32, float16]
     ints = np.array([100, -7, 3, 127], np.int8)
     halves = np.array([1.1, -3.3, 30.0, 65504.0], np.float16)
@@ -475,6 +475,9 @@ def test_strength_reduction_keeps_promoted_powers_and_rounds_float16_cubes_once(
     with np.errstate(over="ignore"):
         np.testing.assert_array_equal(got[2], (wide * wide * wide).astype(np.float16))
         np.testing.assert_array_equal(got[3], halves * halves)
+    with np.errstate(invalid="ignore"):
+        got, _ = run(g2, [ints, np.array([-np.inf, -0.0, 4.0, -1.0], np.float16), np.ones(4, np.float32)])
+    assert got[5][0] == np.inf and not np.signbit(got[5][1]) and got[5][2] == 2.0 and np.isnan(got[5][3])
     g = Graph("t")
     i = g.add_input(AVal((4,), int8), "i")
     g.set_outputs([F.pow(i, -1)])  # an integer has no reciprocal: pow proper (docs/numerics.md)
