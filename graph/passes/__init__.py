@@ -16,9 +16,9 @@ with the filter gradient: graph/passes/lower.py; ``updates`` hands freshly compu
 values over as the updates, dropping the assign copies: graph/passes/updates.py; ``own_outputs``
 copies the outputs the passes made share memory -- ``x * 1`` simplified to the input ``x``, a
 folded constant, a result CSE merged with another -- comparing with the graph the pipeline
-started from: graph/passes/outputs.py; ``strength`` writes powers by a constant exponent as multiplications, a
-square root or a reciprocal, at every level, so the backends' emitters only render:
-graph/passes/simplify.py.)
+started from: graph/passes/outputs.py; ``strength`` writes powers by a constant exponent as
+multiplications, a square root or a reciprocal, at every level, so the backends' emitters only
+render: graph/passes/simplify.py.)
 
 Example:
     >>> from graph.passes import optimize, PIPELINES, run_schedule
@@ -136,5 +136,6 @@ def optimize(graph: Graph, level: str = "O1", dump_dir: str | None = None,
 
 
 __all__ = ["optimize", "PIPELINES", "GRAPH_PASSES", "SCHEDULERS", "SCHEDULE_PASSES", "dce", "cse",
-           "fold_constants", "simplify", "reduce_strength", "hand_over_updates", "own_outputs", "output_roots", "lower_convolutions", "fuse", "schedule_nodes", "plan_memory", "run_schedule",
+           "fold_constants", "simplify", "reduce_strength", "hand_over_updates", "own_outputs", "output_roots",
+           "lower_convolutions", "fuse", "schedule_nodes", "plan_memory", "run_schedule",
            "Kernel", "Schedule", "FOLD_LIMIT"]
