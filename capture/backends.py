@@ -2,9 +2,8 @@
 
 A backend turns a Graph into ``run(arrays) -> (outputs, {param_input_index: new_array})``.
 ``"numpy"`` is the reference interpreter (for debugging; it runs on the inputs' array module, so on
-the GPU too); ``"llvm"`` (the default on the CPU) runs ``graph.passes.optimize(graph, level)`` (or
-codegen's simple scheduler while that pipeline is missing) and compiles the schedule with llvmlite
-(codegen/cpu); ``"cuda"`` (the default for graphs whose tensors are on the GPU) compiles it to CUDA
+the GPU too); ``"llvm"`` (the default on the CPU) runs ``graph.passes.optimize(graph, level)`` and
+compiles the schedule with llvmlite (codegen/cpu); ``"cuda"`` (the default for graphs whose tensors are on the GPU) compiles it to CUDA
 kernels (codegen/cuda). ``CountingBackend`` records graphs and op counts for tests; other compiled
 backends register themselves with :func:`register_backend`.
 
@@ -137,9 +136,11 @@ def _verifying(graph, compiled, compile_schedule):
             return outs, updates
         if recordable:
             # values inside fused kernels are not materialised: bisect with one kernel per node
+            # (the pipeline's unfused scheduler, on the graph itself: the reference's values are
+            # keyed by its nodes' outputs)
             try:
-                from codegen.simple_schedule import simple_schedule
-                per_node = compile_schedule(simple_schedule(graph, fuse=False))
+                from graph.passes import schedule_nodes
+                per_node = compile_schedule(schedule_nodes(graph))
                 per_node([a.copy() for a in snapshot], record=got2)
                 bad = _first_bad(order, got2, ref) or bad
             except Exception:  # pragma: no cover - the report below still names the output

@@ -11,16 +11,9 @@ from __future__ import annotations
 
 
 def schedule_graph(graph, level="O1"):
-    """``graph.passes.optimize(graph, level)`` when the pass pipeline exists, else the simple
-    scheduler of :mod:`codegen.simple_schedule`."""
-    try:
-        from graph.passes import optimize
-    except ImportError:
-        optimize = None
-    if optimize is not None:
-        return optimize(graph, level)
-    from .simple_schedule import simple_schedule
-    return simple_schedule(graph, fuse=level != "O0")
+    """The schedule of ``graph`` from the pass pipeline of ``level``: ``graph.passes.optimize``."""
+    from graph.passes import optimize
+    return optimize(graph, level)
 
 
 def compile_schedule(schedule, name=None, arena=None):

@@ -111,8 +111,6 @@ def _f64_to_f32_round_odd(b, d):
 class LLVMEmitter(EmitterRules):
     """Emitter over an IRBuilder; ``dtype`` is the default for ``const`` without ``like``."""
 
-    value_type = LV
-
     def __init__(self, builder: ir.IRBuilder, dtype=np.float32):
         self.b = builder
         self.dtype = compute_dtype(dtype)
@@ -341,8 +339,9 @@ class LLVMEmitter(EmitterRules):
     def min(self, x, y):
         return self._minmax(x, y, "<")
 
-    def _pow(self, x, y):
-        """A power the strength reduction (codegen/emit_rules.py) left."""
+    def pow(self, x, y):
+        """``x ** y`` in the unified dtype (powers by a constant exponent that have a cheaper form
+        were rewritten before any backend: graph/passes/simplify.py's ``reduce_strength``)."""
         (x, y), dt = self._unify(x, y)
         if dt.kind in "iu":
             return self._int_pow(x, y, dt)

@@ -133,8 +133,6 @@ class CUDAEmitter(EmitterRules):
     """Emitter writing C statements into ``lines``; ``dtype`` is the default for ``const``
     without ``like``. ``prefix`` keeps temporaries of several emitters in one scope apart."""
 
-    value_type = CV
-
     def __init__(self, dtype=np.float32, prefix="t"):
         self.dtype = compute_dtype(dtype)
         self.prefix = prefix
@@ -328,8 +326,9 @@ class CUDAEmitter(EmitterRules):
     def min(self, x, y):
         return self._minmax(x, y, "<")
 
-    def _pow(self, x, y):
-        """A power the strength reduction (codegen/emit_rules.py) left."""
+    def pow(self, x, y):
+        """``x ** y`` in the unified dtype (powers by a constant exponent that have a cheaper form
+        were rewritten before any backend: graph/passes/simplify.py's ``reduce_strength``)."""
         (x, y), dt = self._unify(x, y)
         if dt.kind in "iu":  # exact, wrapping, as numpy (prelude's msjit_ipow)
             wide = "unsigned long long" if dt.itemsize == 8 else "unsigned int"

@@ -5,23 +5,25 @@ their argument; every node they keep or create carries the source location of th
 from. The pipeline per optimisation level is data (:data:`PIPELINES`), so it can be printed, and
 :func:`optimize` can dump the graph after every step:
 
-    O0  dce, own_outputs, then one kernel per node (no fusion, no memory planning: a debugging
-        baseline)
-    O1  dce, lower, cse, fold, simplify, dce, updates, own_outputs, fuse, plan_memory
+    O0  dce, strength, own_outputs, then one kernel per node (no fusion, no memory planning: a
+        debugging baseline)
+    O1  dce, lower, cse, fold, simplify, dce, updates, strength, own_outputs, fuse, plan_memory
     O2  dce, lower, then (cse, fold, simplify, dce) repeated until the graph stops changing,
-        updates, own_outputs, fuse, plan_memory
+        updates, strength, own_outputs, fuse, plan_memory
 
 (``lower`` writes convolutions as im2col/col2im and matmuls, so CSE shares the forward's columns
 with the filter gradient: graph/passes/lower.py; ``updates`` hands freshly computed parameter
 values over as the updates, dropping the assign copies: graph/passes/updates.py; ``own_outputs``
 copies the outputs the passes made share memory -- ``x * 1`` simplified to the input ``x``, a
 folded constant, a result CSE merged with another -- comparing with the graph the pipeline
-started from: graph/passes/outputs.py.)
+started from: graph/passes/outputs.py; ``strength`` writes powers by a constant exponent as
+multiplications, a square root or a reciprocal, at every level, so the backends' emitters only
+render: graph/passes/simplify.py.)
 
 Example:
     >>> from graph.passes import optimize, PIPELINES, run_schedule
     >>> PIPELINES["O1"]
-    ['dce', 'lower', 'cse', 'fold', 'simplify', 'dce', 'updates', 'own_outputs', 'fuse', 'plan_memory']
+    ['dce', 'lower', 'cse', 'fold', 'simplify', 'dce', 'updates', 'strength', 'own_outputs', 'fuse', 'plan_memory']
     >>> # sched = optimize(graph, "O1", dump_dir="graphs/")   # 00_input.ir, 01_dce.ir, ...
     >>> # outputs, updates = run_schedule(sched, arrays)
 """
@@ -40,12 +42,12 @@ from .memory import plan_memory
 from .outputs import output_roots, own_outputs
 from .rewrite import structure_key
 from .schedule import Kernel, Schedule
-from .simplify import simplify
+from .simplify import reduce_strength, simplify
 from .updates import hand_over_updates
 
 #: graph -> graph passes by pipeline name
 GRAPH_PASSES = {"dce": dce, "cse": cse, "fold": fold_constants, "simplify": simplify,
-                "updates": hand_over_updates, "lower": lower_convolutions}
+                "updates": hand_over_updates, "lower": lower_convolutions, "strength": reduce_strength}
 #: graph -> Schedule (exactly one per pipeline, after the graph passes)
 SCHEDULERS = {"fuse": fuse, "unfused": schedule_nodes}
 #: Schedule -> Schedule
@@ -54,10 +56,11 @@ SCHEDULE_PASSES = {"plan_memory": plan_memory}
 #: ("fixpoint", [...]) repeats its passes until the graph text stops changing (at most
 #: MAX_FIXPOINT_ROUNDS rounds)
 PIPELINES = {
-    "O0": ["dce", "own_outputs", "unfused"],
-    "O1": ["dce", "lower", "cse", "fold", "simplify", "dce", "updates", "own_outputs", "fuse", "plan_memory"],
-    "O2": ["dce", "lower", ("fixpoint", ["cse", "fold", "simplify", "dce"]), "updates", "own_outputs", "fuse",
+    "O0": ["dce", "strength", "own_outputs", "unfused"],
+    "O1": ["dce", "lower", "cse", "fold", "simplify", "dce", "updates", "strength", "own_outputs", "fuse",
            "plan_memory"],
+    "O2": ["dce", "lower", ("fixpoint", ["cse", "fold", "simplify", "dce"]), "updates", "strength", "own_outputs",
+           "fuse", "plan_memory"],
 }
 MAX_FIXPOINT_ROUNDS = 8
 
@@ -133,5 +136,6 @@ def optimize(graph: Graph, level: str = "O1", dump_dir: str | None = None,
 
 
 __all__ = ["optimize", "PIPELINES", "GRAPH_PASSES", "SCHEDULERS", "SCHEDULE_PASSES", "dce", "cse",
-           "fold_constants", "simplify", "hand_over_updates", "own_outputs", "output_roots", "lower_convolutions", "fuse", "schedule_nodes", "plan_memory", "run_schedule",
+           "fold_constants", "simplify", "reduce_strength", "hand_over_updates", "own_outputs", "output_roots",
+           "lower_convolutions", "fuse", "schedule_nodes", "plan_memory", "run_schedule",
            "Kernel", "Schedule", "FOLD_LIMIT"]

@@ -12,11 +12,24 @@ equal the node's output (``int32 * 1.0`` is float32, so it stays a multiplicatio
     bias_add(x, b) -> add(x, reshape(b, channel view)), so fusion can merge it with what follows
 
 Returns a new Graph; nodes left unused by a rewrite are removed by the next :func:`dce`.
+
+:func:`reduce_strength` (the pipelines' ``strength`` step, at every level, ``O0`` included) writes
+a power by a constant Python exponent as cheaper ops, so no backend's emitter decides it:
+
+    x**2 -> x*x    x**3 -> (x*x)*x    x**1 -> identity(x)    x**-1 -> 1/x (float x)
+    x**0.5 -> sqrt(x)  (float32/float64 x: numpy's power takes the square root there, so the sign
+                        of zero and the NaN of -inf are sqrt's; its float16 power is C's pow)
+
+Rewritten are exactly the powers that compute in their operand's dtype (no promotion: int8 ** 2.0
+is float32, computed by ``pow``); a float16 exponent is the scalar rounded to float16, as the
+kernels read it. A float16 ``x**3`` multiplies in float32 and rounds once (as one fused node
+computes float16 arithmetic), which the rewrite spells with casts.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..aval import AVal
 from ..ir import CONST, NODE, Graph, Value
 from .rewrite import Rewriter
 
@@ -122,7 +135,6 @@ def _transpose(node, ins, rw):
 def _bias_add(node, ins, rw):
     """Lower bias_add to a broadcasting add (an elementwise op the fusion pass can group with the
     activation after it) over a layout-only view of the bias."""
-    from ..aval import AVal
     from ..ops import REGISTRY
     x, b = ins
     if not (isinstance(x, Value) and isinstance(b, Value)) or x.dtype is not b.dtype:
@@ -143,6 +155,62 @@ RULES = {
     "reshape": _reshape, "transpose": _transpose, "cast": _cast,
     "broadcast_to": _same_shape, "squeeze": _same_shape, "expand_dims": _same_shape,
 }
+
+
+def _power_by_constant(node, rw):
+    """The new-graph Value computing ``node`` (a ``pow``) as cheaper ops, or None to keep it."""
+    from ..dtypes import float16, float32, float64
+    from ..ops import REGISTRY
+    from ..ops.promotion import promotion_target
+    x, y = node.inputs
+    out = node.outputs[0]
+    if not isinstance(x, Value) or isinstance(y, Value) or not isinstance(y, (int, float)):
+        return None
+    if promotion_target(node.op, node.inputs) is not None or x.dtype is not out.dtype:
+        return None  # promoted operands: pow proper (the scalar becomes a value of the target)
+    if x.dtype is float16 and not isinstance(y, bool):
+        with np.errstate(over="ignore"):
+            y = float(np.float16(y))  # the weak scalar as a float16 kernel reads it
+    y = float(y)
+    x = rw.get(x)
+
+    def emit(name, ins, aval, **attrs):
+        return rw.emit_new(REGISTRY[name], ins, attrs, (aval,), node.loc).outputs[0]
+    if y == 2.0:
+        return emit("mul", (x, x), out.aval)
+    if y == 1.0:
+        return emit("identity", (x,), out.aval)
+    if y == 3.0:
+        if x.dtype is float16:  # one rounding to float16, after both products
+            wide = AVal(out.shape, float32)
+            x32 = emit("cast", (x,), wide, dtype=float32)
+            cube = emit("mul", (emit("mul", (x32, x32), wide), x32), wide)
+            return emit("cast", (cube,), out.aval, dtype=float16)
+        return emit("mul", (emit("mul", (x, x), out.aval), x), out.aval)
+    if y == 0.5 and x.dtype in (float32, float64):  # numpy's own shortcut, for these two only:
+        return emit("sqrt", (x,), out.aval)  # its float16 loop is C's pow ((-inf) ** 0.5 = inf)
+    if y == -1.0 and x.dtype.is_float:
+        return emit("div", (1.0, x), out.aval)
+    return None
+
+
+#: the strength reductions of :func:`reduce_strength`, keyed by op name: ``(node, rewriter) ->``
+#: new-graph Value or None
+STRENGTH_RULES = {"pow": _power_by_constant}
+
+
+def reduce_strength(graph: Graph) -> Graph:
+    """Apply :data:`STRENGTH_RULES` over the graph (new Graph). A rewritten node is dropped here,
+    so no :func:`dce` needs to follow."""
+    rw = Rewriter(graph)
+    for node in graph.nodes:
+        rule = STRENGTH_RULES.get(node.op.name)
+        repl = rule(node, rw) if rule is not None and len(node.outputs) == 1 else None
+        if repl is not None:
+            rw.alias(node.outputs[0], repl)
+        else:
+            rw.emit(node)
+    return rw.finish()
 
 
 def simplify(graph: Graph) -> Graph:

@@ -27,14 +27,23 @@ def one_kernel(graph):
     return Schedule(graph, [Kernel("fused", nodes, list(graph.inputs) + consts, list(graph.outputs), reduce=red)])
 
 
+def rendered(graph):
+    """``graph`` as every pipeline level hands it to a backend's emitter, for the tests that build
+    their schedules by hand: with the strength reductions (a power by a constant exponent as
+    multiplications, sqrt or a reciprocal; graph/passes/simplify.py) applied."""
+    from graph.passes import reduce_strength
+    return reduce_strength(graph)
+
+
 def per_node(graph):
-    """One kernel per node (elementwise/reductions as single fused kernels)."""
-    from codegen.simple_schedule import simple_schedule
-    return simple_schedule(graph, fuse=False)
+    """One kernel per node of ``graph`` itself (elementwise ops and reductions as one-node fused
+    kernels): the pipeline's unfused scheduler, without its graph passes."""
+    from graph.passes import schedule_nodes
+    return schedule_nodes(graph)
 
 
 def optimized(graph, level="O1"):
-    """graph.passes.optimize when it exists, else the simple fusing scheduler."""
+    """The schedule of ``graph`` from the pass pipeline of ``level``."""
     from codegen import schedule_graph
     return schedule_graph(graph, level)
 

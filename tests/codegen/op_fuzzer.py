@@ -23,6 +23,10 @@ near 2**24 and 2**53; floats: +-0, +-inf, NaN, denormals, the largest and smalle
 trig arguments, exp overflow/underflow points, negatives for log), uniformly random bit patterns
 and moderate random values, so divisors of 0 and -1, NaN operands etc. occur in every batch.
 
+A kernel is built from the graph as every pipeline level hands it to a backend (powers by a
+constant exponent rewritten by graph/passes/simplify.py's strength pass; those exponents are always
+among the ``scalar`` class's operands of ``pow``).
+
 The oracle is eager execution: the ops' numpy impls run by the reference interpreter
 (``graph.interpret``) on the same graph. Tolerances (:data:`ULP_BOUNDS`, docs/numerics.md):
 integers and bools bit for bit; floats within a per-op ulp bound measured in the result dtype
@@ -59,7 +63,7 @@ _ROOT = os.path.dirname(os.path.dirname(_HERE))
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
-from codegen_helpers import graph_of, one_kernel  # noqa: E402
+from codegen_helpers import graph_of, one_kernel, rendered  # noqa: E402
 from graph import dtypes as D  # noqa: E402
 from graph.interpret import run as interpret  # noqa: E402
 from graph.ops import REGISTRY, bind  # noqa: E402
@@ -95,6 +99,9 @@ ABS_SCALED_BY = {"gelu_grad": 0}
 #: ops whose zero result's sign is unspecified when the operands tie at +-0 (numpy's own loops
 #: differ: its float16 maximum keeps the first operand, its float32 vector loop the second)
 ZERO_SIGN_UNSPECIFIED = {"maximum", "minimum", "relu"}
+#: Python scalar exponents of ``pow`` that graph/passes/simplify.py's ``reduce_strength`` writes as
+#: other ops (for the operand dtypes that need no promotion); always fuzzed
+STRENGTH_EXPONENTS = (2, 3, 1, 0.5, -1.0)
 
 
 # -- values ------------------------------------------------------------------------------------------
@@ -291,6 +298,8 @@ def elementwise_targets(names, backends, rng, batch, large):
                         pick = [pool[i] for i in rng.choice(len(pool), size=min(3, len(pool)), replace=False)]
                         scalars = [(bool(v) if d == np.bool_ else (int(v) if d.kind in "iu" else float(v))) for v in pick]
                         scalars.append(2.5 if d.kind in "iu" else 3)  # an int scalar into floats, a float into ints
+                        if name == "pow":  # the exponents the pipeline's strength pass rewrites
+                            scalars += [y for y in STRENGTH_EXPONENTS if y not in scalars]
                     for scalar in scalars:
                         if scalar is not None and not accepts(op, dts[:1], attrs, scalar):
                             continue
@@ -555,7 +564,10 @@ class Compiled:
     """A target compiled for its backend: ``run(arrays) -> list of output arrays``."""
 
     def __init__(self, t, graph, index=0):
-        self.t, self.graph = t, graph
+        self.t, self.graph = t, graph  # ``graph`` is eager's: the oracle
+        # the kernel is built as every pipeline level hands the graph to a backend: with powers by
+        # a constant exponent rewritten (graph/passes/simplify.py); the emitters only render
+        graph = self.kernel_graph = rendered(graph)
         if t.backend == "cpu":
             from codegen import compile_schedule
             self.cg = compile_schedule(one_kernel(graph))
@@ -574,10 +586,11 @@ class Compiled:
             outs, _ = self.cg(arrays)
             return [np.asarray(o) for o in outs]
         import cuda_host
-        env = {id(v): a for v, a in zip(self.graph.inputs, arrays)}
-        env.update({id(c): c.data for c in self.graph.consts})
+        graph = self.kernel_graph
+        env = {id(v): a for v, a in zip(graph.inputs, arrays)}
+        env.update({id(c): c.data for c in graph.consts})
         got = cuda_host.run_plan(self.plan, self.kernel, self.module, env)
-        return [got[id(v)] for v in self.graph.outputs]
+        return [got[id(v)] for v in graph.outputs]
 
 
 def build_cuda_modules(compiled, chunk=40):

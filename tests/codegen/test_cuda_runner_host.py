@@ -125,8 +125,7 @@ def test_capture_verify_runs_the_reference_on_the_device(gpu, monkeypatch):
     is reported with the first mismatching node."""
     from capture import backends
     from codegen import schedule_graph
-    from codegen.simple_schedule import simple_schedule
-    from codegen_helpers import graph_of
+    from codegen_helpers import graph_of, per_node
     from graph.ops import F
 
     def compile_schedule(schedule):
@@ -151,9 +150,41 @@ def test_capture_verify_runs_the_reference_on_the_device(gpu, monkeypatch):
                 return launch
             module.get_function = get_function
             return module
-    bad = backends._verifying(g, Broken(simple_schedule(g)), compile_schedule)
+    bad = backends._verifying(g, Broken(per_node(g)), compile_schedule)
     with pytest.raises(backends.VerifyError, match="first mismatching node is .* = (tanh|reduce_sum|mul)"):
         bad([x])
+
+
+def test_capture_verify_bisects_a_fused_kernel_one_kernel_per_node(gpu):
+    """A wrong fused kernel only shows in its stored result (here the row sums); CAPTURE_VERIFY
+    recompiles the graph one kernel per node (the pipeline's unfused scheduler) with the same
+    backend and names the first node whose own kernel is wrong: the multiplication."""
+    from capture import backends
+    from codegen import schedule_graph
+    from codegen_helpers import graph_of
+    from graph.ops import F
+
+    class Broken(HostCudaGraph):  # every generated kernel adds 1 to the last value it stores
+        def _load_module(self, source):
+            module = super()._load_module(source)
+            real = module.get_function
+
+            def get_function(entry):
+                fn = real(entry)
+
+                def launch(grid, block, args):
+                    fn(grid, block, args)
+                    args[-1]._a[...] += 1
+                return launch
+            module.get_function = get_function
+            return module
+    g = graph_of(lambda u: F.reduce_sum(F.tanh(F.mul(u, 3.0)), axis=1), ((7, 300), np.float32))
+    fused = schedule_graph(g)
+    assert [k.kind for k in fused.kernels] == ["fused"] and len(fused.kernels[0].nodes) == 3
+    x = standin.xp.asarray(np.random.default_rng(0).normal(size=(7, 300)).astype(np.float32))
+    run = backends._verifying(g, Broken(fused), Broken)
+    with pytest.raises(backends.VerifyError, match=r"first mismatching node is %\S+ = mul \(Mul\)"):
+        run([x])
 
 
 def test_graphs_with_random_draws_or_collectives_are_never_replayed(monkeypatch):

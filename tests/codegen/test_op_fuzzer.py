@@ -78,6 +78,44 @@ def test_the_fuzzer_finds_float32_integer_division(monkeypatch):
     assert any("floor_div" in m.target and "int" in m.target for m in report.failures), _report_text(report)
 
 
+def _strength_reduced_pow_targets(backends):
+    """The fuzzer's targets of ``x ** c`` for float tensors and the exponents the pipeline's
+    strength pass rewrites (graph/passes/simplify.py)."""
+    return [t for t in op_fuzzer.plan_targets(ops=["pow"], backends=backends, batch=129)
+            if t.shape_class == "scalar" and t.scalar in op_fuzzer.STRENGTH_EXPONENTS
+            and np.dtype(t.dtypes[0]).kind == "f"]
+
+
+@pytest.mark.parametrize("backend", ["cpu", "cuda"])
+def test_powers_by_a_constant_match_eager_as_the_pipeline_rewrites_them(backend, monkeypatch):
+    """Eager's power by 0.5 is numpy's: a square root (NaN for -inf, -0 for -0), which ``pow``
+    proper is not; the fuzzer compiles these targets through the strength pass, as every pipeline
+    level does, and they match eager. Without the pass (``rendered`` doing nothing: what the
+    emitters would give if they stopped rewriting and the pipeline did not either) they do not."""
+    import cuda_host
+    if backend == "cuda" and cuda_host.CXX is None:
+        pytest.skip("no host C++ compiler for the CUDA C")
+    targets = _strength_reduced_pow_targets((backend,))
+    assert {t.scalar for t in targets} == set(op_fuzzer.STRENGTH_EXPONENTS)
+    assert {np.dtype(t.dtypes[0]).name for t in targets} == {"float16", "float32", "float64"}
+
+    def run(targets):
+        report = op_fuzzer.Report()
+        compiled = [op_fuzzer.Compiled(t, op_fuzzer.build_graph(t), i) for i, t in enumerate(targets)]
+        op_fuzzer.build_cuda_modules(compiled)
+        rng = np.random.default_rng(4)
+        for _ in range(3):
+            for c in compiled:
+                op_fuzzer.run_target_once(c, rng, report)
+        return report
+    report = run(targets)
+    assert report.total > 0 and not report.failures, _report_text(report)
+    monkeypatch.setattr(op_fuzzer, "rendered", lambda graph: graph)
+    monkeypatch.setenv("MSJIT_NO_CACHE", "1")
+    unrewritten = run([t for t in targets if t.scalar == 0.5])
+    assert unrewritten.failures, _report_text(unrewritten)
+
+
 def test_ulp_distance_orders_signed_zero_and_denormals():
     f = np.float32
     got = np.array([0.0, -0.0, np.finfo(f).smallest_subnormal, 1.0, np.inf], f)

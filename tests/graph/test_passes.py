@@ -15,17 +15,17 @@ import numpy as np
 import pytest
 
 from graph.aval import AVal
-from graph.dtypes import float32, int32
+from graph.dtypes import float16, float32, float64, int8, int32
 from graph.interpret import run
 from graph.ir import CONST, NODE, PARAM, Graph, Value
 from graph.ops import F, rng as oprng
 from graph.passes import (PIPELINES, cse, dce, fold_constants, fuse, hand_over_updates, optimize,
-                          plan_memory, run_schedule, schedule_nodes, simplify)
+                          plan_memory, reduce_strength, run_schedule, schedule_nodes, simplify)
 from graph.passes.fold import FOLD_LIMIT
 
 B, D = 3, 4
 GRAPH_PASSES = {"dce": dce, "cse": cse, "fold": fold_constants, "simplify": simplify,
-                "updates": hand_over_updates}
+                "updates": hand_over_updates, "strength": reduce_strength}
 
 
 # -- random graphs ------------------------------------------------------------------------------------
@@ -424,6 +424,66 @@ def test_simplify_keeps_identities_that_change_dtype_and_folds_layout_chains():
     assert_same(run_graph(g, a), run_graph(g2, a))
 
 
+# -- strength reduction ------------------------------------------------------------------------------------------
+def _ops(g):
+    return [n.op.name for n in g.nodes]
+
+
+@pytest.mark.parametrize("dtype", [float32, float64])
+def test_powers_by_a_constant_become_products_roots_and_reciprocals(dtype):
+    g = Graph("t")
+    x = g.add_input(AVal((5,), dtype), "x")
+    g.set_outputs([F.pow(x, 2), F.pow(x, 3.0), F.pow(x, 1), F.pow(x, 0.5), F.pow(x, -1), F.pow(x, 2.5),
+                   F.pow(x, 0)])
+    g2 = reduce_strength(g)
+    g2.verify()
+    assert _ops(g2) == ["mul", "mul", "mul", "identity", "sqrt", "div", "pow", "pow"]
+    square, cube, one, root, recip, other, zero = g2.outputs
+    assert square.producer.inputs == (g2.inputs[0], g2.inputs[0])
+    assert cube.producer.inputs[0].producer.op.name == "mul" and cube.producer.inputs[1] is g2.inputs[0]
+    assert recip.producer.inputs[0] == 1.0 and other.producer.inputs[1] == 2.5
+    # the graph's meaning is numpy's power: the reference interpreter gives the same numbers
+    xs = np.array([-np.inf, -2.5, -1.0, -0.0, 0.0, 1e-3, 0.75, 3.0, 1e30, np.inf, np.nan], dtype.np)
+    xs = np.resize(xs, 5 * 3).reshape(3, 5)
+    for row in xs:
+        with np.errstate(all="ignore"):
+            want, _ = run(g, [row])
+            got, _ = run(g2, [row])
+        for a, b in zip(got, want):
+            np.testing.assert_allclose(a, b, rtol=4 * np.finfo(dtype.np).eps, equal_nan=True)
+            assert a.dtype == b.dtype
+
+
+def test_strength_reduction_keeps_promoted_powers_and_rounds_float16_cubes_once():
+    g = Graph("t")
+    i = g.add_input(AVal((4,), int8), "i")
+    h = g.add_input(AVal((4,), float16), "h")
+    y = g.add_input(AVal((4,), float32), "y")
+    g.set_outputs([F.pow(i, 2), F.pow(i, 2.0), F.pow(h, 3), F.pow(h, 2.0004), F.pow(y, y), F.pow(h, 0.5)])
+    g2 = reduce_strength(g)
+    g2.verify()
+    # int8 ** 2 wraps in int8 as numpy's; int8 ** 2.0 is float32 (pow proper); the float16 cube
+    # multiplies in float32 and rounds once; 2.0004 is 2 in float16 (the scalar as a float16 kernel
+    # reads it); a tensor exponent stays; numpy's float16 power by 0.5 is pow, not sqrt
+    assert _ops(g2) == ["mul", "pow", "cast", "mul", "mul", "cast", "mul", "pow", "pow"]
+    assert [n.attrs.get("dtype") for n in g2.nodes if n.op.name == "cast"] == [float32, float16]
+    ints = np.array([100, -7, 3, 127], np.int8)
+    halves = np.array([1.1, -3.3, 30.0, 65504.0], np.float16)
+    got, _ = run(g2, [ints, halves, np.ones(4, np.float32)])
+    np.testing.assert_array_equal(got[0], (ints.astype(np.int64) ** 2).astype(np.int8))  # wraps
+    wide = halves.astype(np.float32)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(got[2], (wide * wide * wide).astype(np.float16))
+        np.testing.assert_array_equal(got[3], halves * halves)
+    with np.errstate(invalid="ignore"):
+        got, _ = run(g2, [ints, np.array([-np.inf, -0.0, 4.0, -1.0], np.float16), np.ones(4, np.float32)])
+    assert got[5][0] == np.inf and not np.signbit(got[5][1]) and got[5][2] == 2.0 and np.isnan(got[5][3])
+    g = Graph("t")
+    i = g.add_input(AVal((4,), int8), "i")
+    g.set_outputs([F.pow(i, -1)])  # an integer has no reciprocal: pow proper (docs/numerics.md)
+    assert _ops(reduce_strength(g)) == ["pow"]
+
+
 # -- fusion --------------------------------------------------------------------------------------------------------
 def test_fusion_puts_an_elementwise_dag_in_one_kernel():
     g, (x, a, b) = _graph((8, 16), (16,), (8, 16))
@@ -747,9 +807,9 @@ def test_an_output_that_is_a_view_of_an_input_stays_one():
 
 # -- pipeline --------------------------------------------------------------------------------------------------------
 def test_pipelines_are_inspectable_and_levels_differ():
-    assert PIPELINES["O0"] == ["dce", "own_outputs", "unfused"]
-    assert PIPELINES["O1"] == ["dce", "lower", "cse", "fold", "simplify", "dce", "updates", "own_outputs", "fuse",
-                               "plan_memory"]
+    assert PIPELINES["O0"] == ["dce", "strength", "own_outputs", "unfused"]
+    assert PIPELINES["O1"] == ["dce", "lower", "cse", "fold", "simplify", "dce", "updates", "strength", "own_outputs",
+                               "fuse", "plan_memory"]
     assert PIPELINES["O2"][2][0] == "fixpoint"
     g = random_graph(5)
     s0, s1 = optimize(g, "O0"), optimize(g, "O1")
@@ -774,12 +834,12 @@ def test_dump_after_each_pass(tmp_path):
     optimize(g, "O1", dump_dir=str(tmp_path))
     names = sorted(os.listdir(tmp_path))
     expected = ["00_input", "01_dce", "02_lower", "03_cse", "04_fold", "05_simplify", "06_dce", "07_updates",
-                "08_own_outputs"]
+                "08_strength", "09_own_outputs"]
     assert names == sorted([f"{n}.{e}" for n in expected for e in ("ir", "dot")]
-                           + ["09_fuse.sched", "10_plan_memory.sched"])
+                           + ["10_fuse.sched", "11_plan_memory.sched"])
     text = (tmp_path / "03_cse.ir").read_text()
     assert text.startswith("graph rand1(") and "return" in text and "update p <-" in text
-    assert "slots:" in (tmp_path / "10_plan_memory.sched").read_text()
+    assert "slots:" in (tmp_path / "11_plan_memory.sched").read_text()
     d2 = tmp_path / "o2"
     optimize(g, "O2", dump_dir=str(d2))
     o2 = sorted(os.listdir(d2))
