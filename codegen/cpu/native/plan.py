@@ -16,6 +16,7 @@ from .gemm import library as gemm_library
 from .layout import emit_transpose
 from .norm import batch_norm_geometry, emit_batch_norm
 from .pool import emit_max_pool, emit_max_pool_grad, vector_windows
+from . import recurrent
 from .rows import emit_one_hot, emit_softmax, emit_sparse_ce
 
 
@@ -45,6 +46,8 @@ class NativePlan:
     block_counter: object = None
     #: parts per thread when split over the pool (0: the pool's default, codegen/cpu/native_pool.py)
     parts_per_thread: int = 0
+    #: whether the kernel calls BLAS (then a compiled call runs BLAS on one thread: codegen/cpu/blas.py)
+    calls_blas: bool = False
 
     @property
     def outer_extent(self) -> int:
@@ -188,11 +191,26 @@ def _plan_rows(node, name):
     return None
 
 
+def _plan_recurrence(node, name):
+    """The plan of an LSTM recurrence or its backward pass (native/recurrent.py), or None: split
+    over the batch's rows, each part calling BLAS for its rows' products."""
+    geo = recurrent.recurrence_geometry(node)
+    if geo is None:
+        return None
+    ins, outs = recurrent.operand_values(node, geo)
+    dt = np_dtype(outs[0].dtype)
+    ops = [Operand(v, dt, [], "in") for v in ins] + [Operand(v, dt, [], "out") for v in outs]
+    return NativePlan(name, node, ops, [geo["batch"]], recurrent.work(geo), recurrent.EMITTERS[node.op.name], geo,
+                      cost=GEMM_COST, calls_blas=True)
+
+
 def plan_native(node, name: str, batch_sum=None):
     """A :class:`NativePlan` for ``node``, or None when it has no native kernel here.
     ``batch_sum``: a ``reduce_sum`` over axis 0 of a batched product's result, computed by the
     product itself (BLAS accumulates the batch matrices into one output: no batch of results)."""
     spec = NATIVE_OPS.get(node.op.name)
+    if spec is not None and spec[0] is _plan_recurrence:  # (its cotangents may be the number 0)
+        return _plan_recurrence(node, name)
     if spec is None or not all(isinstance(v, Value) for v in node.inputs):
         return None
     if spec[0] is _plan_rows:
@@ -238,7 +256,7 @@ def plan_native(node, name: str, batch_sum=None):
         whole_calls = split in ("rows", "cols") and not sizes[SIZES["swap"]] and m * n * k >= BIG_PRODUCT
         return NativePlan(shared, node, ops, [extent], batch * m * n * k, emit_matmul, geo, cost=GEMM_COST,
                           extra_args=(sizes, scratch, counter), block_counter=counter,
-                          parts_per_thread=1 if whole_calls else 0)
+                          parts_per_thread=1 if whole_calls else 0, calls_blas=True)
     geometry_of, emitter, outer = spec
     if node.op.name == "batch_norm":
         geo = geometry_of(node)
@@ -345,4 +363,6 @@ NATIVE_OPS = {
     "conv_col2im": (_conv_geometry, emit_col2im, "n"),
     "max_pool2d": (_pool_geometry, emit_max_pool, "nc"),
     "max_pool2d_grad": (_pool_geometry, emit_max_pool_grad, "nc"),
+    "lstm_recurrence": (_plan_recurrence, recurrent.emit_lstm, "batch"),
+    "lstm_recurrence_grad": (_plan_recurrence, recurrent.emit_lstm_grad, "batch"),
 }
