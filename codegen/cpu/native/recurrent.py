@@ -7,10 +7,12 @@ sigmoids as tanh, the cell update, the output), single-threaded: the bench's cla
 32, hidden 128, 35 steps) spent 80% of its compiled train step there. Here each op is one
 generated function with the shapes baked in:
 
-  * per time step, one ``cblas_?gemm`` call (numpy's own BLAS, codegen/cpu/blas.py) for the
-    hidden-state product of the part's rows: ``h_{t-1}[rows] @ W_hh^T`` into the step's gates
-    forward, ``d_gates[rows] @ W_hh`` into the carried ``d h`` backward (the input projection of
-    every step stays one product outside, the caller's ``matmul``);
+  * per time step, one product for the hidden state of the part's rows: ``h_{t-1}[rows] @
+    W_hh^T`` into the step's gates forward, ``d_gates[rows] @ W_hh`` into the carried ``d h``
+    backward (the input projection of every step stays one product outside, the caller's
+    ``matmul``). W_hh is packed once per call and part into vector panels and multiplied by a
+    generated register-blocked kernel (native/packed_gemm.py) when its shape allows, else by
+    numpy's own BLAS (``cblas_?gemm``, codegen/cpu/blas.py) on a transposed copy;
   * then one pass over the rows x hidden that does all the gate arithmetic of the step at once
     (forward: the input projection added, the four activations, the cell and hidden state;
     backward: the cell-state cotangent, the four gate cotangents through their activations, the
@@ -24,7 +26,7 @@ no synchronisation between steps. BLAS runs single-threaded inside compiled call
 call region), the pool's threads being the parallelism.
 
 Arithmetic: the registry's expressions, operation for operation and in the same order (no fused
-multiply-adds outside the tanh polynomial): ``sigmoid(x) = 0.5 * tanh(0.5 * x) + 0.5``, ``c = f *
+multiply-adds outside the tanh polynomial and the products): ``sigmoid(x) = 0.5 * tanh(0.5 * x) + 0.5``, ``c = f *
 c_prev + i * g``, ``h = tanh(c) * o``; backward ``dc = dh * (o * (1 - tanh(c)^2)) + dc_carry (+
 d_cs)``, the gate cotangents times ``s * (1 - s)`` (``1 - g^2`` for g), and the carried
 cotangents below the registry's flush floor set to zero (:func:`graph.ops.recurrent._flush_floor`,
@@ -41,6 +43,7 @@ from .. import blas
 from ..emitter import I64, mem_type
 from ..kernels import _Loop, kernel_entry
 from .. import vmath
+from . import packed_gemm
 from .body import Body, const64, libm
 
 I32 = ir.IntType(32)
@@ -120,32 +123,64 @@ def _libc(module, name, ret, args):
     return fn
 
 
-def _transposed_copy(b, E, w, rows, cols):
-    """``(w^T, ok)``: a malloc'd ``cols x rows`` copy of the row-major ``rows x cols`` matrix
-    ``w``, and whether the allocation succeeded (if not, ``w^T`` is null and callers use ``w``
-    transposed by BLAS). Each part of a split kernel makes its own: no part waits for another.
+def _packed_copy(b, E, w, k_dim, n_dim, transposed):
+    """``(packed, raw, ok)``: a malloc'd copy of the product's B operand, W_hh (``transposed``:
+    W_hh^T, k_dim x n_dim) in column panels (codegen/cpu/native/packed_gemm.py) when its columns
+    allow, else plainly transposed (for BLAS) in the forward pass (no copy backward); ``ok``:
+    whether the allocation succeeded (if not, BLAS multiplies by W_hh as it is). Each part of a
+    split kernel makes its own copy, so no part waits for another.
 
-    Why a copy: OpenBLAS runs ``h @ W_hh^T`` (a transposed B) far slower than the same product
-    with B stored transposed, and worse when two threads call it at once (16 x 512 x 128 products,
-    35 a call, measured interleaved on the loaded 2-core VM: 4.2 ms against 1.2 on one thread, 9.6
-    against 2.3 on two; the forward recurrence split over two threads ran 4x slower than on one).
-    The copy costs one pass over W_hh per part and call."""
+    Why a copy: BLAS packs its B operand on every call, and runs ``h @ W_hh^T`` (a transposed B)
+    slower still, worse when two threads call it at once (16 x 512 x 128 products, 35 a call, on
+    the loaded 2-core VM: 4.2 ms against 1.2 with B stored transposed on one thread, 9.6 against
+    2.3 on two). The copy costs one pass over W_hh per part and call."""
     i8p = ir.IntType(8).as_pointer()
-    size = rows * cols * np.dtype(E.dt).itemsize
-    raw = b.call(_libc(b.module, "malloc", i8p, [I64]), [const64(size)])
+    packs = packed_gemm.applies(n_dim, E.dt)
+    if not packs and not transposed:
+        return None, None, None
+    raw = b.call(_libc(b.module, "malloc", i8p, [I64]), [const64(k_dim * n_dim * np.dtype(E.dt).itemsize)])
     ok = b.icmp_unsigned("!=", raw, ir.Constant(i8p, None))
-    wt = b.bitcast(raw, E.ty.as_pointer())
+    dst = b.bitcast(raw, E.ty.as_pointer())
+    row = k_dim if transposed else n_dim
     with b.if_then(ok):
-        lr = _Loop(b, const64(0), const64(rows), "wt.row")
-        lc = _Loop(b, const64(0), const64(cols), "wt.col")
-        v = b.load(b.gep(w, [E.add(E.mul(lr.i, cols), lc.i)], inbounds=True))
-        b.store(v, b.gep(wt, [E.add(E.mul(lc.i, rows), lr.i)], inbounds=True))
-        lc.close()
-        lr.close()
-    return wt, raw, ok
+        if packs:
+            packed_gemm.emit_pack(b, E.dt, w, dst, k_dim, n_dim, *((1, row) if transposed else (row, 1)))
+        else:  # W_hh^T for BLAS: (k_dim, n_dim) from W_hh (n_dim, k_dim)
+            lr = _Loop(b, const64(0), const64(n_dim), "wt.row")
+            lc = _Loop(b, const64(0), const64(k_dim), "wt.col")
+            v = b.load(b.gep(w, [E.add(E.mul(lr.i, k_dim), lc.i)], inbounds=True))
+            b.store(v, b.gep(dst, [E.add(E.mul(lc.i, n_dim), lr.i)], inbounds=True))
+            lc.close()
+            lr.close()
+    return dst, raw, ok
 
 
-def _free(b, raw, ok):
+def _step_product(b, E, g, gemm, packed, a_ptr, lda, w, w_is_transposed, c_ptr, ldc, rows, k_dim, n_dim, name):
+    """C[rows, n_dim] = A[rows, k_dim] @ B for one step, B being W_hh^T (``w_is_transposed``) or
+    W_hh: the packed kernel when B was packed, BLAS on the plain copy (forward) or on W_hh itself."""
+    dst, raw, ok = packed
+    if dst is not None and packed_gemm.applies(n_dim, E.dt):
+        product = b.module.globals.get(name) or packed_gemm.emit_product(b.module, name, E.dt, k_dim, n_dim)
+        with b.if_else(ok) as (then, otherwise):
+            with then:
+                b.call(product, [a_ptr, const64(lda), dst, c_ptr, const64(ldc), rows])
+            with otherwise:
+                _gemm(b, E, gemm, g["int_bits"], w_is_transposed, rows, n_dim, k_dim, a_ptr, lda, w,
+                      k_dim if w_is_transposed else n_dim, c_ptr, ldc)
+        return
+    if dst is None:  # W_hh as it is
+        _gemm(b, E, gemm, g["int_bits"], w_is_transposed, rows, n_dim, k_dim, a_ptr, lda, w,
+              k_dim if w_is_transposed else n_dim, c_ptr, ldc)
+        return
+    # its transposed copy (forward), or W_hh transposed by BLAS if the copy could not be made
+    _gemm(b, E, gemm, g["int_bits"], b.not_(ok), rows, n_dim, k_dim, a_ptr, lda, b.select(ok, dst, w),
+          b.select(ok, const64(n_dim), const64(k_dim)), c_ptr, ldc)
+
+
+def _free(b, packed):
+    _, raw, ok = packed
+    if raw is None:
+        return
     with b.if_then(ok):
         b.call(_libc(b.module, "free", ir.VoidType(), [ir.IntType(8).as_pointer()]), [raw])
 
@@ -256,7 +291,7 @@ def emit_lstm(module, plan):
     X, W, H0, C0, HS, CS, GATES = range(7)
     gemm = _gemm_function(module, dt, g["int_bits"])
     rows = b.sub(hi, lo)
-    w_t, raw, copied = _transposed_copy(b, E, ptrs[W], four, hidden)  # (hidden, 4 * hidden)
+    packed = _packed_copy(b, E, ptrs[W], hidden, four, transposed=True)  # B = W_hh^T: (hidden, 4 * hidden)
     ln = _Loop(b, const64(0), const64(steps), "step")
     k, kp = _step_index(b, ln.i, steps, reverse, backward=False)
     first = b.icmp_signed("==", ln.i, const64(0))
@@ -265,13 +300,12 @@ def emit_lstm(module, plan):
     c_prev = b.select(first, ptrs[C0], b.gep(ptrs[CS], [prev_off]))
     state, gate = E.mul(k, batch * hidden), E.mul(k, batch * four)
     # the step's gates = h_{t-1}[rows] @ W_hh^T, then everything elementwise in one pass
-    _gemm(b, E, gemm, g["int_bits"], b.not_(copied), rows, four, hidden, b.gep(h_prev, [E.mul(lo, hidden)]), hidden,
-          b.select(copied, w_t, ptrs[W]), b.select(copied, const64(four), const64(hidden)),
-          b.gep(ptrs[GATES], [E.add(gate, E.mul(lo, four))]), four)
+    _step_product(b, E, g, gemm, packed, b.gep(h_prev, [E.mul(lo, hidden)]), hidden, ptrs[W], True,
+                  b.gep(ptrs[GATES], [E.add(gate, E.mul(lo, four))]), four, rows, hidden, four, plan.name + ".product")
     b.call(rows_fn, [b.gep(ptrs[X], [gate]), b.gep(ptrs[GATES], [gate]), c_prev, b.gep(ptrs[CS], [state]),
                      b.gep(ptrs[HS], [state]), lo, hi])
     ln.close()
-    _free(b, raw, copied)
+    _free(b, packed)
     b.ret_void()
 
 
@@ -349,8 +383,10 @@ def emit_lstm_grad(module, plan):
     flush_fn = _emit_flush(module, plan.name + ".flush", dt)
     b, ptrs, lo, hi = kernel_entry(module, plan.name, [ty.as_pointer()] * len(names))
     E = Body(b, ptrs, dt)
+    E.dt = dt
     gemm = _gemm_function(module, dt, g["int_bits"])
     rows = b.sub(hi, lo)
+    packed = _packed_copy(b, E, ptrs[P("w_hh")], four, hidden, transposed=False)  # B = W_hh: (4 * hidden, hidden)
     E.zero_fill(P("d_h0"), E.mul(lo, hidden), E.mul(rows, hidden))
     E.zero_fill(P("d_c0"), E.mul(lo, hidden), E.mul(rows, hidden))
     ln = _Loop(b, const64(0), const64(steps), "step")
@@ -363,10 +399,11 @@ def emit_lstm_grad(module, plan):
            + [b.gep(ptrs[P("cs")], [state]), b.gep(ptrs[P("gates")], [gate]), c_prev, b.gep(ptrs[P("d_x")], [gate]),
               ptrs[P("d_h0")], ptrs[P("d_c0")], lo, hi])
     # to h_{t-1}: the pre-activation gates' cotangent @ W_hh, then flushed like the registry's
-    _gemm(b, E, gemm, g["int_bits"], False, rows, hidden, four, b.gep(ptrs[P("d_x")], [E.add(gate, E.mul(lo, four))]),
-          four, ptrs[P("w_hh")], hidden, b.gep(ptrs[P("d_h0")], [E.mul(lo, hidden)]), hidden)
+    _step_product(b, E, g, gemm, packed, b.gep(ptrs[P("d_x")], [E.add(gate, E.mul(lo, four))]), four, ptrs[P("w_hh")],
+                  False, b.gep(ptrs[P("d_h0")], [E.mul(lo, hidden)]), hidden, rows, four, hidden, plan.name + ".product")
     b.call(flush_fn, [ptrs[P("d_h0")], E.mul(lo, hidden), E.mul(hi, hidden)])
     ln.close()
+    _free(b, packed)
     b.ret_void()
 
 
