@@ -38,8 +38,8 @@ thread pool exactly like a fused kernel. :func:`plan_native` returns None for wh
 (other dtypes, groups, very large windows): the op's numpy ``impl`` runs instead.
 
 The package: ``plan`` decides which kernels are native and with what geometry; ``conv``,
-``pool``, ``gemm``, ``layout``, ``rows``, ``norm`` and ``recurrent`` emit them; ``body`` holds
-their shared IR blocks.
+``pool``, ``gemm``, ``layout``, ``rows``, ``norm``, ``recurrent`` and ``gru`` (with
+``packed_gemm``) emit them; ``body`` holds their shared IR blocks.
 
 Example:
     >>> from codegen.cpu.native import NATIVE_OPS

@@ -61,9 +61,10 @@ def _fma(module, vec):
     return fn
 
 
-def emit_product(module, name, dt, k_dim, n_dim):
+def emit_product(module, name, dt, k_dim, n_dim, accumulate=False):
     """``void name(A*, i64 lda, Bp*, C*, i64 ldc, i64 m)``: C[0:m, 0:n_dim] = A[0:m, 0:k_dim] @ B
-    with B packed by :func:`emit_pack` (the shapes baked in; C overwritten)."""
+    with B packed by :func:`emit_pack` (the shapes baked in; C overwritten, or added to when
+    ``accumulate``: the sums then start from C's values)."""
     ty = mem_type(dt)
     v = lanes(dt)
     vec = ir.VectorType(ty, v)
@@ -92,6 +93,9 @@ def emit_product(module, name, dt, k_dim, n_dim):
         panel0 = b.mul(lp.i, const64(2))
         base = [b.mul(b.add(panel0, const64(j)), const64(k_dim * v)) for j in (0, 1)]
         a_rows = [b.mul(b.add(row0, const64(r)), lda) for r in range(rows)]
+        c_at = [[b.add(b.mul(b.add(row0, const64(r)), ldc), b.mul(b.add(panel0, const64(j)), const64(v)))
+                 for j in (0, 1)] for r in range(rows)]
+        start = [[vload(c_ptr, c_at[r][j]) if accumulate else zero for j in (0, 1)] for r in range(rows)]
         pre = b.block
         head = fn.append_basic_block(f"k{rows}.head")
         body = fn.append_basic_block(f"k{rows}.body")
@@ -101,9 +105,9 @@ def emit_product(module, name, dt, k_dim, n_dim):
         k = b.phi(I64)
         k.add_incoming(const64(0), pre)
         accs = [[b.phi(vec) for _ in (0, 1)] for _ in range(rows)]
-        for pair in accs:
-            for acc in pair:
-                acc.add_incoming(zero, pre)
+        for r in range(rows):
+            for j in (0, 1):
+                accs[r][j].add_incoming(start[r][j], pre)
         b.cbranch(b.icmp_signed("<", k, const64(k_dim)), body, done)
         b.position_at_end(body)
         kv = b.mul(k, const64(v))
@@ -118,9 +122,8 @@ def emit_product(module, name, dt, k_dim, n_dim):
         b.branch(head)
         b.position_at_end(done)
         for r in range(rows):
-            c_row = b.mul(b.add(row0, const64(r)), ldc)
             for j in (0, 1):
-                vstore(c_ptr, b.add(c_row, b.mul(b.add(panel0, const64(j)), const64(v))), accs[r][j])
+                vstore(c_ptr, c_at[r][j], accs[r][j])
         lp.close()
 
     lr = _Loop(b, const64(0), b.udiv(m, const64(ROWS)), "rowblock")

@@ -17,6 +17,7 @@ from .layout import emit_transpose
 from .norm import batch_norm_geometry, emit_batch_norm
 from .pool import emit_max_pool, emit_max_pool_grad, vector_windows
 from . import recurrent
+from .gru import emit_gru, emit_gru_grad
 from .rows import emit_one_hot, emit_softmax, emit_sparse_ce
 
 
@@ -192,15 +193,15 @@ def _plan_rows(node, name):
 
 
 def _plan_recurrence(node, name):
-    """The plan of an LSTM recurrence or its backward pass (native/recurrent.py), or None: split
-    over the batch's rows, each part calling BLAS for its rows' products."""
+    """The plan of an LSTM or GRU recurrence or its backward pass (native/recurrent.py, gru.py), or
+    None: split over the batch's rows, each part running the whole sequence for its rows."""
     geo = recurrent.recurrence_geometry(node)
     if geo is None:
         return None
     ins, outs = recurrent.operand_values(node, geo)
     dt = np_dtype(outs[0].dtype)
     ops = [Operand(v, dt, [], "in") for v in ins] + [Operand(v, dt, [], "out") for v in outs]
-    return NativePlan(name, node, ops, [geo["batch"]], recurrent.work(geo), recurrent.EMITTERS[node.op.name], geo,
+    return NativePlan(name, node, ops, [geo["batch"]], recurrent.work(geo), NATIVE_OPS[node.op.name][1], geo,
                       cost=GEMM_COST, calls_blas=True)
 
 
@@ -365,4 +366,6 @@ NATIVE_OPS = {
     "max_pool2d_grad": (_pool_geometry, emit_max_pool_grad, "nc"),
     "lstm_recurrence": (_plan_recurrence, recurrent.emit_lstm, "batch"),
     "lstm_recurrence_grad": (_plan_recurrence, recurrent.emit_lstm_grad, "batch"),
+    "gru_recurrence": (_plan_recurrence, emit_gru, "batch"),
+    "gru_recurrence_grad": (_plan_recurrence, emit_gru_grad, "batch"),
 }

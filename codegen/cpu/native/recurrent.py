@@ -48,8 +48,11 @@ from .body import Body, const64, libm
 
 I32 = ir.IntType(32)
 
-#: the ops with a kernel here
-RECURRENT_OPS = ("lstm_recurrence", "lstm_recurrence_grad")
+#: the ops with a kernel here or in native/gru.py
+RECURRENT_OPS = ("lstm_recurrence", "lstm_recurrence_grad", "gru_recurrence", "gru_recurrence_grad")
+#: per op: (the input holding the (seq, batch, gates * hidden) gates or their projections, gates)
+_GATES_OPERAND = {"lstm_recurrence": (0, 4), "lstm_recurrence_grad": (8, 4), "gru_recurrence": (0, 3),
+                  "gru_recurrence_grad": (6, 3)}
 #: the backward op's cotangent operands, which may be the number 0 (no cotangent: no operand)
 COTANGENTS = ("d_hs", "d_cs", "d_gates")
 
@@ -63,13 +66,10 @@ def recurrence_geometry(node) -> dict | None:
     if api is None:
         return None
     op = node.op.name
-    if op == "lstm_recurrence":
-        x_proj = node.inputs[0]
-        steps, batch, gates = x_proj.shape
-        present = ()
-    else:
-        x_proj = node.inputs[8]  # the forward's activated gates: (seq, batch, 4 * hidden)
-        steps, batch, gates = x_proj.shape
+    where, n_gates = _GATES_OPERAND[op]
+    steps, batch, gates = node.inputs[where].shape
+    present = ()
+    if op.endswith("_grad"):  # its first three operands are cotangents, each a tensor or the number 0
         present = tuple(isinstance(d, Value) for d in node.inputs[:3])
         for d, here in zip(node.inputs[:3], present):
             if not here and (not isinstance(d, (int, float)) or d != 0):
@@ -83,7 +83,7 @@ def recurrence_geometry(node) -> dict | None:
     dt = dts.pop()
     if dt not in (np.dtype(np.float32), np.dtype(np.float64)) or 0 in (steps, batch, gates):
         return None
-    return {"steps": int(steps), "batch": int(batch), "hidden": int(gates) // 4,
+    return {"steps": int(steps), "batch": int(batch), "hidden": int(gates) // n_gates, "gates": n_gates,
             "reverse": bool(node.attrs.get("reverse", False)), "present": present, "int_bits": api.int_bits}
 
 
@@ -101,8 +101,9 @@ def _gemm_function(module, dt, int_bits):
     return fn
 
 
-def _gemm(b, E, fn, int_bits, trans_b, m, n, k, a_ptr, lda, b_ptr, ldb, c_ptr, ldc):
-    """C (m x n, row-major) = A (m x k) @ op(B), op(B) = B^T when ``trans_b`` (an i1 value or a bool)."""
+def _gemm(b, E, fn, int_bits, trans_b, m, n, k, a_ptr, lda, b_ptr, ldb, c_ptr, ldc, accumulate=False):
+    """C (m x n, row-major) = A (m x k) @ op(B) (``accumulate``: C += ...), op(B) = B^T when
+    ``trans_b`` (an i1 value or a bool)."""
     ity = ir.IntType(int_bits)
 
     def i(v):
@@ -113,7 +114,8 @@ def _gemm(b, E, fn, int_bits, trans_b, m, n, k, a_ptr, lda, b_ptr, ldb, c_ptr, l
     else:
         tb = b.select(trans_b, ir.Constant(I32, blas.TRANS), ir.Constant(I32, blas.NO_TRANS))
     b.call(fn, [ir.Constant(I32, blas.ROW_MAJOR), ir.Constant(I32, blas.NO_TRANS), tb, i(m), i(n), i(k),
-                ir.Constant(E.ty, 1.0), a_ptr, i(lda), b_ptr, i(ldb), ir.Constant(E.ty, 0.0), c_ptr, i(ldc)])
+                ir.Constant(E.ty, 1.0), a_ptr, i(lda), b_ptr, i(ldb), ir.Constant(E.ty, 1.0 if accumulate else 0.0),
+                c_ptr, i(ldc)])
 
 
 def _libc(module, name, ret, args):
@@ -155,26 +157,29 @@ def _packed_copy(b, E, w, k_dim, n_dim, transposed):
     return dst, raw, ok
 
 
-def _step_product(b, E, g, gemm, packed, a_ptr, lda, w, w_is_transposed, c_ptr, ldc, rows, k_dim, n_dim, name):
-    """C[rows, n_dim] = A[rows, k_dim] @ B for one step, B being W_hh^T (``w_is_transposed``) or
-    W_hh: the packed kernel when B was packed, BLAS on the plain copy (forward) or on W_hh itself."""
+def _step_product(b, E, g, gemm, packed, a_ptr, lda, w, w_is_transposed, c_ptr, ldc, rows, k_dim, n_dim, name,
+                  accumulate=False):
+    """C[rows, n_dim] = A[rows, k_dim] @ B for one step (``accumulate``: C += ...), B being W_hh^T
+    (``w_is_transposed``) or W_hh: the packed kernel when B was packed, BLAS on the plain copy
+    (forward) or on W_hh itself."""
     dst, raw, ok = packed
     if dst is not None and packed_gemm.applies(n_dim, E.dt):
-        product = b.module.globals.get(name) or packed_gemm.emit_product(b.module, name, E.dt, k_dim, n_dim)
+        product = b.module.globals.get(name) or packed_gemm.emit_product(b.module, name, E.dt, k_dim, n_dim,
+                                                                         accumulate)
         with b.if_else(ok) as (then, otherwise):
             with then:
                 b.call(product, [a_ptr, const64(lda), dst, c_ptr, const64(ldc), rows])
             with otherwise:
                 _gemm(b, E, gemm, g["int_bits"], w_is_transposed, rows, n_dim, k_dim, a_ptr, lda, w,
-                      k_dim if w_is_transposed else n_dim, c_ptr, ldc)
+                      k_dim if w_is_transposed else n_dim, c_ptr, ldc, accumulate)
         return
     if dst is None:  # W_hh as it is
         _gemm(b, E, gemm, g["int_bits"], w_is_transposed, rows, n_dim, k_dim, a_ptr, lda, w,
-              k_dim if w_is_transposed else n_dim, c_ptr, ldc)
+              k_dim if w_is_transposed else n_dim, c_ptr, ldc, accumulate)
         return
     # its transposed copy (forward), or W_hh transposed by BLAS if the copy could not be made
     _gemm(b, E, gemm, g["int_bits"], b.not_(ok), rows, n_dim, k_dim, a_ptr, lda, b.select(ok, dst, w),
-          b.select(ok, const64(n_dim), const64(k_dim)), c_ptr, ldc)
+          b.select(ok, const64(n_dim), const64(k_dim)), c_ptr, ldc, accumulate)
 
 
 def _free(b, packed):
@@ -409,7 +414,7 @@ def emit_lstm_grad(module, plan):
 
 def operand_values(node, geometry):
     """The op's tensor operands in kernel order (the absent cotangents left out), then its outputs."""
-    if node.op.name == "lstm_recurrence":
+    if not node.op.name.endswith("_grad"):
         ins = list(node.inputs)
     else:
         ins = [d for d, here in zip(node.inputs[:3], geometry["present"]) if here] + list(node.inputs[3:])
@@ -418,7 +423,5 @@ def operand_values(node, geometry):
 
 def work(geometry) -> int:
     """Multiply-adds of the hidden-state products (the threading heuristic's size)."""
-    return geometry["steps"] * geometry["batch"] * 4 * geometry["hidden"] * geometry["hidden"]
+    return geometry["steps"] * geometry["batch"] * geometry["gates"] * geometry["hidden"] * geometry["hidden"]
 
-
-EMITTERS = {"lstm_recurrence": emit_lstm, "lstm_recurrence_grad": emit_lstm_grad}
