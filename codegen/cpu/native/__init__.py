@@ -44,7 +44,7 @@ The package: ``plan`` decides which kernels are native and with what geometry; `
 Example:
     >>> from codegen.cpu.native import NATIVE_OPS
     >>> sorted(NATIVE_OPS)[:6]
-    ['batch_norm', 'conv2d', 'conv2d_backprop_filter', 'conv_col2im', 'conv_im2col', 'lstm_recurrence']
+    ['batch_norm', 'conv2d', 'conv2d_backprop_filter', 'conv_col2im', 'conv_im2col', 'gru_recurrence']
 """
 from __future__ import annotations
 
