@@ -149,6 +149,19 @@ def _transpose_geometry(node):
     return {"in": tuple(x.shape), "perm": perm, "out": tuple(out.shape)}
 
 
+def _fold_batch_into_rows(geo) -> None:
+    """A batch of products sharing one B matrix, with A not transposed, is one product of the
+    stacked rows: (batch * m, k) @ (k, n) into the (batch * m, n) result (A and C are contiguous).
+    One BLAS call packs B once instead of once per batch matrix (an RNN's input projection of every
+    time step, a Dense layer on a 3-d input: 35 products of 32 x 64 @ 64 x 512 took the LSTM bench
+    about twice as long as the one 1120-row product)."""
+    if geo["a_batched"] and not geo["b_batched"] and not geo["ta"] and geo["batch"] > 1:
+        geo["m"] *= geo["batch"]
+        geo["batch"] = 1
+        geo["a_batched"] = False
+        geo["folded"] = True
+
+
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _INDICES = (np.dtype(np.int32), np.dtype(np.int64))
 
@@ -233,6 +246,8 @@ def plan_native(node, name: str, batch_sum=None):
                 return None
             out = batch_sum.outputs[0]
             geo["batch_sum"] = True
+        else:
+            _fold_batch_into_rows(geo)
         ops = [Operand(v, dt, [], "in") for v in node.inputs] + [Operand(out, dt, [], "out")]
         m, n, k, batch = geo["m"], geo["n"], geo["k"], geo["batch"]
         summed = batch_sum is not None
