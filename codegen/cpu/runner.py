@@ -167,7 +167,7 @@ class CompiledGraph:
         segments = [] if communicating else self._segments(kernels_, plans, set(static_views) | self._hoisted)
         # products inside compiled code are split over the thread pool, so BLAS must not start
         # threads of its own while they run (codegen/cpu/blas.py)
-        calls_blas = any(isinstance(p, native.NativePlan) and p.node.op.name == "matmul" for p in plans.values())
+        calls_blas = any(isinstance(p, native.NativePlan) and p.calls_blas for p in plans.values())
         self._region = self._call_region(plans, calls_blas)
         # a kernel shared by identical plans (_share_identical_kernels) is built once, on every backend
         compiled = {p.name: p for p in plans.values() if not isinstance(p, (Exception, native.Absorbed))}

@@ -12,6 +12,7 @@ import pytest
 
 from codegen import compile_schedule
 from codegen.cpu import blas, threads
+from codegen.cpu import native
 from codegen.cpu.native import gemm
 from graph.ops import F
 
@@ -209,3 +210,39 @@ def test_a_forked_child_gets_the_blas_threads_back_that_a_running_call_had_set_a
         assert state["n"] == 4 and calls == [1, 1, 4]
     finally:
         pool.configure_blas(real if real is not None else blas.thread_switch())
+
+
+FOLD_CASES = [  # (a shape, b shape, transpose_a, transpose_b, folded into one product of the stacked rows)
+    ((5, 40, 9), (9, 18), False, False, True),
+    ((35, 32, 64), (512, 64), False, True, True),  # an RNN's input projection of every time step
+    ((3, 2, 7, 5), (5, 6), False, False, True),  # two batch axes
+    ((6, 9, 40), (9, 18), True, False, False),  # transposed A: its rows are not contiguous
+    ((5, 40, 9), (5, 9, 18), False, False, False),  # a batch of B matrices
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("case", FOLD_CASES)
+def test_a_batch_sharing_one_b_matrix_is_one_product_of_the_stacked_rows(case, dtype, monkeypatch):
+    sa, sb, ta, tb, folded = case
+    monkeypatch.setattr(threads, "SPLIT_THRESHOLD", 1.0)
+    rng = np.random.default_rng(9)
+    a, b = rng.standard_normal(sa).astype(dtype), rng.standard_normal(sb).astype(dtype)
+    g = graph_of(_product(ta, tb, False), (a.shape, a.dtype), (b.shape, b.dtype))
+    compiled = compile_schedule(per_node(g))
+    plan = native.plan_native(g.nodes[0], "probe")
+    assert plan.geometry.get("folded", False) == folded
+    if folded:
+        m = int(np.prod(sa[:-1]))
+        assert plan.geometry["batch"] == 1 and plan.geometry["m"] == m
+    want = np.matmul(np.swapaxes(a, -1, -2) if ta else a, np.swapaxes(b, -1, -2) if tb else b)
+    results = {}
+    try:
+        for n_threads in (1, 3):
+            threads.set_num_threads(n_threads)
+            results[n_threads] = compiled([a, b])[0][0]
+    finally:
+        threads.set_num_threads(None)
+    assert results[1].shape == want.shape
+    np.testing.assert_allclose(results[1], want, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-5)
+    np.testing.assert_array_equal(results[3], results[1])

@@ -38,12 +38,13 @@ thread pool exactly like a fused kernel. :func:`plan_native` returns None for wh
 (other dtypes, groups, very large windows): the op's numpy ``impl`` runs instead.
 
 The package: ``plan`` decides which kernels are native and with what geometry; ``conv``,
-``pool``, ``gemm``, ``layout`` and ``rows`` emit them; ``body`` holds their shared IR blocks.
+``pool``, ``gemm``, ``layout``, ``rows``, ``norm``, ``recurrent`` and ``gru`` (with
+``packed_gemm``) emit them; ``body`` holds their shared IR blocks.
 
 Example:
     >>> from codegen.cpu.native import NATIVE_OPS
     >>> sorted(NATIVE_OPS)[:6]
-    ['batch_norm', 'conv2d', 'conv2d_backprop_filter', 'conv_col2im', 'conv_im2col', 'matmul']
+    ['batch_norm', 'conv2d', 'conv2d_backprop_filter', 'conv_col2im', 'conv_im2col', 'gru_recurrence']
 """
 from __future__ import annotations
 

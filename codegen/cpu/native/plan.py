@@ -16,6 +16,8 @@ from .gemm import library as gemm_library
 from .layout import emit_transpose
 from .norm import batch_norm_geometry, emit_batch_norm
 from .pool import emit_max_pool, emit_max_pool_grad, vector_windows
+from . import recurrent
+from .gru import emit_gru, emit_gru_grad
 from .rows import emit_one_hot, emit_softmax, emit_sparse_ce
 
 
@@ -45,6 +47,8 @@ class NativePlan:
     block_counter: object = None
     #: parts per thread when split over the pool (0: the pool's default, codegen/cpu/native_pool.py)
     parts_per_thread: int = 0
+    #: whether the kernel calls BLAS (then a compiled call runs BLAS on one thread: codegen/cpu/blas.py)
+    calls_blas: bool = False
 
     @property
     def outer_extent(self) -> int:
@@ -145,6 +149,19 @@ def _transpose_geometry(node):
     return {"in": tuple(x.shape), "perm": perm, "out": tuple(out.shape)}
 
 
+def _fold_batch_into_rows(geo) -> None:
+    """A batch of products sharing one B matrix, with A not transposed, is one product of the
+    stacked rows: (batch * m, k) @ (k, n) into the (batch * m, n) result (A and C are contiguous).
+    One BLAS call packs B once instead of once per batch matrix (an RNN's input projection of every
+    time step, a Dense layer on a 3-d input: 35 products of 32 x 64 @ 64 x 512 took the LSTM bench
+    about twice as long as the one 1120-row product)."""
+    if geo["a_batched"] and not geo["b_batched"] and not geo["ta"] and geo["batch"] > 1:
+        geo["m"] *= geo["batch"]
+        geo["batch"] = 1
+        geo["a_batched"] = False
+        geo["folded"] = True
+
+
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _INDICES = (np.dtype(np.int32), np.dtype(np.int64))
 
@@ -188,11 +205,26 @@ def _plan_rows(node, name):
     return None
 
 
+def _plan_recurrence(node, name):
+    """The plan of an LSTM or GRU recurrence or its backward pass (native/recurrent.py, gru.py), or
+    None: split over the batch's rows, each part running the whole sequence for its rows."""
+    geo = recurrent.recurrence_geometry(node)
+    if geo is None:
+        return None
+    ins, outs = recurrent.operand_values(node, geo)
+    dt = np_dtype(outs[0].dtype)
+    ops = [Operand(v, dt, [], "in") for v in ins] + [Operand(v, dt, [], "out") for v in outs]
+    return NativePlan(name, node, ops, [geo["batch"]], recurrent.work(geo), NATIVE_OPS[node.op.name][1], geo,
+                      cost=GEMM_COST, calls_blas=True)
+
+
 def plan_native(node, name: str, batch_sum=None):
     """A :class:`NativePlan` for ``node``, or None when it has no native kernel here.
     ``batch_sum``: a ``reduce_sum`` over axis 0 of a batched product's result, computed by the
     product itself (BLAS accumulates the batch matrices into one output: no batch of results)."""
     spec = NATIVE_OPS.get(node.op.name)
+    if spec is not None and spec[0] is _plan_recurrence:  # (its cotangents may be the number 0)
+        return _plan_recurrence(node, name)
     if spec is None or not all(isinstance(v, Value) for v in node.inputs):
         return None
     if spec[0] is _plan_rows:
@@ -214,6 +246,8 @@ def plan_native(node, name: str, batch_sum=None):
                 return None
             out = batch_sum.outputs[0]
             geo["batch_sum"] = True
+        else:
+            _fold_batch_into_rows(geo)
         ops = [Operand(v, dt, [], "in") for v in node.inputs] + [Operand(out, dt, [], "out")]
         m, n, k, batch = geo["m"], geo["n"], geo["k"], geo["batch"]
         summed = batch_sum is not None
@@ -238,7 +272,7 @@ def plan_native(node, name: str, batch_sum=None):
         whole_calls = split in ("rows", "cols") and not sizes[SIZES["swap"]] and m * n * k >= BIG_PRODUCT
         return NativePlan(shared, node, ops, [extent], batch * m * n * k, emit_matmul, geo, cost=GEMM_COST,
                           extra_args=(sizes, scratch, counter), block_counter=counter,
-                          parts_per_thread=1 if whole_calls else 0)
+                          parts_per_thread=1 if whole_calls else 0, calls_blas=True)
     geometry_of, emitter, outer = spec
     if node.op.name == "batch_norm":
         geo = geometry_of(node)
@@ -345,4 +379,8 @@ NATIVE_OPS = {
     "conv_col2im": (_conv_geometry, emit_col2im, "n"),
     "max_pool2d": (_pool_geometry, emit_max_pool, "nc"),
     "max_pool2d_grad": (_pool_geometry, emit_max_pool_grad, "nc"),
+    "lstm_recurrence": (_plan_recurrence, recurrent.emit_lstm, "batch"),
+    "lstm_recurrence_grad": (_plan_recurrence, recurrent.emit_lstm_grad, "batch"),
+    "gru_recurrence": (_plan_recurrence, emit_gru, "batch"),
+    "gru_recurrence_grad": (_plan_recurrence, emit_gru_grad, "batch"),
 }
