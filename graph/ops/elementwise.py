@@ -356,8 +356,8 @@ unary("gelu", "GeLU", _gelu_impl, _gelu_expr, _gelu_vjp, infer=infer_float("gelu
 def _gelu_grad_impl(xp, dout, x, approximate="none"):
     """dout * gelu'(x) in the (float) operands' dtype: (Phi(x) + x phi(x)) exactly, or the derivative of
     the tanh formula, 0.5 (1 + t) + 0.5 x (1 - t^2) u' with u = sqrt(2/pi) (x + a x^3), t = tanh(u)."""
+    result = xp.result_type(dout, x)  # (before asarray: a Python number promotes weakly, as numpy's)
     dout, x = xp.asarray(dout), xp.asarray(x)
-    result = xp.result_type(dout, x)
     # float16 is computed in float32 and rounded once, as compiled kernels compute it
     compute = xp.promote_types(result, xp.float32)
     dout, x = dout.astype(compute, copy=False), x.astype(compute, copy=False)

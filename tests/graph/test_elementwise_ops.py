@@ -570,3 +570,15 @@ def test_arithmetic_without_a_bool_meaning_refuses_bool_in_both_modes(name, fn):
     for run in (lambda t: t ** 2, ms.jit(lambda t: t ** 2)):
         out = run(b)
         assert out.dtype == ms.int64 and out.asnumpy().tolist() == [1, 0, 1]
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_gelu_grad_with_a_python_number_keeps_the_tensors_dtype(dtype):
+    """A Python number operand promotes weakly (as numpy's and every other elementwise op's):
+    float32 stays float32 (it came back float64: the number was made an int64 array first)."""
+    from graph.ops import REGISTRY
+    x = np.array([-1.0, 0.5, 2.0], dtype)
+    out = REGISTRY["gelu_grad"].impl(np, 3.0, x)
+    assert out.dtype == dtype
+    want = REGISTRY["gelu_grad"].impl(np, np.full(3, 3.0, dtype), x)
+    np.testing.assert_array_equal(out, want)
