@@ -48,7 +48,22 @@ def check_mutable(tx, var, what):
         tx.tracer.side_effects.mutate_container(var, what)
 
 
-class TupleVariable(Variable):
+class ItemsVariable(Variable):
+    """A sequence modelled as a Python list of item Variables (``items``), left to right."""
+
+    items: list
+
+    def iterate(self, tx):
+        return list(self.items)
+
+    def length(self, tx):
+        return len(self.items)
+
+    def truth(self, tx):
+        return bool(self.items)
+
+
+class TupleVariable(ItemsVariable):
     """A tuple (``cls``: its exact type when a namedtuple or another tuple subclass); the base of
     :class:`ListVariable`. ``external``: a list from outside the frame (see ``source``)."""
 
@@ -87,15 +102,6 @@ class TupleVariable(Variable):
         if self.external and self.kind is list:
             raise NotResumable(f"a {self.describe()} read from outside the frame, with no known source")
         return (self.kind.__name__, [rec.of(v) for v in self.items], self.cls, rec.memo_key())
-
-    def iterate(self, tx):
-        return list(self.items)
-
-    def length(self, tx):
-        return len(self.items)
-
-    def truth(self, tx):
-        return bool(self.items)
 
     def getitem(self, tx, key):
         if not key.is_const():

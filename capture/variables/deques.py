@@ -11,6 +11,7 @@ import collections
 
 from ..errors import GraphBreak, MissingAttribute, UserException
 from .base import ConstantVariable, Variable
+from .containers import ItemsVariable
 
 
 def _user_error(error):
@@ -18,7 +19,7 @@ def _user_error(error):
                          hint="the frame runs eagerly so Python raises the error")
 
 
-class DequeVariable(Variable):
+class DequeVariable(ItemsVariable):
     """A deque the frame made: ``items`` (Variables, left to right) and ``maxlen``."""
 
     def __init__(self, items, maxlen=None):
@@ -65,15 +66,6 @@ class DequeVariable(Variable):
     def reconstruct(self, rec):
         return ("call", ("val", collections.deque), [("list", [rec.of(v) for v in self.items], None, rec.memo_key())],
                 {"maxlen": ("val", self.maxlen)}, rec.memo_key())
-
-    def iterate(self, tx):
-        return list(self.items)
-
-    def length(self, tx):
-        return len(self.items)
-
-    def truth(self, tx):
-        return bool(self.items)
 
     def getitem(self, tx, key):
         return self.items[self._index(key)]
