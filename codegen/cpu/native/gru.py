@@ -22,7 +22,7 @@ from ..emitter import mem_type
 from ..kernels import _Loop, kernel_entry
 from .body import Body, const64
 from .recurrent import (_emit_flush, _free, _gemm_function, _Math, _packed_copy, _rows_function, _step_index,
-                        _step_product)
+                        _step_product, emit_forward)
 
 #: the backward op's cotangent operands, which may be the number 0 (no cotangent: no operand)
 COTANGENTS = ("d_hs", "d_gates", "d_hn")
@@ -59,31 +59,11 @@ def _emit_forward_rows(module, name, dt, hidden):
 
 def emit_gru(module, plan):
     """``(hs, gates, hn_proj)`` of ``gru_recurrence(x_proj, w_hh, b_hh, h0)`` for the batch rows [lo, hi)."""
-    g = plan.geometry
-    steps, batch, hidden, reverse = g["steps"], g["batch"], g["hidden"], g["reverse"]
-    three = 3 * hidden
-    dt = plan.operands[0].dtype
-    ty = mem_type(dt)
-    rows_fn = _emit_forward_rows(module, plan.name + ".rows", dt, hidden)
-    b, ptrs, lo, hi = kernel_entry(module, plan.name, [ty.as_pointer()] * 7)
-    E = Body(b, ptrs, dt)
-    E.dt = dt
     X, W, BIAS, H0, HS, GATES, HN = range(7)
-    gemm = _gemm_function(module, dt, g["int_bits"])
-    rows = b.sub(hi, lo)
-    packed = _packed_copy(b, E, ptrs[W], hidden, three, transposed=True)  # B = W_hh^T: (hidden, 3 * hidden)
-    ln = _Loop(b, const64(0), const64(steps), "step")
-    k, kp = _step_index(b, ln.i, steps, reverse, backward=False)
-    first = b.icmp_signed("==", ln.i, const64(0))
-    h_prev = b.select(first, ptrs[H0], b.gep(ptrs[HS], [E.mul(kp, batch * hidden)]))
-    state, gate = E.mul(k, batch * hidden), E.mul(k, batch * three)
-    _step_product(b, E, g, gemm, packed, b.gep(h_prev, [E.mul(lo, hidden)]), hidden, ptrs[W], True,
-                  b.gep(ptrs[GATES], [E.add(gate, E.mul(lo, three))]), three, rows, hidden, three, plan.name + ".product")
-    b.call(rows_fn, [b.gep(ptrs[X], [gate]), b.gep(ptrs[GATES], [gate]), ptrs[BIAS], h_prev, b.gep(ptrs[HS], [state]),
-                     b.gep(ptrs[HN], [state]), lo, hi])
-    ln.close()
-    _free(b, packed)
-    b.ret_void()
+    rows_fn = _emit_forward_rows(module, plan.name + ".rows", plan.operands[0].dtype, plan.geometry["hidden"])
+    emit_forward(module, plan, 3, rows_fn, 7, W, H0, HS, GATES, lambda s: [
+        s.at(X, s.gate), s.at(GATES, s.gate), s.ptrs[BIAS], s.h_prev, s.at(HS, s.state), s.at(HN, s.state), s.lo,
+        s.hi])
 
 
 # -- backward through time -----------------------------------------------------------------------------------

@@ -285,36 +285,60 @@ def _emit_forward_rows(module, name, dt, hidden):
     return fn
 
 
-def emit_lstm(module, plan):
-    """``(hs, cs, gates)`` of ``lstm_recurrence(x_proj, w_hh, h0, c0)`` for the batch rows [lo, hi)."""
+class ForwardStep:
+    """What one time step of a forward recurrence kernel hands to its rows function: the kernel's
+    pointers, the rows [lo, hi), whether it is the first step, and the offsets of step k's state
+    (``state``: k * batch * hidden), of its gates (``gate``) and of step k-1's state (``prev``)."""
+
+    def __init__(self, b, ptrs, lo, hi, first, prev, state, gate, h_prev):
+        self.b, self.ptrs, self.lo, self.hi = b, ptrs, lo, hi
+        self.first, self.prev, self.state, self.gate, self.h_prev = first, prev, state, gate, h_prev
+
+    def at(self, k, offset):
+        """Pointer operand ``k`` at ``offset``."""
+        return self.b.gep(self.ptrs[k], [offset])
+
+    def carried(self, initial, saved):
+        """The previous step's state: operand ``initial`` at the first step, else ``saved`` at ``prev``."""
+        return self.b.select(self.first, self.ptrs[initial], self.at(saved, self.prev))
+
+
+def emit_forward(module, plan, gates_per_unit, rows_fn, n_ptrs, w, h0, hs, gates, rows_args):
+    """The forward kernel of a recurrence over the batch rows [lo, hi): W_hh^T packed once, then
+    per time step the gates' product ``h_{t-1}[rows] @ W_hh^T`` into operand ``gates`` and one call
+    of ``rows_fn`` (everything elementwise) with ``rows_args(step)`` (a :class:`ForwardStep`).
+    ``w``, ``h0``, ``hs``, ``gates``: the operand positions of W_hh, h0, the saved states and gates."""
     g = plan.geometry
     steps, batch, hidden, reverse = g["steps"], g["batch"], g["hidden"], g["reverse"]
-    four = 4 * hidden
+    width = gates_per_unit * hidden
     dt = plan.operands[0].dtype
-    ty = mem_type(dt)
-    rows_fn = _emit_forward_rows(module, plan.name + ".rows", dt, hidden)
-    b, ptrs, lo, hi = kernel_entry(module, plan.name, [ty.as_pointer()] * 7)
+    b, ptrs, lo, hi = kernel_entry(module, plan.name, [mem_type(dt).as_pointer()] * n_ptrs)
     E = Body(b, ptrs, dt)
     E.dt = dt
-    X, W, H0, C0, HS, CS, GATES = range(7)
     gemm = _gemm_function(module, dt, g["int_bits"])
     rows = b.sub(hi, lo)
-    packed = _packed_copy(b, E, ptrs[W], hidden, four, transposed=True)  # B = W_hh^T: (hidden, 4 * hidden)
+    packed = _packed_copy(b, E, ptrs[w], hidden, width, transposed=True)  # B = W_hh^T: (hidden, width)
     ln = _Loop(b, const64(0), const64(steps), "step")
     k, kp = _step_index(b, ln.i, steps, reverse, backward=False)
-    first = b.icmp_signed("==", ln.i, const64(0))
-    prev_off = E.mul(kp, batch * hidden)
-    h_prev = b.select(first, ptrs[H0], b.gep(ptrs[HS], [prev_off]))
-    c_prev = b.select(first, ptrs[C0], b.gep(ptrs[CS], [prev_off]))
-    state, gate = E.mul(k, batch * hidden), E.mul(k, batch * four)
+    step = ForwardStep(b, ptrs, lo, hi, b.icmp_signed("==", ln.i, const64(0)), E.mul(kp, batch * hidden),
+                       E.mul(k, batch * hidden), E.mul(k, batch * width), None)
+    step.h_prev = step.carried(h0, hs)
     # the step's gates = h_{t-1}[rows] @ W_hh^T, then everything elementwise in one pass
-    _step_product(b, E, g, gemm, packed, b.gep(h_prev, [E.mul(lo, hidden)]), hidden, ptrs[W], True,
-                  b.gep(ptrs[GATES], [E.add(gate, E.mul(lo, four))]), four, rows, hidden, four, plan.name + ".product")
-    b.call(rows_fn, [b.gep(ptrs[X], [gate]), b.gep(ptrs[GATES], [gate]), c_prev, b.gep(ptrs[CS], [state]),
-                     b.gep(ptrs[HS], [state]), lo, hi])
+    _step_product(b, E, g, gemm, packed, b.gep(step.h_prev, [E.mul(lo, hidden)]), hidden, ptrs[w], True,
+                  step.at(gates, E.add(step.gate, E.mul(lo, width))), width, rows, hidden, width,
+                  plan.name + ".product")
+    b.call(rows_fn, rows_args(step))
     ln.close()
     _free(b, packed)
     b.ret_void()
+
+
+def emit_lstm(module, plan):
+    """``(hs, cs, gates)`` of ``lstm_recurrence(x_proj, w_hh, h0, c0)`` for the batch rows [lo, hi)."""
+    X, W, H0, C0, HS, CS, GATES = range(7)
+    rows_fn = _emit_forward_rows(module, plan.name + ".rows", plan.operands[0].dtype, plan.geometry["hidden"])
+    emit_forward(module, plan, 4, rows_fn, 7, W, H0, HS, GATES, lambda s: [
+        s.at(X, s.gate), s.at(GATES, s.gate), s.carried(C0, CS), s.at(CS, s.state), s.at(HS, s.state), s.lo, s.hi])
 
 
 # -- backward through time -----------------------------------------------------------------------------------
