@@ -59,8 +59,9 @@ class _Unsupported(Exception):
 class _Lowering:
     """Instructions ``(op, dst, a, b)`` and constants for a list of guard expressions."""
 
-    def __init__(self, namespace, stable_section=False):
+    def __init__(self, namespace, stable_section=False, weak=()):
         self.namespace = namespace
+        self.weak = weak  # the names held weakly (capture.guards.GuardSet.weak): read as ``oN()``
         self.code: list[tuple[int, int, int, int]] = []
         # guards decided by held objects' plain attributes (see _stable_reads), and those objects
         self.stable_section = stable_section
@@ -235,11 +236,81 @@ class _Lowering:
         self._test("T_TRUE", self.value(node))
 
     def expression(self, expr: str) -> bool:
-        """Lower one guard; False (and nothing emitted) when it must stay Python."""
-        mark = len(self.code)  # (registers a dropped expression numbered stay unused)
+        """Lower one guard written as Python text; False (and nothing emitted) when it must stay Python."""
+        return self._lowered(lambda: self.test(ast.parse(expr, mode="eval").body))
+
+    def record(self, guard) -> bool:
+        """Lower one guard record (capture.guards.Guard) from its kind, source and expected
+        values, without parsing; False (and nothing emitted) when it must stay Python."""
+        if guard.kind == "text":
+            return self.expression(guard.expected[0].text)
+        return self._lowered(lambda: self._record_tests(guard))
+
+    def _record_tests(self, guard) -> None:
+        kind, e = guard.kind, guard.expected
+        if kind == "eqs":
+            for i in range(0, len(e), 2):
+                self._test("T_EQ", self.source(e[i]), self.source(e[i + 1]))
+            return
+        src = self.source(guard.source)  # (read once, though the text reads it at each mention)
+        if kind == "tensor":
+            tensor_type, array_type, dtype = (self.namespace[c.name] for c in (e[0], e[1], e[3]))
+            if not (isinstance(tensor_type, type) and isinstance(array_type, type)):
+                raise _Unsupported("tensor")
+            self._test("T_TENSOR", src, self.const((tensor_type, array_type, e[2].value, dtype)))
+        elif kind in ("is", "eq"):
+            self._test("T_IS" if kind == "is" else "T_EQ", src, self.source(e[0]))
+        elif kind == "not_in":
+            self._test("T_NOTIN", self.source(e[0]), src)
+        elif kind == "not_hasattr":
+            self._test("T_NOT_HASATTR", src, self.const(e[0].value))
+        else:  # the kinds that begin with ``type(source) is T``
+            self._test("T_IS", self._emit("V_TYPE", src), self.source(e[0]))
+            if kind in ("constant", "scalars"):
+                self._test("T_EQ", src, self.source(e[1]))
+            if kind == "length":
+                self._test("T_EQ", self._emit("V_LEN", src), self.source(e[1]))
+            elif kind == "dict_keys":
+                self._test("T_EQ", self._emit("V_CALL", -1 - self.const(list), src), self.source(e[1]))
+            elif kind == "scalars":
+                types = self.namespace[e[2].name]
+                if not all(isinstance(t, type) for t in types):
+                    raise _Unsupported("item types")
+                self._test("T_ITEM_TYPES", src, self.const(types))
+            elif kind not in ("type_is", "constant"):
+                raise _Unsupported(kind)
+
+    def source(self, src) -> int:
+        """The operand reading a guard source (capture.guards.GuardSource)."""
+        kind = type(src).__name__
+        if kind == "Arg":
+            return self._emit("V_ARG", src.index)
+        if kind == "Const":
+            value = self.namespace[src.name]
+            if src.call or src.name in self.weak:
+                # a held object read through its weak reference: a dead one fails the check
+                return self._emit("V_DEREF", -1 - self.const(value))
+            return -1 - self.const(value)
+        if kind == "Lit":
+            return -1 - self.const(src.value)
+        if kind == "Attr":
+            return self._emit("V_ATTR", self.source(src.base), self.const(src.name))
+        if kind == "Item":
+            return self._emit("V_ITEM", self.source(src.base), self.const(src.key))
+        if kind == "Call":
+            return self._emit("V_CALL", self.source(src.fn), self.source(src.arg))
+        if kind == "TypeOf":
+            return self._emit("V_TYPE", self.source(src.base))
+        if kind == "Text":
+            self._names = {}
+            return self.value(ast.parse(src.expr(self.weak), mode="eval").body)
+        raise _Unsupported(kind)
+
+    def _lowered(self, emit) -> bool:
+        mark = len(self.code)  # (registers a dropped guard numbered stay unused)
         self._names = {}
         try:
-            self.test(ast.parse(expr, mode="eval").body)
+            emit()
         except (_Unsupported, SyntaxError):
             del self.code[mark:]
             return False
@@ -408,14 +479,15 @@ def _ndarray_layout():
 _LAYOUT = _ndarray_layout() if AVAILABLE else (None, -1, -1, -1)
 
 
-def lower(exprs, namespace, residual_function):
-    """The C program checking ``exprs`` (evaluated against ``namespace``), or None where the C
-    helper is not available. ``residual_function(exprs)`` compiles the guards left to Python
+def lower(guards, exprs, namespace, residual_function, weak=()):
+    """The C program checking ``guards`` (capture.guards.Guard records, whose Python texts are
+    ``exprs``; their objects in ``namespace``, ``weak`` the names held weakly), or None where the
+    C helper is not available. ``residual_function(texts)`` compiles the guards left to Python
     into one function of ``args``."""
     if not AVAILABLE:
         return None
-    lowering = _Lowering(namespace, _STABLE_SECTION)
-    residual = [e for e in exprs if not lowering.expression(e)]
+    lowering = _Lowering(namespace, _STABLE_SECTION, weak)
+    residual = [e for g, e in zip(guards, exprs) if not lowering.record(g)]
 
     def packed(code):
         return array.array("i", [x for ins in code for x in ins]).tobytes()
