@@ -51,9 +51,13 @@ class GuardSource:
     """Where a guard reads its value on a later call. ``expr(weak)`` is that read as Python
     text over ``args`` and the entry's names (``weak``: the names held weakly, read as ``oN()``);
     ``str()`` is the text before anything is held weakly (callers still write free-form guards
-    with it: ``f"len({g.obj(x)}) == 3"``)."""
+    with it: ``f"len({g.obj(x)}) == 3"``). ``read(args, namespace)`` reads the value in Python
+    (for recompile reasons; the C program reads it itself)."""
 
     __slots__ = ()
+
+    def read(self, args, namespace):
+        raise NotImplementedError
 
     def __str__(self):
         return self.expr({})
@@ -72,6 +76,9 @@ class Arg(GuardSource):
     def expr(self, weak):
         return f"args[{self.index}]"
 
+    def read(self, args, namespace):
+        return args[self.index]
+
 
 class Const(GuardSource):
     """An object the entry holds under ``name`` (its guard set's namespace); ``call``: the name is
@@ -84,6 +91,10 @@ class Const(GuardSource):
     def expr(self, weak):
         return self.name + "()" if self.call or self.name in weak else self.name
 
+    def read(self, args, namespace):
+        value = namespace[self.name]
+        return value() if self.call or isinstance(value, Held) else value
+
 
 class Lit(GuardSource):
     """A literal value (an int, None, True...), written as its ``repr``."""
@@ -95,6 +106,9 @@ class Lit(GuardSource):
     def expr(self, weak):
         return repr(self.value)
 
+    def read(self, args, namespace):
+        return self.value
+
 
 class Attr(GuardSource):
     __slots__ = ("base", "name")
@@ -104,6 +118,9 @@ class Attr(GuardSource):
 
     def expr(self, weak):
         return f"{self.base.expr(weak)}.{self.name}"
+
+    def read(self, args, namespace):
+        return getattr(self.base.read(args, namespace), self.name)
 
 
 class Item(GuardSource):
@@ -115,6 +132,9 @@ class Item(GuardSource):
     def expr(self, weak):
         return f"{self.base.expr(weak)}[{self.key!r}]"
 
+    def read(self, args, namespace):
+        return self.base.read(args, namespace)[self.key]
+
 
 class TypeOf(GuardSource):
     __slots__ = ("base",)
@@ -124,6 +144,9 @@ class TypeOf(GuardSource):
 
     def expr(self, weak):
         return f"type({self.base.expr(weak)})"
+
+    def read(self, args, namespace):
+        return type(self.base.read(args, namespace))
 
 
 class Call(GuardSource):
@@ -136,6 +159,9 @@ class Call(GuardSource):
     def expr(self, weak):
         return f"{self.fn.expr(weak)}({self.arg.expr(weak)})"
 
+    def read(self, args, namespace):
+        return self.fn.read(args, namespace)(self.arg.read(args, namespace))
+
 
 class Text(GuardSource):
     """A read written by a caller as Python text (``"args[0]"``, ``"o3.x"``); the C program
@@ -147,6 +173,10 @@ class Text(GuardSource):
 
     def expr(self, weak):
         return _call_names(self.text, weak) if weak else self.text
+
+    def read(self, args, namespace):
+        weak = {k: v for k, v in namespace.items() if isinstance(v, Held)}
+        return eval(self.expr(weak), dict(namespace), {"args": args})  # (our own text)
 
 
 def as_source(expr) -> GuardSource:
@@ -209,9 +239,6 @@ class GuardSet:
         #: name -> the weak reference to a held object (filled by :meth:`hold_weakly`)
         self.weak: dict[str, "Held"] = {}
         self._on_death: list = []  # what the weak references' callbacks tell (:meth:`when_dead`)
-        #: guard expression -> (value expression, description, what tracing saw): the guards whose
-        #: failure :meth:`first_failure` reports as a change ("x: shape (32, 784) -> (17, 784)")
-        self.watched: dict[str, tuple] = {}
 
     def obj(self, value) -> GuardSource:
         """How guards read ``value``: a :class:`Const` naming it (``o3``: kept alive by the entry),
@@ -238,15 +265,13 @@ class GuardSet:
         self._record(Guard("text", None, (Text(expr),), desc or expr))
 
     def _record(self, guard: Guard) -> None:
-        expr = guard.expr()
+        expr = guard.expr(self.weak)
         if expr in self._seen:
             return
         self._seen.add(expr)
         self.guards.append(guard)
         self.exprs.append(expr)
         self.descs.append(guard.desc)
-        if guard.seen is not None:
-            self.watched.setdefault(expr, (guard.source.expr({}),) + guard.seen)
 
     # -- common guard kinds (``expr``: a GuardSource, or Python text) -------------------------------
     def identity(self, expr, value, desc: str) -> None:
@@ -416,12 +441,8 @@ class GuardSet:
         self._identity_ids = set()
         if not names:
             return
-        # (each guard's text anew: its held names called; the guards a failure is explained by
-        # under their new text, where first_failure looks them up)
-        self.exprs = [g.expr(names) for g in self.guards]
+        self.exprs = [g.expr(names) for g in self.guards]  # (their held names called)
         self._seen = set(self.exprs)
-        self.watched = {e: (g.source.expr(names),) + g.seen
-                        for e, g in zip(self.exprs, self.guards) if g.seen is not None}
         for name, ref in names.items():
             self.namespace[name] = ref
         self.weak = names
@@ -455,9 +476,10 @@ class GuardSet:
         exec(compile(src, "<capture guard>", "exec"), ns)
         return ns.pop("guard")  # (no function <-> globals cycle holding the guarded objects)
 
-    def first_failure(self, args) -> str | None:
-        """The description of the first guard that fails for ``args`` (for recompile reasons)."""
-        for expr, desc in zip(self.exprs, self.descs):
+    def failures(self, args):
+        """The guards (records) that fail for ``args``, in order: each guard's Python text
+        evaluated (the oracle the C program agrees with; an error fails the guard)."""
+        for guard, expr in zip(self.guards, self.exprs):
             try:
                 ok = eval(expr, dict(self.namespace), {"args": args})  # our own strings
             except Exception as e:
@@ -465,18 +487,22 @@ class GuardSet:
                     raise
                 ok = False
             if not ok:
-                return self._what_changed(expr, args) or desc
+                yield guard
+
+    def first_failure(self, args) -> str | None:
+        """The description of the first guard that fails for ``args`` (for recompile reasons)."""
+        for guard in self.failures(args):
+            return self._what_changed(guard, args) or guard.desc
         return None
 
-    def _what_changed(self, expr, args) -> str | None:
+    def _what_changed(self, guard, args) -> str | None:
         """For a failed tensor or constant guard: the argument, what tracing saw and what the call
         gives (``x: shape (32, 784) -> (17, 784), dim 0 changed``); None for other guards."""
-        item = self.watched.get(expr)
-        if item is None:
+        if guard.seen is None:
             return None
-        value_expr, desc, seen = item
+        desc, seen = guard.seen
         try:
-            now = eval(value_expr, dict(self.namespace), {"args": args})
+            now = guard.source.read(args, self.namespace)
         except Exception as e:
             if interrupting(e) is not None:
                 raise
