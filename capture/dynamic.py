@@ -449,7 +449,7 @@ def generic_guard_set(old_set, symbols, declared, how):
     """``old_set`` with the tensor guards of the arguments holding a symbol checking their other
     sizes and the dynamic ones' ranges instead of their values, and, per symbol held by several
     dims, one more guard: those sizes are equal (the graph was traced with them equal)."""
-    from .guards import Guard, GuardSet, Text
+    from .guards import Arg, Attr, Guard, GuardSet, Item, Text
     which: dict = {}
     for sym in symbols:
         for i, d in sym.dims:
@@ -492,8 +492,10 @@ def generic_guard_set(old_set, symbols, declared, how):
     for sym in symbols:
         if len(sym.dims) > 1:
             (i0, d0), rest = sym.dims[0], sym.dims[1:]
-            new.add(" and ".join(f"args[{i}]._data.shape[{d}] == args[{i0}]._data.shape[{d0}]" for i, d in rest),
-                    "equal dynamic sizes: " + ", ".join(f"argument {i} dim {d}" for i, d in sym.dims))
+            def size(i, d):  # args[i]._data.shape[d]
+                return Item(Attr(Attr(Arg(i), "_data"), "shape"), d)
+            new._record(Guard("eqs", None, tuple(x for i, d in rest for x in (size(i, d), size(i0, d0))),
+                              "equal dynamic sizes: " + ", ".join(f"argument {i} dim {d}" for i, d in sym.dims)))
     return new
 
 

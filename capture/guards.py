@@ -149,6 +149,19 @@ class TypeOf(GuardSource):
         return type(self.base.read(args, namespace))
 
 
+class Len(GuardSource):
+    __slots__ = ("base",)
+
+    def __init__(self, base: GuardSource):
+        self.base = base
+
+    def expr(self, weak):
+        return f"len({self.base.expr(weak)})"
+
+    def read(self, args, namespace):
+        return len(self.base.read(args, namespace))
+
+
 class Call(GuardSource):
     """``fn(arg)``: a function the entry holds, called with one argument."""
     __slots__ = ("fn", "arg")

@@ -16,7 +16,7 @@ import types
 from graph.errors import FRAMEWORK_PACKAGES
 
 from ..errors import GraphBreak, MissingAttribute, UserException
-from ..guards import Attr, Item, TypeOf
+from ..guards import Attr, Item, Len, TypeOf
 from .base import Variable
 
 
@@ -326,7 +326,7 @@ class CellVariable(ObjectVariable):
         if not hasattr(type(self.obj), "__len__"):
             raise GraphBreak(f"len() of a {self.describe()}")
         n = len(self.obj)
-        tx.guards.add(f"len({tx.guards.obj(self.obj)}) == {n}", f"len({type(self.obj).__name__}) == {n}")
+        tx.guards.equals(Len(tx.guards.obj(self.obj)), n, f"len({type(self.obj).__name__}) == {n}")
         return n
 
     def truth(self, tx):
