@@ -27,6 +27,7 @@ from runtime.nn.cell import Cell
 from . import backends
 from . import cache as _cache
 from . import fast_call
+from . import guard_program  # noqa: F401 - (with the compiler, not in a first call's guard phase)
 from . import dynamic as _dynamic
 from . import resume as _resume
 from .cache import Entry

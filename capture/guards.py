@@ -49,21 +49,15 @@ def _canonical_dtype(dtype):
 
 class GuardSource:
     """Where a guard reads its value on a later call. ``expr(weak)`` is that read as Python
-    text over ``args`` and the entry's names (``weak``: the names held weakly, read as ``oN()``);
+    text over ``args`` and the entry's names (``weak``: the names held weakly, read as ``oN()``):
+    evaluated for recompile reasons and shown in messages (the C program reads the fields).
     ``str()`` is the text before anything is held weakly (callers still write free-form guards
-    with it: ``f"len({g.obj(x)}) == 3"``). ``read(args, namespace)`` reads the value in Python
-    (for recompile reasons; the C program reads it itself)."""
+    with it: ``f"bool({g.obj(x)}) is True"``)."""
 
     __slots__ = ()
 
-    def read(self, args, namespace):
-        raise NotImplementedError
-
     def __str__(self):
         return self.expr({})
-
-    def __format__(self, spec):
-        return format(str(self), spec)
 
 
 class Arg(GuardSource):
@@ -75,9 +69,6 @@ class Arg(GuardSource):
 
     def expr(self, weak):
         return f"args[{self.index}]"
-
-    def read(self, args, namespace):
-        return args[self.index]
 
 
 class Const(GuardSource):
@@ -91,10 +82,6 @@ class Const(GuardSource):
     def expr(self, weak):
         return self.name + "()" if self.call or self.name in weak else self.name
 
-    def read(self, args, namespace):
-        value = namespace[self.name]
-        return value() if self.call or isinstance(value, Held) else value
-
 
 class Lit(GuardSource):
     """A literal value (an int, None, True...), written as its ``repr``."""
@@ -106,9 +93,6 @@ class Lit(GuardSource):
     def expr(self, weak):
         return repr(self.value)
 
-    def read(self, args, namespace):
-        return self.value
-
 
 class Attr(GuardSource):
     __slots__ = ("base", "name")
@@ -118,9 +102,6 @@ class Attr(GuardSource):
 
     def expr(self, weak):
         return f"{self.base.expr(weak)}.{self.name}"
-
-    def read(self, args, namespace):
-        return getattr(self.base.read(args, namespace), self.name)
 
 
 class Item(GuardSource):
@@ -132,34 +113,23 @@ class Item(GuardSource):
     def expr(self, weak):
         return f"{self.base.expr(weak)}[{self.key!r}]"
 
-    def read(self, args, namespace):
-        return self.base.read(args, namespace)[self.key]
-
 
 class TypeOf(GuardSource):
+    """``type(base)``."""
     __slots__ = ("base",)
+    builtin = "type"
 
     def __init__(self, base: GuardSource):
         self.base = base
 
     def expr(self, weak):
-        return f"type({self.base.expr(weak)})"
-
-    def read(self, args, namespace):
-        return type(self.base.read(args, namespace))
+        return f"{self.builtin}({self.base.expr(weak)})"
 
 
-class Len(GuardSource):
-    __slots__ = ("base",)
-
-    def __init__(self, base: GuardSource):
-        self.base = base
-
-    def expr(self, weak):
-        return f"len({self.base.expr(weak)})"
-
-    def read(self, args, namespace):
-        return len(self.base.read(args, namespace))
+class Len(TypeOf):
+    """``len(base)``."""
+    __slots__ = ()
+    builtin = "len"
 
 
 class Call(GuardSource):
@@ -172,13 +142,10 @@ class Call(GuardSource):
     def expr(self, weak):
         return f"{self.fn.expr(weak)}({self.arg.expr(weak)})"
 
-    def read(self, args, namespace):
-        return self.fn.read(args, namespace)(self.arg.read(args, namespace))
-
 
 class Text(GuardSource):
-    """A read written by a caller as Python text (``"args[0]"``, ``"o3.x"``); the C program
-    lowers it by parsing it (capture/guard_program.py)."""
+    """A read or a whole guard written as Python text (``"args[0]"``, ``f"bool({o}) is True"``):
+    the C program does not parse it; the residual Python function runs its guard."""
     __slots__ = ("text",)
 
     def __init__(self, text: str):
@@ -186,10 +153,6 @@ class Text(GuardSource):
 
     def expr(self, weak):
         return _call_names(self.text, weak) if weak else self.text
-
-    def read(self, args, namespace):
-        weak = {k: v for k, v in namespace.items() if isinstance(v, Held)}
-        return eval(self.expr(weak), dict(namespace), {"args": args})  # (our own text)
 
 
 def as_source(expr) -> GuardSource:
@@ -515,7 +478,7 @@ class GuardSet:
             return None
         desc, seen = guard.seen
         try:
-            now = guard.source.read(args, self.namespace)
+            now = eval(guard.source.expr(self.weak), dict(self.namespace), {"args": args})  # (our own text)
         except Exception as e:
             if interrupting(e) is not None:
                 raise
