@@ -1,4 +1,4 @@
-"""Guards: what a compiled entry assumed, as readable strings compiled into one fast check.
+"""Guards: what a compiled entry assumed, as records compiled into one fast check.
 
 The one guard builder of capture: every assumption the translator makes about a Python value is
 recorded through a method here, one per kind of guard (type, identity, equal constant, tensor
@@ -180,10 +180,10 @@ _TEXT = {
 
 class Guard:
     """One guard: ``kind`` (a key of :data:`_TEXT`), the ``source`` it reads (None for ``eqs``,
-    whose expected operands are pairs of sources, and for ``text``), ``expected`` (a tuple of
-    :class:`GuardSource` s; ``text``: one :class:`Text`, the whole expression), ``desc`` (the user's terms) and ``seen``
-    (for tensor and constant guards: the value's own description and what tracing saw, for the
-    recompile reason)."""
+    whose expected operands are pairs of sources; a ``text`` guard may name the value its
+    failure is reported on), ``expected`` (a tuple of :class:`GuardSource` s; ``text``: one
+    :class:`Text`, the whole expression), ``desc`` (the user's terms) and ``seen`` (for tensor and
+    constant guards: the value's own description and what tracing saw, for the recompile reason)."""
 
     __slots__ = ("kind", "source", "expected", "desc", "seen")
 
