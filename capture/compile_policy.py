@@ -27,11 +27,12 @@ from runtime.nn.cell import Cell
 from . import backends
 from . import cache as _cache
 from . import fast_call
+from . import guard_program  # noqa: F401 - (with the compiler, not in a first call's guard phase)
 from . import dynamic as _dynamic
 from . import resume as _resume
 from .cache import Entry
 from .errors import CaptureUserError, FullGraphError, GraphBreak, interrupting, out_of_memory
-from .guards import GuardSet
+from .guards import Arg, Attr, GuardSet, Item, TypeOf
 from .reconstruct import NotResumable, OutputPlan, Recipes
 from .report import BreakInfo, CompileInfo, events
 from .runner import device_of_inputs
@@ -398,7 +399,7 @@ _DUMP_NOTE = "IR of the graph up to the failing op: "
 
 def _arg_guards_only(tracer, flat):
     for i, v in enumerate(flat):
-        tracer.guards.argument(f"args[{i}]", v, f"argument {i}")
+        tracer.guards.argument(Arg(i), v, f"argument {i}")
 
 def _setup_root(tracer, fn, flat, names):
     """The root translator of a frame, its arguments and closure wrapped (guards recorded)."""
@@ -411,7 +412,7 @@ def _setup_root(tracer, fn, flat, names):
     local_vars = {}
     is_resume = code in _resume.RESUME_INFO
     for i, (nm, value) in enumerate(zip(names, flat)):
-        local_vars[nm] = _wrap_root(root, value, f"args[{i}]", (i,), nm, is_resume)
+        local_vars[nm] = _wrap_root(root, value, Arg(i), (i,), nm, is_resume)
     root.locals = local_vars
     root.self_var = local_vars.get(names[0]) if names else None
     if code.co_freevars:
@@ -424,9 +425,9 @@ def _setup_root(tracer, fn, flat, names):
         if getattr(own, "__wrapped_jit__", own) is fn:
             # the frame is the Cell's construct: a construct replaced on the class later must not
             # reuse this entry (``jit(cell)`` looks the class's construct up again then)
-            tracer.guards.identity("type(args[0]).construct", own, f"{type(flat[0]).__name__}.construct")
-    tracer.guards.add(f"{tracer.guards.obj(_context._state)}['mode'] == {_context.mode()}",
-                      f"context mode is {'GRAPH_MODE' if _context.mode() == 0 else 'PYNATIVE_MODE'}")
+            tracer.guards.identity(Attr(TypeOf(Arg(0)), "construct"), own, f"{type(flat[0]).__name__}.construct")
+    tracer.guards.equals(Item(tracer.guards.obj(_context._state), "mode"), _context.mode(),
+                         f"context mode is {'GRAPH_MODE' if _context.mode() == 0 else 'PYNATIVE_MODE'}")
     return root
 
 def _guard_lifted_tensors(tracer):

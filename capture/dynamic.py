@@ -40,7 +40,6 @@ recompile limit.
 """
 from __future__ import annotations
 
-import re
 import threading
 import weakref
 
@@ -69,7 +68,14 @@ TIER_UP_CALLS = 8
 #: the smallest size a generic entry serves: 0 and 1 stay specialised (broadcasting)
 MIN_GENERIC_SIZE = 2
 
-_ARG = re.compile(r"args\[(\d+)\]")
+
+
+def _tensor_argument(guard):
+    """(flat index, what tracing saw) of a guard on a top-level tensor argument, else None."""
+    from .guards import Arg
+    if guard.seen is None or guard.seen[1][0] != "tensor" or type(guard.source) is not Arg:
+        return None
+    return guard.source.index, guard.seen[1]
 
 
 # -- which dimension: the guards ---------------------------------------------------------------------
@@ -91,30 +97,15 @@ def size_changes(guard_set, flat):
     and new size), when every failing guard is a top-level tensor argument's guard whose type,
     dtype and rank still hold, and no two groups share an old or a new size (a size must name one
     symbol in both traces). Else None."""
-    from .errors import interrupting
-    failing = []
-    for expr in guard_set.exprs:
-        try:
-            ok = eval(expr, dict(guard_set.namespace), {"args": flat})
-        except Exception as e:
-            if interrupting(e) is not None:
-                raise
-            ok = False
-        if not ok:
-            failing.append(expr)
+    failing = list(guard_set.failures(flat))
     if not failing:
         return None
     groups: dict = {}
-    for expr in failing:
-        item = guard_set.watched.get(expr)
-        if item is None or item[2][0] != "tensor":
+    for guard in failing:
+        arg = _tensor_argument(guard)
+        if arg is None:
             return None
-        value_expr, _desc, seen = item
-        m = _ARG.fullmatch(value_expr)
-        if m is None:
-            return None
-        i = int(m.group(1))
-        _, cls, array_type, shape, dtype = seen
+        i, (_, cls, array_type, shape, dtype) = arg
         now = flat[i] if i < len(flat) else None
         if type(now) is not cls or type(getattr(now, "_data", None)) is not array_type or now.dtype != dtype:
             return None
@@ -188,11 +179,11 @@ def _check_guards(old, new, symbols):
     go, gn = old.guard_set, new.guard_set
     if len(go.exprs) != len(gn.exprs):
         raise Refused("the traces made different guards")
-    args = {f"args[{i}]" for sym in symbols for i, _d in sym.dims}
-    for a, b in zip(go.exprs, gn.exprs):
+    args = {i for sym in symbols for i, _d in sym.dims}
+    for a, b, ga, gb in zip(go.exprs, gn.exprs, go.guards, gn.guards):
         if a == b:
             continue
-        ia, ib = go.watched.get(a), gn.watched.get(b)
+        ia, ib = _tensor_argument(ga), _tensor_argument(gb)
         if ia is None or ib is None or ia[0] != ib[0] or ia[0] not in args:
             raise Refused("the traces made different guards")
     if set(go.namespace) != set(gn.namespace) or not all(_same_object(go.namespace[k], gn.namespace[k])
@@ -458,7 +449,7 @@ def generic_guard_set(old_set, symbols, declared, how):
     """``old_set`` with the tensor guards of the arguments holding a symbol checking their other
     sizes and the dynamic ones' ranges instead of their values, and, per symbol held by several
     dims, one more guard: those sizes are equal (the graph was traced with them equal)."""
-    from .guards import GuardSet
+    from .guards import Arg, Attr, Guard, GuardSet, Item, Text
     which: dict = {}
     for sym in symbols:
         for i, d in sym.dims:
@@ -467,22 +458,20 @@ def generic_guard_set(old_set, symbols, declared, how):
     new.namespace = dict(old_set.namespace)
     new._ids = dict(old_set._ids)
     new._paths = dict(old_set._paths)
-    new.watched = dict(old_set.watched)
     # the objects held weakly (capture.guards.Held) are the old set's, whose references report
     # deaths to it: passed on, so the generic entry is dropped when one of them dies, too
     new.weak = dict(old_set.weak)
     if old_set.weak:
         new_ref = weakref.ref(new)
         old_set.when_dead(lambda: (s := new_ref()) is not None and s._referent_died(None))
-    for expr, desc in zip(old_set.exprs, old_set.descs):
-        item = old_set.watched.get(expr)
-        m = _ARG.fullmatch(item[0]) if item is not None and item[2][0] == "tensor" else None
-        if m is None or int(m.group(1)) not in which:
-            new.add(expr, desc)
+    for guard in old_set.guards:
+        arg = _tensor_argument(guard)
+        if arg is None or arg[0] not in which:
+            new._record(guard)
             continue
-        index = int(m.group(1))
+        index, seen = arg
         dims = which[index]
-        value_expr, name, seen = item
+        name = guard.seen[0]
         shape = seen[3]
         conds = [f"len(_d.shape) == {len(shape)}"]
         conds += [f"_d.shape[{k}] == {s}" for k, s in enumerate(shape) if k not in dims]
@@ -491,19 +480,22 @@ def generic_guard_set(old_set, symbols, declared, how):
             bound = _size_bounds(f"_d.shape[{dim}]", declared.get((index, dim)))
             conds += bound
             ranges += [b.replace(f"_d.shape[{dim}]", f"dim {dim}") for b in bound]
+        expr = guard.expr({})  # (the text before held names are called: the new guard calls them)
         old_cond = f"_d.shape == {shape!r}"
         if old_cond not in expr:
             raise Refused("an argument's guard has an unexpected form")
         new_expr = expr.replace(old_cond, " and ".join(conds))
         sizes = ", ".join("?" if k in dims else str(s) for k, s in enumerate(shape))
-        new.add(new_expr, f"{name}: Tensor {seen[4]}[{sizes}] with {' and '.join(ranges)} "
-                          f"(dynamic, {how})")
-        new.watched[new_expr] = item
+        # (a free-form guard, reporting a failure as its tensor guard did)
+        new._record(Guard("text", guard.source, (Text(new_expr),), f"{name}: Tensor {seen[4]}[{sizes}] with "
+                          f"{' and '.join(ranges)} (dynamic, {how})", guard.seen))
     for sym in symbols:
         if len(sym.dims) > 1:
             (i0, d0), rest = sym.dims[0], sym.dims[1:]
-            new.add(" and ".join(f"args[{i}]._data.shape[{d}] == args[{i0}]._data.shape[{d0}]" for i, d in rest),
-                    "equal dynamic sizes: " + ", ".join(f"argument {i} dim {d}" for i, d in sym.dims))
+            def size(i, d):  # args[i]._data.shape[d]
+                return Item(Attr(Attr(Arg(i), "_data"), "shape"), d)
+            new._record(Guard("eqs", None, tuple(x for i, d in rest for x in (size(i, d), size(i0, d0))),
+                              "equal dynamic sizes: " + ", ".join(f"argument {i} dim {d}" for i, d in sym.dims)))
     return new
 
 

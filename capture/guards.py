@@ -1,13 +1,15 @@
-"""Guards: what a compiled entry assumed, as readable strings compiled into one fast check.
+"""Guards: what a compiled entry assumed, as records compiled into one fast check.
 
 The one guard builder of capture: every assumption the translator makes about a Python value is
 recorded through a method here, one per kind of guard (type, identity, equal constant, tensor
 shape/dtype, length, dict keys, missing attribute, value of a Python object read at trace time,
-call argument...). Each guard is a Python expression over the call's arguments (``args``) and
-objects captured at compile time (named ``o0``, ``o1``...), with a description in the user's
-terms (``self.fc1.weight: Tensor Float32[120, 400]``). ``GuardSet.compile()`` joins them with
-``and`` into one function, and keeps the descriptions for ``explain()`` and for recompile reasons
-(the first failing guard is reported).
+call argument...). Each guard is a record (:class:`Guard`): its kind, the :class:`GuardSource` it
+reads (an argument, an object the entry holds, named ``o0``, ``o1``..., an attribute or item of
+one), what it expects, and a description in the user's terms (``self.fc1.weight: Tensor
+Float32[120, 400]``). ``GuardSet.compile()`` builds the C guard program from the records
+(capture/guard_program.py); each record also reads as a Python expression (``exprs``), kept for
+messages and for the Python check used where the C helper is missing. The descriptions serve
+``explain()`` and recompile reasons (the first failing guard is reported).
 
 Example:
     >>> g = GuardSet()
@@ -45,12 +47,166 @@ def _canonical_dtype(dtype):
     return builtin if builtin == dtype else dtype
 
 
+class GuardSource:
+    """Where a guard reads its value on a later call. ``expr(weak)`` is that read as Python
+    text over ``args`` and the entry's names (``weak``: the names held weakly, read as ``oN()``):
+    evaluated for recompile reasons and shown in messages (the C program reads the fields).
+    ``str()`` is the text before anything is held weakly (callers still write free-form guards
+    with it: ``f"bool({g.obj(x)}) is True"``)."""
+
+    __slots__ = ()
+
+    def __str__(self):
+        return self.expr({})
+
+
+class Arg(GuardSource):
+    """``args[index]``: a call argument."""
+    __slots__ = ("index",)
+
+    def __init__(self, index: int):
+        self.index = index
+
+    def expr(self, weak):
+        return f"args[{self.index}]"
+
+
+class Const(GuardSource):
+    """An object the entry holds under ``name`` (its guard set's namespace); ``call``: the name is
+    a weak reference the guard calls (a Cell argument's, :meth:`GuardSet.arg_identity`)."""
+    __slots__ = ("name", "call")
+
+    def __init__(self, name: str, call: bool = False):
+        self.name, self.call = name, call
+
+    def expr(self, weak):
+        return self.name + "()" if self.call or self.name in weak else self.name
+
+
+class Lit(GuardSource):
+    """A literal value (an int, None, True...), written as its ``repr``."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def expr(self, weak):
+        return repr(self.value)
+
+
+class Attr(GuardSource):
+    __slots__ = ("base", "name")
+
+    def __init__(self, base: GuardSource, name: str):
+        self.base, self.name = base, name
+
+    def expr(self, weak):
+        return f"{self.base.expr(weak)}.{self.name}"
+
+
+class Item(GuardSource):
+    __slots__ = ("base", "key")
+
+    def __init__(self, base: GuardSource, key):
+        self.base, self.key = base, key
+
+    def expr(self, weak):
+        return f"{self.base.expr(weak)}[{self.key!r}]"
+
+
+class TypeOf(GuardSource):
+    """``type(base)``."""
+    __slots__ = ("base",)
+    builtin = "type"
+
+    def __init__(self, base: GuardSource):
+        self.base = base
+
+    def expr(self, weak):
+        return f"{self.builtin}({self.base.expr(weak)})"
+
+
+class Len(TypeOf):
+    """``len(base)``."""
+    __slots__ = ()
+    builtin = "len"
+
+
+class Call(GuardSource):
+    """``fn(arg)``: a function the entry holds, called with one argument."""
+    __slots__ = ("fn", "arg")
+
+    def __init__(self, fn: GuardSource, arg: GuardSource):
+        self.fn, self.arg = fn, arg
+
+    def expr(self, weak):
+        return f"{self.fn.expr(weak)}({self.arg.expr(weak)})"
+
+
+class Text(GuardSource):
+    """A read or a whole guard written as Python text (``"args[0]"``, ``f"bool({o}) is True"``):
+    the C program does not parse it; the residual Python function runs its guard."""
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def expr(self, weak):
+        return _call_names(self.text, weak) if weak else self.text
+
+
+def as_source(expr) -> GuardSource:
+    return expr if isinstance(expr, GuardSource) else Text(expr)
+
+
+#: how each kind of guard reads as Python (``s``: the source, ``e``: what it expects, each already
+#: written as text); the C program's lowering of each kind is in capture/guard_program.py
+_TEXT = {
+    "is": lambda s, e: f"{s} is {e[0]}",
+    "is_not": lambda s, e: f"{s} is not {e[0]}",
+    "eq": lambda s, e: f"{s} == {e[0]}",
+    "not_in": lambda s, e: f"{e[0]} not in {s}",
+    "type_is": lambda s, e: f"type({s}) is {e[0]}",
+    "constant": lambda s, e: f"type({s}) is {e[0]} and {s} == {e[1]}",
+    "length": lambda s, e: f"type({s}) is {e[0]} and len({s}) == {e[1]}",
+    "dict_keys": lambda s, e: f"type({s}) is {e[0]} and list({s}) == {e[1]}",
+    "scalars": lambda s, e: f"type({s}) is {e[0]} and {s} == {e[1]} and tuple(map(type, {s})) == {e[2]}",
+    "not_hasattr": lambda s, e: f"not hasattr({s}, {e[0]})",
+    "tensor": lambda s, e: (f"type({s}) is {e[0]} and type(_d := {s}._data) is {e[1]} and _d.shape == {e[2]} "
+                            f"and (_d.dtype is {e[3]} or _d.dtype == {e[3]})"),
+    "eqs": lambda s, e: " and ".join(f"{e[i]} == {e[i + 1]}" for i in range(0, len(e), 2)),
+    "text": lambda s, e: e[0],
+}
+
+
+class Guard:
+    """One guard: ``kind`` (a key of :data:`_TEXT`), the ``source`` it reads (None for ``eqs``,
+    whose expected operands are pairs of sources; a ``text`` guard may name the value its
+    failure is reported on), ``expected`` (a tuple of :class:`GuardSource` s; ``text``: one
+    :class:`Text`, the whole expression), ``desc`` (the user's terms) and ``seen`` (for tensor and
+    constant guards: the value's own description and what tracing saw, for the recompile reason)."""
+
+    __slots__ = ("kind", "source", "expected", "desc", "seen")
+
+    def __init__(self, kind: str, source, expected: tuple, desc: str, seen=None):
+        self.kind, self.source, self.expected, self.desc, self.seen = kind, source, expected, desc, seen
+
+    def expr(self, weak=()) -> str:
+        """The guard as a Python expression over ``args`` and the entry's names."""
+        s = self.source.expr(weak) if self.source is not None else None
+        e = [x.expr(weak) for x in self.expected]
+        return _TEXT[self.kind](s, e)
+
+
 class GuardSet:
     def __init__(self):
+        #: the guards, in the order they are checked
+        self.guards: list[Guard] = []
+        #: each guard as Python text (``Guard.expr``) and its description, in the same order
         self.exprs: list[str] = []
         self.descs: list[str] = []
         self.namespace: dict[str, object] = {"np": np}
-        self._ids: dict[int, str] = {}
+        self._ids: dict[int, GuardSource] = {}
         self._seen: set[str] = set()
         # How the user's code reaches each object (``self.fc1``), so guards read in source terms.
         self._paths: dict[int, str] = {}
@@ -60,20 +216,16 @@ class GuardSet:
         #: name -> the weak reference to a held object (filled by :meth:`hold_weakly`)
         self.weak: dict[str, "Held"] = {}
         self._on_death: list = []  # what the weak references' callbacks tell (:meth:`when_dead`)
-        #: guard expression -> (value expression, description, what tracing saw): the guards whose
-        #: failure :meth:`first_failure` reports as a change ("x: shape (32, 784) -> (17, 784)")
-        self.watched: dict[str, tuple] = {}
 
-    def obj(self, value) -> str:
-        """Name under which ``value`` is visible to guard expressions (kept alive by the entry),
-        or the argument expression it was bound to with :meth:`arg_identity`."""
+    def obj(self, value) -> GuardSource:
+        """How guards read ``value``: a :class:`Const` naming it (``o3``: kept alive by the entry),
+        or the argument it was bound to with :meth:`arg_identity`."""
         key = id(value)
-        name = self._ids.get(key)
-        if name is None:
-            name = f"o{len(self._ids)}"
-            self._ids[key] = name
-            self.namespace[name] = value
-        return name
+        src = self._ids.get(key)
+        if src is None:
+            src = self._ids[key] = Const(f"o{len(self._ids)}")
+            self.namespace[src.name] = value
+        return src
 
     def name_object(self, value, path: str) -> None:
         """Remember ``path`` (e.g. ``self.fc1``) as how the traced code reached ``value``; the first
@@ -86,20 +238,26 @@ class GuardSet:
         return self._paths.get(id(value)) or default or type(value).__name__
 
     def add(self, expr: str, desc: str | None = None) -> None:
+        """A free-form guard: a Python expression over ``args`` and the names of :meth:`obj`."""
+        self._record(Guard("text", None, (Text(expr),), desc or expr))
+
+    def _record(self, guard: Guard) -> None:
+        expr = guard.expr(self.weak)
         if expr in self._seen:
             return
         self._seen.add(expr)
+        self.guards.append(guard)
         self.exprs.append(expr)
-        self.descs.append(desc or expr)
+        self.descs.append(guard.desc)
 
-    # -- common guard kinds -------------------------------------------------------------------------
-    def identity(self, expr: str, value, desc: str) -> None:
-        name = self.obj(value)
-        if name in self.namespace and name != expr:  # (not an argument expression: arg_identity)
+    # -- common guard kinds (``expr``: a GuardSource, or Python text) -------------------------------
+    def identity(self, expr, value, desc: str) -> None:
+        src = self.obj(value)
+        if isinstance(src, Const) and not src.call and str(src) != str(expr):  # (not arg_identity's argument)
             self._identity_ids.add(id(value))
-        self.add(f"{expr} is {name}", f"{desc} is the same object")
+        self._record(Guard("is", as_source(expr), (src,), f"{desc} is the same object"))
 
-    def arg_identity(self, expr: str, value, desc: str) -> None:
+    def arg_identity(self, expr, value, desc: str) -> None:
         """``expr`` (an argument, e.g. ``args[0]``: the Cell) is ``value``, held by a weak reference
         so a cache entry does not keep a Cell alive; later guards reach the object through
         ``expr`` (checked first, so it is the same object)."""
@@ -108,7 +266,8 @@ class GuardSet:
         except TypeError:
             self.identity(expr, value, desc)
             return
-        self.add(f"{expr} is {self._fresh_name(ref)}()", f"{desc} is the same object")
+        expr = as_source(expr)
+        self._record(Guard("is", expr, (Const(self._fresh_name(ref), call=True),), f"{desc} is the same object"))
         self._ids.setdefault(id(value), expr)
 
     def _fresh_name(self, value) -> str:
@@ -116,68 +275,84 @@ class GuardSet:
         self.namespace[name] = value
         return name
 
-    def constant(self, expr: str, value, desc: str) -> None:
+    def constant(self, expr, value, desc: str) -> None:
         """Python constant: same type and equal value (1 == 1.0 == True must not alias)."""
         if value is None or isinstance(value, bool):
-            self.add(f"{expr} is {value!r}", f"{desc} is {value!r}")
+            self._record(Guard("is", as_source(expr), (Lit(value),), f"{desc} is {value!r}"))
             return
-        t = self.obj(type(value))
-        full = f"type({expr}) is {t} and {expr} == {self.obj(value)}"
-        self.add(full, f"{desc} == {value!r}")
-        self.watched.setdefault(full, (expr, desc, ("value", value)))
+        self._record(Guard("constant", as_source(expr), (self.obj(type(value)), self.obj(value)),
+                           f"{desc} == {value!r}", (desc, ("value", value))))
 
-    def type_is(self, expr: str, cls, desc: str) -> None:
-        self.add(f"type({expr}) is {self.obj(cls)}", f"{desc}: a {cls.__name__}")
+    def type_is(self, expr, cls, desc: str) -> None:
+        self._record(Guard("type_is", as_source(expr), (self.obj(cls),), f"{desc}: a {cls.__name__}"))
 
-    def length(self, expr: str, value, desc: str) -> None:
+    def length(self, expr, value, desc: str) -> None:
         """Exact type and length of a list/tuple."""
-        self.add(f"type({expr}) is {self.obj(type(value))} and len({expr}) == {len(value)}",
-                 f"{desc}: {type(value).__name__} of length {len(value)}")
+        self._record(Guard("length", as_source(expr), (self.obj(type(value)), Lit(len(value))),
+                           f"{desc}: {type(value).__name__} of length {len(value)}"))
 
-    def dict_keys(self, expr: str, value, desc: str) -> None:
+    def dict_keys(self, expr, value, desc: str) -> None:
         """Exact type and the keys, in order, of a dict."""
-        self.add(f"type({expr}) is {self.obj(type(value))} and list({expr}) == {self.obj(list(value))}",
-                 f"{desc}: {type(value).__name__} keys {list(value)}")
+        self._record(Guard("dict_keys", as_source(expr), (self.obj(type(value)), self.obj(list(value))),
+                           f"{desc}: {type(value).__name__} keys {list(value)}"))
 
     def hasnt_attr(self, obj, name: str) -> None:
         """``obj.name`` was missing (a ``hasattr``/``getattr`` default decided on it)."""
-        self.add(f"not hasattr({self.obj(obj)}, {name!r})", f"{self.path_of(obj)}.{name} does not exist")
+        self._record(Guard("not_hasattr", self.obj(obj), (Lit(name),), f"{self.path_of(obj)}.{name} does not exist"))
 
-    def python_value(self, expr: str, value, desc: str, depth: int = 0) -> None:
+    def same_object(self, expr, other, desc: str) -> None:
+        """``expr is other`` (two sources: the same list or tensor passed as two arguments)."""
+        self._record(Guard("is", as_source(expr), (as_source(other),), desc))
+
+    def distinct_objects(self, expr, other, desc: str) -> None:
+        """``expr is not other``: an entry traced with two distinct tensors must not run for
+        aliased ones (``p is q``, a write through one seen through the other)."""
+        self._record(Guard("is_not", as_source(expr), (as_source(other),), desc))
+
+    def equals(self, expr, value, desc: str) -> None:
+        """``expr == value`` (``value`` a literal: an int, a string)."""
+        self._record(Guard("eq", as_source(expr), (Lit(value),), desc))
+
+    def absent(self, container, key, desc: str) -> None:
+        """``key`` is not in ``container`` (a source: a module's globals, an object's ``__dict__``)."""
+        self._record(Guard("not_in", as_source(container), (Lit(key),), desc))
+
+    def python_value(self, expr, value, desc: str, depth: int = 0) -> None:
         """``expr`` still gives what tracing read: Python scalars by type and value, small
         containers by type, length and item, dtypes and other immutable constants by equality,
         everything else (Cells, Parameters, functions, objects) by identity."""
         from runtime.tensor import Tensor
+        expr = as_source(expr)
         if isinstance(value, types.ModuleType):
             # a name bound to a module may be rebound to another (``backend = fast_impl``)
             self.identity(expr, value, desc)
         elif isinstance(value, types.MethodType):
             # a bound method is a new object on every attribute read: guard what it binds
-            self.identity(f"{expr}.__func__", value.__func__, f"{desc} (method)")
-            self.identity(f"{expr}.__self__", value.__self__, f"{desc} (bound object)")
+            self.identity(Attr(expr, "__func__"), value.__func__, f"{desc} (method)")
+            self.identity(Attr(expr, "__self__"), value.__self__, f"{desc} (bound object)")
         elif isinstance(value, _SCALARS):
             self.constant(expr, value, desc)
         elif type(value) in (tuple, list) and len(value) <= MAX_GUARDED_ITEMS and depth < MAX_GUARD_DEPTH:
             if all(isinstance(v, _SCALARS) for v in value):
-                self.add(f"type({expr}) is {self.obj(type(value))} and {expr} == {self.obj(value)} and "
-                         f"tuple(map(type, {expr})) == {self.obj(tuple(map(type, value)))}", f"{desc} == {value!r}")
+                self._record(Guard("scalars", expr, (self.obj(type(value)), self.obj(value),
+                                                     self.obj(tuple(map(type, value)))), f"{desc} == {value!r}"))
                 return
             self.length(expr, value, desc)
             for i, v in enumerate(value):
-                self.python_value(f"{expr}[{i}]", v, f"{desc}[{i}]", depth + 1)
+                self.python_value(Item(expr, i), v, f"{desc}[{i}]", depth + 1)
         elif type(value) is dict and len(value) <= MAX_GUARDED_ITEMS and depth < MAX_GUARD_DEPTH and \
                 all(isinstance(k, (str, int)) and not isinstance(k, bool) for k in value):
             self.dict_keys(expr, value, desc)
             for k, v in value.items():
-                self.python_value(f"{expr}[{k!r}]", v, f"{desc}[{k!r}]", depth + 1)
+                self.python_value(Item(expr, k), v, f"{desc}[{k!r}]", depth + 1)
         elif isinstance(value, Tensor) or not isinstance(value, CONSTANT_TYPES):
             self.identity(expr, value, desc)
         elif isinstance(value, (DType, np.dtype)):
-            self.add(f"{expr} == {self.obj(value)}", f"{desc} == {value}")
+            self._record(Guard("eq", expr, (self.obj(value),), f"{desc} == {value}"))
         else:  # other immutable constants (range, slice, complex, numpy scalars...)
-            self.add(f"type({expr}) is {self.obj(type(value))} and {expr} == {self.obj(value)}", f"{desc} == {value!r}")
+            self._record(Guard("constant", expr, (self.obj(type(value)), self.obj(value)), f"{desc} == {value!r}"))
 
-    def argument(self, expr: str, value, desc: str, _open=None) -> None:
+    def argument(self, expr, value, desc: str, _open=None) -> None:
         """A call argument (``args[i]``): tensors by shape and dtype (any tensor of that kind will
         do), scalars by value, lists/tuples by length and item, Cells by a weak identity, other
         objects by identity. A container that contains itself stops at identity."""
@@ -185,6 +360,7 @@ class GuardSet:
         from runtime.parameter import Parameter
         from runtime.tensor import Tensor
         _open = set() if _open is None else _open
+        expr = as_source(expr)
         if isinstance(value, (tuple, list)) and id(value) in _open:
             self.identity(expr, value, desc)
         elif isinstance(value, Tensor) and not isinstance(value, Parameter):
@@ -195,7 +371,7 @@ class GuardSet:
             self.length(expr, value, desc)
             _open.add(id(value))
             for i, v in enumerate(value):
-                self.argument(f"{expr}[{i}]", v, f"{desc}[{i}]", _open)
+                self.argument(Item(expr, i), v, f"{desc}[{i}]", _open)
             _open.discard(id(value))
         elif isinstance(value, Cell):
             self.arg_identity(expr, value, desc)
@@ -209,37 +385,27 @@ class GuardSet:
         from graph.ops.core import COMPUTE_DTYPE
         from runtime.nn.cell import _PRECISION_SETTINGS
         dt, epoch = COMPUTE_DTYPE.dtype, _PRECISION_SETTINGS.epoch
-        self.add(f"{self.obj(COMPUTE_DTYPE)}.dtype == {self.obj(dt)} and {self.obj(_PRECISION_SETTINGS)}.epoch == {epoch}",
-                 f"mixed precision: compute dtype {dt}, {epoch} to_float call(s)")
+        self._record(Guard("eqs", None, (Attr(self.obj(COMPUTE_DTYPE), "dtype"), self.obj(dt),
+                                         Attr(self.obj(_PRECISION_SETTINGS), "epoch"), Lit(epoch)),
+                           f"mixed precision: compute dtype {dt}, {epoch} to_float call(s)"))
 
-    def same_object(self, expr: str, other: str, desc: str, other_desc: str) -> None:
-        """``expr`` is the same object as ``other`` (two arguments that alias one tensor)."""
-        self.add(f"{expr} is {other}", f"{desc} is the same object as {other_desc}")
-
-    def distinct_objects(self, expr: str, other: str, desc: str, other_desc: str) -> None:
-        """``expr`` is not the same object as ``other`` (an entry traced with distinct tensors
-        must not run for aliased ones: ``p is q``, in-place writes through one seen by the other)."""
-        self.add(f"{expr} is not {other}", f"{desc} is not the same object as {other_desc}")
-
-    def tensor(self, expr: str, tensor, desc: str) -> None:
+    def tensor(self, expr, tensor, desc: str) -> None:
         """Type, device (the array's type: numpy or cupy), shape and dtype of a tensor."""
-        cls = self.obj(type(tensor))
-        arr = self.obj(type(tensor._data))
         shape = tuple(tensor.shape)
-        dt = self.obj(_canonical_dtype(tensor._data.dtype))
         on = "" if type(tensor._data) is np.ndarray else " on the GPU"
         # (the array read once; numpy's dtypes of one kind are one object, so ``is`` decides first)
-        full = (f"type({expr}) is {cls} and type(_d := {expr}._data) is {arr} and _d.shape == {shape!r} "
-                f"and (_d.dtype is {dt} or _d.dtype == {dt})")
-        self.add(full, f"{desc}: Tensor {tensor.dtype}{list(shape)}{on}")
-        self.watched.setdefault(full, (expr, desc, ("tensor", type(tensor), type(tensor._data), shape, tensor.dtype)))
+        self._record(Guard("tensor", as_source(expr),
+                           (self.obj(type(tensor)), self.obj(type(tensor._data)), Lit(shape),
+                            self.obj(_canonical_dtype(tensor._data.dtype))),
+                           f"{desc}: Tensor {tensor.dtype}{list(shape)}{on}",
+                           (desc, ("tensor", type(tensor), type(tensor._data), shape, tensor.dtype))))
 
     # -- holding guarded objects weakly ---------------------------------------------------------------
     def hold_weakly(self) -> None:
         """Hold every object guarded by identity (a Parameter, a sub-Cell, a function, a global's
         value...) through a weak reference from now on, as TorchDynamo does: a stale entry must not
         keep what its guards name alive. Each such name ``oN`` becomes a :class:`Held` reference in
-        the namespace and ``oN()`` in the expressions (the descriptions are unchanged). Such an
+        the namespace and reads as ``oN()`` (the C program dereferences it; the descriptions are unchanged). Such an
         object is alive whenever the guard holds (the guard reads it from outside: an argument, a
         global, an attribute of a held object), and a dead one fails the guard: an entry whose
         referent died can never run again, and :meth:`when_dead` tells its owner to drop it.
@@ -257,16 +423,13 @@ class GuardSet:
         self._identity_ids = set()
         if not names:
             return
-        self.exprs = [_call_names(e, names) for e in self.exprs]
+        self.exprs = [g.expr(names) for g in self.guards]  # (their held names called)
         self._seen = set(self.exprs)
-        # (the guards a failure is explained by, under their new text: first_failure looks them up)
-        self.watched = {_call_names(e, names): (_call_names(v, names), desc, seen)
-                        for e, (v, desc, seen) in self.watched.items()}
         for name, ref in names.items():
             self.namespace[name] = ref
         self.weak = names
         # (the ids stay the names of objects only while they live; nothing adds guards later)
-        self._ids = {k: v for k, v in self._ids.items() if v not in names}
+        self._ids = {k: v for k, v in self._ids.items() if not (isinstance(v, Const) and v.name in names)}
 
     def when_dead(self, callback) -> None:
         """Call ``callback()`` once an object this guard set holds weakly is collected."""
@@ -286,7 +449,7 @@ class GuardSet:
         Objects guarded by identity are held weakly from then on (:meth:`hold_weakly`)."""
         from .guard_program import lower
         self.hold_weakly()
-        return lower(self.exprs, self.namespace, self._python_check) or self._python_check(self.exprs)
+        return lower(self.guards, self.exprs, self.namespace, self._python_check, self.weak) or self._python_check(self.exprs)
 
     def _python_check(self, exprs):
         body = " and ".join(f"({e})" for e in exprs) or "True"
@@ -295,9 +458,10 @@ class GuardSet:
         exec(compile(src, "<capture guard>", "exec"), ns)
         return ns.pop("guard")  # (no function <-> globals cycle holding the guarded objects)
 
-    def first_failure(self, args) -> str | None:
-        """The description of the first guard that fails for ``args`` (for recompile reasons)."""
-        for expr, desc in zip(self.exprs, self.descs):
+    def failures(self, args):
+        """The guards (records) that fail for ``args``, in order: each guard's Python text
+        evaluated (the oracle the C program agrees with; an error fails the guard)."""
+        for guard, expr in zip(self.guards, self.exprs):
             try:
                 ok = eval(expr, dict(self.namespace), {"args": args})  # our own strings
             except Exception as e:
@@ -305,18 +469,22 @@ class GuardSet:
                     raise
                 ok = False
             if not ok:
-                return self._what_changed(expr, args) or desc
+                yield guard
+
+    def first_failure(self, args) -> str | None:
+        """The description of the first guard that fails for ``args`` (for recompile reasons)."""
+        for guard in self.failures(args):
+            return self._what_changed(guard, args) or guard.desc
         return None
 
-    def _what_changed(self, expr, args) -> str | None:
+    def _what_changed(self, guard, args) -> str | None:
         """For a failed tensor or constant guard: the argument, what tracing saw and what the call
         gives (``x: shape (32, 784) -> (17, 784), dim 0 changed``); None for other guards."""
-        item = self.watched.get(expr)
-        if item is None:
+        if guard.seen is None:
             return None
-        value_expr, desc, seen = item
+        desc, seen = guard.seen
         try:
-            now = eval(value_expr, dict(self.namespace), {"args": args})
+            now = eval(guard.source.expr(self.weak), dict(self.namespace), {"args": args})  # (our own text)
         except Exception as e:
             if interrupting(e) is not None:
                 raise

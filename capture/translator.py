@@ -35,7 +35,7 @@ from graph.errors import is_internal_file
 from . import bytecode_compat as bc
 from .builder import GraphBuilder
 from .errors import CaptureUserError, GraphBreak, MissingAttribute, UserException
-from .guards import GuardSet
+from .guards import Attr, GuardSet, Item
 from .side_effects import SideEffects
 from .sources import CellSource, GlobalSource
 from .variable_builder import wrap_attribute, wrap_guarded, wrap_value
@@ -187,7 +187,7 @@ class Tracer:
             # At the root the frame cannot start without it; in a callee the call runs eagerly.
             raise GraphBreak(f"closure variable {name!r} is not bound yet",
                              resumable=tx.depth > 0) from None
-        box = Box(tx.guard_and_wrap(f"{tx.guards.obj(cell)}.cell_contents", contents, f"closure variable {name}",
+        box = Box(tx.guard_and_wrap(Attr(tx.guards.obj(cell), "cell_contents"), contents, f"closure variable {name}",
                                     CellSource(cell)))
         self.cell_boxes[id(cell)] = (cell, box, box.value)
         self.free_cells[id(box)] = cell
@@ -347,9 +347,9 @@ class InstructionTranslator:
         self.tracer.inlined.append(fn)
         if not is_framework_callable(fn):
             g, o = self.guards, self.guards.obj(fn)
-            g.identity(f"{o}.__code__", code, f"{fn.__qualname__}.__code__")
-            g.python_value(f"{o}.__defaults__", fn.__defaults__, f"{fn.__qualname__}.__defaults__")
-            g.python_value(f"{o}.__kwdefaults__", fn.__kwdefaults__, f"{fn.__qualname__}.__kwdefaults__")
+            g.identity(Attr(o, "__code__"), code, f"{fn.__qualname__}.__code__")
+            g.python_value(Attr(o, "__defaults__"), fn.__defaults__, f"{fn.__qualname__}.__defaults__")
+            g.python_value(Attr(o, "__kwdefaults__"), fn.__kwdefaults__, f"{fn.__qualname__}.__kwdefaults__")
         boxes = {name: self.tracer.box_for_cell(self, cell, name)
                  for name, cell in zip(code.co_freevars, fn.__closure__ or ())}
         local_vars = bind_arguments(self, code, list(args), dict(kwargs), fn.__defaults__, fn.__kwdefaults__)
@@ -533,9 +533,9 @@ class InstructionTranslator:
             # a user function's code and defaults may be replaced after tracing (the function
             # object itself is guarded where it was read)
             g, o = self.guards, self.guards.obj(fn)
-            g.identity(f"{o}.__code__", code, f"{fn.__qualname__}.__code__")
-            g.python_value(f"{o}.__defaults__", fn.__defaults__, f"{fn.__qualname__}.__defaults__")
-            g.python_value(f"{o}.__kwdefaults__", fn.__kwdefaults__, f"{fn.__qualname__}.__kwdefaults__")
+            g.identity(Attr(o, "__code__"), code, f"{fn.__qualname__}.__code__")
+            g.python_value(Attr(o, "__defaults__"), fn.__defaults__, f"{fn.__qualname__}.__defaults__")
+            g.python_value(Attr(o, "__kwdefaults__"), fn.__kwdefaults__, f"{fn.__qualname__}.__kwdefaults__")
         boxes = {name: self.tracer.box_for_cell(self, cell, name)
                  for name, cell in zip(code.co_freevars, fn.__closure__ or ())}
         cls = None
@@ -706,15 +706,15 @@ class InstructionTranslator:
             if not hasattr(builtins, name):
                 # NameError, as long as neither the globals nor the builtins gain the name
                 g = self.guards
-                g.add(f"{name!r} not in {g.obj(self.f_globals)}", f"global {name} is not defined")
-                g.add(f"{name!r} not in {g.obj(builtins.__dict__)}", f"builtin {name} is not defined")
+                g.absent(g.obj(self.f_globals), name, f"global {name} is not defined")
+                g.absent(g.obj(builtins.__dict__), name, f"builtin {name} is not defined")
                 raise UserException(NameError(f"name {name!r} is not defined", name=name),
                                     f"name {name!r} is not defined")
             # a global defined later with this name would shadow the builtin
-            self.guards.add(f"{name!r} not in {self.guards.obj(self.f_globals)}", f"global {name} is the builtin")
+            self.guards.absent(self.guards.obj(self.f_globals), name, f"global {name} is the builtin")
             value = getattr(builtins, name)
             # ... and the builtin is the one traced (a program may replace ``builtins.print``)
-            self.guards.identity(f"{self.guards.obj(builtins.__dict__)}[{name!r}]", value, f"builtin {name}")
+            self.guards.identity(Item(self.guards.obj(builtins.__dict__), name), value, f"builtin {name}")
             var = self.wrap(value)
         if push_null and not bc.NULL_AFTER_CALLABLE:
             self.push(NULL)
@@ -730,7 +730,7 @@ class InstructionTranslator:
             return written
         if name not in d:
             return None
-        return self.guard_and_wrap(f"{self.guards.obj(d)}[{name!r}]", d[name], desc, GlobalSource(d, name))
+        return self.guard_and_wrap(Item(self.guards.obj(d), name), d[name], desc, GlobalSource(d, name))
 
     def STORE_GLOBAL(self, ins):
         self.tracer.side_effects.set_global(self.f_globals, ins.arg, self.pop())

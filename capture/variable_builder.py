@@ -28,7 +28,7 @@ from runtime.tensor import Tensor
 
 from .builder import SymTensor
 from .errors import GraphBreak
-from .guards import CONSTANT_TYPES
+from .guards import CONSTANT_TYPES, Attr, Item
 from .polyfills import polyfill_for
 from .sources import ArgSource, AttrSource, ItemSource
 from .variables import (BuiltinVariable, CellVariable, ClassVariable, ConstantVariable, DictVariable,
@@ -49,7 +49,7 @@ def _wrap_root(tx, value, expr, path, desc, is_resume=False):
         # the same list/dict passed twice (aliased locals of a resume function) is one Variable
         hit = memo.get(id(value))
         if hit is not None:
-            g.add(f"{expr} is {hit[1]}", f"{desc} is {hit[2]}")
+            g.same_object(expr, hit[1], f"{desc} is {hit[2]}")
             return hit[0]
     if memo is not None and not isinstance(value, (int, float, bool, str, type(None), tuple)):
         tx.tracer.arg_paths.setdefault(id(value), path)
@@ -99,10 +99,10 @@ def _tensor_argument(tx, value, expr, path, desc):
     earlier = seen.get(id(value))
     if earlier is not None:
         var, first_expr, first_desc = earlier
-        g.same_object(expr, first_expr, desc, first_desc)
+        g.same_object(expr, first_expr, f"{desc} is the same object as {first_desc}")
         return var
     for _, other_expr, other_desc in seen.values():
-        g.distinct_objects(expr, other_expr, desc, other_desc)
+        g.distinct_objects(expr, other_expr, f"{desc} is not the same object as {other_desc}")
     g.tensor(expr, value, desc)
     var = TensorVariable(tx.builder.arg_input(value, path, desc))
     seen[id(value)] = (var, expr, desc)
@@ -119,13 +119,13 @@ def _new_root_variable(tx, value, expr, path, desc, is_resume):
         return ConstantVariable(value)
     if (isinstance(value, tuple) and plain_tuple(value)) or type(value) is list:
         g.length(expr, value, desc)
-        items = [_wrap_root(tx, v, f"{expr}[{i}]", path + (i,), f"{desc}[{i}]", is_resume)
+        items = [_wrap_root(tx, v, Item(expr, i), path + (i,), f"{desc}[{i}]", is_resume)
                  for i, v in enumerate(value)]
         return TupleVariable(items, cls=type(value)) if isinstance(value, tuple) \
             else ListVariable(items, external=True)
     if type(value) in PLAIN_DICT_TYPES and all(isinstance(k, str) for k in value):
         g.dict_keys(expr, value, desc)
-        var = DictVariable({k: _wrap_root(tx, v, f"{expr}[{k!r}]", path + (k,), f"{desc}[{k!r}]", is_resume)
+        var = DictVariable({k: _wrap_root(tx, v, Item(expr, k), path + (k,), f"{desc}[{k!r}]", is_resume)
                             for k, v in value.items()}, external=True, cls=type(value))
         var.source = ArgSource(path)
         return var
@@ -212,7 +212,7 @@ def _new_variable(tx, value, fresh, source):
 
 def wrap_attribute(tx, owner, name: str, value) -> Variable:
     """Wrap ``owner.name`` and guard on it (value for constants, identity for objects)."""
-    expr = f"{tx.guards.obj(owner)}.{name}"
+    expr = Attr(tx.guards.obj(owner), name)
     path = f"{tx.guards.path_of(owner)}.{name}"
     tx.guards.name_object(value, path)
     return wrap_guarded(tx, expr, value, path, AttrSource(owner, name))

@@ -24,6 +24,7 @@ from graph.ir import NODE
 
 from ..builder import SymTensor, lifting_parameters
 from ..errors import CaptureUserError, GraphBreak, MissingAttribute
+from ..guards import Attr, Call, Lit
 from .base import ConstantVariable, NoPythonValue, NotResumable, Variable
 from .containers import (SKIP, DefaultDictVariable, DictVariable, _dict_items_of, IteratorVariable, ListVariable,
                          TupleVariable, iterator_pipeline, plain_tuple)
@@ -91,7 +92,7 @@ class UserFunctionVariable(KnownCallableVariable):
     def getattr(self, tx, name):
         if self.self_var is None and name in _FUNCTION_METADATA and isinstance(self.fn, types.FunctionType):
             value = getattr(self.fn, name)
-            tx.guards.python_value(f"{tx.guards.obj(self.fn)}.{name}", value, f"{self.fn.__qualname__}.{name}")
+            tx.guards.python_value(Attr(tx.guards.obj(self.fn), name), value, f"{self.fn.__qualname__}.{name}")
             return tx.wrap(value)
         return super().getattr(tx, name)
 
@@ -945,7 +946,7 @@ class GradVariable(Variable):
         else:
             # (a function holding its GradOperation: guarded by identity; another process
             # translates anew, reading its own object's flags, capture/persist.py)
-            tx.guards.identity(f"{tx.guards.obj(g)}.grad_operation", g.grad_operation, "GradOperation")
+            tx.guards.identity(Attr(tx.guards.obj(g), "grad_operation"), g.grad_operation, "GradOperation")
             op = g.grad_operation
             spec = GradSpec("gradop", op=op, weights=_weights_list(g.weights) if op.get_by_list else None,
                             single_weight=single)
@@ -1029,8 +1030,8 @@ def _data_parallel_grads(tx, weights, wg, fn_var=None):
     dp.prepare_step(weights, getattr(fn_var, "obj", None))
     needed = dp.auto_reduce_needed(weights)
     g = tx.guards
-    g.add(f"{g.obj(dp.auto_reduce_needed)}({g.obj(list(weights))}) is {needed}",
-          f"data-parallel gradient reduction is {'on' if needed else 'off'}")
+    g.same_object(Call(g.obj(dp.auto_reduce_needed), g.obj(list(weights))), Lit(needed),
+                  f"data-parallel gradient reduction is {'on' if needed else 'off'}")
     if not needed:
         return wg
     return [TensorVariable(r) for r in dp.auto_reduce([v.sym for v in wg], weights)]

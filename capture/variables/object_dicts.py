@@ -14,6 +14,7 @@ from __future__ import annotations
 import inspect
 
 from ..errors import GraphBreak
+from ..guards import Attr, Item
 from ..sources import AttrSource, ItemSource
 from .base import ConstantVariable, Variable
 from .containers import DictVariable
@@ -56,7 +57,7 @@ class ObjectDictVariable(Variable):
         """The keys now: the real dict's (guarded), then names the trace added, in order."""
         g = tx.guards
         real = self.obj.__dict__
-        g.dict_keys(f"{g.obj(self.obj)}.__dict__", real, f"{g.path_of(self.obj)}.__dict__")
+        g.dict_keys(Attr(g.obj(self.obj), "__dict__"), real, f"{g.path_of(self.obj)}.__dict__")
         effects = tx.tracer.side_effects
         return list(real) + [n for n in effects.new_attr_names(self.obj) if n not in real]
 
@@ -66,9 +67,9 @@ class ObjectDictVariable(Variable):
             return written
         real = self.obj.__dict__
         g = tx.guards
-        expr = f"{g.obj(self.obj)}.__dict__[{name!r}]"
+        expr = Item(Attr(g.obj(self.obj), "__dict__"), name)
         if name not in real:
-            g.add(f"{name!r} not in {g.obj(self.obj)}.__dict__", f"{g.path_of(self.obj)} has no {name!r}")
+            g.absent(Attr(g.obj(self.obj), "__dict__"), name, f"{g.path_of(self.obj)} has no {name!r}")
             return None
         return tx.guard_and_wrap(expr, real[name], f"{g.path_of(self.obj)}.__dict__[{name!r}]",
                                  ItemSource(AttrSource(self.obj, "__dict__"), name))

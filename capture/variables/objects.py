@@ -16,6 +16,7 @@ import types
 from graph.errors import FRAMEWORK_PACKAGES
 
 from ..errors import GraphBreak, MissingAttribute, UserException
+from ..guards import Attr, Item, Len, TypeOf
 from .base import Variable
 
 
@@ -52,7 +53,7 @@ class ObjectVariable(Variable):
             # dict cannot shadow it)
             from .functions import UserFunctionVariable
             g = tx.guards
-            g.identity(f"type({g.obj(self.obj)}).{name}", static, f"{g.path_of(self.obj)}.{name} (property)")
+            g.identity(Attr(TypeOf(g.obj(self.obj)), name), static, f"{g.path_of(self.obj)}.{name} (property)")
             return UserFunctionVariable(static.fget).call(tx, [self], {})
         try:
             value = getattr(self.obj, name)
@@ -72,7 +73,7 @@ class ObjectVariable(Variable):
                 # inlined while the attribute still binds that function (the class's method not
                 # replaced, nor shadowed on the instance)
                 g = tx.guards
-                g.python_value(f"{g.obj(self.obj)}.{name}", value, f"{g.path_of(self.obj)}.{name}")
+                g.python_value(Attr(g.obj(self.obj), name), value, f"{g.path_of(self.obj)}.{name}")
                 return UserFunctionVariable(value.__func__, self)
         return tx.wrap_attr(self.obj, name, value)
 
@@ -151,7 +152,7 @@ class NewObjectVariable(Variable):
         if isinstance(static, (types.FunctionType, property)):
             # (the class's method or property, while the class still has that one)
             g = tx.guards
-            g.identity(f"{g.obj(self.cls)}.{name}", static, f"{self.cls.__name__}.{name}")
+            g.identity(Attr(g.obj(self.cls), name), static, f"{self.cls.__name__}.{name}")
         if isinstance(static, types.FunctionType):
             return UserFunctionVariable(static, self)
         if isinstance(static, property) and isinstance(static.fget, types.FunctionType):
@@ -279,7 +280,7 @@ class CellVariable(ObjectVariable):
 
     def getattr(self, tx, name):
         if name == "training":
-            tx.guards.constant(f"{tx.guards.obj(self.obj)}.training", self.obj.training,
+            tx.guards.constant(Attr(tx.guards.obj(self.obj), "training"), self.obj.training,
                                f"{tx.guards.path_of(self.obj)}.training")
             return tx.wrap(self.obj.training)
         return super().getattr(tx, name)
@@ -325,7 +326,7 @@ class CellVariable(ObjectVariable):
         if not hasattr(type(self.obj), "__len__"):
             raise GraphBreak(f"len() of a {self.describe()}")
         n = len(self.obj)
-        tx.guards.add(f"len({tx.guards.obj(self.obj)}) == {n}", f"len({type(self.obj).__name__}) == {n}")
+        tx.guards.equals(Len(tx.guards.obj(self.obj)), n, f"len({type(self.obj).__name__}) == {n}")
         return n
 
     def truth(self, tx):
@@ -347,7 +348,7 @@ class CellVariable(ObjectVariable):
             value = self.obj[k]
         except (IndexError, KeyError, TypeError) as e:
             raise GraphBreak(f"indexing {type(self.obj).__name__} fails at trace time: {e}")
-        tx.guards.python_value(f"{tx.guards.obj(self.obj)}[{k!r}]", value, f"{type(self.obj).__name__}[{k!r}]")
+        tx.guards.python_value(Item(tx.guards.obj(self.obj), k), value, f"{type(self.obj).__name__}[{k!r}]")
         return tx.wrap(value)
 
     def call(self, tx, args, kwargs):

@@ -121,8 +121,8 @@ class TensorVariable(Variable):
         if replaced is not None:  # ``Tensor.abs = my_abs``, or a method of a user subclass: traced
             from .functions import UserFunctionVariable
             g, cls = tx.guards, self.python_type()
-            g.identity(f"{g.obj(cls)}.__dict__.get({name!r})", cls.__dict__.get(name),
-                       f"{cls.__name__}.{name} (a user function)")
+            from ..guards import Attr
+            g.identity(Attr(g.obj(cls), name), replaced, f"{cls.__name__}.{name} (a user function)")
             return UserFunctionVariable(replaced, self)
         if name == "__len__":
             import functools

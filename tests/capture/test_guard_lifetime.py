@@ -221,6 +221,14 @@ def test_a_replaced_sub_cell_of_a_jitted_net_is_released():
     assert old() is None, "the stale entry keeps the replaced sub-Cell alive"
 
 
+def _lenet_step():
+    """A jitted LeNet5-like train step (conv, pool, dense, cross-entropy, Momentum)."""
+    net = nn.SequentialCell([nn.Conv2d(1, 6, 5, pad_mode="valid"), nn.ReLU(), nn.MaxPool2d(2, 2),
+                             nn.Flatten(), nn.Dense(6 * 14 * 14, 10)])
+    loss = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    return capture.jit(nn.TrainOneStepCell(nn.WithLossCell(net, loss), nn.Momentum(net.trainable_params(), 0.01, 0.9)))
+
+
 def _call_names_by_tokenize(expr, names):
     """The oracle: Python's own tokenizer finds the names (what capture.guards did before)."""
     import io
@@ -238,16 +246,20 @@ def _call_names_by_tokenize(expr, names):
 
 
 def test_weakly_held_names_are_called_exactly_where_pythons_tokenizer_finds_them(monkeypatch):
-    """Every guard text of a LeNet5-like train step and of a Cell with dict, string, tuple and
-    float attributes, rewritten by capture.guards._call_names, equals the tokenizer's rewrite."""
+    """Every guard of a LeNet5-like train step and of a Cell with dict, string, tuple and float
+    attributes reads, once its objects are held weakly, as the tokenizer's rewrite of its text
+    (each held name called); capture.guards._call_names (which rewrites free-form guard texts)
+    agrees with the tokenizer on those texts and on tricky ones."""
     from capture import guards
-    seen = []
-    real = guards._call_names
+    compiled = []
+    real_compile = guards.GuardSet.compile
 
-    def spy(expr, names):
-        seen.append((expr, dict(names)))
-        return real(expr, names)
-    monkeypatch.setattr(guards, "_call_names", spy)
+    def spy(self):
+        before = list(self.exprs)
+        result = real_compile(self)
+        compiled.append((before, self))
+        return result
+    monkeypatch.setattr(guards.GuardSet, "compile", spy)
 
     class Odd(nn.Cell):
         def __init__(self):
@@ -263,11 +275,18 @@ def test_weakly_held_names_are_called_exactly_where_pythons_tokenizer_finds_them
     jitted = capture.jit(lambda t: net(t) * 2)
     for _ in range(2):
         jitted(_t(np.ones((2, 4), np.float32)))
-    assert seen
+    _lenet_step()(_t(np.ones((2, 1, 32, 32), np.float32)), Tensor(np.array([1, 2], np.int32)))
+    assert compiled and any(gs.weak for _, gs in compiled)
+    seen = []
+    for before, gs in compiled:
+        assert len(before) == len(gs.exprs)
+        for old, new in zip(before, gs.exprs):
+            assert new == _call_names_by_tokenize(old, gs.weak), old
+            seen.append((old, dict(gs.weak)))
     tricky = [("o1 is args[0].o1 and o12.w == 'o1' and o1 .x and 1e5 < o1", {"o1": 0, "o12": 0}),
               ('o2 == "it\\"s o2" and o2[\'o2\'] and (o2)', {"o2": 0})]
     for expr, names in seen + tricky:
-        assert real(expr, names) == _call_names_by_tokenize(expr, names), expr
+        assert guards._call_names(expr, names) == _call_names_by_tokenize(expr, names), expr
 
 
 def test_dead_entries_give_their_recompile_budget_back():

@@ -1,6 +1,6 @@
-"""The C guard program (capture/_guard_vm.c, lowered by capture/guard_program.py) against its
-oracle, the generated Python function of the same guard strings: every guard kind the builder
-writes, on arguments that pass and on each way they can fail, and the guards of real compiled
+"""The C guard program (capture/_guard_vm.c, built from the guard records by
+capture/guard_program.py) against its oracle, the generated Python function of the same guards'
+texts: every guard kind the builder writes, on arguments that pass and on each way they can fail, and the guards of real compiled
 train steps under changes a user can make (a new sub-Cell, a resized Parameter, a flag)."""
 import array
 import gc
@@ -14,7 +14,7 @@ import pytest
 import capture
 from capture import guard_program
 from capture.cache import cache_for
-from capture.guards import GuardSet
+from capture.guards import Arg, Attr, Call, Guard, GuardSet, Item, Lit
 from runtime import Parameter, Tensor, nn, ops
 
 pytestmark = pytest.mark.skipif(not guard_program.AVAILABLE, reason="the C guard helper is not built")
@@ -55,25 +55,22 @@ def test_every_guard_kind_agrees_with_python_on_passing_and_failing_calls():
     cell = nn.Dense(3, 2)
     inner = Box(flag=True, rate=0.5, mode="relu", shape=(1, 2), items=[1, 2.0], table={"a": 1})
     gs = GuardSet()
-    gs.argument("args[0]", t, "x")
-    gs.argument("args[1]", 3, "n")
-    gs.argument("args[2]", [t, 1.5], "pair")
-    gs.argument("args[3]", cell, "net")
-    gs.argument("args[4]", None, "nothing")
-    gs.python_value(f"{gs.obj(inner)}.flag", True, "inner.flag")
-    gs.python_value(f"{gs.obj(inner)}.rate", 0.5, "inner.rate")
-    gs.python_value(f"{gs.obj(inner)}.mode", "relu", "inner.mode")
-    gs.python_value(f"{gs.obj(inner)}.shape", (1, 2), "inner.shape")
-    gs.python_value(f"{gs.obj(inner)}.items", [1, 2.0], "inner.items")
-    gs.python_value(f"{gs.obj(inner)}.table", {"a": 1}, "inner.table")
-    gs.python_value(f"{gs.obj(inner)}.dtype", np.dtype(np.float32), "inner.dtype")
+    gs.argument(Arg(0), t, "x")
+    gs.argument(Arg(1), 3, "n")
+    gs.argument(Arg(2), [t, 1.5], "pair")
+    gs.argument(Arg(3), cell, "net")
+    gs.argument(Arg(4), None, "nothing")
+    for name, value in [("flag", True), ("rate", 0.5), ("mode", "relu"), ("shape", (1, 2)), ("items", [1, 2.0]),
+                        ("table", {"a": 1}), ("dtype", np.dtype(np.float32))]:
+        gs.python_value(Attr(gs.obj(inner), name), value, f"inner.{name}")
     gs.hasnt_attr(inner, "missing")
-    gs.add(f"'len' not in {gs.obj({'x': 1})}", "len is not shadowed")
-    gs.add(f"{gs.obj(len)}({gs.obj((1, 2))}) == 2", "a call of a held function")
+    gs.absent(gs.obj({'x': 1}), "len", "len is not shadowed")
+    gs.equals(Call(gs.obj(len), gs.obj((1, 2))), 2, "a call of a held function")
     gs.compute_precision()
     inner.dtype = np.dtype(np.float32)
+    assert "'len' not in o" in " ".join(gs.exprs) and "(o" in " ".join(gs.exprs)
     lowering = guard_program._Lowering(gs.namespace)
-    assert all(lowering.expression(e) for e in gs.exprs)  # every kind the builder writes runs in C
+    assert all(lowering.record(g) for g in gs.guards)  # every kind the builder writes runs in C
     good = (t, 3, [t, 1.5], cell, None)
     assert _agree(gs, good) == [True]
     fails = [
@@ -113,9 +110,10 @@ def test_an_error_inside_a_guard_fails_it_and_an_interrupt_propagates():
         __hash__ = object.__hash__
 
     gs = GuardSet()
-    gs.add("args[0].attr == 1")
-    gs.add("args[1] == 2")
+    gs.equals(Attr(Arg(0), "attr"), 1, "x.attr")
+    gs.equals(Arg(1), 2, "y")
     program, _ = _both(gs)
+    assert gs.exprs == ["args[0].attr == 1", "args[1] == 2"]
     assert program((Box(attr=1), 2)) is True
     assert program((Box(), 2)) is False                 # AttributeError: fails
     assert program((Box(attr=1), Raises(ValueError("x")))) is False
@@ -128,8 +126,11 @@ def test_shapes_of_arrays_that_are_not_plain_ndarrays_and_of_every_rank():
         pass
 
     gs = GuardSet()
-    gs.add("args[0].shape == (2, 3)")
-    gs.add("args[1].shape == ()")
+    gs.equals(Attr(Arg(0), "shape"), (2, 3), "x.shape")
+    gs.equals(Attr(Arg(1), "shape"), (), "y.shape")
+    lowering = guard_program._Lowering(gs.namespace)
+    assert all(lowering.record(g) for g in gs.guards)
+    assert [op for op, *_ in lowering.code].count(guard_program._vm.T_SHAPE) == 2  # (dims read in place)
     sub = np.zeros((2, 3)).view(Sub)
     view = np.zeros((4, 6))[::2, ::2]
     calls = [(np.zeros((2, 3)), np.float32(1)), (sub, np.array(1.0)), (view, np.zeros(())),
@@ -140,12 +141,13 @@ def test_shapes_of_arrays_that_are_not_plain_ndarrays_and_of_every_rank():
 
 def test_guards_it_cannot_lower_run_in_python_after_the_rest():
     gs = GuardSet()
-    gs.add("args[0] > 1")                    # an order comparison: Python
-    gs.add("[x for x in args] != []")        # a comprehension: Python
-    gs.add("type(args[0]) is int")           # builtin ``int`` is not a held object: Python
+    gs.add("args[0] > 1")                    # free-form Python text
+    gs.add("[x for x in args] != []")
+    gs.constant("args[0]", 2, "x")           # a read written as text
+    gs.type_is(Arg(0), int, "x")             # (a record: C)
     lowering = guard_program._Lowering(gs.namespace)
-    assert [lowering.expression(e) for e in gs.exprs] == [False, False, False]
-    assert _agree(gs, (2,), (1,), (2.5,)) == [True, False, False]
+    assert [lowering.record(g) for g in gs.guards] == [False, False, False, True]
+    assert _agree(gs, (2,), (1,), (2.5,), (True,)) == [True, False, False, False]
 
 
 def test_a_malformed_program_is_refused():
@@ -199,8 +201,8 @@ def test_the_guards_of_a_compiled_train_step_agree_with_python_under_user_change
     (entry,) = cache_for(step.__code__).entries
     gs = entry.guard_set
     assert len(gs.exprs) > 20
-    lowering = guard_program._Lowering(gs.namespace)
-    assert all(lowering.expression(e) for e in gs.exprs)  # every guard of a train step runs in C
+    lowering = guard_program._Lowering(gs.namespace, weak=gs.weak)
+    assert all(lowering.record(g) for g in gs.guards)  # every guard of a train step runs in C
     assert _agree(gs, (x, y)) == [True]
     assert _agree(gs, (x, Tensor(np.array([0, 1, 2, 3], np.int64))), (Tensor(x.asnumpy()[:2]), y)) == [False, False]
     changes = [
@@ -235,8 +237,8 @@ def test_the_guards_of_a_graph_mode_cell_hold_it_weakly_and_run_in_c():
         (entry,) = [e for e in cache_for(Net.construct.__code__).entries if not e.eager]
         gs = entry.guard_set
         assert any("()" in e for e in gs.exprs)  # the Cell argument, through a weak reference
-        lowering = guard_program._Lowering(gs.namespace)
-        assert all(lowering.expression(e) for e in gs.exprs)
+        lowering = guard_program._Lowering(gs.namespace, weak=gs.weak)
+        assert all(lowering.record(g) for g in gs.guards)
         other = (net, Tensor(np.ones((3, 8), np.float32)))
         assert _agree(gs, (net, x), (Net(), x), other) == [True, False, False]
     finally:
@@ -248,9 +250,9 @@ def _tensor_guard_set():
     """A guard set with one tensor guard on ``args[0]`` (a float32 [2, 3] Tensor), lowered to the
     one fused tensor test."""
     gs = GuardSet()
-    gs.tensor("args[0]", Tensor(np.zeros((2, 3), np.float32)), "x")
+    gs.tensor(Arg(0), Tensor(np.zeros((2, 3), np.float32)), "x")
     lowering = guard_program._Lowering(gs.namespace)
-    assert lowering.expression(gs.exprs[0])
+    assert lowering.record(gs.guards[0])
     assert [op for op, *_ in lowering.code] == [guard_program._vm.V_ARG, guard_program._vm.T_TENSOR]
     return gs
 
@@ -299,9 +301,8 @@ def test_the_tensor_test_follows_a_changed_tensor_type():
     gs = GuardSet()
     h = Holder()
     h._data = np.zeros(3, np.float32)
-    gs.add(f"type(args[0]) is {gs.obj(Holder)} and type(_d := args[0]._data) is {gs.obj(np.ndarray)} "
-           f"and _d.shape == (3,) and (_d.dtype is {gs.obj(np.dtype(np.float32))} "
-           f"or _d.dtype == {gs.obj(np.dtype(np.float32))})")
+    gs._record(Guard("tensor", Arg(0), (gs.obj(Holder), gs.obj(np.ndarray), Lit((3,)), gs.obj(np.dtype(np.float32))),
+                     "h: a Holder of a float32 [3] array"))
     program, python = _both(gs)
     assert program((h,)) is True and python((h,)) and program.direct_reads == 1
     slot = Holder._data
@@ -328,12 +329,14 @@ class Holder:
 def _stable_guards(holder, table):
     gs = GuardSet()
     h = gs.obj(holder)
-    gs.add(f"{h}.child is {gs.obj(holder.child)}")
-    gs.add(f"{h}.flag is False")
-    gs.add(f"type({h}.rate) is {gs.obj(float)} and {h}.rate == 0.5")
-    gs.add(f"{h}.dims == (1, 2)")
-    gs.add(f"{h}.items == [1, 2]")  # (a list: compared anew on every call)
-    gs.add(f"{gs.obj(table)}['mode'] == 1 and 'len' not in {gs.obj(table)}")
+    gs.same_object(Attr(h, "child"), gs.obj(holder.child), "holder.child")
+    gs.constant(Attr(h, "flag"), False, "holder.flag")
+    gs.constant(Attr(h, "rate"), 0.5, "holder.rate")
+    gs.equals(Attr(h, "dims"), (1, 2), "holder.dims")
+    gs.equals(Attr(h, "items"), [1, 2], "holder.items")  # (a list: compared anew on every call)
+    gs.equals(Item(gs.obj(table), "mode"), 1, "table['mode']")
+    gs.absent(gs.obj(table), "len", "no 'len' in table")
+    assert gs.exprs[:3] == ["o0.child is o1", "o0.flag is False", "type(o0.rate) is o2 and o0.rate == o3"]
     return gs
 
 
@@ -400,14 +403,13 @@ def test_properties_slots_and_getattr_hooks_stay_in_the_main_section():
 
     p, g, s = WithProperty(), WithGetattr(), Slotted()
     p._value, s.a = 1, 1
-    for expr in ("o0.value == 1", "o0.anything == 1", "o0.a == 1"):
+    for attr in ("value", "anything", "a"):
         for obj in (p, g, s):
             gs = GuardSet()
-            gs.namespace["o0"] = obj
-            gs.add(expr)
+            gs.equals(Attr(gs.obj(obj), attr), 1, f"o0.{attr}")
             lowering = guard_program._Lowering(gs.namespace, True)
-            lowering.expression(expr)
-            assert not lowering.stable
+            assert lowering.record(gs.guards[0])
+            assert lowering.code and not lowering.stable
 
 
 def test_a_model_checks_its_cells_through_the_stable_section():
@@ -431,3 +433,31 @@ def test_a_model_checks_its_cells_through_the_stable_section():
     gc.collect()
     assert len(cache_for(step.__wrapped_jit__.__code__).entries) == 1
     np.testing.assert_allclose(step(x).asnumpy(), want, rtol=1e-6)
+
+
+def test_a_train_steps_guards_become_the_c_program_without_parsing_any_text():
+    """The program is built from the guard records: no guard text is parsed, and no guard of a
+    train step is left to a residual Python function."""
+    import ast
+
+    from capture.guards import GuardSet as _GuardSet
+    calls = []
+
+    def refuse(*a, **k):
+        calls.append(a[:1])
+        raise RuntimeError("a guard was parsed or left to Python")
+    net = Net()
+    step = capture.jit(lambda x: net(x))
+    x = Tensor(np.ones((3, 8), np.float32))
+    parse, python_check = ast.parse, _GuardSet._python_check
+    ast.parse, _GuardSet._python_check = refuse, refuse
+    try:
+        got = [step(x).asnumpy() for _ in range(2)]
+    finally:  # (pytest's own reports parse source)
+        ast.parse, _GuardSet._python_check = parse, python_check
+    assert calls == []
+    for y in got:
+        np.testing.assert_allclose(y, net(x).asnumpy(), rtol=1e-6)
+    (entry,) = cache_for(step.__wrapped_jit__.__code__).entries
+    assert isinstance(entry.check, guard_program._vm.Program) and len(entry.guard_set.guards) > 10
+    assert not entry.eager
