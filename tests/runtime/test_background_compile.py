@@ -147,6 +147,8 @@ def _forked_child(queue):
         queue.put({"exception": repr(e)})
 
 
+# (forking with the compile thread alive is the point: Python 3.12+ warns about exactly that)
+@pytest.mark.filterwarnings("ignore:This process .* is multi-threaded:DeprecationWarning")
 def test_a_forked_child_does_not_wait_on_its_parents_compile(monkeypatch):
     if "fork" not in multiprocessing.get_all_start_methods():
         pytest.skip("no fork here")
