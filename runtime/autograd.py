@@ -38,28 +38,37 @@ def backward(tape: Tape, outputs, sens, wrt, on_final=None):
     for o, s in zip(outputs, sens):
         if isinstance(o, Tensor) and s is not None:
             _accumulate(grads, o, s, level)
-    final_after = _first_uses(tape, wrt) if on_final is not None else {}
+    final_after = _first_uses(tape, wrt) if on_final is not None else None
     entries = tape.entries
+    tracked = tape.tracked
     for index in range(len(entries) - 1, -1, -1):
         entry = entries[index]
-        gs = [grads.get(id(o)) for o in entry.outputs]
-        if any(g is not None for g in gs):
-            if VMAP_LEVEL[0] and not isinstance(entry.op, Op) and not getattr(entry.op, "batchable_vjp", False) \
+        outputs = entry.outputs
+        if len(outputs) == 1:  # (most ops: no list to build, no generator to run)
+            g0 = grads.get(id(outputs[0]))
+            gs = None if g0 is None else [g0]
+        else:
+            gs = [grads.get(id(o)) for o in outputs]
+            if all(g is None for g in gs):
+                gs = None
+        if gs is not None:
+            op = entry.op
+            if VMAP_LEVEL[0] and not isinstance(op, Op) and not getattr(op, "batchable_vjp", False) \
                     and any(type(g) is BatchedTensor for g in gs):
                 in_grads = _vjp_per_example(entry, gs)
             else:
                 in_grads = None
-                if entry.op.name in _eager_kernels.VJP_OPS and not ACTIVE and isinstance(entry.op, Op):
+                if op.name in _VJP_COMPILED and not ACTIVE and isinstance(op, Op):
                     # (no tape records this backward: the rule may run as one compiled graph)
-                    in_grads = _eager_kernels.run_vjp(entry.op, entry.attrs, entry.inputs, entry.outputs, gs)
+                    in_grads = _eager_kernels.run_vjp(op, entry.attrs, entry.inputs, outputs, gs)
                 if in_grads is None:
-                    in_grads = apply_vjp(entry.op, entry.attrs, entry.inputs, entry.outputs, gs)
+                    in_grads = apply_vjp(op, entry.attrs, entry.inputs, outputs, gs)
             for inp, gi in zip(entry.inputs, in_grads):
-                if gi is not None and isinstance(inp, Tensor) and id(inp) in tape.tracked:
+                if gi is not None and id(inp) in tracked and isinstance(inp, Tensor):
                     _accumulate(grads, inp, gi, level)
-        for k in final_after.get(index, ()):
-            on_final(k, _final_grad(tape, grads, wrt[k]))
-        if on_final is not None:
+        if final_after is not None:
+            for k in final_after.get(index, ()):
+                on_final(k, _final_grad(tape, grads, wrt[k]))
             comm.progress()  # MPI moves started all-reduces only inside MPI calls
     return [_final_grad(tape, grads, w) for w in wrt]
 
@@ -263,6 +272,7 @@ class _GradFn:
         self.weights = weights
         self.has_aux = has_aux
         self.return_value = return_value
+        self._positions = {}  # (number of positional arguments, grad_position) -> _positions(...)
 
     def __call__(self, *args, **kwargs):
         if self.grad_position == ():  # MindSpore raises for an empty grad_position (its C++ check)
@@ -271,7 +281,12 @@ class _GradFn:
             handled, result = CALL_HANDLER(self, args, kwargs)
             if handled:
                 return result
-        positions = _positions(self.grad_position, len(args))
+        try:  # (checked once per argument count and grad_position; an error is raised every time)
+            positions = self._positions[len(args), self.grad_position]
+        except (KeyError, TypeError):  # (TypeError: a list grad_position, never memoised)
+            positions = _positions(self.grad_position, len(args))
+            if type(self.grad_position) is not list:
+                self._positions[len(args), self.grad_position] = positions
         weights = _weights_list(self.weights)
         out, pg, wg = _run_with_tape(self.fn, args, kwargs, positions, weights, self.has_aux)
         grads = _pack(pg, wg, positions, self.grad_position, weights, self.weights)

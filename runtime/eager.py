@@ -92,13 +92,13 @@ _CHECKED: dict = {}
 _CHECKED_LIMIT = 1 << 14
 
 
-def _signature(op, args, attrs):
+def _signature(op, arrays, attrs):
     """What an op's shape inference depends on: the op, each operand's shape and dtype (a
     Python scalar's type and value) and the attributes; None when an operand or attribute is
-    something else (no memo: its inference runs every time)."""
+    something else (no memo: its inference runs every time). ``arrays``: the operands with
+    tensors replaced by their arrays."""
     key = [op]
-    for a in args:
-        d = getattr(a, "_data", a)
+    for d in arrays:
         t = type(d)
         if t is _ndarray or (t is not list and hasattr(d, "__cuda_array_interface__")):
             key.append(d.shape)
@@ -115,23 +115,20 @@ def _signature(op, args, attrs):
     return tuple(key)
 
 
-def _checked(op, args, attrs) -> None:
-    """``op.infer_rule`` on the operands, once per signature: eager execution only needs its
-    errors (numpy must never silently accept what graph mode rejects), and a signature that
-    passed once passes again (inference reads shapes, dtypes, scalar operands and attributes)."""
-    # (a collective's inference also reads the live group table: a group destroyed since must be refused)
-    key = None if op.communicates else _signature(op, args, attrs)
-    if key is not None:
-        try:
-            if key in _CHECKED:
-                return
-        except TypeError:  # an unhashable attribute value (a list): no memo
-            key = None
+def _checked(op, args, attrs, key) -> None:
+    """``op.infer_rule`` on the operands, once per signature ``key`` (:func:`_signature`; None: no
+    memo): eager execution only needs its errors (numpy must never silently accept what graph
+    mode rejects), and a signature that passed once passes again (inference reads shapes,
+    dtypes, scalar operands and attributes). :func:`eager_handler` tests the memo inline and
+    calls this only on a miss."""
     op.infer_rule(*args, **attrs)
     if key is not None:
         if len(_CHECKED) >= _CHECKED_LIMIT:
             _CHECKED.clear()
-        _CHECKED[key] = True
+        try:
+            _CHECKED[key] = True
+        except TypeError:  # an unhashable attribute value (a list): no memo
+            pass
 
 
 #: non-empty while graph capture calls framework code that must not compute on real tensors
@@ -139,61 +136,111 @@ def _checked(op, args, attrs) -> None:
 FORBID_EAGER: list = []
 
 
+class _Plan:
+    """What :func:`eager_handler` reads of an op on every call, gathered once per op (one
+    attribute load instead of seven; the registry's fields never change after registration)."""
+
+    __slots__ = ("infer", "memo", "promote", "single", "mutates", "records", "tiered")
+
+    def __init__(self, op):
+        self.infer = op.eager_infer
+        # (a collective's inference also reads the live group table: a group destroyed since
+        # must be refused, so it is never memoised)
+        self.memo = not op.communicates
+        self.promote = op.promote
+        self.single = op.n_outputs == 1
+        self.mutates = op.mutates
+        self.records = op.vjp is not None
+        self.tiered = op.name in _TIERED
+
+
+_PLANS: dict = {}
+
+
+def _plan(op) -> _Plan:
+    plan = _PLANS[op] = _Plan(op)
+    return plan
+
+
 def eager_handler(op, args, attrs):
     if FORBID_EAGER:
         raise FORBID_EAGER[-1](f"{op.name} would run eagerly at trace time")
-    arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+    plan = _PLANS.get(op)
+    if plan is None:
+        plan = _plan(op)
+    n = len(args)
+    if n == 1:
+        a = args[0]
+        arrays = [a._data if isinstance(a, Tensor) else a]
+    elif n == 2:
+        a, b = args
+        arrays = [a._data if isinstance(a, Tensor) else a, b._data if isinstance(b, Tensor) else b]
+    else:
+        arrays = [a._data if isinstance(a, Tensor) else a for a in args]
+    key = None
+    if plan.infer:
+        # the memo of shape checks that passed (see _checked), tested here: no call on a hit
+        key = _signature(op, arrays, attrs) if plan.memo else None
+        try:
+            hit = key is not None and key in _CHECKED
+        except TypeError:  # an unhashable attribute value (a list): no memo
+            key, hit = None, False
+        if hit:
+            key = _PASSED
     if _GPU.active:  # a CPU-only process never gets here
         xp, arrays = _placed(op, args, arrays)
     else:
         xp = np
-    n = len(arrays)
     first = arrays[0] if n else None
     if type(first) is _ndarray and (n == 1 or (n == 2 and type(arrays[1]) is _ndarray
                                                 and arrays[1].dtype is first.dtype)):
         # the common cases: one array, or two of one dtype; neither needs promotion
         half = first.dtype is _HALF
     else:
-        if op.promote:
+        if plan.promote:
             arrays = _promote(op, args, arrays)
         half = _in_half(arrays)
     try:
-        if op.eager_infer:
-            _checked(op, args, attrs)
+        if plan.infer and key is not _PASSED:
+            _checked(op, args, attrs, key)
         if half:
             # float16 arithmetic overflows to inf by design under mixed precision (loss scaling
             # detects it and skips the step), silently as on accelerators: no numpy warnings
             with np.errstate(over="ignore", invalid="ignore"):
                 out = op.impl(xp, *arrays, **attrs)
-        elif op.name in _TIERED and xp is np:  # hot convolutions as compiled graphs (eager_kernels)
+        elif plan.tiered and xp is np:  # hot convolutions as compiled graphs (eager_kernels)
             out = _eager_kernels.run(op, arrays, attrs)
             if out is None:
                 out = op.impl(xp, *arrays, **attrs)
         else:
             out = op.impl(xp, *arrays, **attrs)
     except (TypeError, ValueError) as e:
-        if op.eager_infer:
+        if plan.infer:
             raise relocate(e) from None
         raise _explain_failure(op, args, attrs, e) from None
     except (IndexError, ArithmeticError, AttributeError) as e:
         raise _explain_failure(op, args, attrs, e) from None
-    if op.n_outputs == 1:
+    if plan.single:
         res = _new(Tensor)
         res._data = out if type(out) is _ndarray else xp.asarray(out)
-        if op.mutates is not None:
-            target = args[op.mutates]
+        if plan.mutates is not None:
+            target = args[plan.mutates]
             target._data = res._data
             return target
-        if _tape.ACTIVE and op.vjp is not None:
+        if _tape.ACTIVE and plan.records:
             outs = (res,)
             for tp in _tape.ACTIVE:
                 tp.record(op, args, attrs, outs)
         return res
     res = tuple(_as_tensor_out(o, xp) for o in out)
-    if _tape.ACTIVE and op.vjp is not None:
+    if _tape.ACTIVE and plan.records:
         for tp in _tape.ACTIVE:
             tp.record(op, args, attrs, res)
     return res
+
+
+#: the key :func:`eager_handler` uses for "this signature's shape check passed before"
+_PASSED = object()
 
 
 def _default_handler(op, args, attrs):

@@ -5,8 +5,10 @@ family (graph/ops/elementwise.py) are the reference, and slow: on LeNet5's secon
 2-core VM under load) numpy took 6.3 ms forward, 13.6 ms for the weight gradient and 8.3 ms for the
 input gradient, against 0.38, 1.57 and 0.90 ms for the same op compiled by codegen/cpu as a graph of
 one node. So once an op of :data:`OPS` has been called :data:`WARM_CALLS` times with one signature
-(operand shapes and dtypes, attributes), that signature is compiled and every later call runs the
-compiled graph:
+(operand shapes and dtypes, attributes), that signature is compiled, off the calling thread
+(runtime/background_compile.py: the compile never lands inside the user's step), and every call
+after the compile has finished runs the compiled graph; the calls before run numpy's path, so each
+call is one of the two:
 
 - the op's shape inference has run first (runtime/eager.py), so errors are the eager path's;
 - only float32/float64 numpy operands on the CPU qualify; anything else keeps the numpy path;
@@ -14,7 +16,10 @@ compiled graph:
 - all these graphs keep their intermediates in one arena (codegen/cpu/arena.py), so memory is that
   of the biggest, not the sum; they run one at a time (the arena's lock);
 - at most :data:`MAX_SIGNATURES` signatures stay compiled (least recently used dropped);
-- ``MSJIT_EAGER_KERNELS=0`` turns tiering off (the numpy path always).
+- ``MSJIT_EAGER_KERNELS=0`` turns tiering off (the numpy path always);
+- :func:`wait_pending` waits for the compiles in progress (tests, and benchmarks of the steady
+  state); a warm process loads the kernels' object code from the disk cache (codegen/cpu/diskcache.py)
+  instead of running LLVM again.
 
 Backward rules tier the same way (:func:`run_vjp`): the VJP of an op of :data:`VJP_OPS` (LayerNorm's
 rule is 13 registered ops, each a numpy pass over the activations) is bound on IR values into a
@@ -31,6 +36,10 @@ Example:
     >>> w = ms.Tensor(np.ones((1, 1, 3, 3), np.float32))
     >>> [float(ms.ops.conv2d(x, w).asnumpy()[0, 0, 0, 0]) for _ in range(WARM_CALLS + 1)]
     [9.0, 9.0, 9.0]
+    >>> wait_pending(timeout=600)  # (the third call submitted the compile)
+    True
+    >>> float(ms.ops.conv2d(x, w).asnumpy()[0, 0, 0, 0])  # (the compiled graph's)
+    9.0
 """
 from __future__ import annotations
 
@@ -39,7 +48,9 @@ import threading
 
 import numpy as np
 
-from graph import config
+from graph import config, forksafe
+
+from . import background_compile
 
 #: ops whose numpy implementation is many times slower than their compiled kernels (the pools:
 #: 0.41 -> 0.05 ms forward, 0.79 -> 0.14 ms backward on LeNet5's first, b32; the exact GELU and its
@@ -58,10 +69,15 @@ MAX_SIGNATURES = 256
 
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 _FAILED = object()
+#: the mark of a signature whose compile was submitted and has not finished (numpy's path runs)
+_PENDING = object()
 _lock = threading.Lock()
 _calls: dict = {}
+#: signature -> compiled graph (run_vjp: (graph, which inputs get a cotangent)), _FAILED or _PENDING
 _compiled: "collections.OrderedDict" = collections.OrderedDict()
 _arena = []
+#: bumped by :func:`reset`: a compile submitted before a reset does not store its result after it
+_generation = [0]
 
 
 def enabled() -> bool:
@@ -89,8 +105,9 @@ def _compile_graph(name, avals, build):
         g = Graph(name)
         inputs = [g.add_input(aval, f"x{i}") for i, aval in enumerate(avals)]
         g.set_outputs(build(inputs))
-        if not _arena:
-            _arena.append(Arena())
+        with _lock:
+            if not _arena:
+                _arena.append(Arena())
         return codegen.compile_schedule(codegen.schedule_graph(g), g.name, arena=_arena[0])
     except Exception:  # (an op or shape the compiler does not take: numpy's path stays)
         return _FAILED
@@ -102,39 +119,71 @@ def _avals(arrays):
     return [AVal(a.shape, from_numpy(a.dtype)) for a in arrays]
 
 
-def _compile(op, arrays, attrs):
-    """The op as a compiled graph of one node over operands like ``arrays``, or _FAILED."""
+def _compile(op, avals, attrs):
+    """The op as a compiled graph of one node over operands of ``avals``, or _FAILED."""
     from graph.ops.core import bind
 
     def build(inputs):
         out = bind(op, *inputs, **attrs)
         return list(out) if op.n_outputs != 1 else [out]
-    return _compile_graph(f"eager_{op.name}", _avals(arrays), build)
+    return _compile_graph(f"eager_{op.name}", avals, build)
 
 
-def _warm(key, compile_it):
-    """The compiled graph of signature ``key`` once it is warm (compiled by ``compile_it()`` on the
-    call after :data:`WARM_CALLS` calls), else None (numpy's path runs)."""
+def _warm(key, make_compile):
+    """The compiled graph of signature ``key`` once its compile has finished, else None (numpy's
+    path runs). The call after :data:`WARM_CALLS` calls submits ``make_compile()`` (a function of
+    no arguments that returns the compiled graph or _FAILED; it must not hold the call's arrays)
+    to the background compile thread."""
     compiled = _compiled.get(key)
     if compiled is None:
         with _lock:
+            if key in _compiled:  # (another thread submitted it meanwhile)
+                return None
             n = _calls[key] = _calls.get(key, 0) + 1
             if n <= WARM_CALLS:
                 if len(_calls) > 4 * MAX_SIGNATURES:
                     _calls.clear()
                 return None
-        compiled = compile_it()
-        with _lock:
-            _compiled[key] = compiled
             _calls.pop(key, None)
-            while len(_compiled) > MAX_SIGNATURES:
-                _compiled.popitem(last=False)
-    else:
-        try:
-            _compiled.move_to_end(key)
-        except KeyError:  # (dropped meanwhile by another thread: this call still runs it)
-            pass
-    return None if compiled is _FAILED else compiled
+            _store(key, _PENDING)
+            generation = _generation[0]
+        compile_it = make_compile()
+        if not background_compile.submit(lambda: _finish(key, compile_it, generation)):
+            with _lock:  # (the interpreter is exiting: numpy's path for good)
+                _compiled.pop(key, None)
+        return None
+    if compiled is _PENDING or compiled is _FAILED:
+        return None
+    try:
+        _compiled.move_to_end(key)
+    except KeyError:  # (dropped meanwhile by another thread: this call still runs it)
+        pass
+    return compiled
+
+
+def _store(key, value) -> None:
+    """``_compiled[key] = value`` as the most recently used (``_lock`` held)."""
+    _compiled[key] = value
+    _compiled.move_to_end(key)
+    while len(_compiled) > MAX_SIGNATURES:
+        _compiled.popitem(last=False)
+
+
+def _finish(key, compile_it, generation) -> None:
+    """On the background thread: compile, and publish the result unless :func:`reset` ran since."""
+    try:
+        compiled = compile_it()
+    except Exception:  # (compile_it turns compiler errors into _FAILED; anything else: numpy's path too)
+        compiled = _FAILED
+    with _lock:
+        if generation == _generation[0]:
+            _store(key, compiled)
+
+
+def wait_pending(timeout: float | None = None) -> bool:
+    """Block until every compile submitted so far has finished (and its graph is in use); False
+    if ``timeout`` seconds passed first."""
+    return background_compile.wait(timeout)
 
 
 def run(op, arrays, attrs):
@@ -144,11 +193,17 @@ def run(op, arrays, attrs):
     key = _signature(op, arrays, attrs)
     if key is None:
         return None
-    compiled = _warm(key, lambda: _compile(op, arrays, attrs))
+    compiled = _warm(key, lambda: _compile_for(op, _avals(arrays), attrs))
     if compiled is None:
         return None
     outs, _ = compiled(list(arrays))
     return outs[0] if op.n_outputs == 1 else tuple(outs)
+
+
+def _compile_for(op, avals, attrs):
+    """``_compile`` of these operands' avals, as a function of no arguments (the job closes over
+    avals, not over the call's arrays, which it would otherwise keep alive until it runs)."""
+    return lambda: _compile(op, avals, attrs)
 
 
 # -- backward rules --------------------------------------------------------------------------------
@@ -192,23 +247,9 @@ def run_vjp(op, attrs, inputs, outputs, gs):
         return None
     key = ("vjp", op.name, tuple(attrs.items()),
            tuple(None if a is None else (a.shape, a.dtype) for a in arrays))
-    n_in, n_out = len(inputs), len(outputs)
     present = [a for a in arrays if a is not None]
-    got_grads = []  # per input: does the rule give it a cotangent (filled when compiling)
-
-    def build(values):
-        from graph.autodiff import apply_vjp
-        it = iter(values)
-        full = [None if a is None else next(it) for a in arrays]
-        grads = apply_vjp(op, attrs, full[:n_in], full[n_in:n_in + n_out], full[n_in + n_out:])
-        got_grads.extend(g is not None for g in grads)
-        return [g for g in grads if g is not None]
-
-    def compile_it():
-        compiled = _compile_graph(f"eager_vjp_{op.name}", _avals(present), build)
-        return compiled if compiled is _FAILED else (compiled, tuple(got_grads))
-
-    entry = _warm(key, compile_it)
+    entry = _warm(key, lambda: _vjp_compile(op, attrs, len(inputs), len(outputs),
+                                            tuple(a is not None for a in arrays), _avals(present)))
     if entry is None:
         return None
     compiled, mask = entry
@@ -217,13 +258,46 @@ def run_vjp(op, attrs, inputs, outputs, gs):
     return tuple(_tensor(next(outs)) if has else None for has in mask)
 
 
+def _vjp_compile(op, attrs, n_in, n_out, given, avals):
+    """A function of no arguments compiling ``op``'s VJP rule over operands of ``avals`` (those
+    whose ``given`` flag is set; the others are None) into ``(graph, which inputs get a
+    cotangent)``, or _FAILED."""
+    got_grads = []  # per input: does the rule give it a cotangent (filled when compiling)
+
+    def build(values):
+        from graph.autodiff import apply_vjp
+        it = iter(values)
+        full = [next(it) if has else None for has in given]
+        grads = apply_vjp(op, attrs, full[:n_in], full[n_in:n_in + n_out], full[n_in + n_out:])
+        got_grads.extend(g is not None for g in grads)
+        return [g for g in grads if g is not None]
+
+    def compile_it():
+        compiled = _compile_graph(f"eager_vjp_{op.name}", avals, build)
+        return compiled if compiled is _FAILED else (compiled, tuple(got_grads))
+    return compile_it
+
+
 def _tensor(array):
     from .tensor import Tensor
     return Tensor._wrap(array)
 
 
 def reset() -> None:
-    """Forget every compiled signature and call count (tests; ``capture.reset`` leaves these)."""
+    """Forget every compiled signature and call count (tests; ``capture.reset`` leaves these); a
+    compile still in progress is dropped when it finishes."""
     with _lock:
+        _generation[0] += 1
         _calls.clear()
         _compiled.clear()
+
+
+def _forget_pending_after_fork() -> None:
+    # a forked child has no compile thread: the parent's submitted compiles never finish here, so
+    # their signatures start warming again (the child compiles them on a thread of its own)
+    for key in [k for k, v in _compiled.items() if v is _PENDING]:
+        del _compiled[key]
+
+
+forksafe.renew_in_child(globals(), "_lock", threading.Lock)
+forksafe.on_fork_child(_forget_pending_after_fork)

@@ -75,7 +75,12 @@ class Arena:
         self._lock_pid = os.getpid()
         self.array = None  # uint8, aligned to memory.ALIGN; None: not allocated (or given back)
         self.generation = 0  # changes whenever ``array`` does
-        self._graphs: "weakref.WeakSet" = weakref.WeakSet()  # the graphs bound to it
+        # id -> weak reference of the graphs bound to it. Not a WeakSet: PyNative's eager kernels are
+        # compiled (and attached) on a background thread (runtime/background_compile.py) while
+        # another thread may be listing the graphs, and a WeakSet's listing runs Python code that
+        # an add on another thread interrupts ("set changed size during iteration"); a dict's
+        # values are listed in one step under the GIL
+        self._graphs: dict = {}
         self._resize = False  # a graph died: the block may be bigger than the living ones need
         # (shape, dtype, k) -> the pool the k-th fresh output of that shape and dtype of each graph
         # recycles its arrays through (codegen/cpu/runner.py: _output_pool); it lives while a graph
@@ -94,8 +99,12 @@ class Arena:
 
     def attach(self, graph) -> None:
         """``graph`` runs in this arena from now on (it needs ``graph.arena_bytes``)."""
-        self._graphs.add(graph)
-        weakref.finalize(graph, _graph_died, weakref.ref(self))
+        self._graphs[id(graph)] = weakref.ref(graph)
+        weakref.finalize(graph, _graph_died, weakref.ref(self), id(graph))
+
+    def graphs(self) -> list:
+        """The living graphs bound to this arena."""
+        return [g for g in (r() for r in list(self._graphs.values())) if g is not None]
 
     def output_pool(self, key) -> list:
         """The output pool shared under ``key`` (made now if none is)."""
@@ -110,7 +119,7 @@ class Arena:
         need = nbytes
         if self._resize:
             self._resize = False
-            need = max([nbytes, *(g.arena_bytes for g in list(self._graphs))])
+            need = max([nbytes, *(g.arena_bytes for g in self.graphs())])
             if self.array is not None and self.nbytes > need:
                 self._set(None)
         if self.array is None or self.nbytes < need:
@@ -130,7 +139,7 @@ class Arena:
         if array is not None:
             _HELD[id(self)] = weakref.ref(self)
         del old
-        for g in list(self._graphs):  # their calls in C hold the old addresses: back to Python
+        for g in self.graphs():  # their calls in C hold the old addresses: back to Python
             g.arena_moved()
 
 
@@ -141,13 +150,16 @@ class _Pool(list):
     __slots__ = ("__weakref__",)
 
 
-def _graph_died(ref) -> None:
+def _graph_died(ref, graph_id) -> None:
     """A graph of the arena was collected: the arena shrinks to what the living graphs need (now
     if none of them is running, else at the group's next call) and is released with the last."""
     arena = ref()
     if arena is None:
         return
-    living = list(arena._graphs)  # (the dying graph is no longer in it)
+    dead = arena._graphs.get(graph_id)
+    if dead is not None and dead() is None:  # (the id may already name a newer graph)
+        arena._graphs.pop(graph_id, None)
+    living = arena.graphs()
     if not living:
         arena.release()  # (nobody can be running in it)
     elif arena.lock.acquire(blocking=False):  # (fails while a graph of the group runs, on any thread)

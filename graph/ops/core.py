@@ -502,8 +502,29 @@ def a_any(v, op, name):
     return v
 
 
+#: normalize_axes results that passed the checks, by (axis, ndim): every eager reduction and its
+#: gradient asks again for the same few (bounded: cleared when full)
+_AXES: dict = {}
+
+
 def normalize_axes(op_name: str, axis, ndim: int) -> tuple[int, ...]:
     """Axis attribute -> sorted tuple of non-negative axes; None or () means all axes."""
+    # (memoised for the common attributes, None or one int axis, whose checks passed before: a
+    # float or bool axis is never a key, as 1.0 and True equal 1)
+    if type(ndim) is not int or not (axis is None or (type(axis) is tuple and len(axis) == 1
+                                                        and type(axis[0]) is int)):
+        return _normalize_axes(op_name, axis, ndim)
+    key = (axis, ndim)
+    out = _AXES.get(key)
+    if out is None:
+        out = _normalize_axes(op_name, axis, ndim)
+        if len(_AXES) >= 4096:
+            _AXES.clear()
+        _AXES[key] = out
+    return out
+
+
+def _normalize_axes(op_name: str, axis, ndim: int) -> tuple[int, ...]:
     if axis is None or axis == ():
         return tuple(range(ndim))
     out = []

@@ -31,7 +31,9 @@ def _infer_reduce(name, float_out=False):
 def expand_to(g, x, axis, keep_dims):
     """Broadcast a reduced cotangent ``g`` back to ``x``'s shape."""
     axes = normalize_axes("reduce", axis, x.ndim)
-    if not keep_dims and axes:
+    if not keep_dims and axes and axes[-1] != len(axes) - 1:
+        # (a reduction over the leading axes -- all of them, or a batch axis -- broadcasts back
+        # as it is, since broadcasting aligns the trailing axes: no reshape op)
         g = F.reshape(g, shape=reduced_shape(x.shape, axes, True))
     return F.broadcast_to(g, shape=tuple(x.shape))
 

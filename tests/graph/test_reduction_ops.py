@@ -253,3 +253,34 @@ def test_empty_reductions():
 def test_softmax_rejects_int():
     with pytest.raises(TypeError, match="Softmax"):
         ops.softmax(Tensor(np.array([1, 2], np.int32)))
+
+
+@pytest.mark.parametrize("axis,keep_dims,reshaped", [(None, False, False), ((0,), False, False),
+                                                     ((0, 1), False, False), ((1,), False, True),
+                                                     ((0, 2), False, True), ((0,), True, False)])
+def test_sum_gradient_reshapes_its_cotangent_only_when_broadcasting_needs_it(axis, keep_dims, reshaped):
+    """A sum over the leading axes (all of them, or a batch axis) sends its cotangent back by
+    broadcasting alone (broadcasting aligns the trailing axes); a sum over an inner or trailing
+    axis first puts the reduced axes back as size-one axes. Oracle: numpy's broadcast of the
+    cotangent, and the graph's own ops."""
+    from graph.aval import AVal
+    from graph.autodiff import append_vjp
+    from graph.dtypes import float64
+    from graph.interpret import run
+    from graph.ir import Graph
+    from graph.ops import F
+    g = Graph("sum_grad")
+    x = g.add_input(AVal((2, 3, 4), float64), "x")
+    y = F.reduce_sum(x, axis=axis, keep_dims=keep_dims)
+    seed = g.add_input(y.aval, "seed")
+    (dx,) = append_vjp(g, [y], [seed], [x])
+    g.set_outputs([dx])
+    g.verify()
+    assert any(n.op.name == "reshape" for n in g.nodes) == reshaped
+    rng = np.random.default_rng(0)
+    xv = rng.standard_normal((2, 3, 4))
+    sv = rng.standard_normal(tuple(y.aval.shape))
+    axes = (0, 1, 2) if axis is None else axis
+    want = np.broadcast_to(np.expand_dims(sv, axes) if not keep_dims else sv, (2, 3, 4))
+    (got,), _ = run(g, [xv, sv])
+    np.testing.assert_array_equal(np.asarray(got), want)

@@ -20,8 +20,16 @@ def fresh():
     eager_kernels.reset()
 
 
+def _settled(fn):
+    """``fn()``, then wait for the compiles it submitted (runtime/background_compile.py), so the
+    next call runs what a finished compile gives: deterministic which path each call takes."""
+    out = fn()
+    assert eager_kernels.wait_pending(timeout=600)
+    return out
+
+
 def _repeat(fn, times=eager_kernels.WARM_CALLS + 2):
-    return [fn().asnumpy() for _ in range(times)]
+    return [_settled(fn).asnumpy() for _ in range(times)]
 
 
 def _close(results, want, dtype):
@@ -57,7 +65,7 @@ def test_convolutions_and_their_gradients_equal_numpy_once_compiled(dtype, case)
     dx_want = REGISTRY["conv2d_backprop_input"].impl(np, dout, w.asnumpy(), input_size=x.shape, **attrs)
     dw_want = REGISTRY["conv2d_backprop_filter"].impl(np, dout, x.asnumpy(), filter_size=w.shape, **attrs)
     grad = ms.grad(lambda a, b: (ops.conv2d(a, b, **attrs) * Tensor(dout)).sum(), grad_position=(0, 1))
-    for dx, dw in [grad(x, w) for _ in range(eager_kernels.WARM_CALLS + 2)]:
+    for dx, dw in [_settled(lambda: grad(x, w)) for _ in range(eager_kernels.WARM_CALLS + 2)]:
         _close([dx.asnumpy()], dx_want, dtype)
         _close([dw.asnumpy()], dw_want, dtype)
     compiled = [k[0] for k, v in eager_kernels._compiled.items() if v is not eager_kernels._FAILED]
@@ -74,7 +82,7 @@ def test_batch_norm_equals_numpy_once_compiled_and_returns_every_output(dtype, t
     args = [Tensor(a) for a in (x, gamma, beta, mmean, mvar)]
     want = REGISTRY["batch_norm"].impl(np, x, gamma, beta, mmean, mvar, training=training, eps=1e-5)
     for _ in range(eager_kernels.WARM_CALLS + 2):
-        got = bind(REGISTRY["batch_norm"], *args, training=training, eps=1e-5)  # (the op's three outputs)
+        got = _settled(lambda: bind(REGISTRY["batch_norm"], *args, training=training, eps=1e-5))  # (three outputs)
         assert isinstance(got, tuple) and len(got) == 3
         for g, w in zip(got, want):
             assert g.shape == w.shape
@@ -98,7 +106,7 @@ def test_batch_norm_backward_runs_its_rule_as_one_compiled_graph_once_warm(dtype
     weights = Tensor(rng.standard_normal((3, 2, 4, 5)).astype(dtype))
     args = [Tensor(a) for a in arrays]
     grad = ms.grad(lambda *a: _bn_loss(*a, weights), grad_position=(0, 1, 2))
-    runs = [[g.asnumpy() for g in grad(*args)] for _ in range(eager_kernels.WARM_CALLS + 2)]
+    runs = [[g.asnumpy() for g in _settled(lambda: grad(*args))] for _ in range(eager_kernels.WARM_CALLS + 2)]
     compiled = [k for k, v in eager_kernels._compiled.items() if v is not eager_kernels._FAILED]
     assert any("vjp" in k for k in compiled), compiled
     tol = dict(rtol=2e-5, atol=2e-5) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-10)
@@ -131,7 +139,7 @@ def test_second_order_gradients_through_batch_norm_still_record_the_rule():
         y = bind(REGISTRY["batch_norm"], x, g_, beta, mm, mv, training=True, eps=1e-5)[0]
         return ((y * w) ** 2).sum()
     second = ms.grad(lambda g_: ms.grad(inner)(g_).sum())
-    results = [second(gamma).asnumpy() for _ in range(eager_kernels.WARM_CALLS + 2)]
+    results = [_settled(lambda: second(gamma)).asnumpy() for _ in range(eager_kernels.WARM_CALLS + 2)]
     fd = np.zeros(2)
     for i in range(2):
         d = np.zeros(2)
@@ -165,7 +173,7 @@ def test_pools_and_their_gradients_equal_numpy_once_compiled(pool, kernel, strid
     else:
         dx_want = REGISTRY["avg_pool2d_grad"].impl(np, dout, input_size=x.shape, **attrs)
     grad = ms.grad(lambda a: (layer(a) * Tensor(dout)).sum())
-    _close([grad(x).asnumpy() for _ in range(eager_kernels.WARM_CALLS + 2)], dx_want, np.float32)
+    _close([_settled(lambda: grad(x)).asnumpy() for _ in range(eager_kernels.WARM_CALLS + 2)], dx_want, np.float32)
     assert {name, f"{name}_grad"} <= {k[0] for k in eager_kernels._compiled}
 
 
@@ -181,7 +189,7 @@ def test_gelu_and_its_gradient_equal_numpy_once_compiled(dtype, approximate):
     _close(_repeat(lambda: ops.gelu(x, approximate=approximate)), want, dtype)
     dx_want = REGISTRY["gelu_grad"].impl(np, dout, x.asnumpy(), approximate=approximate)
     grad = ms.grad(lambda a: (ops.gelu(a, approximate=approximate) * Tensor(dout)).sum())
-    _close([grad(x).asnumpy() for _ in range(eager_kernels.WARM_CALLS + 2)], dx_want, dtype)
+    _close([_settled(lambda: grad(x)).asnumpy() for _ in range(eager_kernels.WARM_CALLS + 2)], dx_want, dtype)
     compiled = {k[0] for k, v in eager_kernels._compiled.items() if v is not eager_kernels._FAILED}
     assert {"gelu", "gelu_grad"} <= compiled, compiled
 
@@ -193,8 +201,8 @@ def test_a_trained_lenet_like_net_has_the_finite_difference_gradient():
     x = Tensor(np.random.default_rng(0).standard_normal((2, 1, 8, 8)))
     loss = lambda: (net(x) ** 2).sum()
     grad = ms.grad(lambda: loss(), None, net.trainable_params())
-    for _ in range(eager_kernels.WARM_CALLS + 1):
-        grads = grad()
+    for _ in range(eager_kernels.WARM_CALLS + 2):
+        grads = _settled(grad)
     w = net.trainable_params()[0]
     base = w.asnumpy().copy()
     eps = 1e-6
@@ -287,7 +295,7 @@ def test_layer_norm_and_softmax_backward_run_as_compiled_rules_once_warm(dtype, 
     weights = Tensor(rng.standard_normal((2, 3, 6)).astype(dtype))
     loss = lambda a: (ops.softmax(ln(a) * 1.5, -1) * weights).sum()
     grad = ms.grad(loss, 0, ln.trainable_params())
-    runs = [grad(x) for _ in range(eager_kernels.WARM_CALLS + 2)]
+    runs = [_settled(lambda: grad(x)) for _ in range(eager_kernels.WARM_CALLS + 2)]
     compiled = {k[1] for k, v in eager_kernels._compiled.items() if k[0] == "vjp" and v is not eager_kernels._FAILED}
     assert compiled == {"layer_norm", "softmax"}, compiled
     monkeypatch.setenv("MSJIT_EAGER_KERNELS", "0")
@@ -314,7 +322,7 @@ def test_gradients_of_gradients_keep_the_op_by_op_rules():
     w = Tensor(rng.standard_normal((2, 5)))
     inner = lambda a: (ops.softmax(a, -1) * w).sum()
     outer = ms.grad(lambda a: (ms.grad(inner)(a) ** 2).sum())
-    got = [outer(x) for _ in range(eager_kernels.WARM_CALLS + 2)][-1].asnumpy()
+    got = [_settled(lambda: outer(x)) for _ in range(eager_kernels.WARM_CALLS + 2)][-1].asnumpy()
     base, eps = x.asnumpy(), 1e-6
     f = lambda v: float((ms.grad(inner)(Tensor(v)) ** 2).sum().asnumpy())
     for idx in [(0, 0), (1, 3)]:
@@ -331,7 +339,7 @@ def test_layer_norm_forward_runs_compiled_once_warm_with_all_three_outputs():
     attrs = REGISTRY["layer_norm"].normalize({"epsilon": 1e-5})
     want = REGISTRY["layer_norm"].impl(np, x, gamma, beta, **attrs)
     for _ in range(eager_kernels.WARM_CALLS + 2):
-        got = ops.LayerNorm(epsilon=1e-5)(Tensor(x), Tensor(gamma), Tensor(beta))
+        got = _settled(lambda: ops.LayerNorm(epsilon=1e-5)(Tensor(x), Tensor(gamma), Tensor(beta)))
         assert len(got) == 3
         for g, w in zip(got, want):
             _close([g.asnumpy()], w, np.float32)
