@@ -400,8 +400,11 @@ class NewCellVariable(CellVariable):
         state = gen.bit_generator.state
         try:
             obj = cell_class(*args, **kwargs)
-        except (TypeError, ValueError) as e:
-            raise CaptureUserError(e) from None
+        except Exception as e:
+            gen.bit_generator.state = state  # (the eager run makes it again, from the same draws)
+            if isinstance(e, (TypeError, ValueError)):  # a bad argument: eager's error, in eager's words
+                raise CaptureUserError(e) from None
+            raise GraphBreak(f"{cell_class.__name__}() raised {type(e).__name__} at trace time: {e}") from None
         if next(iter(obj.get_parameters()), None) is not None:
             gen.bit_generator.state = state  # (an initializer drew: the eager run draws again)
             raise GraphBreak(f"creating a {cell_class.__name__} (a Cell with Parameters) inside a captured region",
