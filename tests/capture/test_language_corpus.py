@@ -785,8 +785,6 @@ def print_value(x):
 
 #: cases that still break here (with the reason); everything else must need no break
 KNOWN_BREAKS = {
-    "defaultdict_ops": "creating a defaultdict inside the frame",
-    "inline_softmax": "creating a Cell inside the frame (MindSpore's graph mode refuses it too)",
     "min_max": "max()/min() of 0-d tensors and numbers: the result's type depends on the values",
     "dataclass_like": "a class statement inside the frame (LOAD_BUILD_CLASS)",
     "super_call": "class statements inside the frame (LOAD_BUILD_CLASS)",
