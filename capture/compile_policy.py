@@ -31,6 +31,8 @@ from . import guard_program  # noqa: F401 - (with the compiler, not in a first c
 from . import dynamic as _dynamic
 from . import resume as _resume
 from .cache import Entry
+from codegen.cpu.parallel_compile import collection_paused
+
 from .errors import CaptureUserError, FullGraphError, GraphBreak, interrupting, out_of_memory
 from .guards import Arg, Attr, GuardSet, Item, TypeOf
 from .reconstruct import NotResumable, OutputPlan, Recipes
@@ -254,10 +256,12 @@ def _compile_new(fn, flat, names, config, cache, qual, break_on_start=None) -> E
     tracer.break_on_start = break_on_start
     pending = None  # the user's asynchronous exception, re-raised outside the handlers (unchanged)
     try:
-        with _tracing():
-            graph, sources, template = translate(tracer, fn, flat, names)
-        device = device_of_inputs(sources, flat)
-        runner = _make_runner(config, graph, device, fn.__code__)
+        # (translation and compilation allocate objects that stay alive: no collections meanwhile)
+        with collection_paused():
+            with _tracing():
+                graph, sources, template = translate(tracer, fn, flat, names)
+            device = device_of_inputs(sources, flat)
+            runner = _make_runner(config, graph, device, fn.__code__)
     except GraphBreak as e:
         pending = interrupting(e)
         started = getattr(e, "started_generator", None)

@@ -25,6 +25,7 @@ form 831 functions took 14.2 s in LLVM as 4 parts on one thread and 8.9 s on two
 """
 from __future__ import annotations
 
+import contextlib
 import gc
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -109,6 +110,25 @@ def _resume_gc(_future=None):
         _state["paused"] -= 1
         if _state["paused"] == 0 and _state["gc_was_enabled"]:
             gc.enable()
+
+
+@contextlib.contextmanager
+def collection_paused():
+    """The cyclic garbage collector paused for the block (pauses nest and overlap across threads:
+    its earlier state comes back when the last one ends). For work that allocates many objects
+    that stay alive, such as compiling a frame: collections during it would traverse them for
+    nothing, and a full one (25-73 ms measured in a warm first step) can land there.
+
+    >>> import gc
+    >>> with collection_paused():
+    ...     gc.isenabled()
+    False
+    """
+    _pause_gc()
+    try:
+        yield
+    finally:
+        _resume_gc()
 
 
 def _compile_part(text: str, speed_level: int) -> bytes:
