@@ -22,6 +22,7 @@ innermost *user* frame: inlined framework code points at the user's call.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import inspect
 import linecache
 import os
@@ -477,21 +478,33 @@ class InstructionTranslator:
         return None
 
     def apply_python_operator(self, fn, args):
-        if all(a.is_const() for a in args):
-            try:
-                out = fn(*[a.value for a in args])
-            except Exception as e:
-                raise UserException(e, f"{fn.__name__} raised {type(e).__name__} at trace time: {e}",
-                                    hint="the frame runs eagerly so Python raises the error") from None
-            return self.wrap(out, fresh=True)
+        symbolic = _symbolic_size_operation(fn, args)
+        if symbolic is not None:
+            return symbolic
+        constant = all(a.is_const() for a in args)
+        if constant and not any(_holds_symbolic_size(a) for a in args):
+            return self._operator_at_trace_time(fn, args)
         if any(isinstance(a, TensorVariable) for a in args):
-            return self.wrap(fn(*[a.realize(self) for a in args]), fresh=True)
+            # (``x * n`` with a size n: the op's Python number operand keeps n's expression)
+            with symbolic_realize(self):
+                operands = [a.realize(self) for a in args]
+            return self.wrap(fn(*operands), fresh=True)
         if len(args) == 2 and isinstance(args[0], TupleVariable) and fn.__name__ in ("add", "iadd"):
             if isinstance(args[1], TupleVariable):
                 return type(args[0])(args[0].items + args[1].items)
         if len(args) == 2 and isinstance(args[0], TupleVariable) and fn.__name__ == "mul" and args[1].is_const():
             return type(args[0])(args[0].items * args[1].value)
+        if constant:  # (a tuple of sizes compared, say: their values are read)
+            return self._operator_at_trace_time(fn, args)
         raise GraphBreak(f"operator {fn.__name__} on {', '.join(a.describe() for a in args)}")
+
+    def _operator_at_trace_time(self, fn, args):
+        try:
+            out = fn(*[a.value for a in args])
+        except Exception as e:
+            raise UserException(e, f"{fn.__name__} raised {type(e).__name__} at trace time: {e}",
+                                hint="the frame runs eagerly so Python raises the error") from None
+        return self.wrap(out, fresh=True)
 
     def call_variable(self, fn: Variable, args, kwargs):
         if args and isinstance(args[0], ExceptionVariable):
@@ -1561,3 +1574,53 @@ def bind_arguments(tx, code, args, kwargs, defaults, kwdefaults):
     if varkw_name is not None:
         local_vars[varkw_name] = DictVariable(extra_kw)
     return local_vars
+
+
+def _symbolic_size_operation(fn, args):
+    """``fn(*args)`` as a symbolic size (capture.symbolic_sizes) where an operand is one and the
+    operation keeps it symbolic (integer arithmetic with sizes and int constants); a comparison
+    of two structurally equal size expressions is answered without reading a value; else None
+    (the operands' values are read, and logged, by the caller)."""
+    import operator
+    from . import symbolic_sizes
+    from .variables.tensor import ShapeDimVariable
+    if not any(isinstance(a, ShapeDimVariable) and a.expr is not None for a in args):
+        return None
+    operands = []
+    for a in args:
+        if isinstance(a, ShapeDimVariable):
+            if a.expr is None:
+                return None
+            operands.append(a.expr)
+        elif a.is_const() and type(a.value) is int:
+            operands.append(a.value)
+        else:
+            return None
+    if fn in (operator.eq, operator.ne, operator.le, operator.ge) and len(args) == 2 and \
+            all(isinstance(a, ShapeDimVariable) for a in args) and symbolic_sizes.same(*operands):
+        return ConstantVariable(fn is not operator.ne)  # a == a, a <= a... at every size
+    expr = symbolic_sizes.combine(fn, operands)
+    if expr is None:
+        return None
+    value = fn(*[a._size if isinstance(a, ShapeDimVariable) else a.value for a in args])
+    log = next(a._log for a in args if isinstance(a, ShapeDimVariable))
+    return ShapeDimVariable(value, log, expr)
+
+
+def _holds_symbolic_size(var) -> bool:
+    """A tuple or list of constants with a symbolic size in it (``x.shape[:-1] + (n,)``): combined
+    item by item (the sizes keep their expressions) rather than as one value."""
+    from .variables.tensor import ShapeDimVariable
+    return isinstance(var, (TupleVariable, ListVariable)) and \
+        any(isinstance(i, ShapeDimVariable) and i.expr is not None for i in var.items)
+
+
+@contextlib.contextmanager
+def symbolic_realize(tx):
+    """Sizes realized inside are SymInts carrying their expressions (for framework code that puts
+    them into graph nodes), instead of plain ints whose read is logged."""
+    tx.symbolic_realize = getattr(tx, "symbolic_realize", 0) + 1
+    try:
+        yield
+    finally:
+        tx.symbolic_realize -= 1
