@@ -876,14 +876,14 @@ class InstructionTranslator:
         if len(parts) == 2:
             parts.append(ConstantVariable(None))
         v = SliceVariable(*parts)
-        self.push(ConstantVariable(v.value) if v.is_const() else v)
+        self.push(_folded_slice(v))
 
     def BINARY_SLICE(self, ins):
         stop = self.pop()
         start = self.pop()
         obj = self.pop()
         sl = SliceVariable(start, stop, ConstantVariable(None))
-        self.push(obj.getitem(self, ConstantVariable(sl.value) if sl.is_const() else sl))
+        self.push(obj.getitem(self, _folded_slice(sl)))
 
     def STORE_SUBSCR(self, ins):
         key = self.pop()
@@ -897,7 +897,7 @@ class InstructionTranslator:
         obj = self.pop()
         value = self.pop()
         sl = SliceVariable(start, stop, ConstantVariable(None))
-        self._store_item(obj, ConstantVariable(sl.value) if sl.is_const() else sl, value)
+        self._store_item(obj, _folded_slice(sl), value)
 
     def _store_item(self, obj, key, value):
         if isinstance(obj, ListVariable) and key.is_const():
@@ -1605,6 +1605,15 @@ def _symbolic_size_operation(fn, args):
     value = fn(*[a._size if isinstance(a, ShapeDimVariable) else a.value for a in args])
     log = next(a._log for a in args if isinstance(a, ShapeDimVariable))
     return ShapeDimVariable(value, log, expr)
+
+
+def _folded_slice(sl):
+    """A slice of constants as one constant; kept as parts where one is a symbolic size
+    (``pe[:n]``: the index keeps n's expression, capture.symbolic_sizes)."""
+    from .variables.tensor import ShapeDimVariable
+    if not sl.is_const() or any(isinstance(p, ShapeDimVariable) and p.expr is not None for p in sl.parts):
+        return sl
+    return ConstantVariable(sl.value)
 
 
 def _holds_symbolic_size(var) -> bool:
