@@ -213,3 +213,62 @@ def test_greedy_decoding_of_a_transformer_over_64_steps_translates_twice():
             ids_eager = np.concatenate([ids_eager, nxt_eager[:, None].astype(np.int32)], axis=1)
     assert report.graph_count == 2, report.dynamic
     assert len(report.reinstantiations) == 62
+
+
+# -- what stays a read of the value: adversarial ------------------------------------------------------------
+def _branch_on_expression(x):
+    if x.shape[0] * 2 > 10:  # a comparison of an expression: its value is read
+        return x * 2.0
+    return x - 1.0
+
+
+def _branch_on_framework_size(x):
+    n = ops.shape(x)[0]  # a size framework code returns is symbolic again, so the branch reads it
+    if n > 5:
+        return x * 2.0
+    return x - 1.0
+
+
+@pytest.mark.parametrize("fn", [_branch_on_expression, _branch_on_framework_size])
+def test_a_branch_on_a_size_expression_stays_specialised(rng, fn):
+    """Sizes 3 and 4 take the same branch (same graph); 8 takes the other: the comparison reads
+    the size, the logs of the two traces differ, and 8 gets its own translation."""
+    f = capture.jit(fn)
+    with recording() as report:
+        for n in (3, 4, 8):
+            x = f32(rng, n, 2)
+            assert_same(f(x), fn(x))
+    assert report.graph_count == 3
+    assert "Python code read the size" in report.dynamic[0][1]
+
+
+def _same_size_compared(x, y):
+    if x.shape[0] == x.shape[0] and x.shape[1] >= x.shape[1]:  # true at every size: nothing read
+        return x + 1.0
+    return x
+
+
+def test_comparing_a_size_expression_with_itself_reads_nothing(rng):
+    f = capture.jit(_same_size_compared)
+    with recording() as report:
+        for n in (3, 5, 9):
+            x = f32(rng, n, 2)
+            assert_same(f(x, x), _same_size_compared(x, x))
+    assert report.graph_count == 2
+
+
+def test_an_expression_the_new_size_cannot_satisfy_raises_as_eager(rng):
+    """``(n // 2, 2, 4)`` holds n*4 elements only for even n: an odd size fails the reshape's
+    shape inference when the graph is re-instantiated, with eager's error."""
+    def fn(x):
+        return ops.reshape(x, (x.shape[0] // 2, 2, 4)) * 2.0
+    f = capture.jit(fn)
+    for n in (4, 6, 8):
+        x = f32(rng, n, 4)
+        assert_same(f(x), fn(x))
+    x = f32(rng, 5, 4)
+    with pytest.raises(ValueError, match="cannot reshape input of shape") as eager_error:
+        fn(x)
+    with pytest.raises(ValueError, match="cannot reshape input of shape") as graph_error:
+        f(x)
+    assert str(graph_error.value).splitlines()[0] == str(eager_error.value).splitlines()[0]
