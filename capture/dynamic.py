@@ -15,12 +15,17 @@ automatic dynamic marks a dimension dynamic after a second distinct value:
   same in both traces, so no Python code saw the dimension (no branch, loop or arithmetic on it);
 * re-inferring the first graph at ``n2`` gives the second graph: the same ops, inputs, Python
   scalars and constants (values and shapes), the same avals everywhere, the same outputs,
-  parameter updates, input sources and output plan. An attribute may differ only by holding
-  ``n1`` where the other holds ``n2`` (a reshape or broadcast target framework code copied from a
-  shape), and a Python number operand only by being the size itself (a mean's gradient divides
-  by its count); they are substituted at re-instantiation. A constant or number that depends on
-  the size otherwise (``1/n``, ``2n``, a tensor of the size's shape) differs, so the dimension is
-  refused.
+  parameter updates, input sources and output plan. An attribute or Python number operand may
+  differ where both traces computed it by the same *size expression* (capture.symbolic_sizes:
+  ``batch * heads``, ``n // 2 + 1``, a VJP rule's ``tuple(x.shape)``, leaves naming dims of graph
+  values by position), evaluated at re-instantiation on the re-inferred graph; otherwise only by
+  holding ``n1`` where the other holds ``n2`` (a size copied as a plain int), and a Python number
+  operand only by being the size itself (a mean's gradient divides by its count). After
+  re-instantiating at ``n2``, every node's avals, attributes and number operands must equal the
+  second trace's. A constant or number that depends on the size otherwise (``1/n``, a tensor of
+  the size's shape) differs, so the dimension is refused. Comparisons and branches on sizes,
+  ``len(x)``, ``range(n)`` and builtins such as ``min(n, 4)`` read the value: logged, so they
+  refuse the dimension (the reads differ).
 
 When the check passes the two entries become one *shape-generic* entry whose guard checks the
 argument's type, dtype, rank, other sizes and ``size >= 2`` (and a declared ``Symbol``'s range,
