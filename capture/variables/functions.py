@@ -332,6 +332,8 @@ class BuiltinVariable(KnownCallableVariable):
         return ConstantVariable(None)
 
     def _call_len(self, tx, x):
+        if isinstance(x, TensorVariable):  # ``len(x)``: ``x.shape[0]``, a symbolic size
+            return x.length_variable(tx)
         return ConstantVariable(x.length(tx))
 
     def _call_isinstance(self, tx, obj, cls):

@@ -178,6 +178,13 @@ class TensorVariable(Variable):
     def length(self, tx):
         return len(self.sym)  # (logged: GraphBuilder.shape_reads)
 
+    def length_variable(self, tx):
+        """``len(x)`` as the symbolic size ``x.shape[0]`` (capture.symbolic_sizes)."""
+        value = self.sym.value
+        if not value.aval.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return ShapeDimVariable(value.aval.shape[0], self.sym.builder.shape_reads, ("dim", value, 0))
+
     def iterate(self, tx):
         n = len(self.sym)  # (logged)
         return [tx.wrap(self.sym[i]) for i in range(n)]

@@ -219,16 +219,11 @@ def _iterate_rows(x):
     return out
 
 
-def _len_of(x):
-    return x * len(x)
-
-
-# (``x / x.shape[0]`` and a reshape to ``x.shape[0] * 2`` are shape-generic since sizes keep
-# their expressions: tests/capture/test_symbolic_sizes.py)
+# (``x / x.shape[0]``, ``x * len(x)`` and a reshape to ``x.shape[0] * 2`` are shape-generic since
+# sizes keep their expressions: tests/capture/test_symbolic_sizes.py)
 ADVERSARIAL = {
     "branch on x.shape[0]": (_branch_on_size, [3, 5, 25]),
     "for row in x": (_iterate_rows, [3, 5, 7]),
-    "len(x)": (_len_of, [3, 5, 7]),
 }
 
 

@@ -80,7 +80,12 @@ def _flatten_two_sizes(x):
     return ops.reshape(x, (x.shape[0] * x.shape[1],)) + 1.0
 
 
+def _times_len(x):
+    return x * len(x)
+
+
 SYMBOLIC = {
+    "x * len(x)": (_times_len, [(3, 4), (5, 4), (7, 4), (9, 4)]),
     "x / n": (_div_by_len, [(3, 4), (5, 4), (8, 4), (11, 4)]),
     "reshape to (2n, -1)": (_reshape_to_twice, [(4, 6), (6, 6), (8, 6), (10, 6)]),
     "x[:n // 2 + 1]": (_slice_half, [(3, 4), (5, 4), (8, 4), (13, 4)]),
