@@ -428,7 +428,7 @@ def split_index(index):
 
 
 def _is_spec_item(v):
-    if v is None or v is Ellipsis or type(v) is int:
+    if v is None or v is Ellipsis or type(v) is int or type(v) is SymInt:
         return True
     return type(v) is tuple and len(v) >= 2 and v[0] in _SPEC_TAGS
 

@@ -84,8 +84,13 @@ def _times_len(x):
     return x * len(x)
 
 
+def _last_and_middle_rows(x):
+    return x[x.shape[0] - 1] + x[len(x) // 2]
+
+
 SYMBOLIC = {
     "x * len(x)": (_times_len, [(3, 4), (5, 4), (7, 4), (9, 4)]),
+    "x[n - 1] + x[len(x) // 2]": (_last_and_middle_rows, [(3, 4), (6, 4), (7, 4), (10, 4)]),
     "x / n": (_div_by_len, [(3, 4), (5, 4), (8, 4), (11, 4)]),
     "reshape to (2n, -1)": (_reshape_to_twice, [(4, 6), (6, 6), (8, 6), (10, 6)]),
     "x[:n // 2 + 1]": (_slice_half, [(3, 4), (5, 4), (8, 4), (13, 4)]),
