@@ -247,8 +247,10 @@ def _make_dynamic(fn, config, cache, qual, candidate, entry, change, declared, n
             entry.interpreted_calls = 0
             entry.compile_time += time.perf_counter() - t0
         return entry
+    exprs = generic.dynamic.size_expressions()
+    computed = f" (sizes computed in the graph: {', '.join(exprs)})" if exprs else ""
     events.record_dynamic(qual, f"{which} is dynamic ({how}): sizes {sizes} traced to the same graph; "
-                                f"other sizes >= {_dynamic.MIN_GENERIC_SIZE} reuse it without translating")
+                                f"other sizes >= {_dynamic.MIN_GENERIC_SIZE} reuse it without translating{computed}")
     return generic
 
 def _compile_new(fn, flat, names, config, cache, qual, break_on_start=None, interpreted=False) -> Entry:

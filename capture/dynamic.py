@@ -509,6 +509,30 @@ class DynamicShape:
     def describe(self) -> str:
         return "; ".join(", ".join(f"argument {i} dim {d}" for i, d in s.dims) for s in self.symbols)
 
+    def size_expressions(self, limit=3) -> list:
+        """Up to ``limit`` of the graph's attributes or numbers computed from the sizes, as text
+        (``reshape shape[1] = s0 * 2``; ``s0``: the first symbol, where a graph input holds it)."""
+        graph = self.base.graph
+
+        def name_of(position, dim):
+            if position[0] == "in" and dim in self.inputs.get(position[1], {}):
+                return f"s{self.inputs[position[1]][dim]}"
+            if position[0] == "node":
+                return f"{graph.nodes[position[1]].op.name}#{position[1]}.shape[{dim}]"
+            return f"{position[0]}{position[1]}.shape[{dim}]"
+        out = []
+        for (i, key), found in self.subs.items():
+            for path, how in found:
+                if type(how) is int or (how[0] == "dim" and how[1][0] == "in"
+                                         and how[2] not in self.inputs.get(how[1][1], {})):
+                    continue  # (a symbol itself, or a static size copied)
+                where = f"operand {key[1]}" if isinstance(key, tuple) else key
+                index = "".join(f"[{k}]" for k in path)
+                text = f"{graph.nodes[i].op.name} {where}{index} = {symbolic_sizes.describe(how, name_of)}"
+                if text not in out:
+                    out.append(text)
+        return out[:limit] + ([f"... {len(out) - limit} more"] if len(out) > limit else [])
+
 
 def _call_of(inst):
     call = inst.call

@@ -182,3 +182,24 @@ def contains_symint(value) -> bool:
     if isinstance(value, slice):
         return any(contains_symint(x) for x in (value.start, value.stop, value.step))
     return False
+
+
+_SYMBOL = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//", "mod": "%"}
+
+
+def describe(expr, name_of) -> str:
+    """``expr`` as Python-like text; ``name_of(position, dim)`` names a leaf (``s0``, or
+    ``%node3.shape[1]``)."""
+    kind = expr[0]
+    if kind == "dim":
+        return name_of(expr[1], expr[2])
+    if kind == "int":
+        return str(expr[1])
+    if kind == "neg":
+        return f"-{_operand_text(expr[1], name_of)}"
+    return f"{_operand_text(expr[1], name_of)} {_SYMBOL[kind]} {_operand_text(expr[2], name_of)}"
+
+
+def _operand_text(expr, name_of):
+    text = describe(expr, name_of)
+    return f"({text})" if expr[0] not in ("dim", "int") else text

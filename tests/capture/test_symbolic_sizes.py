@@ -8,6 +8,7 @@ Every test here but the adversarial one translated once per size before symbolic
 translation counts fail on the old code)."""
 import copy
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -139,6 +140,8 @@ def test_multihead_attention_over_varying_batch_and_length(rng):
                 want = mha(x, x, x)[0]
             assert_same(f(x), want)
     assert report.graph_count == 2, report.dynamic
+    # explain() names what the graph computes from the sizes: the heads' reshape, batch * 2
+    assert re.search(r"reshape shape\[1\] = s\d \* 2", report.dynamic[-1][1]), report.dynamic[-1][1]
 
 
 class Classifier(nn.Cell):
