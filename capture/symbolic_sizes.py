@@ -30,43 +30,24 @@ from __future__ import annotations
 
 import operator
 
-from graph.symint import SymInt  # noqa: F401 (the tagged int; re-exported)
+from graph.symint import SymInt
 
-#: Python operators whose result on sizes stays symbolic -> expression operator name
-ARITHMETIC = {operator.add: "add", operator.iadd: "add", operator.sub: "sub", operator.isub: "sub",
-              operator.mul: "mul", operator.imul: "mul", operator.floordiv: "floordiv",
-              operator.ifloordiv: "floordiv", operator.mod: "mod", operator.imod: "mod"}
-#: operators whose right operand must be a positive integer constant (division by a symbol: refused)
-_BY_CONSTANT = {"floordiv", "mod"}
 _EVAL = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "floordiv": operator.floordiv,
          "mod": operator.mod}
 
 
-def combine(fn, operands):
-    """The expression of ``fn(*operands)`` where each operand is an expression or a plain int,
-    or None when the result is not kept symbolic (another operator, a bool or non-int operand,
-    division by something other than a positive integer constant)."""
-    if fn is operator.neg and len(operands) == 1:
-        return ("neg", _expr(operands[0])) if _expr(operands[0]) is not None else None
-    if fn is operator.pos and len(operands) == 1:
-        return _expr(operands[0])
-    name = ARITHMETIC.get(fn)
-    if name is None or len(operands) != 2:
+def apply(fn, operands):
+    """``fn(*operands)`` (sizes as SymInts, other operands plain ints) when it stays a size
+    expression, as ``graph.symint.SymInt`` 's arithmetic decides (``+ - *``, ``//`` and ``%`` by
+    a positive int constant, unary ``-``): the resulting SymInt; else None (the caller reads the
+    operands' values)."""
+    if not all(type(x) is int or type(x) is SymInt for x in operands):
         return None
-    a, b = (_expr(x) for x in operands)
-    if a is None or b is None:
-        return None
-    if name in _BY_CONSTANT and not (b[0] == "int" and b[1] > 0):
-        return None
-    return (name, a, b)
-
-
-def _expr(x):
-    if isinstance(x, tuple):
-        return x
-    if type(x) is int:
-        return ("int", x)
-    return None
+    try:
+        out = fn(*operands)
+    except Exception:
+        return None  # (Python's error is raised where the values are read)
+    return out if type(out) is SymInt else None
 
 
 def evaluate(expr, size_of):

@@ -1591,20 +1591,33 @@ def _symbolic_size_operation(fn, args):
         if isinstance(a, ShapeDimVariable):
             if a.expr is None:
                 return None
-            operands.append(a.expr)
+            operands.append(symbolic_sizes.SymInt(a._size, a.expr))
         elif a.is_const() and type(a.value) is int:
             operands.append(a.value)
         else:
             return None
-    if fn in (operator.eq, operator.ne, operator.le, operator.ge) and len(args) == 2 and \
-            all(isinstance(a, ShapeDimVariable) for a in args) and symbolic_sizes.same(*operands):
-        return ConstantVariable(fn is not operator.ne)  # a == a, a <= a... at every size
-    expr = symbolic_sizes.combine(fn, operands)
-    if expr is None:
+    if fn in (operator.eq, operator.ne, operator.le, operator.ge):
+        if len(args) == 2 and all(isinstance(a, ShapeDimVariable) for a in args) and \
+                symbolic_sizes.same(*(a.expr for a in args)):
+            return ConstantVariable(fn is not operator.ne)  # a == a, a <= a... at every size
         return None
-    value = fn(*[a._size if isinstance(a, ShapeDimVariable) else a.value for a in args])
+    if fn not in _SIZE_ARITHMETIC:
+        return None
+    out = symbolic_sizes.apply(fn, operands)
+    if out is None:
+        return None
     log = next(a._log for a in args if isinstance(a, ShapeDimVariable))
-    return ShapeDimVariable(value, log, expr)
+    return ShapeDimVariable(int(out), log, out.expr)
+
+
+def _size_arithmetic():
+    import operator
+    return frozenset((operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod, operator.neg,
+                      operator.pos, operator.iadd, operator.isub, operator.imul, operator.ifloordiv, operator.imod))
+
+
+#: the Python operators a size may stay symbolic under (graph.symint.SymInt decides per operand)
+_SIZE_ARITHMETIC = _size_arithmetic()
 
 
 def _folded_slice(sl):

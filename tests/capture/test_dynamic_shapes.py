@@ -73,9 +73,9 @@ def test_mlp_train_step_with_varying_batch_translates_twice(rng, reduction):
             for p, q in zip(graph_net.trainable_params(), eager_net.trainable_params()):
                 np.testing.assert_allclose(p.asnumpy(), q.asnumpy(), rtol=1e-5, atol=1e-6)
     assert translations(report) == 2
-    assert [t for _, t in report.dynamic] == [
+    assert len(report.dynamic) == 1 and report.dynamic[0][1].startswith(
         "x dim 0, y dim 0 is dynamic (automatic): sizes 5 -> 7 traced to the same graph; other sizes >= 2 "
-        "reuse it without translating"]
+        "reuse it without translating")
     assert sorted({n for *_, n, _t in report.reinstantiations}) == sorted(set(SIZES) - {5, 7})
     assert not report.breaks
 
