@@ -188,9 +188,7 @@ def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
         elif cache.charge(owner):
             events.record_recompile(qual, reason)
         try:
-            # a trace that may join a shape-generic entry runs interpreted like any new size of
-            # one (capture.dynamic.TIER_UP_CALLS); the backend compiles it if it does not join
-            entry = _compile_new(fn, flat, names, config, cache, qual, interpreted=change is not None)
+            entry = _compile_new(fn, flat, names, config, cache, qual)
         except BaseException as e:
             if interrupting(e) is e and not free:  # (the user's signal: this compile does not count)
                 cache.refund(owner)
@@ -241,11 +239,6 @@ def _make_dynamic(fn, config, cache, qual, candidate, entry, change, declared, n
                                       lambda g: _make_runner(config, g, device, code), replaced)
     except _dynamic.Refused as r:
         events.record_dynamic(qual, f"{which} ({how}) stays specialised per size ({sizes}): {r}")
-        if entry.interpreted_calls:  # (specialised: compiled by the backend now, as any entry)
-            t0 = time.perf_counter()
-            entry.runner = _make_runner(config, entry.graph, device, code)
-            entry.interpreted_calls = 0
-            entry.compile_time += time.perf_counter() - t0
         return entry
     exprs = generic.dynamic.size_expressions()
     computed = f" (sizes computed in the graph: {', '.join(exprs)})" if exprs else ""
@@ -253,7 +246,7 @@ def _make_dynamic(fn, config, cache, qual, candidate, entry, change, declared, n
                                 f"other sizes >= {_dynamic.MIN_GENERIC_SIZE} reuse it without translating{computed}")
     return generic
 
-def _compile_new(fn, flat, names, config, cache, qual, break_on_start=None, interpreted=False) -> Entry:
+def _compile_new(fn, flat, names, config, cache, qual, break_on_start=None) -> Entry:
     """Translate and compile a frame the budget allows (``COMPILE_LOCK`` held). Exceptions that
     are not capture's own (:func:`capture.errors.interrupting`: KeyboardInterrupt, an exception a
     signal handler raised) propagate unchanged, leaving no entry and no report behind."""
@@ -267,9 +260,7 @@ def _compile_new(fn, flat, names, config, cache, qual, break_on_start=None, inte
         with _tracing():
             graph, sources, template = translate(tracer, fn, flat, names)
         device = device_of_inputs(sources, flat)
-        interpreted = interpreted and _dynamic.TIER_UP_CALLS > 1
-        runner = (backends.numpy_backend(graph) if interpreted
-                  else _make_runner(config, graph, device, fn.__code__))
+        runner = _make_runner(config, graph, device, fn.__code__)
     except GraphBreak as e:
         pending = interrupting(e)
         started = getattr(e, "started_generator", None)
@@ -299,7 +290,6 @@ def _compile_new(fn, flat, names, config, cache, qual, break_on_start=None, inte
     entry = _compiled_entry(fn, qual, config, tracer.guards, graph, sources, template, runner, device, t0)
     entry.shape_reads = list(tracer.builder.shape_reads)
     entry.size_exprs = tracer.builder.size_exprs
-    entry.interpreted_calls = 1 if interpreted else 0
     cache.add(entry)
     return entry
 

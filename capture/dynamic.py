@@ -433,8 +433,6 @@ class DynamicShape:
         self.how = how  # "declared" or "automatic"
         self.instances: dict = {}
         self.reinstantiations = 0  # sizes compiled without a translation
-        #: sizes whose interpreted entry was just traced: their first call is yet to run
-        self.first_call_pending: set = set()
         self._make_runner = make_runner
         self._lock = threading.RLock()
 
@@ -457,9 +455,6 @@ class DynamicShape:
         if inst is not None and not inst.interpreted_calls:
             return inst
         with self._lock:
-            if key in self.first_call_pending:  # (the trace's own call, which made it: its first)
-                self.first_call_pending.discard(key)
-                return inst
             inst = self.instances.get(key)
             if inst is not None and inst.interpreted_calls:
                 inst.interpreted_calls += 1
@@ -649,8 +644,6 @@ def generalise(cache, old, new, symbols, declared, make_runner, replaced=None):
         _keep_instances(replaced.dynamic, dyn)
     dyn.instances[tuple(s.n1 for s in symbols)] = old
     dyn.instances[tuple(s.n2 for s in symbols)] = new
-    if new.interpreted_calls:  # (traced to run interpreted: capture.compile_policy._compile_new)
-        dyn.first_call_pending.add(tuple(s.n2 for s in symbols))
     entry.dynamic = dyn
     entry.call = dyn.call
     cache.drop(lambda e: e is not old and e is not new and e is not replaced)
