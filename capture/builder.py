@@ -38,10 +38,12 @@ class SymTensor(TensorMethods):
 
     @property
     def shape(self):
-        # (Python code handed this tensor read its whole shape: logged, see GraphBuilder.shape_reads)
-        shape = self.value.aval.shape
-        self.builder.shape_reads.append(shape)
-        return shape
+        # framework code handed this tensor reads sizes that keep their expressions
+        # (capture.symbolic_sizes): put into a graph node, a size stays symbolic; a number it
+        # returns counts as a read (capture.variables.functions.FrameworkCallableVariable)
+        from .symbolic_sizes import SymInt
+        value = self.value
+        return tuple(SymInt(d, ("dim", value, k)) for k, d in enumerate(value.aval.shape))
 
     @property
     def dtype(self):
@@ -66,9 +68,11 @@ class SymTensor(TensorMethods):
         return self.size * self.itemsize
 
     def __len__(self):
-        if not self.shape:
+        shape = self.value.aval.shape
+        if not shape:
             raise TypeError("len() of a 0-d tensor")
-        return self.shape[0]
+        self.builder.shape_reads.append(shape[0])  # (a plain int: logged, see GraphBuilder.shape_reads)
+        return shape[0]
 
     def __repr__(self):
         return f"SymTensor({self.value!r}:{self.value.aval})"

@@ -65,6 +65,8 @@ class Entry:
         self.warm_start = False  # its schedule was read from the disk cache (capture.persist)
         #: sizes the traced Python code read from tensor shapes (capture.builder: shape_reads)
         self.shape_reads = None
+        #: where the graph holds sizes computed by Python arithmetic, and how (capture.symbolic_sizes.strip)
+        self.size_exprs = {}
         #: capture.dynamic.DynamicShape when this entry serves every size of some dimensions
         self.dynamic = None
         #: calls a size's entry of a generic one ran through the reference interpreter (0:

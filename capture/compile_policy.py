@@ -18,6 +18,7 @@ import time
 import traceback
 
 from graph import config as settings
+from graph import symint
 from graph.errors import user_location
 from graph.ir import CONST
 from runtime import context as _context
@@ -29,6 +30,7 @@ from . import cache as _cache
 from . import fast_call
 from . import guard_program  # noqa: F401 - (with the compiler, not in a first call's guard phase)
 from . import dynamic as _dynamic
+from . import symbolic_sizes
 from . import resume as _resume
 from .cache import Entry
 from codegen.cpu.parallel_compile import collection_paused
@@ -102,7 +104,7 @@ def _tracing():
     symbolic values just runs it (``call_captured``), so no jitted call repeats an entry in C."""
     _TRACING.depth += 1
     try:
-        with fast_call.suspended():
+        with fast_call.suspended(), symint.tagging():  # (graph.symint: sizes keep their origin)
             yield
     finally:
         _TRACING.depth -= 1
@@ -241,8 +243,10 @@ def _make_dynamic(fn, config, cache, qual, candidate, entry, change, declared, n
     except _dynamic.Refused as r:
         events.record_dynamic(qual, f"{which} ({how}) stays specialised per size ({sizes}): {r}")
         return entry
+    exprs = generic.dynamic.size_expressions()
+    computed = f" (sizes computed in the graph: {', '.join(exprs)})" if exprs else ""
     events.record_dynamic(qual, f"{which} is dynamic ({how}): sizes {sizes} traced to the same graph; "
-                                f"other sizes >= {_dynamic.MIN_GENERIC_SIZE} reuse it without translating")
+                                f"other sizes >= {_dynamic.MIN_GENERIC_SIZE} reuse it without translating{computed}")
     return generic
 
 def _compile_new(fn, flat, names, config, cache, qual, break_on_start=None) -> Entry:
@@ -290,6 +294,7 @@ def _compile_new(fn, flat, names, config, cache, qual, break_on_start=None) -> E
         raise pending
     entry = _compiled_entry(fn, qual, config, tracer.guards, graph, sources, template, runner, device, t0)
     entry.shape_reads = list(tracer.builder.shape_reads)
+    entry.size_exprs = tracer.builder.size_exprs
     cache.add(entry)
     return entry
 
@@ -359,6 +364,7 @@ def _compile_resume(fn, flat, names, config, qual, brk, info, t0):
         graph = tracer.builder.graph
         graph.set_outputs(outputs)
         _guard_lifted_tensors(tracer)
+        symbolic_sizes.strip(graph)  # (a prefix graph is never shape-generic: plain ints)
         graph.verify()
         device = device_of_inputs(tracer.builder.sources, flat)
         runner = _make_runner(config, graph, device, fn.__code__) if graph.nodes else None
@@ -459,6 +465,9 @@ def translate(tracer, fn, flat, names):
         raise brk from None
     builder.graph.set_outputs(rec.outputs)
     _guard_lifted_tensors(tracer)
+    # sizes computed by Python arithmetic (capture.symbolic_sizes) become plain ints in the
+    # graph; where they were, and how computed, is kept for capture.dynamic
+    builder.size_exprs = symbolic_sizes.strip(builder.graph)
     builder.graph.verify()
     return builder.graph, builder.sources, OutputPlan(result, effects)
 

@@ -15,12 +15,17 @@ automatic dynamic marks a dimension dynamic after a second distinct value:
   same in both traces, so no Python code saw the dimension (no branch, loop or arithmetic on it);
 * re-inferring the first graph at ``n2`` gives the second graph: the same ops, inputs, Python
   scalars and constants (values and shapes), the same avals everywhere, the same outputs,
-  parameter updates, input sources and output plan. An attribute may differ only by holding
-  ``n1`` where the other holds ``n2`` (a reshape or broadcast target framework code copied from a
-  shape), and a Python number operand only by being the size itself (a mean's gradient divides
-  by its count); they are substituted at re-instantiation. A constant or number that depends on
-  the size otherwise (``1/n``, ``2n``, a tensor of the size's shape) differs, so the dimension is
-  refused.
+  parameter updates, input sources and output plan. An attribute or Python number operand may
+  differ where both traces computed it by the same *size expression* (capture.symbolic_sizes:
+  ``batch * heads``, ``n // 2 + 1``, a VJP rule's ``tuple(x.shape)``, leaves naming dims of graph
+  values by position), evaluated at re-instantiation on the re-inferred graph; otherwise only by
+  holding ``n1`` where the other holds ``n2`` (a size copied as a plain int), and a Python number
+  operand only by being the size itself (a mean's gradient divides by its count). After
+  re-instantiating at ``n2``, every node's avals, attributes and number operands must equal the
+  second trace's. A constant or number that depends on the size otherwise (``1/n``, a tensor of
+  the size's shape) differs, so the dimension is refused. Comparisons and branches on sizes,
+  ``len(x)``, ``range(n)`` and builtins such as ``min(n, 4)`` read the value: logged, so they
+  refuse the dimension (the reads differ).
 
 When the check passes the two entries become one *shape-generic* entry whose guard checks the
 argument's type, dtype, rank, other sizes and ``size >= 2`` (and a declared ``Symbol``'s range,
@@ -47,6 +52,8 @@ import numpy as np
 
 from graph import config
 from graph.ir import Graph, Value
+
+from . import symbolic_sizes
 
 #: whether entries may become shape-generic (``CAPTURE_DYNAMIC=0``: every size specialised)
 ENABLED = config.get("CAPTURE_DYNAMIC")
@@ -233,9 +240,34 @@ def _refuse(message):
         raise Refused(message)
 
 
-def compare_graphs(g1: Graph, g2: Graph, inputs, symbols):
+def _symbolic_positions(a, b, e1, e2, where):
+    """The paths inside attribute (or operand) values ``a`` / ``b`` that hold a size expression
+    (capture.symbolic_sizes) in both traces, the same expression (``e1`` / ``e2``: {path:
+    expression}, leaves named by graph position); ``a`` and ``b`` with those paths masked, for
+    the comparison of the rest. Raises Refused where the traces computed an attribute
+    differently (one of them from sizes, or by other expressions)."""
+    if not e1 and not e2:
+        return [], a, b
+    if set(e1) != set(e2) or not all(symbolic_sizes.same(e1[p], e2[p]) for p in e1):
+        raise Refused(f"{where} is computed from the sizes differently in the two traces")
+    masked_a, masked_b = a, b
+    for path in e1:
+        masked_a = _substitute(masked_a, path, _MASK)
+        masked_b = _substitute(masked_b, path, _MASK)
+    return [(path, e1[path]) for path in sorted(e1)], masked_a, masked_b
+
+
+#: stands for a symbolic position while the rest of an attribute is compared
+_MASK = ("<size expression>",)
+
+
+def compare_graphs(g1: Graph, g2: Graph, inputs, symbols, exprs1=None, exprs2=None):
     """The attribute substitutions that turn ``g1`` re-inferred at ``n2`` into ``g2``; raises
-    Refused (saying what differs) when they are not the same computation."""
+    Refused (saying what differs) when they are not the same computation. ``exprs1`` /
+    ``exprs2``: the size expressions the traces put into attributes and number operands
+    (capture.symbolic_sizes.strip); a position holding the same expression in both is
+    substituted by evaluating it on the re-instantiated graph."""
+    exprs1, exprs2 = exprs1 or {}, exprs2 or {}
     if (len(g1.inputs), len(g1.consts), len(g1.nodes), len(g1.outputs)) != \
             (len(g2.inputs), len(g2.consts), len(g2.nodes), len(g2.outputs)):
         _refuse("the traces have different graphs (op counts differ)")
@@ -254,6 +286,13 @@ def compare_graphs(g1: Graph, g2: Graph, inputs, symbols):
             continue
         for k, (x, y) in enumerate(zip(a.inputs, b.inputs)):
             ox, oy = _operand(p1, x), _operand(p2, y)
+            e1, e2 = exprs1.get((i, ("input", k))), exprs2.get((i, ("input", k)))
+            if e1 or e2:
+                if not CHECK:
+                    continue
+                found, _, _ = _symbolic_positions(x, y, e1 or {}, e2 or {}, f"a number operand of {a.op.name}")
+                subs[(i, ("input", k))] = found
+                continue
             if ox[0] == "py":
                 if CHECK and oy[0] == "py" and ox[1] is oy[1] and ox[1] in (int, float) and (x, y) in pairs:
                     # the size itself (a mean's gradient divides by its count): held, as by an attribute
@@ -265,7 +304,9 @@ def compare_graphs(g1: Graph, g2: Graph, inputs, symbols):
                 _refuse(f"the traces have different graphs (node {i}: {a.op.name} operands)")
         for key in a.attrs:
             try:
-                paths = _attr_substitutions(a.attrs[key], b.attrs[key], pairs)
+                found, va, vb = _symbolic_positions(a.attrs[key], b.attrs[key], exprs1.get((i, key), {}),
+                                                    exprs2.get((i, key), {}), f"attribute {key} of {a.op.name}")
+                paths = found + _attr_substitutions(va, vb, pairs)
             except Refused:
                 _refuse(f"attribute {key}={a.attrs[key]!r} of {a.op.name} vs {b.attrs[key]!r}")
                 continue
@@ -278,9 +319,15 @@ def compare_graphs(g1: Graph, g2: Graph, inputs, symbols):
         _refuse("the traces update different parameters")
     if CHECK:
         g3 = instantiate(g1, inputs, tuple(sym.n2 for sym in symbols), subs)
+        p3 = _graph_values(g3)
         for a, b in zip(g3.nodes, g2.nodes):
             if [v.aval for v in a.outputs] != [v.aval for v in b.outputs]:
                 raise Refused(f"re-inferring the graph at the new size does not give the traced shapes ({a.op.name})")
+            # the substituted attributes and numbers (sizes, size expressions) are the traced ones
+            if not _same_object(dict(a.attrs), dict(b.attrs)) or \
+                    [_operand(p3, x) for x in a.inputs] != [_operand(p2, y) for y in b.inputs]:
+                raise Refused(f"re-instantiating the graph at the new size does not give the traced "
+                              f"attributes ({a.op.name})")
     return subs
 
 
@@ -293,7 +340,32 @@ def _substitute(value, path, n):
     if not path:
         return n
     k = path[0]
+    if type(value) is slice:
+        parts = [value.start, value.stop, value.step]
+        parts[k] = _substitute(parts[k], path[1:], n)
+        return slice(*parts)
+    if type(value) is list:
+        return value[:k] + [_substitute(value[k], path[1:], n)] + value[k + 1:]
     return value[:k] + (_substitute(value[k], path[1:], n),) + value[k + 1:]
+
+
+def _size_at(new, g, mapping):
+    """Evaluates a leaf (a graph position and dim of ``g``) on the re-instantiated graph
+    ``new``: the size shape inference gave that value at the new sizes."""
+    def size_of(position, dim):
+        if position[0] == "in":
+            value = new.inputs[position[1]]
+        elif position[0] == "const":
+            value = new.consts[position[1]]
+        else:
+            value = mapping[g.nodes[position[1]].outputs[position[2]]]
+        return value.aval.shape[dim]
+    return size_of
+
+
+def _new_size(how, sizes, size_of):
+    """What a substitution puts in: a symbol's new size, or a size expression evaluated."""
+    return sizes[how] if type(how) is int else symbolic_sizes.evaluate(how, size_of)
 
 
 def instantiate(g: Graph, inputs, sizes, subs) -> Graph:
@@ -315,15 +387,16 @@ def instantiate(g: Graph, inputs, sizes, subs) -> Graph:
         c = Value(new, v.aval, v.kind, name=v.name, data=v.data)
         new.consts.append(c)
         mapping[v] = c
+    size_of = _size_at(new, g, mapping)
     for i, node in enumerate(g.nodes):
         attrs = dict(node.attrs)
         for key in node.attrs:
-            for path, k in subs.get((i, key), ()):
-                attrs[key] = _substitute(attrs[key], path, sizes[k])
+            for path, how in subs.get((i, key), ()):
+                attrs[key] = _substitute(attrs[key], path, _new_size(how, sizes, size_of))
         inputs_ = [mapping[x] if isinstance(x, Value) else x for x in node.inputs]
         for k, x in enumerate(node.inputs):
-            for _path, sym in subs.get((i, ("input", k)), ()):
-                inputs_[k] = type(x)(sizes[sym])
+            for _path, how in subs.get((i, ("input", k)), ()):
+                inputs_[k] = type(x)(_new_size(how, sizes, size_of))
         out = new.add_node(node.op, inputs_, attrs, loc=node.loc)
         outs = out if isinstance(out, tuple) else (out,)
         for a, b in zip(node.outputs, outs):
@@ -421,6 +494,30 @@ class DynamicShape:
 
     def describe(self) -> str:
         return "; ".join(", ".join(f"argument {i} dim {d}" for i, d in s.dims) for s in self.symbols)
+
+    def size_expressions(self, limit=3) -> list:
+        """Up to ``limit`` of the graph's attributes or numbers computed from the sizes, as text
+        (``reshape shape[1] = s0 * 2``; ``s0``: the first symbol, where a graph input holds it)."""
+        graph = self.base.graph
+
+        def name_of(position, dim):
+            if position[0] == "in" and dim in self.inputs.get(position[1], {}):
+                return f"s{self.inputs[position[1]][dim]}"
+            if position[0] == "node":
+                return f"{graph.nodes[position[1]].op.name}#{position[1]}.shape[{dim}]"
+            return f"{position[0]}{position[1]}.shape[{dim}]"
+        out = []
+        for (i, key), found in self.subs.items():
+            for path, how in found:
+                if type(how) is int or (how[0] == "dim" and how[1][0] == "in"
+                                         and how[2] not in self.inputs.get(how[1][1], {})):
+                    continue  # (a symbol itself, or a static size copied)
+                where = f"operand {key[1]}" if isinstance(key, tuple) else key
+                index = "".join(f"[{k}]" for k in path)
+                text = f"{graph.nodes[i].op.name} {where}{index} = {symbolic_sizes.describe(how, name_of)}"
+                if text not in out:
+                    out.append(text)
+        return out[:limit] + ([f"... {len(out) - limit} more"] if len(out) > limit else [])
 
 
 def _call_of(inst):
@@ -525,7 +622,7 @@ def generalise(cache, old, new, symbols, declared, make_runner, replaced=None):
             inputs.setdefault(g, {})[dim] = k
     if not _same_object((old.template.result, old.template.effects), (new.template.result, new.template.effects)):
         raise Refused("the traces rebuild different results or side effects")
-    subs = compare_graphs(old.graph, new.graph, inputs, symbols)
+    subs = compare_graphs(old.graph, new.graph, inputs, symbols, old.size_exprs, new.size_exprs)
     how = "declared" if all(d in declared for sym in symbols for d in sym.dims) else "automatic"
     guard_set = generic_guard_set(old.guard_set, symbols, declared, how)
     entry = Entry(guard_set, graph=old.graph, sources=old.sources, template=old.template, name=old.name,

@@ -22,6 +22,7 @@ innermost *user* frame: inlined framework code points at the user's call.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import inspect
 import linecache
 import os
@@ -482,15 +483,17 @@ class InstructionTranslator:
 
     def apply_python_operator(self, fn, args):
         import operator
-        if all(a.is_const() for a in args):
-            try:
-                out = fn(*[a.value for a in args])
-            except Exception as e:
-                raise UserException(e, f"{fn.__name__} raised {type(e).__name__} at trace time: {e}",
-                                    hint="the frame runs eagerly so Python raises the error") from None
-            return self.wrap(out, fresh=True)
+        symbolic = _symbolic_size_operation(fn, args)
+        if symbolic is not None:
+            return symbolic
+        constant = all(a.is_const() for a in args)
+        if constant and not any(_holds_symbolic_size(a) for a in args):
+            return self._operator_at_trace_time(fn, args)
         if any(isinstance(a, TensorVariable) for a in args):
-            return self.wrap(fn(*[a.realize(self) for a in args]), fresh=True)
+            # (``x * n`` with a size n: the op's Python number operand keeps n's expression)
+            with symbolic_realize(self):
+                operands = [a.realize(self) for a in args]
+            return self.wrap(fn(*operands), fresh=True)
         if fn in (operator.eq, operator.ne) and len(args) == 2 and _compared_by_identity(*args):
             # object.__eq__ on both sides (builtin constants return NotImplemented for a foreign
             # object): Python falls back to identity
@@ -500,7 +503,17 @@ class InstructionTranslator:
                 return type(args[0])(args[0].items + args[1].items)
         if len(args) == 2 and isinstance(args[0], TupleVariable) and fn.__name__ == "mul" and args[1].is_const():
             return type(args[0])(args[0].items * args[1].value)
+        if constant:  # (a tuple of sizes compared, say: their values are read)
+            return self._operator_at_trace_time(fn, args)
         raise GraphBreak(f"operator {fn.__name__} on {', '.join(a.describe() for a in args)}")
+
+    def _operator_at_trace_time(self, fn, args):
+        try:
+            out = fn(*[a.value for a in args])
+        except Exception as e:
+            raise UserException(e, f"{fn.__name__} raised {type(e).__name__} at trace time: {e}",
+                                hint="the frame runs eagerly so Python raises the error") from None
+        return self.wrap(out, fresh=True)
 
     def call_variable(self, fn: Variable, args, kwargs):
         if args and isinstance(args[0], ExceptionVariable):
@@ -878,14 +891,14 @@ class InstructionTranslator:
         if len(parts) == 2:
             parts.append(ConstantVariable(None))
         v = SliceVariable(*parts)
-        self.push(ConstantVariable(v.value) if v.is_const() else v)
+        self.push(_folded_slice(v))
 
     def BINARY_SLICE(self, ins):
         stop = self.pop()
         start = self.pop()
         obj = self.pop()
         sl = SliceVariable(start, stop, ConstantVariable(None))
-        self.push(obj.getitem(self, ConstantVariable(sl.value) if sl.is_const() else sl))
+        self.push(obj.getitem(self, _folded_slice(sl)))
 
     def STORE_SUBSCR(self, ins):
         key = self.pop()
@@ -899,7 +912,7 @@ class InstructionTranslator:
         obj = self.pop()
         value = self.pop()
         sl = SliceVariable(start, stop, ConstantVariable(None))
-        self._store_item(obj, ConstantVariable(sl.value) if sl.is_const() else sl, value)
+        self._store_item(obj, _folded_slice(sl), value)
 
     def _store_item(self, obj, key, value):
         if isinstance(obj, ListVariable) and key.is_const():
@@ -1591,3 +1604,75 @@ def _compared_by_identity(a, b) -> bool:
         return v.is_const() and type(v.value) in (type(None), int, float, bool, str, bytes)
 
     return (plain_object(a) and (plain_object(b) or builtin_constant(b))) or (plain_object(b) and builtin_constant(a))
+
+
+def _symbolic_size_operation(fn, args):
+    """``fn(*args)`` as a symbolic size (capture.symbolic_sizes) where an operand is one and the
+    operation keeps it symbolic (integer arithmetic with sizes and int constants); a comparison
+    of two structurally equal size expressions is answered without reading a value; else None
+    (the operands' values are read, and logged, by the caller)."""
+    import operator
+    from . import symbolic_sizes
+    from .variables.tensor import ShapeDimVariable
+    if not any(isinstance(a, ShapeDimVariable) and a.expr is not None for a in args):
+        return None
+    operands = []
+    for a in args:
+        if isinstance(a, ShapeDimVariable):
+            if a.expr is None:
+                return None
+            operands.append(symbolic_sizes.SymInt(a._size, a.expr))
+        elif a.is_const() and type(a.value) is int:
+            operands.append(a.value)
+        else:
+            return None
+    if fn in (operator.eq, operator.ne, operator.le, operator.ge):
+        if len(args) == 2 and all(isinstance(a, ShapeDimVariable) for a in args) and \
+                symbolic_sizes.same(*(a.expr for a in args)):
+            return ConstantVariable(fn is not operator.ne)  # a == a, a <= a... at every size
+        return None
+    if fn not in _SIZE_ARITHMETIC:
+        return None
+    out = symbolic_sizes.apply(fn, operands)
+    if out is None:
+        return None
+    log = next(a._log for a in args if isinstance(a, ShapeDimVariable))
+    return ShapeDimVariable(int(out), log, out.expr)
+
+
+def _size_arithmetic():
+    import operator
+    return frozenset((operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod, operator.neg,
+                      operator.pos, operator.iadd, operator.isub, operator.imul, operator.ifloordiv, operator.imod))
+
+
+#: the Python operators a size may stay symbolic under (graph.symint.SymInt decides per operand)
+_SIZE_ARITHMETIC = _size_arithmetic()
+
+
+def _folded_slice(sl):
+    """A slice of constants as one constant; kept as parts where one is a symbolic size
+    (``pe[:n]``: the index keeps n's expression, capture.symbolic_sizes)."""
+    from .variables.tensor import ShapeDimVariable
+    if not sl.is_const() or any(isinstance(p, ShapeDimVariable) and p.expr is not None for p in sl.parts):
+        return sl
+    return ConstantVariable(sl.value)
+
+
+def _holds_symbolic_size(var) -> bool:
+    """A tuple or list of constants with a symbolic size in it (``x.shape[:-1] + (n,)``): combined
+    item by item (the sizes keep their expressions) rather than as one value."""
+    from .variables.tensor import ShapeDimVariable
+    return isinstance(var, (TupleVariable, ListVariable)) and \
+        any(isinstance(i, ShapeDimVariable) and i.expr is not None for i in var.items)
+
+
+@contextlib.contextmanager
+def symbolic_realize(tx):
+    """Sizes realized inside are SymInts carrying their expressions (for framework code that puts
+    them into graph nodes), instead of plain ints whose read is logged."""
+    tx.symbolic_realize = getattr(tx, "symbolic_realize", 0) + 1
+    try:
+        yield
+    finally:
+        tx.symbolic_realize -= 1

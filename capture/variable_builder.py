@@ -30,12 +30,14 @@ from .builder import SymTensor
 from .errors import GraphBreak
 from .guards import CONSTANT_TYPES, Attr, Item
 from .polyfills import polyfill_for
+from .symbolic_sizes import SymInt
 from .sources import ArgSource, AttrSource, ItemSource
 from .variables import (BuiltinVariable, CellVariable, ClassVariable, ConstantVariable, DictVariable,
                         ListVariable, ModuleVariable, ObjectVariable, OpaqueCallableVariable,
                         SetVariable, TensorVariable, TupleVariable, Variable, wrap_callable)
 from .variables.containers import PLAIN_DICT_TYPES, OutsideListVariable, plain_tuple
 from .variables.functions import PolyfillVariable
+from .variables.tensor import ShapeDimVariable
 
 
 _ITER_TYPES = (type(iter([])), type(iter(())), type(iter(range(0))), type(iter({})), types.GeneratorType,
@@ -170,6 +172,10 @@ def _new_variable(tx, value, fresh, source):
         return TensorVariable(value)
     if isinstance(value, Tensor):
         return TensorVariable(tx.builder.sym(value))
+    if isinstance(value, SymInt):
+        # a size framework code read from a traced tensor's shape (``ops.shape(x)``): symbolic
+        # again in the translated code, so a branch on it is logged (capture.symbolic_sizes)
+        return ShapeDimVariable(int(value), tx.builder.shape_reads, value.expr)
     if isinstance(value, CONSTANT_TYPES):
         return ConstantVariable(value)
     polyfill = polyfill_for(value)

@@ -34,6 +34,7 @@ import weakref
 
 import numpy as np
 
+from . import symint as _symint
 from .aval import AVal
 from .dtypes import from_numpy
 from .errors import user_location
@@ -88,6 +89,8 @@ class Value:
 
     @property
     def shape(self):
+        if _symint.is_tagging():  # (while a frame is captured: sizes keep their origin, graph.symint)
+            return _symint.tagged_shape(self, self.aval.shape)
         return self.aval.shape
 
     @property

@@ -184,8 +184,17 @@ class FrameworkCallableVariable(KnownCallableVariable):
     tensors, since it only builds ops through ``bind``."""
 
     def call(self, tx, args, kwargs):
-        rargs = [a.realize(tx) for a in args]
-        rkw = {k: v.realize(tx) for k, v in kwargs.items()}
+        from ..symbolic_sizes import contains_symint
+        from ..translator import symbolic_realize
+        with symbolic_realize(tx):  # sizes handed in keep their expressions (capture.symbolic_sizes)
+            rargs = [a.realize(tx) for a in args]
+            rkw = {k: v.realize(tx) for k, v in kwargs.items()}
+        if contains_symint(rargs) or contains_symint(rkw):
+            if _all_const(args) and _all_const(kwargs.values()):
+                # only Python values: the result is computed now (a graph constant), so the sizes
+                # are read as values
+                rargs = [a.realize(tx) for a in args]
+                rkw = {k: v.realize(tx) for k, v in kwargs.items()}
         name = getattr(self.fn, "__qualname__", None) or type(self.fn).__name__
         try:
             # ops.randn(...) draws on every run; ops on Parameters the code reaches are graph nodes
@@ -200,6 +209,12 @@ class FrameworkCallableVariable(KnownCallableVariable):
                              hint="the frame runs eagerly") from None
         if _all_const(args) and _all_const(kwargs.values()):
             return _const_tensors(tx, out)  # built from Python values only: graph constants
+        if (contains_symint(rargs) or contains_symint(rkw)) and _holds_python_number(out):
+            # a number the framework computed from a size: its value depends on the size the
+            # way the framework code says, which the trace does not follow, so the sizes count
+            # as read (capture.dynamic compares the reads of two traces)
+            for a in list(args) + list(kwargs.values()):
+                a.realize(tx)
         return tx.wrap(out, fresh=True)
 
     def describe(self):
@@ -218,6 +233,16 @@ class PureFunctionVariable(KnownCallableVariable):
         raise GraphBreak(f"call to {mod + '.' if mod else ''}{self.fn.__name__} with traced values (tensors), "
                          "which capture cannot trace",
                          hint="use the framework's ops (runtime.ops) on tensors, or accept the graph break")
+
+
+def _holds_python_number(value) -> bool:
+    if isinstance(value, (int, float, complex)):  # (bools too: a branch may follow)
+        return True
+    if isinstance(value, (tuple, list)):
+        return any(_holds_python_number(v) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_python_number(v) for v in value.values())
+    return False
 
 
 def _all_const(args):
@@ -342,6 +367,8 @@ class BuiltinVariable(KnownCallableVariable):
         return ConstantVariable(bool(args[0].truth(tx)))
 
     def _call_len(self, tx, x):
+        if isinstance(x, TensorVariable):  # ``len(x)``: ``x.shape[0]``, a symbolic size
+            return x.length_variable(tx)
         return ConstantVariable(x.length(tx))
 
     def _call_isinstance(self, tx, obj, cls):

@@ -43,13 +43,18 @@ def _refuse_masks(key):
 
 
 class ShapeDimVariable(ConstantVariable):
-    """One size of a traced tensor's ``.shape``: a constant whose every use by the translator (its
-    ``value`` read: arithmetic, a comparison, passing it to a function or into the graph) is
-    logged in ``GraphBuilder.shape_reads``. Its length and the other dimensions' sizes are not."""
+    """One size of a traced tensor's ``.shape``, or an integer expression of such sizes
+    (capture.symbolic_sizes: ``batch * heads``, ``n // 2``...): a constant whose every use by
+    the translator (its ``value`` read: a branch, a comparison, passing it to a Python function)
+    is logged in ``GraphBuilder.shape_reads``. Arithmetic on it (``Tracer.apply_python_operator``)
+    and handing it to framework code that builds graph nodes (:meth:`realize` under
+    :func:`capture.symbolic_sizes` 's ``symbolic_realize``) keep its expression instead. Its
+    length and the other dimensions' sizes are not logged."""
 
-    def __init__(self, size, log):
+    def __init__(self, size, log, expr=None):
         self._size = size
         self._log = log
+        self.expr = expr  # None: a size with no known expression (read as a plain constant)
 
     @property
     def value(self):
@@ -59,6 +64,12 @@ class ShapeDimVariable(ConstantVariable):
     @value.setter
     def value(self, v):  # (ConstantVariable's constructor protocol; not used)
         self._size = v
+
+    def realize(self, tx):
+        if self.expr is not None and getattr(tx, "symbolic_realize", 0):
+            from ..symbolic_sizes import SymInt
+            return SymInt(self._size, self.expr)
+        return self.value
 
 
 class TensorVariable(Variable):
@@ -108,7 +119,9 @@ class TensorVariable(Variable):
             # one variable per dimension, logging its size when Python code uses it: reading
             # ``x.shape[1]`` does not make the trace depend on ``x.shape[0]`` (capture.dynamic)
             log = self.sym.builder.shape_reads
-            return TupleVariable([ShapeDimVariable(d, log) for d in self.sym.value.aval.shape])
+            value = self.sym.value
+            return TupleVariable([ShapeDimVariable(d, log, ("dim", value, k))
+                                  for k, d in enumerate(value.aval.shape)])
         if name in ("dtype", "ndim", "size", "itemsize", "nbytes"):
             return tx.wrap(getattr(self.sym, name))
         if name in _DATA_METHODS:
@@ -144,8 +157,11 @@ class TensorVariable(Variable):
                          hint="branch on Python values (shapes, flags), or use ops.where / ops.select")
 
     def getitem(self, tx, key):
+        from ..translator import symbolic_realize
         _refuse_masks(key)
-        return tx.wrap(self.sym[key.realize(tx)])
+        with symbolic_realize(tx):  # (``pe[:n]`` with a size n: the index keeps n's expression)
+            index = key.realize(tx)
+        return tx.wrap(self.sym[index])
 
     def setitem(self, tx, key, value):
         """``x[key] = value``: the functional ``setitem`` op (differentiable in x and value), after
@@ -180,6 +196,13 @@ class TensorVariable(Variable):
 
     def length(self, tx):
         return len(self.sym)  # (logged: GraphBuilder.shape_reads)
+
+    def length_variable(self, tx):
+        """``len(x)`` as the symbolic size ``x.shape[0]`` (capture.symbolic_sizes)."""
+        value = self.sym.value
+        if not value.aval.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return ShapeDimVariable(value.aval.shape[0], self.sym.builder.shape_reads, ("dim", value, 0))
 
     def iterate(self, tx):
         n = len(self.sym)  # (logged)

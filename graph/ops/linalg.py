@@ -80,7 +80,7 @@ def _blas_ready(xp, a):
 
 def _static(shape) -> bool:
     """Whether every dimension is a known int (graph values may carry symbolic dimensions)."""
-    return all(type(d) is int for d in shape)
+    return all(isinstance(d, int) for d in shape)  # (graph.symint.SymInt sizes are known ints)
 
 
 def _rows(t):

@@ -16,6 +16,7 @@ import operator
 
 import numpy as np
 
+from ..symint import SymInt
 from ..aval import AVal
 from ..dtypes import from_numpy, promote
 from .core import (ELEMENTWISE, EXTERN, VIEW, Attr, F, Op, a_int, a_ints, a_nonneg_int, a_pos_int,
@@ -371,6 +372,8 @@ _SPEC_TAGS = ("slice", "list", "tensor", "bool")
 
 
 def _index_int(v, what="index"):
+    if type(v) is SymInt:
+        return v  # (a size computed while capturing keeps its expression: graph.symint)
     try:
         return operator.index(v)
     except TypeError:
@@ -402,7 +405,7 @@ def split_index(index):
     for v in items:
         if v is None or v is Ellipsis:
             spec.append(v)
-        elif type(v) is int:
+        elif type(v) is int or type(v) is SymInt:
             spec.append(v)
         elif isinstance(v, slice):
             spec.append(("slice",
@@ -425,7 +428,7 @@ def split_index(index):
 
 
 def _is_spec_item(v):
-    if v is None or v is Ellipsis or type(v) is int:
+    if v is None or v is Ellipsis or type(v) is int or type(v) is SymInt:
         return True
     return type(v) is tuple and len(v) >= 2 and v[0] in _SPEC_TAGS
 

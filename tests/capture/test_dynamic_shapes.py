@@ -73,9 +73,9 @@ def test_mlp_train_step_with_varying_batch_translates_twice(rng, reduction):
             for p, q in zip(graph_net.trainable_params(), eager_net.trainable_params()):
                 np.testing.assert_allclose(p.asnumpy(), q.asnumpy(), rtol=1e-5, atol=1e-6)
     assert translations(report) == 2
-    assert [t for _, t in report.dynamic] == [
+    assert len(report.dynamic) == 1 and report.dynamic[0][1].startswith(
         "x dim 0, y dim 0 is dynamic (automatic): sizes 5 -> 7 traced to the same graph; other sizes >= 2 "
-        "reuse it without translating"]
+        "reuse it without translating")
     assert sorted({n for *_, n, _t in report.reinstantiations}) == sorted(set(SIZES) - {5, 7})
     assert not report.breaks
 
@@ -206,18 +206,10 @@ def test_explain_reports_dynamic_dims_and_reinstantiations(rng):
 
 
 # -- code that depends on the size: refused, equal to eager, and wrong without the check ------------------------
-def _div_by_len(x):
-    return x / x.shape[0]
-
-
 def _branch_on_size(x):
     if x.shape[0] > 20:
         return x * 2
     return x - 1
-
-
-def _reshape_from_size(x):
-    return ops.reshape(x, (x.shape[0] * 2, -1))
 
 
 def _iterate_rows(x):
@@ -227,16 +219,11 @@ def _iterate_rows(x):
     return out
 
 
-def _len_of(x):
-    return x * len(x)
-
-
+# (``x / x.shape[0]``, ``x * len(x)`` and a reshape to ``x.shape[0] * 2`` are shape-generic since
+# sizes keep their expressions: tests/capture/test_symbolic_sizes.py)
 ADVERSARIAL = {
-    "divide by x.shape[0]": (_div_by_len, [3, 5, 8]),
     "branch on x.shape[0]": (_branch_on_size, [3, 5, 25]),
-    "reshape to x.shape[0] * 2": (_reshape_from_size, [4, 6, 8]),
     "for row in x": (_iterate_rows, [3, 5, 7]),
-    "len(x)": (_len_of, [3, 5, 7]),
 }
 
 
@@ -363,17 +350,18 @@ def test_a_constant_made_from_the_size_is_refused(rng, monkeypatch):
     assert translations(report) == 3
 
 
-def test_dense_over_a_sequence_reads_the_leading_sizes_and_stays_specialised(rng):
+def test_dense_over_a_sequence_restores_the_leading_sizes_symbolically(rng):
     """nn.Dense on a [batch, length, features] input restores the leading sizes from
-    ``x.shape`` (Python reads the length): refused, said so, and equal to eager."""
+    ``x.shape``: the reshape's target keeps the length's expression (capture.symbolic_sizes), so
+    the length is dynamic, and every size equals eager."""
     dense = nn.Dense(4, 3)
     f = capture.jit(lambda x: dense(x))
     with recording() as report:
         for n in (3, 5, 8):
             x = f32(rng, 2, n, 4)
             assert_same(f(x), dense(x))
-    assert translations(report) == 3
-    assert "Python code read the size" in report.dynamic[0][1]
+    assert translations(report) == 2
+    assert "is dynamic (automatic)" in report.dynamic[0][1]
 
 
 def _masked_pool_step(jitted):
