@@ -198,19 +198,6 @@ def _check_guards(old, new, symbols):
         raise Refused("the traces guard different objects")
 
 
-def _graph_values(g: Graph):
-    """Every Value of ``g`` -> a position that names it the same way in a graph of the same build."""
-    pos = {}
-    for i, v in enumerate(g.inputs):
-        pos[v] = ("in", i)
-    for i, v in enumerate(g.consts):
-        pos[v] = ("const", i)
-    for i, n in enumerate(g.nodes):
-        for j, v in enumerate(n.outputs):
-            pos[v] = ("node", i, j)
-    return pos
-
-
 def _operand(pos, v):
     return pos.get(v, ("?",)) if isinstance(v, Value) else ("py", type(v), v)
 
@@ -279,7 +266,7 @@ def compare_graphs(g1: Graph, g2: Graph, inputs, symbols, exprs1=None, exprs2=No
             _refuse("the traces have different graph inputs")
     subs = {}
     pairs = {(sym.n1, sym.n2): k for k, sym in enumerate(symbols)}
-    p1, p2 = _graph_values(g1), _graph_values(g2)
+    p1, p2 = symbolic_sizes.graph_positions(g1), symbolic_sizes.graph_positions(g2)
     for i, (a, b) in enumerate(zip(g1.nodes, g2.nodes)):
         if a.op is not b.op or len(a.inputs) != len(b.inputs) or list(a.attrs) != list(b.attrs):
             _refuse(f"the traces have different graphs (node {i}: {a.op.name} vs {b.op.name})")
@@ -319,7 +306,7 @@ def compare_graphs(g1: Graph, g2: Graph, inputs, symbols, exprs1=None, exprs2=No
         _refuse("the traces update different parameters")
     if CHECK:
         g3 = instantiate(g1, inputs, tuple(sym.n2 for sym in symbols), subs)
-        p3 = _graph_values(g3)
+        p3 = symbolic_sizes.graph_positions(g3)
         for a, b in zip(g3.nodes, g2.nodes):
             if [v.aval for v in a.outputs] != [v.aval for v in b.outputs]:
                 raise Refused(f"re-inferring the graph at the new size does not give the traced shapes ({a.op.name})")
