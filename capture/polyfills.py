@@ -69,7 +69,7 @@ def islice_arguments(iterable, *args):
     """The checks ``itertools.islice(...)`` makes when it is called, and its (start, stop, step),
     in CPython's order and with its messages (Modules/itertoolsmodule.c, ``islice_new``).
     (The polyfill is a generator, whose body runs only when it is first advanced: the checks
-    are made at the call too, see ``CALL_CHECKS``.)"""
+    are made at the call too, by :func:`islice_call`.)"""
     if not 1 <= len(args) <= 3:
         bound = "least 2" if not args else "most 4"
         raise TypeError(f"islice expected at {bound} arguments, got {len(args) + 1}")
@@ -94,6 +94,12 @@ def islice_arguments(iterable, *args):
     if step < 1:
         raise ValueError("Step for islice() must be a positive integer or None.")
     return start, (None if stop == -1 else stop), step
+
+
+def islice_call(iterable, *args):
+    """``islice``'s call-time work, in CPython's order: the argument checks, then the iterator."""
+    islice_arguments(iterable, *args)
+    return (iter(iterable), *args), {}
 
 
 def islice(iterable, *args):
@@ -328,13 +334,9 @@ POLYFILLS = {functools.reduce: reduce, itertools.chain: chain, itertools.islice:
              itertools.dropwhile: dropwhile, itertools.takewhile: takewhile,
              itertools.filterfalse: filterfalse, itertools.pairwise: pairwise}
 
-#: original callable -> a function traced at the call, before its generator polyfill is made
-#: (errors the original raises when called, not when first advanced)
-CALL_CHECKS = {itertools.islice: islice_arguments}
-
 #: original callable -> a function traced at the call that does the original's call-time work
 #: and returns the ``(args, kwargs)`` its generator polyfill is made with
-CALL_PREPARES = {itertools.zip_longest: zip_longest_call, itertools.starmap: starmap_call,
+CALL_PREPARES = {itertools.islice: islice_call, itertools.zip_longest: zip_longest_call, itertools.starmap: starmap_call,
                  itertools.accumulate: accumulate_call, itertools.product: product_call,
                  itertools.combinations: combinations_call, itertools.permutations: permutations_call,
                  itertools.compress: compress_call, itertools.dropwhile: dropwhile_call,

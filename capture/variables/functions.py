@@ -127,11 +127,8 @@ class PolyfillVariable(UserFunctionVariable):
     def call(self, tx, args, kwargs):
         # a polyfill that is a generator (itertools.chain, islice) stands for an object of the
         # original's class; one that outlives the graph unstarted is made by the original
-        from ..polyfills import CALL_CHECKS, CALL_PREPARES
+        from ..polyfills import CALL_PREPARES
         original = self.original
-        check = next((c for o, c in CALL_CHECKS.items() if o is original), None)
-        if check is not None:
-            tx.inline_function(check, list(args), kwargs)
         prepare = next((p for o, p in CALL_PREPARES.items() if o is original), None)
         if prepare is not None:  # the original's call-time work: (args, kwargs) for the generator
             prepared = tx.inline_function(prepare, list(args), kwargs)
@@ -713,7 +710,7 @@ class ClassVariable(Variable):
             return StringIOVariable()
         if self.cls is collections.deque and len(args) <= 2 and set(kwargs) <= {"iterable", "maxlen"}:
             from .deques import DequeVariable
-            return _new_deque(tx, args, kwargs, DequeVariable)
+            return DequeVariable.made_by_call(tx, args, kwargs)
         if self.cls is collections.defaultdict:
             from .containers import DefaultDictVariable
             factory = args[0] if args else None
@@ -829,23 +826,6 @@ class ClassVariable(Variable):
             return tx.wrap(value)
         # a user class's attribute may be rebound between calls (``Config.scale = 3``), like a global
         return tx.wrap_attr(self.cls, name, value)
-
-
-def _new_deque(tx, args, kwargs, make):
-    """``collections.deque(iterable=(), maxlen=None)`` made in the frame, with CPython's checks."""
-    iterable = args[0] if args else kwargs.get("iterable")
-    maxlen = args[1] if len(args) > 1 else kwargs.get("maxlen")
-    if maxlen is not None and not maxlen.is_const():
-        raise GraphBreak("deque maxlen is a traced value")
-    n = None if maxlen is None else maxlen.value
-    if n is not None:
-        from ..errors import UserException
-        if not isinstance(n, int):
-            raise UserException(TypeError("an integer is required"))
-        if n < 0:
-            raise UserException(ValueError("maxlen must be non-negative"))
-    items = [] if iterable is None or (iterable.is_const() and iterable.value is None) else iterable.iterate(tx)
-    return make(items, n)
 
 
 def _pure_constructor(cls) -> bool:

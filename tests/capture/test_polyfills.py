@@ -125,3 +125,14 @@ def test_dict_fromkeys(args):
         with pytest.raises(TypeError) as e_got:
             polyfills.dict_fromkeys(*bad)
         assert str(e_got.value) == str(e_want.value)
+
+
+def test_islice_takes_its_iterator_at_the_call():
+    """CPython's islice calls iter() when made (a later append to the list is still seen, and a
+    non-iterable fails at the call): the prepared arguments carry that iterator."""
+    items = [1]
+    (iterator, stop), _ = polyfills.islice_call(items, 3)
+    items.append(2)
+    assert list(polyfills.islice(iterator, stop)) == [1, 2]
+    with pytest.raises(TypeError, match="not iterable"):
+        polyfills.islice_call(5, 3)
