@@ -27,6 +27,21 @@ class DequeVariable(ItemsVariable):
         self.items: list = []
         self._extend(items)
 
+    @classmethod
+    def made_by_call(cls, tx, args, kwargs):
+        """``collections.deque(iterable=(), maxlen=None)`` called in the frame, with CPython's checks."""
+        iterable = args[0] if args else kwargs.get("iterable")
+        maxlen = args[1] if len(args) > 1 else kwargs.get("maxlen")
+        if maxlen is not None and not maxlen.is_const():
+            raise GraphBreak("deque maxlen is a traced value")
+        n = None if maxlen is None else maxlen.value
+        if n is not None and not isinstance(n, int):
+            raise _user_error(TypeError("an integer is required"))
+        if n is not None and n < 0:
+            raise _user_error(ValueError("maxlen must be non-negative"))
+        items = [] if iterable is None or (iterable.is_const() and iterable.value is None) else iterable.iterate(tx)
+        return cls(items, n)
+
     # -- the model ---------------------------------------------------------------------------------
     def _append(self, v):
         if self.maxlen == 0:
