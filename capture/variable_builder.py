@@ -30,7 +30,7 @@ from .builder import SymTensor
 from .errors import GraphBreak
 from .guards import CONSTANT_TYPES, Attr, Item
 from .polyfills import polyfill_for
-from .symbolic_sizes import SymInt
+from graph.symint import is_symbolic
 from .sources import ArgSource, AttrSource, ItemSource
 from .variables import (BuiltinVariable, CellVariable, ClassVariable, ConstantVariable, DictVariable,
                         ListVariable, ModuleVariable, ObjectVariable, OpaqueCallableVariable,
@@ -172,10 +172,11 @@ def _new_variable(tx, value, fresh, source):
         return TensorVariable(value)
     if isinstance(value, Tensor):
         return TensorVariable(tx.builder.sym(value))
-    if isinstance(value, SymInt):
-        # a size framework code read from a traced tensor's shape (``ops.shape(x)``): symbolic
-        # again in the translated code, so a branch on it is logged (capture.symbolic_sizes)
-        return ShapeDimVariable(int(value), tx.builder.shape_reads, value.expr)
+    if is_symbolic(value):
+        # a size framework code read from a traced tensor's shape (``ops.shape(x)``), or a number
+        # computed from one: symbolic again in the translated code, so a branch on it is logged
+        # (capture.symbolic_sizes)
+        return ShapeDimVariable(value._plain(), tx.builder.shape_reads, value.expr)
     if isinstance(value, CONSTANT_TYPES):
         return ConstantVariable(value)
     polyfill = polyfill_for(value)
