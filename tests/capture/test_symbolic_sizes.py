@@ -133,7 +133,13 @@ def _tensor_methods_given_sizes(x):
     return x.reshape(1, n * m).view(n, -1) + ops.arange(m).reshape((1, m)).astype(ms.float32)
 
 
+def _masked_by_lengths(x):
+    lengths = (x > 0).astype(ms.int32).sum(axis=1)
+    return x * ops.sequence_mask(lengths, x.shape[1]).astype(ms.float32) + ops.range(0, x.shape[1], 1)
+
+
 SYMBOLIC = {
+    "x * sequence_mask(lengths, m) + range(0, m, 1)": (_masked_by_lengths, [(3, 4), (5, 6), (7, 2), (9, 5)]),
     "x.reshape(1, n * m).view(n, -1) + arange(m).reshape((1, m))": (_tensor_methods_given_sizes,
                                                                    [(3, 4), (5, 6), (7, 2), (9, 5)]),
     "x * (1 / math.sqrt(n))": (_scaled_by_root_of_len, [(3, 4), (5, 4), (7, 4), (9, 4)]),
