@@ -79,7 +79,7 @@ def reads_a_size(source: str) -> bool:
 
 def compile_program(source: str):
     namespace = {"ops": ops, "ms": ms, "math": math}
-    exec(compile(source, "<fuzz-sizes>", "exec"), namespace)  # noqa: S102 - generated test code
+    exec(compile(source, "<fuzz-sizes>", "exec"), namespace)  # (generated test code)
     return namespace["prog"]
 
 
