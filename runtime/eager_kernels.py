@@ -29,7 +29,10 @@ graph, compiled (its ops fused into a few kernels, as graph mode compiles them) 
 call, when no tape records the backward (gradients of gradients keep the op-by-op rule).
 
 The compiled kernels sum in another order than numpy's BLAS: results agree to float rounding
-(relative 5e-7 in float32), as graph mode's do.
+(relative 5e-7 in float32), as graph mode's do. The recurrences' kernels also round tanh
+differently (a few ulp), and the differences pass through the time steps: their states and
+gradients agree with numpy's to a relative 2e-5 in float32 (1e-12 in float64) on the tests'
+sequences (tests/runtime/test_eager_recurrences.py).
 
 Example:
     >>> import numpy as np
@@ -66,7 +69,9 @@ OPS = frozenset({"conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "m
                  "batch_norm",
                  # the recurrences over a whole sequence: numpy runs a Python loop of ~10 array
                  # passes a time step; the native kernels (codegen/cpu/native/recurrent.py, gru.py)
-                 # run the steps' gate arithmetic in registers, split over the batch's rows
+                 # run the steps' gate arithmetic in registers, split over the batch's rows (the
+                 # LSTM bench's, 35 steps, batch 32, hidden 128, on one thread of the loaded
+                 # 2-core VM, interleaved: 4.2 -> 1.5 ms forward, 4.4 -> 1.3 ms backward)
                  "lstm_recurrence", "lstm_recurrence_grad", "gru_recurrence", "gru_recurrence_grad"})
 #: calls of a signature that run numpy's implementation before it is compiled
 WARM_CALLS = 2
