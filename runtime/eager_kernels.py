@@ -71,7 +71,7 @@ OPS = frozenset({"conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "m
                  # passes a time step; the native kernels (codegen/cpu/native/recurrent.py, gru.py)
                  # run the steps' gate arithmetic in registers, split over the batch's rows (the
                  # LSTM bench's, 35 steps, batch 32, hidden 128, on one thread of the loaded
-                 # 2-core VM, interleaved: 4.2 -> 1.5 ms forward, 4.4 -> 1.3 ms backward)
+                 # 2-core VM: 4.2 -> 1.7 ms forward, 4.4 -> 1.3 ms backward; 1.7 ms both on two threads)
                  "lstm_recurrence", "lstm_recurrence_grad", "gru_recurrence", "gru_recurrence_grad"})
 #: calls of a signature that run numpy's implementation before it is compiled
 WARM_CALLS = 2
