@@ -150,11 +150,14 @@ def test_a_call_that_raises_leaves_the_next_ones_right():
     assert cache_for(step.__code__).entries[0].runner.snapshots.hits > 0
 
 
-def test_a_returned_update_and_two_graphs_sharing_parameters():
+def test_a_returned_update_and_two_graphs_sharing_parameters(monkeypatch):
     """A step returning the Parameter it updates, and two graphs of one function (two batch
     sizes) updating the same Parameters in turn: each graph's inputs then come from the other's
-    pools, which it must not trust."""
+    pools, which it must not trust. (Both sizes compiled at once: a shape-generic entry's second
+    size would otherwise run interpreted until it recurs, capture.dynamic.TIER_UP_CALLS.)"""
+    from capture import dynamic
     from runtime import Parameter, ops
+    monkeypatch.setattr(dynamic, "TIER_UP_CALLS", 1)
 
     def make():
         w = Parameter(Tensor(np.linspace(-1, 1, 6).astype(np.float32)), name="w")
