@@ -41,6 +41,7 @@ from bytecode import Instr, Label, TryBegin, TryEnd
 VERIFIED_PYTHONS = ((3, 11), (3, 12), (3, 13))
 VERIFIED_BYTECODE = ("0.19.1",)
 
+PY312 = sys.version_info[:2] == (3, 12)
 PY313 = sys.version_info[:2] >= (3, 13)
 
 try:
@@ -158,7 +159,7 @@ def _compare_value(c_arg):
     """The package's Compare value of a COMPARE_OP argument (the layout differs per version)."""
     if PY313:
         return (c_arg >> 5) + ((1 << 4) if (c_arg & 16) else 0)
-    if sys.version_info[:2] == (3, 12):
+    if PY312:
         return c_arg >> 4
     return c_arg
 
@@ -173,7 +174,9 @@ def _parse_exception_table(table):
             val = b & 63
             while b & 64:
                 val <<= 6
-                b = next(it)
+                b = next(it, None)
+                if b is None:
+                    raise _Unsupported("truncated exception table")
                 val |= b & 63
             fields.append(val)
             if len(fields) == 4:

@@ -130,7 +130,7 @@ def _handler_table(code, insts):
     hit = _HANDLERS.get(code)
     if hit is not None and len(hit) == len(insts):
         return hit
-    decoded = _DECODED.get(code)
+    decoded = _DECODED.pop(code, None)  # needed once: the table is cached below
     if decoded is not None and decoded[0] is insts:
         offsets, entries = decoded[1], decoded[2]
     else:

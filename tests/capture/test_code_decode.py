@@ -416,6 +416,20 @@ def test_code_without_positions_falls_back_to_the_package():
            [type(i) for i in Bytecode.from_code(stripped)]
 
 
+def test_truncated_exception_table_falls_back():
+    def f(a):
+        try:
+            return a[0]
+        except IndexError:
+            return None
+    code = f.__code__
+    cut = code.replace(co_exceptiontable=code.co_exceptiontable[:-1])
+    assert code_decode.decode(cut) is None
+    assert code_decode.exception_entries(cut) == [
+        (e.start, e.end, e.depth, bool(e.lasti)) for e in dis._parse_exception_table(cut)]
+    assert len(code_decode.exception_entries(cut)) == len(code_decode.exception_entries(code)) - 1
+
+
 def test_extended_arg_before_nop():
     patched = _with_pair_replaced("NOP")
     check_code(patched)
