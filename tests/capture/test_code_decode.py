@@ -116,10 +116,20 @@ def assert_same_tables(code, want_insts, want, got_insts, got):
         assert type(a[2]) is type(b[2]) and a[2] == b[2], (where, i)
 
 
+PACKAGE_ERRORS = []  # code objects Bytecode.from_code raises on
+
+
 def check_code(code):
     """Decoder == package for one code object: its instructions and both handler-table paths
     (the decoder's own offsets, and the co_code scan used for lists the decoder did not build)."""
-    want = list(Bytecode.from_code(code))
+    try:
+        want = list(Bytecode.from_code(code))
+    except Exception:
+        # the package cannot decode it (3.13's test_type_params has such code objects): the
+        # decoder must fall back, so the caller gets the package's own error as before
+        assert code_decode.decode(code) is None, code.co_qualname
+        PACKAGE_ERRORS.append(f"{code.co_filename}:{code.co_qualname}")
+        return
     decoded = code_decode.decode(code)
     assert decoded is not None, f"decoder fell back on {code.co_qualname} of {code.co_filename}"
     got, offsets, entries = decoded
@@ -310,8 +320,10 @@ def test_standard_library():
     files = stdlib_files()
     assert len(files) > 500
     files = _sample(files, 60)
+    del PACKAGE_ERRORS[:]
     n = check_files(files)
-    print(f"\n{n} standard-library code objects from {len(files)} files")
+    print(f"\n{n} standard-library code objects from {len(files)} files; the package itself "
+          f"fails on {len(PACKAGE_ERRORS)} (the decoder falls back there): {PACKAGE_ERRORS[:5]}")
     assert n > 500
 
 
