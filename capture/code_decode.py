@@ -200,7 +200,9 @@ def decode(code):
         return None
     try:
         return _decode(code)
-    except (_Unsupported, IndexError, KeyError):
+    except (_Unsupported, IndexError, KeyError, TypeError, ValueError):
+        # an argument out of range, a jump to no instruction start...: where the package would
+        # raise too, or decode something this module does not reproduce
         return None
 
 
