@@ -34,6 +34,7 @@ from bytecode import Bytecode, Instr, Label, TryBegin, TryEnd
 from graph.errors import is_internal_file
 
 from . import bytecode_compat as bc
+from . import code_decode
 from .builder import GraphBuilder
 from .errors import CaptureUserError, GraphBreak, MissingAttribute, UserException
 from .guards import Attr, GuardSet, Item
@@ -62,10 +63,17 @@ _CODE_CACHE: dict[types.CodeType, tuple] = {}
 
 
 def _instructions(code):
-    """(instructions, label -> index, in_user_try flags) of a code object, cached."""
+    """(instructions, label -> index, in_user_try flags) of a code object, cached. The
+    instructions are ``list(Bytecode.from_code(code))``, built by ``code_decode`` (the same
+    objects, several times faster) where it can, by the ``bytecode`` package otherwise."""
     hit = _CODE_CACHE.get(code)
     if hit is None:
-        insts = list(Bytecode.from_code(code))
+        decoded = code_decode.decode(code)
+        if decoded is None:
+            insts = list(Bytecode.from_code(code))
+        else:
+            insts = decoded[0]
+            _DECODED[code] = decoded
         labels = {}
         for i, ins in enumerate(insts):
             if isinstance(ins, Label):
@@ -105,6 +113,8 @@ def _user_try_flags(insts, labels):
 
 
 _HANDLERS: dict = {}
+#: code -> what code_decode.decode returned for the instruction list _instructions cached
+_DECODED: dict = {}
 #: packages whose context managers a `with` enters eagerly (a break) instead of tracing them
 _FRAMEWORK_PACKAGES = frozenset({"runtime", "graph", "codegen", "capture"})
 
@@ -114,33 +124,22 @@ def _handler_table(code, insts):
     entry covering it, or None. The handler comes from the ``bytecode`` package's TryBegin (its
     ranges never overlap); the depth and lasti flag from the code object's real exception table
     (the package does not carry the depth into abstract instructions): the abstract instructions
-    are matched one to one with ``dis``'s (EXTENDED_ARG/CACHE aside). When they do not match,
-    no handler is known and a raise inside a ``try`` is a graph break as before."""
+    are matched one to one with the code's real ones (EXTENDED_ARG/CACHE aside; ``code_decode``
+    knows their offsets when it decoded ``insts`` itself). When they do not match, no handler is
+    known and a raise inside a ``try`` is a graph break as before."""
     hit = _HANDLERS.get(code)
     if hit is not None and len(hit) == len(insts):
         return hit
-    import dis
-    parse = getattr(dis, "_parse_exception_table", None)
-    real = [i for i in dis.get_instructions(code) if i.opname not in ("EXTENDED_ARG", "CACHE")]
-    abstract = [ins for ins in insts if isinstance(ins, Instr)]
-    entries = parse(code) if parse is not None else None
-    matched = entries is not None and len(real) == len(abstract) and all(
-        a.name == r.opname for a, r in zip(abstract, real))
-    hit = [None] * len(insts)
-    if matched:
-        offset_of = {id(a): r.offset for a, r in zip(abstract, real)}
-        current = None
-        for i, ins in enumerate(insts):
-            if isinstance(ins, TryBegin):
-                current = ins
-            elif isinstance(ins, TryEnd):
-                current = None
-            elif isinstance(ins, Instr) and current is not None:
-                off = offset_of[id(ins)]
-                for e in entries:
-                    if e.start <= off < e.end:
-                        hit[i] = (current.target, e.depth, bool(e.lasti))
-                        break
+    decoded = _DECODED.pop(code, None)  # needed once: the table is cached below
+    if decoded is not None and decoded[0] is insts:
+        offsets, entries = decoded[1], decoded[2]
+    else:
+        offsets = code_decode.instruction_offsets(code, insts)
+        entries = code_decode.exception_entries(code) if offsets is not None else ()
+    if offsets is None:
+        hit = [None] * len(insts)
+    else:
+        hit = code_decode.handler_table(insts, offsets, entries)
     _HANDLERS[code] = hit
     return hit
 
