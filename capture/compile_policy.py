@@ -36,8 +36,9 @@ from .cache import Entry
 from codegen.cpu.parallel_compile import collection_paused
 
 from .errors import CaptureUserError, FullGraphError, GraphBreak, interrupting, out_of_memory
-from .guards import Arg, Attr, GuardSet, Item, TypeOf
+from .guards import GuardSet
 from .reconstruct import NotResumable, OutputPlan, Recipes
+from .sources import Arg, Attr, Item, TypeOf
 from .report import BreakInfo, CompileInfo, events
 from .runner import device_of_inputs
 from .translator import STOPPED, InstructionTranslator, Tracer
@@ -422,7 +423,7 @@ def _setup_root(tracer, fn, flat, names):
     local_vars = {}
     is_resume = code in _resume.RESUME_INFO
     for i, (nm, value) in enumerate(zip(names, flat)):
-        local_vars[nm] = _wrap_root(root, value, Arg(i), (i,), nm, is_resume)
+        local_vars[nm] = _wrap_root(root, value, Arg(i), nm, is_resume)
     root.locals = local_vars
     root.self_var = local_vars.get(names[0]) if names else None
     if code.co_freevars:

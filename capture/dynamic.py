@@ -79,7 +79,7 @@ MIN_GENERIC_SIZE = 2
 
 def _tensor_argument(guard):
     """(flat index, what tracing saw) of a guard on a top-level tensor argument, else None."""
-    from .guards import Arg
+    from .sources import Arg
     if guard.seen is None or guard.seen[1][0] != "tensor" or type(guard.source) is not Arg:
         return None
     return guard.source.index, guard.seen[1]
@@ -533,7 +533,8 @@ def generic_guard_set(old_set, symbols, declared, how):
     """``old_set`` with the tensor guards of the arguments holding a symbol checking their other
     sizes and the dynamic ones' ranges instead of their values, and, per symbol held by several
     dims, one more guard: those sizes are equal (the graph was traced with them equal)."""
-    from .guards import Arg, Attr, Guard, GuardSet, Item, Text
+    from .guards import Guard, GuardSet
+    from .sources import Arg, Attr, Item, Text
     which: dict = {}
     for sym in symbols:
         for i, d in sym.dims:

@@ -13,7 +13,6 @@ import inspect
 import types
 
 from ..errors import GraphBreak, MissingAttribute
-from ..sources import ArgSource
 from .base import ConstantVariable, NotResumable, Variable
 
 
@@ -97,7 +96,7 @@ class TupleVariable(ItemsVariable):
         is rebuilt from its items: it cannot have changed, and its items' recipes do not depend
         on the container it was found in, which replayed side effects may rewrite first."""
         src = self.source
-        if src is not None and (self.kind is not tuple or isinstance(src, ArgSource)):
+        if src is not None and (self.kind is not tuple or src.path is not None):
             return rec.source(src)
         if self.external and self.kind is list:
             raise NotResumable(f"a {self.describe()} read from outside the frame, with no known source")

@@ -24,7 +24,7 @@ from graph.ir import NODE
 
 from ..builder import SymTensor, lifting_parameters
 from ..errors import CaptureUserError, GraphBreak, MissingAttribute
-from ..guards import Attr, Call, Lit
+from ..sources import Attr, Call, Lit
 from .base import ConstantVariable, NoPythonValue, NotResumable, Variable
 from .containers import (SKIP, DefaultDictVariable, DictVariable, _dict_items_of, IteratorVariable, ListVariable,
                          TupleVariable, iterator_pipeline, plain_tuple)

@@ -14,8 +14,7 @@ from __future__ import annotations
 import inspect
 
 from ..errors import GraphBreak
-from ..guards import Attr, Item
-from ..sources import AttrSource, ItemSource
+from ..sources import Attr, Item
 from .base import ConstantVariable, Variable
 from .containers import DictVariable
 
@@ -67,12 +66,11 @@ class ObjectDictVariable(Variable):
             return written
         real = self.obj.__dict__
         g = tx.guards
-        expr = Item(Attr(g.obj(self.obj), "__dict__"), name)
         if name not in real:
             g.absent(Attr(g.obj(self.obj), "__dict__"), name, f"{g.path_of(self.obj)} has no {name!r}")
             return None
-        return tx.guard_and_wrap(expr, real[name], f"{g.path_of(self.obj)}.__dict__[{name!r}]",
-                                 ItemSource(AttrSource(self.obj, "__dict__"), name))
+        return tx.guard_and_wrap(Item(Attr(g.obj(self.obj), "__dict__"), name), real[name],
+                                 f"{g.path_of(self.obj)}.__dict__[{name!r}]")
 
     def snapshot(self, tx) -> dict:
         """name -> Variable of every item now (reads, and guards, each of them)."""
