@@ -14,6 +14,8 @@ Example:
 """
 from __future__ import annotations
 
+from typing import Any, Callable, Iterable, Protocol, Sequence, Union
+
 from graph.autodiff import apply_vjp, in_dtype_of
 from graph.ops import F, comm
 from graph.ops.core import Op
@@ -27,8 +29,24 @@ from .vmap import BatchedTensor, rebatch, unbatch
 
 _VJP_COMPILED = _eager_kernels.VJP_OPS
 
+#: which positional inputs a gradient is taken for: one index, several, or None (weights only)
+GradPosition = Union[int, Sequence[int], None]
 
-def backward(tape: Tape, outputs, sens, wrt, on_final=None):
+
+class HasTrainableParams(Protocol):
+    """What ``weights`` may be besides Parameters: an object whose ``trainable_params()`` gives
+    them (a Cell)."""
+
+    def trainable_params(self) -> Iterable[Tensor]: ...
+
+
+#: the weights a gradient is taken for: a Parameter, several (a list, a ParameterTuple), a Cell
+#: (its trainable parameters), or None
+Weights = Union[Tensor, Sequence[Tensor], HasTrainableParams, None]
+
+
+def backward(tape: Tape, outputs: Sequence[Any], sens: Sequence[Any], wrt: Sequence[Tensor],
+             on_final: Callable[[int, Any], None] | None = None) -> list:
     """Cotangents of ``outputs`` (seeded with ``sens``) with respect to each tensor in ``wrt``.
 
     ``on_final(k, grad)``, when given, is called with the gradient of ``wrt[k]`` as soon as the
@@ -342,7 +360,8 @@ class _StructuredGradFn:
         return pg, wg
 
 
-def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
+def grad(fn: Callable[..., Any], grad_position: GradPosition = 0, weights: Weights = None,
+         has_aux: bool = False, return_ids: bool = False) -> Callable[..., Any]:
     """Gradient function of ``fn`` (MindSpore 2.x ``mindspore.grad``).
 
     grad_position: int or tuple of input indices (None: only ``weights``); weights: Parameters
@@ -364,7 +383,8 @@ def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
     return _make_grad_fn(fn, grad_position, weights, has_aux, False, return_ids)
 
 
-def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
+def value_and_grad(fn: Callable[..., Any], grad_position: GradPosition = 0, weights: Weights = None,
+                   has_aux: bool = False, return_ids: bool = False) -> Callable[..., Any]:
     """Like :func:`grad` but returns ``(value, grads)``; with has_aux, value is ``(out, aux...)``."""
     return _make_grad_fn(fn, grad_position, weights, has_aux, True, return_ids)
 
@@ -379,7 +399,7 @@ def _make_grad_fn(fn, grad_position, weights, has_aux, return_value, return_ids)
     return inner
 
 
-def get_grad(gradients, identifier):
+def get_grad(gradients: tuple, identifier: int | Tensor) -> Tensor:
     """``mindspore.get_grad``: the gradient for ``identifier`` (an input position or a Parameter)
     in the result of ``grad(..., return_ids=True)`` (or value_and_grad's gradient part)."""
     if not isinstance(identifier, (int, Tensor)) or isinstance(identifier, bool):
@@ -417,7 +437,7 @@ class GradOperation:
         (4.0, 3.0)
     """
 
-    def __init__(self, get_all=False, get_by_list=False, sens_param=False):
+    def __init__(self, get_all: bool = False, get_by_list: bool = False, sens_param: bool = False) -> None:
         for k, v in (("get_all", get_all), ("get_by_list", get_by_list), ("sens_param", sens_param)):
             if not isinstance(v, bool):
                 raise TypeError(f"GradOperation: {k} must be a bool, got {v!r}")
@@ -425,7 +445,7 @@ class GradOperation:
         self.get_by_list = get_by_list
         self.sens_param = sens_param
 
-    def __call__(self, fn, weights=None):
+    def __call__(self, fn: Callable[..., Any], weights: Weights = None) -> Callable[..., Any]:
         op = self
 
         def grad_fn(*args, **kwargs):
