@@ -35,7 +35,7 @@ from runtime.parameter import Parameter
 from runtime.tensor import Tensor
 
 from .cache import COMPILE_LOCK
-from .compile_policy import _TRACING, translate
+from .compile_policy import TRACING, translate
 from .dispatch import flatten_call
 from .errors import CaptureUserError, FullGraphError, GraphBreak
 from .sources import Object
@@ -78,7 +78,7 @@ def capture_for_export(net, inputs) -> ExportTrace:
     inputs = tuple(Tensor._wrap(t._data) for t in inputs)
     flat, names = flatten_call(fn, lead + inputs, {})
     tracer = Tracer(qual.replace(".", "_").replace("<", "").replace(">", ""))
-    _TRACING.depth += 1
+    TRACING.depth += 1
     try:
         with COMPILE_LOCK:  # the translator shares state with graph mode's compiles
             graph, sources, plan = translate(tracer, fn, flat, names)
@@ -90,7 +90,7 @@ def capture_for_export(net, inputs) -> ExportTrace:
     except CaptureUserError as e:
         raise e.error from None
     finally:
-        _TRACING.depth -= 1
+        TRACING.depth -= 1
     if plan.effects:
         raise ValueError(f"export: {qual} has Python side effects (it changes lists, attributes or globals "
                          f"outside itself: {len(plan.effects)} recorded); an exported graph cannot replay them")

@@ -1,7 +1,7 @@
 """The variable builder: every Python value the traced code meets becomes a Variable here, with
 its ``source`` (``capture.sources``: where it was found) when it comes from outside the frame.
 
-- A frame's arguments (:func:`_wrap_root`): tensors become graph inputs matched by shape and
+- A frame's arguments (:func:`wrap_argument`): tensors become graph inputs matched by shape and
   dtype, Python scalars are guarded by value, lists/tuples/dicts item by item, Cells weakly by
   identity, anything else by identity; each gets its argument path as source (so the caller's
   own lists, dicts and tuples come back).
@@ -44,7 +44,7 @@ _ITER_TYPES = (type(iter([])), type(iter(())), type(iter(range(0))), type(iter({
                type(iter(set())), type(iter("")))
 
 
-def _wrap_root(tx, value, source, desc, is_resume=False):
+def wrap_argument(tx, value, source, desc, is_resume=False):
     """The Variable for the frame's argument ``value`` found at ``source`` (an argument, or an
     item inside one), guarded."""
     g = tx.guards
@@ -123,13 +123,13 @@ def _new_root_variable(tx, value, source, desc, is_resume):
         return ConstantVariable(value)
     if (isinstance(value, tuple) and plain_tuple(value)) or type(value) is list:
         g.length(source, value, desc)
-        items = [_wrap_root(tx, v, Item(source, i), f"{desc}[{i}]", is_resume)
+        items = [wrap_argument(tx, v, Item(source, i), f"{desc}[{i}]", is_resume)
                  for i, v in enumerate(value)]
         return TupleVariable(items, cls=type(value)) if isinstance(value, tuple) \
             else ListVariable(items, external=True)
     if type(value) in PLAIN_DICT_TYPES and all(isinstance(k, str) for k in value):
         g.dict_keys(source, value, desc)
-        var = DictVariable({k: _wrap_root(tx, v, Item(source, k), f"{desc}[{k!r}]", is_resume)
+        var = DictVariable({k: wrap_argument(tx, v, Item(source, k), f"{desc}[{k!r}]", is_resume)
                             for k, v in value.items()}, external=True, cls=type(value))
         var.source = source
         return var

@@ -165,7 +165,15 @@ def _flatten_outputs(out):
     raise TypeError(f"grad: the function must return Tensors, got {type(out).__name__}")
 
 
-def _positions(grad_position, nargs):
+def grad_positions(grad_position: GradPosition, nargs: int) -> tuple[int, ...]:
+    """The input positions ``grad_position`` names for a call with ``nargs`` positional arguments,
+    each in ``range(nargs)`` (negative ones counted from the end); TypeError/ValueError as
+    MindSpore raises them.
+
+    Example:
+        >>> grad_positions((0, -1), 3), grad_positions(None, 2)
+        ((0, 2), ())
+    """
     if grad_position is None:
         return ()
     if isinstance(grad_position, int) and not isinstance(grad_position, bool):
@@ -180,7 +188,9 @@ def _positions(grad_position, nargs):
     return tuple(p % nargs for p in pos)
 
 
-def _weights_list(weights):
+def weights_list(weights: Weights) -> list[Tensor] | None:
+    """The Parameters ``weights`` names, as a list (a Cell: its trainable parameters); None for
+    None. Capture reads a gradient function's weights through this too."""
     if weights is None:
         return None
     if isinstance(weights, Tensor):
@@ -279,7 +289,7 @@ def _vmapped(args) -> bool:
     return False
 
 
-class _GradFn:
+class GradFunction:
     """The function returned by ``grad``/``value_and_grad`` (capture recognises this type)."""
 
     def __init__(self, fn, grad_position, weights, has_aux, return_value):
@@ -290,7 +300,7 @@ class _GradFn:
         self.weights = weights
         self.has_aux = has_aux
         self.return_value = return_value
-        self._positions = {}  # (number of positional arguments, grad_position) -> _positions(...)
+        self._positions = {}  # (number of positional arguments, grad_position) -> grad_positions(...)
 
     def __call__(self, *args, **kwargs):
         if self.grad_position == ():  # MindSpore raises for an empty grad_position (its C++ check)
@@ -302,10 +312,10 @@ class _GradFn:
         try:  # (checked once per argument count and grad_position; an error is raised every time)
             positions = self._positions[len(args), self.grad_position]
         except (KeyError, TypeError):  # (TypeError: a list grad_position, never memoised)
-            positions = _positions(self.grad_position, len(args))
+            positions = grad_positions(self.grad_position, len(args))
             if type(self.grad_position) is not list:
                 self._positions[len(args), self.grad_position] = positions
-        weights = _weights_list(self.weights)
+        weights = weights_list(self.weights)
         out, pg, wg = _run_with_tape(self.fn, args, kwargs, positions, weights, self.has_aux)
         grads = _pack(pg, wg, positions, self.grad_position, weights, self.weights)
         if self.has_aux and not self.return_value:  # MindSpore 2.x: (gradient, (aux outputs...))
@@ -317,12 +327,12 @@ class _StructuredGradFn:
     """The gradient function ``grad``/``value_and_grad`` return for ``return_ids=True`` (MindSpore:
     each gradient becomes ``(position, grad)`` or ``(parameter name, grad)``, in the same
     structure), which capture's graph autodiff does not build. It calls the plain
-    :class:`_GradFn` -- which in GRAPH_MODE may run compiled -- and restructures the result. It
-    is deliberately not a ``_GradFn``: capture would rebuild the plain structure when it meets
+    :class:`GradFunction` -- which in GRAPH_MODE may run compiled -- and restructures the result. It
+    is deliberately not a ``GradFunction``: capture would rebuild the plain structure when it meets
     one inside traced code; this one it calls as a framework callable (and ``grad(...,
     return_ids=True)`` written inside traced code is an unknown argument there: a graph break)."""
 
-    def __init__(self, inner: _GradFn, return_ids: bool):
+    def __init__(self, inner: GradFunction, return_ids: bool):
         self.inner = inner
         self.return_ids = return_ids
 
@@ -337,7 +347,7 @@ class _StructuredGradFn:
 
     def _restructure(self, packed, nargs):
         inner = self.inner
-        weights = _weights_list(inner.weights)
+        weights = weights_list(inner.weights)
         if weights is None:
             pg, wg = packed, None
         elif inner.grad_position is None:
@@ -345,7 +355,7 @@ class _StructuredGradFn:
         else:
             pg, wg = packed
         if self.return_ids:
-            positions = _positions(inner.grad_position, nargs)
+            positions = grad_positions(inner.grad_position, nargs)
             if isinstance(inner.grad_position, int):
                 pg = (positions[0], pg)
             elif pg is not None:
@@ -393,7 +403,7 @@ def _make_grad_fn(fn, grad_position, weights, has_aux, return_value, return_ids)
     for k, v in (("has_aux", has_aux), ("return_ids", return_ids)):
         if not isinstance(v, bool):  # MindSpore: TypeError for a non-bool has_aux / return_ids
             raise TypeError(f"grad: {k} must be a bool, got {v!r}")
-    inner = _GradFn(fn, grad_position, weights, has_aux, return_value)
+    inner = GradFunction(fn, grad_position, weights, has_aux, return_value)
     if return_ids:
         return _StructuredGradFn(inner, return_ids)
     return inner
@@ -460,7 +470,7 @@ class GradOperation:
                 args, sens = args[:-1], args[-1]
             positions = tuple(range(len(args))) if op.get_all else ((0,) if args and not op.get_by_list else ())
             # MindSpore: get_by_list with weights=None gives an empty tuple of weight gradients
-            ws = (_weights_list(weights) or []) if op.get_by_list else None
+            ws = (weights_list(weights) or []) if op.get_by_list else None
             _, pg, wg = _run_with_tape(fn, args, kwargs, positions, ws, False, sens=sens)
             if op.get_all and op.get_by_list:
                 return tuple(pg), _weight_grads(wg, weights)

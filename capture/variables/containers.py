@@ -402,7 +402,7 @@ class DictMethodVariable(Variable):
                                  hint="the frame runs eagerly so Python raises the error")
             new = {}
             for a in args:
-                new.update(_dict_items_of(tx, a))
+                new.update(dict_items_of(tx, a))
             new.update(kwargs)
             items.update(new)
             return ConstantVariable(None)
@@ -424,7 +424,7 @@ def _in_static_graph_syntax() -> bool:
     return in_static_graph_syntax()
 
 
-def _dict_items_of(tx, var) -> dict:
+def dict_items_of(tx, var) -> dict:
     """The items ``dict(var)`` / ``d.update(var)`` take from ``var``: a dict's, or the pairs of
     an iterable; anything Python would reject (or that needs run-time data) breaks."""
     if isinstance(var, DictVariable):

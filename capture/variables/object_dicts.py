@@ -146,7 +146,7 @@ class _WriteMethod(Variable):
         self.od, self.name = od, name
 
     def call(self, tx, args, kwargs):
-        from .containers import _dict_items_of
+        from .containers import dict_items_of
         if self.name == "setdefault":
             if kwargs or not 1 <= len(args) <= 2:
                 raise GraphBreak("setdefault() takes 1 or 2 positional arguments (TypeError at run time)")
@@ -159,7 +159,7 @@ class _WriteMethod(Variable):
             return value
         if len(args) > 1:
             raise GraphBreak(f"update expected at most 1 argument, got {len(args)} (TypeError at run time)")
-        items = _dict_items_of(tx, args[0]) if args else {}
+        items = dict_items_of(tx, args[0]) if args else {}
         items.update(kwargs)
         for k, v in items.items():
             self.od.set_item(tx, ConstantVariable(k), v)
