@@ -378,10 +378,10 @@ class GuardSet:
             return None
         desc, seen = guard.seen
         try:
-            if isinstance(guard.source, Text):  # (a read written as text: our own)
-                now = eval(guard.source.expr(self.weak), dict(self.namespace), {"args": args})
-            else:
+            try:
                 now = guard.source.read(args)
+            except NotImplementedError:  # (a read written as text, our own: evaluated with our names)
+                now = eval(guard.source.expr(self.weak), dict(self.namespace), {"args": args})
         except Exception as e:
             if interrupting(e) is not None:
                 raise
