@@ -565,15 +565,15 @@ def generic_guard_set(old_set, symbols, declared, how):
             bound = _size_bounds(f"_d.shape[{dim}]", declared.get((index, dim)))
             conds += bound
             ranges += [b.replace(f"_d.shape[{dim}]", f"dim {dim}") for b in bound]
-        expr = guard.expr({})  # (the text before held names are called: the new guard calls them)
-        old_cond = f"_d.shape == {shape!r}"
-        if old_cond not in expr:
+        if guard.kind != "tensor":
             raise Refused("an argument's guard has an unexpected form")
-        new_expr = expr.replace(old_cond, " and ".join(conds))
         sizes = ", ".join("?" if k in dims else str(s) for k, s in enumerate(shape))
-        # (a free-form guard, reporting a failure as its tensor guard did)
-        new._record(Guard("text", guard.source, (Text(new_expr),), f"{name}: Tensor {seen[4]}[{sizes}] with "
-                          f"{' and '.join(ranges)} (dynamic, {how})", guard.seen))
+        # (the tensor guard's type, array type and dtype; its sizes as conditions (Python, the
+        # residual function runs it); a failure is reported as the tensor guard's)
+        tensor_type, array_type, _shape, dtype = guard.expected
+        new._record(Guard("tensor_sizes", guard.source, (tensor_type, array_type, Text(" and ".join(conds)), dtype),
+                          f"{name}: Tensor {seen[4]}[{sizes}] with {' and '.join(ranges)} (dynamic, {how})",
+                          guard.seen))
     for sym in symbols:
         if len(sym.dims) > 1:
             (i0, d0), rest = sym.dims[0], sym.dims[1:]

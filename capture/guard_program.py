@@ -91,7 +91,7 @@ class _Lowering:
     def record(self, guard) -> bool:
         """Lower one guard record (capture.guards.Guard) from its kind, source and expected
         values, without parsing; False (and nothing emitted) when it must stay Python."""
-        if guard.kind == "text":  # (free-form Python: the residual function runs it)
+        if guard.kind in ("text", "tensor_sizes"):  # (Python conditions: the residual function runs them)
             return False
         return self._lowered(lambda: self._record_tests(guard))
 

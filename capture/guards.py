@@ -48,6 +48,14 @@ def _canonical_dtype(dtype):
     return builtin if builtin == dtype else dtype
 
 
+def _tensor_text(s, tensor_type, array_type, sizes, dtype):
+    """A tensor guard's text: type, array type (device), ``sizes`` (conditions over the array,
+    ``_d``) and dtype (the array read once; numpy's dtypes of one kind are one object, so ``is``
+    decides first)."""
+    return (f"type({s}) is {tensor_type} and type(_d := {s}._data) is {array_type} and {sizes} "
+            f"and (_d.dtype is {dtype} or _d.dtype == {dtype})")
+
+
 #: how each kind of guard reads as Python (``s``: the source, ``e``: what it expects, each already
 #: written as text); the C program's lowering of each kind is in capture/guard_program.py
 _TEXT = {
@@ -61,8 +69,9 @@ _TEXT = {
     "dict_keys": lambda s, e: f"type({s}) is {e[0]} and list({s}) == {e[1]}",
     "scalars": lambda s, e: f"type({s}) is {e[0]} and {s} == {e[1]} and tuple(map(type, {s})) == {e[2]}",
     "not_hasattr": lambda s, e: f"not hasattr({s}, {e[0]})",
-    "tensor": lambda s, e: (f"type({s}) is {e[0]} and type(_d := {s}._data) is {e[1]} and _d.shape == {e[2]} "
-                            f"and (_d.dtype is {e[3]} or _d.dtype == {e[3]})"),
+    "tensor": lambda s, e: _tensor_text(s, e[0], e[1], f"_d.shape == {e[2]}", e[3]),
+    # (a shape-generic entry's tensor argument: its sizes as Python conditions over ``_d``)
+    "tensor_sizes": lambda s, e: _tensor_text(s, e[0], e[1], e[2], e[3]),
     "eqs": lambda s, e: " and ".join(f"{e[i]} == {e[i + 1]}" for i in range(0, len(e), 2)),
     "text": lambda s, e: e[0],
 }
