@@ -9,8 +9,8 @@ an attribute or item of one), what it expects (sources too), and a description i
 terms (``self.fc1.weight: Tensor Float32[120, 400]``). ``GuardSet.compile()`` builds the C guard
 program from the records' sources (capture/guard_program.py); each record also reads as a Python
 expression (``exprs``, from its sources' ``expr()``), kept for messages and for the Python check
-used where the C helper is missing. The descriptions serve
-``explain()`` and recompile reasons (the first failing guard is reported).
+used where the C helper is missing. The descriptions serve ``explain()`` and recompile reasons
+(the first failing guard is reported).
 
 Example:
     >>> g = GuardSet()
