@@ -147,8 +147,9 @@ class GraphBuilder:
         return SymTensor(self.graph.add_const(np.asarray(array)), self)
 
     def draw(self, op, args, attrs):
-        """A random op bound with no tensor operand (``ops.randn(2, 3)``): a graph node, so every
-        run draws anew (see ``graph.ops.core.operandless_draws_to``)."""
+        """An op bound with no tensor operand that is a graph node: a random draw
+        (``ops.randn(2, 3)``: every run draws anew), or an op sized by symbolic sizes
+        (``ops.ones((n, n))``); see ``graph.ops.core.operandless_draws_to``."""
         return _sym_handler(op, args, attrs, builder=self)
 
 

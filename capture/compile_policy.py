@@ -196,14 +196,22 @@ def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
             events.record_recompile(qual, f"{reason} (declared dynamic)")
         elif cache.charge(owner):
             events.record_recompile(qual, reason)
+        # A trace differing from an earlier one only in sizes probably makes the entry
+        # shape-generic, whose new sizes run interpreted until they recur (capture.dynamic
+        # TIER_UP_CALLS): so does this one, instead of compiling a size that may not come back
+        interpret = change is not None and _dynamic.TIER_UP_CALLS > 1
         try:
-            entry = _compile_new(fn, flat, names, config, cache, qual)
+            entry = _compile_new(fn, flat, names, config, cache, qual, interpret=interpret)
         except BaseException as e:
             if interrupting(e) is e and not free:  # (the user's signal: this compile does not count)
                 cache.refund(owner)
             raise
         if change is not None and entry.graph is not None:
             entry = _make_dynamic(fn, config, cache, qual, candidate, entry, change, declared, names)
+            if entry.interpreted_calls and entry.dynamic is None:  # (refused: specialised, so compiled now)
+                with collection_paused():
+                    entry.runner = build_runner(config, entry.graph, entry.device, fn.__code__)
+                entry.interpreted_calls = 0
         if not free and entry.charged_to is None:
             entry.charged_to = owner  # (given back if the entry dies with a referent: CodeCache.forget_entry)
         return entry
@@ -255,10 +263,12 @@ def _make_dynamic(fn, config, cache, qual, candidate, entry, change, declared, n
                                 f"other sizes >= {_dynamic.MIN_GENERIC_SIZE} reuse it without translating{computed}")
     return generic
 
-def _compile_new(fn, flat, names, config, cache, qual, break_on_start=None) -> Entry:
+def _compile_new(fn, flat, names, config, cache, qual, break_on_start=None, interpret=False) -> Entry:
     """Translate and compile a frame the budget allows (``COMPILE_LOCK`` held). Exceptions that
     are not capture's own (:func:`capture.errors.interrupting`: KeyboardInterrupt, an exception a
-    signal handler raised) propagate unchanged, leaving no entry and no report behind."""
+    signal handler raised) propagate unchanged, leaving no entry and no report behind.
+    ``interpret``: a whole graph runs through the reference interpreter for now (the entry's
+    ``interpreted_calls`` is 1: capture.dynamic compiles it when its size recurs)."""
     t0 = time.perf_counter()
     tracer = Tracer(qual.replace(".", "_").replace("<", "").replace(">", ""))
     if config.max_instructions is not None:
@@ -271,14 +281,14 @@ def _compile_new(fn, flat, names, config, cache, qual, break_on_start=None) -> E
             with _tracing():
                 graph, sources, template = translate(tracer, fn, flat, names)
             device = device_of_inputs(sources, flat)
-            runner = build_runner(config, graph, device, fn.__code__)
+            runner = backends.numpy_backend(graph) if interpret else build_runner(config, graph, device, fn.__code__)
     except GraphBreak as e:
         pending = interrupting(e)
         started = getattr(e, "started_generator", None)
         if pending is None and started is not None and break_on_start is None and not config.fullgraph:
             # a generator the frame started outlives it: translate again, breaking where it is
             # first started (it can be made again there, and runs in Python from then on)
-            return _compile_new(fn, flat, names, config, cache, qual, break_on_start=started)
+            return _compile_new(fn, flat, names, config, cache, qual, break_on_start=started, interpret=interpret)
         if pending is None:
             return _break_entry(fn, flat, names, config, cache, qual, tracer, e, t0)
     except CaptureUserError as e:
@@ -299,6 +309,7 @@ def _compile_new(fn, flat, names, config, cache, qual, break_on_start=None) -> E
     if pending is not None:
         raise pending
     entry = _compiled_entry(fn, qual, config, tracer.guards, graph, sources, template, runner, device, t0)
+    entry.interpreted_calls = 1 if interpret else 0
     entry.shape_reads = list(tracer.builder.shape_reads)
     entry.size_exprs = tracer.builder.size_exprs
     cache.add(entry)

@@ -413,6 +413,10 @@ class DynamicShape:
         self.reinstantiations = 0  # sizes compiled without a translation
         self._make_runner = make_runner
         self._lock = threading.RLock()
+        #: the sizes of an interpreted instance whose next call is the one that traced it (already
+        #: counted in its ``interpreted_calls``): capture.compile_policy interprets a second trace
+        #: that differs from the first only in sizes, and runs it through this entry
+        self.uncounted = None
 
     def call(self, arrays):
         """The runner of the sizes of ``arrays`` (what a call in C runs)."""
@@ -434,7 +438,9 @@ class DynamicShape:
             return inst
         with self._lock:
             inst = self.instances.get(key)
-            if inst is not None and inst.interpreted_calls:
+            if inst is not None and inst.interpreted_calls and key == self.uncounted:
+                self.uncounted = None
+            elif inst is not None and inst.interpreted_calls:
                 inst.interpreted_calls += 1
                 if inst.interpreted_calls >= TIER_UP_CALLS:
                     inst = self.instances[key] = self._reinstantiate(key, inst.graph)
@@ -597,6 +603,8 @@ def generalise(cache, old, new, symbols, declared, make_runner, replaced=None):
         raise Refused("a graph break or an eager entry")
     if old.runner is None or new.runner is None:
         raise Refused("no compiled graph")
+    if old.interpreted_calls:
+        raise Refused("the first trace is not compiled")
     _check_shape_reads(old, new)
     _check_guards(old, new, symbols)
     if not _same_object(list(old.sources), list(new.sources)):
@@ -624,6 +632,8 @@ def generalise(cache, old, new, symbols, declared, make_runner, replaced=None):
         _keep_instances(replaced.dynamic, dyn)
     dyn.instances[tuple(s.n1 for s in symbols)] = old
     dyn.instances[tuple(s.n2 for s in symbols)] = new
+    if new.interpreted_calls:
+        dyn.uncounted = tuple(s.n2 for s in symbols)
     entry.dynamic = dyn
     entry.call = dyn.call
     cache.drop(lambda e: e is not old and e is not new and e is not replaced)

@@ -23,31 +23,37 @@ Expressions are nested tuples:
 
 * ``("dim", leaf, d)``: dimension ``d`` of a graph value (``leaf`` is the ``graph.ir.Value`` while
   tracing, its position ``("in", i)`` / ``("const", i)`` / ``("node", i, j)`` after :func:`strip`);
-* ``("int", c)``: the constant ``c``;
-* ``(op, a, b)`` for op in ``add sub mul floordiv mod``; ``("neg", a)``.
+* ``("int", c)`` / ``("float", c)``: the constant ``c``;
+* ``(op, a, b)`` for op in ``add sub mul floordiv mod truediv pow``; ``("neg", a)``; ``("sqrt", a)``.
+
+A float computed from sizes (``x.sum() / n``, ``x * (1 / math.sqrt(n))``) is a
+``graph.symint.SymFloat`` carrying its expression the same way, and goes into a node's Python
+number operand like a size into an attribute.
 """
 from __future__ import annotations
 
+import math
 import operator
 
-from graph.symint import SymInt
+from graph.symint import SymFloat, SymInt
 
 _EVAL = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "floordiv": operator.floordiv,
-         "mod": operator.mod}
+         "mod": operator.mod, "truediv": operator.truediv, "pow": operator.pow}
+_CONSTANTS = ("int", "float")
 
 
 def apply(fn, operands):
-    """``fn(*operands)`` (sizes as SymInts, other operands plain ints) when it stays a size
-    expression, as ``graph.symint.SymInt`` 's arithmetic decides (``+ - *``, ``//`` and ``%`` by
-    a positive int constant, unary ``-``): the resulting SymInt; else None (the caller reads the
-    operands' values)."""
-    if not all(type(x) is int or type(x) is SymInt for x in operands):
+    """``fn(*operands)`` (sizes as SymInts, numbers computed from them as SymFloats, other
+    operands plain ints or floats) when it stays an expression, as ``graph.symint`` 's arithmetic
+    decides (``+ - * / **``, ``//`` and ``%`` by a positive int constant, unary ``-``): the
+    resulting SymInt or SymFloat; else None (the caller reads the operands' values)."""
+    if not all(type(x) in (int, float, SymInt, SymFloat) for x in operands):
         return None
     try:
         out = fn(*operands)
     except Exception:
         return None  # (Python's error is raised where the values are read)
-    return out if type(out) is SymInt else None
+    return out if type(out) in (SymInt, SymFloat) else None
 
 
 def evaluate(expr, size_of):
@@ -55,10 +61,12 @@ def evaluate(expr, size_of):
     kind = expr[0]
     if kind == "dim":
         return size_of(expr[1], expr[2])
-    if kind == "int":
+    if kind in _CONSTANTS:
         return expr[1]
     if kind == "neg":
         return -evaluate(expr[1], size_of)
+    if kind == "sqrt":
+        return math.sqrt(evaluate(expr[1], size_of))
     return _EVAL[kind](evaluate(expr[1], size_of), evaluate(expr[2], size_of))
 
 
@@ -69,7 +77,7 @@ def same(a, b) -> bool:
         return False
     if a[0] == "dim":
         return a[1] is b[1] and a[2] == b[2] if not isinstance(a[1], tuple) else a[1:] == b[1:]
-    if a[0] == "int":
+    if a[0] in _CONSTANTS:
         return type(a[1]) is type(b[1]) and a[1] == b[1]
     return all(same(x, y) for x, y in zip(a[1:], b[1:]))
 
@@ -78,7 +86,7 @@ def is_constant(expr) -> bool:
     """No leaf: the same value whatever the sizes."""
     if expr[0] == "dim":
         return False
-    if expr[0] == "int":
+    if expr[0] in _CONSTANTS:
         return True
     return all(is_constant(x) for x in expr[1:])
 
@@ -101,20 +109,20 @@ def _positioned(expr, pos):
     if expr[0] == "dim":
         p = pos.get(expr[1])
         return None if p is None else ("dim", p, expr[2])
-    if expr[0] == "int":
+    if expr[0] in _CONSTANTS:
         return expr
     parts = [_positioned(x, pos) for x in expr[1:]]
     return None if any(p is None for p in parts) else (expr[0], *parts)
 
 
 def _strip_value(value, path, found, pos):
-    """``value`` (an attribute or operand) with SymInts made plain ints; their positioned
-    expressions recorded in ``found`` under their path inside ``value``."""
-    if isinstance(value, SymInt):
+    """``value`` (an attribute or operand) with SymInts made plain ints (SymFloats plain floats);
+    their positioned expressions recorded in ``found`` under their path inside ``value``."""
+    if isinstance(value, (SymInt, SymFloat)):
         expr = _positioned(value.expr, pos)
         if expr is not None and not is_constant(expr):
             found[path] = expr
-        return int(value)
+        return value._plain()
     if type(value) is tuple:
         items = tuple(_strip_value(x, path + (k,), found, pos) for k, x in enumerate(value))
         return items if any(a is not b for a, b in zip(items, value)) else value
@@ -127,7 +135,7 @@ def _strip_value(value, path, found, pos):
 
 
 def strip(graph) -> dict:
-    """Replace every SymInt in ``graph``'s node attributes and Python operands by its value;
+    """Replace every SymInt (SymFloat) in ``graph``'s node attributes and Python operands by its value;
     returns ``{(node index, attribute name or ("input", k)): {path: expression}}``, each
     expression's leaves named by graph position (an expression over a value that is not in the
     graph is dropped: that attribute is then compared as a plain int)."""
@@ -141,10 +149,10 @@ def strip(graph) -> dict:
                 node.attrs[key] = plain
             if found:
                 exprs[(i, key)] = found
-        if any(isinstance(x, SymInt) for x in node.inputs):
+        if any(isinstance(x, (SymInt, SymFloat)) for x in node.inputs):
             inputs = list(node.inputs)
             for k, x in enumerate(inputs):
-                if isinstance(x, SymInt):
+                if isinstance(x, (SymInt, SymFloat)):
                     found = {}
                     inputs[k] = _strip_value(x, (), found, pos)
                     if found:
@@ -153,19 +161,7 @@ def strip(graph) -> dict:
     return exprs
 
 
-def contains_symint(value) -> bool:
-    if isinstance(value, SymInt):
-        return True
-    if isinstance(value, (tuple, list)):
-        return any(contains_symint(x) for x in value)
-    if isinstance(value, dict):
-        return any(contains_symint(x) for x in value.values())
-    if isinstance(value, slice):
-        return any(contains_symint(x) for x in (value.start, value.stop, value.step))
-    return False
-
-
-_SYMBOL = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//", "mod": "%"}
+_SYMBOL = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//", "mod": "%", "truediv": "/", "pow": "**"}
 
 
 def describe(expr, name_of) -> str:
@@ -174,13 +170,15 @@ def describe(expr, name_of) -> str:
     kind = expr[0]
     if kind == "dim":
         return name_of(expr[1], expr[2])
-    if kind == "int":
-        return str(expr[1])
+    if kind in _CONSTANTS:
+        return repr(expr[1])
     if kind == "neg":
         return f"-{_operand_text(expr[1], name_of)}"
+    if kind == "sqrt":
+        return f"sqrt({describe(expr[1], name_of)})"
     return f"{_operand_text(expr[1], name_of)} {_SYMBOL[kind]} {_operand_text(expr[2], name_of)}"
 
 
 def _operand_text(expr, name_of):
     text = describe(expr, name_of)
-    return f"({text})" if expr[0] not in ("dim", "int") else text
+    return f"({text})" if expr[0] not in ("dim", "sqrt") + _CONSTANTS else text

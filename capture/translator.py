@@ -1607,10 +1607,11 @@ def _compared_by_identity(a, b) -> bool:
 
 def _symbolic_size_operation(fn, args):
     """``fn(*args)`` as a symbolic size (capture.symbolic_sizes) where an operand is one and the
-    operation keeps it symbolic (integer arithmetic with sizes and int constants); a comparison
+    operation keeps it symbolic (arithmetic with sizes and int or float constants); a comparison
     of two structurally equal size expressions is answered without reading a value; else None
     (the operands' values are read, and logged, by the caller)."""
     import operator
+    from graph.symint import tagged
     from . import symbolic_sizes
     from .variables.tensor import ShapeDimVariable
     if not any(isinstance(a, ShapeDimVariable) and a.expr is not None for a in args):
@@ -1620,8 +1621,8 @@ def _symbolic_size_operation(fn, args):
         if isinstance(a, ShapeDimVariable):
             if a.expr is None:
                 return None
-            operands.append(symbolic_sizes.SymInt(a._size, a.expr))
-        elif a.is_const() and type(a.value) is int:
+            operands.append(tagged(a._size, a.expr))
+        elif a.is_const() and type(a.value) in (int, float):
             operands.append(a.value)
         else:
             return None
@@ -1636,13 +1637,14 @@ def _symbolic_size_operation(fn, args):
     if out is None:
         return None
     log = next(a._log for a in args if isinstance(a, ShapeDimVariable))
-    return ShapeDimVariable(int(out), log, out.expr)
+    return ShapeDimVariable(out._plain(), log, out.expr)
 
 
 def _size_arithmetic():
     import operator
     return frozenset((operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod, operator.neg,
-                      operator.pos, operator.iadd, operator.isub, operator.imul, operator.ifloordiv, operator.imod))
+                      operator.pos, operator.iadd, operator.isub, operator.imul, operator.ifloordiv, operator.imod,
+                      operator.truediv, operator.itruediv, operator.pow, operator.ipow))
 
 
 #: the Python operators a size may stay symbolic under (graph.symint.SymInt decides per operand)

@@ -30,7 +30,7 @@ from .builder import SymTensor
 from .errors import GraphBreak
 from .guards import CONSTANT_TYPES
 from .polyfills import polyfill_for
-from .symbolic_sizes import SymInt
+from graph.symint import is_symbolic
 from .sources import Attr, Item
 from .variables import (BuiltinVariable, CellVariable, ClassVariable, ConstantVariable, DictVariable,
                         ListVariable, ModuleVariable, ObjectVariable, OpaqueCallableVariable,
@@ -63,7 +63,7 @@ def wrap_argument(tx, value, source, desc, is_resume=False):
         from .resume import RuntimeValueVariable
         g.type_is(source, type(value), desc)
         return RuntimeValueVariable(value, source)
-    var = _wrap_containers_once(tx, value, lambda: _wrap_root_value(tx, value, source, desc, is_resume))
+    var = _wrap_containers_once(tx, value, lambda: _wrap_argument_value(tx, value, source, desc, is_resume))
     if memo is not None and isinstance(value, (list, dict)):
         memo[id(value)] = (var, source, desc)
     return var
@@ -85,7 +85,7 @@ def _wrap_containers_once(tx, value, wrap):
         open_ids.discard(id(value))
 
 
-def _wrap_root_value(tx, value, source, desc, is_resume):
+def _wrap_argument_value(tx, value, source, desc, is_resume):
     var = _new_root_variable(tx, value, source, desc, is_resume)
     if var.source is None and not isinstance(var, DictVariable):
         # (a dict with keys other than strings is guarded by identity, not key by key: it keeps
@@ -174,10 +174,11 @@ def _new_variable(tx, value, fresh, source):
         return TensorVariable(value)
     if isinstance(value, Tensor):
         return TensorVariable(tx.builder.sym(value))
-    if isinstance(value, SymInt):
-        # a size framework code read from a traced tensor's shape (``ops.shape(x)``): symbolic
-        # again in the translated code, so a branch on it is logged (capture.symbolic_sizes)
-        return ShapeDimVariable(int(value), tx.builder.shape_reads, value.expr)
+    if is_symbolic(value):
+        # a size framework code read from a traced tensor's shape (``ops.shape(x)``), or a number
+        # computed from one: symbolic again in the translated code, so a branch on it is logged
+        # (capture.symbolic_sizes)
+        return ShapeDimVariable(value._plain(), tx.builder.shape_reads, value.expr)
     if isinstance(value, CONSTANT_TYPES):
         return ConstantVariable(value)
     polyfill = polyfill_for(value)

@@ -17,6 +17,7 @@ import types
 
 import numpy as np
 
+from graph import symint as graph_symint
 from graph.ops import F
 from graph.ops.core import operandless_draws_to
 from graph.autodiff import append_vjp
@@ -181,13 +182,17 @@ class FrameworkCallableVariable(KnownCallableVariable):
     tensors, since it only builds ops through ``bind``."""
 
     def call(self, tx, args, kwargs):
-        from ..symbolic_sizes import contains_symint
         from ..translator import symbolic_realize
         with symbolic_realize(tx):  # sizes handed in keep their expressions (capture.symbolic_sizes)
             rargs = [a.realize(tx) for a in args]
             rkw = {k: v.realize(tx) for k, v in kwargs.items()}
-        if contains_symint(rargs) or contains_symint(rkw):
-            if _all_const(args) and _all_const(kwargs.values()):
+        constant = _all_const(args) and _all_const(kwargs.values())
+        if constant and (graph_symint.holds_symbolic(rargs) or graph_symint.holds_symbolic(rkw)):
+            if getattr(self.fn, "keeps_symbolic_sizes", False):
+                # a tensor made from sizes (``ops.ones((n, n))``): a graph node sized by their
+                # expressions (graph.ops.creation)
+                constant = False
+            else:
                 # only Python values: the result is computed now (a graph constant), so the sizes
                 # are read as values
                 rargs = [a.realize(tx) for a in args]
@@ -204,9 +209,9 @@ class FrameworkCallableVariable(KnownCallableVariable):
             # raises it with PyNative's message)
             raise GraphBreak(f"{name}() cannot run on traced values: {type(e).__name__}: {e}",
                              hint="the frame runs eagerly") from None
-        if _all_const(args) and _all_const(kwargs.values()):
+        if constant:
             return _const_tensors(tx, out)  # built from Python values only: graph constants
-        if (contains_symint(rargs) or contains_symint(rkw)) and _holds_python_number(out):
+        if (graph_symint.holds_symbolic(rargs) or graph_symint.holds_symbolic(rkw)) and _holds_python_number(out):
             # a number the framework computed from a size: its value depends on the size the
             # way the framework code says, which the trace does not follow, so the sizes count
             # as read (capture.dynamic compares the reads of two traces)
@@ -222,6 +227,9 @@ class PureFunctionVariable(KnownCallableVariable):
     """A side-effect-free function (math.*, operator.*): evaluated at trace time on constants."""
 
     def call(self, tx, args, kwargs):
+        symbolic = _symbolic_size_call(self.fn, args, kwargs)
+        if symbolic is not None:
+            return symbolic
         if all(a.is_const() for a in args) and all(v.is_const() for v in kwargs.values()) and "out" not in kwargs:
             return _call_at_trace_time(tx, self.fn, args, kwargs)
         if getattr(self.fn, "__module__", None) in ("operator", "_operator"):
@@ -230,6 +238,24 @@ class PureFunctionVariable(KnownCallableVariable):
         raise GraphBreak(f"call to {mod + '.' if mod else ''}{self.fn.__name__} with traced values (tensors), "
                          "which capture cannot trace",
                          hint="use the framework's ops (runtime.ops) on tensors, or accept the graph break")
+
+
+#: functions of one number that keep a symbolic size's expression (capture.symbolic_sizes)
+_SIZE_FUNCTIONS = {math.sqrt: graph_symint.sqrt, float: lambda n: n * 1.0}  # (n * 1.0 is exactly float(n))
+
+
+def _symbolic_size_call(fn, args, kwargs):
+    """``fn(arg)`` keeping the expression of a symbolic size ``arg`` (``math.sqrt(n)``,
+    ``float(n)``) as a size variable; None when ``fn`` or its arguments are not such."""
+    from .tensor import ShapeDimVariable
+    symbolic = _SIZE_FUNCTIONS.get(fn)
+    if symbolic is None or len(args) != 1 or kwargs:
+        return None
+    arg = args[0]
+    if not isinstance(arg, ShapeDimVariable) or arg.expr is None:
+        return None
+    out = symbolic(graph_symint.tagged(arg._size, arg.expr))
+    return ShapeDimVariable(out._plain(), arg._log, out.expr) if graph_symint.is_symbolic(out) else None
 
 
 def _holds_python_number(value) -> bool:
@@ -340,6 +366,9 @@ class BuiltinVariable(KnownCallableVariable):
         handler = getattr(self, f"_call_{name}", None)
         if handler is not None:
             return handler(tx, *args, **kwargs)
+        symbolic = _symbolic_size_call(self.fn, args, kwargs)
+        if symbolic is not None:
+            return symbolic
         if name in _CONST_FOLDABLE and _all_const(args) and _all_const(kwargs.values()):
             return _call_at_trace_time(tx, self.fn, args, kwargs)
         raise GraphBreak(f"builtin {name}() with these arguments is not supported in graph mode",

@@ -43,8 +43,9 @@ def _refuse_masks(key):
 
 
 class ShapeDimVariable(ConstantVariable):
-    """One size of a traced tensor's ``.shape``, or an integer expression of such sizes
-    (capture.symbolic_sizes: ``batch * heads``, ``n // 2``...): a constant whose every use by
+    """One size of a traced tensor's ``.shape``, or an expression of such sizes
+    (capture.symbolic_sizes: ``batch * heads``, ``n // 2``, ``1 / math.sqrt(n)``...: an int, or a
+    float where ``/``, ``**`` or a float made one): a constant whose every use by
     the translator (its ``value`` read: a branch, a comparison, passing it to a Python function)
     is logged in ``GraphBuilder.shape_reads``. Arithmetic on it (``Tracer.apply_python_operator``)
     and handing it to framework code that builds graph nodes (:meth:`realize` under
@@ -67,8 +68,8 @@ class ShapeDimVariable(ConstantVariable):
 
     def realize(self, tx):
         if self.expr is not None and getattr(tx, "symbolic_realize", 0):
-            from ..symbolic_sizes import SymInt
-            return SymInt(self._size, self.expr)
+            from graph.symint import tagged
+            return tagged(self._size, self.expr)
         return self.value
 
 

@@ -42,6 +42,7 @@ from typing import Any, Callable
 from ..aval import AVal
 from ..dtypes import DType, as_dtype
 from ..errors import op_label
+from ..symint import holds_symbolic
 
 REQUIRED = object()
 
@@ -241,14 +242,17 @@ def _resolve(cls: type):
 
 _MISSING = object()
 
-#: handlers for random draws that have no tensor operand (``ops.randn(2, 3)``), innermost last:
-#: a graph builder pushes one while it traces framework code, so such a draw becomes a graph
-#: node (drawn on every run) instead of a constant computed once at trace time
+#: handlers for ops that have no tensor operand and must not be computed once at trace time,
+#: innermost last: random draws (``ops.randn(2, 3)``: drawn anew on every run) and ops whose
+#: attributes hold symbolic sizes (``ops.ones((n, n))`` with ``n = x.shape[1]``: graph.symint;
+#: the node's attributes keep the sizes' expressions). A graph builder pushes one while it traces
+#: framework code, so such an op becomes a graph node
 _OPERANDLESS: list[Callable] = []
 
 
 class operandless_draws_to:
-    """Context manager routing random ops bound with no handled operand to ``handler``."""
+    """Context manager routing the ops bound with no handled operand that a trace must keep as
+    nodes (random draws; ops sized by symbolic sizes) to ``handler``."""
 
     def __init__(self, handler: Callable):
         self.handler = handler
@@ -263,7 +267,7 @@ class operandless_draws_to:
 
 
 def _no_operand(op: Op, args, attrs):
-    if _OPERANDLESS and op.kind == RANDOM:
+    if _OPERANDLESS and (op.kind == RANDOM or holds_symbolic(attrs)):
         return _OPERANDLESS[-1](op, args, attrs)
     if not _DEFAULT:
         raise RuntimeError("no execution handler registered: import runtime first")

@@ -377,6 +377,10 @@ def _gelu_grad_impl(xp, dout, x, approximate="none"):
 
 
 def _gelu_grad_expr(E, dout, x, approximate="none"):
+    if isinstance(x, (int, float)):
+        # a Python-number activation computes in the tensor operand's dtype, as the impl does
+        # (the constants below are built like x)
+        x = E.const(x, dout)
     half, one = E.const(0.5, x), E.const(1.0, x)
     if approximate == "tanh":  # (the impl's cancellation-free form)
         x2 = E.mul(x, x)

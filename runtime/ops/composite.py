@@ -13,6 +13,7 @@ import builtins
 import numpy as np
 
 from graph.dtypes import as_dtype, float32
+from graph.symint import holds_symbolic, is_symbolic, keeps_symbolic_sizes
 from graph.ops import REGISTRY, bind
 
 from ..tensor import Tensor
@@ -49,29 +50,49 @@ def flatten(x, order="C", *, start_dim=1, end_dim=-1):
 
 
 def _shape_tuple(shape):
+    """A shape from an int or a sequence of ints; sizes computed from a traced tensor's shape keep
+    their expressions (graph.symint), so the tensor made is sized by them in the graph."""
     if isinstance(shape, int):
         return (shape,)
-    return tuple(int(s) for s in shape)
+    return tuple(s if is_symbolic(s) else int(s) for s in shape)
 
 
+def _made(op_name, **attrs):
+    """The registry op ``op_name`` (graph.ops.creation) made from sizes and numbers: a graph node
+    while a frame is captured with symbolic sizes (``ops.ones((n, n))``, graph.symint), else its
+    impl at once (no dispatch: PyNative's ``ops.ones`` costs what numpy's does)."""
+    if holds_symbolic(attrs):
+        return bind(_R[op_name], **attrs)
+    return Tensor._placed(_R[op_name].impl(np, **attrs))
+
+
+def _filled(size, value, dtype):
+    """``size`` filled with ``value``: a number, or a one-element tensor's value."""
+    return _made("fill", shape=_shape_tuple(size), value=value, dtype=as_dtype(dtype))
+
+
+@keeps_symbolic_sizes
 def zeros(size, dtype=None):
     """A new tensor of zeros (float32 by default)."""
-    return Tensor._placed(np.zeros(_shape_tuple(size), (as_dtype(dtype) if dtype else float32).np))
+    return _filled(size, 0, dtype or float32)
 
 
+@keeps_symbolic_sizes
 def ones(size, dtype=None):
-    return Tensor._placed(np.ones(_shape_tuple(size), (as_dtype(dtype) if dtype else float32).np))
+    return _filled(size, 1, dtype or float32)
 
 
+@keeps_symbolic_sizes
 def full(size, fill_value, dtype=None):
     """``ops.full(size, fill_value, *, dtype=None)``. With ``dtype=None`` a number fills a float32
     tensor (MindSpore documents ``ops.full((2, 2), 1)`` as ``[[1., 1.], [1., 1.]]``); a bool fill
     value keeps bool."""
     if dtype is None:
         dtype = as_dtype(bool) if isinstance(fill_value, (bool, np.bool_)) else float32
-    return Tensor._placed(np.full(_shape_tuple(size), fill_value, as_dtype(dtype).np))
+    return _filled(size, fill_value, dtype)
 
 
+@keeps_symbolic_sizes
 def fill(type, shape, value):  # noqa: A002 - MindSpore's argument name
     return full(shape, value, type)
 
@@ -526,26 +547,54 @@ def outer(input, vec2):  # noqa: A002
     return bind(_R["expand_dims"], input, axis=1) * bind(_R["expand_dims"], vec2, axis=0)
 
 
+def _number(x):
+    """A Python number from a number, a numpy scalar or a one-element tensor (sizes computed from
+    traced shapes kept as they are)."""
+    if is_symbolic(x) or isinstance(x, (bool, int, float)):
+        return x
+    return x.item() if hasattr(x, "item") else x
+
+
+@keeps_symbolic_sizes
 def arange(start=0, end=None, step=1, *, dtype=None):
     """``ops.arange(start=0, end=None, step=1, *, dtype=None)``: ``[start, end)`` by ``step``
     (int64 for integer arguments, float32 otherwise, as MindSpore)."""
     if end is None:
         start, end = 0, start
-    values = np.arange(start, end, step)
+    start, end, step = _number(start), _number(end), _number(step)
     if dtype is None:
-        dtype = "int64" if values.dtype.kind in "iu" else float32
-    return Tensor._placed(values.astype(as_dtype(dtype).np))
+        dtype = "int64" if builtins.all(isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+                               for x in (start, end, step)) else float32
+    return _made("range", start=start, limit=end, delta=step, dtype=as_dtype(dtype))
 
 
+@keeps_symbolic_sizes
 def eye(n, m=None, dtype=None):
     """``ops.eye(n, m=None, dtype=float32)``: ones on the diagonal."""
-    return Tensor._placed(np.eye(n, m, dtype=as_dtype(dtype or float32).np))
+    dtype = as_dtype(dtype or float32)
+    m = n if m is None else m
+    if is_symbolic(n) or is_symbolic(m):  # (a graph of sizes' expressions, as _triangle_mask)
+        rows = bind(_R["expand_dims"], arange(n), axis=1)
+        cols = bind(_R["expand_dims"], arange(m), axis=0)
+        return bind(_R["cast"], bind(_R["equal"], rows, cols), dtype=dtype)
+    return Tensor._placed(np.eye(n, m, dtype=dtype.np))
+
+
+def _triangle_mask(rows, cols, diagonal, lower, like):
+    """Where ``tril``/``triu`` keep elements of a (rows, cols) matrix: ``col - row <= diagonal``
+    (lower) or ``>= diagonal``. numpy's ``tri`` as a constant on ``like``'s device; computed by
+    the graph from the sizes' expressions when they are symbolic (a frame captured for every size)."""
+    if not (is_symbolic(rows) or is_symbolic(cols)):
+        return Tensor._placed(np.tri(rows, cols, diagonal, dtype=bool) if lower
+                              else ~np.tri(rows, cols, diagonal - 1, dtype=bool), like=like)
+    offset = bind(_R["sub"], bind(_R["expand_dims"], arange(cols), axis=0),
+                  bind(_R["expand_dims"], arange(rows), axis=1))
+    return bind(_R["less_equal" if lower else "greater_equal"], offset, diagonal)
 
 
 def _triangle(input, diagonal, lower):  # noqa: A002
-    rows, cols = input.shape[-2], input.shape[-1]
-    keep = np.tri(rows, cols, diagonal, dtype=bool) if lower else ~np.tri(rows, cols, diagonal - 1, dtype=bool)
-    return bind(_R["where"], Tensor._placed(keep, like=input), input, bind(_R["zeros_like"], input))
+    keep = _triangle_mask(input.shape[-2], input.shape[-1], diagonal, lower, input)
+    return bind(_R["where"], keep, input, bind(_R["zeros_like"], input))
 
 
 def tril(input, diagonal=0):  # noqa: A002

@@ -338,10 +338,25 @@ def test_size_one_broadcasting_is_never_generic(rng, monkeypatch):
     assert not report.reinstantiations
 
 
-def test_a_constant_made_from_the_size_is_refused(rng, monkeypatch):
-    """Framework code turning the size into a constant (ops.ones of x's shape)."""
+def test_a_tensor_made_from_the_size_by_the_framework_is_generic(rng, monkeypatch):
+    """``ops.ones(x.shape)`` is a ``fill`` node whose shape keeps the sizes' expressions
+    (graph.ops.creation), not a constant of one size."""
     def fn(x):
         return x + ops.ones(x.shape, ms.float32).cumsum(0)
+    xs = [f32(rng, n, 2) for n in (3, 5, 8, 11)]
+    f = capture.jit(fn)
+    with recording() as report:
+        for x in xs:
+            assert_same(f(x), fn(x))
+    assert translations(report) == 2
+    assert len(report.reinstantiations) == 2
+
+
+def test_a_numpy_constant_made_from_the_size_is_refused(rng, monkeypatch):
+    """numpy turning the size into a constant (``np.arange(n)``): the size is read, so every size
+    is its own translation (never a constant of another size)."""
+    def fn(x):
+        return x + Tensor(np.arange(x.shape[0], dtype=np.float32)).reshape(-1, 1)
     xs = [f32(rng, n, 2) for n in (3, 5, 8)]
     f = capture.jit(fn)
     with recording() as report:
@@ -421,8 +436,31 @@ def test_a_new_size_is_interpreted_until_it_recurs_then_compiled(rng, monkeypatc
     compiled_when = {1: [], 2: [5, 6], 3: [5, 6]}[tier_up_calls]
     assert [n for _f, _w, n, _t in report.tier_ups] == compiled_when
     generic = capture.cache.cache_for(f.__wrapped_jit__.__code__).entries[0]
+    # size 4, the second trace's, runs interpreted like a re-instantiated size (it was never
+    # compiled: it does not recur); the first trace's size 3 was compiled by the first call
     assert {k: e.interpreted_calls for k, e in generic.dynamic.instances.items()} == {
-        (3,): 0, (4,): 0, (5,): 0, (6,): 0, (7,): 0}
+        (3,): 0, (4,): 0 if tier_up_calls == 1 else 1, (5,): 0, (6,): 0, (7,): 0}
+
+
+def test_the_second_trace_of_a_new_size_is_not_compiled_until_it_recurs(rng, monkeypatch):
+    """The trace that makes an entry shape-generic runs interpreted: compiled (tier-up) only when
+    its size comes back TIER_UP_CALLS times, as re-instantiated sizes are, so a loop over sizes
+    that never recur compiles once (the first call)."""
+    monkeypatch.setattr(dynamic, "TIER_UP_CALLS", 3)
+    compiled = []
+    real = capture.compile_policy.build_runner
+    monkeypatch.setattr(capture.compile_policy, "build_runner", lambda *a, **k: compiled.append(a[1]) or real(*a, **k))
+    f = capture.jit(lambda x: ops.relu(x) * 3)
+    with recording() as report:
+        for n in (3, 4, 5, 6, 7):
+            x = f32(rng, n, 2)
+            assert_same(f(x), ops.relu(x) * 3)
+    assert translations(report) == 2 and len(compiled) == 1 and not report.tier_ups
+    with recording() as report:
+        for n in (4, 4, 8):  # (size 4's second and third calls: compiled at the third)
+            x = f32(rng, n, 2)
+            assert_same(f(x), ops.relu(x) * 3)
+    assert len(compiled) == 2 and [n for _f, _w, n, _t in report.tier_ups] == [4]
 
 
 def test_jit_input_signature_symbol_constraints_are_in_the_generic_guard(rng):

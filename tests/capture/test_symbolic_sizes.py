@@ -7,6 +7,7 @@ Oracle: PyNative (eager) results, losses, parameters and greedy-decoded tokens a
 Every test here but the adversarial one translated once per size before symbolic sizes (the
 translation counts fail on the old code)."""
 import copy
+import math
 import pickle
 import re
 
@@ -17,7 +18,7 @@ import capture
 import runtime as ms
 from capture.explain import recording
 from capture_helpers import assert_same, pynative
-from graph.symint import SymInt, tagging
+from graph.symint import SymFloat, SymInt, sqrt, tagging
 from runtime import Tensor, nn, ops
 
 
@@ -36,10 +37,17 @@ def test_symint_arithmetic_keeps_expressions_and_is_an_int_everywhere():
     assert (10 - n).expr == ("sub", ("int", 10), ("dim", "x", 0))
     assert (n // 4).expr == ("floordiv", ("dim", "x", 0), ("int", 4)) and n // 4 == 1
     assert (-n).expr == ("neg", ("dim", "x", 0))
-    # division by a size, true division, powers and negative divisors are not kept symbolic
-    for plain in (n // m, 12 // n, n / 2, n ** 2, n // -4, n % m):
-        assert not isinstance(plain, SymInt)
-    assert (n // m, 12 // n, n / 2, n ** 2, n // -4, n % m) == (1, 2, 3.0, 36, -2, 2)
+    # floor division and modulo by a size or a negative divisor are not kept symbolic
+    for plain in (n // m, 12 // n, n // -4, n % m, n // 2.0):
+        assert not isinstance(plain, (SymInt, SymFloat))
+    assert (n // m, 12 // n, n // -4, n % m, n // 2.0) == (1, 2, -2, 2, 3.0)
+    # true division, powers and float arithmetic give floats that keep their expressions
+    half, square, scaled = n / 2, n ** 2, 1.0 / sqrt(n) * 0.5
+    assert type(half) is SymFloat and half == 3.0 and half.expr == ("truediv", ("dim", "x", 0), ("int", 2))
+    assert type(square) is SymInt and square == 36
+    assert scaled == 0.5 / 6 ** 0.5 and scaled.expr == ("mul", ("truediv", ("float", 1.0), ("sqrt", ("dim", "x", 0))),
+                                                          ("float", 0.5))
+    assert type(float(half)) is float and type(pickle.loads(pickle.dumps(half))) is float
     assert hash(n) == hash(6) and {n: "a"}[6] == "a" and list(range(10))[n] == 6
     for copied in (pickle.loads(pickle.dumps(prod)), copy.copy(prod), copy.deepcopy((prod,))[0]):
         assert type(copied) is int and copied == 25
@@ -89,7 +97,45 @@ def _last_and_middle_rows(x):
     return x[x.shape[0] - 1] + x[len(x) // 2]
 
 
+def _scaled_by_root_of_len(x):
+    return x * (1.0 / math.sqrt(x.shape[0]))
+
+
+def _scaled_by_float_power(x):
+    return x * float(x.shape[0]) ** -0.5 + x.shape[1] / 2
+
+
+def _causal_mask_from_ones(x):
+    n = x.shape[1]
+    return ops.matmul(x, ops.triu(ops.ones((n, n), ms.float32)))
+
+
+def _additive_causal_mask(x):
+    n = x.shape[1]
+    mask = ops.triu(ops.full((n, n), -1e4), diagonal=1)  # (what a decoder adds to its scores)
+    return ops.softmax(ops.matmul(x.T, x) + mask, axis=-1)
+
+
+def _positions_from_arange(x):
+    return x + ops.arange(x.shape[1]).astype(ms.float32) * 0.5 + ops.arange(0.0, x.shape[0] / 2, 0.5).reshape(-1, 1)
+
+
+def _identity_sized_by_input(x):
+    return ops.matmul(x, ops.eye(x.shape[1]) * 2.0) + ops.zeros((x.shape[0], 1))
+
+
+def _lower_triangle_of_input(x):
+    return ops.tril(x, diagonal=-1) + ops.triu(x, 2)
+
+
 SYMBOLIC = {
+    "x * (1 / math.sqrt(n))": (_scaled_by_root_of_len, [(3, 4), (5, 4), (7, 4), (9, 4)]),
+    "x * float(n) ** -0.5 + m / 2": (_scaled_by_float_power, [(3, 4), (5, 6), (7, 2), (9, 5)]),
+    "x @ triu(ones((m, m)))": (_causal_mask_from_ones, [(3, 4), (3, 5), (3, 7), (3, 9)]),
+    "softmax(x.T @ x + triu(full((m, m), -1e4), 1))": (_additive_causal_mask, [(3, 4), (5, 6), (7, 2), (9, 5)]),
+    "x + arange(m) + arange(0.0, n / 2, 0.5)": (_positions_from_arange, [(3, 4), (5, 6), (7, 2), (9, 5)]),
+    "x @ (eye(m) * 2) + zeros((n, 1))": (_identity_sized_by_input, [(3, 4), (5, 6), (7, 2), (9, 5)]),
+    "tril(x, -1) + triu(x, 2)": (_lower_triangle_of_input, [(3, 4), (5, 6), (7, 2), (9, 5)]),
     "x * len(x)": (_times_len, [(3, 4), (5, 4), (7, 4), (9, 4)]),
     "x[n - 1] + x[len(x) // 2]": (_last_and_middle_rows, [(3, 4), (6, 4), (7, 4), (10, 4)]),
     "x / n": (_div_by_len, [(3, 4), (5, 4), (8, 4), (11, 4)]),

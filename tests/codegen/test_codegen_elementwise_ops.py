@@ -113,6 +113,20 @@ def test_scalar_operands_follow_promotion(rng):
         np.testing.assert_allclose(a, b, rtol=1e-6)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_grad_of_a_python_number_activation_computes_in_the_tensor_dtype(rng, dtype, approximate):
+    """``gelu_grad(dout, 3.0)``: the weak number adopts dout's dtype (the impl's result_type), so a
+    float64 kernel computes gelu'(3) in float64 (it once built its constants like the number, in
+    float32: relative error 4e-8 instead of 1e-16)."""
+    dout = rng.standard_normal(23).astype(dtype)
+    g = graph_of(lambda v: F.gelu_grad(v, 3.0, approximate=approximate), (dout.shape, dout.dtype))
+    ref, _ = reference(g, [dout])
+    _, (got, _) = compile_and_run(one_kernel(g), [dout])
+    assert got[0].dtype == ref[0].dtype == dtype
+    np.testing.assert_allclose(got[0], ref[0], rtol=4 * np.finfo(dtype).eps, atol=0)
+
+
 def test_special_values():
     x = np.array([0.0, -0.0, 1e-40, -1e-40, np.inf, -np.inf, np.nan, 88.0, 89.0, -87.0, -104.0, -110.0,
                   1e30, -1e30, 3.4e38, 1.0, -1.0, 1e-8, 20.0, -20.0], np.float32)

@@ -107,6 +107,8 @@ SAMPLES = {
     "standard_normal": lambda r: ([], {"shape": (3, 4)}),
     "uniform_real": lambda r: ([], {"shape": (2, 0, 5), "dtype": "float64"}),
     "uniform_int": lambda r: ([], {"shape": (7,), "low": -2, "high": 3}),
+    "fill": lambda r: ([], {"shape": (3, 4), "value": 2.5, "dtype": "float64"}),
+    "range": lambda r: ([], {"start": 1, "limit": 12, "delta": 3}),
     "cumsum": lambda r: ([_r(r, 3, 4)], {"axis": 1, "exclusive": True}),
     "cumprod": lambda r: ([_r(r, 3, 4)], {"axis": 0, "exclusive": True, "reverse": True}),
     "atan": lambda r: ([_r(r, 3, 4, lo=-20, hi=20)], {}),
