@@ -230,6 +230,12 @@ class GuardSet:
             # a bound method is a new object on every attribute read: guard what it binds
             self.identity(Attr(expr, "__func__"), value.__func__, f"{desc} (method)")
             self.identity(Attr(expr, "__self__"), value.__self__, f"{desc} (bound object)")
+        elif isinstance(value, types.BuiltinMethodType) and not isinstance(value.__self__, (types.ModuleType, type(None))):
+            # a builtin method bound to an object (``buf.getvalue``, ``items.append``) is a new
+            # object on every read too (guarded by identity, the one tracing read would be held
+            # weakly and die with no other holder): its object by identity, its method by name
+            self.identity(Attr(expr, "__self__"), value.__self__, f"{desc} (bound object)")
+            self.constant(Attr(expr, "__name__"), value.__name__, f"{desc} (method name)")
         elif isinstance(value, _SCALARS):
             self.constant(expr, value, desc)
         elif type(value) in (tuple, list) and len(value) <= MAX_GUARDED_ITEMS and depth < MAX_GUARD_DEPTH:

@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 import operator
 
-from graph.symint import SymFloat, SymInt
+from graph.symint import SymFloat, SymInt, tagged
 
 _EVAL = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "floordiv": operator.floordiv,
          "mod": operator.mod, "truediv": operator.truediv, "pow": operator.pow}
@@ -49,6 +49,9 @@ def apply(fn, operands):
     resulting SymInt or SymFloat; else None (the caller reads the operands' values)."""
     if not all(type(x) in (int, float, SymInt, SymFloat) for x in operands):
         return None
+    # constants tagged too, so the expression's own methods run whatever the operand order
+    # (``2.0 * n``: float's multiplication takes an int, so n's reflected method never would)
+    operands = [x if type(x) in (SymInt, SymFloat) else tagged(x, (type(x).__name__, x)) for x in operands]
     try:
         out = fn(*operands)
     except Exception:

@@ -186,7 +186,10 @@ class FrameworkCallableVariable(KnownCallableVariable):
         with symbolic_realize(tx):  # sizes handed in keep their expressions (capture.symbolic_sizes)
             rargs = [a.realize(tx) for a in args]
             rkw = {k: v.realize(tx) for k, v in kwargs.items()}
-        constant = _all_const(args) and _all_const(kwargs.values())
+        # only Python values (a method of a traced tensor, ``x.reshape(1, n)``, is not: its
+        # receiver is one)
+        constant = _all_const(args) and _all_const(kwargs.values()) and \
+            not isinstance(getattr(self.fn, "__self__", None), SymTensor)
         if constant and (graph_symint.holds_symbolic(rargs) or graph_symint.holds_symbolic(rkw)):
             if getattr(self.fn, "keeps_symbolic_sizes", False):
                 # a tensor made from sizes (``ops.ones((n, n))``): a graph node sized by their

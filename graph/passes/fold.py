@@ -1,7 +1,7 @@
 """Constant folding: evaluate nodes whose tensor operands are all constants at compile time.
 
 A node folds when it has no side effects (not RANDOM/STATE, does not mutate), every Value operand
-is a CONST or the op reads only its operands' shapes (``Op.shape_only``: ``ones_like(loss)``,
+(if it has any: ``fill`` and ``range`` have none) is a CONST or the op reads only its operands' shapes (``Op.shape_only``: ``ones_like(loss)``,
 the seed of a gradient, is a constant), and its outputs hold at most :data:`FOLD_LIMIT` elements in all (folding a broadcast
 into a huge constant would trade a cheap kernel for a big baked-in array). It is evaluated exactly
 as the reference interpreter would (same operand promotion, the op's numpy ``impl``), so folding
@@ -56,7 +56,8 @@ def fold_constants(graph: Graph, limit: int = FOLD_LIMIT) -> Graph:
     for node in graph.nodes:
         ins = [rw.get(v) for v in node.inputs]
         vals = [v for v in ins if isinstance(v, Value)]
-        if (vals and not has_side_effects(node) and (node.op.shape_only or all(v.kind == CONST for v in vals))
+        # (a node with no tensor operand, ``fill`` or ``range`` of sizes known here, folds too)
+        if (not has_side_effects(node) and (node.op.shape_only or all(v.kind == CONST for v in vals))
                 and sum(o.aval.size for o in node.outputs) <= limit):
             try:
                 arrays = _evaluate(node, [_operand_data(v) for v in ins])

@@ -22,8 +22,10 @@ import numpy as np
 from graph.dtypes import as_dtype, int64
 from graph.ops import REGISTRY, bind
 from graph.ops.core import is_tensorlike
+from graph.symint import keeps_symbolic_sizes
 
 from ..tensor import Tensor
+from .composite import arange
 
 _R = REGISTRY
 
@@ -284,7 +286,7 @@ def sequence_mask(lengths, maxlen=None):
         maxlen = int(np.max(lengths.asnumpy())) if lengths.size else 0
     if isinstance(maxlen, bool) or not isinstance(maxlen, (int, np.integer)) or maxlen < 1 and lengths.size:
         raise ValueError(f"ops.sequence_mask: maxlen must be a positive int, got {maxlen!r}")
-    steps = Tensor(np.arange(int(maxlen), dtype=lengths.dtype.np))
+    steps = arange(maxlen, dtype=lengths.dtype)  # (a size from a traced shape stays symbolic)
     return bind(_R["less"], steps, bind(_R["expand_dims"], lengths, axis=-1))
 
 
@@ -420,6 +422,7 @@ def logspace(start, end, steps, base=10, *, dtype=None):
     return _ops().LogSpace(steps, base, dtype or float32)(to_t(start), to_t(end))
 
 
+@keeps_symbolic_sizes
 def range(start, end, step):  # noqa: A001 - MindSpore's name
     """``ops.range(start, end, step)``: values from ``start`` up to (not including) ``end`` by ``step``; the
     Tensors' dtype (int arguments: int64, float arguments: float32). Read from the values: a graph break
@@ -430,7 +433,7 @@ def range(start, end, step):  # noqa: A001 - MindSpore's name
     dt = next((v.dtype for v in (start, end, step) if is_tensorlike(v)), None)
     if dt is None:
         dt = as_dtype("int64") if all(isinstance(v, (int, np.integer)) for v in vals) else as_dtype("float32")
-    return Tensor(np.arange(*vals).astype(dt.np))
+    return arange(*vals, dtype=dt)
 
 
 def _window(fn, window_length, periodic, dtype, make):

@@ -373,3 +373,33 @@ def test_a_dropped_net_is_released_when_its_frame_had_a_graph_break(src, capsys)
     assert old() is None and old_weight() is None, "the resume plan keeps the dropped net alive"
     entries = cache_for(ns["f"].__code__).entries
     assert len(entries) == 1, [e.name for e in entries]
+
+
+BOUND_BUFFER = None
+
+
+def _returns_a_builtin_method(x):
+    return x * 2, BOUND_BUFFER.getvalue
+
+
+def test_a_builtin_method_read_from_an_object_is_guarded_by_what_it_binds():
+    """``buf.getvalue`` is a new object on every read. Guarded by identity, the one tracing read
+    was held weakly with nothing else holding it: the first call returned a dead referent, and no
+    later call could pass the guard. Its object is guarded by identity, its name by value."""
+    global BOUND_BUFFER
+    import io
+    from capture.explain import recording
+    BOUND_BUFFER = io.StringIO()
+    BOUND_BUFFER.write("hi")
+    f = capture.jit(_returns_a_builtin_method)
+    with recording() as report:
+        for _ in range(3):
+            y, method = f(_t([1.0, 2.0]))
+            _collect()
+            assert method() == "hi" and method.__self__ is BOUND_BUFFER
+            _same(y, _t([2.0, 4.0]))
+    assert report.graph_count == 1
+    BOUND_BUFFER = io.StringIO()  # another object: the guard on the bound object fails
+    with recording() as report:
+        _y, method = f(_t([1.0, 2.0]))
+    assert method.__self__ is BOUND_BUFFER and method() == "" and report.graph_count == 1

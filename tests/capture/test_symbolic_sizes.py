@@ -128,7 +128,20 @@ def _lower_triangle_of_input(x):
     return ops.tril(x, diagonal=-1) + ops.triu(x, 2)
 
 
+def _tensor_methods_given_sizes(x):
+    n, m = x.shape
+    return x.reshape(1, n * m).view(n, -1) + ops.arange(m).reshape((1, m)).astype(ms.float32)
+
+
+def _masked_by_lengths(x):
+    lengths = (x > 0).astype(ms.int32).sum(axis=1)
+    return x * ops.sequence_mask(lengths, x.shape[1]).astype(ms.float32) + ops.range(0, x.shape[1], 1)
+
+
 SYMBOLIC = {
+    "x * sequence_mask(lengths, m) + range(0, m, 1)": (_masked_by_lengths, [(3, 4), (5, 6), (7, 2), (9, 5)]),
+    "x.reshape(1, n * m).view(n, -1) + arange(m).reshape((1, m))": (_tensor_methods_given_sizes,
+                                                                   [(3, 4), (5, 6), (7, 2), (9, 5)]),
     "x * (1 / math.sqrt(n))": (_scaled_by_root_of_len, [(3, 4), (5, 4), (7, 4), (9, 4)]),
     "x * float(n) ** -0.5 + m / 2": (_scaled_by_float_power, [(3, 4), (5, 6), (7, 2), (9, 5)]),
     "x @ triu(ones((m, m)))": (_causal_mask_from_ones, [(3, 4), (3, 5), (3, 7), (3, 9)]),
@@ -272,6 +285,50 @@ def test_greedy_decoding_of_a_transformer_over_64_steps_translates_twice():
             ids_eager = np.concatenate([ids_eager, nxt_eager[:, None].astype(np.int32)], axis=1)
     assert report.graph_count == 2, report.dynamic
     assert len(report.reinstantiations) == 62
+
+
+class HandWrittenAttention(nn.Cell):
+    """Attention as people write it by hand: positions from ``ops.arange(n)``, ``view``/``reshape``
+    methods given sizes, a causal mask from ``ops.triu(ops.ones((n, n)))``, scaling by
+    ``math.sqrt`` of a size and a mean as ``sum / n``."""
+
+    def __init__(self, vocab=30, d=16):
+        super().__init__()
+        self.tok, self.pos = nn.Embedding(vocab, d), nn.Embedding(64, d)
+        self.qkv = nn.Dense(d, 3 * d)
+        self.head = nn.Dense(d, vocab)
+
+    def construct(self, ids):
+        b, n = ids.shape
+        h = self.tok(ids) + self.pos(ops.tile(ops.arange(n).view(1, n), (b, 1)))
+        q, k, v = ops.split(self.qkv(h).reshape(b, n, 3, -1), 1, axis=2)
+        q, k, v = q.squeeze(2), k.squeeze(2), v.squeeze(2)
+        scores = ops.matmul(q, k.transpose(0, 2, 1)) / math.sqrt(q.shape[-1] * n / n)
+        scores = scores + ops.triu(ops.ones((n, n), ms.float32), diagonal=1) * -1e9
+        mixed = ops.matmul(ops.softmax(scores, axis=-1), v)
+        return self.head(mixed.sum(axis=1) / n)
+
+
+def test_hand_written_attention_decodes_in_graph_mode_with_two_translations(monkeypatch):
+    """GRAPH_MODE greedy decoding of :class:`HandWrittenAttention`: tokens equal PyNative's,
+    two translations, no break (every one of its size uses read each size before)."""
+    def decode(mode):
+        ms.set_context(mode=mode)
+        ms.set_seed(3)
+        net = HandWrittenAttention()
+        ids = np.array([[1, 2], [3, 4]], np.int32)
+        with recording() as report:
+            for _ in range(14):
+                nxt = net(Tensor(ids)).argmax(-1).asnumpy()
+                ids = np.concatenate([ids, nxt[:, None].astype(np.int32)], axis=1)
+        return ids, report
+    try:
+        eager_ids, _ = decode(ms.PYNATIVE_MODE)
+        graph_ids, report = decode(ms.GRAPH_MODE)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_array_equal(graph_ids, eager_ids)
+    assert report.graph_count == 2 and not report.breaks, (report.dynamic, report.breaks)
 
 
 # -- what stays a read of the value: adversarial ------------------------------------------------------------

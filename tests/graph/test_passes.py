@@ -369,6 +369,22 @@ def test_folding_evaluates_shape_only_ops_of_computed_values_and_zero_d_results(
     assert [n.op.name for n in folded.nodes] == ["add"] and folded.nodes[0].inputs[1].shape == ()
 
 
+def test_folding_evaluates_nodes_without_tensor_operands():
+    """``fill`` and ``range`` (graph/ops/creation.py: ``ops.ones((n, n))``, ``ops.arange(n)`` of
+    sizes a shape-generic graph keeps symbolic) are constants once the sizes are known."""
+    from graph.ops import REGISTRY
+    g, (x,) = _graph((3, 3))
+    ones = g.add_node(REGISTRY["fill"], [], REGISTRY["fill"].normalize({"shape": (3, 3), "value": 1.0}))
+    steps = g.add_node(REGISTRY["range"], [], REGISTRY["range"].normalize({"start": 0, "limit": 3, "dtype": float32}))
+    g.set_outputs([F.add(F.mul(x, ones), steps)])
+    g2 = fold_constants(g)
+    g2.verify()
+    assert [n.op.name for n in g2.nodes] == ["mul", "add"]
+    a = np.arange(9, dtype=np.float32).reshape(3, 3)
+    assert_same(run_graph(g, [a]), run_graph(g2, [a]))
+    np.testing.assert_array_equal(run_graph(g2, [a])[0][0], a + np.arange(3))
+
+
 def test_folding_skips_random_state_big_results_and_failing_ops():
     g, (p,) = _graph((3,), params=(0,))
     c = g.add_const(np.ones(3, np.float32))
