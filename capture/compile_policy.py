@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dis
+import gc
 import logging
 import os
 import threading
@@ -214,6 +215,8 @@ def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
                 entry.interpreted_calls = 0
         if not free and entry.charged_to is None:
             entry.charged_to = owner  # (given back if the entry dies with a referent: CodeCache.forget_entry)
+        if settings.get("CAPTURE_COLLECT_AFTER_COMPILE"):
+            gc.collect()  # (tests: what the entry holds weakly and nothing else holds dies now)
         return entry
 
 def _dynamic_candidate(fn, flat, config, cache, owner):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from .ir import Graph, Value
 from .ops import F
+from .ops.core import VJP_INPUTS
 
 
 def _relevant_nodes(graph: Graph, outputs, wrt):
@@ -42,10 +43,22 @@ def _relevant_nodes(graph: Graph, outputs, wrt):
     return relevant  # reverse topological order
 
 
-def apply_vjp(op, attrs, inputs, outputs, gs):
+def apply_vjp(op, attrs, inputs, outputs, gs, needed=None):
     """Input cotangents of one application of ``op``, given its output cotangents ``gs`` (None for
     outputs that received none). Shared by graph autodiff and the eager tape so both apply the
-    registry's rules identically."""
+    registry's rules identically. ``needed`` (the eager tape): per input, whether its cotangent is
+    read; a rule may return None for one that is not (``graph.ops.core.input_needed``)."""
+    if needed is None:
+        return _apply_rule(op, attrs, inputs, outputs, gs)
+    outer = VJP_INPUTS.needed
+    VJP_INPUTS.needed = needed
+    try:
+        return _apply_rule(op, attrs, inputs, outputs, gs)
+    finally:
+        VJP_INPUTS.needed = outer
+
+
+def _apply_rule(op, attrs, inputs, outputs, gs):
     if len(gs) == 1:
         return op.vjp(gs[0], outputs[0], *inputs, **attrs)
     if getattr(op, "vjp_takes_none", False):  # (no zeros to make or read; a compiled region is no Op)

@@ -130,6 +130,9 @@ _ALL = [
     Setting("CAPTURE_VERIFY", "bool (`1`)", False, "per compile", "capture.backends",
             "`1`: check each newly compiled graph against the reference interpreter (compiled afresh, "
             "never from the disk cache).", _one),
+    Setting("CAPTURE_COLLECT_AFTER_COMPILE", "bool (`1`)", False, "per compile", "capture.compile_policy",
+            "`1`: a full garbage collection after each compile, before the compiled graph first runs "
+            "(tests: what an entry holds only weakly dies there, as it may at any time).", _one),
     Setting("CAPTURE_DISK_CACHE", "`0`, `1`, `always`", "1", "per compile", "capture.persist",
             "The warm-start cache of optimised schedules: `0` off, `always` round-trips every schedule "
             "through the disk even on its first compile (CI's second capture run); any other value is `1`, on.",
@@ -191,8 +194,8 @@ _ALL = [
             "Threads numpy's BLAS may use; unset: every usable core (a launched rank: its share).",
             _optional_int),
     Setting("MSJIT_EAGER_KERNELS", "bool (`0` off)", True, "per call", "runtime.eager_kernels",
-            "`0`: PyNative's convolutions, pools, batch norm, GELU and LayerNorm (and the backward rules of batch "
-            "norm, LayerNorm and softmax) always run numpy's implementation, never the compiled graphs a warm "
+            "`0`: PyNative's convolutions, pools, batch norm, GELU, LayerNorm and the LSTM/GRU recurrences (and "
+            "the backward rules of batch norm, LayerNorm and softmax) always run numpy's implementation, never the compiled graphs a warm "
             "signature otherwise switches to.", _on_unless_zero),
     Setting("RUNTIME_PROGRESS", "bool (`0` off)", True, "per `Model.train`", "runtime.train.model",
             "`0`: `Model.train` shows no progress bar on a terminal.", _on_unless_zero),

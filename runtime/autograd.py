@@ -80,7 +80,10 @@ def backward(tape: Tape, outputs: Sequence[Any], sens: Sequence[Any], wrt: Seque
                     # (no tape records this backward: the rule may run as one compiled graph)
                     in_grads = _eager_kernels.run_vjp(op, entry.attrs, entry.inputs, outputs, gs)
                 if in_grads is None:
-                    in_grads = apply_vjp(op, entry.attrs, entry.inputs, outputs, gs)
+                    # (a rule may skip a cotangent nothing reads: graph.ops.core.input_needed)
+                    needed = tuple(id(inp) in tracked for inp in entry.inputs)
+                    in_grads = apply_vjp(op, entry.attrs, entry.inputs, outputs, gs,
+                                         None if all(needed) else needed)
             for inp, gi in zip(entry.inputs, in_grads):
                 if gi is not None and id(inp) in tracked and isinstance(inp, Tensor):
                     _accumulate(grads, inp, gi, level)

@@ -397,6 +397,24 @@ def is_tensorlike(x) -> bool:
     return hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, (int, float, bool))
 
 
+class _VjpInputs(threading.local):
+    needed = None  # per input of the VJP rule running now: is its cotangent read? (None: all are)
+
+
+#: set by ``graph.autodiff.apply_vjp`` while a rule runs for the eager tape (read by :func:`input_needed`)
+VJP_INPUTS = _VjpInputs()
+
+
+def input_needed(k: int) -> bool:
+    """Whether the VJP rule running now must compute the cotangent of its input ``k``. False only
+    where the eager tape knows nothing reads it (an input that does not depend on what is
+    differentiated: the data a first layer is given); graph autodiff asks for every cotangent
+    (the graph's dead-code elimination removes unread ones). Rules whose cotangents are costly
+    (matrix products, convolutions) skip the unread ones; any rule may ignore this."""
+    needed = VJP_INPUTS.needed
+    return needed is None or needed[k]
+
+
 def gets_gradient(x) -> bool:
     """Whether an op operand receives a cotangent: float *and integer* tensors do, as in MindSpore
     2.x (whose bprops compute integer gradients in the input's dtype, e.g. ``grad(x * x)`` at an

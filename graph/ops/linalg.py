@@ -5,7 +5,7 @@ from ..aval import AVal
 from ..dtypes import promote
 from .core import EXTERN, Attr, F, Op, a_bool, a_oneof, describe, fail, register
 from .elementwise import unbroadcast
-from .core import broadcast_shapes
+from .core import broadcast_shapes, input_needed
 
 
 def _mm_shapes(x, y, transpose_a, transpose_b):
@@ -101,22 +101,28 @@ def _matmul_vjp(g, out, x, y, transpose_a=False, transpose_b=False):
         gshape.append(1)
     g2 = F.reshape(g, shape=tuple(gshape)) if tuple(gshape) != tuple(g.shape) else g
     mm = F.matmul
+    # (PyNative: a product whose cotangent nothing reads, e.g. the data's, is not computed)
+    want_x, want_y = input_needed(0), input_needed(1)
+
+    def products(gx, gy):
+        return (gx() if want_x else None), (gy() if want_y else None)
     if x.ndim >= 3 and y.ndim == 2 and not ta and _static(x.shape) and _static(g.shape):
         # a stack times one matrix: the weight's gradient sums over the stack, which is one
         # matrix product of the stacked rows (no per-matrix products to reduce afterwards)
         if tb:
-            return mm(g, y), mm(_rows(g), _rows(x), transpose_a=True)
-        return mm(g, y, transpose_b=True), mm(_rows(x), _rows(g), transpose_a=True)
+            return products(lambda: mm(g, y), lambda: mm(_rows(g), _rows(x), transpose_a=True))
+        return products(lambda: mm(g, y, transpose_b=True), lambda: mm(_rows(x), _rows(g), transpose_a=True))
     if not ta and not tb:
-        gx, gy = mm(g2, y2, transpose_b=True), mm(x2, g2, transpose_a=True)
+        gx, gy = products(lambda: mm(g2, y2, transpose_b=True), lambda: mm(x2, g2, transpose_a=True))
     elif not ta and tb:
-        gx, gy = mm(g2, y2), mm(g2, x2, transpose_a=True)
+        gx, gy = products(lambda: mm(g2, y2), lambda: mm(g2, x2, transpose_a=True))
     elif ta and not tb:
-        gx, gy = mm(y2, g2, transpose_b=True), mm(x2, g2)
+        gx, gy = products(lambda: mm(y2, g2, transpose_b=True), lambda: mm(x2, g2))
     else:
-        gx, gy = mm(y2, g2, transpose_a=True, transpose_b=True), mm(g2, x2, transpose_a=True, transpose_b=True)
-    gx = unbroadcast(gx, x2)
-    gy = unbroadcast(gy, y2)
+        gx, gy = products(lambda: mm(y2, g2, transpose_a=True, transpose_b=True),
+                          lambda: mm(g2, x2, transpose_a=True, transpose_b=True))
+    gx = None if gx is None else unbroadcast(gx, x2)
+    gy = None if gy is None else unbroadcast(gy, y2)
     if gx is not None and x.ndim == 1:
         gx = F.reshape(gx, shape=tuple(x.shape))
     if gy is not None and y.ndim == 1:

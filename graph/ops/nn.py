@@ -26,7 +26,7 @@ from ..aval import AVal
 from ..dtypes import float32
 from . import rng
 from .core import (EXTERN, RANDOM, REQUIRED, Attr, F, Op, a_bool, a_float, a_int, a_nonneg_int,
-                   a_oneof, a_pair, a_pos_int, a_shape, describe, fail, normalize_axis, register)
+                   a_oneof, a_pair, a_pos_int, a_shape, describe, fail, input_needed, normalize_axis, register)
 
 
 # -- attribute normalisers ---------------------------------------------------------------------------
@@ -308,8 +308,9 @@ def _conv2d_impl(xp, x, weight, stride=(1, 1), pad_mode="valid", padding=(0, 0, 
 
 
 def _conv2d_vjp(g, out, x, weight, **attrs):
-    dx = F.conv2d_backprop_input(g, weight, input_size=_shape(x), **attrs)
-    dw = F.conv2d_backprop_filter(g, x, filter_size=_shape(weight), **attrs)
+    # (PyNative: the input gradient of a first layer, whose input is the data, is not computed)
+    dx = F.conv2d_backprop_input(g, weight, input_size=_shape(x), **attrs) if input_needed(0) else None
+    dw = F.conv2d_backprop_filter(g, x, filter_size=_shape(weight), **attrs) if input_needed(1) else None
     return dx, dw
 
 

@@ -1,6 +1,9 @@
 """Fixtures for the capture tests: every test starts with empty capture caches and
 PYNATIVE_MODE, and ends the same way (the graph-mode handler and the per-code caches are
 process-global)."""
+import gc
+import os
+
 import numpy as np
 import pytest
 
@@ -9,6 +12,17 @@ import runtime as ms
 from capture_helpers import Checker
 
 import forked
+
+
+def pytest_configure(config):
+    """GC stress (``CAPTURE_TEST_GC_STRESS=1``): a full collection after every compile, before its
+    graph first runs (graph.config ``CAPTURE_COLLECT_AFTER_COMPILE``), and cyclic collections
+    every 100 allocations, so what capture holds only weakly dies between tracing and running, as
+    it may in any program (found: a builtin bound method guarded by identity came back as a dead
+    referent)."""
+    if os.environ.get("CAPTURE_TEST_GC_STRESS") == "1":
+        os.environ["CAPTURE_COLLECT_AFTER_COMPILE"] = "1"
+        gc.set_threshold(100, 3, 3)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -245,3 +245,39 @@ def test_the_public_gradient_functions_carry_type_hints_that_resolve():
         assert set(params) <= set(hints) and "return" in hints, fn.__qualname__
     weights = typing.get_type_hints(autograd.grad)["weights"]
     assert autograd.HasTrainableParams in typing.get_args(weights)
+
+
+def test_the_tape_does_not_compute_cotangents_nothing_reads(monkeypatch):
+    """A first layer's input is the data: the gradient with respect to it is read by no one, so
+    the convolution's and the matrix product's rules skip it (graph.ops.core.input_needed). The
+    parameters' gradients equal those of the run that also differentiates the input."""
+    from graph.ops import REGISTRY
+    monkeypatch.setenv("MSJIT_EAGER_KERNELS", "0")
+    counts = {}
+    for name in ("conv2d_backprop_input", "conv2d_backprop_filter", "matmul"):
+        op = REGISTRY[name]
+
+        def counted(xp, *a, _impl=op.impl, _name=name, **k):
+            counts[_name] = counts.get(_name, 0) + 1
+            return _impl(xp, *a, **k)
+        monkeypatch.setattr(op, "impl", counted)
+    ms.set_seed(0)
+    conv, dense, head = nn.Conv2d(1, 4, 3), nn.Dense(4 * 6 * 6, 5), nn.Dense(7, 5)
+    x = Tensor(np.random.default_rng(0).random((2, 1, 6, 6)).astype(np.float32))
+    z = Tensor(np.random.default_rng(1).random((2, 7)).astype(np.float32))
+
+    def loss(x, z):
+        return (dense(ops.flatten(conv(x))) * head(z)).sum()
+    params = conv.trainable_params() + dense.trainable_params() + head.trainable_params()
+    only_params = ms.grad(loss, None, params)(x, z)
+    # (2 forward products; backward: 2 weights and the dense layer's input, the convolution's output)
+    assert counts == {"conv2d_backprop_filter": 1, "matmul": 2 + 3}, counts
+    counts.clear()
+    (gx, gz), with_inputs = ms.grad(loss, (0, 1), params)(x, z)
+    assert counts == {"conv2d_backprop_input": 1, "conv2d_backprop_filter": 1, "matmul": 2 + 4}, counts
+    for a, b in zip(only_params, with_inputs):
+        np.testing.assert_allclose(a.asnumpy(), b.asnumpy(), rtol=1e-6, atol=1e-7)
+    # the cotangents skipped before, where asked for: dloss/dz = dense(...) @ head.weight
+    np.testing.assert_allclose(gz.asnumpy(), dense(ops.flatten(conv(x))).asnumpy() @ head.weight.asnumpy(),
+                               rtol=1e-5, atol=1e-6)
+    assert gx.shape == x.shape

@@ -214,8 +214,13 @@ def _plan_recurrence(node, name):
     ins, outs = recurrent.operand_values(node, geo)
     dt = np_dtype(outs[0].dtype)
     ops = [Operand(v, dt, [], "in") for v in ins] + [Operand(v, dt, [], "out") for v in outs]
+    # one part per thread: every part packs W_hh for itself and multiplies its rows in blocks of
+    # packed_gemm.ROWS (a part's last rows one at a time, each re-reading all of W_hh per step), so
+    # the pool's default of four parts per thread, on the LSTM bench's batch of 32 rows over two
+    # threads (eight 4-row parts), ran the forward and backward pair in 5.3 ms against 1.7 ms in
+    # two 16-row parts and 3.0 on one thread (interleaved in one process, loaded 2-core VM)
     return NativePlan(name, node, ops, [geo["batch"]], recurrent.work(geo), NATIVE_OPS[node.op.name][1], geo,
-                      cost=GEMM_COST, calls_blas=True)
+                      cost=GEMM_COST, calls_blas=True, parts_per_thread=1)
 
 
 def plan_native(node, name: str, batch_sum=None):
