@@ -29,8 +29,8 @@ from . import backends
 from .builder import SymTensor
 from .cache import cache_for
 
-from .compile_policy import DEFAULT_CONFIG, CaptureConfig, _UserErrorWhileCapturing, _make_runner, compile_entry
-from .dispatch import _with_dump_path, call_captured, flatten_call, install_grad_handler, settle_error
+from .compile_policy import DEFAULT_CONFIG, CaptureConfig, UserErrorWhileCapturing, build_runner, compile_entry
+from .dispatch import with_dump_path, call_captured, flatten_call, install_grad_handler, settle_error
 from .fast_call import FastCall, invalidate as _invalidate_fast_calls
 from runtime import dynamic_shape as _dynamic_shape
 from runtime.dynamic_shape import check_inputs
@@ -164,10 +164,10 @@ def jit(fn: Callable | None = None, *, fullgraph: bool = False, backend=None, ji
     if not callable(fn):
         raise TypeError(f"jit: expected a function or Cell, got {type(fn).__name__}")
     if not isinstance(fn, types.FunctionType):
-        return JitFunction(_calling(fn), config)
+        return JitFunction(calling(fn), config)
     return JitFunction(fn, config)
 
-def _calling(target):
+def calling(target):
     """A Python function that calls ``target`` (a ``grad``/``value_and_grad`` function, a
     ``functools.partial``, an object with ``__call__``): what ``jit`` captures for callables that
     have no bytecode of their own. ``target`` is a closure variable, so the cache guards on it."""
@@ -232,8 +232,8 @@ class GraphModeHandler:
             try:
                 entry = compile_entry(construct, flat, names, DEFAULT_CONFIG, cache,
                                       f"{type(cell).__name__}.construct")
-            except _UserErrorWhileCapturing as r:
-                raise _with_dump_path(r.error, r.path) from None
+            except UserErrorWhileCapturing as r:
+                raise with_dump_path(r.error, r.path) from None
         if not entry.eager and cell._jit is None:
             object.__setattr__(cell, "_jit", types.MethodType(JitFunction(construct, DEFAULT_CONFIG), cell))
         return entry
@@ -246,7 +246,7 @@ class GraphModeHandler:
     def compile_graph(self, graph):
         """A runner for a graph that was not captured here (``nn.GraphCell``): the backend and JIT
         level graph mode uses, ``runner(arrays) -> (outputs, {input index: new array})``."""
-        return _make_runner(DEFAULT_CONFIG, graph)
+        return build_runner(DEFAULT_CONFIG, graph)
 
 
 SymTensor  # imported so the symbolic bind handler is registered

@@ -24,7 +24,7 @@ from runtime.parameter import VALUE_READS, Parameter
 from runtime.tensor import Tensor
 from runtime.tensor_methods import TensorMethods
 
-from .sources import ArgSource, ObjectSource
+from .sources import Object
 
 
 class SymTensor(TensorMethods):
@@ -97,7 +97,7 @@ class GraphBuilder:
 
     def __init__(self, name: str):
         self.graph = Graph(name)
-        self.sources: list = []  # per graph input: an ArgSource or ObjectSource (capture.sources)
+        self.sources: list = []  # per graph input: an argument's source or an Object (capture.sources)
         self._lifted: dict[int, Value] = {}
         self.lifted_objs: dict[int, object] = {}
         # (weak ref to a symbolic view, the Value it views): a write into that Value must not
@@ -114,9 +114,10 @@ class GraphBuilder:
         self.views = [(ref, base) for ref, base in self.views if ref() is not None]
         return any(base is value for _ref, base in self.views)
 
-    def arg_input(self, tensor, path, name: str) -> SymTensor:
+    def arg_input(self, tensor, source, name: str) -> SymTensor:
+        """The graph input for the tensor argument at ``source`` (an argument, or an item inside one)."""
         v = self.graph.add_input(AVal(tensor.shape, tensor.dtype), name, INPUT)
-        self.sources.append(ArgSource(path))
+        self.sources.append(source)
         return SymTensor(v, self)
 
     def lift(self, obj) -> Value:
@@ -126,7 +127,7 @@ class GraphBuilder:
             kind = PARAM if isinstance(obj, Parameter) else INPUT
             name = obj.name if isinstance(obj, Parameter) else f"tensor_{len(self._lifted)}"
             v = self.graph.add_input(AVal(obj.shape, obj.dtype), name, kind, ref=obj)
-            self.sources.append(ObjectSource(obj))
+            self.sources.append(Object(obj))
             self._lifted[id(obj)] = v
             self.lifted_objs[id(obj)] = obj
         return self.current(v)

@@ -82,9 +82,9 @@ class Entry:
         weak = {id(obj): ref for ref in self.guard_set.weak.values() if (obj := ref()) is not DEAD}
         if not weak:
             return
-        from .sources import ObjectSource
+        from .sources import Object
         for source in self.sources or ():
-            if type(source) is ObjectSource and source.ref is None and id(source.obj) in weak:
+            if type(source) is Object and source.ref is None and id(source.obj) in weak:
                 # (a plain reference: the fetch in Python calls it, and it has no callback to run)
                 source.hold_weakly(weakref.ref(source.obj))
         self.guard_set.when_dead(_dropper(weakref.ref(self)))

@@ -37,12 +37,13 @@ from .cache import Entry
 from codegen.cpu.parallel_compile import collection_paused
 
 from .errors import CaptureUserError, FullGraphError, GraphBreak, interrupting, out_of_memory
-from .guards import Arg, Attr, GuardSet, Item, TypeOf
+from .guards import GuardSet
 from .reconstruct import NotResumable, OutputPlan, Recipes
+from .sources import Arg, Attr, Item, TypeOf
 from .report import BreakInfo, CompileInfo, events
 from .runner import device_of_inputs
 from .translator import STOPPED, InstructionTranslator, Tracer
-from .variable_builder import _wrap_root
+from .variable_builder import wrap_argument
 
 log = logging.getLogger("capture")
 
@@ -97,20 +98,21 @@ def has_loop(code) -> bool:
 class _TracingState(threading.local):
     depth = 0
 
-_TRACING = _TracingState()
+#: how deep this thread is in translating frames (``capture.dispatch``, ``capture.export`` read it)
+TRACING = _TracingState()
 
 @contextlib.contextmanager
 def _tracing():
     """While this thread translates a frame: framework code calling a Cell or jitted function on
     symbolic values just runs it (``call_captured``), so no jitted call repeats an entry in C."""
-    _TRACING.depth += 1
+    TRACING.depth += 1
     try:
         with fast_call.suspended(), symint.tagging():  # (graph.symint: sizes keep their origin)
             yield
     finally:
-        _TRACING.depth -= 1
+        TRACING.depth -= 1
 
-def _make_runner(config, graph, device="CPU", code=None, arena=None):
+def build_runner(config, graph, device="CPU", code=None, arena=None):
     """Compile ``graph`` with the configured backend (by default the one of ``device``, where the
     graph's tensors are) at the configured JitConfig level; the graphs of one ``code`` object
     share one arena (their intermediates' memory: codegen/cpu/arena.py)."""
@@ -124,7 +126,9 @@ def _owner_key(fn, flat, config):
     closure (many closures share one code object)."""
     return (id(flat[0]) if flat and isinstance(flat[0], Cell) else 0, id(config), id(fn.__closure__))
 
-def _internal_break(fn, qual, what, e):
+def internal_break(fn, qual, what, e):
+    """The BreakInfo (logged and recorded) of an internal error ``e`` while ``what``: the frame
+    runs eagerly."""
     tb = "".join(traceback.format_exception(type(e), e, e.__traceback__, limit=8))
     loc = getattr(e, "capture_loc", None) or (fn.__code__.co_filename, fn.__code__.co_firstlineno, "")
     info = BreakInfo(f"{what}: {type(e).__name__}: {e}", loc[0], loc[1], loc[2],
@@ -133,7 +137,9 @@ def _internal_break(fn, qual, what, e):
     events.record_break(info)
     return info
 
-def _eager_entry(fn, flat, info, qual, config):
+def eager_entry(fn, flat, info, qual, config):
+    """An entry that runs ``fn`` eagerly for calls like ``flat`` (its arguments guarded), because of
+    the break ``info``."""
     tracer = Tracer(qual)
     _arg_guards_only(tracer, flat)
     return Entry(tracer.guards, break_info=info, name=qual, config=config, closure=fn.__closure__)
@@ -205,7 +211,7 @@ def _compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
             entry = _make_dynamic(fn, config, cache, qual, candidate, entry, change, declared, names)
             if entry.interpreted_calls and entry.dynamic is None:  # (refused: specialised, so compiled now)
                 with collection_paused():
-                    entry.runner = _make_runner(config, entry.graph, entry.device, fn.__code__)
+                    entry.runner = build_runner(config, entry.graph, entry.device, fn.__code__)
                 entry.interpreted_calls = 0
         if not free and entry.charged_to is None:
             entry.charged_to = owner  # (given back if the entry dies with a referent: CodeCache.forget_entry)
@@ -250,7 +256,7 @@ def _make_dynamic(fn, config, cache, qual, candidate, entry, change, declared, n
     base = candidate.dynamic.base if replaced is not None else candidate
     try:
         generic = _dynamic.generalise(cache, base, entry, change, declared,
-                                      lambda g: _make_runner(config, g, device, code), replaced)
+                                      lambda g: build_runner(config, g, device, code), replaced)
     except _dynamic.Refused as r:
         events.record_dynamic(qual, f"{which} ({how}) stays specialised per size ({sizes}): {r}")
         return entry
@@ -278,7 +284,7 @@ def _compile_new(fn, flat, names, config, cache, qual, break_on_start=None, inte
             with _tracing():
                 graph, sources, template = translate(tracer, fn, flat, names)
             device = device_of_inputs(sources, flat)
-            runner = backends.numpy_backend(graph) if interpret else _make_runner(config, graph, device, fn.__code__)
+            runner = backends.numpy_backend(graph) if interpret else build_runner(config, graph, device, fn.__code__)
     except GraphBreak as e:
         pending = interrupting(e)
         started = getattr(e, "started_generator", None)
@@ -289,7 +295,7 @@ def _compile_new(fn, flat, names, config, cache, qual, break_on_start=None, inte
         if pending is None:
             return _break_entry(fn, flat, names, config, cache, qual, tracer, e, t0)
     except CaptureUserError as e:
-        raise _UserErrorWhileCapturing(e.error, _dump_analyze_fail(e.graph, qual)) from None
+        raise UserErrorWhileCapturing(e.error, _dump_analyze_fail(e.graph, qual)) from None
     except FullGraphError:
         raise
     except Exception as e:  # an internal capture error: never crash a working script
@@ -298,9 +304,9 @@ def _compile_new(fn, flat, names, config, cache, qual, break_on_start=None, inte
             if config.fullgraph:
                 raise FullGraphError(f"internal capture error in {qual}: {type(e).__name__}: {e}") from e
             oom = out_of_memory(e)
-            info = (_out_of_memory_break(fn, qual, "compiling", oom) if oom is not None
-                    else _internal_break(fn, qual, "internal capture error", e))
-            entry = _eager_entry(fn, flat, info, qual, config)
+            info = (out_of_memory_break(fn, qual, "compiling", oom) if oom is not None
+                    else internal_break(fn, qual, "internal capture error", e))
+            entry = eager_entry(fn, flat, info, qual, config)
             cache.add(entry)
             return entry
     if pending is not None:
@@ -330,7 +336,7 @@ def _break_entry(fn, flat, names, config, cache, qual, tracer, e, t0) -> Entry:
     cache.add(entry)
     return entry
 
-def _out_of_memory_break(fn, qual, what, e):
+def out_of_memory_break(fn, qual, what, e):
     """A MemoryError while compiling or running a frame: the machine has not the memory the
     shapes need (the user's problem, not capture's): reported as such, never as a capture bug."""
     info = BreakInfo(f"{what} {qual} ran out of memory: {e}", fn.__code__.co_filename, fn.__code__.co_firstlineno,
@@ -381,7 +387,7 @@ def _compile_resume(fn, flat, names, config, qual, brk, info, t0):
         symbolic_sizes.strip(graph)  # (a prefix graph is never shape-generic: plain ints)
         graph.verify()
         device = device_of_inputs(tracer.builder.sources, flat)
-        runner = _make_runner(config, graph, device, fn.__code__) if graph.nodes else None
+        runner = build_runner(config, graph, device, fn.__code__) if graph.nodes else None
     except FullGraphError:
         raise
     except Exception as e:  # not resumable (or an internal error): the frame runs eagerly
@@ -411,7 +417,7 @@ def _compile_resume(fn, flat, names, config, qual, brk, info, t0):
         _maybe_save(graph, qual)
     return entry
 
-class _UserErrorWhileCapturing(Exception):
+class UserErrorWhileCapturing(Exception):
     """Graph building hit a user error (bad shapes/dtypes): carries it and the IR dump's path."""
 
     def __init__(self, error, path):
@@ -419,7 +425,8 @@ class _UserErrorWhileCapturing(Exception):
         self.error = error
         self.path = path
 
-_DUMP_NOTE = "IR of the graph up to the failing op: "
+#: what precedes the IR dump's path in a user error's message (``dispatch.with_dump_path``)
+DUMP_NOTE = "IR of the graph up to the failing op: "
 
 def _arg_guards_only(tracer, flat):
     for i, v in enumerate(flat):
@@ -436,7 +443,7 @@ def _setup_root(tracer, fn, flat, names):
     local_vars = {}
     is_resume = code in _resume.RESUME_INFO
     for i, (nm, value) in enumerate(zip(names, flat)):
-        local_vars[nm] = _wrap_root(root, value, Arg(i), (i,), nm, is_resume)
+        local_vars[nm] = wrap_argument(root, value, Arg(i), nm, is_resume)
     root.locals = local_vars
     root.self_var = local_vars.get(names[0]) if names else None
     if code.co_freevars:

@@ -29,8 +29,8 @@ from .report import events
 from .differentiable import run_differentiable
 from .runner import apply_updates, input_fetcher, replay_eager
 
-from .compile_policy import (has_loop, _DUMP_NOTE, _TRACING, DEFAULT_CONFIG, USER_FUNCTION_CONFIG, CaptureConfig,
-                             _eager_entry, _internal_break, _make_runner, _out_of_memory_break, _UserErrorWhileCapturing,
+from .compile_policy import (has_loop, DUMP_NOTE, TRACING, DEFAULT_CONFIG, USER_FUNCTION_CONFIG, CaptureConfig,
+                             eager_entry, internal_break, build_runner, out_of_memory_break, UserErrorWhileCapturing,
                              compile_entry)
 
 log = logging.getLogger("capture")
@@ -122,7 +122,7 @@ def call_captured(fn, args, kwargs, config: CaptureConfig = DEFAULT_CONFIG, name
     fn = getattr(fn, "__wrapped_jit__", fn)
     if isinstance(fn, types.MethodType):  # a bound method: capture its function with self first
         fn, args = getattr(fn.__func__, "__wrapped_jit__", fn.__func__), (fn.__self__,) + tuple(args)
-    if not isinstance(fn, types.FunctionType) or fn.__code__.co_flags & _NOT_CAPTURED or _TRACING.depth:
+    if not isinstance(fn, types.FunctionType) or fn.__code__.co_flags & _NOT_CAPTURED or TRACING.depth:
         # (while tracing, framework code calling a Cell/jitted function on symbolic tensors just
         # runs it: its ops are recorded into the graph being built)
         return fn(*args, **kwargs)
@@ -132,7 +132,7 @@ def call_captured(fn, args, kwargs, config: CaptureConfig = DEFAULT_CONFIG, name
     if entry is None:
         try:
             entry = compile_entry(fn, flat, names, config, cache, name)
-        except _UserErrorWhileCapturing as r:
+        except UserErrorWhileCapturing as r:
             return _run_eagerly_after_user_error(fn, args, kwargs, flat, r, config, cache, name)
     if entry.graph is None:  # (entry.eager, without the property's call)
         return call_eagerly(fn, args, kwargs)
@@ -188,9 +188,9 @@ def _settle(fn, args, kwargs, entry, suspect, config):
                              f"{type(e).__name__}: {e}") from e
     oom = out_of_memory(e)
     if oom is not None:  # the graph needs more memory than eager: the machine's limit, not a bug
-        entry.make_eager(_out_of_memory_break(fn, entry.name, "running the compiled graph of", oom))
+        entry.make_eager(out_of_memory_break(fn, entry.name, "running the compiled graph of", oom))
     else:
-        entry.make_eager(_internal_break(fn, entry.name, "internal capture error while running the compiled graph", e))
+        entry.make_eager(internal_break(fn, entry.name, "internal capture error while running the compiled graph", e))
     return result
 
 def _run_graph(entry, flat, config):
@@ -280,7 +280,7 @@ def frame_replacement(config, is_construct, fn, *slots):
     if entry is None:
         try:
             entry = compile_entry(fn, flat, names, config, cache, name)
-        except _UserErrorWhileCapturing as r:
+        except UserErrorWhileCapturing as r:
             return functools.partial(_frame_after_user_error, fn, flat, r, config, cache, name)
     return _frame_runner(fn, entry, flat, config)
 
@@ -289,7 +289,7 @@ def _let_through(fn) -> bool:
     a frame met while tracing, or not a plain function?"""
     if fast_call.take_bypass(fn.__code__):
         return True
-    return bool(_TRACING.depth) or not isinstance(fn, types.FunctionType)
+    return bool(TRACING.depth) or not isinstance(fn, types.FunctionType)
 
 def _inside_vmap(flat) -> bool:
     """Is this frame called by ``vmap`` on batched tensors (PyNative)? Its arguments then stand for
@@ -337,7 +337,7 @@ def frame_replacement_user(config, skip_code, fn, *slots):
         with events.holding() as held:  # a function left alone leaves no breaks in reports
             try:
                 entry = compile_entry(fn, flat, names, config, cache, None)
-            except _UserErrorWhileCapturing as r:
+            except UserErrorWhileCapturing as r:
                 user_error = r
         if user_error is not None:
             held.release()
@@ -375,7 +375,7 @@ def call_grad_function(grad_fn, args, kwargs):
     result)``; not handled inside traced code (the translator differentiates symbolically), under
     an outer tape (higher-order gradients stay eager) and for the eager call of a fallback."""
     from .frame_eval import is_enabled
-    if _TRACING.depth or _tape.ACTIVE or id(grad_fn) in _GRAD_CALLS.running:
+    if TRACING.depth or _tape.ACTIVE or id(grad_fn) in _GRAD_CALLS.running:
         return _NOT_HANDLED
     if _context.mode() != _context.GRAPH_MODE and not is_enabled():
         return _NOT_HANDLED
@@ -405,8 +405,8 @@ def install_grad_handler() -> None:
 def _first_grad_call(grad_fn, args, kwargs, config):
     """Compile ``grad_fn``'s first call; the function to capture from now on, or None (recorded
     on ``grad_fn``) when capture does not pay or the call raises (the tape then raises it)."""
-    from .api import _calling
-    fn = _calling(grad_fn)
+    from .api import calling
+    fn = calling(grad_fn)
     target = getattr(grad_fn, "fn", None)
     fn.__qualname__ = f"grad of {getattr(target, '__qualname__', None) or type(target).__name__}"
     cache = cache_for(fn.__code__)
@@ -414,7 +414,7 @@ def _first_grad_call(grad_fn, args, kwargs, config):
     with events.holding() as held:  # a grad function left to the tape leaves no trace in reports
         try:
             entry = compile_entry(fn, flat, names, config, cache, fn.__qualname__)
-        except _UserErrorWhileCapturing:
+        except UserErrorWhileCapturing:
             entry = None
     if entry is None or not _worth_capturing(entry, fn.__code__):
         if entry is not None:
@@ -526,7 +526,7 @@ def _run_under_tape(entry, arrays, tensors, config):
         try:
             arena = getattr(entry.runner, "_arena", None)  # (forward and backward share its memory)
             return run_differentiable(entry, arrays, tensors,
-                                      lambda g: _make_runner(config, g, entry.device, arena=arena))
+                                      lambda g: build_runner(config, g, entry.device, arena=arena))
         except Exception as e:  # never fail a call that eager replay can do
             if interrupting(e) is not None:
                 raise
@@ -535,11 +535,11 @@ def _run_under_tape(entry, arrays, tensors, config):
                         entry.name, type(e).__name__, e)
     return replay_eager(entry.graph, tensors)
 
-def _with_dump_path(err, path):
+def with_dump_path(err, path):
     """``err`` with the analyze_fail dump's path appended to its message (same exception type)."""
     msg = str(err)
-    if path and _DUMP_NOTE not in msg:
-        msg += f"\n  {_DUMP_NOTE}{path}"
+    if path and DUMP_NOTE not in msg:
+        msg += f"\n  {DUMP_NOTE}{path}"
     new = type(err)(msg)
     new.user_location = getattr(err, "user_location", None)
     return new
@@ -551,7 +551,7 @@ def _run_eagerly_after_user_error(fn, args, kwargs, flat, r, config, cache, name
     try:
         result = call_eagerly(fn, args, kwargs)
     except (TypeError, ValueError) as e:  # keeps PyNative's traceback (the user's frames)
-        raise _with_dump_path(e, r.path).with_traceback(e.__traceback__) from None
+        raise with_dump_path(e, r.path).with_traceback(e.__traceback__) from None
     qual = name or fn.__qualname__
     if r.path:
         try:
@@ -562,7 +562,7 @@ def _run_eagerly_after_user_error(fn, args, kwargs, flat, r, config, cache, name
         try:
             raise r.error
         except Exception as err:
-            info = _internal_break(fn, qual, "internal capture error: graph building rejected a call that "
+            info = internal_break(fn, qual, "internal capture error: graph building rejected a call that "
                                    "runs in PyNative", err)
-        cache.add(_eager_entry(fn, flat, info, qual, config))
+        cache.add(eager_entry(fn, flat, info, qual, config))
     return result

@@ -79,7 +79,7 @@ MIN_GENERIC_SIZE = 2
 
 def _tensor_argument(guard):
     """(flat index, what tracing saw) of a guard on a top-level tensor argument, else None."""
-    from .guards import Arg
+    from .sources import Arg
     if guard.seen is None or guard.seen[1][0] != "tensor" or type(guard.source) is not Arg:
         return None
     return guard.source.index, guard.seen[1]
@@ -539,7 +539,8 @@ def generic_guard_set(old_set, symbols, declared, how):
     """``old_set`` with the tensor guards of the arguments holding a symbol checking their other
     sizes and the dynamic ones' ranges instead of their values, and, per symbol held by several
     dims, one more guard: those sizes are equal (the graph was traced with them equal)."""
-    from .guards import Arg, Attr, Guard, GuardSet, Item, Text
+    from .guards import Guard, GuardSet
+    from .sources import Arg, Attr, Item, Text
     which: dict = {}
     for sym in symbols:
         for i, d in sym.dims:
@@ -570,15 +571,15 @@ def generic_guard_set(old_set, symbols, declared, how):
             bound = _size_bounds(f"_d.shape[{dim}]", declared.get((index, dim)))
             conds += bound
             ranges += [b.replace(f"_d.shape[{dim}]", f"dim {dim}") for b in bound]
-        expr = guard.expr({})  # (the text before held names are called: the new guard calls them)
-        old_cond = f"_d.shape == {shape!r}"
-        if old_cond not in expr:
+        if guard.kind != "tensor":
             raise Refused("an argument's guard has an unexpected form")
-        new_expr = expr.replace(old_cond, " and ".join(conds))
         sizes = ", ".join("?" if k in dims else str(s) for k, s in enumerate(shape))
-        # (a free-form guard, reporting a failure as its tensor guard did)
-        new._record(Guard("text", guard.source, (Text(new_expr),), f"{name}: Tensor {seen[4]}[{sizes}] with "
-                          f"{' and '.join(ranges)} (dynamic, {how})", guard.seen))
+        # (the tensor guard's type, array type and dtype; its sizes as conditions (Python, the
+        # residual function runs it); a failure is reported as the tensor guard's)
+        tensor_type, array_type, _shape, dtype = guard.expected
+        new._record(Guard("tensor_sizes", guard.source, (tensor_type, array_type, Text(" and ".join(conds)), dtype),
+                          f"{name}: Tensor {seen[4]}[{sizes}] with {' and '.join(ranges)} (dynamic, {how})",
+                          guard.seen))
     for sym in symbols:
         if len(sym.dims) > 1:
             (i0, d0), rest = sym.dims[0], sym.dims[1:]

@@ -35,10 +35,10 @@ from runtime.parameter import Parameter
 from runtime.tensor import Tensor
 
 from .cache import COMPILE_LOCK
-from .compile_policy import _TRACING, translate
+from .compile_policy import TRACING, translate
 from .dispatch import flatten_call
 from .errors import CaptureUserError, FullGraphError, GraphBreak
-from .sources import ArgSource, ObjectSource
+from .sources import Object
 from .translator import Tracer
 
 
@@ -78,7 +78,7 @@ def capture_for_export(net, inputs) -> ExportTrace:
     inputs = tuple(Tensor._wrap(t._data) for t in inputs)
     flat, names = flatten_call(fn, lead + inputs, {})
     tracer = Tracer(qual.replace(".", "_").replace("<", "").replace(">", ""))
-    _TRACING.depth += 1
+    TRACING.depth += 1
     try:
         with COMPILE_LOCK:  # the translator shares state with graph mode's compiles
             graph, sources, plan = translate(tracer, fn, flat, names)
@@ -90,23 +90,23 @@ def capture_for_export(net, inputs) -> ExportTrace:
     except CaptureUserError as e:
         raise e.error from None
     finally:
-        _TRACING.depth -= 1
+        TRACING.depth -= 1
     if plan.effects:
         raise ValueError(f"export: {qual} has Python side effects (it changes lists, attributes or globals "
                          f"outside itself: {len(plan.effects)} recorded); an exported graph cannot replay them")
     input_at = _input_paths(flat, inputs)
     arguments, params, param_values, requires_grad = {}, [], {}, {}
     for v, src in zip(list(graph.inputs), sources):
-        if isinstance(src, ArgSource) and src.path in input_at:
+        if src.path is not None and src.path in input_at:
             arguments[input_at[src.path]] = v
-        elif isinstance(src, ObjectSource) and v.kind == PARAM:
+        elif isinstance(src, Object) and v.kind == PARAM:
             if v.name in param_values:
                 raise ValueError(f"export: two different Parameters are both named {v.name!r}; give them "
                                  "unique names (the file refers to parameters by name)")
             params.append(v)
             param_values[v.name] = src.obj.asnumpy()
             requires_grad[v.name] = bool(src.obj.requires_grad)
-        elif isinstance(src, ObjectSource):
+        elif isinstance(src, Object):
             _freeze(graph, v, src.obj.asnumpy())  # a tensor held by an object: its value now
         else:  # pragma: no cover - the builder makes only these two kinds of tensor inputs
             raise ValueError(f"export: graph input {v.name!r} comes from {src}, which a file cannot describe")
@@ -120,7 +120,7 @@ def capture_for_export(net, inputs) -> ExportTrace:
 
 
 def _input_paths(flat, inputs):
-    """{argument path (as ``ArgSource`` has it): input index}; ``*args`` inputs sit one level down."""
+    """{argument path (a source's ``path``): input index}; ``*args`` inputs sit one level down."""
     where = {id(t): k for k, t in enumerate(inputs)}
     paths = {}
     for i, item in enumerate(flat):

@@ -135,18 +135,18 @@ def _fast_entry(fn, entry):
     """The FastEntry repeating ``entry`` (made once per entry and call function), or None where
     the C call cannot repeat it."""
     from .reconstruct import OutputPlan  # (capture.cache imports this module)
-    from .sources import ArgSource, ObjectSource
+    from .sources import Object
     fast = getattr(entry, "fast", None)
     if fast is not None and fast.call is entry.call and fast.check is entry.check:
         return fast
     sources = []
     for source in entry.sources:
-        path = source.path if type(source) is ArgSource else None
+        path = source.path
         if path is not None and len(path) in (1, 2) and all(type(k) is int and k >= 0 for k in path):
             sources.append(path[0] if len(path) == 1 else path)  # (a pair: an item of ``*args``)
-        elif type(source) is ObjectSource and source.ref is not None:
+        elif type(source) is Object and source.ref is not None:
             sources.append(source.ref)  # (held weakly: read through it, a dead one declines)
-        elif type(source) is ObjectSource and not isinstance(source.obj, (int, tuple)):
+        elif type(source) is Object and not isinstance(source.obj, (int, tuple)):
             sources.append(source.obj)  # (ints and pairs of them mean argument positions)
         else:
             return None

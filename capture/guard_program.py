@@ -1,11 +1,12 @@
 """Guard records compiled to a C guard program (capture/_guard_vm.c).
 
 :class:`capture.guards.GuardSet` records each guard as a :class:`capture.guards.Guard`: its
-kind, the source it reads (an argument, an object the entry holds, an attribute or item of
-one...) and what it expects. Joined into one generated Python function the guards cost about
-60 ns each, ~6 us a call for a LeNet5 train step's ~100. :func:`lower` turns each record into
-the C program's instructions straight from its fields (no text is parsed): reads (argument,
-attribute, item, ``type()``, ``len()``, a held function's call, a weak reference's object) and
+kind, the source it reads (a :class:`capture.sources.Source`: an argument, an object the entry
+holds, an attribute or item of one...) and what it expects. Joined into one generated Python
+function the guards cost about 60 ns each, ~6 us a call for a LeNet5 train step's ~100.
+:func:`lower` turns each record into the C program's instructions straight from its sources'
+fields (no text is parsed): reads (:data:`_READS`: argument, held object -- through its weak
+reference once held weakly --, attribute, item, ``type()``, ``len()``, a held function's call) and
 tests (``is``, ``==``, ``not in``, shape, item types, ``not hasattr``, and a tensor's whole guard
 as one test). A free-form guard (``GuardSet.add``: Python text) stays Python, in a residual
 function the program calls once everything else held.
@@ -22,7 +23,8 @@ used).
 
 Example:
     >>> import numpy as np
-    >>> from capture.guards import Arg, Attr, GuardSet
+    >>> from capture.guards import GuardSet
+    >>> from capture.sources import Arg, Attr
     >>> g = GuardSet()
     >>> g.type_is(Arg(0), np.ndarray, "x")
     >>> g.equals(Attr(Arg(0), "shape"), (2, 3), "x.shape")
@@ -39,6 +41,8 @@ import ctypes
 import sys
 
 from graph import config as settings
+
+from .sources import Arg, Attr, Call, Item, Len, Lit, Object, TypeOf
 
 try:
     from . import _guard_vm as _vm
@@ -87,7 +91,7 @@ class _Lowering:
     def record(self, guard) -> bool:
         """Lower one guard record (capture.guards.Guard) from its kind, source and expected
         values, without parsing; False (and nothing emitted) when it must stay Python."""
-        if guard.kind == "text":  # (free-form Python: the residual function runs it)
+        if guard.kind in ("text", "tensor_sizes"):  # (Python conditions: the residual function runs them)
             return False
         return self._lowered(lambda: self._record_tests(guard))
 
@@ -97,7 +101,7 @@ class _Lowering:
             for i in range(0, len(e), 2):
                 self._test("T_EQ", self.source(e[i]), self.source(e[i + 1]))
             return
-        if kind == "eq" and type(guard.source).__name__ == "Attr" and guard.source.name == "shape" \
+        if kind == "eq" and type(guard.source) is Attr and guard.source.name == "shape" \
                 and type(e[0].value) is tuple and all(type(d) is int for d in e[0].value):
             # (an array's dims compared in place: its ``shape`` would build a tuple)
             self._test("T_SHAPE", self.source(guard.source.base), self.const(e[0].value))
@@ -131,29 +135,20 @@ class _Lowering:
                 raise _Unsupported(kind)
 
     def source(self, src) -> int:
-        """The operand reading a guard source (capture.guards.GuardSource)."""
-        kind = type(src).__name__
-        if kind == "Arg":
-            return self._emit("V_ARG", src.index)
-        if kind == "Const":
-            value = self.namespace[src.name]
-            if src.call or src.name in self.weak:
-                # a held object read through its weak reference: a dead one fails the check
-                return self._emit("V_DEREF", -1 - self.const(value))
-            return -1 - self.const(value)
-        if kind == "Lit":
-            return -1 - self.const(src.value)
-        if kind == "Attr":
-            return self._emit("V_ATTR", self.source(src.base), self.const(src.name))
-        if kind == "Item":
-            return self._emit("V_ITEM", self.source(src.base), self.const(src.key))
-        if kind == "Call":
-            return self._emit("V_CALL", self.source(src.fn), self.source(src.arg))
-        if kind == "TypeOf":
-            return self._emit("V_TYPE", self.source(src.base))
-        if kind == "Len":
-            return self._emit("V_LEN", self.source(src.base))
-        raise _Unsupported(kind)  # (a read written as Python text: the residual function runs it)
+        """The operand reading a guard source (capture.sources.Source): a register or a constant."""
+        read = _READS.get(type(src))
+        if read is None:  # (a read written as Python text: the residual function runs it)
+            raise _Unsupported(type(src).__name__)
+        return read(self, src)
+
+    def _object(self, src) -> int:
+        if src.name is None:  # (a graph input's object: no guard names it)
+            raise _Unsupported("an unnamed object")
+        value = self.namespace[src.name]
+        if src.called or src.name in self.weak:
+            # a held object read through its weak reference: a dead one fails the check
+            return self._emit("V_DEREF", -1 - self.const(value))
+        return -1 - self.const(value)
 
     def _lowered(self, emit) -> bool:
         mark = len(self.code)  # (registers a dropped guard numbered stay unused)
@@ -236,6 +231,19 @@ class _Lowering:
 
 
 from .guards import DEAD as _DEAD  # noqa: E402 - (capture.guards imports this module lazily)
+
+#: how the program reads each kind of source (capture.sources); a kind missing here (Text, or
+#: a new one) leaves its guards to the residual Python function, which tests/capture count
+_READS = {
+    Arg: lambda lo, s: lo._emit("V_ARG", s.index),
+    Object: _Lowering._object,
+    Lit: lambda lo, s: -1 - lo.const(s.value),
+    Attr: lambda lo, s: lo._emit("V_ATTR", lo.source(s.base), lo.const(s.name)),
+    Item: lambda lo, s: lo._emit("V_ITEM", lo.source(s.base), lo.const(s.key)),
+    Call: lambda lo, s: lo._emit("V_CALL", lo.source(s.fn), lo.source(s.arg)),
+    TypeOf: lambda lo, s: lo._emit("V_TYPE", lo.source(s.base)),
+    Len: lambda lo, s: lo._emit("V_LEN", lo.source(s.base)),
+}
 
 #: the C program's instruction names by number
 _OP_NAMES = {getattr(_vm, n): n for n in dir(_vm) if n[:2] in ("V_", "T_")} if _vm is not None else {}

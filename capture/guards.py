@@ -3,13 +3,14 @@
 The one guard builder of capture: every assumption the translator makes about a Python value is
 recorded through a method here, one per kind of guard (type, identity, equal constant, tensor
 shape/dtype, length, dict keys, missing attribute, value of a Python object read at trace time,
-call argument...). Each guard is a record (:class:`Guard`): its kind, the :class:`GuardSource` it
-reads (an argument, an object the entry holds, named ``o0``, ``o1``..., an attribute or item of
-one), what it expects, and a description in the user's terms (``self.fc1.weight: Tensor
-Float32[120, 400]``). ``GuardSet.compile()`` builds the C guard program from the records
-(capture/guard_program.py); each record also reads as a Python expression (``exprs``), kept for
-messages and for the Python check used where the C helper is missing. The descriptions serve
-``explain()`` and recompile reasons (the first failing guard is reported).
+call argument...). Each guard is a record (:class:`Guard`): its kind, the source it reads (a
+:class:`capture.sources.Source`: an argument, an object the entry holds, named ``o0``, ``o1``...,
+an attribute or item of one), what it expects (sources too), and a description in the user's
+terms (``self.fc1.weight: Tensor Float32[120, 400]``). ``GuardSet.compile()`` builds the C guard
+program from the records' sources (capture/guard_program.py); each record also reads as a Python
+expression (``exprs``, from its sources' ``expr()``), kept for messages and for the Python check
+used where the C helper is missing. The descriptions serve ``explain()`` and recompile reasons
+(the first failing guard is reported).
 
 Example:
     >>> g = GuardSet()
@@ -19,7 +20,6 @@ Example:
 """
 from __future__ import annotations
 
-import re
 import types
 import weakref
 
@@ -28,6 +28,7 @@ import numpy as np
 from graph.dtypes import DType
 
 from .errors import interrupting
+from .sources import Attr, Item, Lit, Object, Source, Text, as_source
 
 #: containers read while tracing are guarded item by item up to this size and nesting depth
 MAX_GUARDED_ITEMS = 64
@@ -47,116 +48,12 @@ def _canonical_dtype(dtype):
     return builtin if builtin == dtype else dtype
 
 
-class GuardSource:
-    """Where a guard reads its value on a later call. ``expr(weak)`` is that read as Python
-    text over ``args`` and the entry's names (``weak``: the names held weakly, read as ``oN()``):
-    evaluated for recompile reasons and shown in messages (the C program reads the fields).
-    ``str()`` is the text before anything is held weakly (callers still write free-form guards
-    with it: ``f"bool({g.obj(x)}) is True"``)."""
-
-    __slots__ = ()
-
-    def __str__(self):
-        return self.expr({})
-
-
-class Arg(GuardSource):
-    """``args[index]``: a call argument."""
-    __slots__ = ("index",)
-
-    def __init__(self, index: int):
-        self.index = index
-
-    def expr(self, weak):
-        return f"args[{self.index}]"
-
-
-class Const(GuardSource):
-    """An object the entry holds under ``name`` (its guard set's namespace); ``call``: the name is
-    a weak reference the guard calls (a Cell argument's, :meth:`GuardSet.arg_identity`)."""
-    __slots__ = ("name", "call")
-
-    def __init__(self, name: str, call: bool = False):
-        self.name, self.call = name, call
-
-    def expr(self, weak):
-        return self.name + "()" if self.call or self.name in weak else self.name
-
-
-class Lit(GuardSource):
-    """A literal value (an int, None, True...), written as its ``repr``."""
-    __slots__ = ("value",)
-
-    def __init__(self, value):
-        self.value = value
-
-    def expr(self, weak):
-        return repr(self.value)
-
-
-class Attr(GuardSource):
-    __slots__ = ("base", "name")
-
-    def __init__(self, base: GuardSource, name: str):
-        self.base, self.name = base, name
-
-    def expr(self, weak):
-        return f"{self.base.expr(weak)}.{self.name}"
-
-
-class Item(GuardSource):
-    __slots__ = ("base", "key")
-
-    def __init__(self, base: GuardSource, key):
-        self.base, self.key = base, key
-
-    def expr(self, weak):
-        return f"{self.base.expr(weak)}[{self.key!r}]"
-
-
-class TypeOf(GuardSource):
-    """``type(base)``."""
-    __slots__ = ("base",)
-    builtin = "type"
-
-    def __init__(self, base: GuardSource):
-        self.base = base
-
-    def expr(self, weak):
-        return f"{self.builtin}({self.base.expr(weak)})"
-
-
-class Len(TypeOf):
-    """``len(base)``."""
-    __slots__ = ()
-    builtin = "len"
-
-
-class Call(GuardSource):
-    """``fn(arg)``: a function the entry holds, called with one argument."""
-    __slots__ = ("fn", "arg")
-
-    def __init__(self, fn: GuardSource, arg: GuardSource):
-        self.fn, self.arg = fn, arg
-
-    def expr(self, weak):
-        return f"{self.fn.expr(weak)}({self.arg.expr(weak)})"
-
-
-class Text(GuardSource):
-    """A read or a whole guard written as Python text (``"args[0]"``, ``f"bool({o}) is True"``):
-    the C program does not parse it; the residual Python function runs its guard."""
-    __slots__ = ("text",)
-
-    def __init__(self, text: str):
-        self.text = text
-
-    def expr(self, weak):
-        return _call_names(self.text, weak) if weak else self.text
-
-
-def as_source(expr) -> GuardSource:
-    return expr if isinstance(expr, GuardSource) else Text(expr)
+def _tensor_text(s, tensor_type, array_type, sizes, dtype):
+    """A tensor guard's text: type, array type (device), ``sizes`` (conditions over the array,
+    ``_d``) and dtype (the array read once; numpy's dtypes of one kind are one object, so ``is``
+    decides first)."""
+    return (f"type({s}) is {tensor_type} and type(_d := {s}._data) is {array_type} and {sizes} "
+            f"and (_d.dtype is {dtype} or _d.dtype == {dtype})")
 
 
 #: how each kind of guard reads as Python (``s``: the source, ``e``: what it expects, each already
@@ -172,8 +69,9 @@ _TEXT = {
     "dict_keys": lambda s, e: f"type({s}) is {e[0]} and list({s}) == {e[1]}",
     "scalars": lambda s, e: f"type({s}) is {e[0]} and {s} == {e[1]} and tuple(map(type, {s})) == {e[2]}",
     "not_hasattr": lambda s, e: f"not hasattr({s}, {e[0]})",
-    "tensor": lambda s, e: (f"type({s}) is {e[0]} and type(_d := {s}._data) is {e[1]} and _d.shape == {e[2]} "
-                            f"and (_d.dtype is {e[3]} or _d.dtype == {e[3]})"),
+    "tensor": lambda s, e: _tensor_text(s, e[0], e[1], f"_d.shape == {e[2]}", e[3]),
+    # (a shape-generic entry's tensor argument: its sizes as Python conditions over ``_d``)
+    "tensor_sizes": lambda s, e: _tensor_text(s, e[0], e[1], e[2], e[3]),
     "eqs": lambda s, e: " and ".join(f"{e[i]} == {e[i + 1]}" for i in range(0, len(e), 2)),
     "text": lambda s, e: e[0],
 }
@@ -182,9 +80,10 @@ _TEXT = {
 class Guard:
     """One guard: ``kind`` (a key of :data:`_TEXT`), the ``source`` it reads (None for ``eqs``,
     whose expected operands are pairs of sources; a ``text`` guard may name the value its
-    failure is reported on), ``expected`` (a tuple of :class:`GuardSource` s; ``text``: one
-    :class:`Text`, the whole expression), ``desc`` (the user's terms) and ``seen`` (for tensor and
-    constant guards: the value's own description and what tracing saw, for the recompile reason)."""
+    failure is reported on), ``expected`` (a tuple of :class:`capture.sources.Source` s; ``text``:
+    one :class:`capture.sources.Text`, the whole expression), ``desc`` (the user's terms) and
+    ``seen`` (for tensor and constant guards: the value's own description and what tracing saw,
+    for the recompile reason)."""
 
     __slots__ = ("kind", "source", "expected", "desc", "seen")
 
@@ -206,7 +105,7 @@ class GuardSet:
         self.exprs: list[str] = []
         self.descs: list[str] = []
         self.namespace: dict[str, object] = {"np": np}
-        self._ids: dict[int, GuardSource] = {}
+        self._ids: dict[int, Source] = {}
         self._seen: set[str] = set()
         # How the user's code reaches each object (``self.fc1``), so guards read in source terms.
         self._paths: dict[int, str] = {}
@@ -217,13 +116,14 @@ class GuardSet:
         self.weak: dict[str, "Held"] = {}
         self._on_death: list = []  # what the weak references' callbacks tell (:meth:`when_dead`)
 
-    def obj(self, value) -> GuardSource:
-        """How guards read ``value``: a :class:`Const` naming it (``o3``: kept alive by the entry),
+    def obj(self, value) -> Source:
+        """How guards read ``value``: an :class:`capture.sources.Object` naming it (``o3``: kept
+        alive by the entry),
         or the argument it was bound to with :meth:`arg_identity`."""
         key = id(value)
         src = self._ids.get(key)
         if src is None:
-            src = self._ids[key] = Const(f"o{len(self._ids)}")
+            src = self._ids[key] = Object(value, f"o{len(self._ids)}")
             self.namespace[src.name] = value
         return src
 
@@ -250,10 +150,10 @@ class GuardSet:
         self.exprs.append(expr)
         self.descs.append(guard.desc)
 
-    # -- common guard kinds (``expr``: a GuardSource, or Python text) -------------------------------
+    # -- common guard kinds (``expr``: a Source, or Python text) -------------------------------
     def identity(self, expr, value, desc: str) -> None:
         src = self.obj(value)
-        if isinstance(src, Const) and not src.call and str(src) != str(expr):  # (not arg_identity's argument)
+        if isinstance(src, Object) and not src.called and str(src) != str(expr):  # (not arg_identity's argument)
             self._identity_ids.add(id(value))
         self._record(Guard("is", as_source(expr), (src,), f"{desc} is the same object"))
 
@@ -267,7 +167,7 @@ class GuardSet:
             self.identity(expr, value, desc)
             return
         expr = as_source(expr)
-        self._record(Guard("is", expr, (Const(self._fresh_name(ref), call=True),), f"{desc} is the same object"))
+        self._record(Guard("is", expr, (Object.through(ref, self._fresh_name(ref)),), f"{desc} is the same object"))
         self._ids.setdefault(id(value), expr)
 
     def _fresh_name(self, value) -> str:
@@ -434,8 +334,11 @@ class GuardSet:
         for name, ref in names.items():
             self.namespace[name] = ref
         self.weak = names
+        for src in self._ids.values():  # (the records' sources no longer hold them either)
+            if isinstance(src, Object) and src.name in names:
+                src.hold_weakly(names[src.name])
         # (the ids stay the names of objects only while they live; nothing adds guards later)
-        self._ids = {k: v for k, v in self._ids.items() if not (isinstance(v, Const) and v.name in names)}
+        self._ids = {k: v for k, v in self._ids.items() if not (isinstance(v, Object) and v.name in names)}
 
     def when_dead(self, callback) -> None:
         """Call ``callback()`` once an object this guard set holds weakly is collected."""
@@ -490,7 +393,10 @@ class GuardSet:
             return None
         desc, seen = guard.seen
         try:
-            now = eval(guard.source.expr(self.weak), dict(self.namespace), {"args": args})  # (our own text)
+            try:
+                now = guard.source.read(args)
+            except NotImplementedError:  # (a read written as text, our own: evaluated with our names)
+                now = eval(guard.source.expr(self.weak), dict(self.namespace), {"args": args})
         except Exception as e:
             if interrupting(e) is not None:
                 raise
@@ -514,27 +420,6 @@ class Held(weakref.ref):
     def __call__(self):
         obj = super().__call__()
         return DEAD if obj is None else obj
-
-
-#: a string literal (left alone) or a name, with the dot before it when it is an attribute
-_NAME_OR_STRING = re.compile(r"""('(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")|(\.\s*)?\b([A-Za-z_]\w*)""")
-
-
-def _call_names(expr: str, names) -> str:
-    """``expr`` with each variable named in ``names`` called (``o8`` -> ``o8()``); attribute
-    names and strings are left alone. (A regular expression, not ``tokenize``: this runs on every
-    guard of every compiled entry, and tokenizing them was a third of a warm MLP step's guard
-    time. The guard texts are ours: one line, strings only as ``repr`` writes them.)
-
-    Example:
-        >>> _call_names("o1 is args[0].o1 and o12.w == 'o1' and o1.x", {"o1": 0, "o12": 0})
-        "o1() is args[0].o1 and o12().w == 'o1' and o1().x"
-    """
-    def call(m):
-        if m.group(1) is None and m.group(2) is None and m.group(3) in names:
-            return m.group(3) + "()"
-        return m.group(0)
-    return _NAME_OR_STRING.sub(call, expr)
 
 
 def describe_tensor_change(desc, seen, now) -> str:

@@ -24,9 +24,7 @@ The recipes :func:`build` evaluates (``r`` a recipe, ``k`` a memo key: one objec
 =====================================  ==========================================================
 ``("val", v)`` / ``("obj", o)``        ``v`` / ``o`` itself (``obj``: a tensor held by an object)
 ``("out", i)``                         graph output ``i``
-``("src", ArgSource)``                 read from the call's arguments
-``("gitem", globals, name)``           a global, read for this call
-``("cellc", cell)``                    a closure cell's contents
+``("src", source)``                   read from the call's arguments (an argument's source)
 ``("item", r, key)``                   ``build(r)[key]``
 ``("getattr", r, name)``               ``getattr(build(r), name)``
 ``("tconst", array, k)``               a new Tensor holding a copy of a graph constant
@@ -60,7 +58,7 @@ import copy
 import functools
 import types
 
-from .sources import ArgSource
+from .sources import arg_source
 from .variables.base import NotResumable  # noqa: F401 (raised by Variable.reconstruct; re-exported)
 from .variables.containers import rebuild_dict, rebuild_tuple
 
@@ -131,7 +129,7 @@ class Recipes:
         """``obj`` itself, or, when it is one of the call's arguments, read from the call."""
         path = self.arg_paths.get(id(obj))
         if path is not None:
-            return ("src", ArgSource(path))
+            return arg_source(path).recipe(self)
         return ("val", obj)
 
 
@@ -207,12 +205,8 @@ def build(r, outs, flat, memo):
         return super(build(r[1], outs, flat, memo), build(r[2], outs, flat, memo))
     if kind == "getattr":
         return getattr(build(r[1], outs, flat, memo), r[2])
-    if kind == "gitem":
-        return r[1][r[2]]
     if kind == "item":
         return build(r[1], outs, flat, memo)[r[2]]
-    if kind == "cellc":
-        return r[1].cell_contents
     raise ValueError(f"bad recipe {r!r}")
 
 

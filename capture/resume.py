@@ -681,7 +681,7 @@ class RuntimeValueVariable(Variable):
     the graph, it is the call's own argument again (read through its ``source``)."""
 
     def __init__(self, value, source):
-        self.source = source  # an ArgSource
+        self.source = source  # an argument's (capture.sources)
         self.type = type(value)
 
     def reconstruct(self, rec):

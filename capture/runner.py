@@ -29,23 +29,23 @@ def input_fetcher(sources):
 
     Example:
         >>> import numpy as np
-        >>> from capture.sources import ArgSource
+        >>> from capture.sources import Arg
         >>> t = Tensor(np.ones(2, np.float32))
-        >>> arrays, tensors = input_fetcher([ArgSource((0,))])((t,))
+        >>> arrays, tensors = input_fetcher([Arg(0)])((t,))
         >>> tensors[0] is t and arrays[0] is t._data
         True
     """
     from operator import attrgetter
 
-    from .sources import ArgSource, ObjectSource
+    from .sources import Arg, Object
     namespace, items = {"data_of": attrgetter("_data")}, []
     for i, source in enumerate(sources):
-        if isinstance(source, ArgSource) and len(source.path) == 1:
-            items.append(f"flat[{source.path[0]!r}]")
-        elif isinstance(source, ObjectSource) and source.ref is not None:
+        if type(source) is Arg:
+            items.append(f"flat[{source.index!r}]")
+        elif isinstance(source, Object) and source.ref is not None:
             namespace[f"o{i}"] = source.ref  # (held weakly: alive while the entry's guards pass)
             items.append(f"o{i}()")
-        elif isinstance(source, ObjectSource):
+        elif isinstance(source, Object):
             namespace[f"o{i}"] = source.obj
             items.append(f"o{i}")
         else:

@@ -37,9 +37,9 @@ from . import bytecode_compat as bc
 from . import code_decode
 from .builder import GraphBuilder
 from .errors import CaptureUserError, GraphBreak, MissingAttribute, UserException
-from .guards import Attr, GuardSet, Item
+from .guards import GuardSet
 from .side_effects import SideEffects
-from .sources import CellSource, GlobalSource
+from .sources import Attr, Item
 from .variable_builder import wrap_attribute, wrap_guarded, wrap_value
 from .variables import (NULL, Box, BoxVariable, ConstantVariable, DictVariable, IteratorVariable,
                         ListVariable, ModuleVariable, NestedFunctionVariable, NullVariable, SetVariable,
@@ -187,8 +187,7 @@ class Tracer:
             # At the root the frame cannot start without it; in a callee the call runs eagerly.
             raise GraphBreak(f"closure variable {name!r} is not bound yet",
                              resumable=tx.depth > 0) from None
-        box = Box(tx.guard_and_wrap(Attr(tx.guards.obj(cell), "cell_contents"), contents, f"closure variable {name}",
-                                    CellSource(cell)))
+        box = Box(tx.guard_and_wrap(Attr(tx.guards.obj(cell), "cell_contents"), contents, f"closure variable {name}"))
         self.cell_boxes[id(cell)] = (cell, box, box.value)
         self.free_cells[id(box)] = cell
         return box
@@ -429,8 +428,8 @@ class InstructionTranslator:
     def wrap_attr(self, owner, name: str, value) -> Variable:
         return wrap_attribute(self, owner, name, value)
 
-    def guard_and_wrap(self, expr, value, desc, source):
-        return wrap_guarded(self, expr, value, desc, source)
+    def guard_and_wrap(self, source, value, desc):
+        return wrap_guarded(self, source, value, desc)
 
     def python_value(self, var):
         """The object ``var`` stands for while tracing: its Python object when it has one
@@ -742,7 +741,7 @@ class InstructionTranslator:
             return written
         if name not in d:
             return None
-        return self.guard_and_wrap(Item(self.guards.obj(d), name), d[name], desc, GlobalSource(d, name))
+        return self.guard_and_wrap(Item(self.guards.obj(d), name), d[name], desc)
 
     def STORE_GLOBAL(self, ins):
         self.tracer.side_effects.set_global(self.f_globals, ins.arg, self.pop())

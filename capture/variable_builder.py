@@ -1,7 +1,7 @@
 """The variable builder: every Python value the traced code meets becomes a Variable here, with
 its ``source`` (``capture.sources``: where it was found) when it comes from outside the frame.
 
-- A frame's arguments (:func:`_wrap_root`): tensors become graph inputs matched by shape and
+- A frame's arguments (:func:`wrap_argument`): tensors become graph inputs matched by shape and
   dtype, Python scalars are guarded by value, lists/tuples/dicts item by item, Cells weakly by
   identity, anything else by identity; each gets its argument path as source (so the caller's
   own lists, dicts and tuples come back).
@@ -28,10 +28,10 @@ from runtime.tensor import Tensor
 
 from .builder import SymTensor
 from .errors import GraphBreak
-from .guards import CONSTANT_TYPES, Attr, Item
+from .guards import CONSTANT_TYPES
 from .polyfills import polyfill_for
 from graph.symint import is_symbolic
-from .sources import ArgSource, AttrSource, ItemSource
+from .sources import Attr, Item
 from .variables import (BuiltinVariable, CellVariable, ClassVariable, ConstantVariable, DictVariable,
                         ListVariable, ModuleVariable, ObjectVariable, OpaqueCallableVariable,
                         SetVariable, TensorVariable, TupleVariable, Variable, wrap_callable)
@@ -44,26 +44,28 @@ _ITER_TYPES = (type(iter([])), type(iter(())), type(iter(range(0))), type(iter({
                type(iter(set())), type(iter("")))
 
 
-def _wrap_root(tx, value, expr, path, desc, is_resume=False):
+def wrap_argument(tx, value, source, desc, is_resume=False):
+    """The Variable for the frame's argument ``value`` found at ``source`` (an argument, or an
+    item inside one), guarded."""
     g = tx.guards
     memo = getattr(tx.tracer, "root_memo", None)
     if memo is not None and isinstance(value, (list, dict)):
         # the same list/dict passed twice (aliased locals of a resume function) is one Variable
         hit = memo.get(id(value))
         if hit is not None:
-            g.same_object(expr, hit[1], f"{desc} is {hit[2]}")
+            g.same_object(source, hit[1], f"{desc} is {hit[2]}")
             return hit[0]
     if memo is not None and not isinstance(value, (int, float, bool, str, type(None), tuple)):
-        tx.tracer.arg_paths.setdefault(id(value), path)
+        tx.tracer.arg_paths.setdefault(id(value), source.path)
     if is_resume and (isinstance(value, (np.ndarray,) + _ITER_TYPES) or
                       (isinstance(value, types.MethodType) and isinstance(value.__self__, Tensor))):
         # run-time data handed over by an earlier break: guarded by type only
         from .resume import RuntimeValueVariable
-        g.type_is(expr, type(value), desc)
-        return RuntimeValueVariable(value, ArgSource(path))
-    var = _wrap_containers_once(tx, value, lambda: _wrap_root_value(tx, value, expr, path, desc, is_resume))
+        g.type_is(source, type(value), desc)
+        return RuntimeValueVariable(value, source)
+    var = _wrap_containers_once(tx, value, lambda: _wrap_argument_value(tx, value, source, desc, is_resume))
     if memo is not None and isinstance(value, (list, dict)):
-        memo[id(value)] = (var, expr, desc)
+        memo[id(value)] = (var, source, desc)
     return var
 
 
@@ -83,16 +85,16 @@ def _wrap_containers_once(tx, value, wrap):
         open_ids.discard(id(value))
 
 
-def _wrap_root_value(tx, value, expr, path, desc, is_resume):
-    var = _new_root_variable(tx, value, expr, path, desc, is_resume)
+def _wrap_argument_value(tx, value, source, desc, is_resume):
+    var = _new_root_variable(tx, value, source, desc, is_resume)
     if var.source is None and not isinstance(var, DictVariable):
         # (a dict with keys other than strings is guarded by identity, not key by key: it keeps
         # no source, so mutating or returning it breaks)
-        var.source = ArgSource(path)
+        var.source = source
     return var
 
 
-def _tensor_argument(tx, value, expr, path, desc):
+def _tensor_argument(tx, value, source, desc):
     """A tensor argument: a graph input, or, when it is the same object as an earlier tensor
     argument, that argument's Variable (``p is q`` and writes through one alias seen by the other,
     as eagerly). Which arguments alias is guarded both ways."""
@@ -100,41 +102,41 @@ def _tensor_argument(tx, value, expr, path, desc):
     seen = tx.tracer.tensor_args
     earlier = seen.get(id(value))
     if earlier is not None:
-        var, first_expr, first_desc = earlier
-        g.same_object(expr, first_expr, f"{desc} is the same object as {first_desc}")
+        var, first_source, first_desc = earlier
+        g.same_object(source, first_source, f"{desc} is the same object as {first_desc}")
         return var
-    for _, other_expr, other_desc in seen.values():
-        g.distinct_objects(expr, other_expr, f"{desc} is not the same object as {other_desc}")
-    g.tensor(expr, value, desc)
-    var = TensorVariable(tx.builder.arg_input(value, path, desc))
-    seen[id(value)] = (var, expr, desc)
+    for _, other_source, other_desc in seen.values():
+        g.distinct_objects(source, other_source, f"{desc} is not the same object as {other_desc}")
+    g.tensor(source, value, desc)
+    var = TensorVariable(tx.builder.arg_input(value, source, desc))
+    seen[id(value)] = (var, source, desc)
     return var
 
 
-def _new_root_variable(tx, value, expr, path, desc, is_resume):
+def _new_root_variable(tx, value, source, desc, is_resume):
     g = tx.guards
     g.name_object(value, desc)
     if isinstance(value, Tensor) and not isinstance(value, Parameter):
-        return _tensor_argument(tx, value, expr, path, desc)
+        return _tensor_argument(tx, value, source, desc)
     if isinstance(value, (int, float, bool, str, type(None))):
-        g.constant(expr, value, desc)
+        g.constant(source, value, desc)
         return ConstantVariable(value)
     if (isinstance(value, tuple) and plain_tuple(value)) or type(value) is list:
-        g.length(expr, value, desc)
-        items = [_wrap_root(tx, v, Item(expr, i), path + (i,), f"{desc}[{i}]", is_resume)
+        g.length(source, value, desc)
+        items = [wrap_argument(tx, v, Item(source, i), f"{desc}[{i}]", is_resume)
                  for i, v in enumerate(value)]
         return TupleVariable(items, cls=type(value)) if isinstance(value, tuple) \
             else ListVariable(items, external=True)
     if type(value) in PLAIN_DICT_TYPES and all(isinstance(k, str) for k in value):
-        g.dict_keys(expr, value, desc)
-        var = DictVariable({k: _wrap_root(tx, v, Item(expr, k), path + (k,), f"{desc}[{k!r}]", is_resume)
+        g.dict_keys(source, value, desc)
+        var = DictVariable({k: wrap_argument(tx, v, Item(source, k), f"{desc}[{k!r}]", is_resume)
                             for k, v in value.items()}, external=True, cls=type(value))
-        var.source = ArgSource(path)
+        var.source = source
         return var
     if isinstance(value, Cell):
-        g.arg_identity(expr, value, desc)  # weakly: entries must not keep Cells alive
+        g.arg_identity(source, value, desc)  # weakly: entries must not keep Cells alive
         return CellVariable(value)
-    g.identity(expr, value, desc)
+    g.identity(source, value, desc)
     return tx.wrap(value)
 
 
@@ -186,7 +188,7 @@ def _new_variable(tx, value, fresh, source):
         return SetVariable(value)
 
     def item_source(key):
-        return None if source is None else ItemSource(source, key)
+        return None if source is None else Item(source, key)
 
     if isinstance(value, tuple) and plain_tuple(value):
         return TupleVariable([wrap_value(tx, v, fresh, item_source(i)) for i, v in enumerate(value)],
@@ -219,25 +221,24 @@ def _new_variable(tx, value, fresh, source):
 
 def wrap_attribute(tx, owner, name: str, value) -> Variable:
     """Wrap ``owner.name`` and guard on it (value for constants, identity for objects)."""
-    expr = Attr(tx.guards.obj(owner), name)
     path = f"{tx.guards.path_of(owner)}.{name}"
     tx.guards.name_object(value, path)
-    return wrap_guarded(tx, expr, value, path, AttrSource(owner, name))
+    return wrap_guarded(tx, Attr(tx.guards.obj(owner), name), value, path)
 
 
-def wrap_guarded(tx, expr, value, desc, source):
-    """Guard that ``expr`` (evaluated on later calls) still gives what tracing assumed (see
-    :meth:`GuardSet.python_value`) and wrap ``value``, found at ``source``. A list met for the first
-    time is guarded by type only until the traced code reads its items (appending does not)."""
+def wrap_guarded(tx, source, value, desc):
+    """Guard that ``source`` (read on later calls) still gives what tracing assumed (see
+    :meth:`GuardSet.python_value`) and wrap ``value``, found there. A list met for the first time
+    is guarded by type only until the traced code reads its items (appending does not)."""
     if type(value) is list and id(value) not in tx.tracer.containers:
-        tx.guards.type_is(expr, list, desc)
+        tx.guards.type_is(source, list, desc)
 
         def read_items():
-            tx.guards.python_value(expr, value, desc)
-            return [wrap_value(tx, v, source=ItemSource(source, i)) for i, v in enumerate(value)]
+            tx.guards.python_value(source, value, desc)
+            return [wrap_value(tx, v, source=Item(source, i)) for i, v in enumerate(value)]
 
         var = OutsideListVariable(read_items, source)
         tx.tracer.containers[id(value)] = (value, var)
         return var
-    tx.guards.python_value(expr, value, desc)
+    tx.guards.python_value(source, value, desc)
     return wrap_value(tx, value, source=source)

@@ -14,6 +14,8 @@ Example:
 """
 from __future__ import annotations
 
+from typing import Any, Callable, Iterable, Protocol, Sequence, Union
+
 from graph.autodiff import apply_vjp, in_dtype_of
 from graph.ops import F, comm
 from graph.ops.core import Op
@@ -27,8 +29,24 @@ from .vmap import BatchedTensor, rebatch, unbatch
 
 _VJP_COMPILED = _eager_kernels.VJP_OPS
 
+#: which positional inputs a gradient is taken for: one index, several, or None (weights only)
+GradPosition = Union[int, Sequence[int], None]
 
-def backward(tape: Tape, outputs, sens, wrt, on_final=None):
+
+class HasTrainableParams(Protocol):
+    """What ``weights`` may be besides Parameters: an object whose ``trainable_params()`` gives
+    them (a Cell)."""
+
+    def trainable_params(self) -> Iterable[Tensor]: ...
+
+
+#: the weights a gradient is taken for: a Parameter, several (a list, a ParameterTuple), a Cell
+#: (its trainable parameters), or None
+Weights = Union[Tensor, Sequence[Tensor], HasTrainableParams, None]
+
+
+def backward(tape: Tape, outputs: Sequence[Any], sens: Sequence[Any], wrt: Sequence[Tensor],
+             on_final: Callable[[int, Any], None] | None = None) -> list:
     """Cotangents of ``outputs`` (seeded with ``sens``) with respect to each tensor in ``wrt``.
 
     ``on_final(k, grad)``, when given, is called with the gradient of ``wrt[k]`` as soon as the
@@ -150,7 +168,15 @@ def _flatten_outputs(out):
     raise TypeError(f"grad: the function must return Tensors, got {type(out).__name__}")
 
 
-def _positions(grad_position, nargs):
+def grad_positions(grad_position: GradPosition, nargs: int) -> tuple[int, ...]:
+    """The input positions ``grad_position`` names for a call with ``nargs`` positional arguments,
+    each in ``range(nargs)`` (negative ones counted from the end); TypeError/ValueError as
+    MindSpore raises them.
+
+    Example:
+        >>> grad_positions((0, -1), 3), grad_positions(None, 2)
+        ((0, 2), ())
+    """
     if grad_position is None:
         return ()
     if isinstance(grad_position, int) and not isinstance(grad_position, bool):
@@ -165,7 +191,9 @@ def _positions(grad_position, nargs):
     return tuple(p % nargs for p in pos)
 
 
-def _weights_list(weights):
+def weights_list(weights: Weights) -> list[Tensor] | None:
+    """The Parameters ``weights`` names, as a list (a Cell: its trainable parameters); None for
+    None. Capture reads a gradient function's weights through this too."""
     if weights is None:
         return None
     if isinstance(weights, Tensor):
@@ -264,7 +292,7 @@ def _vmapped(args) -> bool:
     return False
 
 
-class _GradFn:
+class GradFunction:
     """The function returned by ``grad``/``value_and_grad`` (capture recognises this type)."""
 
     def __init__(self, fn, grad_position, weights, has_aux, return_value):
@@ -275,7 +303,7 @@ class _GradFn:
         self.weights = weights
         self.has_aux = has_aux
         self.return_value = return_value
-        self._positions = {}  # (number of positional arguments, grad_position) -> _positions(...)
+        self._positions = {}  # (number of positional arguments, grad_position) -> grad_positions(...)
 
     def __call__(self, *args, **kwargs):
         if self.grad_position == ():  # MindSpore raises for an empty grad_position (its C++ check)
@@ -287,10 +315,10 @@ class _GradFn:
         try:  # (checked once per argument count and grad_position; an error is raised every time)
             positions = self._positions[len(args), self.grad_position]
         except (KeyError, TypeError):  # (TypeError: a list grad_position, never memoised)
-            positions = _positions(self.grad_position, len(args))
+            positions = grad_positions(self.grad_position, len(args))
             if type(self.grad_position) is not list:
                 self._positions[len(args), self.grad_position] = positions
-        weights = _weights_list(self.weights)
+        weights = weights_list(self.weights)
         out, pg, wg = _run_with_tape(self.fn, args, kwargs, positions, weights, self.has_aux)
         grads = _pack(pg, wg, positions, self.grad_position, weights, self.weights)
         if self.has_aux and not self.return_value:  # MindSpore 2.x: (gradient, (aux outputs...))
@@ -302,12 +330,12 @@ class _StructuredGradFn:
     """The gradient function ``grad``/``value_and_grad`` return for ``return_ids=True`` (MindSpore:
     each gradient becomes ``(position, grad)`` or ``(parameter name, grad)``, in the same
     structure), which capture's graph autodiff does not build. It calls the plain
-    :class:`_GradFn` -- which in GRAPH_MODE may run compiled -- and restructures the result. It
-    is deliberately not a ``_GradFn``: capture would rebuild the plain structure when it meets
+    :class:`GradFunction` -- which in GRAPH_MODE may run compiled -- and restructures the result. It
+    is deliberately not a ``GradFunction``: capture would rebuild the plain structure when it meets
     one inside traced code; this one it calls as a framework callable (and ``grad(...,
     return_ids=True)`` written inside traced code is an unknown argument there: a graph break)."""
 
-    def __init__(self, inner: _GradFn, return_ids: bool):
+    def __init__(self, inner: GradFunction, return_ids: bool):
         self.inner = inner
         self.return_ids = return_ids
 
@@ -322,7 +350,7 @@ class _StructuredGradFn:
 
     def _restructure(self, packed, nargs):
         inner = self.inner
-        weights = _weights_list(inner.weights)
+        weights = weights_list(inner.weights)
         if weights is None:
             pg, wg = packed, None
         elif inner.grad_position is None:
@@ -330,7 +358,7 @@ class _StructuredGradFn:
         else:
             pg, wg = packed
         if self.return_ids:
-            positions = _positions(inner.grad_position, nargs)
+            positions = grad_positions(inner.grad_position, nargs)
             if isinstance(inner.grad_position, int):
                 pg = (positions[0], pg)
             elif pg is not None:
@@ -345,7 +373,8 @@ class _StructuredGradFn:
         return pg, wg
 
 
-def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
+def grad(fn: Callable[..., Any], grad_position: GradPosition = 0, weights: Weights = None,
+         has_aux: bool = False, return_ids: bool = False) -> Callable[..., Any]:
     """Gradient function of ``fn`` (MindSpore 2.x ``mindspore.grad``).
 
     grad_position: int or tuple of input indices (None: only ``weights``); weights: Parameters
@@ -367,7 +396,8 @@ def grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
     return _make_grad_fn(fn, grad_position, weights, has_aux, False, return_ids)
 
 
-def value_and_grad(fn, grad_position=0, weights=None, has_aux=False, return_ids=False):
+def value_and_grad(fn: Callable[..., Any], grad_position: GradPosition = 0, weights: Weights = None,
+                   has_aux: bool = False, return_ids: bool = False) -> Callable[..., Any]:
     """Like :func:`grad` but returns ``(value, grads)``; with has_aux, value is ``(out, aux...)``."""
     return _make_grad_fn(fn, grad_position, weights, has_aux, True, return_ids)
 
@@ -376,13 +406,13 @@ def _make_grad_fn(fn, grad_position, weights, has_aux, return_value, return_ids)
     for k, v in (("has_aux", has_aux), ("return_ids", return_ids)):
         if not isinstance(v, bool):  # MindSpore: TypeError for a non-bool has_aux / return_ids
             raise TypeError(f"grad: {k} must be a bool, got {v!r}")
-    inner = _GradFn(fn, grad_position, weights, has_aux, return_value)
+    inner = GradFunction(fn, grad_position, weights, has_aux, return_value)
     if return_ids:
         return _StructuredGradFn(inner, return_ids)
     return inner
 
 
-def get_grad(gradients, identifier):
+def get_grad(gradients: tuple, identifier: int | Tensor) -> Tensor:
     """``mindspore.get_grad``: the gradient for ``identifier`` (an input position or a Parameter)
     in the result of ``grad(..., return_ids=True)`` (or value_and_grad's gradient part)."""
     if not isinstance(identifier, (int, Tensor)) or isinstance(identifier, bool):
@@ -420,7 +450,7 @@ class GradOperation:
         (4.0, 3.0)
     """
 
-    def __init__(self, get_all=False, get_by_list=False, sens_param=False):
+    def __init__(self, get_all: bool = False, get_by_list: bool = False, sens_param: bool = False) -> None:
         for k, v in (("get_all", get_all), ("get_by_list", get_by_list), ("sens_param", sens_param)):
             if not isinstance(v, bool):
                 raise TypeError(f"GradOperation: {k} must be a bool, got {v!r}")
@@ -428,7 +458,7 @@ class GradOperation:
         self.get_by_list = get_by_list
         self.sens_param = sens_param
 
-    def __call__(self, fn, weights=None):
+    def __call__(self, fn: Callable[..., Any], weights: Weights = None) -> Callable[..., Any]:
         op = self
 
         def grad_fn(*args, **kwargs):
@@ -443,7 +473,7 @@ class GradOperation:
                 args, sens = args[:-1], args[-1]
             positions = tuple(range(len(args))) if op.get_all else ((0,) if args and not op.get_by_list else ())
             # MindSpore: get_by_list with weights=None gives an empty tuple of weight gradients
-            ws = (_weights_list(weights) or []) if op.get_by_list else None
+            ws = (weights_list(weights) or []) if op.get_by_list else None
             _, pg, wg = _run_with_tape(fn, args, kwargs, positions, ws, False, sens=sens)
             if op.get_all and op.get_by_list:
                 return tuple(pg), _weight_grads(wg, weights)

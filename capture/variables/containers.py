@@ -13,7 +13,6 @@ import inspect
 import types
 
 from ..errors import GraphBreak, MissingAttribute
-from ..sources import ArgSource
 from .base import ConstantVariable, NotResumable, Variable
 
 
@@ -97,7 +96,7 @@ class TupleVariable(ItemsVariable):
         is rebuilt from its items: it cannot have changed, and its items' recipes do not depend
         on the container it was found in, which replayed side effects may rewrite first."""
         src = self.source
-        if src is not None and (self.kind is not tuple or isinstance(src, ArgSource)):
+        if src is not None and (self.kind is not tuple or src.path is not None):
             return rec.source(src)
         if self.external and self.kind is list:
             raise NotResumable(f"a {self.describe()} read from outside the frame, with no known source")
@@ -403,7 +402,7 @@ class DictMethodVariable(Variable):
                                  hint="the frame runs eagerly so Python raises the error")
             new = {}
             for a in args:
-                new.update(_dict_items_of(tx, a))
+                new.update(dict_items_of(tx, a))
             new.update(kwargs)
             items.update(new)
             return ConstantVariable(None)
@@ -425,7 +424,7 @@ def _in_static_graph_syntax() -> bool:
     return in_static_graph_syntax()
 
 
-def _dict_items_of(tx, var) -> dict:
+def dict_items_of(tx, var) -> dict:
     """The items ``dict(var)`` / ``d.update(var)`` take from ``var``: a dict's, or the pairs of
     an iterable; anything Python would reject (or that needs run-time data) breaks."""
     if isinstance(var, DictVariable):

@@ -25,9 +25,9 @@ from graph.ir import NODE
 
 from ..builder import SymTensor, lifting_parameters
 from ..errors import CaptureUserError, GraphBreak, MissingAttribute
-from ..guards import Attr, Call, Lit
+from ..sources import Attr, Call, Lit
 from .base import ConstantVariable, NoPythonValue, NotResumable, Variable
-from .containers import (SKIP, DefaultDictVariable, DictVariable, _dict_items_of, IteratorVariable, ListVariable,
+from .containers import (SKIP, DefaultDictVariable, DictVariable, dict_items_of, IteratorVariable, ListVariable,
                          TupleVariable, iterator_pipeline, plain_tuple)
 from .tensor import TensorVariable
 
@@ -459,7 +459,7 @@ class BuiltinVariable(KnownCallableVariable):
     def _call_dict(self, tx, *args, **kwargs):
         if len(args) > 1:
             raise GraphBreak(f"dict expected at most 1 argument, got {len(args)} (TypeError at run time)")
-        items = _dict_items_of(tx, args[0]) if args else {}
+        items = dict_items_of(tx, args[0]) if args else {}
         items.update(kwargs)
         return DictVariable(items)
 
@@ -975,19 +975,19 @@ class GradVariable(Variable):
 
     @classmethod
     def from_object(cls, tx, g):
-        """From an existing _GradFn / GradOperation result object (e.g. a Cell attribute)."""
-        from runtime.autograd import _GradFn, _weights_list
+        """From an existing GradFunction / GradOperation result object (e.g. a Cell attribute)."""
+        from runtime.autograd import GradFunction, weights_list
         from runtime.tensor import Tensor
         single = isinstance(g.weights, Tensor)
-        if isinstance(g, _GradFn):
-            spec = GradSpec("grad", g.grad_position, _weights_list(g.weights), g.has_aux, g.return_value,
+        if isinstance(g, GradFunction):
+            spec = GradSpec("grad", g.grad_position, weights_list(g.weights), g.has_aux, g.return_value,
                             single_weight=single)
         else:
             # (a function holding its GradOperation: guarded by identity; another process
             # translates anew, reading its own object's flags, capture/persist.py)
             tx.guards.identity(Attr(tx.guards.obj(g), "grad_operation"), g.grad_operation, "GradOperation")
             op = g.grad_operation
-            spec = GradSpec("gradop", op=op, weights=_weights_list(g.weights) if op.get_by_list else None,
+            spec = GradSpec("gradop", op=op, weights=weights_list(g.weights) if op.get_by_list else None,
                             single_weight=single)
         return cls(tx.wrap(g.fn), spec)
 
@@ -995,13 +995,13 @@ class GradVariable(Variable):
         return "gradient function"
 
     def call(self, tx, args, kwargs):
-        from runtime.autograd import _positions
+        from runtime.autograd import grad_positions
         spec = self.spec
         args = list(args)
         sens = None
         if spec.kind == "grad":
             try:
-                positions = _positions(spec.grad_position, len(args))
+                positions = grad_positions(spec.grad_position, len(args))
             except (TypeError, ValueError) as e:
                 raise GraphBreak(f"grad: {e}", hint="the frame runs eagerly so the error is raised there")
             has_aux, return_value = spec.has_aux, spec.return_value
@@ -1178,7 +1178,7 @@ def wrap_callable(tx, obj):
         return PartialVariable.from_object(tx, obj)
     from runtime import autograd
     from runtime.nn.cell import Cell
-    if isinstance(obj, autograd._GradFn) or (isinstance(obj, types.FunctionType) and hasattr(obj, "grad_operation")):
+    if isinstance(obj, autograd.GradFunction) or (isinstance(obj, types.FunctionType) and hasattr(obj, "grad_operation")):
         return GradVariable.from_object(tx, obj)
     if obj is autograd.grad or obj is autograd.value_and_grad:
         return GradTransformVariable(obj.__name__)

@@ -14,8 +14,7 @@ from __future__ import annotations
 import inspect
 
 from ..errors import GraphBreak
-from ..guards import Attr, Item
-from ..sources import AttrSource, ItemSource
+from ..sources import Attr, Item
 from .base import ConstantVariable, Variable
 from .containers import DictVariable
 
@@ -67,12 +66,11 @@ class ObjectDictVariable(Variable):
             return written
         real = self.obj.__dict__
         g = tx.guards
-        expr = Item(Attr(g.obj(self.obj), "__dict__"), name)
         if name not in real:
             g.absent(Attr(g.obj(self.obj), "__dict__"), name, f"{g.path_of(self.obj)} has no {name!r}")
             return None
-        return tx.guard_and_wrap(expr, real[name], f"{g.path_of(self.obj)}.__dict__[{name!r}]",
-                                 ItemSource(AttrSource(self.obj, "__dict__"), name))
+        return tx.guard_and_wrap(Item(Attr(g.obj(self.obj), "__dict__"), name), real[name],
+                                 f"{g.path_of(self.obj)}.__dict__[{name!r}]")
 
     def snapshot(self, tx) -> dict:
         """name -> Variable of every item now (reads, and guards, each of them)."""
@@ -148,7 +146,7 @@ class _WriteMethod(Variable):
         self.od, self.name = od, name
 
     def call(self, tx, args, kwargs):
-        from .containers import _dict_items_of
+        from .containers import dict_items_of
         if self.name == "setdefault":
             if kwargs or not 1 <= len(args) <= 2:
                 raise GraphBreak("setdefault() takes 1 or 2 positional arguments (TypeError at run time)")
@@ -161,7 +159,7 @@ class _WriteMethod(Variable):
             return value
         if len(args) > 1:
             raise GraphBreak(f"update expected at most 1 argument, got {len(args)} (TypeError at run time)")
-        items = _dict_items_of(tx, args[0]) if args else {}
+        items = dict_items_of(tx, args[0]) if args else {}
         items.update(kwargs)
         for k, v in items.items():
             self.od.set_item(tx, ConstantVariable(k), v)

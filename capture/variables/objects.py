@@ -16,7 +16,7 @@ import types
 from graph.errors import FRAMEWORK_PACKAGES
 
 from ..errors import GraphBreak, MissingAttribute, UserException
-from ..guards import Attr, Item, Len, TypeOf
+from ..sources import Attr, Item, Len, TypeOf
 from .base import Variable
 
 

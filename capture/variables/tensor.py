@@ -135,7 +135,7 @@ class TensorVariable(Variable):
         if replaced is not None:  # ``Tensor.abs = my_abs``, or a method of a user subclass: traced
             from .functions import UserFunctionVariable
             g, cls = tx.guards, self.python_type()
-            from ..guards import Attr
+            from ..sources import Attr
             g.identity(Attr(g.obj(cls), name), replaced, f"{cls.__name__}.{name} (a user function)")
             return UserFunctionVariable(replaced, self)
         if name == "__len__":

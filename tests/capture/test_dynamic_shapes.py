@@ -448,8 +448,8 @@ def test_the_second_trace_of_a_new_size_is_not_compiled_until_it_recurs(rng, mon
     that never recur compiles once (the first call)."""
     monkeypatch.setattr(dynamic, "TIER_UP_CALLS", 3)
     compiled = []
-    real = capture.compile_policy._make_runner
-    monkeypatch.setattr(capture.compile_policy, "_make_runner", lambda *a, **k: compiled.append(a[1]) or real(*a, **k))
+    real = capture.compile_policy.build_runner
+    monkeypatch.setattr(capture.compile_policy, "build_runner", lambda *a, **k: compiled.append(a[1]) or real(*a, **k))
     f = capture.jit(lambda x: ops.relu(x) * 3)
     with recording() as report:
         for n in (3, 4, 5, 6, 7):

@@ -248,9 +248,9 @@ def _call_names_by_tokenize(expr, names):
 def test_weakly_held_names_are_called_exactly_where_pythons_tokenizer_finds_them(monkeypatch):
     """Every guard of a LeNet5-like train step and of a Cell with dict, string, tuple and float
     attributes reads, once its objects are held weakly, as the tokenizer's rewrite of its text
-    (each held name called); capture.guards._call_names (which rewrites free-form guard texts)
+    (each held name called); capture.sources.call_names (which rewrites free-form guard texts)
     agrees with the tokenizer on those texts and on tricky ones."""
-    from capture import guards
+    from capture import guards, sources
     compiled = []
     real_compile = guards.GuardSet.compile
 
@@ -286,7 +286,7 @@ def test_weakly_held_names_are_called_exactly_where_pythons_tokenizer_finds_them
     tricky = [("o1 is args[0].o1 and o12.w == 'o1' and o1 .x and 1e5 < o1", {"o1": 0, "o12": 0}),
               ('o2 == "it\\"s o2" and o2[\'o2\'] and (o2)', {"o2": 0})]
     for expr, names in seen + tricky:
-        assert guards._call_names(expr, names) == _call_names_by_tokenize(expr, names), expr
+        assert sources.call_names(expr, names) == _call_names_by_tokenize(expr, names), expr
 
 
 def test_dead_entries_give_their_recompile_budget_back():

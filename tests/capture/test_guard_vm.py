@@ -14,7 +14,8 @@ import pytest
 import capture
 from capture import guard_program
 from capture.cache import cache_for
-from capture.guards import Arg, Attr, Call, Guard, GuardSet, Item, Lit
+from capture.guards import Guard, GuardSet
+from capture.sources import Arg, Attr, Call, Item, Lit
 from runtime import Parameter, Tensor, nn, ops
 
 pytestmark = pytest.mark.skipif(not guard_program.AVAILABLE, reason="the C guard helper is not built")
@@ -461,3 +462,134 @@ def test_a_train_steps_guards_become_the_c_program_without_parsing_any_text():
     (entry,) = cache_for(step.__wrapped_jit__.__code__).entries
     assert isinstance(entry.check, guard_program._vm.Program) and len(entry.guard_set.guards) > 10
     assert not entry.eager
+
+
+# -- no guard of a representative frame falls back to Python ---------------------------------------
+def _python_fallbacks(run):
+    """Run ``run()`` and return the guards (records) of every guard set compiled meanwhile that
+    the C program leaves to the residual Python function (counted as ``lower`` makes the program:
+    the same lowering, the same weak names), and how many guard sets were compiled."""
+    compiled = []
+    real_lower = guard_program.lower
+
+    def spy(guards, exprs, namespace, residual_function, weak=()):
+        lowering = guard_program._Lowering(namespace, False, weak)
+        compiled.append([g for g in guards if not lowering.record(g)])
+        return real_lower(guards, exprs, namespace, residual_function, weak)
+    guard_program.lower = spy
+    try:
+        run()
+    finally:
+        guard_program.lower = real_lower
+    assert compiled, "nothing was compiled"
+    return [g for residual in compiled for g in residual], len(compiled)
+
+
+def _source_kinds(guards):
+    """The source classes the guards (records) read, however deeply nested."""
+    from capture import sources
+    seen = set()
+
+    def visit(src):
+        if src is None or not isinstance(src, sources.Source):
+            return
+        seen.add(type(src))
+        for name in ("base", "fn", "arg"):
+            visit(getattr(src, name, None))
+    for g in guards:
+        visit(g.source)
+        for e in g.expected:
+            visit(e)
+    return seen
+
+
+_SCALE = 0.5
+_TABLE = {"bias": 1.0, "steps": [1, 2, 3]}
+
+
+class _Settings:
+    def __init__(self):
+        self.power = 2
+        self.names = ("a", "b")
+
+    @property
+    def double(self):
+        return self.power * 2
+
+
+def _representative_frames():
+    """Frames whose guards read every kind of source the program compiles: an MLP Cell's train
+    step (a jitted function and a GRAPH_MODE Cell call: the Cell argument held weakly), and a
+    function reading closures, globals, dicts, lists, tuples, an object's attributes and
+    property, ``len()`` of a Cell and a module attribute."""
+    import runtime as ms
+    from runtime import nn as rnn
+    net = Net()
+    opt = rnn.Momentum(net.trainable_params(), learning_rate=0.1, momentum=0.9)
+    loss_fn = rnn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    grad_fn = ops.value_and_grad(lambda x, y: loss_fn(net(x), y), None, opt.parameters)
+
+    def train_step(x, y):
+        loss, grads = grad_fn(x, y)
+        opt(grads)
+        return loss
+
+    settings, sized, offsets = _Settings(), rnn.SequentialCell([rnn.ReLU(), rnn.Tanh()]), [0.25, 0.5]
+
+    def reads(x, opts, pair):
+        y = x * _SCALE + _TABLE["bias"] + offsets[1] + len(_TABLE["steps"]) + len(sized)
+        y = y * settings.power + settings.double + len(settings.names) + np.float32(1.0)
+        if opts["shift"]:
+            y = y + pair[0] * pair[1]
+        return ops.relu(y) + np.pi
+
+    x = Tensor(np.random.default_rng(0).standard_normal((4, 8)).astype(np.float32))
+    y = Tensor(np.array([0, 1, 2, 3], np.int32))
+    jitted_step, jitted_reads = capture.jit(train_step), capture.jit(reads)
+
+    def run():
+        for _ in range(2):
+            jitted_step(x, y)
+            jitted_reads(x, {"shift": True}, (x, 2.0))
+        ms.set_context(mode=ms.GRAPH_MODE)
+        try:
+            net(x)
+            net(x)
+        finally:
+            ms.set_context(mode=ms.PYNATIVE_MODE)
+    return run, [train_step, reads, Net.construct]
+
+
+def test_no_guard_of_a_representative_frame_falls_back_to_python():
+    """Every guard of an MLP train step, a GRAPH_MODE Cell call and a function reading closures,
+    globals, dicts, lists, tuples, attributes, a property and ``len()`` runs in the C program: none
+    is left to the slow Python function. Their guards read every source kind the program
+    compiles (so a kind it stopped compiling would show here)."""
+    run, fns = _representative_frames()
+    residual, n_sets = _python_fallbacks(run)
+    assert n_sets >= 3
+    assert [g.expr() for g in residual] == []
+    guard_sets = [e.guard_set for fn in fns for e in cache_for(fn.__code__).entries if not e.eager]
+    assert len(guard_sets) >= 3
+    assert _source_kinds(g for gs in guard_sets for g in gs.guards) >= set(guard_program._READS) - {guard_program.Call}
+
+
+def test_the_fallback_count_sees_a_source_kind_the_program_does_not_compile(monkeypatch):
+    """The check above can fail: with one source kind (items) taken out of the program's reads,
+    the guards reading it are counted as Python fallbacks."""
+    from capture.sources import Item as ItemSource
+    reads = dict(guard_program._READS)
+    del reads[ItemSource]
+    monkeypatch.setattr(guard_program, "_READS", reads)
+    run, _ = _representative_frames()
+    residual, _ = _python_fallbacks(run)
+    assert len(residual) > 3 and all(ItemSource in _source_kinds([g]) for g in residual)
+
+
+def test_every_source_kind_but_text_has_a_read_in_the_program():
+    """A new kind of Source must be taught to the C program (``guard_program._READS``); only a
+    read written as Python text is left to the residual function."""
+    from capture import sources
+    kinds = {c for c in vars(sources).values()
+             if isinstance(c, type) and issubclass(c, sources.Source) and c is not sources.Source}
+    assert kinds - set(guard_program._READS) == {sources.Text}

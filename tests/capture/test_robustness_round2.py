@@ -67,7 +67,7 @@ def test_a_compile_that_captures_the_same_code_again_does_not_wait_on_itself():
         return x * 3.0
 
     f = capture.jit(body)
-    original = compile_policy._make_runner
+    original = compile_policy.build_runner
     nested = []
 
     def make_runner(*args, **kwargs):
@@ -76,7 +76,7 @@ def test_a_compile_that_captures_the_same_code_again_does_not_wait_on_itself():
             nested.append(f(Tensor(np.ones((5,), np.float32))).asnumpy())
         return original(*args, **kwargs)
 
-    compile_policy._make_runner = make_runner
+    compile_policy.build_runner = make_runner
     try:
         done = []
         t = threading.Thread(target=lambda: done.append(f(Tensor(np.ones((2,), np.float32))).asnumpy()))
@@ -84,7 +84,7 @@ def test_a_compile_that_captures_the_same_code_again_does_not_wait_on_itself():
         t.join(timeout=300)
         assert not t.is_alive(), "the nested capture waits on its own compile"
     finally:
-        compile_policy._make_runner = original
+        compile_policy.build_runner = original
     np.testing.assert_allclose(done[0], [3.0, 3.0])
     np.testing.assert_allclose(nested[1], np.full(5, 3.0))
 

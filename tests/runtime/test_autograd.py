@@ -231,6 +231,22 @@ def test_the_tape_walk_hands_each_gradient_over_once_final():
         np.testing.assert_array_equal(grads[k].asnumpy(), want[k].asnumpy())
 
 
+def test_the_public_gradient_functions_carry_type_hints_that_resolve():
+    """``grad``, ``value_and_grad``, ``get_grad``, ``backward`` and ``GradOperation`` are typed,
+    and their hints resolve at run time (no name only a type checker knows)."""
+    import inspect
+    import typing
+
+    from runtime import autograd
+    for fn in (autograd.grad, autograd.value_and_grad, autograd.get_grad, autograd.backward,
+               autograd.GradOperation.__init__, autograd.GradOperation.__call__, autograd.is_recording):
+        hints = typing.get_type_hints(fn)
+        params = [p for p in inspect.signature(fn).parameters if p != "self"]
+        assert set(params) <= set(hints) and "return" in hints, fn.__qualname__
+    weights = typing.get_type_hints(autograd.grad)["weights"]
+    assert autograd.HasTrainableParams in typing.get_args(weights)
+
+
 def test_the_tape_does_not_compute_cotangents_nothing_reads(monkeypatch):
     """A first layer's input is the data: the gradient with respect to it is read by no one, so
     the convolution's and the matrix product's rules skip it (graph.ops.core.input_needed). The
