@@ -91,9 +91,12 @@ def _arith(name, fn, by_constant=False):
     return forward, reverse
 
 
-class SymInt(int):
-    """An int carrying the expression it was computed by (see the module docstring). Copies and
-    pickles are plain ints (a graph's attributes are hashed and cached by value)."""
+class _Expression:
+    """What SymInt and SymFloat share: a number of the plain type :attr:`PLAIN` carrying the
+    expression it was computed by; copies and pickles are plain numbers (a graph's attributes
+    are hashed and cached by value)."""
+
+    PLAIN: type = object
 
     def __new__(cls, value, expr):
         self = super().__new__(cls, value)
@@ -101,67 +104,45 @@ class SymInt(int):
         return self
 
     def _plain(self):
-        return int(self)
+        return self.PLAIN(self)
 
     def __reduce__(self):
-        return (int, (int(self),))
+        return (self.PLAIN, (self.PLAIN(self),))
 
     def __copy__(self):
-        return int(self)
+        return self.PLAIN(self)
 
     def __deepcopy__(self, memo):
-        return int(self)
+        return self.PLAIN(self)
 
     __add__, __radd__ = _arith("add", operator.add)
     __sub__, __rsub__ = _arith("sub", operator.sub)
     __mul__, __rmul__ = _arith("mul", operator.mul)
-    __floordiv__, __rfloordiv__ = _arith("floordiv", operator.floordiv, by_constant=True)
-    __mod__, __rmod__ = _arith("mod", operator.mod, by_constant=True)
     __truediv__, __rtruediv__ = _arith("truediv", operator.truediv)
     __pow__, __rpow__ = _arith("pow", operator.pow)
 
     def __neg__(self):
-        return SymInt(-int(self), ("neg", self.expr))
+        return type(self)(-self.PLAIN(self), ("neg", self.expr))
 
     def __pos__(self):
         return self
+
+
+class SymInt(_Expression, int):
+    """An int carrying the expression it was computed by (see the module docstring)."""
+
+    PLAIN = int
+    __floordiv__, __rfloordiv__ = _arith("floordiv", operator.floordiv, by_constant=True)
+    __mod__, __rmod__ = _arith("mod", operator.mod, by_constant=True)
 
     def __index__(self):
         return int(self)
 
 
-class SymFloat(float):
-    """A float computed from sizes, carrying its expression (see the module docstring). Copies
-    and pickles are plain floats."""
+class SymFloat(_Expression, float):
+    """A float computed from sizes, carrying its expression (see the module docstring)."""
 
-    def __new__(cls, value, expr):
-        self = super().__new__(cls, value)
-        self.expr = expr
-        return self
-
-    def _plain(self):
-        return float(self)
-
-    def __reduce__(self):
-        return (float, (float(self),))
-
-    def __copy__(self):
-        return float(self)
-
-    def __deepcopy__(self, memo):
-        return float(self)
-
-    __add__, __radd__ = _arith("add", operator.add)
-    __sub__, __rsub__ = _arith("sub", operator.sub)
-    __mul__, __rmul__ = _arith("mul", operator.mul)
-    __truediv__, __rtruediv__ = _arith("truediv", operator.truediv)
-    __pow__, __rpow__ = _arith("pow", operator.pow)
-
-    def __neg__(self):
-        return SymFloat(-float(self), ("neg", self.expr))
-
-    def __pos__(self):
-        return self
+    PLAIN = float
 
 
 def sqrt(x):

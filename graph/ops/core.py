@@ -461,6 +461,19 @@ def a_bool(v, op, name):
     return v
 
 
+def a_size(v, op, name):
+    """A shape of non-negative sizes (an int is a 1-D shape): the ``shape`` of the ops that make a
+    tensor from no operand (random draws, ``fill``)."""
+    import numpy as np
+    dims = (v,) if isinstance(v, (int, np.integer)) and not isinstance(v, bool) else v
+    if not isinstance(dims, (tuple, list)):
+        raise TypeError(f"{op.prim} (ops.{op.name}): {name} must be a tuple of ints, got {v!r}")
+    out = tuple(a_int(d, op, name) for d in dims)
+    if any(d < 0 for d in out):
+        raise ValueError(f"{op.prim} (ops.{op.name}): {name} has a negative size: {out}")
+    return out
+
+
 def a_float(v, op, name):
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         try:

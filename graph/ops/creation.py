@@ -25,18 +25,7 @@ import numpy as np
 
 from ..aval import AVal
 from ..dtypes import float32, int64
-from .core import EXTERN, REQUIRED, Attr, Op, a_dtype, a_int, fail, register
-
-
-def _a_size(v, op, name):
-    """A shape of non-negative sizes (an int is a 1-D shape)."""
-    dims = (v,) if isinstance(v, (int, np.integer)) and not isinstance(v, bool) else v
-    if not isinstance(dims, (tuple, list)):
-        raise TypeError(f"{op.prim} (ops.{op.name}): {name} must be a tuple of ints, got {v!r}")
-    out = tuple(a_int(d, op, name) for d in dims)
-    if any(d < 0 for d in out):
-        raise ValueError(f"{op.prim} (ops.{op.name}): {name} has a negative size: {out}")
-    return out
+from .core import EXTERN, REQUIRED, Attr, Op, a_dtype, a_size, fail, register
 
 
 def _a_number(v, op, name):
@@ -55,7 +44,7 @@ def _fill_impl(xp, shape, value, dtype=float32):
 register(Op("fill", prim="Fill", inputs=(), impl=_fill_impl,
             infer=lambda shape, value, dtype=float32: AVal(shape, dtype),
             kind=EXTERN, nondiff="a constant has no gradient",
-            attrs={"shape": Attr(REQUIRED, _a_size), "value": Attr(REQUIRED, _a_number),
+            attrs={"shape": Attr(REQUIRED, a_size), "value": Attr(REQUIRED, _a_number),
                    "dtype": Attr(float32, a_dtype)},
             doc="a tensor of the given shape and dtype filled with one number"))
 

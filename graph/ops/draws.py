@@ -20,18 +20,7 @@ import numpy as np
 from ..aval import AVal
 from ..dtypes import float32, int32
 from . import rng
-from .core import RANDOM, REQUIRED, Attr, Op, a_dtype, a_int, a_nonneg_int, fail, register
-
-
-def _a_size(v, op, name):
-    """A shape of non-negative sizes (an int is a 1-D shape)."""
-    dims = (v,) if isinstance(v, (int, np.integer)) and not isinstance(v, bool) else v
-    if not isinstance(dims, (tuple, list)):
-        raise TypeError(f"{op.prim} (ops.{op.name}): {name} must be a tuple of ints, got {v!r}")
-    out = tuple(a_int(d, op, name) for d in dims)
-    if any(d < 0 for d in out):
-        raise ValueError(f"{op.prim} (ops.{op.name}): {name} has a negative size: {out}")
-    return out
+from .core import RANDOM, REQUIRED, Attr, Op, a_dtype, a_int, a_nonneg_int, a_size, fail, register
 
 
 def _a_float_dtype(v, op, name):
@@ -82,15 +71,15 @@ def _uniform_int_impl(xp, shape, low, high, seed=0, seed2=0, dtype=int32):
 register(Op("standard_normal", prim="StandardNormal", inputs=(), impl=_standard_normal_impl,
             infer=lambda shape, seed=0, seed2=0, dtype=float32: AVal(shape, dtype),
             kind=RANDOM, nondiff="a random draw has no gradient", call_attrs=("shape",),
-            attrs={"shape": Attr(REQUIRED, _a_size), **SEEDS, "dtype": Attr(float32, _a_float_dtype)},
+            attrs={"shape": Attr(REQUIRED, a_size), **SEEDS, "dtype": Attr(float32, _a_float_dtype)},
             doc="samples of N(0, 1) of the given shape"))
 register(Op("uniform_real", prim="UniformReal", inputs=(), impl=_uniform_real_impl,
             infer=lambda shape, seed=0, seed2=0, dtype=float32: AVal(shape, dtype),
             kind=RANDOM, nondiff="a random draw has no gradient", call_attrs=("shape",),
-            attrs={"shape": Attr(REQUIRED, _a_size), **SEEDS, "dtype": Attr(float32, _a_float_dtype)},
+            attrs={"shape": Attr(REQUIRED, a_size), **SEEDS, "dtype": Attr(float32, _a_float_dtype)},
             doc="samples of U[0, 1) of the given shape"))
 register(Op("uniform_int", prim="UniformInt", inputs=(), impl=_uniform_int_impl, infer=_infer_uniform_int,
             kind=RANDOM, nondiff="a random draw has no gradient", call_attrs=("shape", "low", "high"),
-            attrs={"shape": Attr(REQUIRED, _a_size), "low": Attr(REQUIRED, _a_bound),
+            attrs={"shape": Attr(REQUIRED, a_size), "low": Attr(REQUIRED, _a_bound),
                    "high": Attr(REQUIRED, _a_bound), **SEEDS, "dtype": Attr(int32, _a_int_dtype)},
             doc="integers drawn uniformly from [low, high) of the given shape"))
