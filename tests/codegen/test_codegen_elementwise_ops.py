@@ -160,6 +160,23 @@ def test_math_functions_over_wide_ranges():
 
 
 
+def test_float32_erf_is_within_one_and_a_half_ulp_of_the_exact_erf():
+    """erf is evaluated in float32 (codegen/cpu/vmath.py): every 997th float32 of [1e-30, 4.5],
+    both signs, against the exact erf (graph.ops.special: fdlibm in float64), with the piece
+    boundary at |x| = 1 and the clamp at 4 swept densely."""
+    from graph.ops import special
+    bits = np.arange(np.float32(1e-30).view(np.int32), np.float32(4.5).view(np.int32), 997, dtype=np.int32)
+    edges = np.float32([0.99, 1.0, 4.0]).view(np.int32)
+    near = (edges[:, None] + np.arange(-2000, 2000, dtype=np.int32)).reshape(-1)
+    x = np.concatenate([bits, near]).view(np.float32)
+    x = np.concatenate([x, -x])
+    g = graph_of(lambda u: F.erf(u), (x.shape, np.float32))
+    _, (got, _) = compile_and_run(one_kernel(g), [x])
+    exact = special.erf(x.astype(np.float64))
+    ulps = np.abs(got[0].astype(np.float64) - exact) / np.spacing(np.abs(exact).astype(np.float32)).astype(np.float64)
+    assert ulps.max() <= 1.5, (ulps.max(), x[np.argmax(ulps)])
+
+
 def test_exp_and_tanh_at_their_edges():
     """exp's clamped arithmetic gives inf past ~88.72 and 0/denormals below ~-87.3 (no selects do
     it for them); tanh is one expm1 path for every |x|, so check every 97th float32 of [1e-30, 12],
