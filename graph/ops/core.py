@@ -360,7 +360,9 @@ class _Binder:
     """``F.mul(a, b)`` is ``bind(REGISTRY['mul'], a, b)``: how VJP rules call ops."""
 
     def __getattr__(self, name: str):
-        op = get_op(name)
+        op = REGISTRY.get(name)
+        if op is None:  # (an AttributeError, so hasattr, getattr with a default and copy work)
+            raise AttributeError(f"graph.ops.F has no op {name!r}")
 
         def call(*args, **attrs):
             return bind(op, *args, **attrs)

@@ -9,6 +9,7 @@ import pytest
 import capture
 import capture.translator as translator
 import runtime as ms
+from capture.explain import recording
 from capture_helpers import assert_same, line_of, randn
 from runtime import Tensor, nn, ops
 
@@ -265,3 +266,20 @@ def test_a_low_recursion_limit_is_a_graph_break_not_an_internal_error():
         sys.setrecursionlimit(limit)
     assert (got == want).all()
     assert report.breaks and not [b for b in report.breaks if b.internal]
+
+
+def test_a_function_calling_ops_through_the_binder_compiles(rng, caplog):
+    # graph.ops.F answered capture's read of its __name__ with ValueError("unknown op"), so a
+    # jitted function naming F failed internally and ran eagerly
+    from graph.ops import F
+
+    def f(x, d):
+        return F.gelu_grad(d, x) + F.gelu(x)
+
+    x, d = randn(rng, 3, 5), randn(rng, 3, 5)
+    with caplog.at_level("WARNING"):
+        with recording() as report:
+            got = capture.jit(f)(x, d)
+    assert "failed internally" not in caplog.text and not report.breaks
+    assert report.graph_count == 1
+    np.testing.assert_allclose(got.asnumpy(), f(x, d).asnumpy(), rtol=1e-5, atol=1e-6)

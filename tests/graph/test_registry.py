@@ -367,3 +367,13 @@ def test_comparisons_infer_bool():
     for name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
         av = REGISTRY[name].infer(AVal((2, 3), from_numpy(np.int32)), AVal((3,), from_numpy(f32)))
         assert av.dtype is bool_ and av.shape == (2, 3)
+
+
+def test_the_op_binder_answers_unknown_names_with_attribute_error():
+    """``F`` (how VJP rules call ops) is an object like any other to code that inspects it:
+    capture reads ``__name__`` of values it wraps, ``hasattr``/``getattr(..., default)`` probe."""
+    from graph.ops import F
+    assert not hasattr(F, "__name__") and getattr(F, "no_such_op", None) is None
+    with pytest.raises(AttributeError, match="no_such_op"):
+        F.no_such_op
+    assert F.add(1.0, 2.0) == 3.0
