@@ -506,7 +506,8 @@ def _describe(bad, got, want, inputs):
 
 def compare_reduction(kind, got, want, terms, n_reduced, ulps, abs_eps=0.0):
     """(cases, mismatches, skipped, detail) for a reduction result over ``terms`` (eager's values of
-    the reduced elements, with the reduced axis last and all axes flattened)."""
+    the reduced elements, with the reduced axis last and all axes flattened). ``abs_eps``: the
+    absolute allowance in eps, one number or one per result element."""
     got, want = np.asarray(got), np.asarray(want)
     if got.shape != want.shape or got.dtype != want.dtype:
         return want.size, max(want.size, 1), 0, f"shape/dtype {got.shape} {got.dtype} vs eager {want.shape} {want.dtype}"
@@ -547,7 +548,7 @@ def compare_reduction(kind, got, want, terms, n_reduced, ulps, abs_eps=0.0):
         # scalar loops differ on it): +0 and -0 tie
         gz, wz = np.where(nan_g | (g == 0), 0, g).astype(w.dtype), np.where(nan_w | (w == 0), 0, w).astype(w.dtype)
         close = ulp_distance(gz, wz) <= ulps
-        if abs_eps:
+        if np.any(abs_eps):
             close |= np.abs(gv - wv) <= abs_eps * eps
     ok = (nan_w & nan_g) | (~nan_w & ~nan_g & (same_inf | close)) | skipped
     bad = ~ok
@@ -669,8 +670,14 @@ def run_target_once(c: Compiled, rng, report: Report):
             terms = np.asarray(y).reshape(-1, y.shape[-1] if y.ndim else 1)
             n = terms.shape[1]
             ulps = op_bound(t.op, y.dtype)
-        cases, bad, skipped, detail = compare_reduction(kind, got[0], want[0], terms, n, ulps,
-                                                        ABS_EPS.get(t.op, 0.0))
+        abs_eps = ABS_EPS.get(t.op, 0.0)
+        if t.op in ABS_SCALED_BY and REGISTRY[t.op].kind != "reduction":
+            # each reduced element's allowance scales with its own operand (as compare_elementwise's):
+            # a row's extreme is allowed the largest of its elements'
+            operand = np.abs(np.broadcast_to(np.asarray(arrays[ABS_SCALED_BY[t.op]], np.float64), np.shape(y)))
+            with np.errstate(invalid="ignore"):
+                abs_eps = abs_eps * np.maximum(operand.reshape(terms.shape).max(axis=1, initial=1.0), 1.0)
+        cases, bad, skipped, detail = compare_reduction(kind, got[0], want[0], terms, n, ulps, abs_eps)
     else:
         operands = arrays + ([t.scalar] if t.scalar is not None else [])
         skip = unspecified(t, operands, np.shape(want[0]))
