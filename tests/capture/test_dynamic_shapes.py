@@ -523,3 +523,50 @@ def test_the_sizes_of_a_generic_entry_add_no_callbacks_to_its_guards_and_die_wit
     net.fc1 = nn.Dense(8, 16)  # the old fc1's weight dies: the generic entry and its sizes go
     gc.collect()
     assert [r() for r in alive] == [None] * len(alive)
+
+
+def test_a_size_met_once_runs_the_base_graph_without_building_its_own(rng, monkeypatch):
+    """An interpreted size evaluates the base graph's size attributes per call (a reshape to
+    ``2 * n`` rows, a ``broadcast_to`` of the batch) instead of instantiating a graph with shape
+    inference per size; the graph is built only when read (tier-up, or a call under a tape)."""
+    monkeypatch.setattr(dynamic, "TIER_UP_CALLS", 3)
+    built = []
+    real = dynamic.instantiate
+    monkeypatch.setattr(dynamic, "instantiate", lambda g, inputs, sizes, subs: built.append(sizes) or real(g, inputs, sizes, subs))
+
+    def f(x, w):
+        n = x.shape[0]
+        y = ops.matmul(x, w).reshape(n * 2, 2)
+        return ops.broadcast_to(ops.ones((1, 2), ms.float32), (n * 2, 2)) + y * 0.5
+
+    jf = capture.jit(f)
+    w = f32(rng, 3, 4)
+    for n in (3, 4, 5, 6, 7, 5, 5):
+        x = f32(rng, n, 3)
+        assert_same(jf(x, w), f(x, w))
+    # (size 4: the check that the base graph re-inferred at the second trace's size gives that
+    # trace; size 5: its tier-up at its third call; sizes 6 and 7 built none)
+    assert built == [(4,), (5,)]
+    generic = capture.cache.cache_for(f.__code__).entries[0]
+    inst = generic.dynamic.instances[(6,)]
+    assert inst.interpreted_calls == 1 and inst.graph.inputs[0].aval.shape == (6, 3) and built[2:] == [(6,)]
+
+
+def test_an_interpreted_size_the_graph_rejects_raises_eagers_error(rng):
+    """A size whose ops fail (a reshape the new size does not divide) raises the error eager
+    code raises, with the user's op named, and the entry stays compiled for good sizes."""
+    def f(x):
+        return x.reshape(-1, 4) * 2
+
+    jf = capture.jit(f)
+    for n in (4, 8):
+        x = f32(rng, n, 2)
+        assert_same(jf(x), f(x))
+    with pytest.raises(ValueError) as eager_error:
+        f(f32(rng, 5, 2))
+    with pytest.raises(ValueError) as got:
+        jf(f32(rng, 5, 2))
+    assert str(got.value) == str(eager_error.value)
+    x = f32(rng, 12, 2)
+    assert_same(jf(x), f(x))
+    assert not capture.cache.cache_for(f.__code__).entries[0].eager
