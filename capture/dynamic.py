@@ -51,11 +51,9 @@ import weakref
 import numpy as np
 
 from graph import config
-from graph.interpret import run as interpret
 from graph.ir import Graph, Value
 
 from . import symbolic_sizes
-from .cache import Entry
 
 #: whether entries may become shape-generic (``CAPTURE_DYNAMIC=0``: every size specialised)
 ENABLED = config.get("CAPTURE_DYNAMIC")
@@ -395,48 +393,6 @@ def instantiate(g: Graph, inputs, sizes, subs) -> Graph:
     return new
 
 
-def interpreted_at(g: Graph, subs, sizes):
-    """A runner of the base graph ``g`` at ``sizes`` through the reference interpreter, without
-    re-instantiating it: the attributes and number operands at ``subs`` (as :func:`instantiate`
-    takes them) are evaluated per call, the sizes of graph positions read from the arrays the
-    run has computed (what shape inference gives them in the instantiated graph)."""
-    from .backends import module_of
-    by_node: dict = {}
-    for (i, key), items in subs.items():
-        by_node.setdefault(i, []).append((key, items))
-
-    def size_of(env):
-        def size(position, dim):
-            if position[0] == "in":
-                value = g.inputs[position[1]]
-            elif position[0] == "const":
-                value = g.consts[position[1]]
-            else:
-                value = g.nodes[position[1]].outputs[position[2]]
-            return env[value.id].shape[dim]
-        return size
-
-    def rewriter(node, entries):
-        def rewrite(env):
-            args = [env[x.id] if isinstance(x, Value) else x for x in node.inputs]
-            attrs = dict(node.attrs)
-            for key, items in entries:
-                for path, how in items:
-                    n = _new_size(how, sizes, size_of(env))
-                    if type(key) is tuple:  # ("input", k): a number operand
-                        args[key[1]] = type(node.inputs[key[1]])(n)
-                    else:
-                        attrs[key] = _substitute(attrs[key], path, n)
-            return args, attrs
-        return rewrite
-
-    rewrite = {i: rewriter(g.nodes[i], entries) for i, entries in by_node.items()}
-
-    def run(arrays):
-        return interpret(g, arrays, xp=module_of(arrays[0]) if arrays else np, rewrite=rewrite)
-    return run
-
-
 # -- the shape-generic entry -----------------------------------------------------------------------------
 class DynamicShape:
     """What makes an entry shape-generic: its size symbols, the first trace's entry (whose graph
@@ -500,26 +456,24 @@ class DynamicShape:
 
     def _reinstantiate(self, key, graph):
         """The entry running the base graph at sizes ``key`` (``graph``: already instantiated):
-        through the reference interpreter when the size is new and :data:`TIER_UP_CALLS` > 1
-        (the base graph itself, its size attributes evaluated per call: no graph is built for a
-        size met once), else instantiated and compiled by the backend."""
+        through the reference interpreter when the size is new and :data:`TIER_UP_CALLS` > 1,
+        else compiled by the backend."""
         import time
 
+        from .backends import numpy_backend
+        from .cache import Entry
         from .report import events
         t0 = time.perf_counter()
         base = self.base
         new_size = graph is None
+        if new_size:
+            graph = instantiate(base.graph, self.inputs, key, self.subs)
         interpreted = new_size and TIER_UP_CALLS > 1
-        fields = dict(sources=base.sources, template=base.template, name=base.name, config=base.config,
-                      closure=base.closure, check=base.check, size_of=base)
-        if interpreted:
-            inst = _InterpretedSize(base.guard_set, self, key, **fields)
-            inst.runner = interpreted_at(base.graph, self.subs, key)
-        else:
-            if graph is None:
-                graph = instantiate(base.graph, self.inputs, key, self.subs)
-            inst = Entry(base.guard_set, graph=graph, **fields)
-            inst.runner = self._make_runner(graph)
+        runner = numpy_backend(graph) if interpreted else self._make_runner(graph)
+        inst = Entry(base.guard_set, graph=graph, sources=base.sources, template=base.template,
+                     name=base.name, config=base.config, closure=base.closure, check=base.check,
+                     size_of=base)
+        inst.runner = runner
         inst.device = base.device
         inst.copy_outputs = base.copy_outputs
         inst.interpreted_calls = 1 if interpreted else 0
@@ -557,31 +511,6 @@ class DynamicShape:
                 if text not in out:
                     out.append(text)
         return out[:limit] + ([f"... {len(out) - limit} more"] if len(out) > limit else [])
-
-
-class _InterpretedSize(Entry):
-    """One size of a shape-generic entry run through the reference interpreter
-    (:func:`interpreted_at`). Its own graph (the base graph instantiated at its sizes, shape
-    inference included) is built only when something reads it: a call under a gradient tape
-    replays it op by op, a tier-up compiles it."""
-
-    def __init__(self, guard_set, dyn, sizes, **fields):
-        self._instantiate = lambda: instantiate(dyn.base.graph, dyn.inputs, sizes, dyn.subs)
-        super().__init__(guard_set, graph=_PENDING, **fields)
-
-    @property
-    def graph(self):
-        g = self._graph
-        if g is _PENDING:
-            g = self._graph = self._instantiate()
-        return g
-
-    @graph.setter
-    def graph(self, g):
-        self._graph = g
-
-
-_PENDING = object()
 
 
 def _call_of(inst):
@@ -666,6 +595,7 @@ def generalise(cache, old, new, symbols, declared, make_runner, replaced=None):
     shape-generic entry, added to ``cache`` in their place (and in place of ``replaced``, a
     generic entry whose base ``old`` is: its compiled sizes are kept); returns it, or raises
     Refused saying why the code is not polymorphic in those sizes."""
+    from .cache import Entry
     for sym in symbols:
         if min(sym.n1, sym.n2) < MIN_GENERIC_SIZE:
             raise Refused(f"sizes 0 and 1 are specialised (broadcasting): {sym.n1} -> {sym.n2}")

@@ -41,33 +41,26 @@ def _plan(graph):
 _AUTO = object()
 
 
-def run_node(node, env, xp=np, target=_AUTO, given=None):
+def run_node(node, env, xp=np, target=_AUTO):
     """Run one node on arrays in ``env`` (id -> array), storing its outputs there; ``target`` is
-    the operand promotion dtype (computed from the node when not given); ``given``: (operands,
-    attributes) to run it with instead of its own (see :func:`run`'s ``rewrite``)."""
-    if given is None:
-        args = [env[v.id] if isinstance(v, Value) else v for v in node.inputs]
-        attrs = node.attrs
-    else:
-        args, attrs = given
+    the operand promotion dtype (computed from the node when not given)."""
+    args = [env[v.id] if isinstance(v, Value) else v for v in node.inputs]
     if target is _AUTO:
         target = promotion_target(node.op, node.inputs)
     if target is not None:
         args = cast_operands(node.op, args, target)
-    out = node.op.impl(xp, *args, **attrs)
+    out = node.op.impl(xp, *args, **node.attrs)
     outs = tuple(out) if node.op.n_outputs != 1 else (out,)
     for v, o in zip(node.outputs, outs):
         env[v.id] = o if isinstance(o, xp.ndarray) else xp.asarray(o)
 
 
-def run(graph: Graph, inputs, xp=np, trace=None, check=False, rewrite=None):
+def run(graph: Graph, inputs, xp=np, trace=None, check=False):
     """Execute ``graph`` on arrays for ``graph.inputs`` (in order).
 
     Returns ``(outputs, updates)``: the output arrays, and {parameter input index: new array}.
     ``trace``, if given, is called as ``trace(node, output_arrays)`` after each node. ``check``
     verifies every node's result against its inferred shape and dtype (raises AssertionError).
-    ``rewrite``: {node index: ``f(env) -> (operands, attributes)``}, what those nodes run with
-    instead of their own (a shape-generic graph run at other sizes, capture/dynamic.py).
     """
     if len(inputs) != len(graph.inputs):
         raise ValueError(f"graph {graph.name}: expected {len(graph.inputs)} inputs, got {len(inputs)}")
@@ -81,8 +74,8 @@ def run(graph: Graph, inputs, xp=np, trace=None, check=False, rewrite=None):
         return env[v.id] if isinstance(v, Value) else v
 
     plan = _plan(graph)
-    for i, (node, target) in enumerate(zip(graph.nodes, plan)):
-        run_node(node, env, xp, target, rewrite[i](env) if rewrite and i in rewrite else None)
+    for node, target in zip(graph.nodes, plan):
+        run_node(node, env, xp, target)
         for v in node.outputs:
             if check:
                 arr = env[v.id]
