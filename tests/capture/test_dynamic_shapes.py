@@ -523,3 +523,23 @@ def test_the_sizes_of_a_generic_entry_add_no_callbacks_to_its_guards_and_die_wit
     net.fc1 = nn.Dense(8, 16)  # the old fc1's weight dies: the generic entry and its sizes go
     gc.collect()
     assert [r() for r in alive] == [None] * len(alive)
+
+
+def test_an_interpreted_size_the_graph_rejects_raises_eagers_error(rng):
+    """A size whose ops fail (a reshape the new size does not divide) raises the error eager
+    code raises, with the user's op named, and the entry stays compiled for good sizes."""
+    def f(x):
+        return x.reshape(-1, 4) * 2
+
+    jf = capture.jit(f)
+    for n in (4, 8):
+        x = f32(rng, n, 2)
+        assert_same(jf(x), f(x))
+    with pytest.raises(ValueError) as eager_error:
+        f(f32(rng, 5, 2))
+    with pytest.raises(ValueError) as got:
+        jf(f32(rng, 5, 2))
+    assert str(got.value) == str(eager_error.value)
+    x = f32(rng, 12, 2)
+    assert_same(jf(x), f(x))
+    assert not capture.cache.cache_for(f.__code__).entries[0].eager
