@@ -18,7 +18,7 @@ class AVal:
     __slots__ = ("shape", "dtype")
 
     def __init__(self, shape, dtype: DType):
-        self.shape = tuple(int(s) for s in shape)
+        self.shape = tuple(map(int, shape))
         self.dtype = dtype
 
     @property

@@ -582,8 +582,21 @@ def normalize_axis(op_name: str, axis: int, ndim: int) -> int:
 
 
 def broadcast_shapes(op_name: str, *shapes) -> tuple[int, ...]:
-    if len(shapes) == 2 and shapes[0] == shapes[1]:
-        return tuple(shapes[0])
+    if len(shapes) == 2:
+        a, b = shapes
+        if a == b:
+            return tuple(a)
+        if len(a) == len(b):  # (the loop below for two shapes of one rank, unrolled)
+            out = []
+            for x, y in zip(a, b):
+                if y != 1:
+                    if x != 1 and x != y:
+                        break
+                    out.append(y)
+                else:
+                    out.append(x if x != 1 else 1)
+            else:
+                return tuple(out)
     nd = max(len(s) for s in shapes)
     out = []
     for i in range(nd):

@@ -48,8 +48,24 @@ def result_shape(op_name: str, *args):
     return broadcast_shapes(op_name, *shapes)
 
 
+_NUMBER_TYPES = frozenset({bool, int, float})
+
+
 def infer_same(name):
     def infer(*args, **attrs):
+        # the common cases first, with what result_shape/result_dtype would give them: one
+        # tensor, a tensor and a Python number, two tensors of one dtype
+        a = args[0] if args else None
+        if type(a) not in _NUMBER_TYPES and is_tensorlike(a):
+            if len(args) == 1:
+                return AVal(a.shape, a.dtype)
+            if len(args) == 2:
+                b = args[1]
+                if type(b) in _NUMBER_TYPES:
+                    return AVal(a.shape, weak_scalar_type(a.dtype, b))
+                if type(b) is type(a) and a.dtype is b.dtype:
+                    sa, sb = a.shape, b.shape
+                    return AVal(sa if sa == sb else broadcast_shapes(name, tuple(sa), tuple(sb)), a.dtype)
         return AVal(result_shape(name, *args), result_dtype(name, *args))
     return infer
 
@@ -66,7 +82,14 @@ def _refuse_bool(name, operands, result_is_bool):
 
 def infer_no_bool(name, base=None):
     """Shape inference that refuses an all-bool computation (see :func:`_refuse_bool`)."""
-    base = base or infer_same(name)
+    if base is None:  # (its result's dtype is the promoted one: computed once)
+        same = infer_same(name)
+
+        def infer(*args, **attrs):
+            out = same(*args, **attrs)
+            _refuse_bool(name, args, out.dtype.is_bool)
+            return out
+        return infer
 
     def infer(*args, **attrs):
         _refuse_bool(name, args, result_dtype(name, *args).is_bool)
@@ -146,18 +169,18 @@ def _float_mask(cond, like):
 
 # -- registration helpers ---------------------------------------------------------------------------
 def unary(name, prim, impl, expr, vjp, infer=None, attrs=None, doc="", nondiff=None, bool_ok=True):
-    infer = infer or infer_same(name)
     if not bool_ok:
         infer, impl = infer_no_bool(name, infer), impl_no_bool(name, impl)
+    infer = infer or infer_same(name)
     return register(Op(name, prim=prim, inputs=("x",), impl=impl, expr=expr, vjp=vjp,
                        nondiff=nondiff, infer=infer, kind=ELEMENTWISE,
                        attrs=attrs, promote=True, doc=doc))
 
 
 def binary(name, prim, impl, expr, vjp, infer=None, doc="", nondiff=None, attrs=None, bool_ok=True):
-    infer = infer or infer_same(name)
     if not bool_ok:
         infer, impl = infer_no_bool(name, infer), impl_no_bool(name, impl)
+    infer = infer or infer_same(name)
     return register(Op(name, prim=prim, inputs=("x", "y"), impl=impl, expr=expr, vjp=vjp,
                        nondiff=nondiff, infer=infer, kind=ELEMENTWISE,
                        promote=True, doc=doc, attrs=attrs))

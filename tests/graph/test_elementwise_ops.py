@@ -582,3 +582,47 @@ def test_gelu_grad_with_a_python_number_keeps_the_tensors_dtype(dtype):
     assert out.dtype == dtype
     want = REGISTRY["gelu_grad"].impl(np, np.full(3, 3.0, dtype), x)
     np.testing.assert_array_equal(out, want)
+
+
+def test_the_inference_fast_paths_equal_the_general_rule():
+    """infer_same answers one tensor, a tensor and a Python number, and two tensors of one dtype
+    without the general promotion and broadcasting walk; every combination of operand kinds
+    gives what the general rule (result_shape, result_dtype) gives, errors included."""
+    import itertools
+
+    from graph.aval import AVal
+    from graph.dtypes import bool_, float16, float32, int32, int64
+    from graph.ops.core import broadcast_shapes
+    from graph.ops.elementwise import infer_same, result_dtype, result_shape
+
+    def general(*args):
+        return AVal(result_shape("mul", *args), result_dtype("mul", *args))
+
+    def outcome(f, args):
+        try:
+            out = f(*args)
+            return ("ok", out.shape, out.dtype)
+        except Exception as e:  # (the same error either way)
+            return (type(e).__name__, str(e))
+
+    shapes = [(), (1,), (3,), (2, 3), (2, 1), (1, 3), (4, 3), (0, 3), (2, 2, 3)]
+    tensors = [AVal(s, d) for s in shapes for d in (bool_, int32, int64, float16, float32)]
+    numbers = [True, 0, 3, -2.5, 1.0, np.float32(2.0), np.int64(3)]
+    fast = infer_same("mul")
+    cases = [(t,) for t in tensors] + [(a, b) for a, b in itertools.product(tensors, tensors + numbers)]
+    cases += [(n, t) for n in numbers for t in tensors[::7]] + [(2, 3.0), (True, False)]
+    for args in cases:
+        assert outcome(fast, args) == outcome(general, args), args
+    # the unrolled two-shape broadcast keeps the general loop's choice of dimension objects
+    for a, b in itertools.product(shapes, shapes):
+        got = outcome(lambda x, y: AVal(broadcast_shapes("mul", x, y), float32), (a, b))
+        want = np.broadcast_shapes(a, b) if _broadcastable(a, b) else None
+        assert (got[0] == "ok") == (want is not None) and (want is None or got[1] == want), (a, b, got)
+
+
+def _broadcastable(a, b):
+    try:
+        np.broadcast_shapes(a, b)
+        return True
+    except ValueError:
+        return False
