@@ -16,6 +16,7 @@ Example:
 from . import dtype  # noqa: F401
 from .device import limit_blas_threads as _limit_blas_threads
 from .dtype import (bool_, float16, float32, float64, int8, int16, int32, int64, uint8)  # noqa: F401
+from .dtype import byte, double, half, intc, intp, short, single, ubyte  # noqa: F401
 from .dtype import dtype_to_nptype, dtype_to_pytype, pytype_to_dtype  # noqa: F401
 from .context import GRAPH_MODE, PYNATIVE_MODE, STRICT, COMPATIBLE, LAX, get_context, set_context  # noqa: F401
 from .tensor import Tensor, is_tensor  # noqa: F401

@@ -6,6 +6,8 @@ Example:
     (Float32, Int32)
     >>> ms.dtype_to_nptype(ms.float16), ms.dtype_to_pytype(ms.int8), ms.pytype_to_dtype(float)
     (<class 'numpy.float16'>, <class 'int'>, Float64)
+    >>> ms.half, ms.single, ms.double, ms.intc, ms.dtype.ubyte
+    (Float16, Float32, Float64, Int32, UInt8)
 """
 import numpy as np
 
@@ -16,6 +18,10 @@ Float32, Float16, Float64 = float32, float16, float64
 Int8, Int16, Int32, Int64, UInt8, Bool = int8, int16, int32, int64, uint8, bool_
 float_ = float32
 int_ = int64
+# MindSpore 2.x's other names of the same dtypes (the mindspore.dtype table: ``mindspore.half``
+# is float16, ``mindspore.intc`` int32...)
+byte, short, intc, intp, ubyte = int8, int16, int32, int64, uint8
+half, single, double = float16, float32, float64
 number_type = (int8, int16, int32, int64, uint8, float16, float32, float64)
 
 
