@@ -51,6 +51,7 @@ BACKEND_DEVICE = {"llvm": "CPU", "cuda": "GPU"}
 def numpy_backend(graph, jit_level=None):
     def run(arrays):
         return interpret(graph, arrays, xp=module_of(arrays[0]) if arrays else np)
+    run.interpreted = True  # (nothing compiled: explain() says so)
     return run
 
 

@@ -62,7 +62,11 @@ class CompileInfo:
 
     @property
     def how(self) -> str:
-        """How the graph came to be: "compiled" or "loaded from the warm-start cache"."""
+        """How the graph came to be: "compiled", "loaded from the warm-start cache", or only
+        translated, run by the reference interpreter (the ``numpy`` backend; a second trace that
+        differs in sizes only, until its size recurs: capture/dynamic.py)."""
+        if getattr(self.runner, "interpreted", False):
+            return "translated (run by the reference interpreter, not compiled)"
         return "loaded from the warm-start cache" if self.warm_start else "compiled"
 
 

@@ -543,3 +543,21 @@ def test_an_interpreted_size_the_graph_rejects_raises_eagers_error(rng):
     x = f32(rng, 12, 2)
     assert_same(jf(x), f(x))
     assert not capture.cache.cache_for(f.__code__).entries[0].eager
+
+
+def test_explain_says_the_second_trace_is_interpreted_not_compiled(rng):
+    f = capture.jit(lambda x: ops.relu(x) * 3)
+    with recording() as report:
+        for n in (3, 4):
+            f(f32(rng, n, 2))
+    first, second = report.compiles
+    assert first.how in ("compiled", "loaded from the warm-start cache")
+    assert second.how == "translated (run by the reference interpreter, not compiled)"
+    assert "): 2 ops, translated (run by the reference interpreter, not compiled) in" in str(report).split("Graph 2 (")[1]
+
+
+def test_explain_says_the_numpy_backend_interprets(rng):
+    f = capture.jit(lambda x: ops.relu(x) * 3, backend="numpy")
+    with recording() as report:
+        f(f32(rng, 3, 2))
+    assert report.compiles[0].how.startswith("translated")
