@@ -226,17 +226,16 @@ def _small_product(arrays, attrs) -> bool:
     """Whether one GEMM of a matmul does fewer than :data:`MIN_PRODUCT_FLOPS`: the whole product
     when the second operand is one matrix (a stack of first operands is folded into its rows),
     else one matrix of the batch (a batch of small products stays with numpy's loop); a vector
-    operand is no GEMM."""
-    if len(arrays) != 2:
-        return True
+    operand is no GEMM. (Run on every PyNative product: kept to a few attribute reads.)"""
     x, y = arrays
-    if getattr(x, "ndim", 0) < 2 or getattr(y, "ndim", 0) < 2:
+    ys = y.shape
+    if len(ys) < 2 or x.ndim < 2:
         return True
-    m, k = (x.shape[-1], x.shape[-2]) if attrs.get("transpose_a") else x.shape[-2:]
-    n = y.shape[-2] if attrs.get("transpose_b") else y.shape[-1]
-    if y.ndim == 2 and not attrs.get("transpose_a"):
-        m = x.size // max(k, 1)
-    return 2 * m * n * k < MIN_PRODUCT_FLOPS
+    n = ys[-2] if attrs["transpose_b"] else ys[-1]
+    if len(ys) == 2:
+        return 2 * x.size * n < MIN_PRODUCT_FLOPS
+    xs = x.shape
+    return 2 * xs[-1] * xs[-2] * n < MIN_PRODUCT_FLOPS
 
 
 #: per op, operands too small to be worth a compiled call (numpy's path runs)
@@ -245,10 +244,10 @@ _TOO_SMALL = {"matmul": _small_product}
 
 def run(op, arrays, attrs):
     """The op's result from its compiled graph, or None where numpy's implementation should run."""
-    if not enabled():  # (read per call: a conv's work dwarfs an environment lookup)
-        return None
     too_small = _TOO_SMALL.get(op.name)
     if too_small is not None and too_small(arrays, attrs):
+        return None
+    if not enabled():  # (read per call: a conv's work dwarfs an environment lookup)
         return None
     key = _signature(op, arrays, attrs)
     if key is None:
