@@ -1,0 +1,260 @@
+"""MindSpore 2.4's own API reference examples as an external oracle.
+
+Each case is the "Examples" section of one API page of MindSpore r2.4.0 (URL in a comment; the page
+renders the docstring of the MindSpore source at tag v2.4.0, from which the inputs and printed
+outputs were copied): the documented inputs, our call, and the documented printed output written
+out literally as the expected value, with its dtype and shape where the page shows them (a
+``print`` of a Tensor shows no dtype; an integer print like ``[1 0 0]`` shows an integer dtype and a
+float print ``[1. 3.]`` a float one, which is checked as a kind). Values are compared with numpy to
+the digits the page prints.
+
+Pure tensor functions also run under ``ms.jit`` (the compiled graph must print the documented
+output too). Random ops and cases whose page documents Ascend-only behaviour are left out.
+"""
+import numpy as np
+import pytest
+
+import runtime as ms
+from modes import run_fn
+from runtime import Parameter, Tensor, nn, ops
+
+R24 = "https://www.mindspore.cn/docs/en/r2.4.0/api_python/"
+JIT_MODES = ("pynative", "jit")
+_KIND = {"f": "float", "i": "int", "u": "int", "b": "bool"}
+
+
+def _np(t):
+    return t.asnumpy() if isinstance(t, Tensor) else np.asarray(t)
+
+
+def _expect(got, want, dtype=None, rtol=1e-6, atol=1e-6, where=""):
+    """``got`` equals the documented ``want`` (an array literal; a tuple for tuple outputs).
+
+    ``dtype`` is a MindSpore dtype checked exactly (the page names it) or a kind "float"/"int"/
+    "bool" (the page prints the values only: ``[1. 2.]`` is a float tensor, ``[1 2]`` an int one)."""
+    if isinstance(want, tuple):
+        assert isinstance(got, (tuple, list)) and len(got) == len(want), (where, got)
+        dtypes = dtype if isinstance(dtype, tuple) else (dtype,) * len(want)
+        for g, w, d in zip(got, want, dtypes):
+            _expect(g, w, d, rtol, atol, where)
+        return
+    assert isinstance(got, Tensor), (where, type(got))
+    want = np.asarray(want)
+    if isinstance(dtype, str):
+        kind = _KIND[_np(got).dtype.kind]
+        assert kind == dtype, (where, got.dtype, dtype)
+    elif dtype is not None:
+        assert got.dtype == dtype, (where, got.dtype, dtype)
+    assert tuple(got.shape) == want.shape, (where, got.shape, want.shape)
+    g = _np(got)
+    if want.dtype == np.bool_ or g.dtype == np.bool_:
+        np.testing.assert_array_equal(g, want, err_msg=where)
+    else:
+        np.testing.assert_allclose(g.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol,
+                                   err_msg=where)
+
+
+def check(fn, args, want, dtype=None, modes=JIT_MODES, **tol):
+    """``fn(*args)`` prints ``want`` in PyNative and under ``ms.jit``. ``args`` is a tuple, or a
+    function making it (for ops that update a Parameter in place: fresh inputs per mode)."""
+    for mode in modes:
+        a = args() if callable(args) else args
+        _expect(run_fn(mode, fn, *a), want, dtype, where=mode, **tol)
+
+
+def T(values, dtype=None):
+    return Tensor(np.array(values), dtype)
+
+
+# -- arithmetic and type promotion -------------------------------------------------------------------
+def test_add():
+    # R24 + "ops/mindspore.ops.add.html"
+    check(ops.add, (T([1, 2, 3], ms.float32), T([4, 5, 6], ms.float32)), [5., 7., 9.], "float")
+    check(ops.add, (Tensor(1, ms.int32), T([4, 5, 6], ms.float32)), [5., 6., 7.], ms.float32)
+
+
+def test_floor_divide_and_floor_mod_on_negative_ints():
+    # R24 + "ops/mindspore.ops.floor_divide.html"
+    check(ops.floor_divide, (T([2, 4, -1], ms.int32), T([3, 3, 3], ms.int32)), [0, 1, -1], ms.int32)
+    check(ops.floor_divide, (Tensor(2.0, ms.float32), Tensor(2.0, ms.float32)), 1.0, ms.float32)
+    # R24 + "ops/mindspore.ops.floor_mod.html"
+    check(ops.floor_mod, (T([2, 4, -1], ms.int32), T([3, 3, 3], ms.int32)), [2, 1, 2], ms.int32)
+
+
+def test_maximum_promotes():
+    # R24 + "ops/mindspore.ops.maximum.html"
+    check(ops.maximum, (T([1.0, 5.0, 3.0], ms.float32), T([4.0, 2.0, 6.0], ms.float32)), [4., 5., 6.], "float")
+    check(ops.maximum, (T([1.0, 5.0, 3.0], ms.int32), T([4.0, 2.0, 6.0], ms.float32)), [4., 5., 6.], ms.float32)
+
+
+# -- reductions ----------------------------------------------------------------------------------------
+X333 = np.array([[[1] * 6, [2] * 6, [3] * 6], [[4] * 6, [5] * 6, [6] * 6], [[7] * 6, [8] * 6, [9] * 6]])
+
+
+def test_sum():
+    # R24 + "ops/mindspore.ops.sum.html"
+    x = T(X333, ms.float32)
+    check(ops.sum, (x,), 270.0, "float")
+    check(lambda t: ops.sum(t, dim=2), (x,), [[6., 12., 18.], [24., 30., 36.], [42., 48., 54.]], "float")
+    check(lambda t: ops.sum(t, dim=2, keepdim=True), (x,),
+          [[[6.], [12.], [18.]], [[24.], [30.], [36.]], [[42.], [48.], [54.]]], "float")
+    # R24 + "mindspore/Tensor/mindspore.Tensor.sum.html"
+    check(lambda t: t.sum(), (T([-1, 0, 1], ms.float32),), 0.0, "float")
+    check(lambda t: t.sum(axis=1), (T(np.arange(10).reshape(2, 5), ms.float32),), [10., 35.], "float")
+
+
+def test_mean():
+    # R24 + "ops/mindspore.ops.mean.html"
+    x = T([[[2] * 6, [2] * 6, [2] * 6], [[4] * 6, [5] * 6, [6] * 6], [[6] * 6, [8] * 6, [10] * 6]], ms.float32)
+    check(ops.mean, (x,), 5.0, "float")
+    check(lambda t: ops.mean(t, 0, True), (x,), [[[4.] * 6, [5.] * 6, [6.] * 6]], "float")
+    check(lambda t: ops.mean(t, 1, True), (x,), [[[2.] * 6], [[5.] * 6], [[8.] * 6]], "float")
+    check(lambda t: ops.mean(t, 2, True), (x,), [[[2.], [2.], [2.]], [[4.], [5.], [6.]], [[6.], [8.], [10.]]],
+          "float")
+    assert ops.mean(Tensor(np.zeros((3, 4, 5, 6), np.float32)), 1, keep_dims=True).shape == (3, 1, 5, 6)
+
+
+def test_prod():
+    # R24 + "ops/mindspore.ops.prod.html"
+    x = T(X333, ms.float32)
+    check(ops.prod, (x,), 2.2833798e+33, "float", rtol=1e-7)
+    check(lambda t: ops.prod(t, 0, True), (x,), [[[28.] * 6, [80.] * 6, [162.] * 6]], "float")
+    check(lambda t: ops.prod(t, 1, True), (x,), [[[6.] * 6], [[120.] * 6], [[504.] * 6]], "float")
+    check(lambda t: ops.prod(t, 2, True), (x,),
+          [[[1.00000e+00], [6.40000e+01], [7.29000e+02]], [[4.09600e+03], [1.56250e+04], [4.66560e+04]],
+           [[1.17649e+05], [2.62144e+05], [5.31441e+05]]], "float")
+
+
+def test_amax():
+    # R24 + "ops/mindspore.ops.amax.html"
+    x = T(X333, ms.float32)
+    check(ops.amax, (x,), 9.0, "float")
+    check(lambda t: ops.amax(t, 0, True), (x,), [[[7.] * 6, [8.] * 6, [9.] * 6]], "float")
+    check(lambda t: ops.amax(t, 1, True), (x,), [[[3.] * 6], [[6.] * 6], [[9.] * 6]], "float")
+    check(lambda t: ops.amax(t, 2, True), (x,), [[[1.], [2.], [3.]], [[4.], [5.], [6.]], [[7.], [8.], [9.]]],
+          "float")
+
+
+def test_max_min_with_indices():
+    # R24 + "ops/mindspore.ops.max.html": with axis=None the index is documented as 0
+    check(ops.max, (T([0.0, 0.4, 0.6, 0.7, 0.1], ms.float32),), (0.7, 0), ("float", "int"))
+    y = T([[0.0, 0.3, 0.4, 0.5, 0.1], [3.2, 0.4, 0.1, 2.9, 4.0]], ms.float32)
+    check(lambda t: ops.max(t, axis=0, keepdims=True), (y,), ([[3.2, 0.4, 0.4, 2.9, 4.]], [[1, 1, 0, 1, 1]]),
+          ("float", "int"))
+    # R24 + "ops/mindspore.ops.min.html": keepdims does not apply with axis=None (a scalar is printed)
+    check(lambda t: ops.min(t, keepdims=True), (T([0.0, 0.4, 0.6, 0.7, 0.1], ms.float32),), (0.0, 0),
+          ("float", "int"))
+
+
+def test_tensor_max_min_methods():
+    a = T(np.arange(4).reshape((2, 2)), ms.float32)
+    # R24 + "mindspore/Tensor/mindspore.Tensor.max.html"
+    check(lambda t: t.max(), (a,), 3.0, "float")
+    check(lambda t: t.max(axis=0, return_indices=True), (a,), ([2., 3.], [1, 1]), ("float", "int"))
+    # R24 + "mindspore/Tensor/mindspore.Tensor.min.html"
+    check(lambda t: t.min(), (a,), 0.0, "float")
+    check(lambda t: t.min(axis=0), (a,), [0., 1.], "float")
+    check(lambda t: t.min(axis=0, initial=9, where=Tensor([False])), (a,), [9., 9.], "float")
+    check(lambda t: t.min(axis=0, initial=9, where=Tensor([False, True])), (a,), [9., 1.], "float")
+    check(lambda t: t.min(axis=0, return_indices=True), (a,), ([0., 1.], [0, 0]), ("float", "int"))
+
+
+def test_argmax_argmin():
+    x = T([[1, 20, 5], [67, 8, 9], [130, 24, 15]], ms.float32)
+    # R24 + "ops/mindspore.ops.argmax.html"
+    check(lambda t: ops.argmax(t, dim=-1), (x,), [1, 0, 0], "int")
+    # R24 + "ops/mindspore.ops.Argmax.html"
+    check(ops.Argmax(output_type=ms.int32), (x,), [1, 0, 0], ms.int32)
+    # R24 + "ops/mindspore.ops.argmin.html"
+    check(ops.argmin, (T([2.0, 3.1, 1.2], ms.float32),), 2, "int")
+
+
+def test_topk():
+    # R24 + "ops/mindspore.ops.topk.html"
+    x = Tensor([[0.5368, 0.2447, 0.4302, 0.9673], [0.4388, 0.6525, 0.4685, 0.1868],
+                [0.3563, 0.5152, 0.9675, 0.8230]], dtype=ms.float32)
+    check(lambda t: ops.topk(t, 2, dim=1), (x,),
+          ([[9.67299998e-01, 5.36800027e-01], [6.52499974e-01, 4.68499988e-01], [9.67499971e-01, 8.23000014e-01]],
+           [[3, 0], [1, 2], [2, 3]]), (ms.float32, ms.int32))
+    check(lambda t: ops.topk(t, 2, dim=1, largest=False), (x,),
+          ([[2.44700000e-01, 4.30200011e-01], [1.86800003e-01, 4.38800007e-01], [3.56299996e-01, 5.15200019e-01]],
+           [[1, 2], [3, 0], [0, 1]]), (ms.float32, ms.int32))
+
+
+def test_sort_argsort():
+    x = T([[8, 2, 1], [5, 9, 3], [4, 6, 7]], ms.float16)
+    # R24 + "ops/mindspore.ops.sort.html"
+    check(ops.sort, (x,), ([[1., 2., 8.], [3., 5., 9.], [4., 6., 7.]], [[2, 1, 0], [2, 0, 1], [0, 1, 2]]),
+          (ms.float16, ms.int32))
+    # R24 + "ops/mindspore.ops.argsort.html"
+    check(ops.argsort, (x,), [[2, 1, 0], [2, 0, 1], [0, 1, 2]], "int")
+
+
+# -- gather / scatter ----------------------------------------------------------------------------------
+def test_gather():
+    # R24 + "ops/mindspore.ops.gather.html"
+    p = T([1, 2, 3, 4, 5, 6, 7], ms.float32)
+    check(lambda a, i: ops.gather(a, i, 0), (p, T([0, 2, 4, 2, 6], ms.int32)), [1., 3., 5., 3., 7.], ms.float32)
+    check(lambda a, i: ops.gather(a, i, 0), (p, T([[0, 2], [2, 6]], ms.int32)), [[1., 3.], [3., 7.]], ms.float32)
+    p2 = T([[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]], ms.float32)
+    check(lambda a, i: ops.gather(a, i, 0), (p2, T([0, 2], ms.int32)), [[1., 2., 3., 4.], [9., 10., 11., 12.]],
+          ms.float32)
+    check(lambda a, i: ops.gather(a, i, 1, 1), (p2, T([0, 2, 1], ms.int32)), [1., 7., 10.], ms.float32)
+
+
+def test_gather_d_gather_elements_gather_nd():
+    x, index = T([[1, 2], [3, 4]], ms.int32), T([[0, 0], [1, 0]], ms.int32)
+    # R24 + "ops/mindspore.ops.gather_d.html"
+    check(lambda a, i: ops.gather_d(a, 1, i), (x, index), [[1, 1], [4, 3]], ms.int32)
+    # R24 + "ops/mindspore.ops.gather_elements.html"
+    check(lambda a, i: ops.gather_elements(a, 1, i), (x, index), [[1, 1], [4, 3]], ms.int32)
+    # R24 + "ops/mindspore.ops.gather_nd.html"
+    check(ops.gather_nd, (T([[-0.1, 0.3, 3.6], [0.4, 0.5, -3.2]], ms.float32), T([[0, 0], [1, 1]], ms.int32)),
+          [-0.1, 0.5], ms.float32)
+
+
+def test_scatter():
+    # R24 + "ops/mindspore.ops.scatter.html"
+    f = lambda a, i, s, axis: ops.scatter(input=a, axis=axis, index=i, src=s)  # noqa: E731
+    check(lambda a, i, s: f(a, i, s, 1), (T([[1, 2, 3, 4, 5]], ms.float32), T([[2, 4]], ms.int64),
+                                          T([[8, 8]], ms.float32)), [[1., 2., 8., 4., 8.]], ms.float32)
+    src = T([[1, 2, 3], [4, 5, 6], [7, 8, 9]], ms.float32)
+    check(lambda a, i, s: f(a, i, s, 0), (T(np.zeros((5, 5)), ms.float32),
+                                          T([[0, 0, 0], [2, 2, 2], [4, 4, 4]], ms.int64), src),
+          [[1., 2., 3., 0., 0.], [0.] * 5, [4., 5., 6., 0., 0.], [0.] * 5, [7., 8., 9., 0., 0.]], ms.float32)
+    check(lambda a, i, s: f(a, i, s, 1), (T(np.zeros((5, 5)), ms.float32),
+                                          T([[0, 2, 4], [0, 2, 4], [0, 2, 4]], ms.int64), src),
+          [[1., 0., 2., 0., 3.], [4., 0., 5., 0., 6.], [7., 0., 8., 0., 9.], [0.] * 5, [0.] * 5], ms.float32)
+
+
+def test_tensor_scatter_add_and_elements():
+    # R24 + "ops/mindspore.ops.tensor_scatter_add.html"
+    check(ops.tensor_scatter_add, (T([[-0.1, 0.3, 3.6], [0.4, 0.5, -3.2]], ms.float32),
+                                   T([[0, 0], [0, 0]], ms.int32), T([1.0, 2.2], ms.float32)),
+          [[3.1, 0.3, 3.6], [0.4, 0.5, -3.2]], ms.float32, rtol=1e-6)
+    # R24 + "ops/mindspore.ops.tensor_scatter_elements.html"
+    check(lambda a, i, u: ops.tensor_scatter_elements(a, i, u, 1, "none"),
+          lambda: (Parameter(T([[1, 2, 3, 4, 5]], ms.int32), name="x"), T([[2, 4]], ms.int32), T([[8, 8]], ms.int32)),
+          [[1, 2, 8, 4, 8]], ms.int32)
+    check(lambda a, i, u: ops.tensor_scatter_elements(a, i, u, 0, "add"),
+          lambda: (Parameter(T([[1, 2, 3], [4, 5, 6], [7, 8, 9]], ms.int32), name="x"),
+                   T([[1, -1, 2], [0, 2, 1]], ms.int32), T([[1, 2, 2], [4, 5, 8]], ms.int32)),
+          [[5, 2, 3], [5, 5, 14], [7, 15, 11]], ms.int32)
+
+
+def test_scatter_add_and_scatter_nd_add_update_the_parameter():
+    # R24 + "ops/mindspore.ops.scatter_add.html"
+    check(ops.scatter_add,
+          lambda: (Parameter(T([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]], ms.float32), name="x"),
+                   T([[0, 1], [1, 1]], ms.int32),
+                   T([[[1.0, 1.0, 1.0], [3.0, 3.0, 3.0]], [[7.0, 7.0, 7.0], [9.0, 9.0, 9.0]]], ms.float32)),
+          [[1., 1., 1.], [19., 19., 19.]], ms.float32)
+    # R24 + "ops/mindspore.ops.scatter_nd_add.html" (the fourth argument is use_locking)
+    check(lambda a, i, u: ops.scatter_nd_add(a, i, u, False),
+          lambda: (Parameter(T([1, 2, 3, 4, 5, 6, 7, 8], ms.float32), name="x"), T([[2], [4], [1], [7]], ms.int32),
+                   T([6, 7, 8, 9], ms.float32)),
+          [1., 10., 9., 4., 12., 6., 7., 17.], ms.float32)
+    upd = [[[1] * 4, [2] * 4, [3] * 4, [4] * 4], [[5] * 4, [6] * 4, [7] * 4, [8] * 4]]
+    check(lambda a, i, u: ops.scatter_nd_add(a, i, u, False),
+          lambda: (Parameter(T(np.zeros((4, 4, 4)), ms.int32), name="y"), T([[0], [2]], ms.int32), T(upd, ms.int32)),
+          [upd[0], [[0] * 4] * 4, upd[1], [[0] * 4] * 4], ms.int32)
