@@ -202,9 +202,9 @@ class TensorMethods:
         from .ops import math_func
         return math_func.norm(self, ord, dim, keepdim, dtype=dtype)
 
-    def round(self):
+    def round(self, decimals=0):
         from .ops import math_func
-        return math_func.round(self)
+        return math_func.round(self, decimals=decimals)
 
     def maximum(self, other):
         return bind(_R["maximum"], self, other)

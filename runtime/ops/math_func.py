@@ -12,6 +12,8 @@ Example:
 """
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from graph.dtypes import as_dtype, float32, int64
@@ -159,17 +161,32 @@ def clip(input, min=None, max=None):  # noqa: A002
     return clamp(input, min, max)
 
 
-def round(input):  # noqa: A001,A002
-    """Round half to even (as numpy and MindSpore's Round); an integer tensor comes back as a new
-    tensor of the same values (MindSpore's Round accepts int tensors)."""
-    if not input.dtype.is_float:
-        return bind(_R["identity"], input)
+def _round_half_even(input):  # noqa: A002
     f = bind(_R["floor"], input)
     frac = bind(_R["sub"], input, f)
     up = bind(_R["add"], f, 1.0)
     half = bind(_R["add"], f, bind(_R["mod"], f, 2.0))  # .5 goes to the even neighbour
     return bind(_R["where"], bind(_R["greater"], frac, 0.5), up,
                 bind(_R["where"], bind(_R["less"], frac, 0.5), f, half))
+
+
+def round(input, *, decimals=0):  # noqa: A001,A002
+    """Round half to even (as numpy and MindSpore's Round) to ``decimals`` decimal places (negative:
+    places left of the point), scaling by ``10**decimals`` in the input's dtype as MindSpore does;
+    an integer tensor comes back as a new tensor of the same values (MindSpore's Round accepts int
+    tensors, with ``decimals`` 0)."""
+    if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)):
+        raise TypeError(f"ops.round: decimals must be an int, got {type(decimals).__name__}")
+    if not input.dtype.is_float:
+        if decimals != 0:
+            raise ValueError(f"ops.round: decimals must be 0 for an integer input, got {decimals}")
+        return bind(_R["identity"], input)
+    if decimals == 0:
+        return _round_half_even(input)
+    scale = 10.0 ** builtins.abs(int(decimals))
+    if decimals > 0:
+        return bind(_R["div"], _round_half_even(bind(_R["mul"], input, scale)), scale)
+    return bind(_R["mul"], _round_half_even(bind(_R["div"], input, scale)), scale)
 
 
 def div(input, other, rounding_mode=None):  # noqa: A002
