@@ -497,3 +497,121 @@ def test_round_sign():
     # prints sign(nan) == 0 for float32 while the page's note keeps NaN for float64: a per-device,
     # per-dtype quirk left out here (this framework keeps NaN, as numpy).
     check(ops.sign, (Tensor([[-1, 0, 2, 4, 6], [2, 3, 5, -6, 0]]),), [[-1, 0, 1, 1, 1], [1, 1, 1, -1, 0]], "int")
+
+
+# -- losses --------------------------------------------------------------------------------------------
+def test_functional_losses():
+    # R24 + "ops/mindspore.ops.binary_cross_entropy_with_logits.html"
+    x = T([[-0.8, 1.2, 0.7], [-0.1, -0.4, 0.7]], ms.float32)
+    y = T([[0.3, 0.8, 1.2], [-0.6, 0.1, 2.2]], ms.float32)
+    ones = T([1.0, 1.0, 1.0], ms.float32)
+    check(ops.binary_cross_entropy_with_logits, (x, y, ones, ones), 0.3463612, ms.float32)
+    # R24 + "ops/mindspore.ops.smooth_l1_loss.html"
+    check(ops.smooth_l1_loss, (T([1, 2, 3], ms.float32), T([1, 2, 2], ms.float32)), [0., 0., 0.5], ms.float32)
+    # R24 + "ops/mindspore.ops.kl_div.html"
+    p, q = T([0.2, 0.7, 0.1], ms.float32), T([0., 1., 0.], ms.float32)
+    check(lambda a, b: ops.kl_div(a, b, 'mean'), (p, q), -0.23333333, ms.float32)
+    # R24 + "ops/mindspore.ops.mse_loss.html"
+    check(lambda a, b: ops.mse_loss(a, b, reduction='none'), (T([1, 2, 3], ms.float32),
+                                                              T([[1, 1, 1], [1, 2, 2]], ms.float32)),
+          [[0., 1., 4.], [0., 0., 1.]], ms.float32)
+    # R24 + "ops/mindspore.ops.l1_loss.html"
+    check(lambda a, b: ops.l1_loss(a, b, reduction="mean"), (Tensor([[1, 2, 3], [4, 5, 6]], ms.float32),
+                                                             Tensor([[6, 5, 4], [3, 2, 1]], ms.float32)),
+          3.0, ms.float32)
+    # R24 + "ops/mindspore.ops.binary_cross_entropy.html" and "ops/mindspore.ops.BinaryCrossEntropy.html"
+    w = T([1, 2, 2], ms.float32)
+    check(ops.binary_cross_entropy, (p, q, w), 0.38240486, ms.float32)
+    check(ops.BinaryCrossEntropy(), (p, q, w), 0.38240486, ms.float32)
+
+
+def test_loss_primitives():
+    # R24 + "ops/mindspore.ops.SmoothL1Loss.html"
+    check(ops.SmoothL1Loss(), (T([1, 2, 3], ms.float32), T([1, 2, 2], ms.float32)), [0., 0., 0.5], ms.float32)
+    # R24 + "ops/mindspore.ops.KLDivLoss.html"
+    check(ops.KLDivLoss(reduction='sum'), (T([0.2, 0.7, 0.1], ms.float32), T([0., 1., 0.], ms.float32)), -0.7,
+          ms.float32)
+    # R24 + "ops/mindspore.ops.SoftmaxCrossEntropyWithLogits.html"
+    check(ops.SoftmaxCrossEntropyWithLogits(), (Tensor([[2, 4, 1, 4, 5], [2, 1, 2, 4, 3]], ms.float32),
+                                                Tensor([[0, 0, 0, 0, 1], [0, 0, 0, 1, 0]], ms.float32)),
+          ([0.5899297, 0.52374405],
+           [[0.02760027, 0.20393994, 0.01015357, 0.20393994, -0.44563377],
+            [0.08015892, 0.02948882, 0.08015892, -0.4077012, 0.21789455]]), ms.float32)
+
+
+def test_loss_cells():
+    f3 = T([1, 2, 3], ms.float32)
+    # R24 + "nn/mindspore.nn.SmoothL1Loss.html"
+    check(nn.SmoothL1Loss(), (f3, T([1, 2, 2], ms.float32)), [0., 0., 0.5], ms.float32)
+    # R24 + "nn/mindspore.nn.BCEWithLogitsLoss.html"
+    check(nn.BCEWithLogitsLoss(), (T([[-0.8, 1.2, 0.7], [-0.1, -0.4, 0.7]], ms.float32),
+                                   T([[0.3, 0.8, 1.2], [-0.6, 0.1, 2.2]], ms.float32)), 0.3463612, ms.float32)
+    # R24 + "nn/mindspore.nn.KLDivLoss.html"
+    check(nn.KLDivLoss(reduction='mean'), (T([0.2, 0.7, 0.1], ms.float32), T([0., 1., 0.], ms.float32)),
+          -0.23333333, ms.float32)
+    # R24 + "nn/mindspore.nn.MSELoss.html"
+    check(nn.MSELoss(), (f3, T([1, 1, 1], ms.float32)), 1.6666667, ms.float32)
+    check(nn.MSELoss(reduction='none'), (f3, T([[1, 1, 1], [1, 2, 2]], ms.float32)), [[0., 1., 4.], [0., 0., 1.]],
+          ms.float32)
+    # R24 + "nn/mindspore.nn.L1Loss.html"
+    check(nn.L1Loss(), (f3, T([1, 2, 2], ms.float32)), 0.33333334, ms.float32)
+    check(nn.L1Loss(reduction='none'), (f3, T([[1, 1, 1], [1, 2, 2]], ms.float32)), [[0., 1., 2.], [0., 0., 1.]],
+          ms.float32)
+    # R24 + "nn/mindspore.nn.BCELoss.html"
+    check(nn.BCELoss(weight=T([[1.0, 2.0, 3.0], [4.0, 3.3, 2.2]], ms.float32), reduction='mean'),
+          (T([[0.1, 0.2, 0.3], [0.5, 0.7, 0.9]], ms.float32), T([[0, 1, 0], [0, 0, 1]], ms.float32)), 1.8952923,
+          ms.float32)
+    # R24 + "nn/mindspore.nn.SoftmaxCrossEntropyWithLogits.html"
+    logits = T([[3, 5, 6, 9, 12, 33, 42, 12, 32, 72]], ms.float32)
+    check(nn.SoftmaxCrossEntropyWithLogits(sparse=True), (logits, Tensor(np.array([1]).astype(np.int32))), [67.],
+          ms.float32)
+    check(nn.SoftmaxCrossEntropyWithLogits(sparse=False),
+          (logits, Tensor(np.array([[0, 0, 0, 0, 0, 0, 1, 0, 0, 0]]).astype(np.float32))), [30.], ms.float32)
+
+
+# -- layers (a Cell is built once; not training unless set_train is called) ----------------------------
+def test_activation_cells():
+    # R24 + "nn/mindspore.nn.ReLU.html"
+    check(nn.ReLU(), (T([-1, 2, -3, 2, -1], ms.float16),), [0., 2., 0., 2., 0.], ms.float16)
+    # R24 + "nn/mindspore.nn.Sigmoid.html" (float16: the page prints 4 significant digits)
+    check(nn.Sigmoid(), (T([-1, -2, 0, 2, 1], ms.float16),), [0.2688, 0.11914, 0.5, 0.881, 0.7305], ms.float16,
+          rtol=1e-3)
+    # R24 + "nn/mindspore.nn.Softmax.html"
+    check(nn.Softmax(), (T([-1, -2, 0, 2, 1], ms.float16),), [0.03168, 0.01166, 0.0861, 0.636, 0.2341], ms.float16,
+          rtol=1e-3)
+    # R24 + "nn/mindspore.nn.GELU.html": the tanh approximation by default, then the erf form (the page's
+    # output for approximate=False is erf's, although its comment says the CPU falls back to tanh)
+    x = T([[-1.0, 4.0, -8.0], [2.0, -5.0, 9.0]], ms.float32)
+    check(nn.GELU(), (x,), [[-1.5880802e-01, 3.9999299e+00, -3.1077917e-21],
+                            [1.9545976e+00, -2.2918017e-07, 9.0000000e+00]], ms.float32, rtol=1e-6, atol=1e-9)
+    check(nn.GELU(approximate=False), (x,), [[-1.5865526e-01, 3.9998732e+00, -0.0000000e+00],
+                                             [1.9544997e+00, -1.4901161e-06, 9.0000000e+00]], ms.float32,
+          rtol=1e-6, atol=1e-6)
+
+
+def test_flatten_and_layer_shapes():
+    # R24 + "nn/mindspore.nn.Flatten.html"
+    check(nn.Flatten(), (T([[[1.2, 1.2], [2.1, 2.1]], [[2.2, 2.2], [3.2, 3.2]]], ms.float32),),
+          [[1.2, 1.2, 2.1, 2.1], [2.2, 2.2, 3.2, 3.2]], ms.float32)
+    # R24 + "nn/mindspore.nn.Dense.html", "nn/mindspore.nn.LayerNorm.html", "nn/mindspore.nn.Embedding.html":
+    # random weights, only the shapes are printed
+    assert nn.Dense(3, 4)(T([[180, 234, 154], [244, 48, 247]], ms.float32)).shape == (2, 4)
+    x = Tensor(np.ones([20, 5, 10, 10]), ms.float32)
+    assert nn.LayerNorm(x.shape[1:], begin_norm_axis=1, begin_params_axis=1)(x).shape == (20, 5, 10, 10)
+    assert nn.Embedding(20000, 768, True)(Tensor(np.ones([8, 128]), ms.int32)).shape == (8, 128, 768)
+    # R24 + "nn/mindspore.nn.Conv2d.html" (a smaller input than the page's (1, 120, 1024, 640); same rule:
+    # pad_mode 'same' keeps H and W)
+    assert nn.Conv2d(120, 240, 4, has_bias=False, weight_init='normal')(
+        Tensor(np.ones([1, 120, 16, 10]), ms.float32)).shape == (1, 240, 16, 10)
+    # R24 + "nn/mindspore.nn.Dropout.html": in training the shape is kept; not training it is the identity
+    drop = nn.Dropout(p=0.2)
+    ones = Tensor(np.ones([2, 2, 3]), ms.float32)
+    check(drop, (ones,), np.ones((2, 2, 3)), ms.float32)
+    drop.set_train()
+    assert drop(ones).shape == (2, 2, 3)
+
+
+def test_batchnorm2d_not_training_uses_moving_statistics():
+    # R24 + "nn/mindspore.nn.BatchNorm2d.html": moving mean 0, variance 1, eps 1e-5 -> 1 / sqrt(1 + 1e-5)
+    net = nn.BatchNorm2d(num_features=3)
+    check(net, (Tensor(np.ones([1, 3, 2, 2]).astype(np.float32)),), np.full((1, 3, 2, 2), 0.999995), ms.float32)
