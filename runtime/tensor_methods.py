@@ -194,6 +194,27 @@ class TensorMethods:
     def argsort(self, axis=-1, descending=False):
         return bind(_R["sort"], self, axis=axis, descending=descending)[1]
 
+    def searchsorted(self, v, side="left", sorter=None):
+        """``Tensor.searchsorted(v, side='left', sorter=None)`` (numpy's method): int32 insertion
+        indices of ``v`` (a number, sequence or Tensor) into this tensor's sorted innermost axis
+        ('left': before equal elements, 'right': after them); ``sorter`` holds the indices that
+        sort the tensor (as from argsort)."""
+        from .ops import primitive_spellings
+        from .tensor import Tensor
+        if side not in ("left", "right"):
+            raise ValueError(f"Tensor.searchsorted: side must be 'left' or 'right', got {side!r}")
+        if not isinstance(v, Tensor) and not hasattr(v, "dtype"):  # (a traced tensor has a dtype)
+            v = Tensor(v)
+        seq = self
+        if sorter is not None:
+            if not isinstance(sorter, Tensor) and not hasattr(sorter, "dtype"):
+                sorter = Tensor(sorter)
+            if tuple(sorter.shape) != tuple(self.shape):
+                raise ValueError(f"Tensor.searchsorted: sorter of shape {tuple(sorter.shape)} must have the "
+                                 f"tensor's shape {tuple(self.shape)}")
+            seq = bind(_R["gather_elements"], self, sorter, dim=self.ndim - 1)
+        return primitive_spellings.searchsorted(seq, v, out_int32=True, right=side == "right")
+
     def topk(self, k, dim=None, largest=True, sorted=True):  # noqa: A002 - MindSpore's names
         from .ops import arrays
         return arrays.topk(self, k, dim, largest, sorted)

@@ -157,3 +157,18 @@ def test_dataset_rows_do_not_alias_the_generator_buffer():
             yield (buf,)
     rows = [r[0] for r in ms.dataset.GeneratorDataset(gen, ["x"], shuffle=False).create_tuple_iterator()]
     assert [r.asnumpy().tolist() for r in rows] == [[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]]
+
+
+def test_tensor_searchsorted_matches_numpy():
+    """``Tensor.searchsorted(v, side, sorter)`` is numpy's method (int32 indices)."""
+    a = np.array([5, 1, 3, 2, 4, 3])
+    sorter = np.argsort(a, kind="stable")
+    for side in ("left", "right"):
+        for v in (3, [0, 3, 6], np.array([[2.5, 3.0], [7.0, -1.0]])):
+            got = Tensor(np.sort(a)).searchsorted(v, side=side)
+            assert got.dtype == ms.int32
+            np.testing.assert_array_equal(got.asnumpy(), np.searchsorted(np.sort(a), v, side=side))
+            np.testing.assert_array_equal(Tensor(a).searchsorted(v, side=side, sorter=sorter.tolist()).asnumpy(),
+                                          np.searchsorted(a, v, side=side, sorter=sorter))
+    with pytest.raises(ValueError, match="side"):
+        Tensor(a).searchsorted(3, side="middle")
