@@ -615,3 +615,114 @@ def test_batchnorm2d_not_training_uses_moving_statistics():
     # R24 + "nn/mindspore.nn.BatchNorm2d.html": moving mean 0, variance 1, eps 1e-5 -> 1 / sqrt(1 + 1e-5)
     net = nn.BatchNorm2d(num_features=3)
     check(net, (Tensor(np.ones([1, 3, 2, 2]).astype(np.float32)),), np.full((1, 3, 2, 2), 0.999995), ms.float32)
+
+
+# -- statistics and norms ------------------------------------------------------------------------------
+def test_std_var():
+    x = Tensor([[1, 2, 3, 4], [-1, 1, 4, -10]], ms.float32)
+    # R24 + "ops/mindspore.ops.std.html" (axis 1, ddof 2, keepdims)
+    check(lambda t: ops.std(t, 1, 2, True), (x,), [[1.5811388], [7.3824115]], ms.float32)
+    # R24 + "ops/mindspore.ops.var.html"
+    check(lambda t: ops.var(t, 1, 2, True), (x,), [[2.5], [54.5]], ms.float32)
+    # R24 + "mindspore/Tensor/mindspore.Tensor.var.html"
+    check(lambda t: t.var(), (T([1., 2., 3., 4.], ms.float32),), 1.25, ms.float32)
+
+
+def test_norm():
+    # R24 + "ops/mindspore.ops.norm.html"
+    data_range = ops.arange(-13, 13, dtype=ms.float32)
+    x = data_range[data_range != 0]
+    y = x.reshape(5, 5)
+    inf = float('inf')
+    for ord_, want in ((None, 38.327538), (inf, 13.0), (-inf, 1.0), (0, 25.0), (1, 169.0), (-1, 0.15915091),
+                       (2, 38.327538), (-2, 0.5647041), (3, 24.309084), (-3, 0.74708974)):
+        check(lambda t: ops.norm(t, ord_), (x,), want, ms.float32)
+    # The page's matrix norms from singular values -- ops.norm(y, 'nuc') = 45.56681, ops.norm(y, 2) = 37.57774,
+    # ops.norm(y, -2) = 1.590545e-07 -- are left out: this framework has no SVD and raises ValueError for them
+    # (docs/mindspore-compat.md says so); -2 is moreover rounding noise (y is singular).
+    for ord_, want in ((None, 38.327538), ('fro', 38.327538), (inf, 55.0), (-inf, 9.0), (1, 35.0), (-1, 33.0)):
+        check(lambda t: ops.norm(t, ord_), (y,), want, ms.float32)
+    m = Tensor([[1., -1., 2.], [-2., 3., -4.]])
+    check(lambda t: ops.norm(t, dim=0), (m,), [2.236068, 3.1622777, 4.472136], ms.float32)
+    check(lambda t: ops.norm(t, dim=1), (m,), [2.4494898, 5.3851647], ms.float32)
+    check(lambda t: ops.norm(t, ord=1, dim=1), (m,), [4., 9.], ms.float32)
+    check(lambda t: ops.norm(t, ord=-2, dim=0), (m,), [0.8944272, 0.94868326, 1.7888544], ms.float32)
+    check(lambda t: ops.norm(t, ord=2, dim=1), (m,), [2.4494898, 5.3851647], ms.float32)
+    n = ops.arange(27, dtype=ms.float32).reshape(3, 3, 3)
+    check(lambda t: ops.norm(t, dim=(1, 2)), (n,), [14.282857, 39.76179, 66.45299], ms.float32)
+    check(lambda t: (ops.norm(t[0, :, :]), ops.norm(t[1, :, :]), ops.norm(t[2, :, :])), (n,),
+          (14.282857, 39.76179, 66.45299), ms.float32)
+
+
+def test_count_nonzero():
+    # R24 + "ops/mindspore.ops.count_nonzero.html"
+    x = T([[0, 1, 0], [1, 1, 0]], ms.float32)
+    check(lambda t: ops.count_nonzero(x=t, axis=[0, 1], keep_dims=True, dtype=ms.int32), (x,), [[3]], ms.int32)
+    check(lambda t: ops.count_nonzero(x=t), (x,), 3, "int")
+    check(lambda t: ops.count_nonzero(x=t, axis=[0]), (x,), [1, 2, 0], "int")
+    check(lambda t: ops.count_nonzero(x=t, axis=[1]), (x,), [1, 2], "int")
+    check(lambda t: ops.count_nonzero(x=t, keep_dims=True), (x,), [[3]], "int")
+    check(lambda t: ops.count_nonzero(x=t, axis=[0], keep_dims=True), (x,), [[1, 2, 0]], "int")
+
+
+# -- more indexing and layout ops ----------------------------------------------------------------------
+def test_meshgrid_xy():
+    # R24 + "ops/mindspore.ops.meshgrid.html"
+    x, y, z = T([1, 2, 3, 4], ms.int32), T([5, 6, 7], ms.int32), T([8, 9, 0, 1, 2], ms.int32)
+    want_x = np.broadcast_to(np.array([1, 2, 3, 4])[None, :, None], (3, 4, 5))
+    want_y = np.broadcast_to(np.array([5, 6, 7])[:, None, None], (3, 4, 5))
+    want_z = np.broadcast_to(np.array([8, 9, 0, 1, 2])[None, None, :], (3, 4, 5))
+    assert want_x[0, 3, 0] == 4 and want_y[2, 0, 0] == 7 and want_z[0, 0, 1] == 9  # as printed on the page
+    check(lambda a, b, c: ops.meshgrid(a, b, c, indexing='xy'), (x, y, z), (want_x, want_y, want_z), ms.int32)
+
+
+def test_masked_select_narrow_roll_flip():
+    # R24 + "ops/mindspore.ops.masked_select.html"
+    check(ops.masked_select, (T([1, 2, 3, 4], ms.int64), T([1, 0, 1, 0], ms.bool_)), [1, 3], ms.int64)
+    # R24 + "ops/mindspore.ops.narrow.html"
+    x = Tensor([[1, 2, 3], [4, 5, 6], [7, 8, 9]], ms.int32)
+    check(lambda t: ops.narrow(t, 0, 0, 2), (x,), [[1, 2, 3], [4, 5, 6]], ms.int32)
+    check(lambda t: ops.narrow(t, 1, 1, 2), (x,), [[2, 3], [5, 6], [8, 9]], ms.int32)
+    # R24 + "ops/mindspore.ops.roll.html" and "ops/mindspore.ops.Roll.html"
+    r = T([0, 1, 2, 3, 4], ms.float32)
+    check(lambda t: ops.roll(t, shifts=2, dims=0), (r,), [3., 4., 0., 1., 2.], ms.float32)
+    check(ops.Roll(shift=2, axis=0), (r,), [3., 4., 0., 1., 2.], ms.float32)
+    check(ops.Roll(shift=-1, axis=0), (T([[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]], ms.float32),),
+          [[5., 6., 7., 8., 9.], [0., 1., 2., 3., 4.]], ms.float32)
+    # R24 + "ops/mindspore.ops.flip.html"
+    check(lambda t: ops.flip(t, (0, 2)), (Tensor(np.arange(1, 9).reshape((2, 2, 2))),),
+          [[[6, 5], [8, 7]], [[2, 1], [4, 3]]], "int")
+
+
+def test_diag_tril_triu():
+    # R24 + "ops/mindspore.ops.diag.html"
+    check(ops.diag, (Tensor([1, 2, 3, 4]).astype('int32'),), np.diag([1, 2, 3, 4]), ms.int32)
+    x = T([[1, 2, 3, 4], [5, 6, 7, 8], [10, 11, 12, 13], [14, 15, 16, 17]])
+    # R24 + "ops/mindspore.ops.tril.html"
+    check(ops.tril, (x,), [[1, 0, 0, 0], [5, 6, 0, 0], [10, 11, 12, 0], [14, 15, 16, 17]], "int")
+    check(lambda t: ops.tril(t, diagonal=1), (x,), [[1, 2, 0, 0], [5, 6, 7, 0], [10, 11, 12, 13], [14, 15, 16, 17]],
+          "int")
+    check(lambda t: ops.tril(t, diagonal=-1), (x,), [[0, 0, 0, 0], [5, 0, 0, 0], [10, 11, 0, 0], [14, 15, 16, 0]],
+          "int")
+    # R24 + "ops/mindspore.ops.triu.html"
+    check(ops.triu, (x,), [[1, 2, 3, 4], [0, 6, 7, 8], [0, 0, 12, 13], [0, 0, 0, 17]], "int")
+    check(lambda t: ops.triu(t, diagonal=1), (x,), [[0, 2, 3, 4], [0, 0, 7, 8], [0, 0, 0, 13], [0, 0, 0, 0]], "int")
+    check(lambda t: ops.triu(t, diagonal=-1), (x,), [[1, 2, 3, 4], [5, 6, 7, 8], [0, 11, 12, 13], [0, 0, 16, 17]],
+          "int")
+
+
+def test_searchsorted_bincount_argwhere():
+    seq = T([[0, 1, 3, 5, 7], [2, 4, 6, 8, 10]], ms.float32)
+    vals = T([[3, 6, 9], [3, 6, 9]], ms.float32)
+    # R24 + "ops/mindspore.ops.searchsorted.html" and "ops/mindspore.ops.SearchSorted.html"
+    check(ops.searchsorted, (seq, vals), [[2, 4, 5], [1, 2, 4]], "int")
+    check(ops.SearchSorted(), (seq, vals), [[2, 4, 5], [1, 2, 4]], "int")
+    # R24 + "mindspore/Tensor/mindspore.Tensor.searchsorted.html"
+    check(lambda t: t.searchsorted(3), (T([1, 2, 3, 4, 5]),), 2, ms.int32)
+    # R24 + "ops/mindspore.ops.bincount.html" (counts print as floats)
+    b = Tensor([2, 4, 1, 0, 0], dtype=ms.int64)
+    check(lambda t: ops.bincount(t, minlength=7), (b,), [2., 1., 1., 0., 1., 0., 0.], "float")
+    check(lambda t, w: ops.bincount(t, weights=w), (b, Tensor([0, 0.25, 0.5, 0.75, 1], dtype=ms.float32)),
+          [1.75, 0.5, 0., 0., 0.25], "float")
+    # R24 + "ops/mindspore.ops.argwhere.html"
+    check(ops.argwhere, (T([[[1, 0], [-5, 0]]], ms.int32),), [[0, 0, 0], [0, 1, 0]], "int")
