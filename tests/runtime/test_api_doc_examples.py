@@ -726,3 +726,95 @@ def test_searchsorted_bincount_argwhere():
           [1.75, 0.5, 0., 0., 0.25], "float")
     # R24 + "ops/mindspore.ops.argwhere.html"
     check(ops.argwhere, (T([[[1, 0], [-5, 0]]], ms.int32),), [[0, 0, 0], [0, 1, 0]], "int")
+
+
+# -- products ------------------------------------------------------------------------------------------
+def test_dot():
+    # R24 + "ops/mindspore.ops.dot.html": the last axis of input against the second-to-last of other
+    ones = lambda *s: Tensor(np.ones(shape=s), ms.float32)  # noqa: E731
+    for a, b, shape in (((2, 3), (1, 3, 2), (2, 1, 2)), ((1, 2, 3), (1, 3, 2), (1, 2, 1, 2)),
+                        ((1, 2, 3), (2, 3, 2), (1, 2, 2, 2)), ((3, 2, 3), (2, 1, 3, 2), (3, 2, 2, 1, 2))):
+        check(ops.dot, (ones(*a), ones(*b)), np.full(shape, 3.), ms.float32)
+
+
+def test_outer_addmm_cdist_tensor_dot():
+    # R24 + "ops/mindspore.ops.outer.html"
+    check(ops.outer, (T([7, 8, 9], ms.int32), T([7, 10, 11], ms.int32)), [[49, 70, 77], [56, 80, 88], [63, 90, 99]],
+          ms.int32)
+    # R24 + "ops/mindspore.ops.addmm.html"
+    check(ops.addmm, (Tensor(np.ones((3, 3)).astype(np.float32)),
+                      Tensor(np.arange(12).astype(np.float32).reshape((3, 4))),
+                      Tensor(np.arange(12).astype(np.float32).reshape((4, 3)))),
+          [[43., 49., 55.], [115., 137., 159.], [187., 225., 263.]], ms.float32)
+    # R24 + "ops/mindspore.ops.cdist.html"
+    check(lambda a, b: ops.cdist(a, b, 2.0), (T([[[1.0, 1.0], [2.0, 2.0]]], ms.float32),
+                                              T([[[3.0, 3.0], [3.0, 3.0]]], ms.float32)),
+          [[[2.8284273, 2.8284273], [1.4142137, 1.4142137]]], ms.float32)
+    # R24 + "ops/mindspore.ops.tensor_dot.html" (the page prints "2]" for "2.]")
+    check(lambda a, b: ops.tensor_dot(a, b, ((0, 1), (1, 2))),
+          (Tensor(np.ones(shape=[1, 2, 3]), ms.float32), Tensor(np.ones(shape=[3, 1, 2]), ms.float32)),
+          np.full((3, 3), 2.), ms.float32)
+
+
+def test_cosine_similarity():
+    # R24 + "ops/mindspore.ops.cosine_similarity.html"
+    x1 = Tensor([[-0.0256, 0.0127, -0.2475, 0.2316, 0.8037], [0.5809, -1.2712, -0.7038, -0.2558, 0.7494]], ms.float32)
+    x2 = Tensor([[-0.6115, -0.1965, -0.8484, 0.2389, 0.2409], [1.8940, -2.1997, 0.1915, 0.0856, 0.7542]], ms.float32)
+    check(ops.cosine_similarity, (x1, x2), [0.4843164, 0.81647635], ms.float32)
+
+
+# -- filling -------------------------------------------------------------------------------------------
+def test_fill_full_like():
+    # R24 + "ops/mindspore.ops.fill.html"
+    check(lambda: ops.fill(ms.float32, (2, 2), 1), (), [[1., 1.], [1., 1.]], ms.float32)
+    check(lambda: ops.fill(ms.float32, (3, 3), 0), (), [[0.] * 3] * 3, ms.float32)
+    # R24 + "ops/mindspore.ops.full_like.html": the page prints floats for an int32 input, while its text
+    # (dtype=None: the input's dtype) and its code (full(input.shape, fill_value, dtype=input.dtype)) give
+    # int32 -- the values are checked, the dtype is the input's
+    check(lambda t: ops.full_like(t, 1), (Tensor([[0, 1], [2, 1]], dtype=ms.int32),), [[1, 1], [1, 1]], ms.int32)
+    check(lambda t: ops.full_like(t, 0), (Tensor([[0, 1, 1], [2, 1, 2], [1, 3, 4]], dtype=ms.int32),),
+          [[0] * 3] * 3, ms.int32)
+
+
+# -- more layout ops -----------------------------------------------------------------------------------
+def test_unbind_swapaxes_movedim_index_select():
+    # R24 + "ops/mindspore.ops.unbind.html"
+    check(lambda t: ops.unbind(t, dim=0), (T([[1, 2, 3], [4, 5, 6], [7, 8, 9]]),), ([1, 2, 3], [4, 5, 6], [7, 8, 9]),
+          ms.int64)
+    # R24 + "ops/mindspore.ops.swapaxes.html" (only the shape is printed; of ones)
+    check(lambda t: ops.swapaxes(t, 0, 2), (Tensor(np.ones((2, 3, 4), dtype=np.float32)),), np.ones((4, 3, 2)),
+          ms.float32)
+    # R24 + "ops/mindspore.ops.movedim.html" (only the shapes are printed; of zeros)
+    z = Tensor(np.zeros((3, 4, 5)))
+    check(lambda t: ops.movedim(t, 0, -1), (z,), np.zeros((4, 5, 3)), ms.float64)
+    check(lambda t: ops.movedim(t, (0, 2), (1, 2)), (z,), np.zeros((4, 3, 5)), ms.float64)
+    # R24 + "ops/mindspore.ops.index_select.html"
+    check(lambda t, i: ops.index_select(t, 1, i), (Tensor(np.arange(16).astype(np.float32).reshape(2, 2, 4)),
+                                                   Tensor([0], ms.int32)),
+          [[[0., 1., 2., 3.]], [[8., 9., 10., 11.]]], ms.float32)
+
+
+def test_unique_consecutive():
+    # R24 + "ops/mindspore.ops.unique_consecutive.html"
+    check(lambda t: ops.unique_consecutive(t, True, True, None), (T([1, 1, 2, 2, 3, 1, 1, 2], ms.int32),),
+          ([1, 2, 3, 1, 2], [0, 0, 1, 1, 2, 3, 3, 4], [2, 2, 1, 2, 1]), "int")
+
+
+# -- division and logic --------------------------------------------------------------------------------
+def test_div():
+    # R24 + "ops/mindspore.ops.div.html"
+    check(ops.div, (T([1.0, 2.0, 3.0], ms.float32), T([4.0, 5.0, 6.0], ms.float32)), [0.25, 0.4, 0.5], ms.float32)
+    # R24 + "ops/mindspore.ops.Div.html" (a float32 tensor by an int32 scalar tensor: float32)
+    x = T([-4.0, 5.0, 6.0], ms.float32)
+    check(ops.Div(), (x, T([3.0, 2.0, 3.0], ms.float32)), [-1.3333334, 2.5, 2.], ms.float32)
+    check(ops.Div(), (x, Tensor(2, ms.int32)), [-2., 2.5, 3.], ms.float32)
+
+
+def test_logical_and():
+    # R24 + "ops/mindspore.ops.logical_and.html" and "ops/mindspore.ops.LogicalAnd.html"
+    for fn in (ops.logical_and, ops.LogicalAnd()):
+        check(fn, (T([True, False, True], ms.bool_), T([True, True, False], ms.bool_)), [True, False, False],
+              ms.bool_)
+        check(fn, (Tensor(1, ms.bool_), Tensor(0, ms.bool_)), False, ms.bool_)
+        check(lambda y: fn(True, y), (Tensor(0, ms.bool_),), False, ms.bool_)
+        check(lambda y: fn(True, y), (T([True, False], ms.bool_),), [True, False], ms.bool_)
