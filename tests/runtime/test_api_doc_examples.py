@@ -880,3 +880,88 @@ def test_unsqueeze_scatter_nd():
           [block, [[0.] * 4] * 4, block, [[0.] * 4] * 4], ms.float32)
     check(lambda i, u: ops.scatter_nd(i, u, (3, 3)), (T([[0, 1], [1, 1]], ms.int32), T([3.2, 1.1], ms.float32)),
           [[0., 3.2, 0.], [0., 1.1, 0.], [0., 0., 0.]], ms.float32)
+
+
+# -- pooling and normalization -------------------------------------------------------------------------
+def test_pools():
+    # R24 + "ops/mindspore.ops.avg_pool2d.html"
+    x = Tensor(np.arange(1 * 3 * 3 * 4).reshape(1, 3, 3, 4), ms.float32)
+    check(lambda t: ops.avg_pool2d(t, kernel_size=2, stride=1), (x,),
+          [[[[2.5, 3.5, 4.5], [6.5, 7.5, 8.5]], [[14.5, 15.5, 16.5], [18.5, 19.5, 20.5]],
+            [[26.5, 27.5, 28.5], [30.5, 31.5, 32.5]]]], ms.float32)
+    # R24 + "ops/mindspore.ops.max_pool2d.html" (only the shapes are printed)
+    x = Tensor(np.arange(20 * 16 * 50 * 32).reshape((20, 16, 50, 32)), ms.float32)
+    out, argmax = ops.max_pool2d(x, kernel_size=(3, 2), stride=(2, 1), return_indices=True)
+    assert out.shape == (20, 16, 24, 31) and argmax.shape == (20, 16, 24, 31)
+    # R24 + "ops/mindspore.ops.adaptive_avg_pool2d.html"
+    x = T([[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0]]] * 3, ms.float32)
+    check(lambda t: ops.adaptive_avg_pool2d(t, (None, 2)), (x,), [[[1.5, 2.5], [4.5, 5.5], [7.5, 8.5]]] * 3,
+          ms.float32)
+    check(lambda t: ops.adaptive_avg_pool2d(t, 2), (x,), [[[3., 4.], [6., 7.]]] * 3, ms.float32)
+    check(lambda t: ops.adaptive_avg_pool2d(t, (1, 2)), (x,), [[[4.5, 5.5]]] * 3, ms.float32)
+    # R24 + "nn/mindspore.nn.AdaptiveAvgPool2d.html" (only the shape is printed)
+    assert nn.AdaptiveAvgPool2d(2)(x).shape == (3, 2, 2)
+
+
+def test_batch_norm_primitive():
+    # R24 + "ops/mindspore.ops.BatchNorm.html" (inference: (1 - 1) / sqrt(1 + eps) * 1 + 1)
+    ones = Tensor(np.ones([2]), ms.float32)
+    check(lambda x, s, b, m, v: ops.BatchNorm()(x, s, b, m, v)[0],
+          (Tensor(np.ones([2, 2]), ms.float32), ones, ones, ones, ones), [[1., 1.], [1., 1.]], ms.float32)
+
+
+# -- like-constructors, repeats, misc elementwise ------------------------------------------------------
+def test_ones_like_zeros_like():
+    x = T([[0, 1], [2, 1]], ms.int32)
+    # R24 + "ops/mindspore.ops.ones_like.html" and "ops/mindspore.ops.OnesLike.html"
+    check(ops.ones_like, (x,), [[1, 1], [1, 1]], ms.int32)
+    check(ops.OnesLike(), (x,), [[1, 1], [1, 1]], ms.int32)
+    # R24 + "ops/mindspore.ops.zeros_like.html" and "ops/mindspore.ops.ZerosLike.html"
+    check(lambda t: ops.zeros_like(t, dtype=ms.float32), (Tensor(np.arange(4).reshape(2, 2)),), [[0., 0.], [0., 0.]],
+          ms.float32)
+    check(ops.ZerosLike(), (T([[0, 1], [2, 1]], ms.float32),), [[0., 0.], [0., 0.]], ms.float32)
+
+
+def test_repeat_elements_elu_isnan():
+    x = T([[0, 1, 2], [3, 4, 5]], ms.int32)
+    # R24 + "ops/mindspore.ops.repeat_elements.html"
+    check(lambda t: ops.repeat_elements(t, rep=2, axis=0), (x,), [[0, 1, 2], [0, 1, 2], [3, 4, 5], [3, 4, 5]],
+          ms.int32)
+    check(lambda t: ops.repeat_elements(t, rep=2, axis=1), (x,), [[0, 0, 1, 1, 2, 2], [3, 3, 4, 4, 5, 5]], ms.int32)
+    # R24 + "ops/mindspore.ops.elu.html"
+    check(ops.elu, (T([[-1.0, 4.0, -8.0], [2.0, -5.0, 9.0]], ms.float32),),
+          [[-0.63212055, 4., -0.99966455], [2., -0.99326205, 9.]], ms.float32)
+    # R24 + "ops/mindspore.ops.isnan.html"
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x = T([np.log(-1), 1, np.log(0)], ms.float32)
+    check(ops.isnan, (x,), [True, False, False], ms.bool_)
+    check(ops.isnan, (Tensor(2.1, ms.float64),), False, ms.bool_)
+
+
+# -- Tensor methods ------------------------------------------------------------------------------------
+def test_tensor_view_astype_expand_as():
+    # R24 + "mindspore/Tensor/mindspore.Tensor.view.html"
+    check(lambda t: t.view((3, 2)), (T([[1, 2, 3], [2, 3, 4]], ms.float32),), [[1., 2.], [3., 2.], [3., 4.]],
+          ms.float32)
+    # R24 + "mindspore/Tensor/mindspore.Tensor.astype.html"
+    check(lambda t: t.astype("int32"), (Tensor(np.ones((1, 2, 2, 1), dtype=np.float32)),), np.ones((1, 2, 2, 1)),
+          ms.int32)
+    # R24 + "mindspore/Tensor/mindspore.Tensor.expand_as.html"
+    check(lambda a, b: a.expand_as(b), (Tensor([1, 2, 3], dtype=ms.float32), Tensor(np.ones((2, 3)), ms.float32)),
+          [[1., 2., 3.], [1., 2., 3.]], ms.float32)
+
+
+def test_tensor_item_tolist_asnumpy():
+    # R24 + "mindspore/Tensor/mindspore.Tensor.item.html"
+    assert Tensor([[1, 2, 3], [4, 5, 6]], ms.float32).item((0, 1)) == 2.0
+    assert abs(Tensor(1.2, ms.float32).item() - 1.2) < 1e-6
+    # R24 + "mindspore/Tensor/mindspore.Tensor.tolist.html"
+    x = Tensor([[1, 2, 3], [4, 5, 6]])
+    assert x.tolist() == [[1, 2, 3], [4, 5, 6]]
+    assert x[0][0].tolist() == 1
+    # R24 + "mindspore/Tensor/mindspore.Tensor.asnumpy.html": the array shares the tensor's memory
+    x = Tensor(np.array([1, 2], dtype=np.float32))
+    y = x.asnumpy()
+    y[0] = 11
+    np.testing.assert_array_equal(x.asnumpy(), [11., 2.])
+    np.testing.assert_array_equal(y, [11., 2.])
