@@ -194,6 +194,12 @@ class TensorMethods:
     def argsort(self, axis=-1, descending=False):
         return bind(_R["sort"], self, axis=axis, descending=descending)[1]
 
+    def trace(self, offset=0, axis1=0, axis2=1, dtype=None):
+        """``Tensor.trace(offset=0, axis1=0, axis2=1, dtype=None)`` (numpy's method): the sums of the
+        diagonal ``offset`` of the 2-D sub-arrays on ``axis1``/``axis2``."""
+        from . import numpy as mnp
+        return mnp.trace(self, offset, axis1, axis2, dtype)
+
     def searchsorted(self, v, side="left", sorter=None):
         """``Tensor.searchsorted(v, side='left', sorter=None)`` (numpy's method): int32 insertion
         indices of ``v`` (a number, sequence or Tensor) into this tensor's sorted innermost axis

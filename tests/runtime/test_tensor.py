@@ -172,3 +172,13 @@ def test_tensor_searchsorted_matches_numpy():
                                           np.searchsorted(a, v, side=side, sorter=sorter))
     with pytest.raises(ValueError, match="side"):
         Tensor(a).searchsorted(3, side="middle")
+
+
+def test_tensor_trace_matches_numpy():
+    """``Tensor.trace(offset, axis1, axis2, dtype)`` is numpy's method."""
+    a = np.arange(24.0).reshape(2, 3, 4)
+    np.testing.assert_array_equal(Tensor(a).trace(1, 1, 2).asnumpy(), np.trace(a, 1, 1, 2))
+    np.testing.assert_array_equal(Tensor(a).trace(-1, 0, 2).asnumpy(), np.trace(a, -1, 0, 2))
+    out = Tensor(a).trace(dtype=ms.int32)
+    assert out.dtype == ms.int32
+    np.testing.assert_array_equal(out.asnumpy(), np.trace(a).astype(np.int32))
