@@ -965,3 +965,72 @@ def test_tensor_item_tolist_asnumpy():
     y[0] = 11
     np.testing.assert_array_equal(x.asnumpy(), [11., 2.])
     np.testing.assert_array_equal(y, [11., 2.])
+
+
+# -- einsum, scans, statistics -------------------------------------------------------------------------
+def test_einsum():
+    # R24 + "ops/mindspore.ops.einsum.html" (a GPU-only op there). Its "i->" and "...->" cases print [7.] and
+    # [21.] (shape (1,)), while its text says the shape follows the equation (a scalar): left out.
+    x3, y3 = T([1.0, 2.0, 4.0], ms.float32), T([2.0, 4.0, 3.0], ms.float32)
+    check(lambda a, b: ops.einsum("i,i->i", a, b), (x3, y3), [2., 8., 12.], ms.float32)
+    m = T([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], ms.float32)
+    check(lambda a, b: ops.einsum("ij,jk->ik", a, b), (m, T([[2.0, 3.0], [1.0, 2.0], [4.0, 5.0]], ms.float32)),
+          [[16., 22.], [37., 52.]], ms.float32)
+    check(lambda a: ops.einsum("ij->ji", a), (m,), [[1., 4.], [2., 5.], [3., 6.]], ms.float32)
+    check(lambda a: ops.einsum("ij->j", a), (m,), [5., 7., 9.], ms.float32)
+    check(lambda a, b: ops.einsum("j,i->ji", a, b), (T([1.0, 2.0, 3.0], ms.float32), T([2.0, 4.0, 1.0], ms.float32)),
+          [[2., 4., 1.], [4., 8., 2.], [6., 12., 3.]], ms.float32)
+    check(lambda a, b: ops.einsum(a, [..., 1], b, [..., 2], [..., 1, 2]),
+          (Tensor([1, 2, 3, 4], ms.float32), Tensor([1, 2], ms.float32)), [[1., 2.], [2., 4.], [3., 6.], [4., 8.]],
+          ms.float32)
+
+
+def test_cummax_cummin_diff():
+    # R24 + "ops/mindspore.ops.cummax.html"
+    x = T([[3, 4, 6, 10], [1, 6, 7, 9], [4, 3, 8, 7], [1, 3, 7, 9]], ms.float32)
+    check(lambda t: ops.cummax(t, axis=0), (x,),
+          ([[3., 4., 6., 10.], [3., 6., 7., 10.], [4., 6., 8., 10.], [4., 6., 8., 10.]],
+           [[0, 0, 0, 0], [0, 1, 1, 0], [2, 1, 2, 0], [2, 1, 2, 0]]), ("float", "int"))
+    # R24 + "ops/mindspore.ops.cummin.html" and "ops/mindspore.ops.Cummin.html"
+    a = Tensor([-0.2284, -0.6628, 0.0975, 0.2680, -1.3298, -0.4220], ms.float32)
+    want = ([-0.2284, -0.6628, -0.6628, -0.6628, -1.3298, -1.3298], [0, 1, 1, 1, 4, 4])
+    check(lambda t: ops.cummin(t, axis=0), (a,), want, ("float", "int"))
+    check(ops.Cummin(0), (a,), want, ("float", "int"))
+    # R24 + "ops/mindspore.ops.diff.html"
+    check(ops.diff, (Tensor([1, 3, -1, 0, 4]),), [2, -4, 1, 4], "int")
+
+
+def test_trace_baddbmm_median():
+    # R24 + "ops/mindspore.ops.trace.html" and "mindspore/Tensor/mindspore.Tensor.trace.html"
+    check(ops.trace, (T([[10, 11, 12], [13, 14, 15], [16, 17, 18]], ms.float32),), 42.0, ms.float32)
+    check(ops.trace, (Tensor(np.arange(1, 13).reshape(3, 4), ms.float32),), 18.0, ms.float32)
+    check(ops.trace, (Tensor(np.arange(12, 0, -1).reshape(4, 3), ms.float32),), 24.0, ms.float32)
+    check(lambda t: t.trace(), (Tensor(np.eye(3, dtype=np.float32)),), 3.0, ms.float32)
+    # R24 + "ops/mindspore.ops.baddbmm.html"
+    check(ops.baddbmm, (Tensor(np.ones([1, 3, 3]).astype(np.float32)), Tensor(np.ones([1, 3, 4]).astype(np.float32)),
+                        Tensor(np.ones([1, 4, 3]).astype(np.float32))), np.full((1, 3, 3), 5.), ms.float32)
+    # R24 + "ops/mindspore.ops.median.html"
+    check(lambda t: ops.median(t, axis=0, keepdims=False),
+          (T([[0.57, 0.11, 0.21], [0.38, 0.50, 0.57], [0.36, 0.16, 0.44]], ms.float32),),
+          ([3.79999995e-01, 1.59999996e-01, 4.39999998e-01], [1, 2, 2]), (ms.float32, ms.int64))
+
+
+def test_var_mean_std_mean():
+    x = Tensor([[1, 2, 3, 4], [-1, 1, 4, -10]], ms.float32)
+    # R24 + "ops/mindspore.ops.var_mean.html" and "ops/mindspore.ops.std_mean.html"
+    check(lambda t: ops.var_mean(t, 1, 2, True), (x,), ([[2.5], [54.5]], [[2.5], [-1.5]]), ms.float32)
+    check(lambda t: ops.std_mean(t, 1, 2, True), (x,), ([[1.5811388], [7.3824115]], [[2.5], [-1.5]]), ms.float32)
+
+
+def test_clip_by_norm_logit_xlogy():
+    # R24 + "ops/mindspore.ops.clip_by_norm.html"
+    x = Tensor([[0.8748, 0.1425, 0.0076], [0.7721, 0.4084, 0.0552], [4.6376, 0.2914, 2.1120]])
+    check(lambda t: ops.clip_by_norm(t, max_norm=1), (x,),
+          [[0.16650201, 0.02712224, 0.00144652], [0.14695495, 0.07773139, 0.0105063],
+           [0.8826814, 0.0554626, 0.40198016]], ms.float32)
+    # R24 + "ops/mindspore.ops.logit.html" and "ops/mindspore.ops.Logit.html"
+    p = T([0.1, 0.2, 0.3], ms.float32)
+    check(lambda t: ops.logit(t, eps=1e-5), (p,), [-2.1972246, -1.3862944, -0.8472978], ms.float32)
+    check(ops.Logit(eps=1e-5), (p,), [-2.1972246, -1.3862944, -0.8472978], ms.float32)
+    # R24 + "ops/mindspore.ops.xlogy.html"
+    check(ops.xlogy, (T([-5, 0, 4], ms.float32), T([2, 2, 2], ms.float32)), [-3.465736, 0., 2.7725887], ms.float32)
