@@ -1034,3 +1034,60 @@ def test_clip_by_norm_logit_xlogy():
     check(ops.Logit(eps=1e-5), (p,), [-2.1972246, -1.3862944, -0.8472978], ms.float32)
     # R24 + "ops/mindspore.ops.xlogy.html"
     check(ops.xlogy, (T([-5, 0, 4], ms.float32), T([2, 2, 2], ms.float32)), [-3.465736, 0., 2.7725887], ms.float32)
+
+
+# -- more elementwise ----------------------------------------------------------------------------------
+def test_remainder_fmod_minimum():
+    # R24 + "ops/mindspore.ops.remainder.html" (the sign of the divisor)
+    check(ops.remainder, (T([-4.0, 5.0, 6.0], ms.float16), T([3.0, 2.0, 3.0], ms.float16)), [2., 1., 0.], ms.float16)
+    # R24 + "ops/mindspore.ops.fmod.html" (the sign of the dividend)
+    check(lambda t: ops.fmod(t, 2.5), (T([-4., -3.5, 0, 3.5, 4], ms.float32),), [-1.5, -1., 0., 1., 1.5], ms.float32)
+    # R24 + "ops/mindspore.ops.minimum.html"
+    check(ops.minimum, (T([1.0, 5.0, 3.0], ms.float32), T([4.0, 2.0, 6.0], ms.float32)), [1., 2., 3.], ms.float32)
+    check(ops.minimum, (T([1.0, 5.0, 3.0], ms.int32), T([4.0, 2.0, 6.0], ms.float32)), [1., 2., 3.], ms.float32)
+
+
+def test_ceil_floor_trunc_nan_to_num():
+    # R24 + "ops/mindspore.ops.ceil.html", ".floor.html", ".trunc.html"
+    check(ops.ceil, (T([1.1, 2.5, -1.5], ms.float32),), [2., 3., -1.], ms.float32)
+    check(ops.ceil, (Tensor(2.1, ms.float32),), 3.0, ms.float32)
+    check(ops.floor, (T([1.1, 2.5, -1.5], ms.float32),), [1., 2., -2.], ms.float32)
+    check(ops.trunc, (T([3.4742, 0.5466, -0.8008, -3.9079], ms.float32),), [3., 0., 0., -3.], ms.float32)
+    # R24 + "ops/mindspore.ops.nan_to_num.html"
+    check(lambda t: ops.nan_to_num(t, 1.0, 2.0, 3.0),
+          (T([float('nan'), float('inf'), -float('inf'), 5.0], ms.float32),), [1., 2., 3., 5.], ms.float32)
+
+
+def test_lerp_addcmul_addcdiv():
+    # R24 + "ops/mindspore.ops.lerp.html"
+    check(lambda a, b: ops.lerp(a, b, 0.5), (T([1., 2., 3., 4.], ms.float32), T([10., 10., 10., 10.], ms.float32)),
+          [5.5, 6., 6.5, 7.], ms.float32)
+    # R24 + "ops/mindspore.ops.addcmul.html" and "ops/mindspore.ops.Addcmul.html"
+    args = (T([1, 1, 1], ms.float32), T([[1], [2], [3]], ms.float32), T([[1, 2, 3]], ms.float32),
+            Tensor([1], ms.float32))
+    for fn in (ops.addcmul, ops.Addcmul()):
+        check(fn, args, [[2., 3., 4.], [3., 5., 7.], [4., 7., 10.]], ms.float32)
+    # R24 + "ops/mindspore.ops.addcdiv.html" and "ops/mindspore.ops.Addcdiv.html"
+    args = (T([1, 1, 1, 1], ms.float32), T([1, 2, 3, 4], ms.float32), T([4, 3, 2, 1], ms.float32),
+            Tensor([1], ms.float32))
+    for fn in (ops.addcdiv, ops.Addcdiv()):
+        check(fn, args, [1.25, 1.6666667, 2.5, 5.], ms.float32)
+
+
+def test_index_add_index_fill_tensor_split_hstack():
+    # R24 + "ops/mindspore.ops.index_add.html" (a Parameter, updated)
+    check(lambda x, i, y: ops.index_add(x, i, y, 1),
+          lambda: (Parameter(T([[1, 2, 3], [4, 5, 6], [7, 8, 9]], ms.float32), name="name_x"), T([0, 2], ms.int32),
+                   T([[0.5, 1.0], [1.0, 1.5], [2.0, 2.5]], ms.float32)),
+          [[1.5, 2., 4.], [5., 5., 7.5], [9., 8., 11.5]], ms.float32)
+    # R24 + "ops/mindspore.ops.index_fill.html"
+    check(lambda x, i, v: ops.index_fill(x, 1, i, v), (T([[1, 2, 3], [4, 5, 6], [7, 8, 9]], ms.float32),
+                                                       Tensor([0, 2], ms.int32), Tensor(-2.0, ms.float32)),
+          [[-2., 2., -2.], [-2., 5., -2.], [-2., 8., -2.]], ms.float32)
+    # R24 + "ops/mindspore.ops.tensor_split.html"
+    check(lambda t: ops.tensor_split(t, 3), (Tensor(np.arange(9).astype("float32")),),
+          ([0., 1., 2.], [3., 4., 5.], [6., 7., 8.]), ms.float32)
+    # R24 + "ops/mindspore.ops.hstack.html": the page prints floats for int64 inputs, but its code is a plain
+    # Concat (the dtype stays int64): the values are checked. (The ops.vstack page passes numpy arrays, which its
+    # code rejects with TypeError: left out.)
+    check(lambda a, b: ops.hstack((a, b)), (Tensor([1, 1, 1]), Tensor([2, 2, 2])), [1, 1, 1, 2, 2, 2], ms.int64)
