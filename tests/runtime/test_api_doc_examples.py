@@ -1091,3 +1091,58 @@ def test_index_add_index_fill_tensor_split_hstack():
     # Concat (the dtype stays int64): the values are checked. (The ops.vstack page passes numpy arrays, which its
     # code rejects with TypeError: left out.)
     check(lambda a, b: ops.hstack((a, b)), (Tensor([1, 1, 1]), Tensor([2, 2, 2])), [1, 1, 1, 2, 2, 2], ms.int64)
+
+
+# -- more layers ---------------------------------------------------------------------------------------
+X23 = [[-1.0, 4.0, -8.0], [2.0, -5.0, 9.0]]
+X5 = [-1, -2, 0, 2, 1]
+
+
+def test_more_activation_cells():
+    # R24 + "nn/mindspore.nn.<name>.html" for each; float16 pages print 4 significant digits
+    cases = [
+        (nn.PReLU(), T([[[[0.1, 0.6], [0.9, 0.9]]]], ms.float32), [[[[0.1, 0.6], [0.9, 0.9]]]], 1e-6),
+        (nn.LeakyReLU(), T(X23, ms.float32), [[-0.2, 4., -1.6], [2., -1., 9.]], 1e-6),
+        (nn.ELU(), T(X5, ms.float32), [-0.63212055, -0.86466473, 0., 2., 1.], 1e-6),
+        (nn.Tanh(), T([1, 2, 3, 2, 1], ms.float16), [0.7617, 0.964, 0.995, 0.964, 0.7617], 1e-3),
+        (nn.HSwish(), T(X5, ms.float16), [-0.3333, -0.3333, 0., 1.667, 0.6665], 1e-3),
+        (nn.HSigmoid(), T(X5, ms.float16), [0.3333, 0.1666, 0.5, 0.8335, 0.6665], 1e-3),
+        (nn.LogSoftmax(), T(X23, ms.float32), [[-5.00672150e+00, -6.72150636e-03, -1.20067215e+01],
+                                               [-7.00091219e+00, -1.40009127e+01, -9.12250078e-04]], 1e-6),
+        (nn.Softsign(), T([0, -1, 2, 30, -30], ms.float32), [0., -0.5, 0.6666667, 0.9677419, -0.9677419], 1e-6),
+        (nn.Mish(), T(X23, ms.float32), [[-3.03401530e-01, 3.99741292e+00, -2.68321624e-03],
+                                         [1.94395900e+00, -3.35762873e-02, 9.00000000e+00]], 1e-6),
+        (nn.ReLU6(), T(X5, ms.float16), [0., 0., 0., 2., 1.], 1e-6),
+        (nn.Hardtanh(min_val=-1.0, max_val=1.0), T(X5, ms.float16), [-1., -1., 0., 1., 1.], 1e-6),
+        (nn.Softmin(), T(X5, ms.float16), [0.2341, 0.636, 0.0862, 0.01165, 0.03168], 1e-3),
+        (nn.GLU(), Tensor([[0.1, 0.2, 0.3, 0.4], [0.5, 0.6, 0.7, 0.8]]),
+         [[0.05744425, 0.11973753], [0.33409387, 0.41398472]], 1e-6),
+        (nn.Threshold(0.1, 20), Tensor([0.1, 0.2, 0.3], ms.float32), [20.0, 0.2, 0.3], 1e-6),
+        (nn.SoftShrink(), T([[0.5297, 0.7871, 1.1754], [0.7836, 0.6218, -1.1542]], ms.float16),
+         [[0.02979, 0.287, 0.676], [0.2837, 0.1216, -0.6543]], 1e-3),
+        (nn.HShrink(), T([[0.5, 1, 2.0], [0.0533, 0.0776, -2.1233]], ms.float32), [[0., 1., 2.], [0., 0., -2.1233]],
+         1e-6),
+        (nn.CELU(), T([-2.0, -1.0, 1.0, 2.0], ms.float32), [-0.86466473, -0.63212055, 1., 2.], 1e-6),
+        (nn.SeLU(), T(X23, ms.float32), [[-1.1113307, 4.202804, -1.7575096], [2.101402, -1.7462534, 9.456309]], 1e-6),
+    ]
+    for cell, x, want, rtol in cases:
+        check(cell, (x,), want, x.dtype, rtol=rtol, atol=rtol)
+
+
+def test_padding_cells_and_pixel_shuffle():
+    # R24 + "nn/mindspore.nn.ZeroPad2d.html"
+    row = [0., 1., 1., 1., 1., 0.]
+    check(nn.ZeroPad2d((1, 1, 0, 1)), (Tensor(np.ones(shape=(1, 2, 3, 4)).astype(np.float32)),),
+          [[[row, row, row, [0.] * 6]] * 2], ms.float32)
+    # R24 + "nn/mindspore.nn.Pad.html" (CONSTANT, REFLECT, SYMMETRIC) and "ops/mindspore.ops.Pad.html"
+    x = T([[1, 2, 3], [4, 5, 6]], ms.float32)
+    constant = [[0.] * 7, [0., 0., 1., 2., 3., 0., 0.], [0., 0., 4., 5., 6., 0., 0.], [0.] * 7]
+    check(nn.Pad(paddings=((1, 1), (2, 2)), mode="CONSTANT"), (x,), constant, ms.float32)
+    check(ops.Pad(paddings=((1, 1), (2, 2))), (x,), constant, ms.float32)
+    check(nn.Pad(paddings=((1, 1), (2, 2)), mode="REFLECT"), (x,),
+          [[6., 5., 4., 5., 6., 5., 4.], [3., 2., 1., 2., 3., 2., 1.]] * 2, ms.float32)
+    check(nn.Pad(paddings=((1, 1), (2, 2)), mode="SYMMETRIC"), (x,),
+          [[2., 1., 1., 2., 3., 3., 2.]] * 2 + [[5., 4., 4., 5., 6., 6., 5.]] * 2, ms.float32)
+    # R24 + "nn/mindspore.nn.PixelShuffle.html" (only the shape is printed)
+    x = Tensor(np.arange(3 * 2 * 8 * 4 * 4).reshape((3, 2, 8, 4, 4)), ms.int32)
+    assert nn.PixelShuffle(2)(x).shape == (3, 2, 2, 8, 8)
