@@ -194,6 +194,44 @@ class TensorMethods:
     def argsort(self, axis=-1, descending=False):
         return bind(_R["sort"], self, axis=axis, descending=descending)[1]
 
+    def take(self, indices, axis=None, mode="clip"):
+        """``Tensor.take(indices, axis=None, mode='clip')`` (numpy's method; the flattened tensor
+        when ``axis`` is None; out-of-range indices clipped, wrapped or refused per ``mode``)."""
+        from . import numpy as mnp
+        return mnp.take(self, indices, axis, mode)
+
+    def ptp(self, axis=None, keepdims=False):
+        """``Tensor.ptp(axis=None, keepdims=False)``: maximum minus minimum (along ``axis``)."""
+        from . import numpy as mnp
+        return mnp.ptp(self, axis, keepdims)
+
+    def resize(self, *new_shape):
+        """``Tensor.resize(*new_shape)``: a new tensor of ``new_shape`` holding the flattened
+        elements in order, cut or padded with zeros at the end (MindSpore's method: zeros, not
+        numpy.resize's repetition); no shape returns the tensor itself."""
+        if not new_shape:
+            return self
+        if len(new_shape) == 1 and isinstance(new_shape[0], (tuple, list)):
+            new_shape = tuple(new_shape[0])
+        if any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in new_shape):
+            raise ValueError(f"Tensor.resize: new_shape must be non-negative ints, got {new_shape!r}")
+        new_size = 1
+        for n in new_shape:
+            new_size *= n
+        flat = bind(_R["reshape"], self, shape=(-1,))
+        missing = new_size - flat.shape[0]
+        if missing > 0:
+            zeros = bind(_R["fill"], shape=(missing,), value=0, dtype=self.dtype)
+            flat = bind(_R["concat"], flat, zeros, axis=0)
+        elif missing < 0:
+            flat = flat[:new_size]
+        return bind(_R["reshape"], flat, shape=tuple(new_shape))
+
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        """``Tensor.diagonal(offset=0, axis1=0, axis2=1)``: :func:`ops.diagonal`."""
+        from .ops import array_more
+        return array_more.diagonal(self, offset, axis1, axis2)
+
     def trace(self, offset=0, axis1=0, axis2=1, dtype=None):
         """``Tensor.trace(offset=0, axis1=0, axis2=1, dtype=None)`` (numpy's method): the sums of the
         diagonal ``offset`` of the 2-D sub-arrays on ``axis1``/``axis2``."""

@@ -182,3 +182,24 @@ def test_tensor_trace_matches_numpy():
     out = Tensor(a).trace(dtype=ms.int32)
     assert out.dtype == ms.int32
     np.testing.assert_array_equal(out.asnumpy(), np.trace(a).astype(np.int32))
+
+
+@pytest.mark.parametrize("mode", ["pynative", "jit"])
+def test_tensor_take_ptp_resize_diagonal(mode):
+    """numpy's take/ptp/diagonal; resize as MindSpore documents it (zeros past the old elements)."""
+    a = np.arange(12.0).reshape(3, 4)
+    idx = np.array([[0, 5], [-1, 11]])
+
+    def f(t, i):
+        return (t.take(i), t.take(i, axis=1, mode="wrap"), t.ptp(), t.ptp(axis=0, keepdims=True),
+                t.resize(4, 4), t.resize((2, 3)), t.diagonal(1), t.diagonal(0, 1, 0))
+
+    run = f if mode == "pynative" else ms.jit(f)
+    got = [o.asnumpy() for o in run(Tensor(a), Tensor(idx))]
+    want = [np.take(a, idx, mode="clip"), np.take(a, idx, axis=1, mode="wrap"), np.ptp(a),
+            np.ptp(a, axis=0, keepdims=True), np.concatenate([a.ravel(), np.zeros(4)]).reshape(4, 4),
+            a.ravel()[:6].reshape(2, 3), np.diagonal(a, 1), np.diagonal(a, 0, 1, 0)]
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    t = Tensor(a)
+    assert t.resize() is t  # no shape: the tensor itself, as MindSpore's method
