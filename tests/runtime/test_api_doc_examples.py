@@ -1146,3 +1146,24 @@ def test_padding_cells_and_pixel_shuffle():
     # R24 + "nn/mindspore.nn.PixelShuffle.html" (only the shape is printed)
     x = Tensor(np.arange(3 * 2 * 8 * 4 * 4).reshape((3, 2, 8, 4, 4)), ms.int32)
     assert nn.PixelShuffle(2)(x).shape == (3, 2, 2, 8, 8)
+
+
+def test_numpy_style_tensor_methods():
+    # R24 + "mindspore/Tensor/mindspore.Tensor.repeat.html"
+    check(lambda t: t.repeat(4), (Tensor(np.array(3)),), [3, 3, 3, 3], "int")
+    x = T([[1, 2], [3, 4]])
+    check(lambda t: t.repeat(2), (x,), [1, 1, 2, 2, 3, 3, 4, 4], "int")
+    check(lambda t: t.repeat(3, axis=1), (x,), [[1, 1, 1, 2, 2, 2], [3, 3, 3, 4, 4, 4]], "int")
+    check(lambda t: t.repeat([1, 2], axis=0), (x,), [[1, 2], [3, 4], [3, 4]], "int")
+    # R24 + "mindspore/Tensor/mindspore.Tensor.take.html"
+    check(lambda a, i: a.take(i), (T([4, 3, 5, 7, 6, 8]), T([0, 1, 4])), [4, 3, 6], "int")
+    # R24 + "mindspore/Tensor/mindspore.Tensor.ptp.html"
+    p = Tensor([[4.0, 9.0, 2.0, 10.0], [6.0, 9.0, 7.0, 12.0]]).astype("float32")
+    check(lambda t: t.ptp(axis=1), (p,), [8., 6.], ms.float32)
+    check(lambda t: t.ptp(axis=0), (p,), [2., 0., 5., 2.], ms.float32)
+    # R24 + "mindspore/Tensor/mindspore.Tensor.resize.html"
+    r = T([[1, 2, 3], [4, 5, 6]], ms.float32)
+    check(lambda t: t.resize(3, 3), (r,), [[1., 2., 3.], [4., 5., 6.], [0., 0., 0.]], ms.float32)
+    check(lambda t: t.resize(2, 2), (r,), [[1., 2.], [3., 4.]], ms.float32)
+    # R24 + "mindspore/Tensor/mindspore.Tensor.copy.html"
+    check(lambda t: t.copy(), (Tensor(np.ones((3, 3)).astype("float32")),), np.ones((3, 3)), ms.float32)
