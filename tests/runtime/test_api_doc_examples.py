@@ -1230,3 +1230,54 @@ def test_inverse_det():
     check(ops.inverse, (Tensor([[1., 2.], [3., 4.]], ms.float32),), [[-2., 1.], [1.5, -0.5]], ms.float32, rtol=1e-5)
     check(ops.det, (T([[[-4.5, -1.5], [7.0, 6.0]], [[2.5, 0.5], [3.0, 9.0]]], ms.float32),), [-16.5, 21.], ms.float32,
           rtol=1e-5)
+
+
+# -- resampling, masks, more scatters ------------------------------------------------------------------
+def test_upsample_grid_sample():
+    # R24 + "nn/mindspore.nn.Upsample.html" (nearest, size (5, 5))
+    check(nn.Upsample(size=(5, 5)), (Tensor([[[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]]]),),
+          [[[[1., 1., 2., 3., 4.]] * 3 + [[5., 5., 6., 7., 8.]] * 2]], ms.float32)
+    # R24 + "ops/mindspore.ops.grid_sample.html"
+    check(lambda x, g: ops.grid_sample(x, g, mode='bilinear', padding_mode='zeros', align_corners=True),
+          (Tensor(np.arange(16).reshape((2, 2, 2, 2)).astype(np.float32)),
+           Tensor(np.arange(0.2, 1, 0.1).reshape((2, 2, 1, 2)).astype(np.float32))),
+          [[[[1.9], [2.1999998]], [[5.9], [6.2]]], [[[10.5], [10.8]], [[14.5], [14.8]]]], ms.float32, rtol=1e-6)
+
+
+def test_sequence_mask():
+    # R24 + "ops/mindspore.ops.sequence_mask.html"
+    check(lambda t: ops.sequence_mask(t, 5), (T([1, 2, 3, 4]),),
+          [[True, False, False, False, False], [True, True, False, False, False], [True, True, True, False, False],
+           [True, True, True, True, False]], ms.bool_)
+    check(lambda t: ops.sequence_mask(t, 5), (T([[1, 3], [2, 0]]),),
+          [[[True, False, False, False, False], [True, True, True, False, False]],
+           [[True, True, False, False, False], [False, False, False, False, False]]], ms.bool_)
+    check(ops.sequence_mask, (T([[1, 3], [2, 4]]),),
+          [[[True, False, False, False], [True, True, True, False]],
+           [[True, True, False, False], [True, True, True, True]]], ms.bool_)
+
+
+def test_tensor_scatter_family():
+    x = T([[-0.1, 0.3, 3.6], [0.4, 0.5, -3.2]], ms.float32)
+    i00 = T([[0, 0], [0, 0]], ms.int32)
+    u = T([1.0, 2.2], ms.float32)
+    # R24 + "ops/mindspore.ops.tensor_scatter_<op>.html" (both updates land on [0, 0])
+    check(ops.tensor_scatter_sub, (x, i00, u), [[-3.3000002, 0.3, 3.6], [0.4, 0.5, -3.2]], ms.float32)
+    check(ops.tensor_scatter_max, (x, i00, u), [[2.2, 0.3, 3.6], [0.4, 0.5, -3.2]], ms.float32)
+    check(ops.tensor_scatter_min, (x, i00, u), [[-0.1, 0.3, 3.6], [0.4, 0.5, -3.2]], ms.float32)
+    check(ops.tensor_scatter_mul, (x, i00, u), [[-0.22, 0.3, 3.6], [0.4, 0.5, -3.2]], ms.float32)
+    check(ops.tensor_scatter_div, (x, i00, T([1.0, 2.0], ms.float32)), [[-0.05, 0.3, 3.6], [0.4, 0.5, -3.2]],
+          ms.float32)
+
+
+def test_scatter_update_scatter_max_parameters():
+    # R24 + "ops/mindspore.ops.scatter_update.html"
+    check(ops.scatter_update,
+          lambda: (Parameter(T([[-0.1, 0.3, 3.6], [0.4, 0.5, -3.2]], ms.float32), name="x"), T([0, 1], ms.int32),
+                   T([[2.0, 1.2, 1.0], [3.0, 1.2, 1.0]], ms.float32)),
+          [[2., 1.2, 1.], [3., 1.2, 1.]], ms.float32)
+    # R24 + "ops/mindspore.ops.scatter_max.html"
+    check(ops.scatter_max,
+          lambda: (Parameter(T([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], ms.float32), name="input_x"),
+                   T([[0, 0], [1, 1]], ms.int32), Tensor(np.ones([2, 2, 3]) * 88, ms.float32)),
+          [[88., 88., 88.], [88., 88., 88.]], ms.float32)
