@@ -1281,3 +1281,36 @@ def test_scatter_update_scatter_max_parameters():
           lambda: (Parameter(T([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], ms.float32), name="input_x"),
                    T([[0, 0], [1, 1]], ms.int32), Tensor(np.ones([2, 2, 3]) * 88, ms.float32)),
           [[88., 88., 88.], [88., 88., 88.]], ms.float32)
+
+
+def test_documented_shapes_of_random_input_examples():
+    """Pages whose inputs are random print only the output shape: the same calls on fixed inputs of
+    the documented shapes give those shapes."""
+    rng = np.random.default_rng(0)
+
+    def rand(*shape):
+        return Tensor(rng.integers(0, 10, shape).astype(np.float32))
+    # R24 + "ops/mindspore.ops.L2Normalize.html"
+    assert ops.L2Normalize()(rand(2, 3, 4)).shape == (2, 3, 4)
+    # R24 + "ops/mindspore.ops.logsumexp.html"
+    assert ops.logsumexp(rand(3, 4, 5, 6), 1, keep_dims=True).shape == (3, 1, 5, 6)
+    # R24 + "ops/mindspore.ops.unfold.html"
+    assert ops.unfold(Tensor(rng.random((4, 4, 32, 32)), ms.float64), kernel_size=3, dilation=1,
+                      stride=1).shape == (4, 36, 900)
+    # R24 + "nn/mindspore.nn.MaxPool2d.html"
+    assert nn.MaxPool2d(kernel_size=3, stride=1)(rand(1, 2, 4, 4)).shape == (1, 2, 2, 2)
+    out = nn.MaxPool2d(kernel_size=2, stride=1, pad_mode="pad", padding=1, dilation=1, return_indices=True)(
+        rand(5, 3, 4, 5))
+    assert out[0].shape == (5, 3, 5, 6) and out[1].shape == (5, 3, 5, 6)
+    # R24 + "nn/mindspore.nn.AvgPool2d.html"
+    assert nn.AvgPool2d(kernel_size=3, stride=1)(rand(1, 2, 4, 4)).shape == (1, 2, 2, 2)
+    assert nn.AvgPool2d(4, stride=1, pad_mode="pad", padding=2, divisor_override=5)(
+        rand(6, 6, 8, 8)).shape == (6, 6, 9, 9)
+    # R24 + "nn/mindspore.nn.MaxPool1d.html"
+    assert nn.MaxPool1d(kernel_size=3, stride=1)(rand(1, 2, 4)).shape == (1, 2, 2)
+    out = nn.MaxPool1d(kernel_size=2, stride=1, pad_mode="pad", padding=1, dilation=1, return_indices=True)(
+        rand(5, 3, 4))
+    assert out[0].shape == (5, 3, 5) and out[1].shape == (5, 3, 5)
+    # R24 + "nn/mindspore.nn.AvgPool1d.html"
+    assert nn.AvgPool1d(kernel_size=6, stride=1)(rand(1, 3, 6)).shape == (1, 3, 1)
+    assert nn.AvgPool1d(4, stride=1, ceil_mode=True, pad_mode="pad", padding=2)(rand(6, 6, 8)).shape == (6, 6, 9)
