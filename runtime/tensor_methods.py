@@ -194,6 +194,71 @@ class TensorMethods:
     def argsort(self, axis=-1, descending=False):
         return bind(_R["sort"], self, axis=axis, descending=descending)[1]
 
+    def take(self, indices, axis=None, mode="clip"):
+        """``Tensor.take(indices, axis=None, mode='clip')`` (numpy's method; the flattened tensor
+        when ``axis`` is None; out-of-range indices clipped, wrapped or refused per ``mode``)."""
+        from . import numpy as mnp
+        return mnp.take(self, indices, axis, mode)
+
+    def ptp(self, axis=None, keepdims=False):
+        """``Tensor.ptp(axis=None, keepdims=False)``: maximum minus minimum (along ``axis``)."""
+        from . import numpy as mnp
+        return mnp.ptp(self, axis, keepdims)
+
+    def resize(self, *new_shape):
+        """``Tensor.resize(*new_shape)``: a new tensor of ``new_shape`` holding the flattened
+        elements in order, cut or padded with zeros at the end (MindSpore's method: zeros, not
+        numpy.resize's repetition); no shape returns the tensor itself."""
+        if not new_shape:
+            return self
+        if len(new_shape) == 1 and isinstance(new_shape[0], (tuple, list)):
+            new_shape = tuple(new_shape[0])
+        if any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in new_shape):
+            raise ValueError(f"Tensor.resize: new_shape must be non-negative ints, got {new_shape!r}")
+        new_size = 1
+        for n in new_shape:
+            new_size *= n
+        flat = bind(_R["reshape"], self, shape=(-1,))
+        missing = new_size - flat.shape[0]
+        if missing > 0:
+            zeros = bind(_R["fill"], shape=(missing,), value=0, dtype=self.dtype)
+            flat = bind(_R["concat"], flat, zeros, axis=0)
+        elif missing < 0:
+            flat = flat[:new_size]
+        return bind(_R["reshape"], flat, shape=tuple(new_shape))
+
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        """``Tensor.diagonal(offset=0, axis1=0, axis2=1)``: :func:`ops.diagonal`."""
+        from .ops import array_more
+        return array_more.diagonal(self, offset, axis1, axis2)
+
+    def trace(self, offset=0, axis1=0, axis2=1, dtype=None):
+        """``Tensor.trace(offset=0, axis1=0, axis2=1, dtype=None)`` (numpy's method): the sums of the
+        diagonal ``offset`` of the 2-D sub-arrays on ``axis1``/``axis2``."""
+        from . import numpy as mnp
+        return mnp.trace(self, offset, axis1, axis2, dtype)
+
+    def searchsorted(self, v, side="left", sorter=None):
+        """``Tensor.searchsorted(v, side='left', sorter=None)`` (numpy's method): int32 insertion
+        indices of ``v`` (a number, sequence or Tensor) into this tensor's sorted innermost axis
+        ('left': before equal elements, 'right': after them); ``sorter`` holds the indices that
+        sort the tensor (as from argsort)."""
+        from .ops import primitive_spellings
+        from .tensor import Tensor
+        if side not in ("left", "right"):
+            raise ValueError(f"Tensor.searchsorted: side must be 'left' or 'right', got {side!r}")
+        if not isinstance(v, Tensor) and not hasattr(v, "dtype"):  # (a traced tensor has a dtype)
+            v = Tensor(v)
+        seq = self
+        if sorter is not None:
+            if not isinstance(sorter, Tensor) and not hasattr(sorter, "dtype"):
+                sorter = Tensor(sorter)
+            if tuple(sorter.shape) != tuple(self.shape):
+                raise ValueError(f"Tensor.searchsorted: sorter of shape {tuple(sorter.shape)} must have the "
+                                 f"tensor's shape {tuple(self.shape)}")
+            seq = bind(_R["gather_elements"], self, sorter, dim=self.ndim - 1)
+        return primitive_spellings.searchsorted(seq, v, out_int32=True, right=side == "right")
+
     def topk(self, k, dim=None, largest=True, sorted=True):  # noqa: A002 - MindSpore's names
         from .ops import arrays
         return arrays.topk(self, k, dim, largest, sorted)
@@ -202,9 +267,9 @@ class TensorMethods:
         from .ops import math_func
         return math_func.norm(self, ord, dim, keepdim, dtype=dtype)
 
-    def round(self):
+    def round(self, decimals=0):
         from .ops import math_func
-        return math_func.round(self)
+        return math_func.round(self, decimals=decimals)
 
     def maximum(self, other):
         return bind(_R["maximum"], self, other)

@@ -346,17 +346,22 @@ unary("softplus", "Softplus", _softplus_impl,
 def _gelu_impl(xp, x, approximate="none"):
     x = _float_np(xp, x)
     if approximate == "tanh":
-        inner = SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)
-        return (0.5 * x * (1.0 + xp.tanh(inner))).astype(x.dtype, copy=False)
+        # 0.5 (1 + tanh(u)) = sigmoid(2u), written with e = exp(-2|u|): 1 + tanh(u) cancels where
+        # tanh(u) is near -1 (x < -4 in float32: gelu(-5) lost 30%, gelu(-8) came out -0)
+        u = SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)
+        e = xp.exp(-2.0 * xp.abs(u))
+        return (x * (xp.where(u >= 0, 1.0, e) / (1.0 + e))).astype(x.dtype, copy=False)
     return (0.5 * x * (1.0 + erf_array(xp, x / SQRT_2))).astype(x.dtype, copy=False)
 
 
 def _gelu_expr(E, x, approximate="none"):
     half, one = E.const(0.5, x), E.const(1.0, x)
-    if approximate == "tanh":
+    if approximate == "tanh":  # (the impl's cancellation-free form: x sigmoid(2u))
         x3 = E.mul(E.mul(x, x), x)
-        inner = E.mul(E.const(SQRT_2_OVER_PI, x), E.add(x, E.mul(E.const(0.044715, x), x3)))
-        return E.mul(E.mul(half, x), E.add(one, E.tanh(inner)))
+        u = E.mul(E.const(SQRT_2_OVER_PI, x), E.add(x, E.mul(E.const(0.044715, x), x3)))
+        e = E.exp(E.mul(E.const(-2.0, x), E.abs(u)))
+        sig = E.div(E.select(E.ge(u, E.const(0.0, x)), one, e), E.add(one, e))
+        return E.mul(x, sig)
     return E.mul(E.mul(half, x), E.add(one, E.erf(E.mul(x, E.const(1.0 / SQRT_2, x)))))
 
 

@@ -12,6 +12,8 @@ Example:
 """
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from graph.dtypes import as_dtype, float32, int64
@@ -25,18 +27,33 @@ __all__ = ["max", "min", "amax", "amin", "norm", "clip", "round", "div", "mm", "
            "le", "eq", "ne"]
 
 
-def _unsupported(fn, initial, where):
-    if initial is not None or where is not None:
-        raise ValueError(f"ops.{fn}: initial and where are not supported")
+def _init_and_select(fn, input, initial, where, compare):  # noqa: A002
+    """``input`` with ``initial`` as the floor (max) / ceiling (min) of every element and the elements
+    outside ``where`` replaced by ``initial``, as MindSpore 2.x's max/min/amax/amin document:
+    ``initial`` "the minimum value of an output element" (``compare`` is ``maximum`` for max), and
+    ``where`` "elements to compare", broadcast to the input; a mask needs ``initial``."""
+    if initial is not None:
+        if isinstance(initial, bool) or not isinstance(initial, (int, float, np.integer, np.floating)):
+            raise TypeError(f"ops.{fn}: initial must be a number, got {type(initial).__name__}")
+        initial = bind(_R["cast"], Tensor(initial), dtype=input.dtype)  # MindSpore fills input's dtype
+        input = bind(_R[compare], input, initial)
+    if where is None:
+        return input
+    if not isinstance(where, Tensor) and not hasattr(where, "dtype"):  # a traced tensor has a dtype
+        where = Tensor(np.asarray(where, dtype=np.bool_))
+    if initial is None:
+        raise ValueError(f"ops.{fn}: initial value must be provided for where masks")
+    where = bind(_R["broadcast_to"], where, shape=tuple(input.shape))
+    return bind(_R["where"], where, input, initial)
 
 
-def _extreme(reduce_name, arg_name, input, axis, keepdims, initial, where):  # noqa: A002
-    _unsupported(reduce_name[7:], initial, where)
+def _extreme(reduce_name, arg_name, compare, input, axis, keepdims, initial, where):  # noqa: A002
     if axis is None:
         # MindSpore 2.x documents: "When axis is None, keepdims and the following arguments have no
         # effect, and the index is fixed to 0" -- the extreme of all elements, and an int64 zero.
         values = bind(_R[reduce_name], input)
         return values, bind(_R["cast"], bind(_R["zeros_like"], values), dtype=int64)
+    input = _init_and_select(reduce_name[7:], input, initial, where, compare)
     values = bind(_R[reduce_name], input, axis=axis, keep_dims=keepdims)
     index = bind(_R[arg_name], input, axis=axis, output_type=int64, keep_dims=keepdims)
     return values, index
@@ -44,25 +61,28 @@ def _extreme(reduce_name, arg_name, input, axis, keepdims, initial, where):  # n
 
 def max(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa: A001,A002 - MindSpore's names
     """``ops.max``: ``(values, int64 indices)`` of the maxima along ``axis``; with ``axis=None`` the
-    maximum of all elements and index 0 (``keepdims`` ignored), as MindSpore documents."""
-    return _extreme("reduce_max", "argmax", input, axis, keepdims, initial, where)
+    maximum of all elements and index 0 (``keepdims``, ``initial`` and ``where`` ignored), as
+    MindSpore documents. ``initial`` is the least value an output takes; ``where`` masks the
+    elements compared (the rest count as ``initial``)."""
+    return _extreme("reduce_max", "argmax", "maximum", input, axis, keepdims, initial, where)
 
 
 def min(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa: A001,A002
-    """``ops.min``: ``(values, int64 indices)`` of the minima along ``axis`` (``axis=None``: as
-    :func:`max`)."""
-    return _extreme("reduce_min", "argmin", input, axis, keepdims, initial, where)
+    """``ops.min``: ``(values, int64 indices)`` of the minima along ``axis`` (``axis=None``,
+    ``initial`` and ``where``: as :func:`max`, ``initial`` being the greatest value an output takes)."""
+    return _extreme("reduce_min", "argmin", "minimum", input, axis, keepdims, initial, where)
 
 
 def amax(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa: A002
-    """The maxima along ``axis`` (a tuple of axes allowed; all axes when None)."""
-    _unsupported("amax", initial, where)
+    """The maxima along ``axis`` (a tuple of axes allowed; all axes when None); ``initial`` and
+    ``where`` as in :func:`max`, here also with ``axis=None``."""
+    input = _init_and_select("amax", input, initial, where, "maximum")
     return bind(_R["reduce_max"], input, axis=axis, keep_dims=keepdims)
 
 
 def amin(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa: A002
-    """The minima along ``axis``."""
-    _unsupported("amin", initial, where)
+    """The minima along ``axis``; ``initial`` and ``where`` as in :func:`min`."""
+    input = _init_and_select("amin", input, initial, where, "minimum")
     return bind(_R["reduce_min"], input, axis=axis, keep_dims=keepdims)
 
 
@@ -141,17 +161,32 @@ def clip(input, min=None, max=None):  # noqa: A002
     return clamp(input, min, max)
 
 
-def round(input):  # noqa: A001,A002
-    """Round half to even (as numpy and MindSpore's Round); an integer tensor comes back as a new
-    tensor of the same values (MindSpore's Round accepts int tensors)."""
-    if not input.dtype.is_float:
-        return bind(_R["identity"], input)
+def _round_half_even(input):  # noqa: A002
     f = bind(_R["floor"], input)
     frac = bind(_R["sub"], input, f)
     up = bind(_R["add"], f, 1.0)
     half = bind(_R["add"], f, bind(_R["mod"], f, 2.0))  # .5 goes to the even neighbour
     return bind(_R["where"], bind(_R["greater"], frac, 0.5), up,
                 bind(_R["where"], bind(_R["less"], frac, 0.5), f, half))
+
+
+def round(input, *, decimals=0):  # noqa: A001,A002
+    """Round half to even (as numpy and MindSpore's Round) to ``decimals`` decimal places (negative:
+    places left of the point), scaling by ``10**decimals`` in the input's dtype as MindSpore does;
+    an integer tensor comes back as a new tensor of the same values (MindSpore's Round accepts int
+    tensors, with ``decimals`` 0)."""
+    if isinstance(decimals, bool) or not isinstance(decimals, (int, np.integer)):
+        raise TypeError(f"ops.round: decimals must be an int, got {type(decimals).__name__}")
+    if not input.dtype.is_float:
+        if decimals != 0:
+            raise ValueError(f"ops.round: decimals must be 0 for an integer input, got {decimals}")
+        return bind(_R["identity"], input)
+    if decimals == 0:
+        return _round_half_even(input)
+    scale = 10.0 ** builtins.abs(int(decimals))
+    if decimals > 0:
+        return bind(_R["div"], _round_half_even(bind(_R["mul"], input, scale)), scale)
+    return bind(_R["mul"], _round_half_even(bind(_R["div"], input, scale)), scale)
 
 
 def div(input, other, rounding_mode=None):  # noqa: A002

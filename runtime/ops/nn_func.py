@@ -603,27 +603,59 @@ def _resize_nearest(x, oh, ow, align_corners=False):
     return bind(_R["gather"], out, _const(_nearest_index(w, ow, align_corners)), axis=x.ndim - 1)
 
 
+def _resize_axis(x, axis, n_out, mode, align_corners):
+    """``x`` resized along ``axis`` to ``n_out``: a gather of the nearest source indices, or the
+    product with the (n_out, n_in) linear-interpolation matrix (applied on the last axis, so the
+    axis is swapped there and back)."""
+    n_in = x.shape[axis]
+    if mode == "nearest":
+        return bind(_R["gather"], x, _const(_nearest_index(n_in, n_out, False)), axis=axis)
+    weights = _const(_linear_matrix(n_in, n_out, align_corners).T.astype(x.dtype.np))
+    last = x.ndim - 1
+    if axis == last:
+        return bind(_R["matmul"], x, weights)
+    swap = list(range(x.ndim))
+    swap[axis], swap[last] = last, axis
+    moved = bind(_R["transpose"], x, perm=tuple(swap))
+    return bind(_R["transpose"], bind(_R["matmul"], moved, weights), perm=tuple(swap))
+
+
+#: the rank of input each interpolating mode takes (MindSpore 2.x: 'linear' 3-D, 'bilinear' 4-D,
+#: 'trilinear' 5-D; 'nearest' any of them)
+_INTERPOLATE_RANKS = {"nearest": (3, 4, 5), "linear": (3,), "bilinear": (4,), "trilinear": (5,)}
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,  # noqa: A002
                 recompute_scale_factor=None):
-    """Resize the last two axes of NCHW ``input`` to ``size`` (or by ``scale_factor``); mode
-    'nearest' (source index floor(i * in / out)) or 'bilinear' (``align_corners`` as PyTorch/MindSpore)."""
+    """Resize the spatial axes (all after N and C) of 3-D (N, C, L), 4-D (N, C, H, W) or 5-D
+    (N, C, D, H, W) ``input`` to ``size`` (or by ``scale_factor``); mode 'nearest' (source index
+    floor(i * in / out)) or 'linear' / 'bilinear' / 'trilinear' for 3-D / 4-D / 5-D input
+    (``align_corners`` as PyTorch/MindSpore, else half-pixel centres), one axis at a time."""
     if (size is None) == (scale_factor is None):
         raise ValueError("interpolate: give exactly one of size and scale_factor")
-    if input.ndim != 4:
-        raise ValueError(f"interpolate: expects NCHW input, got shape {tuple(input.shape)}")
-    h, w = input.shape[2], input.shape[3]
+    if mode not in _INTERPOLATE_RANKS:
+        raise ValueError(f"interpolate: mode must be one of {sorted(_INTERPOLATE_RANKS)}, got {mode!r}")
+    if input.ndim not in _INTERPOLATE_RANKS[mode]:
+        raise ValueError(f"interpolate: mode {mode!r} expects a {' or '.join(map(str, _INTERPOLATE_RANKS[mode]))}-D "
+                         f"input (N, C, spatial...), got shape {tuple(input.shape)}")
+    if mode == "nearest" and align_corners:
+        raise ValueError("interpolate: align_corners applies to the linear modes only")
+    spatial = tuple(input.shape[2:])
+    n = len(spatial)
     if size is not None:
-        oh, ow = (size, size) if isinstance(size, int) else (int(size[0]), int(size[1]))
+        out = (size,) * n if isinstance(size, (int, np.integer)) else tuple(int(v) for v in size)
+        what, given = "size", size
     else:
-        sh, sw = (scale_factor, scale_factor) if isinstance(scale_factor, (int, float)) else scale_factor
-        oh, ow = int(math.floor(h * sh)), int(math.floor(w * sw))
-    if mode == "nearest":
-        if align_corners:
-            raise ValueError("interpolate: align_corners applies to 'bilinear' only")
-        return _resize_nearest(input, oh, ow)
-    if mode == "bilinear":
-        return _resize_bilinear(input, oh, ow, bool(align_corners))
-    raise ValueError(f"interpolate: mode must be 'nearest' or 'bilinear', got {mode!r}")
+        scales = (scale_factor,) * n if isinstance(scale_factor, (int, float)) else tuple(scale_factor)
+        out = tuple(int(math.floor(d * f)) for d, f in zip(spatial, scales)) if len(scales) == n else ()
+        what, given = "scale_factor", scale_factor
+    if len(out) != n:
+        raise ValueError(f"interpolate: {what} must give {n} spatial sizes for input of shape "
+                         f"{tuple(input.shape)}, got {given!r}")
+    x = input
+    for axis, n_out in enumerate(out, start=2):
+        x = _resize_axis(x, axis, n_out, "nearest" if mode == "nearest" else "linear", bool(align_corners))
+    return x
 
 
 #: ``ops.upsample``: MindSpore 2.x's alias of :func:`interpolate`

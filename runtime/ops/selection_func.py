@@ -149,8 +149,9 @@ def _scatter_into(mode, name, rows_first_axis):
     """``ops.<name>(input_x, indices, updates)``: ``tensor_scatter_<mode>`` written back into the
     Parameter ``input_x``. ``rows_first_axis``: ``indices`` holds positions along axis 0
     (``ScatterUpdate``: updates of shape ``indices.shape + input_x.shape[1:]``), else index rows
-    (``ScatterNdUpdate``)."""
-    def apply(input_x, indices, updates):
+    (``ScatterNdUpdate``), whose functional forms also take MindSpore's ``use_locking`` (one
+    process, one stream: every update is already atomic, so it changes nothing)."""
+    def scatter(input_x, indices, updates):
         if not isinstance(input_x, Parameter):
             raise TypeError(f"ops.{name}: input_x must be a Parameter (it is updated in place), "
                             f"got {type(input_x).__name__}")
@@ -158,8 +159,20 @@ def _scatter_into(mode, name, rows_first_axis):
             indices = bind(_R["expand_dims"], indices, axis=len(indices.shape))
         new = bind(_R["tensor_scatter_" + mode], input_x, indices, updates)
         return bind(_R["assign"], input_x, new)
+
+    if rows_first_axis:
+        apply = scatter
+        call = f"{name}(input_x, indices, updates)"
+    else:
+        default = mode == "update"  # MindSpore: use_locking=True for the Update ones
+
+        def apply(input_x, indices, updates, use_locking=default):
+            if not isinstance(use_locking, bool):
+                raise TypeError(f"ops.{name}: use_locking must be a bool, got {type(use_locking).__name__}")
+            return scatter(input_x, indices, updates)
+        call = f"{name}(input_x, indices, updates, use_locking={default})"
     apply.__name__ = name
-    apply.__doc__ = (f"``ops.{name}(input_x, indices, updates)``: ``tensor_scatter_{mode}`` written back "
+    apply.__doc__ = (f"``ops.{call}``: ``tensor_scatter_{mode}`` written back "
                      "into the Parameter ``input_x`` (in place); returns it.")
     return apply
 

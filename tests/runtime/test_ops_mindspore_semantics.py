@@ -635,3 +635,26 @@ def test_changed_ops_in_every_mode(mode):
              (scattered, ms.float32), (XI, ms.int32), (X.max(), ms.float32)]
     for got, (want, dtype) in zip(outs, wants):
         _check(got, want, dtype)
+
+
+@pytest.mark.parametrize("mode", ["pynative", "jit"])
+def test_max_min_amax_amin_initial_and_where_match_numpy(mode):
+    """``initial`` bounds every output and ``where`` selects the elements compared (numpy's
+    max/min with initial/where as the oracle); the indices are those of the masked extremes."""
+    x = np.array([[9, 3, 4, 5], [5, 2, 7, 4], [8, 1, 3, 6]], np.int64)
+    w = np.array([[0, 0, 1, 0], [0, 0, 1, 1], [1, 1, 1, 0]], bool)
+
+    def f(t, m):
+        return (ops.max(t, axis=1, keepdims=True, initial=0, where=m), ops.min(t, axis=0, initial=4, where=m),
+                ops.amax(t, axis=0, initial=6), ops.amin(t, initial=10, where=m), ops.max(t, axis=1, initial=8))
+
+    (vmax, imax), (vmin, imin), amax, amin, (v8, _) = (run(mode, f, Tensor(x), Tensor(w)))
+    np.testing.assert_array_equal(vmax.asnumpy(), np.max(x, axis=1, keepdims=True, initial=0, where=w))
+    np.testing.assert_array_equal(imax.asnumpy(), np.argmax(np.where(w, x, 0), axis=1)[:, None])
+    np.testing.assert_array_equal(vmin.asnumpy(), np.min(x, axis=0, initial=4, where=w))
+    np.testing.assert_array_equal(imin.asnumpy(), np.argmin(np.where(w, np.minimum(x, 4), 4), axis=0))
+    np.testing.assert_array_equal(amax.asnumpy(), np.max(x, axis=0, initial=6))
+    np.testing.assert_array_equal(amin.asnumpy(), np.min(x, initial=10, where=w))
+    np.testing.assert_array_equal(v8.asnumpy(), np.max(x, axis=1, initial=8))
+    with pytest.raises(ValueError, match="initial"):
+        ops.amax(Tensor(x), axis=0, where=Tensor(w))

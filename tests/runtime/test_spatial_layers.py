@@ -163,6 +163,48 @@ def test_interpolate_and_upsample(mode):
                                                                         align_corners=True).numpy(), rtol=1e-5, atol=1e-6)
 
 
+def _linear_ref(x, axis, n_out, align_corners):
+    """``x`` linearly resampled along ``axis`` with np.interp (source coordinate i*(in-1)/(out-1)
+    with align_corners, else the half-pixel centre (i+0.5)*in/out-0.5 clamped at 0)."""
+    n_in = x.shape[axis]
+    i = np.arange(n_out, dtype=np.float64)
+    if align_corners:
+        src = i * (n_in - 1) / (n_out - 1) if n_out > 1 else np.zeros(n_out)
+    else:
+        src = np.maximum((i + 0.5) * n_in / n_out - 0.5, 0.0)
+    return np.apply_along_axis(lambda v: np.interp(src, np.arange(n_in), v), axis, x)
+
+
+@pytest.mark.parametrize("mode", ["pynative", "jit"])
+def test_interpolate_3d_and_5d_inputs(mode):
+    """'nearest' on (N, C, L) and (N, C, D, H, W) input, 'linear' on 3-D and 'trilinear' on 5-D
+    (one axis at a time, np.interp per axis as the oracle); a mode of the wrong rank is refused."""
+    rng = np.random.default_rng(5)
+    x3 = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    x5 = rng.standard_normal((1, 2, 2, 3, 4)).astype(np.float32)
+
+    def f(a, b):
+        return (ops.interpolate(a, size=(7,), mode="nearest"), ops.interpolate(a, size=7, mode="linear"),
+                ops.interpolate(a, scale_factor=1.5, mode="linear", align_corners=True),
+                ops.interpolate(b, size=(3, 5, 2), mode="nearest"),
+                ops.interpolate(b, size=(3, 5, 6), mode="trilinear", align_corners=True))
+
+    near3, lin3, lin3_ac, near5, tri5 = (o.asnumpy() for o in run_fn(mode, f, Tensor(x3), Tensor(x5)))
+    np.testing.assert_array_equal(near3, x3[:, :, np.floor(np.arange(7) * 4 / 7).astype(int)])
+    np.testing.assert_allclose(lin3, _linear_ref(x3.astype(np.float64), 2, 7, False), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(lin3_ac, _linear_ref(x3.astype(np.float64), 2, 6, True), rtol=1e-5, atol=1e-6)
+    idx = [np.floor(np.arange(o) * i / o).astype(int) for i, o in zip((2, 3, 4), (3, 5, 2))]
+    np.testing.assert_array_equal(near5, x5[:, :, idx[0]][:, :, :, idx[1]][:, :, :, :, idx[2]])
+    want = x5.astype(np.float64)
+    for axis, n_out in zip((2, 3, 4), (3, 5, 6)):
+        want = _linear_ref(want, axis, n_out, True)
+    np.testing.assert_allclose(tri5, want, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="bilinear"):
+        ops.interpolate(Tensor(x3), size=(7,), mode="bilinear")
+    with pytest.raises(ValueError, match="spatial sizes"):
+        ops.interpolate(Tensor(x3), size=(7, 7))
+
+
 def test_padding_layers_against_numpy():
     x = np.arange(24, dtype=np.float32).reshape(1, 2, 3, 4)
     np.testing.assert_array_equal(nn.ZeroPad2d((1, 2, 0, 1))(Tensor(x)).asnumpy(),

@@ -157,3 +157,49 @@ def test_dataset_rows_do_not_alias_the_generator_buffer():
             yield (buf,)
     rows = [r[0] for r in ms.dataset.GeneratorDataset(gen, ["x"], shuffle=False).create_tuple_iterator()]
     assert [r.asnumpy().tolist() for r in rows] == [[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]]
+
+
+def test_tensor_searchsorted_matches_numpy():
+    """``Tensor.searchsorted(v, side, sorter)`` is numpy's method (int32 indices)."""
+    a = np.array([5, 1, 3, 2, 4, 3])
+    sorter = np.argsort(a, kind="stable")
+    for side in ("left", "right"):
+        for v in (3, [0, 3, 6], np.array([[2.5, 3.0], [7.0, -1.0]])):
+            got = Tensor(np.sort(a)).searchsorted(v, side=side)
+            assert got.dtype == ms.int32
+            np.testing.assert_array_equal(got.asnumpy(), np.searchsorted(np.sort(a), v, side=side))
+            np.testing.assert_array_equal(Tensor(a).searchsorted(v, side=side, sorter=sorter.tolist()).asnumpy(),
+                                          np.searchsorted(a, v, side=side, sorter=sorter))
+    with pytest.raises(ValueError, match="side"):
+        Tensor(a).searchsorted(3, side="middle")
+
+
+def test_tensor_trace_matches_numpy():
+    """``Tensor.trace(offset, axis1, axis2, dtype)`` is numpy's method."""
+    a = np.arange(24.0).reshape(2, 3, 4)
+    np.testing.assert_array_equal(Tensor(a).trace(1, 1, 2).asnumpy(), np.trace(a, 1, 1, 2))
+    np.testing.assert_array_equal(Tensor(a).trace(-1, 0, 2).asnumpy(), np.trace(a, -1, 0, 2))
+    out = Tensor(a).trace(dtype=ms.int32)
+    assert out.dtype == ms.int32
+    np.testing.assert_array_equal(out.asnumpy(), np.trace(a).astype(np.int32))
+
+
+@pytest.mark.parametrize("mode", ["pynative", "jit"])
+def test_tensor_take_ptp_resize_diagonal(mode):
+    """numpy's take/ptp/diagonal; resize as MindSpore documents it (zeros past the old elements)."""
+    a = np.arange(12.0).reshape(3, 4)
+    idx = np.array([[0, 5], [-1, 11]])
+
+    def f(t, i):
+        return (t.take(i), t.take(i, axis=1, mode="wrap"), t.ptp(), t.ptp(axis=0, keepdims=True),
+                t.resize(4, 4), t.resize((2, 3)), t.diagonal(1), t.diagonal(0, 1, 0))
+
+    run = f if mode == "pynative" else ms.jit(f)
+    got = [o.asnumpy() for o in run(Tensor(a), Tensor(idx))]
+    want = [np.take(a, idx, mode="clip"), np.take(a, idx, axis=1, mode="wrap"), np.ptp(a),
+            np.ptp(a, axis=0, keepdims=True), np.concatenate([a.ravel(), np.zeros(4)]).reshape(4, 4),
+            a.ravel()[:6].reshape(2, 3), np.diagonal(a, 1), np.diagonal(a, 0, 1, 0)]
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    t = Tensor(a)
+    assert t.resize() is t  # no shape: the tensor itself, as MindSpore's method
