@@ -8,6 +8,7 @@ result; ``ops.clamp`` documents the input's dtype; ``ops.norm``'s table gives ma
 ``ord`` 1/inf on 2-D input. The ops changed by this audit also run under ``ms.jit`` and GRAPH_MODE.
 """
 import math
+import os
 
 import numpy as np
 import pytest
@@ -658,3 +659,25 @@ def test_max_min_amax_amin_initial_and_where_match_numpy(mode):
     np.testing.assert_array_equal(v8.asnumpy(), np.max(x, axis=1, initial=8))
     with pytest.raises(ValueError, match="initial"):
         ops.amax(Tensor(x), axis=0, where=Tensor(w))
+
+
+def test_ieee_results_come_without_numpy_warnings_in_pynative(tmp_path):
+    """log(-1) is nan and 1/0 is inf silently, as in graph mode, MindSpore and torch: numpy's
+    RuntimeWarnings raised inside the ops' array code are not shown (they were, once per op and
+    place, in PyNative only); the user's own numpy calls still warn."""
+    import subprocess
+    import sys
+    script = tmp_path / "ieee.py"
+    script.write_text(
+        "import numpy as np, runtime as ms\n"
+        "from runtime import ops, Tensor\n"
+        "x = Tensor(np.array([-1.0, 0.0, 1e30], np.float32)); z = Tensor(np.zeros(3, np.float32))\n"
+        "r = [ops.log(x), ops.sqrt(x), x / z, ops.exp(x * 1e10), x % z, ops.pow(z, -1.0), x * x, ops.acos(x)]\n"
+        "print([float(t.asnumpy()[0]) for t in r])\n"
+        "np.log(np.array([-1.0]))\n")
+    out = subprocess.run([sys.executable, "-W", "default", str(script)], capture_output=True, text=True,
+                         cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[nan, nan, -inf, 0.0, nan, inf, 1.0, 3.1415927410125732]"
+    warned = [line for line in out.stderr.splitlines() if "RuntimeWarning" in line]
+    assert len(warned) == 1 and "ieee.py:6" in warned[0], out.stderr
