@@ -87,3 +87,7 @@ class SGD(_nn.SGD):
 
     def construct(self, gradients):
         return super().construct(_ascent(gradients, self.maximize))
+
+    def _flat_step(self, gradients):
+        # PyNative's one-buffer update (nn.SGD's) runs instead of construct: it gets the same gradients
+        return _nn.SGD._flat_step(self, _ascent(gradients, self.maximize))
