@@ -543,3 +543,31 @@ def test_training_loop_matches_torch_from_identical_weights():
 
 def test_mint_is_reachable_as_mindspore_mint():
     assert ms.mint is mint and ms.mint.nn.functional is F and ms.mint.optim.AdamW.__module__ == "runtime.mint.optim"
+
+
+def _mint_composite(x, y, idx):
+    """Many mint names in one function: under jit it must equal PyNative without a graph break."""
+    s = mint.sum(mint.mul(x, y), dim=1, keepdim=True)
+    m, i = mint.max(x, dim=0)
+    t = mint.transpose(mint.cat((x, y), dim=0), 0, 1)
+    g = mint.gather(x, 1, idx)
+    z = mint.where(mint.gt(x, 0), mint.clamp(x, min=-1.0, max=1.0), mint.zeros_like(x))
+    n = F.layer_norm(mint.flatten(x, start_dim=1), (x.shape[1],))
+    p = F.softmax(mint.add(x, y, alpha=2), dim=-1)
+    v, k = mint.topk(x, 2, dim=1)
+    a = mint.stack(mint.chunk(mint.permute(x, (1, 0)), 3, dim=0), dim=0)
+    return (s, m, i, t, g, z, n, p, v, k, a, mint.argmax(x, dim=1), mint.cumsum(y, dim=0),
+            mint.matmul(x, mint.transpose(y, 0, 1)), mint.repeat_interleave(x, 2, dim=0), mint.rsqrt(mint.exp(y)))
+
+
+def test_functions_under_jit_equal_pynative_without_graph_breaks():
+    import capture
+    x, y = _t(A), _t(B)
+    idx = _t(np.array([[2, 0], [1, 1]], np.int64))
+    eager = _mint_composite(x, y, idx)
+    graph = ms.jit(_mint_composite)(x, y, idx)
+    assert len(eager) == len(graph)
+    for k, (e, g) in enumerate(zip(eager, graph)):
+        assert e.shape == g.shape and e.dtype == g.dtype, k
+        np.testing.assert_allclose(_np(g), _np(e), rtol=1e-5, atol=1e-6, err_msg=f"output {k}")
+    assert capture.explain(_mint_composite)(x, y, idx).graph_break_count == 0
