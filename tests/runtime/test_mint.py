@@ -571,3 +571,14 @@ def test_functions_under_jit_equal_pynative_without_graph_breaks():
         assert e.shape == g.shape and e.dtype == g.dtype, k
         np.testing.assert_allclose(_np(g), _np(e), rtol=1e-5, atol=1e-6, err_msg=f"output {k}")
     assert capture.explain(_mint_composite)(x, y, idx).graph_break_count == 0
+
+
+def test_compat_page_lists_mint_with_its_signatures():
+    from runtime import compat_table
+    page = compat_table.generate()
+    assert "| `mint.sum` | function | `(input, dim=None, keepdim=False, *, dtype=None)` |" in page
+    assert "| `mint.nn.functional.cross_entropy` | function |" in page
+    assert "| `mint.optim.AdamW` | class | `(params, lr=0.001, betas=(0.9, 0.999)" in page
+    for module in (mint, mint.nn, mint.nn.functional, mint.optim):
+        for name in module.__all__:
+            assert hasattr(module, name), name
