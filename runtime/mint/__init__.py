@@ -26,17 +26,23 @@ __all__ = [
     "add", "sub", "mul", "div", "neg", "abs", "exp", "log", "sqrt", "rsqrt", "pow", "square", "clamp",
     "maximum", "minimum", "where", "eq", "ne", "gt", "ge", "lt", "le", "logical_and", "logical_or",
     "logical_not", "sin", "cos", "floor", "ceil", "round", "sign", "erf", "isclose", "allclose",
-    "sigmoid", "tanh", "softmax", "log_softmax",
+    "sigmoid", "tanh", "softmax", "log_softmax", "tan", "sinh", "cosh", "asin", "acos", "atan", "atan2",
+    "log1p", "expm1", "log2", "log10", "reciprocal", "remainder", "fmod", "trunc", "frac", "erfinv",
+    "logaddexp", "bitwise_and", "bitwise_or", "bitwise_xor", "logical_xor", "isfinite", "isinf", "isnan",
+    "nan_to_num", "masked_fill",
     # reductions
-    "sum", "mean", "max", "min", "argmax", "argmin", "prod", "cumsum", "any", "all",
+    "sum", "mean", "max", "min", "argmax", "argmin", "prod", "cumsum", "any", "all", "amax", "amin",
+    "logsumexp", "std", "var", "median", "cummax", "count_nonzero",
     # linear algebra
-    "matmul", "bmm",
+    "matmul", "bmm", "mm", "outer", "einsum", "baddbmm", "addmm", "trace", "cross", "cdist",
     # shapes and indexing
     "cat", "stack", "split", "chunk", "reshape", "permute", "transpose", "flatten", "squeeze", "unsqueeze",
     "gather", "index_select", "masked_select", "topk", "sort", "repeat_interleave", "tile", "broadcast_to",
-    "flip", "tril", "triu", "nonzero",
+    "flip", "tril", "triu", "nonzero", "narrow", "roll", "argsort", "scatter", "searchsorted", "meshgrid",
+    "diff", "bincount",
     # creation
     "zeros", "ones", "full", "arange", "linspace", "eye", "zeros_like", "ones_like", "full_like",
+    "rand", "randn", "rand_like", "randn_like",
     # submodules
     "nn", "optim",
 ]
@@ -400,3 +406,152 @@ def ones_like(input, *, dtype=None):
 
 def full_like(input, fill_value, *, dtype=None):
     return _ops.full_like(input, fill_value, dtype=dtype)
+
+
+# ---- more element-wise functions whose ops spelling already is mint's (input[, other]) --------------
+
+def _same(op_name):
+    """``mint.<name>`` where ``ops.<name>`` already takes mint's ``(input[, other])`` arguments."""
+    op = getattr(_ops, op_name)
+
+    def wrapper(*args, **kwargs):
+        return op(*args, **kwargs)
+    wrapper.__name__ = wrapper.__qualname__ = op_name
+    wrapper.__doc__ = f"mint.{op_name}: ``ops.{op_name}`` (same arguments)."
+    wrapper.__signature__ = __import__("inspect").signature(op)
+    wrapper.__module__ = __name__
+    return wrapper
+
+
+for _name in ("tan", "sinh", "cosh", "asin", "acos", "atan", "atan2", "log1p", "expm1", "log2", "log10",
+              "reciprocal", "remainder", "fmod", "trunc", "erfinv", "logaddexp", "bitwise_and", "bitwise_or",
+              "bitwise_xor", "logical_xor", "isfinite", "isinf", "isnan", "nan_to_num", "mm", "outer", "einsum",
+              "trace", "cdist", "bincount"):
+    globals()[_name] = _same(_name)
+del _name
+
+
+def frac(input):
+    return _ops.frac(input)
+
+
+def masked_fill(input, mask, value):
+    return _ops.masked_fill(input, mask, value)
+
+
+def amax(input, dim=(), keepdim=False):
+    """Largest values over ``dim`` (``()``, the default, means every dimension, as torch)."""
+    return _ops.amax(input, None if dim == () else dim, keepdim)
+
+
+def amin(input, dim=(), keepdim=False):
+    return _ops.amin(input, None if dim == () else dim, keepdim)
+
+
+def logsumexp(input, dim, keepdim=False):
+    return _ops.logsumexp(input, dim, keepdim)
+
+
+def std(input, dim=None, *, correction=1, keepdim=False):
+    """Standard deviation with ``correction`` (Bessel's by default, as torch)."""
+    return _ops.std(input, dim, correction, keepdim)
+
+
+def var(input, dim=None, *, correction=1, keepdim=False):
+    return _ops.var(input, dim, correction, keepdim)
+
+
+def median(input, dim=None, keepdim=False):
+    """The median of all elements (``dim=None``: a value), or ``(values, indices)`` along ``dim``;
+    of an even count the lower middle value (as torch)."""
+    if dim is None:
+        if keepdim:
+            raise ValueError("mint.median: keepdim must be False when dim is None")
+        return _ops.median(_ops.reshape(input, (-1,)), 0)[0]
+    return _ops.median(input, dim, keepdim)
+
+
+def cummax(input, dim):
+    return _ops.cummax(input, dim)
+
+
+def count_nonzero(input, dim=None):
+    from ..dtype import int64
+    return _ops.count_nonzero(input, () if dim is None else dim, False, int64)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    return _ops.baddbmm(input, batch1, batch2, beta, alpha)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    return _ops.addmm(input, mat1, mat2, beta=beta, alpha=alpha)
+
+
+def cross(input, other, dim=None):
+    return _ops.cross(input, other, dim)
+
+
+def narrow(input, dim, start, length):
+    return _ops.narrow(input, dim, start, length)
+
+
+def roll(input, shifts, dims=None):
+    return _ops.roll(input, shifts, dims)
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    """Indices that sort ``input`` along ``dim`` (always a stable sort here)."""
+    return _ops.argsort(input, dim, descending)
+
+
+def scatter(input, dim, index, src):
+    """torch's scatter: ``out[index[i][j]][j] = src[i][j]`` for ``dim=0``."""
+    return _ops.scatter(input, dim, index, src)
+
+
+def searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=None, sorter=None):
+    if sorter is not None:
+        raise ValueError("mint.searchsorted: sorter is not supported")
+    if side is not None:
+        if side not in ("left", "right"):
+            raise ValueError(f"mint.searchsorted: side must be 'left' or 'right', got {side!r}")
+        if right and side == "left":
+            raise ValueError("mint.searchsorted: side='left' contradicts right=True")
+        right = side == "right"
+    return _ops.searchsorted(sorted_sequence, values, out_int32=out_int32, right=right)
+
+
+def meshgrid(*tensors, indexing=None):
+    """``indexing`` defaults to ``'ij'`` (torch/mint), unlike ``ops.meshgrid``'s ``'xy'``."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    return _ops.meshgrid(*tensors, indexing="ij" if indexing is None else indexing)
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    return _ops.diff(input, n, dim, prepend, append)
+
+
+def rand(*size, generator=None, dtype=None):
+    """U[0, 1) numbers from the global stream (``ms.set_seed``); ``generator`` is not supported."""
+    _no_generator("rand", generator)
+    return _ops.rand(*size, dtype=dtype)
+
+
+def randn(*size, generator=None, dtype=None):
+    _no_generator("randn", generator)
+    return _ops.randn(*size, dtype=dtype)
+
+
+def rand_like(input, *, dtype=None):
+    return _ops.rand_like(input, dtype=dtype)
+
+
+def randn_like(input, *, dtype=None):
+    return _ops.randn_like(input, dtype=dtype)
+
+
+def _no_generator(name, generator):
+    if generator is not None:
+        raise ValueError(f"mint.{name}: generator is not supported (numbers come from ms.set_seed's stream)")

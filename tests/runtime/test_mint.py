@@ -582,3 +582,187 @@ def test_compat_page_lists_mint_with_its_signatures():
     for module in (mint, mint.nn, mint.nn.functional, mint.optim):
         for name in module.__all__:
             assert hasattr(module, name), name
+
+
+# ---- the second group of names -----------------------------------------------------------------------
+
+UNARY_MORE = [
+    ("tan", np.tan, A / 3), ("sinh", np.sinh, A), ("cosh", np.cosh, A), ("asin", np.arcsin, A / 5),
+    ("acos", np.arccos, A / 5), ("atan", np.arctan, A), ("log1p", np.log1p, POS), ("expm1", np.expm1, A),
+    ("log2", np.log2, POS), ("log10", np.log10, POS), ("reciprocal", lambda x: 1 / x, POS),
+    ("trunc", np.trunc, A * 1.5), ("frac", lambda x: x - np.trunc(x), A * 1.5),
+    ("isfinite", np.isfinite, np.array([1.0, np.inf, np.nan], np.float32)),
+    ("isinf", np.isinf, np.array([1.0, -np.inf, np.nan], np.float32)),
+    ("isnan", np.isnan, np.array([1.0, np.inf, np.nan], np.float32)),
+]
+
+
+@pytest.mark.parametrize("name,oracle,x", UNARY_MORE, ids=[u[0] for u in UNARY_MORE])
+def test_more_unary_functions_match_numpy(name, oracle, x):
+    np.testing.assert_allclose(_np(getattr(mint, name)(input=_t(x))), oracle(x), rtol=1e-5, atol=1e-6)
+
+
+def test_more_binary_and_misc_functions():
+    np.testing.assert_allclose(_np(mint.atan2(input=_t(A), other=_t(B))), np.arctan2(A, B), rtol=1e-5)
+    np.testing.assert_allclose(_np(mint.remainder(_t(A), _t(B))), np.remainder(A, B), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(_np(mint.fmod(_t(A), _t(B))), np.fmod(A, B), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(_np(mint.logaddexp(_t(A), _t(B))), np.logaddexp(A, B), rtol=1e-5)
+    ia, ib = np.array([5, 3, 12], np.int32), np.array([3, 6, 10], np.int32)
+    np.testing.assert_array_equal(_np(mint.bitwise_and(_t(ia), _t(ib))), ia & ib)
+    np.testing.assert_array_equal(_np(mint.bitwise_or(_t(ia), _t(ib))), ia | ib)
+    np.testing.assert_array_equal(_np(mint.bitwise_xor(_t(ia), _t(ib))), ia ^ ib)
+    np.testing.assert_array_equal(_np(mint.logical_xor(_t(A > 0), _t(B > 0))), (A > 0) ^ (B > 0))
+    bad = np.array([np.nan, np.inf, -np.inf, 1.0], np.float32)
+    np.testing.assert_array_equal(_np(mint.nan_to_num(_t(bad), nan=0.5, posinf=9.0, neginf=-9.0)),
+                                  [0.5, 9.0, -9.0, 1.0])
+    np.testing.assert_array_equal(_np(mint.masked_fill(_t(A), _t(A > 0), 7.0)), np.where(A > 0, 7.0, A))
+
+
+def test_more_reductions():
+    np.testing.assert_allclose(float(mint.amax(_t(X3))), X3.max())
+    np.testing.assert_allclose(_np(mint.amin(input=_t(X3), dim=(0, 2), keepdim=True)), X3.min((0, 2), keepdims=True))
+    want = np.log(np.exp(X3).sum(1))
+    np.testing.assert_allclose(_np(mint.logsumexp(_t(X3), dim=1)), want, rtol=1e-5)
+    # torch's std/var: Bessel's correction by default
+    np.testing.assert_allclose(float(mint.std(_t(X3))), X3.std(ddof=1), rtol=1e-5)
+    np.testing.assert_allclose(_np(mint.var(_t(X3), dim=2, correction=0, keepdim=True)),
+                               X3.var(2, keepdims=True), rtol=1e-5, atol=1e-7)
+    v = np.array([[4.0, 1.0, 3.0, 2.0], [0.0, 9.0, 7.0, 8.0]], np.float32)
+    assert float(mint.median(_t(v))) == 3.0  # the lower middle of 8 values (torch)
+    values, idx = mint.median(_t(v), dim=1)
+    np.testing.assert_array_equal(_np(values), [2.0, 7.0])
+    np.testing.assert_array_equal(_np(idx), [3, 2])
+    values, idx = mint.cummax(_t(v), dim=1)
+    np.testing.assert_array_equal(_np(values), np.maximum.accumulate(v, 1))
+    np.testing.assert_array_equal(_np(mint.count_nonzero(_t(v), dim=1)), [4, 3])
+    assert int(mint.count_nonzero(_t(v))) == 7
+
+
+def test_more_linear_algebra():
+    rng = np.random.default_rng(9)
+    a, b = rng.standard_normal((3, 4)).astype(np.float32), rng.standard_normal((4, 2)).astype(np.float32)
+    c = rng.standard_normal((3, 2)).astype(np.float32)
+    np.testing.assert_allclose(_np(mint.mm(_t(a), _t(b))), a @ b, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(_np(mint.addmm(_t(c), _t(a), _t(b), beta=0.5, alpha=2)), 0.5 * c + 2 * a @ b,
+                               rtol=1e-5, atol=1e-5)
+    ba, bb, bc = a[None].repeat(2, 0), b[None].repeat(2, 0), c[None].repeat(2, 0)
+    np.testing.assert_allclose(_np(mint.baddbmm(_t(bc), _t(ba), _t(bb), alpha=3)), bc + 3 * ba @ bb, rtol=1e-5,
+                               atol=1e-5)
+    np.testing.assert_allclose(_np(mint.outer(_t(a[0]), _t(b[0]))), np.outer(a[0], b[0]), rtol=1e-6)
+    np.testing.assert_allclose(_np(mint.einsum("ij,jk->ik", _t(a), _t(b))), a @ b, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(float(mint.trace(_t(a[:, :3]))), np.trace(a[:, :3]), rtol=1e-6)
+    np.testing.assert_allclose(_np(mint.cross(_t(a[:, :3]), _t(c[:, :1].repeat(3, 1)), dim=1)),
+                               np.cross(a[:, :3], c[:, :1].repeat(3, 1)), rtol=1e-5, atol=1e-6)
+    d = np.sqrt(((a[:, None] - a[None]) ** 2).sum(-1))
+    np.testing.assert_allclose(_np(mint.cdist(_t(a), _t(a))), d, rtol=1e-4, atol=1e-4)
+
+
+def test_more_shape_and_index_functions():
+    np.testing.assert_array_equal(_np(mint.narrow(_t(X3), 2, 1, 2)), X3[:, :, 1:3])
+    np.testing.assert_array_equal(_np(mint.roll(_t(A), 1, dims=1)), np.roll(A, 1, 1))
+    np.testing.assert_array_equal(_np(mint.argsort(_t(A), dim=1, descending=True)), np.argsort(-A, 1))
+    idx = np.array([[1, 0, 1]], np.int64)
+    src = np.full((1, 3), 9.0, np.float32)
+    want = A.copy()
+    want[1, 0], want[0, 1], want[1, 2] = 9.0, 9.0, 9.0
+    np.testing.assert_array_equal(_np(mint.scatter(_t(A), 0, _t(idx), _t(src))), want)
+    seq, vals = np.array([1.0, 3.0, 5.0], np.float32), np.array([3.0, 4.0], np.float32)
+    np.testing.assert_array_equal(_np(mint.searchsorted(_t(seq), _t(vals))), np.searchsorted(seq, vals))
+    np.testing.assert_array_equal(_np(mint.searchsorted(_t(seq), _t(vals), side="right")),
+                                  np.searchsorted(seq, vals, "right"))
+    gx, gy = mint.meshgrid(_t(np.arange(2)), _t(np.arange(3)))  # torch's default: 'ij'
+    assert gx.shape == (2, 3)
+    np.testing.assert_array_equal(_np(gx), np.meshgrid(np.arange(2), np.arange(3), indexing="ij")[0])
+    assert mint.meshgrid(_t(np.arange(2)), _t(np.arange(3)), indexing="xy")[0].shape == (3, 2)
+    np.testing.assert_allclose(_np(mint.diff(_t(X3), dim=1)), np.diff(X3, axis=1), rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(_np(mint.bincount(_t(np.array([0, 2, 2, 5])))), np.bincount([0, 2, 2, 5]))
+
+
+def test_random_creation_follows_the_seed():
+    ms.set_seed(3)
+    a = _np(mint.rand(2, 3))
+    ms.set_seed(3)
+    b = _np(mint.rand((2, 3)))
+    assert a.shape == (2, 3) and ((a >= 0) & (a < 1)).all()
+    np.testing.assert_array_equal(a, b)
+    assert mint.randn(4, dtype=ms.float64).dtype == ms.float64
+    assert mint.rand_like(_t(A)).shape == A.shape and mint.randn_like(_t(A)).shape == A.shape
+    with pytest.raises(ValueError, match="generator"):
+        mint.randn(2, generator=object())
+
+
+def test_more_functional_against_numpy():
+    x = np.array([[3.0, -4.0], [0.0, 0.0]], np.float32)
+    np.testing.assert_allclose(_np(F.normalize(_t(x), dim=1)), [[0.6, -0.8], [0.0, 0.0]], rtol=1e-6)
+    np.testing.assert_allclose(_np(F.normalize(_t(x), p=1.0, dim=0)), x / np.maximum(np.abs(x).sum(0), 1e-12),
+                               rtol=1e-6)
+    d = A - B
+    huber = np.where(np.abs(d) < 1.0, 0.5 * d ** 2, np.abs(d) - 0.5)
+    np.testing.assert_allclose(float(F.smooth_l1_loss(_t(A), _t(B))), huber.mean(), rtol=1e-6)
+    np.testing.assert_allclose(float(mint.nn.SmoothL1Loss()(_t(A), _t(B))), huber.mean(), rtol=1e-6)
+    p = _softmax(A, 1)
+    q = _softmax(B, 1)
+    np.testing.assert_allclose(float(F.kl_div(_t(np.log(p)), _t(q))), (q * (np.log(q) - np.log(p))).mean(),
+                               rtol=1e-5)
+    np.testing.assert_allclose(float(F.kl_div(_t(np.log(p)), _t(np.log(q)), reduction="sum", log_target=True)),
+                               (q * (np.log(q) - np.log(p))).sum(), rtol=1e-5)
+    np.testing.assert_allclose(float(mint.nn.KLDivLoss(reduction="sum")(_t(np.log(p)), _t(q))),
+                               (q * (np.log(q) - np.log(p))).sum(), rtol=1e-5)
+    img = np.arange(32, dtype=np.float32).reshape(1, 2, 4, 4)
+    windows = img.reshape(1, 2, 2, 2, 2, 2).transpose(0, 1, 2, 4, 3, 5).reshape(1, 2, 2, 2, 4)
+    np.testing.assert_array_equal(_np(F.max_pool2d(_t(img), 2)), windows.max(-1))
+    np.testing.assert_array_equal(_np(mint.nn.MaxPool2d(2)(_t(img))), windows.max(-1))
+    np.testing.assert_allclose(_np(F.avg_pool2d(_t(img), 2)), windows.mean(-1))
+    np.testing.assert_allclose(_np(mint.nn.AvgPool2d(kernel_size=2)(_t(img))), windows.mean(-1))
+    np.testing.assert_array_equal(_np(mint.nn.LeakyReLU()(_t(A))), np.where(A > 0, A, np.float32(0.01) * A))
+    hs = A * np.clip(A + 3, 0, 6) / 6
+    np.testing.assert_allclose(_np(F.hardswish(_t(A))), hs, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(_np(mint.nn.Hardswish()(_t(A))), hs, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(_np(mint.nn.Hardsigmoid()(_t(A))), np.clip(A / 6 + 0.5, 0, 1), rtol=1e-6)
+
+
+def test_more_functional_and_layers_match_torch():
+    torch = pytest.importorskip("torch")
+    tF = torch.nn.functional
+    rng = np.random.default_rng(10)
+    img = rng.standard_normal((2, 4, 5, 5)).astype(np.float32)
+    logits = rng.standard_normal((6, 3)).astype(np.float32)
+    target = np.array([0, 2, 1, 1, 0, 2], np.int64)
+    probs = 1 / (1 + np.exp(-logits))
+    labels = (rng.random((6, 3)) > 0.5).astype(np.float32)
+    T = torch.from_numpy
+    cases = [
+        (F.selu(_t(A)), tF.selu(T(A))), (F.mish(_t(A)), tF.mish(T(A))), (F.elu(_t(A)), tF.elu(T(A))),
+        (F.softplus(_t(A), beta=2), tF.softplus(T(A), beta=2)),
+        (F.glu(_t(img), dim=1), tF.glu(T(img), dim=1)),
+        (F.prelu(_t(A), _t(np.array([0.3], np.float32))), tF.prelu(T(A), T(np.array([0.3], np.float32)))),
+        (F.group_norm(_t(img), 2), tF.group_norm(T(img), 2)),
+        (F.adaptive_avg_pool2d(_t(img), (2, 3)), tF.adaptive_avg_pool2d(T(img), (2, 3))),
+        (F.avg_pool2d(_t(img), 3, 2, padding=1), tF.avg_pool2d(T(img), 3, 2, padding=1)),
+        (F.max_pool2d(_t(img), 3, 2, padding=1), tF.max_pool2d(T(img), 3, 2, padding=1)),
+        (F.nll_loss(_t(np.log(_softmax(logits, 1))), _t(target)), tF.nll_loss(T(np.log(_softmax(logits, 1))),
+                                                                              T(target))),
+        (F.binary_cross_entropy(_t(probs), _t(labels)), tF.binary_cross_entropy(T(probs), T(labels))),
+        (F.binary_cross_entropy_with_logits(_t(logits), _t(labels), pos_weight=_t(np.full(3, 2.0, np.float32))),
+         tF.binary_cross_entropy_with_logits(T(logits), T(labels), pos_weight=T(np.full(3, 2.0, np.float32)))),
+        (F.unfold(_t(img), 2, padding=1, stride=2), tF.unfold(T(img), 2, padding=1, stride=2)),
+        (F.interpolate(_t(img), scale_factor=2.0, mode="bilinear", align_corners=False),
+         tF.interpolate(T(img), scale_factor=2.0, mode="bilinear", align_corners=False)),
+        (F.pad(_t(img), (1, 2, 0, 1), mode="reflect"), tF.pad(T(img), (1, 2, 0, 1), mode="reflect")),
+        (mint.nn.BCEWithLogitsLoss(reduction="sum")(_t(logits), _t(labels)),
+         torch.nn.BCEWithLogitsLoss(reduction="sum")(T(logits), T(labels))),
+        (mint.nn.GroupNorm(2, 4)(_t(img)), torch.nn.GroupNorm(2, 4)(T(img))),
+        (mint.nn.ELU(alpha=0.5)(_t(A)), torch.nn.ELU(alpha=0.5)(T(A))),
+        (mint.nn.Softplus()(_t(A)), torch.nn.Softplus()(T(A))),
+        (mint.nn.PReLU(num_parameters=1, init=0.1)(_t(A)), torch.nn.PReLU(1, 0.1)(T(A))),
+    ]
+    for k, (ours, theirs) in enumerate(cases):
+        np.testing.assert_allclose(_np(ours), theirs.detach().numpy(), rtol=1e-4, atol=1e-5, err_msg=f"case {k}")
+
+
+def test_batch_norm1d_torch_momentum():
+    bn = mint.nn.BatchNorm1d(3, momentum=0.2)
+    bn.set_train(True)
+    x = np.random.default_rng(12).standard_normal((5, 3)).astype(np.float32)
+    bn(_t(x))
+    np.testing.assert_allclose(_np(bn.moving_mean), 0.2 * x.mean(0), rtol=1e-5, atol=1e-6)

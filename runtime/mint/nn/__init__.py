@@ -22,12 +22,15 @@ from ...parameter import Parameter
 from . import functional
 
 # layers whose runtime.nn signature already is mint's
-from ...nn import (CrossEntropyLoss, Flatten, Identity, L1Loss, MSELoss, ReLU,  # noqa: F401 - re-exported
-                   Sigmoid, SiLU, Tanh)
+from ...nn import (AdaptiveAvgPool2d, BCELoss, CrossEntropyLoss, Flatten, Identity, L1Loss,  # noqa: F401
+                   Mish, MSELoss, NLLLoss, PixelShuffle, ReLU, Sigmoid, SiLU, Tanh, Upsample, ZeroPad2d)
 
 __all__ = ["Linear", "Conv2d", "ReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout",
            "LayerNorm", "BatchNorm2d", "Embedding", "Flatten", "Identity", "MSELoss", "CrossEntropyLoss",
-           "L1Loss", "functional"]
+           "L1Loss", "AdaptiveAvgPool2d", "BCELoss", "Hardsigmoid", "Hardswish", "Mish", "NLLLoss",
+           "PixelShuffle", "SELU", "Upsample", "ZeroPad2d", "LeakyReLU", "ELU", "Softplus", "PReLU", "GroupNorm",
+           "BatchNorm1d", "MaxPool2d", "AvgPool2d", "BCEWithLogitsLoss", "SmoothL1Loss", "KLDivLoss",
+           "functional"]
 
 
 def _check_bool(cls_name, name, value):
@@ -158,3 +161,106 @@ class Embedding(_nn.Cell):
 
     def construct(self, input):
         return functional.embedding(input, self.weight, self.padding_idx)
+
+
+class LeakyReLU(_nn.LeakyReLU):
+    """torch's default slope 0.01 (``runtime.nn.LeakyReLU``'s is MindSpore's 0.2)."""
+
+    def __init__(self, negative_slope=0.01, inplace=False):
+        functional._no_inplace("LeakyReLU", inplace)
+        super().__init__(alpha=negative_slope)
+
+
+class ELU(_nn.ELU):
+    def __init__(self, alpha=1.0, inplace=False):
+        functional._no_inplace("ELU", inplace)
+        super().__init__(alpha=alpha)
+
+
+class Softplus(_nn.Softplus):
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__(beta=beta, threshold=threshold)
+
+
+class PReLU(_nn.PReLU):
+    """``num_parameters`` slopes initialised to ``init``."""
+
+    def __init__(self, num_parameters=1, init=0.25, dtype=None):
+        super().__init__(channel=num_parameters, w=init)
+
+
+class GroupNorm(_nn.GroupNorm):
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, dtype=None):
+        super().__init__(num_groups, num_channels, eps=eps, affine=affine, dtype=_dtype(dtype))
+
+
+class BatchNorm1d(_nn.BatchNorm1d):
+    """As :class:`BatchNorm2d` for ``(N, C)`` / ``(N, C, L)`` inputs."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, dtype=None):
+        if isinstance(momentum, bool) or not isinstance(momentum, (int, float)):
+            raise TypeError(f"mint.nn.BatchNorm1d: momentum must be a float, got {momentum!r}")
+        track = _check_bool("BatchNorm1d", "track_running_stats", track_running_stats)
+        super().__init__(num_features, eps=eps, momentum=1.0 - momentum, affine=affine,
+                         use_batch_statistics=None if track else True, dtype=_dtype(dtype))
+
+
+class MaxPool2d(_nn.MaxPool2d):
+    """torch's arguments: ``stride`` defaults to ``kernel_size``; ``padding`` zero-pads (with -inf)."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
+        super().__init__(kernel_size, kernel_size if stride is None else stride, pad_mode="pad", padding=padding,
+                         dilation=dilation, return_indices=return_indices, ceil_mode=ceil_mode)
+
+
+class AvgPool2d(_nn.AvgPool2d):
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+                 divisor_override=None):
+        super().__init__(kernel_size, kernel_size if stride is None else stride, pad_mode="pad", padding=padding,
+                         ceil_mode=ceil_mode, count_include_pad=count_include_pad,
+                         divisor_override=divisor_override)
+
+
+class BCEWithLogitsLoss(_nn.BCEWithLogitsLoss):
+    def __init__(self, weight=None, reduction="mean", pos_weight=None):
+        super().__init__(reduction=reduction, weight=weight, pos_weight=pos_weight)
+
+
+class SmoothL1Loss(_nn.SmoothL1Loss):
+    """torch's default ``reduction='mean'``."""
+
+    def __init__(self, reduction="mean", beta=1.0):
+        super().__init__(beta=beta, reduction=reduction)
+
+
+class KLDivLoss(_nn.Cell):
+    def __init__(self, reduction="mean", log_target=False):
+        super().__init__()
+        self.reduction, self.log_target = reduction, _check_bool("KLDivLoss", "log_target", log_target)
+
+    def construct(self, input, target):
+        return functional.kl_div(input, target, self.reduction, self.log_target)
+
+
+class _Activation(_nn.Cell):
+    """A parameterless activation Cell calling the ``functional`` function of the same name."""
+    _fn = None
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        functional._no_inplace(type(self).__name__, inplace)
+
+    def construct(self, input):
+        return type(self)._fn(input)
+
+
+class Hardswish(_Activation):
+    _fn = staticmethod(functional.hardswish)
+
+
+class Hardsigmoid(_Activation):
+    _fn = staticmethod(functional.hardsigmoid)
+
+
+class SELU(_Activation):
+    _fn = staticmethod(functional.selu)

@@ -16,7 +16,10 @@ from ... import ops as _ops
 
 __all__ = ["relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout", "linear", "conv2d",
            "layer_norm", "embedding", "cross_entropy", "mse_loss", "l1_loss", "one_hot", "pad", "interpolate",
-           "leaky_relu", "elu", "softplus", "binary_cross_entropy_with_logits", "max_pool2d", "avg_pool2d"]
+           "leaky_relu", "elu", "softplus", "binary_cross_entropy_with_logits", "max_pool2d", "avg_pool2d",
+           "hardswish", "hardsigmoid", "mish", "selu", "prelu", "glu", "normalize", "group_norm",
+           "adaptive_avg_pool2d", "nll_loss", "binary_cross_entropy", "smooth_l1_loss", "kl_div", "grid_sample",
+           "unfold", "fold"]
 
 
 def relu(input, inplace=False):
@@ -169,3 +172,76 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
                divisor_override=None):
     stride = kernel_size if stride is None else stride  # torch's default stride is the window
     return _ops.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def hardswish(input, inplace=False):
+    _no_inplace("hardswish", inplace)
+    return _ops.hardswish(input)
+
+
+def hardsigmoid(input, inplace=False):
+    _no_inplace("hardsigmoid", inplace)
+    return _ops.hardsigmoid(input)
+
+
+def mish(input, inplace=False):
+    _no_inplace("mish", inplace)
+    return _ops.mish(input)
+
+
+def selu(input, inplace=False):
+    _no_inplace("selu", inplace)
+    return _ops.selu(input)
+
+
+def prelu(input, weight):
+    return _ops.prelu(input, weight)
+
+
+def glu(input, dim=-1):
+    return _ops.glu(input, dim)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12):
+    """``input / max(||input||_p over dim, eps)`` (torch's normalize), from ``ops.norm`` and ``ops.clamp``."""
+    norm = _ops.norm(input, p, dim, keepdim=True)
+    return _ops.div(input, _ops.clamp(norm, eps, None))
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    return _ops.group_norm(input, num_groups, weight, bias, eps)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    return _ops.adaptive_avg_pool2d(input, output_size)
+
+
+def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
+    return _ops.nll_loss(input, target, weight, ignore_index, reduction)
+
+
+def binary_cross_entropy(input, target, weight=None, reduction="mean"):
+    return _ops.binary_cross_entropy(input, target, weight, reduction)
+
+
+def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
+    """Note torch's default ``reduction='mean'`` (``ops.smooth_l1_loss`` defaults to 'none')."""
+    return _ops.smooth_l1_loss(input, target, beta, reduction)
+
+
+def kl_div(input, target, reduction="mean", log_target=False):
+    """``target * (log(target) - input)`` with ``input`` log-probabilities; ``log_target=True`` takes
+    ``target`` as log-probabilities too."""
+    return _ops.kl_div(input, _ops.exp(target) if log_target else target, reduction)
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    return _ops.grid_sample(input, grid, mode, padding_mode, bool(align_corners))
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    return _ops.unfold(input, kernel_size, dilation, padding, stride)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    return _ops.fold(input, output_size, kernel_size, dilation, padding, stride)
