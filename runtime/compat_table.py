@@ -245,7 +245,8 @@ DIFFERENCES = {
                  "also `mint.randn`.",
     "mint.argsort": "always stable (`stable` is accepted).",
     "mint.nn.BatchNorm2d": "torch's `momentum` (0.1: the weight of the batch statistic); the parameters keep "
-                           "`nn.BatchNorm2d`'s names (also `mint.nn.BatchNorm1d`) (`gamma`, `beta`, `moving_mean`, `moving_variance`).",
+                           "`nn.BatchNorm2d`'s names (`gamma`, `beta`, `moving_mean`, `moving_variance`). Also "
+                           "`mint.nn.BatchNorm1d`.",
     "mint.nn.Embedding": "`max_norm`, `scale_grad_by_freq` and `sparse` raise ValueError.",
     "mint.nn.Conv2d": "`padding_mode` other than 'zeros' raises ValueError.",
     "mint.optim.AdamW": "`amsgrad=True` raises ValueError (also `mint.optim.Adam`); group dicts take "

@@ -81,7 +81,7 @@ def neg(input):
     return _ops.neg(input)
 
 
-def abs(input):  # noqa: A001 - mint's name
+def abs(input):
     return _ops.abs(input)
 
 
@@ -121,7 +121,7 @@ def ceil(input):
     return _ops.ceil(input)
 
 
-def round(input):  # noqa: A001 - mint's name
+def round(input):
     """Half to even, as torch.round / mint.round."""
     return _ops.round(input)
 
@@ -134,11 +134,11 @@ def erf(input):
     return _ops.erf(input)
 
 
-def pow(input, exponent):  # noqa: A001 - mint's name
+def pow(input, exponent):
     return _ops.pow(input, exponent)
 
 
-def clamp(input, min=None, max=None):  # noqa: A002 - mint's names
+def clamp(input, min=None, max=None):
     """Clip to ``[min, max]`` (either may be None, not both) (mint.clamp)."""
     if min is None and max is None:
         raise ValueError("mint.clamp: at least one of min and max must be given")
@@ -209,7 +209,7 @@ def _cast(x, dtype):
     return x if dtype is None else _ops.cast(x, dtype)
 
 
-def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001 - mint's name
+def sum(input, dim=None, keepdim=False, *, dtype=None):
     return _ops.sum(input, dim, keepdim, dtype=dtype)
 
 
@@ -229,12 +229,12 @@ def _extreme(name, value_fn, pair_fn, input, dim, keepdim):
     return pair_fn(input, dim, keepdim)
 
 
-def max(input, dim=None, keepdim=False):  # noqa: A001 - mint's name
+def max(input, dim=None, keepdim=False):
     """The largest element (``dim=None``), or ``(values, indices)`` along ``dim`` (mint.max)."""
     return _extreme("max", _ops.amax, _ops.max, input, dim, keepdim)
 
 
-def min(input, dim=None, keepdim=False):  # noqa: A001 - mint's name
+def min(input, dim=None, keepdim=False):
     """The smallest element (``dim=None``), or ``(values, indices)`` along ``dim`` (mint.min)."""
     return _extreme("min", _ops.amin, _ops.min, input, dim, keepdim)
 
@@ -251,11 +251,11 @@ def cumsum(input, dim, dtype=None):
     return _ops.cumsum(input, dim, dtype)
 
 
-def any(input, dim=None, keepdim=False):  # noqa: A001 - mint's name
+def any(input, dim=None, keepdim=False):
     return _ops.any(input, dim, keepdim)
 
 
-def all(input, dim=None, keepdim=False):  # noqa: A001 - mint's name
+def all(input, dim=None, keepdim=False):
     return _ops.all(input, dim, keepdim)
 
 
@@ -330,7 +330,7 @@ def nonzero(input, *, as_tuple=False):
     return _ops.nonzero(input, as_tuple=as_tuple)
 
 
-def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - mint's name
+def topk(input, k, dim=-1, largest=True, sorted=True):
     return _ops.topk(input, k, dim, largest, sorted)
 
 

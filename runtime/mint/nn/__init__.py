@@ -22,7 +22,7 @@ from ...parameter import Parameter
 from . import functional
 
 # layers whose runtime.nn signature already is mint's
-from ...nn import (AdaptiveAvgPool2d, BCELoss, CrossEntropyLoss, Flatten, Identity, L1Loss,  # noqa: F401
+from ...nn import (AdaptiveAvgPool2d, BCELoss, CrossEntropyLoss, Flatten, Identity, L1Loss,
                    Mish, MSELoss, NLLLoss, PixelShuffle, ReLU, Sigmoid, SiLU, Tanh, Upsample, ZeroPad2d)
 
 __all__ = ["Linear", "Conv2d", "ReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout",

@@ -155,7 +155,7 @@ def one_hot(tensor, num_classes=-1):
     return _ops.one_hot(tensor, num_classes, 1, 0).astype(int64)
 
 
-def pad(input, pad, mode="constant", value=None):  # noqa: A002 - torch's name
+def pad(input, pad, mode="constant", value=None):
     return _ops.pad(input, pad, mode, value)
 
 
