@@ -766,3 +766,33 @@ def test_batch_norm1d_torch_momentum():
     x = np.random.default_rng(12).standard_normal((5, 3)).astype(np.float32)
     bn(_t(x))
     np.testing.assert_allclose(_np(bn.moving_mean), 0.2 * x.mean(0), rtol=1e-5, atol=1e-6)
+
+
+class _ConvNet(ms.nn.Cell):
+    """A small mint-only network: conv, batch norm, pooling, linear, functional activations."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = mint.nn.Conv2d(2, 4, 3, padding=1)
+        self.norm = mint.nn.BatchNorm2d(4)
+        self.pool = mint.nn.MaxPool2d(2)
+        self.head = mint.nn.Linear(4 * 2 * 2, 3)
+        self.act = mint.nn.GELU()
+
+    def construct(self, x):
+        h = self.pool(self.act(self.norm(self.conv(x))))
+        return F.log_softmax(self.head(mint.flatten(h, start_dim=1)), dim=-1)
+
+
+def test_mint_cell_in_graph_mode_equals_pynative():
+    ms.set_seed(5)
+    net = _ConvNet()
+    x = _t(np.random.default_rng(13).standard_normal((2, 2, 4, 4)).astype(np.float32))
+    eager = _np(net(x))
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        graph = _np(net(x))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(graph, eager, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.exp(eager).sum(-1), 1.0, rtol=1e-5)
