@@ -796,3 +796,27 @@ def test_mint_cell_in_graph_mode_equals_pynative():
         ms.set_context(mode=ms.PYNATIVE_MODE)
     np.testing.assert_allclose(graph, eager, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(np.exp(eager).sum(-1), 1.0, rtol=1e-5)
+
+
+def test_bad_arguments_raise_clear_errors():
+    x = _t(A)
+    with pytest.raises(ValueError, match="out of range"):
+        mint.transpose(x, 0, 4)
+    with pytest.raises(ValueError, match="out of range"):
+        mint.flatten(x, start_dim=3)
+    with pytest.raises(ValueError, match="out of range"):
+        mint.sum(x, dim=5)
+    with pytest.raises(TypeError, match="bias must be a bool"):
+        mint.nn.Linear(3, 2, bias=1)
+    with pytest.raises(TypeError, match="dim must be an int"):
+        F.softmax(x, dim=1.5)
+    with pytest.raises(ValueError, match="rounding_mode"):
+        mint.div(x, x, rounding_mode="round")
+    with pytest.raises(ValueError, match="approximate"):
+        mint.nn.GELU("erf")
+    with pytest.raises(ValueError, match="max_norm"):
+        mint.nn.Embedding(3, 2, max_norm=1.0)
+    with pytest.raises(ValueError, match="sorter"):
+        mint.searchsorted(x, x, sorter=x)
+    scalar = _t(np.float32(2.0))
+    assert float(mint.transpose(scalar, 0, -1)) == 2.0  # torch: a 0-d tensor's dims are 0 and -1
