@@ -17,6 +17,8 @@ Example:
 """
 from __future__ import annotations
 
+import inspect as _inspect
+
 from .. import ops as _ops
 from . import nn, optim
 from .nn.functional import log_softmax, sigmoid, softmax, tanh
@@ -418,7 +420,7 @@ def _same(op_name):
         return op(*args, **kwargs)
     wrapper.__name__ = wrapper.__qualname__ = op_name
     wrapper.__doc__ = f"mint.{op_name}: ``ops.{op_name}`` (same arguments)."
-    wrapper.__signature__ = __import__("inspect").signature(op)
+    wrapper.__signature__ = _inspect.signature(op)
     wrapper.__module__ = __name__
     return wrapper
 
