@@ -730,6 +730,7 @@ def test_more_functional_and_layers_match_torch():
     target = np.array([0, 2, 1, 1, 0, 2], np.int64)
     probs = 1 / (1 + np.exp(-logits))
     labels = (rng.random((6, 3)) > 0.5).astype(np.float32)
+    up = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)  # conv_transpose2d: (C_in, C_out, kh, kw)
     T = torch.from_numpy
     cases = [
         (F.selu(_t(A)), tF.selu(T(A))), (F.mish(_t(A)), tF.mish(T(A))), (F.elu(_t(A)), tF.elu(T(A))),
@@ -755,6 +756,12 @@ def test_more_functional_and_layers_match_torch():
         (mint.nn.ELU(alpha=0.5)(_t(A)), torch.nn.ELU(alpha=0.5)(T(A))),
         (mint.nn.Softplus()(_t(A)), torch.nn.Softplus()(T(A))),
         (mint.nn.PReLU(num_parameters=1, init=0.1)(_t(A)), torch.nn.PReLU(1, 0.1)(T(A))),
+        (F.conv1d(_t(img[:, :, 0]), _t(img[:2, :, 1, :3]), padding=1, stride=2),
+         tF.conv1d(T(img[:, :, 0]), T(img[:2, :, 1, :3]), padding=1, stride=2)),
+        (F.conv1d(_t(img[:, :, 0]), _t(img[:2, :, 1, :3]), padding="same"),
+         tF.conv1d(T(img[:, :, 0]), T(img[:2, :, 1, :3]), padding="same")),
+        (F.conv_transpose2d(_t(img), _t(up), stride=2, padding=1, output_padding=1),
+         tF.conv_transpose2d(T(img), T(up), stride=2, padding=1, output_padding=1)),
     ]
     for k, (ours, theirs) in enumerate(cases):
         np.testing.assert_allclose(_np(ours), theirs.detach().numpy(), rtol=1e-4, atol=1e-5, err_msg=f"case {k}")
@@ -820,3 +827,12 @@ def test_bad_arguments_raise_clear_errors():
         mint.searchsorted(x, x, sorter=x)
     scalar = _t(np.float32(2.0))
     assert float(mint.transpose(scalar, 0, -1)) == 2.0  # torch: a 0-d tensor's dims are 0 and -1
+
+
+def test_conv1d_layer_matches_functional():
+    layer = mint.nn.Conv1d(2, 3, 3, padding=1, stride=2)
+    assert layer.bias is not None
+    x = _t(np.random.default_rng(14).standard_normal((2, 2, 7)).astype(np.float32))
+    np.testing.assert_allclose(_np(layer(x)), _np(F.conv1d(x, layer.weight, layer.bias, stride=2, padding=1)),
+                               rtol=1e-5, atol=1e-6)
+    assert layer(x).shape == (2, 3, 4)

@@ -30,7 +30,7 @@ __all__ = ["Linear", "Conv2d", "ReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softm
            "L1Loss", "AdaptiveAvgPool2d", "BCELoss", "Hardsigmoid", "Hardswish", "Mish", "NLLLoss",
            "PixelShuffle", "SELU", "Upsample", "ZeroPad2d", "LeakyReLU", "ELU", "Softplus", "PReLU", "GroupNorm",
            "BatchNorm1d", "MaxPool2d", "AvgPool2d", "BCEWithLogitsLoss", "SmoothL1Loss", "KLDivLoss",
-           "functional"]
+           "Conv1d", "functional"]
 
 
 def _check_bool(cls_name, name, value):
@@ -264,3 +264,21 @@ class Hardsigmoid(_Activation):
 
 class SELU(_Activation):
     _fn = staticmethod(functional.selu)
+
+
+class Conv1d(_nn.Conv1d):
+    """torch's Conv1d arguments: ``padding`` an int or ``'same'``/``'valid'``; ``bias=True``; ``groups``."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(f"mint.nn.Conv1d: padding_mode must be 'zeros', got {padding_mode!r}")
+        if isinstance(padding, str):
+            if padding not in ("same", "valid"):
+                raise ValueError(f"mint.nn.Conv1d: padding must be 'same', 'valid' or a number, got {padding!r}")
+            pad_mode, pads = padding, 0
+        else:
+            pad_mode, pads = "pad", padding
+        super().__init__(in_channels, out_channels, kernel_size, stride=stride, pad_mode=pad_mode, padding=pads,
+                         dilation=dilation, group=groups, has_bias=_check_bool("Conv1d", "bias", bias),
+                         dtype=_dtype(dtype))

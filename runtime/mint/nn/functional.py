@@ -19,7 +19,7 @@ __all__ = ["relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", 
            "leaky_relu", "elu", "softplus", "binary_cross_entropy_with_logits", "max_pool2d", "avg_pool2d",
            "hardswish", "hardsigmoid", "mish", "selu", "prelu", "glu", "normalize", "group_norm",
            "adaptive_avg_pool2d", "nll_loss", "binary_cross_entropy", "smooth_l1_loss", "kl_div", "grid_sample",
-           "unfold", "fold"]
+           "unfold", "fold", "conv1d", "conv_transpose2d"]
 
 
 def relu(input, inplace=False):
@@ -245,3 +245,17 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     return _ops.fold(input, output_size, kernel_size, dilation, padding, stride)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """``padding``: an int or ``'same'``/``'valid'``."""
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise ValueError(f"mint.nn.functional.conv1d: padding must be 'same', 'valid' or a number, "
+                             f"got {padding!r}")
+        return _ops.conv1d(input, weight, bias, stride, padding, 0, dilation, groups)
+    return _ops.conv1d(input, weight, bias, stride, "pad", padding, dilation, groups)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _ops.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
