@@ -36,7 +36,7 @@ __all__ = [
     "sum", "mean", "max", "min", "argmax", "argmin", "prod", "cumsum", "any", "all", "amax", "amin",
     "logsumexp", "std", "var", "median", "cummax", "count_nonzero",
     # linear algebra
-    "matmul", "bmm", "mm", "outer", "einsum", "baddbmm", "addmm", "trace", "cross", "cdist",
+    "matmul", "bmm", "mm", "norm", "outer", "einsum", "baddbmm", "addmm", "trace", "cross", "cdist",
     # shapes and indexing
     "cat", "stack", "split", "chunk", "reshape", "permute", "transpose", "flatten", "squeeze", "unsqueeze",
     "gather", "index_select", "masked_select", "topk", "sort", "repeat_interleave", "tile", "broadcast_to",
@@ -557,3 +557,16 @@ def randn_like(input, *, dtype=None):
 def _no_generator(name, generator):
     if generator is not None:
         raise ValueError(f"mint.{name}: generator is not supported (numbers come from ms.set_seed's stream)")
+
+
+def norm(input, p="fro", dim=None, keepdim=False, *, dtype=None):
+    """torch.norm: a number ``p`` is the vector p-norm over ``dim`` (every element when None, also for a
+    pair of dims); ``'fro'`` the Frobenius norm (over every element, or the two dims given); ``'nuc'``
+    the nuclear norm (``ops.matrix_norm`` decides whether it can)."""
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) == 1):
+            return _ops.vector_norm(input, 2, dim, keepdim, dtype=dtype)
+        if p not in ("fro", "nuc"):
+            raise ValueError(f"mint.norm: p must be a number, 'fro' or 'nuc', got {p!r}")
+        return _ops.matrix_norm(input, p, (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
+    return _ops.vector_norm(input, p, dim, keepdim, dtype=dtype)

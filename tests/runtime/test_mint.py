@@ -836,3 +836,18 @@ def test_conv1d_layer_matches_functional():
     np.testing.assert_allclose(_np(layer(x)), _np(F.conv1d(x, layer.weight, layer.bias, stride=2, padding=1)),
                                rtol=1e-5, atol=1e-6)
     assert layer(x).shape == (2, 3, 4)
+
+
+def test_norm_is_torch_norm():
+    flat = X3.reshape(-1)
+    np.testing.assert_allclose(float(mint.norm(_t(X3))), np.sqrt((X3 ** 2).sum()), rtol=1e-5)
+    np.testing.assert_allclose(float(mint.norm(_t(X3), p=1)), np.abs(flat).sum(), rtol=1e-5)
+    np.testing.assert_allclose(float(mint.norm(_t(X3), p=float("inf"))), np.abs(flat).max(), rtol=1e-6)
+    np.testing.assert_allclose(_np(mint.norm(_t(X3), p=3, dim=2, keepdim=True)),
+                               (np.abs(X3) ** 3).sum(2, keepdims=True) ** (1 / 3), rtol=1e-5)
+    # a number p over two dims is still the vector norm (torch.norm), not a matrix norm
+    np.testing.assert_allclose(_np(mint.norm(_t(X3), p=1, dim=(1, 2))), np.abs(X3).sum((1, 2)), rtol=1e-5)
+    np.testing.assert_allclose(_np(mint.norm(_t(X3), "fro", dim=(0, 2))), np.sqrt((X3 ** 2).sum((0, 2))),
+                               rtol=1e-5)
+    with pytest.raises(ValueError, match="p must be"):
+        mint.norm(_t(X3), p="max")
