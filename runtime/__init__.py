@@ -42,6 +42,7 @@ from . import data  # noqa: F401
 from . import dataset  # noqa: F401  (MindSpore's module name for runtime.data)
 from . import numpy  # noqa: F401  (mindspore.numpy; absolute `import numpy` elsewhere is unaffected)
 from . import boost  # noqa: F401
+from . import mint  # noqa: F401  (mindspore.mint: torch-style spellings over ops/nn)
 from .common.sparse_tensor import RowTensor  # noqa: F401
 
 # ``ms.tensor(...)`` is MindSpore's function; the module stays importable as ``runtime.tensor``

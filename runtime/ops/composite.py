@@ -40,6 +40,9 @@ def flatten(x, order="C", *, start_dim=1, end_dim=-1):
     nd = len(shape)
     if nd == 0:
         return bind(_R["reshape"], x, shape=(1,))
+    for name, d in (("start_dim", start_dim), ("end_dim", end_dim)):
+        if not -nd <= d < nd:
+            raise ValueError(f"Flatten (ops.flatten): {name} {d} is out of range for a tensor of rank {nd}")
     s, e = start_dim % nd, end_dim % nd
     if s > e:
         raise ValueError(f"Flatten (ops.flatten): start_dim {start_dim} is after end_dim {end_dim} for shape {shape}")
@@ -345,8 +348,15 @@ def unsqueeze(input, dim):  # noqa: A002
 
 def swapaxes(input, axis0, axis1):  # noqa: A002
     """``ops.swapaxes(input, axis0, axis1)``: exchange two dimensions."""
-    perm = list(range(input.ndim))
-    perm[axis0], perm[axis1] = perm[axis1], perm[axis0]
+    nd = input.ndim
+    for name, d in (("axis0", axis0), ("axis1", axis1)):
+        if isinstance(d, bool) or not isinstance(d, int):
+            raise TypeError(f"ops.swapaxes: {name} must be an int, got {d!r}")
+        if not -max(nd, 1) <= d < max(nd, 1):
+            raise ValueError(f"ops.swapaxes: {name} {d} is out of range for a tensor of rank {nd}")
+    perm = list(range(nd))
+    if nd:  # a 0-d tensor: dims 0/-1 name the tensor itself (as torch), nothing to exchange
+        perm[axis0], perm[axis1] = perm[axis1], perm[axis0]
     return bind(_R["transpose"], input, perm=tuple(perm))
 
 

@@ -1,0 +1,284 @@
+"""``mindspore.mint.nn``: the torch-style layer spellings over ``runtime.nn``.
+
+Layers whose ``runtime.nn`` class already has mint's signature are the same class (``ReLU``, ``MSELoss``,
+``CrossEntropyLoss``...); the others subclass the ``runtime.nn`` layer and only translate the constructor's
+arguments (``in_features``/``bias`` for ``Dense``'s ``in_channels``/``has_bias``, torch's BatchNorm
+``momentum`` for MindSpore's ``1 - momentum``...). ``LayerNorm`` and ``Embedding`` hold torch's parameter
+names (``weight``/``bias``) and call :mod:`runtime.mint.nn.functional`.
+
+Example:
+    >>> from runtime import mint
+    >>> layer = mint.nn.Linear(3, 2)
+    >>> [p.name for p in layer.trainable_params()]
+    ['weight', 'bias']
+"""
+from __future__ import annotations
+
+from graph.dtypes import as_dtype, float32
+
+from ... import nn as _nn
+from ...common.initializer import Normal, initializer
+from ...parameter import Parameter
+from . import functional
+
+# layers whose runtime.nn signature already is mint's
+from ...nn import (AdaptiveAvgPool2d, BCELoss, CrossEntropyLoss, Flatten, Identity, L1Loss,
+                   Mish, MSELoss, NLLLoss, PixelShuffle, ReLU, Sigmoid, SiLU, Tanh, Upsample, ZeroPad2d)
+
+__all__ = ["Linear", "Conv2d", "ReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout",
+           "LayerNorm", "BatchNorm2d", "Embedding", "Flatten", "Identity", "MSELoss", "CrossEntropyLoss",
+           "L1Loss", "AdaptiveAvgPool2d", "BCELoss", "Hardsigmoid", "Hardswish", "Mish", "NLLLoss",
+           "PixelShuffle", "SELU", "Upsample", "ZeroPad2d", "LeakyReLU", "ELU", "Softplus", "PReLU", "GroupNorm",
+           "BatchNorm1d", "MaxPool2d", "AvgPool2d", "BCEWithLogitsLoss", "SmoothL1Loss", "KLDivLoss",
+           "Conv1d", "functional"]
+
+
+def _check_bool(cls_name, name, value):
+    if not isinstance(value, bool):
+        raise TypeError(f"mint.nn.{cls_name}: {name} must be a bool, got {value!r}")
+    return value
+
+
+def _dtype(dtype):
+    return float32 if dtype is None else as_dtype(dtype)
+
+
+class Linear(_nn.Dense):
+    """``y = x @ weight.T + bias`` with ``weight`` of shape ``(out_features, in_features)``; weights
+    HeUniform(sqrt(5)) and bias U(+-1/sqrt(in_features)) as torch and MindSpore."""
+
+    def __init__(self, in_features, out_features, bias=True, weight_init=None, bias_init=None, dtype=None):
+        super().__init__(in_features, out_features, weight_init=weight_init, bias_init=bias_init,
+                         has_bias=_check_bool("Linear", "bias", bias), dtype=_dtype(dtype))
+        self.in_features, self.out_features = in_features, out_features
+
+
+class Conv2d(_nn.Conv2d):
+    """torch's Conv2d arguments: ``padding`` an int, a pair, or ``'same'``/``'valid'``; ``bias=True``;
+    ``groups``. Only ``padding_mode='zeros'`` (the one padding ``runtime.nn.Conv2d`` has)."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(f"mint.nn.Conv2d: padding_mode must be 'zeros', got {padding_mode!r}")
+        if isinstance(padding, str):
+            if padding not in ("same", "valid"):
+                raise ValueError(f"mint.nn.Conv2d: padding must be 'same', 'valid' or numbers, got {padding!r}")
+            pad_mode, pads = padding, 0
+        else:
+            pad_mode, pads = "pad", functional._torch_padding(padding)
+        super().__init__(in_channels, out_channels, kernel_size, stride=stride, pad_mode=pad_mode, padding=pads,
+                         dilation=dilation, group=groups, has_bias=_check_bool("Conv2d", "bias", bias),
+                         dtype=_dtype(dtype))
+
+
+class GELU(_nn.GELU):
+    """``approximate``: ``'none'`` (erf) or ``'tanh'``."""
+
+    def __init__(self, approximate="none"):
+        if approximate not in ("none", "tanh"):
+            raise ValueError(f"mint.nn.GELU: approximate must be 'none' or 'tanh', got {approximate!r}")
+        super().__init__(approximate=approximate == "tanh")
+
+
+class Softmax(_nn.Softmax):
+    def __init__(self, dim=None):
+        super().__init__(axis=functional._axis("Softmax", dim))
+
+
+class LogSoftmax(_nn.LogSoftmax):
+    def __init__(self, dim=None):
+        super().__init__(axis=functional._axis("LogSoftmax", dim))
+
+
+class Dropout(_nn.Dropout):
+    """Zeroes each element with probability ``p`` while training (scaling the rest by ``1/(1-p)``)."""
+
+    def __init__(self, p=0.5, inplace=False):
+        functional._no_inplace("Dropout", inplace)
+        super().__init__(p=p)
+
+
+class LayerNorm(_nn.Cell):
+    """Normalises over the trailing ``normalized_shape`` dims; parameters ``weight`` (ones) and ``bias``
+    (zeros) when ``elementwise_affine`` (``bias=False`` drops the bias)."""
+
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, dtype=None):
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.normalized_shape, self.eps = shape, eps
+        self.elementwise_affine = _check_bool("LayerNorm", "elementwise_affine", elementwise_affine)
+        dt = _dtype(dtype)
+        self.weight = Parameter(initializer("ones", shape, dt), name="weight") if elementwise_affine else None
+        self.bias = (Parameter(initializer("zeros", shape, dt), name="bias")
+                     if elementwise_affine and _check_bool("LayerNorm", "bias", bias) else None)
+
+    def construct(self, input):
+        return functional.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+
+class BatchNorm2d(_nn.BatchNorm2d):
+    """torch's ``momentum`` (the weight of the batch statistic, default 0.1) is MindSpore's
+    ``1 - momentum``; ``track_running_stats=False`` always normalises with the batch statistics.
+    The parameters keep ``runtime.nn``'s names (``gamma``, ``beta``, ``moving_mean``, ``moving_variance``)."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, dtype=None):
+        if isinstance(momentum, bool) or not isinstance(momentum, (int, float)):
+            raise TypeError(f"mint.nn.BatchNorm2d: momentum must be a float, got {momentum!r}")
+        track = _check_bool("BatchNorm2d", "track_running_stats", track_running_stats)
+        super().__init__(num_features, eps=eps, momentum=1.0 - momentum, affine=affine,
+                         use_batch_statistics=None if track else True, dtype=_dtype(dtype))
+
+
+class Embedding(_nn.Cell):
+    """A ``(num_embeddings, embedding_dim)`` table ``weight`` drawn from N(0, 1) (the ``padding_idx``
+    row zero and without gradient, as torch); ``_weight`` gives the initial table."""
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
+                 scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, dtype=None):
+        super().__init__()
+        if padding_idx is not None:
+            if isinstance(padding_idx, bool) or not isinstance(padding_idx, int):
+                raise TypeError(f"mint.nn.Embedding: padding_idx must be an int or None, got {padding_idx!r}")
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise ValueError(f"mint.nn.Embedding: padding_idx must be in [{-num_embeddings}, "
+                                 f"{num_embeddings}), got {padding_idx}")
+            padding_idx %= num_embeddings
+        if max_norm is not None or scale_grad_by_freq or sparse:
+            raise ValueError("mint.nn.Embedding: max_norm, scale_grad_by_freq and sparse are not supported")
+        self.num_embeddings, self.embedding_dim, self.padding_idx = num_embeddings, embedding_dim, padding_idx
+        shape = (num_embeddings, embedding_dim)
+        if _weight is None:
+            table = initializer(Normal(1.0), shape, _dtype(dtype)).asnumpy().copy()
+            if padding_idx is not None:
+                table[padding_idx] = 0
+        else:
+            if tuple(_weight.shape) != shape:
+                raise ValueError(f"mint.nn.Embedding: _weight has shape {tuple(_weight.shape)}, expected {shape}")
+            table = _weight
+        self.weight = Parameter(initializer(table, shape, _dtype(dtype)), name="weight",
+                                requires_grad=not _freeze)
+
+    def construct(self, input):
+        return functional.embedding(input, self.weight, self.padding_idx)
+
+
+class LeakyReLU(_nn.LeakyReLU):
+    """torch's default slope 0.01 (``runtime.nn.LeakyReLU``'s is MindSpore's 0.2)."""
+
+    def __init__(self, negative_slope=0.01, inplace=False):
+        functional._no_inplace("LeakyReLU", inplace)
+        super().__init__(alpha=negative_slope)
+
+
+class ELU(_nn.ELU):
+    def __init__(self, alpha=1.0, inplace=False):
+        functional._no_inplace("ELU", inplace)
+        super().__init__(alpha=alpha)
+
+
+class Softplus(_nn.Softplus):
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__(beta=beta, threshold=threshold)
+
+
+class PReLU(_nn.PReLU):
+    """``num_parameters`` slopes initialised to ``init``."""
+
+    def __init__(self, num_parameters=1, init=0.25, dtype=None):
+        super().__init__(channel=num_parameters, w=init)
+
+
+class GroupNorm(_nn.GroupNorm):
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, dtype=None):
+        super().__init__(num_groups, num_channels, eps=eps, affine=affine, dtype=_dtype(dtype))
+
+
+class BatchNorm1d(_nn.BatchNorm1d):
+    """As :class:`BatchNorm2d` for ``(N, C)`` / ``(N, C, L)`` inputs."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, dtype=None):
+        if isinstance(momentum, bool) or not isinstance(momentum, (int, float)):
+            raise TypeError(f"mint.nn.BatchNorm1d: momentum must be a float, got {momentum!r}")
+        track = _check_bool("BatchNorm1d", "track_running_stats", track_running_stats)
+        super().__init__(num_features, eps=eps, momentum=1.0 - momentum, affine=affine,
+                         use_batch_statistics=None if track else True, dtype=_dtype(dtype))
+
+
+class MaxPool2d(_nn.MaxPool2d):
+    """torch's arguments: ``stride`` defaults to ``kernel_size``; ``padding`` zero-pads (with -inf)."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
+        super().__init__(kernel_size, kernel_size if stride is None else stride, pad_mode="pad", padding=padding,
+                         dilation=dilation, return_indices=return_indices, ceil_mode=ceil_mode)
+
+
+class AvgPool2d(_nn.AvgPool2d):
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+                 divisor_override=None):
+        super().__init__(kernel_size, kernel_size if stride is None else stride, pad_mode="pad", padding=padding,
+                         ceil_mode=ceil_mode, count_include_pad=count_include_pad,
+                         divisor_override=divisor_override)
+
+
+class BCEWithLogitsLoss(_nn.BCEWithLogitsLoss):
+    def __init__(self, weight=None, reduction="mean", pos_weight=None):
+        super().__init__(reduction=reduction, weight=weight, pos_weight=pos_weight)
+
+
+class SmoothL1Loss(_nn.SmoothL1Loss):
+    """torch's default ``reduction='mean'``."""
+
+    def __init__(self, reduction="mean", beta=1.0):
+        super().__init__(beta=beta, reduction=reduction)
+
+
+class KLDivLoss(_nn.Cell):
+    def __init__(self, reduction="mean", log_target=False):
+        super().__init__()
+        self.reduction, self.log_target = reduction, _check_bool("KLDivLoss", "log_target", log_target)
+
+    def construct(self, input, target):
+        return functional.kl_div(input, target, self.reduction, self.log_target)
+
+
+class _Activation(_nn.Cell):
+    """A parameterless activation Cell calling the ``functional`` function of the same name."""
+    _fn = None
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        functional._no_inplace(type(self).__name__, inplace)
+
+    def construct(self, input):
+        return type(self)._fn(input)
+
+
+class Hardswish(_Activation):
+    _fn = staticmethod(functional.hardswish)
+
+
+class Hardsigmoid(_Activation):
+    _fn = staticmethod(functional.hardsigmoid)
+
+
+class SELU(_Activation):
+    _fn = staticmethod(functional.selu)
+
+
+class Conv1d(_nn.Conv1d):
+    """torch's Conv1d arguments: ``padding`` an int or ``'same'``/``'valid'``; ``bias=True``; ``groups``."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(f"mint.nn.Conv1d: padding_mode must be 'zeros', got {padding_mode!r}")
+        if isinstance(padding, str):
+            if padding not in ("same", "valid"):
+                raise ValueError(f"mint.nn.Conv1d: padding must be 'same', 'valid' or a number, got {padding!r}")
+            pad_mode, pads = padding, 0
+        else:
+            pad_mode, pads = "pad", padding
+        super().__init__(in_channels, out_channels, kernel_size, stride=stride, pad_mode=pad_mode, padding=pads,
+                         dilation=dilation, group=groups, has_bias=_check_bool("Conv1d", "bias", bias),
+                         dtype=_dtype(dtype))

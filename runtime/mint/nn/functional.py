@@ -1,0 +1,261 @@
+"""``mindspore.mint.nn.functional``: torch-style spellings of the ``runtime.ops`` neural-network functions.
+
+Thin wrappers: each translates mint's argument names/defaults (``dim``, ``padding`` as an int or
+``'same'``/``'valid'``, ``num_classes``...) to the existing ``ops`` function; no op math is written here.
+
+Example:
+    >>> import numpy as np
+    >>> import runtime as ms
+    >>> from runtime.mint.nn import functional as F
+    >>> print(F.relu(ms.Tensor(np.array([-1.0, 2.0], np.float32))))
+    [0. 2.]
+"""
+from __future__ import annotations
+
+from ... import ops as _ops
+
+__all__ = ["relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout", "linear", "conv2d",
+           "layer_norm", "embedding", "cross_entropy", "mse_loss", "l1_loss", "one_hot", "pad", "interpolate",
+           "leaky_relu", "elu", "softplus", "binary_cross_entropy_with_logits", "max_pool2d", "avg_pool2d",
+           "hardswish", "hardsigmoid", "mish", "selu", "prelu", "glu", "normalize", "group_norm",
+           "adaptive_avg_pool2d", "nll_loss", "binary_cross_entropy", "smooth_l1_loss", "kl_div", "grid_sample",
+           "unfold", "fold", "conv1d", "conv_transpose2d"]
+
+
+def relu(input, inplace=False):
+    """``inplace=True`` is refused: tensors here are values (there is no in-place ReLU)."""
+    _no_inplace("relu", inplace)
+    return _ops.relu(input)
+
+
+def _no_inplace(name, inplace):
+    if inplace:
+        raise ValueError(f"mint.nn.functional.{name}: inplace=True is not supported (no in-place kernels)")
+
+
+def gelu(input, approximate="none"):
+    return _ops.gelu(input, approximate=approximate)
+
+
+def silu(input, inplace=False):
+    _no_inplace("silu", inplace)
+    return _ops.silu(input)
+
+
+def sigmoid(input):
+    return _ops.sigmoid(input)
+
+
+def tanh(input):
+    return _ops.tanh(input)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    _no_inplace("leaky_relu", inplace)
+    return _ops.leaky_relu(input, negative_slope)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    _no_inplace("elu", inplace)
+    return _ops.elu(input, alpha)
+
+
+def softplus(input, beta=1, threshold=20):
+    return _ops.softplus(input, beta, threshold)
+
+
+def _axis(name, dim):
+    if dim is None:  # torch's legacy implicit dim is deprecated; mint's default is the last axis
+        return -1
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise TypeError(f"mint.nn.functional.{name}: dim must be an int, got {dim!r}")
+    return dim
+
+
+def softmax(input, dim=None, *, dtype=None):
+    """Softmax along ``dim`` (default: the last), computed in ``dtype`` when given."""
+    return _ops.softmax(input, _axis("softmax", dim), dtype=dtype)
+
+
+def log_softmax(input, dim=None, *, dtype=None):
+    x = input if dtype is None else _ops.cast(input, dtype)
+    return _ops.log_softmax(x, _axis("log_softmax", dim))
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    _no_inplace("dropout", inplace)
+    return _ops.dropout(input, p=p, training=training)
+
+
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias`` (``ops.dense``)."""
+    return _ops.dense(input, weight, bias)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """``padding``: an int, a pair, or ``'same'``/``'valid'`` (torch's spelling of ops' pad_mode)."""
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise ValueError(f"mint.nn.functional.conv2d: padding must be 'same', 'valid' or numbers, "
+                             f"got {padding!r}")
+        return _ops.conv2d(input, weight, bias, stride, padding, 0, dilation, groups)
+    return _ops.conv2d(input, weight, bias, stride, "pad", _torch_padding(padding), dilation, groups)
+
+
+def _torch_padding(padding):
+    """torch's (pad_h, pad_w) is symmetric per side; ops' 4-tuple is (top, bottom, left, right)."""
+    if isinstance(padding, int):
+        return padding
+    ph, pw = padding
+    return (ph, ph, pw, pw)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    return _ops.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False):
+    """Rows of ``weight`` at ``input``; the ``padding_idx`` row gets no gradient (as torch).
+    ``max_norm`` (renormalising the table in place) and ``scale_grad_by_freq`` are not supported."""
+    if max_norm is not None:
+        raise ValueError("mint.nn.functional.embedding: max_norm is not supported")
+    if scale_grad_by_freq:
+        raise ValueError("mint.nn.functional.embedding: scale_grad_by_freq is not supported")
+    out = _ops.gather(weight, input, 0)
+    if padding_idx is None:
+        return out
+    if padding_idx < 0:
+        padding_idx += weight.shape[0]
+    padded = _ops.unsqueeze(_ops.equal(input, padding_idx), -1)
+    return _ops.where(padded, _ops.stop_gradient(out), out)
+
+
+def cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+    return _ops.cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, reduction="mean", pos_weight=None):
+    return _ops.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
+
+
+def mse_loss(input, target, reduction="mean"):
+    return _ops.mse_loss(input, target, reduction)
+
+
+def l1_loss(input, target, reduction="mean"):
+    return _ops.l1_loss(input, target, reduction)
+
+
+def one_hot(tensor, num_classes=-1):
+    """int64 one-hot rows; ``num_classes=-1`` means ``max(tensor) + 1`` (read from the values: a graph
+    break under ``jit``)."""
+    from ...dtype import int64
+    if num_classes == -1:
+        num_classes = int(_ops.amax(tensor)) + 1
+    return _ops.one_hot(tensor, num_classes, 1, 0).astype(int64)
+
+
+def pad(input, pad, mode="constant", value=None):
+    return _ops.pad(input, pad, mode, value)
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None):
+    return _ops.interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    return _ops.max_pool2d(input, kernel_size, stride, padding, dilation, return_indices, ceil_mode)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    stride = kernel_size if stride is None else stride  # torch's default stride is the window
+    return _ops.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def hardswish(input, inplace=False):
+    _no_inplace("hardswish", inplace)
+    return _ops.hardswish(input)
+
+
+def hardsigmoid(input, inplace=False):
+    _no_inplace("hardsigmoid", inplace)
+    return _ops.hardsigmoid(input)
+
+
+def mish(input, inplace=False):
+    _no_inplace("mish", inplace)
+    return _ops.mish(input)
+
+
+def selu(input, inplace=False):
+    _no_inplace("selu", inplace)
+    return _ops.selu(input)
+
+
+def prelu(input, weight):
+    return _ops.prelu(input, weight)
+
+
+def glu(input, dim=-1):
+    return _ops.glu(input, dim)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12):
+    """``input / max(||input||_p over dim, eps)`` (torch's normalize), from ``ops.norm`` and ``ops.clamp``."""
+    norm = _ops.norm(input, p, dim, keepdim=True)
+    return _ops.div(input, _ops.clamp(norm, eps, None))
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    return _ops.group_norm(input, num_groups, weight, bias, eps)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    return _ops.adaptive_avg_pool2d(input, output_size)
+
+
+def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
+    return _ops.nll_loss(input, target, weight, ignore_index, reduction)
+
+
+def binary_cross_entropy(input, target, weight=None, reduction="mean"):
+    return _ops.binary_cross_entropy(input, target, weight, reduction)
+
+
+def smooth_l1_loss(input, target, reduction="mean", beta=1.0):
+    """Note torch's default ``reduction='mean'`` (``ops.smooth_l1_loss`` defaults to 'none')."""
+    return _ops.smooth_l1_loss(input, target, beta, reduction)
+
+
+def kl_div(input, target, reduction="mean", log_target=False):
+    """``target * (log(target) - input)`` with ``input`` log-probabilities; ``log_target=True`` takes
+    ``target`` as log-probabilities too."""
+    return _ops.kl_div(input, _ops.exp(target) if log_target else target, reduction)
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    return _ops.grid_sample(input, grid, mode, padding_mode, bool(align_corners))
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    return _ops.unfold(input, kernel_size, dilation, padding, stride)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    return _ops.fold(input, output_size, kernel_size, dilation, padding, stride)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """``padding``: an int or ``'same'``/``'valid'``."""
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise ValueError(f"mint.nn.functional.conv1d: padding must be 'same', 'valid' or a number, "
+                             f"got {padding!r}")
+        return _ops.conv1d(input, weight, bias, stride, padding, 0, dilation, groups)
+    return _ops.conv1d(input, weight, bias, stride, "pad", padding, dilation, groups)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _ops.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
