@@ -36,15 +36,17 @@ def _init_and_select(fn, input, initial, where, compare):  # noqa: A002
         if isinstance(initial, bool) or not isinstance(initial, (int, float, np.integer, np.floating)):
             raise TypeError(f"ops.{fn}: initial must be a number, got {type(initial).__name__}")
         initial = bind(_R["cast"], Tensor(initial), dtype=input.dtype)  # MindSpore fills input's dtype
-        input = bind(_R[compare], input, initial)
+        floored = bind(_R[compare], input, initial)
+    else:
+        floored = input
     if where is None:
-        return input
+        return floored
     if not isinstance(where, Tensor) and not hasattr(where, "dtype"):  # a traced tensor has a dtype
         where = Tensor(np.asarray(where, dtype=np.bool_))
     if initial is None:
         raise ValueError(f"ops.{fn}: initial value must be provided for where masks")
-    where = bind(_R["broadcast_to"], where, shape=tuple(input.shape))
-    return bind(_R["where"], where, input, initial)
+    where = bind(_R["broadcast_to"], where, shape=tuple(floored.shape))
+    return bind(_R["where"], where, floored, initial)
 
 
 def _extreme(reduce_name, arg_name, compare, input, axis, keepdims, initial, where):  # noqa: A002
@@ -53,9 +55,9 @@ def _extreme(reduce_name, arg_name, compare, input, axis, keepdims, initial, whe
         # effect, and the index is fixed to 0" -- the extreme of all elements, and an int64 zero.
         values = bind(_R[reduce_name], input)
         return values, bind(_R["cast"], bind(_R["zeros_like"], values), dtype=int64)
-    input = _init_and_select(reduce_name[7:], input, initial, where, compare)
-    values = bind(_R[reduce_name], input, axis=axis, keep_dims=keepdims)
-    index = bind(_R[arg_name], input, axis=axis, output_type=int64, keep_dims=keepdims)
+    selected = _init_and_select(reduce_name[7:], input, initial, where, compare)
+    values = bind(_R[reduce_name], selected, axis=axis, keep_dims=keepdims)
+    index = bind(_R[arg_name], selected, axis=axis, output_type=int64, keep_dims=keepdims)
     return values, index
 
 
@@ -76,14 +78,14 @@ def min(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa:
 def amax(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa: A002
     """The maxima along ``axis`` (a tuple of axes allowed; all axes when None); ``initial`` and
     ``where`` as in :func:`max`, here also with ``axis=None``."""
-    input = _init_and_select("amax", input, initial, where, "maximum")
-    return bind(_R["reduce_max"], input, axis=axis, keep_dims=keepdims)
+    selected = _init_and_select("amax", input, initial, where, "maximum")
+    return bind(_R["reduce_max"], selected, axis=axis, keep_dims=keepdims)
 
 
 def amin(input, axis=None, keepdims=False, *, initial=None, where=None):  # noqa: A002
     """The minima along ``axis``; ``initial`` and ``where`` as in :func:`min`."""
-    input = _init_and_select("amin", input, initial, where, "minimum")
-    return bind(_R["reduce_min"], input, axis=axis, keep_dims=keepdims)
+    selected = _init_and_select("amin", input, initial, where, "minimum")
+    return bind(_R["reduce_min"], selected, axis=axis, keep_dims=keepdims)
 
 
 def _norm_axes(dim, ndim):

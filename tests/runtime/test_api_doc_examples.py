@@ -215,7 +215,7 @@ def test_gather_d_gather_elements_gather_nd():
 
 def test_scatter():
     # R24 + "ops/mindspore.ops.scatter.html"
-    f = lambda a, i, s, axis: ops.scatter(input=a, axis=axis, index=i, src=s)  # noqa: E731
+    f = lambda a, i, s, axis: ops.scatter(input=a, axis=axis, index=i, src=s)
     check(lambda a, i, s: f(a, i, s, 1), (T([[1, 2, 3, 4, 5]], ms.float32), T([[2, 4]], ms.int64),
                                           T([[8, 8]], ms.float32)), [[1., 2., 8., 4., 8.]], ms.float32)
     src = T([[1, 2, 3], [4, 5, 6], [7, 8, 9]], ms.float32)
@@ -731,7 +731,7 @@ def test_searchsorted_bincount_argwhere():
 # -- products ------------------------------------------------------------------------------------------
 def test_dot():
     # R24 + "ops/mindspore.ops.dot.html": the last axis of input against the second-to-last of other
-    ones = lambda *s: Tensor(np.ones(shape=s), ms.float32)  # noqa: E731
+    ones = lambda *s: Tensor(np.ones(shape=s), ms.float32)
     for a, b, shape in (((2, 3), (1, 3, 2), (2, 1, 2)), ((1, 2, 3), (1, 3, 2), (1, 2, 1, 2)),
                         ((1, 2, 3), (2, 3, 2), (1, 2, 2, 2)), ((3, 2, 3), (2, 1, 3, 2), (3, 2, 2, 1, 2))):
         check(ops.dot, (ones(*a), ones(*b)), np.full(shape, 3.), ms.float32)
