@@ -135,7 +135,7 @@ def call_captured(fn, args, kwargs, config: CaptureConfig = DEFAULT_CONFIG, name
         except UserErrorWhileCapturing as r:
             return _run_eagerly_after_user_error(fn, args, kwargs, flat, r, config, cache, name)
     if entry.graph is None:  # (entry.eager, without the property's call)
-        return call_eagerly(fn, args, kwargs)
+        return _call_eager_entry(fn, args, kwargs)
     out = _run_compiled(fn, entry, flat, config)
     if isinstance(out, _Suspect):
         return _settle(fn, args, kwargs, entry, out, config)
@@ -220,6 +220,18 @@ def _run_graph(entry, flat, config):
     for i in entry.copy_outputs:  # graph constants returned: each call gets its own tensor
         outs[i] = Tensor._wrap(outs[i]._data.copy())
     return outs
+
+def _call_eager_entry(fn, args, kwargs):
+    """A frame that runs eagerly (a break it cannot resume after, e.g. one inside a differentiated
+    loss): the frames it calls are still captured, as the frame hook would capture them (a Cell's
+    ``construct``, a grad function, the user's functions), so that a jitted train step whose loss has
+    a data-dependent op compiles its loss around that op as GRAPH_MODE does, instead of running
+    all of it eagerly. Where the hook is on already, or cannot be, the frame just runs eagerly."""
+    from . import frame_eval
+    if not frame_eval.AVAILABLE or frame_eval.is_enabled():
+        return call_eagerly(fn, args, kwargs)
+    with frame_eval.enabled():
+        return call_eagerly(fn, args, kwargs)
 
 def call_eagerly(fn, args, kwargs):
     """``fn(*args, **kwargs)`` evaluated as plain Python: the frame hook lets exactly this frame
