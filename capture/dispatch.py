@@ -222,15 +222,14 @@ def _run_graph(entry, flat, config):
     return outs
 
 def _call_eager_entry(fn, args, kwargs):
-    """A frame that runs eagerly (a break it cannot resume after, e.g. one inside a differentiated
-    loss): the frames it calls are still captured, as the frame hook would capture them (a Cell's
-    ``construct``, a grad function, the user's functions), so that a jitted train step whose loss has
-    a data-dependent op compiles its loss around that op as GRAPH_MODE does, instead of running
-    all of it eagerly. Where the hook is on already, or cannot be, the frame just runs eagerly."""
-    from . import frame_eval
-    if not frame_eval.AVAILABLE or frame_eval.is_enabled():
-        return call_eagerly(fn, args, kwargs)
-    with frame_eval.enabled():
+    """A captured frame that runs eagerly (e.g. after a break it cannot resume from, such as one
+    inside a differentiated loss): the Cells and grad functions it calls are still captured, as in
+    GRAPH_MODE, so that a jitted train step whose loss has a data-dependent op compiles its loss
+    around that op as GRAPH_MODE does, instead of running all of it eagerly. (Not by switching the
+    frame hook on: that would change how CPython runs the frame's own calls, e.g. its recursion
+    depth on 3.12.)"""
+    install_grad_handler()
+    with _context.capturing_cells():
         return call_eagerly(fn, args, kwargs)
 
 def call_eagerly(fn, args, kwargs):
@@ -389,7 +388,7 @@ def call_grad_function(grad_fn, args, kwargs):
     from .frame_eval import is_enabled
     if TRACING.depth or _tape.ACTIVE or id(grad_fn) in _GRAD_CALLS.running:
         return _NOT_HANDLED
-    if _context.mode() != _context.GRAPH_MODE and not is_enabled():
+    if _context.mode() != _context.GRAPH_MODE and not is_enabled() and not _context.CELL_CAPTURE.depth:
         return _NOT_HANDLED
     fn = getattr(grad_fn, _CAPTURED_CALL, None)
     if fn is False:
