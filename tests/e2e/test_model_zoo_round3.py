@@ -8,13 +8,16 @@ Each model trains for a few steps three ways from identical weights and data:
 * ``GRAPH_MODE`` (``ms.set_context(mode=ms.GRAPH_MODE)``: every ``Cell.construct`` is captured),
 * PyNative with the user's train step wrapped in ``ms.jit`` (the whole step is one captured frame),
 
-and the losses and every updated parameter (and BatchNorm buffer) must agree (rtol 1e-5). For ViT, BERT,
-the GRU seq2seq and the UNet a PyTorch twin built from the same initial weights (functional torch code,
-torch's own kernels and autograd) is the independent oracle for the PyNative numbers.
+and the losses and every updated parameter (and BatchNorm buffer) must agree (rtol 1e-5); the graph and
+jit runs must really have run compiled graphs (``capture.explain.recording``), with exactly the graph
+breaks the model needs. For ViT, BERT, the GRU seq2seq and the UNet a PyTorch twin built from the same
+initial weights (functional torch code, torch's own kernels and autograd) is the independent oracle for
+the PyNative numbers; the DCGAN written as the tutorial's cells is checked against the DCGAN written with
+value_and_grad; greedy decoding against a numpy decoder.
 
 Models: 1 ViT-tiny, 2 BERT-tiny with a padding mask, 3 GRU/LSTM seq2seq with teacher forcing and greedy
 decoding, 4 UNet with BatchNorm in train mode, 5 DCGAN (two nets, two optimizers, stop_gradient),
-6 VAE with the reparameterisation trick.
+6 VAE with the reparameterisation trick; then more model-zoo idioms (see the section below).
 """
 import numpy as np
 import pytest
