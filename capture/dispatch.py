@@ -135,7 +135,7 @@ def call_captured(fn, args, kwargs, config: CaptureConfig = DEFAULT_CONFIG, name
         except UserErrorWhileCapturing as r:
             return _run_eagerly_after_user_error(fn, args, kwargs, flat, r, config, cache, name)
     if entry.graph is None:  # (entry.eager, without the property's call)
-        return call_eagerly(fn, args, kwargs)
+        return _call_eager_entry(fn, args, kwargs)
     out = _run_compiled(fn, entry, flat, config)
     if isinstance(out, _Suspect):
         return _settle(fn, args, kwargs, entry, out, config)
@@ -220,6 +220,17 @@ def _run_graph(entry, flat, config):
     for i in entry.copy_outputs:  # graph constants returned: each call gets its own tensor
         outs[i] = Tensor._wrap(outs[i]._data.copy())
     return outs
+
+def _call_eager_entry(fn, args, kwargs):
+    """A captured frame that runs eagerly (e.g. after a break it cannot resume from, such as one
+    inside a differentiated loss): the Cells and grad functions it calls are still captured, as in
+    GRAPH_MODE, so that a jitted train step whose loss has a data-dependent op compiles its loss
+    around that op as GRAPH_MODE does, instead of running all of it eagerly. (Not by switching the
+    frame hook on: that would change how CPython runs the frame's own calls, e.g. its recursion
+    depth on 3.12.)"""
+    install_grad_handler()
+    with _context.capturing_cells():
+        return call_eagerly(fn, args, kwargs)
 
 def call_eagerly(fn, args, kwargs):
     """``fn(*args, **kwargs)`` evaluated as plain Python: the frame hook lets exactly this frame
@@ -377,7 +388,7 @@ def call_grad_function(grad_fn, args, kwargs):
     from .frame_eval import is_enabled
     if TRACING.depth or _tape.ACTIVE or id(grad_fn) in _GRAD_CALLS.running:
         return _NOT_HANDLED
-    if _context.mode() != _context.GRAPH_MODE and not is_enabled():
+    if _context.mode() != _context.GRAPH_MODE and not is_enabled() and not _context.CELL_CAPTURE.depth:
         return _NOT_HANDLED
     fn = getattr(grad_fn, _CAPTURED_CALL, None)
     if fn is False:

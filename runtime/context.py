@@ -170,6 +170,30 @@ def in_static_graph_syntax() -> bool:
     return _state["mode"] == GRAPH_MODE or getattr(_static_syntax, "depth", 0) > 0
 
 
+# -- cells captured outside GRAPH_MODE ------------------------------------------------------------------
+class _CellCaptureScope(threading.local):
+    depth = 0
+
+
+#: per thread: while ``depth`` > 0 a Cell's ``construct`` (and a grad function) called on this thread
+#: is captured as in GRAPH_MODE although the mode is PyNative. capture enters it for the eager run of
+#: a jitted frame that cannot resume after a break: the cells that frame calls still compile.
+CELL_CAPTURE = _CellCaptureScope()
+
+
+class capturing_cells:
+    """Context manager: Cells called inside are captured as in GRAPH_MODE (see ``CELL_CAPTURE``).
+    Re-entrant, per thread."""
+
+    def __enter__(self):
+        CELL_CAPTURE.depth += 1
+        return self
+
+    def __exit__(self, *exc):
+        CELL_CAPTURE.depth -= 1
+        return False
+
+
 # -- graph-mode hook ---------------------------------------------------------------------------------
 _graph_handler = None
 _warned = threading.Event()

@@ -335,6 +335,18 @@ def _infer_conv2d_backprop_input(dout, weight, input_size, stride=(1, 1), pad_mo
     _same_dtype(name, ("dout", dout), ("weight", weight))
     _, (ho, wo) = _conv_check(name, input_size, _shape(weight), stride, pad_mode, padding,
                               dilation, groups)
+    if len(input_size) == 4 and _shape(dout)[1] != weight.shape[0]:
+        # dout is the input of a transposed convolution (nn.Conv2dTranspose, ops.conv_transpose2d):
+        # name its channels against the weight, as conv2d does, not the output shape it implies
+        fail(name, f"dout shape {_shape(dout)} has {_shape(dout)[1]} channels but weight shape "
+                   f"{_shape(weight)} expects {weight.shape[0]} (as a transposed convolution's input: its "
+                   f"weight is (in_channels, out_channels / groups, kh, kw))")
+    if len(input_size) == 4 and _shape(dout)[1] != weight.shape[0]:
+        # dout is the input of a transposed convolution (nn.Conv2dTranspose, ops.conv_transpose2d):
+        # name its channels against the weight, as conv2d does, not the output shape it implies
+        fail(name, f"dout shape {_shape(dout)} has {_shape(dout)[1]} channels but weight shape "
+                   f"{_shape(weight)} expects {weight.shape[0]} (as a transposed convolution's input: its "
+                   f"weight is (in_channels, out_channels / groups, kh, kw))")
     _dout_check(name, dout, (input_size[0], weight.shape[0], ho, wo))
     return AVal(input_size, dout.dtype)
 

@@ -278,7 +278,7 @@ class Cell:
             if _tape.VMAP_LEVEL[0] and _batched(args):
                 return self.construct(*args, **kwargs)
             return self._jit(*args, **kwargs)
-        if _context._state["mode"] == _context.GRAPH_MODE:
+        if _context._state["mode"] == _context.GRAPH_MODE or _context.CELL_CAPTURE.depth:
             if _tape.VMAP_LEVEL[0] and _batched(args):
                 # inside ``vmap``: the inputs stand for a whole batch; construct runs on them
                 # directly (its ops are batched as they bind), it is not captured per example

@@ -643,3 +643,73 @@ def test_a_break_inside_an_except_handler_resumes_at_its_try_statement(capsys):
     assert not [b for b in report.breaks if b.internal]
     assert not report.resume_fallbacks, report.resume_fallbacks
     assert report.graph_count >= 1
+
+
+def test_a_frame_that_cannot_resume_still_captures_the_frames_it_calls(rng):
+    """A jitted train step whose loss cell breaks (masked_select: a data-dependent shape) under
+    value_and_grad cannot resume ('a gradient function is live at the break') and runs eagerly; the
+    loss cell it calls is still captured around its break, as in GRAPH_MODE (the step used to run all
+    eagerly with the frame hook off: no graph at all). Results, gradients and updates equal PyNative."""
+    class MaskedLoss(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Dense(4, 4)
+
+        def construct(self, x):
+            y = ops.tanh(self.fc(x))
+            return ops.masked_select(y, x > 0).sum() * 2
+
+    def make_step():
+        ms.set_seed(0)
+        net = MaskedLoss()
+        opt = nn.SGD(net.trainable_params(), learning_rate=0.1)
+        grad_fn = ms.value_and_grad(net, None, opt.parameters)
+
+        def step(x):
+            loss, grads = grad_fn(x)
+            opt(grads)
+            return loss
+        return net, step
+
+    xs = [randn(rng, 3, 4) for _ in range(3)]
+    net_e, step_e = make_step()
+    eager = [step_e(x).asnumpy() for x in xs]
+    net_c, step_c = make_step()
+    jitted = capture.jit(step_c)
+    with recording() as report:
+        compiled = [jitted(x).asnumpy() for x in xs]
+    for a, b in zip(compiled, eager):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    for p_c, p_e in zip(net_c.trainable_params(), net_e.trainable_params()):
+        np.testing.assert_allclose(p_c.asnumpy(), p_e.asnumpy(), rtol=1e-5, atol=1e-6)
+    assert report.resume_fallbacks and "gradient function" in report.resume_fallbacks[0][1]
+    assert any("MaskedLoss.construct" in c.frame for c in report.compiles), [c.frame for c in report.compiles]
+    assert report.compiled_calls >= len(xs)
+    assert not capture.frame_eval.is_enabled()  # (capture without the frame hook, as before)
+    assert ms.context.CELL_CAPTURE.depth == 0
+
+
+def _depth(n):
+    return 0 if n == 0 else 1 + _depth(n - 1)
+
+
+def r_closure_live_then_recursion(x):
+    k = 2.0
+
+    def inner(t):
+        return t * k
+    y = inner(x)
+    print("y", y.shape)
+    k = 3.0  # a closure over a cell of the frame is live at the break: the frame runs eagerly
+    return inner(y) + _depth(900)
+
+
+def test_a_frame_that_cannot_resume_keeps_plain_pythons_recursion_depth(capsys):
+    """The eager run of a frame that cannot resume captures the Cells it calls without the frame hook,
+    whose installation would make CPython 3.12 stop at ~750 nested Python calls (cpython#105003):
+    a recursion eager code runs must run there too."""
+    x = Tensor(np.ones(3, np.float32))
+    with recording() as report:
+        out = capture.jit(r_closure_live_then_recursion)(x)
+    assert report.resume_fallbacks
+    np.testing.assert_allclose(out.asnumpy(), r_closure_live_then_recursion(x).asnumpy())

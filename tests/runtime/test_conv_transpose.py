@@ -150,3 +150,16 @@ def test_a_generator_with_transposed_convolutions_trains_the_same_in_every_mode(
         for got, want in zip(results[mode][1], results["pynative"][1]):
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
     assert results["pynative"][0][-1] < results["pynative"][0][0]
+
+
+@pytest.mark.parametrize("mode", HOOK_MODES)
+def test_input_with_the_wrong_channel_count_names_the_channels(mode):
+    """A UNet wiring mistake (an up-sampling layer fed fewer channels than its in_channels) is reported as a
+    channel mismatch against the weight, as nn.Conv2d reports it, in PyNative and in GRAPH_MODE; it was an
+    internal 'dout shape does not match the convolution output shape' of the input-gradient op."""
+    up = nn.Conv2dTranspose(8, 4, kernel_size=2, stride=2, has_bias=True)
+    message = r"dout shape \(2, 4, 8, 8\) has 4 channels but weight shape \(8, 4, 2, 2\) expects 8"
+    with pytest.raises(ValueError, match=message):
+        run_cell(mode, up, ops.zeros((2, 4, 8, 8)))
+    with pytest.raises(ValueError, match=message):
+        ops.conv_transpose2d(ops.zeros((2, 4, 8, 8)), up.weight, stride=2)
