@@ -358,16 +358,35 @@ def average(x, axis=None, weights=None, returned=False):
     return (avg, wsum) if returned else avg
 
 
+def _masked_for_reduction(name, a, initial, where):
+    """``a`` with the elements ``where`` excludes replaced by ``initial`` (numpy's ``where=`` for
+    max/min reductions: the excluded elements take no part, and ``initial`` is a lower (upper) bound
+    that fills a slice with nothing selected)."""
+    if isinstance(where, bool) and where:
+        return a
+    if initial is None:
+        raise ValueError(f"{name}: a non-default 'where' needs 'initial' (the value of a slice where "
+                         f"nothing is selected)")
+    mask = tensor(where)
+    if not mask.dtype.is_bool:
+        raise TypeError(f"{name}: 'where' must be a boolean Tensor, got {mask.dtype}")
+    fill = bind(R["zeros_like"], a)
+    fill = bind(R["add"], fill, cast(tensor(initial), a.dtype)) if not a.dtype.is_bool else fill
+    return bind(R["where"], mask, a, fill)
+
+
 def amax(a, axis=None, keepdims=False, initial=None, where=True):
-    """Maximum over ``axis``."""
+    """Maximum over ``axis``; ``initial`` is a lower bound, ``where`` selects the elements."""
     a = tensor(a)
+    a = _masked_for_reduction("amax", a, initial, where)
     out = bind(R["reduce_max"], a, axis=_axes(a, axis), keep_dims=keepdims)
     return out if initial is None else bind(R["maximum"], out, initial)
 
 
 def amin(a, axis=None, keepdims=False, initial=None, where=True):
-    """Minimum over ``axis``."""
+    """Minimum over ``axis``; ``initial`` is an upper bound, ``where`` selects the elements."""
     a = tensor(a)
+    a = _masked_for_reduction("amin", a, initial, where)
     out = bind(R["reduce_min"], a, axis=_axes(a, axis), keep_dims=keepdims)
     return out if initial is None else bind(R["minimum"], out, initial)
 

@@ -112,3 +112,192 @@ def test_polynomial_decay_lr_cell():
 def test_warmup_lr_cell():
     # R24 + "nn/mindspore.nn.WarmUpLR.html"; printed in R110 (same page)
     check(nn.WarmUpLR(0.1, 2), (STEP2,), 0.1, ms.float32)
+
+
+# -- mindspore.numpy -----------------------------------------------------------------------------------
+import runtime.numpy as mnp  # noqa: E402 - grouped with the section that uses it
+
+NP = R24 + "numpy/mindspore.numpy."
+
+
+def test_numpy_array_creation():
+    # NP + "arange.html"
+    check(lambda: mnp.arange(0, 5, 1), (), [0, 1, 2, 3, 4], "int")
+    check(lambda: mnp.arange(3), (), [0, 1, 2], "int")
+    check(lambda: mnp.arange(start=0, stop=3), (), [0, 1, 2], "int")
+    check(lambda: mnp.arange(0, stop=3, step=0.5), (), [0., 0.5, 1., 1.5, 2., 2.5], "float")
+    # NP + "linspace.html", NP + "logspace.html", NP + "geomspace.html"
+    check(lambda: mnp.linspace(0, 5, 6), (), [0., 1., 2., 3., 4., 5.], "float")
+    check(lambda: mnp.logspace(0, 5, 6, base=2.0), (), [1., 2., 4., 8., 16., 32.], "float")
+    check(lambda: mnp.geomspace(1, 256, num=9), (), [1., 2., 4., 8., 16., 32., 64., 128., 256.], "float", rtol=1e-6)
+    check(lambda: mnp.geomspace(1, 256, num=8, endpoint=False), (), [1., 2., 4., 8., 16., 32., 64., 128.], "float",
+          rtol=1e-6)
+    # NP + "eye.html", NP + "identity.html", NP + "full.html"
+    check(lambda: mnp.eye(2, 2), (), [[1., 0.], [0., 1.]], "float")
+    check(lambda: mnp.identity(2), (), [[1., 0.], [0., 1.]], "float")
+    check(lambda: mnp.full((2, 2), True), (), [[True, True], [True, True]], "bool")
+    # NP + "ones_like.html", NP + "zeros_like.html", NP + "full_like.html"
+    ones = mnp.ones((4, 1, 2))
+    check(mnp.ones_like, (ones,), [[[1., 1.]]] * 4, "float")
+    check(mnp.zeros_like, (ones,), [[[0., 0.]]] * 4, "float")
+    check(lambda a: mnp.full_like(a, 0.5), (ones,), [[[0.5, 0.5]]] * 4, "float")
+    # NP + "tri.html", NP + "tril.html", NP + "triu.html"
+    check(lambda: mnp.tri(3, 3, 1), (), [[1., 1., 0.], [1., 1., 1.], [1., 1., 1.]], "float")
+    check(mnp.tril, (mnp.ones((3, 3)),), [[1., 0., 0.], [1., 1., 0.], [1., 1., 1.]], "float")
+    check(mnp.triu, (mnp.ones((3, 3)),), [[1., 1., 1.], [0., 1., 1.], [0., 0., 1.]], "float")
+    # NP + "vander.html"
+    check(mnp.vander, (mnp.array([1., 2., 3., 4., 5.]),),
+          [[1., 1., 1., 1., 1.], [16., 8., 4., 2., 1.], [81., 27., 9., 3., 1.], [256., 64., 16., 4., 1.],
+           [625., 125., 25., 5., 1.]], "float")
+
+
+def test_numpy_diag_diagonal_trace_meshgrid():
+    # NP + "diag.html"
+    x = mnp.arange(9).reshape((3, 3))
+    check(mnp.diag, (x,), [0, 4, 8], "int")
+    check(lambda t: mnp.diag(t, k=1), (x,), [1, 5], "int")
+    check(lambda t: mnp.diag(t, k=-1), (x,), [3, 7], "int")
+    # NP + "diagonal.html"
+    a = mnp.arange(4).reshape(2, 2).astype(mnp.float32)
+    check(mnp.diagonal, (a,), [0., 3.], "float")
+    check(lambda t: mnp.diagonal(t, 1), (a,), [1.], "float")
+    check(lambda t: mnp.diagonal(t, 0, 0, 1), (mnp.arange(8).reshape(2, 2, 2).astype(mnp.float32),),
+          [[0., 6.], [1., 7.]], "float")
+    # NP + "trace.html"
+    check(mnp.trace, (Tensor(np.eye(3, dtype=np.float32)),), 3.0, "float")
+    # NP + "meshgrid.html"
+    x, y = mnp.linspace(0, 1, 3), mnp.linspace(0, 1, 2)
+    check(mnp.meshgrid, (x, y), ([[0., 0.5, 1.], [0., 0.5, 1.]], [[0., 0., 0.], [1., 1., 1.]]), "float")
+    check(lambda p, q: mnp.meshgrid(p, q, sparse=True), (x, y), ([[0., 0.5, 1.]], [[0.], [1.]]), "float")
+
+
+def test_numpy_reductions():
+    a = mnp.arange(4).reshape((2, 2)).astype('float32')
+    # NP + "amax.html"
+    check(mnp.amax, (a,), 3.0, "float")
+    check(lambda t: mnp.amax(t, axis=0), (a,), [2., 3.], "float")
+    check(lambda t: mnp.amax(t, axis=1), (a,), [1., 3.], "float")
+    check(lambda t, w: mnp.amax(t, where=w, initial=-1, axis=0), (a, mnp.array([False, True])), [-1., 3.], "float")
+    # NP + "amin.html"
+    check(mnp.amin, (a,), 0.0, "float")
+    check(lambda t: mnp.amin(t, axis=0), (a,), [0., 1.], "float")
+    check(lambda t: mnp.amin(t, axis=1), (a,), [0., 2.], "float")
+    check(lambda t, w: mnp.amin(t, where=w, initial=10, axis=0), (a, mnp.array([False, True])), [10., 1.], "float")
+    # NP + "mean.html", NP + "std.html", NP + "var.html"
+    check(lambda t: mnp.mean(t, 0), (mnp.arange(6, dtype='float32'),), 2.5, "float")
+    check(mnp.std, (mnp.array([1., 2., 3., 4.]),), 1.118034, "float")
+    check(mnp.var, (mnp.array([1., 2., 3., 4.]),), 1.25, "float")
+    # NP + "ptp.html"
+    x = mnp.array([[4.0, 9.0, 2.0, 10.0], [6.0, 9.0, 7.0, 12.0]])
+    check(lambda t: mnp.ptp(t, axis=1), (x,), [8., 6.], "float")
+    check(lambda t: mnp.ptp(t, axis=0), (x,), [2., 0., 5., 2.], "float")
+    # NP + "average.html"
+    w = mnp.array([[1., 2.], [3., 4.]])
+    check(lambda t: mnp.average(t, axis=0, weights=t, returned=True), (w,),
+          ([2.50000000e+00, 3.33333325e+00], [4.00000000e+00, 6.00000000e+00]), ms.float32)
+    # NP + "nansum.html", NP + "nanmean.html"
+    n = mnp.array([[1, 1], [1, np.nan]])
+    check(mnp.nansum, (n,), 3.0, "float")
+    check(lambda t: mnp.nansum(t, axis=0), (n,), [2., 1.], "float")
+    n = mnp.array([[1, np.nan], [3, 4]])
+    check(mnp.nanmean, (n,), 2.6666667, "float")
+    check(lambda t: mnp.nanmean(t, axis=0), (n,), [2., 4.], "float")
+    check(lambda t: mnp.nanmean(t, axis=1), (n,), [1., 3.5], "float")
+    # NP + "argmax.html", NP + "argmin.html"
+    r = mnp.arange(10, 16).reshape(2, 3)
+    check(mnp.argmax, (r,), 5, "int")
+    check(lambda t: mnp.argmax(t, axis=0), (r,), [1, 1, 1], "int")
+    check(lambda t: mnp.argmax(t, axis=1), (r,), [2, 2], "int")
+    check(mnp.argmin, (r,), 0, "int")
+    check(lambda t: mnp.argmin(t, axis=0), (r,), [0, 0, 0], "int")
+    check(lambda t: mnp.argmin(t, axis=1), (r,), [0, 0], "int")
+    # NP + "cumsum.html", NP + "cumprod.html"
+    check(lambda t: mnp.cumsum(t, axis=0), (mnp.ones((3, 3)),), [[1., 1., 1.], [2., 2., 2.], [3., 3., 3.]], "float")
+    check(mnp.cumprod, (mnp.array([1, 2, 3]),), [1, 2, 6], "int")
+    # NP + "norm.html"
+    check(mnp.norm, (mnp.arange(9).astype(mnp.float32),), 14.282857, "float")
+
+
+def test_numpy_amax_where_needs_initial():
+    # NP + "amax.html": "If non-default value is passed [for where], initial must also be provided."
+    with pytest.raises(ValueError, match="initial"):
+        mnp.amax(mnp.ones((2, 2)), where=mnp.array([False, True]), axis=0)
+
+
+def test_numpy_linalg():
+    # NP + "matmul.html"
+    x1 = mnp.arange(2 * 3 * 4).reshape(2, 3, 4).astype('float32')
+    x2 = mnp.arange(4 * 5).reshape(4, 5).astype('float32')
+    check(mnp.matmul, (x1, x2), [[[70., 76., 82., 88., 94.], [190., 212., 234., 256., 278.],
+                                  [310., 348., 386., 424., 462.]],
+                                 [[430., 484., 538., 592., 646.], [550., 620., 690., 760., 830.],
+                                  [670., 756., 842., 928., 1014.]]], "float")
+    # NP + "dot.html"
+    check(mnp.dot, (mnp.full((1, 3), 7).astype('float32'), mnp.full((2, 3, 4), 5).astype('float32')),
+          [[[105.] * 4, [105.] * 4]], "float")
+    # NP + "outer.html", NP + "inner.html"
+    check(mnp.outer, (mnp.full(7, 2).astype('float32'), mnp.full(4, 3).astype('float32')), [[6.] * 4] * 7, "float")
+    check(mnp.inner, (mnp.ones((5, 3)), mnp.ones((2, 7, 3))), [[[3.] * 7] * 2] * 5, "float")
+    # NP + "tensordot.html" (prints the shape)
+    assert mnp.tensordot(mnp.ones((3, 4, 5)), mnp.ones((4, 3, 2)), axes=([1, 0], [0, 1])).shape == (5, 2)
+    # NP + "kron.html"
+    check(mnp.kron, (mnp.array([1, 10, 100]), mnp.array([5, 6, 7])), [5, 6, 7, 50, 60, 70, 500, 600, 700], "int")
+    check(mnp.kron, (mnp.array([5, 6, 7]), mnp.array([1, 10, 100])), [5, 50, 500, 6, 60, 600, 7, 70, 700], "int")
+    check(mnp.kron, (mnp.eye(2), mnp.ones((2, 2))),
+          [[1., 1., 0., 0.], [1., 1., 0., 0.], [0., 0., 1., 1.], [0., 0., 1., 1.]], "float")
+    # NP + "cross.html"
+    x, y = mnp.array([[1, 2, 3], [4, 5, 6]]), mnp.array([[4, 5, 6], [1, 2, 3]])
+    check(mnp.cross, (x, y), [[-3, 6, -3], [3, -6, 3]], "int")
+    check(lambda p, q: mnp.cross(p, q, axisc=0), (x, y), [[-3, 3], [6, -6], [-3, 3]], "int")
+
+
+def test_numpy_elementwise_math():
+    # NP + "clip.html"
+    check(lambda t: mnp.clip(t, 0, 2), (mnp.asarray([1, 2, 3, -4, 0, 3, 2, 0]),), [1, 2, 2, 0, 0, 2, 2, 0], "int")
+    # NP + "power.html"
+    check(mnp.power, (mnp.full((3, 2), [1, 2]).astype('float32'), mnp.full((3, 2), [3, 4]).astype('float32')),
+          [[1., 16.]] * 3, "float")
+    # NP + "heaviside.html"
+    x = mnp.array([-1.5, 0, 2.0])
+    check(mnp.heaviside, (x, mnp.array(0.5)), [0., 0.5, 1.], "float")
+    check(mnp.heaviside, (x, mnp.array(1)), [0., 1., 1.], "float")
+    # NP + "hypot.html"
+    check(mnp.hypot, (3 * mnp.ones((3, 3)), 4 * mnp.ones((3, 3))), [[5.] * 3] * 3, "float")
+    check(mnp.hypot, (3 * mnp.ones((3, 3)), mnp.array([4.0])), [[5.] * 3] * 3, "float")
+    # NP + "floor_divide.html", NP + "remainder.html", NP + "fmod.html"
+    check(mnp.floor_divide, (mnp.array([1., 2., 3., 4.]), mnp.array(2.5)), [0., 0., 1., 1.], "float")
+    check(mnp.remainder, (mnp.array([4, 7]), mnp.array([2, 3])), [0, 1], "int")
+    check(mnp.remainder, (mnp.arange(7), mnp.array(5)), [0, 1, 2, 3, 4, 0, 1], "int")
+    check(mnp.fmod, (mnp.array([-3, -2, -1, 1, 2, 3]), mnp.array(2)), [-1, 0, -1, 1, 0, 1], "int")
+    # NP + "fix.html", NP + "trunc.html", NP + "around.html", NP + "sign.html"
+    check(mnp.fix, (mnp.array([2.1, 2.9, -2.1, -2.9]),), [2., 2., -2., -2.], "float")
+    check(mnp.trunc, (mnp.array([-1.7, -1.5, -0.2, 0.2, 1.5, 1.7, 2.0]),), [-1., -1., -0., 0., 1., 1., 2.], "float")
+    check(mnp.around, (mnp.array([-1.3, 0.0, 0.5, 1.5, 2.5]),), [-1., 0., 0., 2., 2.], "float")
+    check(mnp.sign, (mnp.array([-1., 0., 1., 1.2]),), [-1., 0., 1., 1.], "float")
+    # NP + "gcd.html", NP + "lcm.html"
+    check(mnp.gcd, (mnp.arange(6), mnp.array(20)), [20, 1, 2, 1, 4, 5], "int")
+    check(mnp.lcm, (mnp.arange(6), mnp.array(20)), [0, 20, 20, 60, 20, 20], "int")
+    # NP + "exp2.html", NP + "cbrt.html"
+    check(mnp.exp2, (mnp.array([2, 3]).astype(mnp.float32),), [4., 8.], "float")
+    check(mnp.cbrt, (mnp.asarray([1, -1, 3, -8, 64]),), [1., -1., 1.4422495, -2., 4.], "float")
+    # NP + "log1p.html", NP + "logaddexp.html" (float16: the printed digits)
+    check(mnp.log1p, (mnp.array([1, 2, 3]).astype('float16'),), [0.6934, 1.099, 1.387], ms.float16, rtol=1e-3)
+    check(mnp.logaddexp, (mnp.array([1, 2, 3]).astype('float16'), mnp.array(2).astype('float16')),
+          [2.312, 2.693, 3.312], ms.float16, rtol=1e-3)
+
+
+def test_numpy_sequences_and_polynomials():
+    # NP + "diff.html"
+    check(lambda t: mnp.diff(t, n=2), (mnp.array([1, 3, -1, 0, 4]),), [-6, 5, 3], "int")
+    # NP + "convolve.html"
+    check(lambda a, v: mnp.convolve(a, v, mode="valid"), (mnp.array([1., 2., 3., 4., 5.]), mnp.array([2., 3.])),
+          [7., 12., 17., 22.], "float")
+    # NP + "interp.html"
+    xp, fp = mnp.array([1, 2, 3]), mnp.array([3, 2, 0])
+    check(mnp.interp, (mnp.array([0, 1, 1.5, 2.72, 3.14]), xp, fp), [3., 3., 2.5, 0.55999994, 0.], "float")
+    check(lambda x, p, f: mnp.interp(x, p, f, right=-99.0), (mnp.array(3.14), xp, fp), -99.0, "float")
+    # NP + "digitize.html"
+    check(mnp.digitize, (mnp.array([1.2, 10.0, 12.4, 15.5, 20.]), mnp.array([0, 5, 10, 15, 20])), [1, 3, 3, 4, 5],
+          "int")
+    # NP + "polyval.html"
+    check(mnp.polyval, (mnp.array([3., 0., 1.]), mnp.array(5.)), 76.0, "float")
