@@ -257,12 +257,25 @@ def hypot(x1, x2, dtype=None):
     return cast(bind(R["sqrt"], bind(R["add"], bind(R["square"], tensor(a)), bind(R["square"], tensor(b)))), dtype)
 
 
-def copysign(x1, x2, dtype=None):
-    """``|x1|`` with the sign of ``x2``."""
+def _float_copysign(x1, x2):
+    """``|x1|`` with the sign of ``x2`` (-0.0 counts as negative), as a float Tensor."""
     from .logic_ops import signbit
     a, b = _fl(x1, x2)
     mag = bind(R["abs"], tensor(a))
-    return cast(bind(R["where"], signbit(b), bind(R["neg"], mag), mag), dtype)
+    return bind(R["where"], signbit(b), bind(R["neg"], mag), mag)
+
+
+def copysign(x1, x2, dtype=None):
+    """``|x1|`` with the sign of ``x2``, in ``x1``'s dtype: MindSpore's numpy.copysign keeps an
+    integer ``x1`` integer (its r2.4 example prints ``[-1 1 -1]`` for int inputs), unlike
+    ``ops.copysign``, whose result is float."""
+    a = tensor(x1)
+    if a.dtype.is_bool or tensor(x2).dtype.is_bool:
+        raise TypeError("copysign: bool inputs are not supported")
+    out = _float_copysign(a, x2)
+    if not a.dtype.is_float:
+        out = cast(out, a.dtype)
+    return cast(out, dtype)
 
 
 def heaviside(x1, x2, dtype=None):
@@ -828,8 +841,15 @@ def polysub(a1, a2):
 
 
 def polyder(p, m=1):
-    """The ``m``-th derivative of a polynomial."""
-    p = as_float(p)
+    """The ``m``-th derivative of a polynomial, in ``p``'s dtype (integer coefficients stay integer,
+    as MindSpore r2.4's example ``polyder([1, 1, 1, 1])`` -> ``[3 2 1]`` shows)."""
+    p = tensor(p)
+    if p.ndim != 1:
+        raise ValueError(f"polyder: p must be 1-D, got shape {tuple(p.shape)}")
+    if m < 0:
+        raise ValueError(f"polyder: order of derivative must be non-negative, got {m}")
+    if p.dtype.is_bool:
+        p = cast(p, "int32")
     for _ in range(m):
         n = p.shape[0] - 1
         if n <= 0:
