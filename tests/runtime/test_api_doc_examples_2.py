@@ -439,3 +439,12 @@ def test_numpy_logic():
 #   formula in the last one or two places (device arithmetic); those functions are checked against
 #   numpy in test_mindspore_numpy.py instead.
 # - NP + "rand/randn/randint.html": random draws of MindSpore's own generator.
+
+
+def test_numpy_pad():
+    # NP + "pad.html"
+    t = mnp.array([1., 2., 3., 4., 5.])
+    check(lambda a: mnp.pad(a, (3, 4)), (t,), [0., 0., 0., 1., 2., 3., 4., 5., 0., 0., 0., 0.], "float")
+    check(lambda a: mnp.pad(a, (3, 4), mode="wrap"), (t,), [3., 4., 5., 1., 2., 3., 4., 5., 1., 2., 3., 4.], "float")
+    check(lambda a: mnp.pad(a, (3, 4), mode="linear_ramp", end_values=(10, 10)), (t,),
+          [10., 7., 4., 1., 2., 3., 4., 5., 6.25, 7.5, 8.75, 10.], "float")
