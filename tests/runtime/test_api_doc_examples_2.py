@@ -18,6 +18,7 @@ import pytest
 
 import runtime as ms
 from runtime import Tensor, nn
+from modes import run_fn
 from test_api_doc_examples import JIT_MODES, R24, T, _expect, check
 
 R110 = "https://www.mindspore.cn/docs/en/r1.10/api_python/"
@@ -448,3 +449,39 @@ def test_numpy_pad():
     check(lambda a: mnp.pad(a, (3, 4), mode="wrap"), (t,), [3., 4., 5., 1., 2., 3., 4., 5., 1., 2., 3., 4.], "float")
     check(lambda a: mnp.pad(a, (3, 4), mode="linear_ramp", end_values=(10, 10)), (t,),
           [10., 7., 4., 1., 2., 3., 4., 5., 6.25, 7.5, 8.75, 10.], "float")
+
+
+# -- Tensor attributes and conversions ------------------------------------------------------------------
+# Most r2.4.0 Tensor method pages only refer to the ops.* function ("For details, please refer to
+# mindspore.ops.cumsum()"), whose examples round 1 checks; these are the pages with their own examples.
+TP = R24 + "mindspore/Tensor/mindspore.Tensor."
+
+
+def test_tensor_attributes():
+    x = Tensor(np.array([[1, 2], [3, 4]]))
+    # TP + "size.html", TP + "ndim.html", TP + "itemsize.html", TP + "nbytes.html"
+    assert (x.size, x.ndim, x.itemsize, x.nbytes) == (4, 2, 8, 32)
+    # TP + "strides.html"
+    assert Tensor(np.array([[1, 2], [3, 4]]), dtype=ms.int64).strides == (16, 8)
+    # TP + "T.html"
+    check(lambda t: t.T, (x,), [[1, 3], [2, 4]], "int")
+    # TP + "from_numpy.html"
+    _expect(Tensor.from_numpy(np.array([1, 2])), [1, 2], "int")
+    # TP + "view_as.html"
+    check(lambda a, b: a.view_as(b), (Tensor([[1, 2, 3], [2, 3, 4]], ms.float32), Tensor([1, 1, 1, 1, 1, 1], ms.float32)),
+          [1., 2., 3., 2., 3., 4.], ms.float32)
+    # TP + "ravel.html"
+    assert Tensor(np.ones((2, 3, 4), dtype=np.float32)).ravel().shape == (24,)
+
+
+def test_tensor_dtype_conversions():
+    # TP + "bool.html", "float.html", "half.html", "int.html", "long.html" (print the dtype)
+    f32 = Tensor(np.ones([2, 2]), ms.float32)
+    i32 = Tensor(np.ones([2, 2]), ms.int32)
+    for method, src, want in (("bool", f32, ms.bool_), ("float", i32, ms.float32), ("half", i32, ms.float16),
+                              ("int", f32, ms.int32), ("long", i32, ms.int64)):
+        for mode in JIT_MODES:
+            out = run_fn(mode, lambda t: getattr(t, method)(), src)
+            assert out.dtype == want and str(out.dtype) == str(want), (method, mode, out.dtype)
+    # TP + "is_signed.html": its second half uses uint64, a dtype this framework does not have.
+    assert Tensor([1, 2, 3], ms.int64).is_signed() is True
