@@ -19,7 +19,7 @@ import pytest
 import runtime as ms
 from runtime import Tensor, nn
 from modes import run_fn
-from test_api_doc_examples import JIT_MODES, R24, T, _expect, check
+from test_api_doc_examples import JIT_MODES, R24, _expect, check
 
 R110 = "https://www.mindspore.cn/docs/en/r1.10/api_python/"
 
