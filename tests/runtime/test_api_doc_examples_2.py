@@ -485,3 +485,84 @@ def test_tensor_dtype_conversions():
             assert out.dtype == want and str(out.dtype) == str(want), (method, mode, out.dtype)
     # TP + "is_signed.html": its second half uses uint64, a dtype this framework does not have.
     assert Tensor([1, 2, 3], ms.int64).is_signed() is True
+
+
+# -- dataset transforms -----------------------------------------------------------------------------------
+# These pages print the shape and dtype of an eager call (a numpy array) and of the first row of a
+# pipeline; random inputs (np.random.randint images) are drawn here as there.
+import runtime.dataset as ds  # noqa: E402
+import runtime.dataset.transforms as transforms  # noqa: E402
+import runtime.dataset.vision as vision  # noqa: E402
+
+DS = R24 + "dataset_transforms/mindspore.dataset."
+DV = R24 + "dataset_vision/mindspore.dataset."
+
+
+def _shape_dtype(x):
+    x = np.asarray(x)
+    return x.shape, str(x.dtype)
+
+
+def _first_row(dataset, column):
+    for item in dataset.create_dict_iterator(num_epochs=1, output_numpy=True):
+        return _shape_dtype(item[column])
+
+
+def test_dataset_transforms_documented_shapes_and_dtypes():
+    # DS + "transforms.Concatenate.html"
+    out = transforms.Concatenate(0, np.array([10, 20]), np.array([100]))(np.array([1, 2, 3]))
+    assert _shape_dtype(out) == ((6,), "int64")
+    data = ds.NumpySlicesDataset([["This", "is", "a", "string"]]).map(
+        operations=transforms.Concatenate(0, np.array(["dw", "df"]), np.array(["dwsdf", "df"])))
+    assert _first_row(data, "column_0") == ((8,), "<U6")
+    # DS + "transforms.Duplicate.html"
+    assert _shape_dtype(transforms.Duplicate()([1, 2, 3])) == ((2, 3), "int64")
+    data = ds.NumpySlicesDataset([[1, 2, 3]], ["x"]).map(operations=transforms.Duplicate(), input_columns=["x"],
+                                                         output_columns=["x", "y"])
+    assert _first_row(data, "x") == _first_row(data, "y") == ((3,), "int64")
+    # DS + "transforms.OneHot.html"
+    assert _shape_dtype(transforms.OneHot(num_classes=5, smoothing_rate=0)(np.array([1, 2, 3]))) == ((3, 5), "int64")
+    data = ds.NumpySlicesDataset([1, 2, 3, 4, 5, 6, 7, 8], ["label"]).map(operations=transforms.OneHot(num_classes=10),
+                                                                            input_columns=["label"])
+    assert _first_row(data, "label") == ((10,), "int64")
+    # DS + "transforms.PadEnd.html" (the page's table shows the padded row [1,2,3,10])
+    out = transforms.PadEnd(pad_shape=[4], pad_value=10)([1, 2, 3])
+    assert _shape_dtype(out) == ((4,), "int64")
+    np.testing.assert_array_equal(out, [1, 2, 3, 10])
+    data = ds.NumpySlicesDataset([[1, 2, 3]], ["col"]).map(operations=transforms.PadEnd(pad_shape=[4], pad_value=10))
+    assert _first_row(data, "col") == ((4,), "int64")
+    # DS + "transforms.TypeCast.html"
+    out = transforms.TypeCast(np.float16)(np.array([2.71606445312564e-03, 6.3476562564e-03]).astype(np.float64))
+    assert _shape_dtype(out) == ((2,), "float16")
+
+    def generator_1d():
+        for i in range(64):
+            yield (np.array([i]),)
+    data = ds.GeneratorDataset(generator_1d, column_names="col").map(operations=transforms.TypeCast(ms.int32))
+    assert _first_row(data, "col") == ((1,), "int32")
+
+
+def test_dataset_vision_documented_shapes_and_dtypes():
+    small = np.array([[0, 1, 2, 3, 4, 5], [0, 1, 2, 3, 4, 5]], dtype=np.uint8).reshape((2, 2, 3))
+    # DV + "vision.CenterCrop.html", DV + "vision.HWC2CHW.html"
+    assert _shape_dtype(vision.CenterCrop(1)(small)) == ((1, 1, 3), "uint8")
+    assert _shape_dtype(vision.HWC2CHW()(small)) == ((3, 2, 2), "uint8")
+    image = np.random.randint(0, 255, size=(100, 100, 3)).astype(np.uint8)
+    # DV + "vision.Normalize.html", DV + "vision.Pad.html", DV + "vision.Rescale.html", DV + "vision.ToTensor.html"
+    assert _shape_dtype(vision.Normalize(mean=[121.0, 115.0, 100.0], std=[70.0, 68.0, 71.0])(image)) == \
+        ((100, 100, 3), "float32")
+    assert _shape_dtype(vision.Pad([100, 100, 100, 100])(image)) == ((300, 300, 3), "uint8")
+    assert _shape_dtype(vision.Rescale(1.0 / 255.0, -1.0)(image)) == ((100, 100, 3), "float32")
+    assert _shape_dtype(vision.ToTensor()(image)) == ((3, 100, 100), "float32")
+    batch = np.random.randint(0, 255, size=(1, 100, 100, 3)).astype(np.uint8)
+    for operations, want in (
+            ([vision.CenterCrop(50)], ((50, 50, 3), "uint8")),
+            ([vision.CenterCrop((60, 40))], ((60, 40, 3), "uint8")),
+            ([vision.Normalize(mean=[121.0, 115.0, 100.0], std=[70.0, 68.0, 71.0], is_hwc=True)],
+             ((100, 100, 3), "float32")),
+            ([vision.Pad([100, 100, 100, 100])], ((300, 300, 3), "uint8")),
+            ([vision.Rescale(1.0 / 255.0, -1.0)], ((100, 100, 3), "float32")),
+            ([vision.RandomHorizontalFlip(0.75), vision.RandomCrop(64), vision.HWC2CHW()], ((3, 64, 64), "uint8")),
+            (transforms.Compose([vision.RandomHorizontalFlip(0.5), vision.ToTensor()]), ((3, 100, 100), "float32"))):
+        data = ds.NumpySlicesDataset(batch, ["image"]).map(operations=operations, input_columns=["image"])
+        assert _first_row(data, "image") == want, operations
