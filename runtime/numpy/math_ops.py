@@ -890,8 +890,27 @@ def promote_types(type1, type2):
     return promote(as_dtype(type1), as_dtype(type2))
 
 
+def _dtype_of_spec(spec):
+    """A dtype given as a DType, numpy type, name ('float32'), or numpy type code ('i2', '<f4', '?'),
+    which MindSpore's numpy.result_type accepts as numpy does."""
+    if isinstance(spec, str):
+        try:
+            return as_dtype(spec)
+        except TypeError:
+            try:
+                code = onp.dtype(spec)
+            except TypeError:
+                raise TypeError(f"result_type: cannot interpret {spec!r} as a dtype") from None
+            try:
+                return as_dtype(code)
+            except Exception:
+                raise TypeError(f"result_type: unsupported dtype {spec!r} ({code})") from None
+    return as_dtype(spec)
+
+
 def result_type(*arrays_and_dtypes):
-    """The dtype that results from combining the arguments (Python scalars are weak)."""
+    """The dtype that results from combining the arguments (Python scalars are weak; a str may be
+    a dtype name or a numpy type code such as 'i2')."""
     dt = None
     for a in arrays_and_dtypes:
         if hasattr(a, "dtype"):
@@ -899,7 +918,7 @@ def result_type(*arrays_and_dtypes):
         elif isinstance(a, (bool, int, float)):
             continue
         else:
-            d = as_dtype(a)
+            d = _dtype_of_spec(a)
         dt = d if dt is None else promote(dt, d)
     if dt is None:
         dt = tensor(arrays_and_dtypes[0]).dtype
