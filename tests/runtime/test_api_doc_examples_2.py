@@ -304,6 +304,75 @@ def test_numpy_sequences_and_polynomials():
     check(mnp.polyval, (mnp.array([3., 0., 1.]), mnp.array(5.)), 76.0, "float")
 
 
+def test_numpy_arithmetic_and_nan_reductions():
+    x1, x2 = mnp.full((3, 2), [1, 2]), mnp.full((3, 2), [3, 4])
+    # NP + "add.html", "subtract.html", "multiply.html", "divide.html", "true_divide.html"
+    check(mnp.add, (x1, x2), [[4, 6]] * 3, "int")
+    check(mnp.subtract, (x1, x2), [[-2, -2]] * 3, "int")
+    check(mnp.multiply, (x1, x2), [[3, 8]] * 3, "int")
+    check(mnp.divide, (x1, x2), [[0.33333334, 0.5]] * 3, "float")
+    check(mnp.true_divide, (x1, x2), [[0.33333334, 0.5]] * 3, "float")
+    # NP + "maximum.html", NP + "minimum.html"
+    check(mnp.maximum, (mnp.array([2, 3, 4]), mnp.array([1, 5, 2])), [2, 5, 4], "int")
+    check(mnp.minimum, (mnp.asarray([1, 2]), mnp.asarray([[1, 3], [1, 4]])), [[1, 2], [1, 2]], "int")
+    # NP + "square.html", NP + "sqrt.html", NP + "reciprocal.html", NP + "absolute.html", NP + "negative.html"
+    x = mnp.arange(6).reshape(2, 3).astype('float32')
+    check(mnp.square, (x,), [[0., 1., 4.], [9., 16., 25.]], "float")
+    check(lambda t: mnp.sqrt(mnp.square(t)), (x,), [[0., 1., 2.], [3., 4., 5.]], "float")
+    check(mnp.reciprocal, (mnp.arange(1, 7).reshape(2, 3).astype('float32'),),
+          [[1., 0.5, 0.33333334], [0.25, 0.2, 0.16666667]], "float")
+    check(mnp.absolute, (mnp.asarray([1, 2, 3, -4, -5], mnp.float32),), [1., 2., 3., 4., 5.], "float")
+    check(mnp.negative, (mnp.asarray([1, -1]).astype('float32'),), [-1., 1.], "float")
+    # NP + "floor.html", NP + "ceil.html"
+    f = mnp.array([-1.7, -1.5, -0.2, 0.2, 1.5, 1.7, 2.0])
+    check(mnp.floor, (f,), [-2., -2., -1., 0., 1., 1., 2.], "float")
+    check(mnp.ceil, (f,), [-1., -1., -0., 1., 2., 2., 2.], "float")
+    # NP + "log2.html", NP + "log10.html" (float16)
+    check(mnp.log2, (mnp.array([2, 4, 8]).astype('float16'),), [1., 2., 3.], ms.float16)
+    check(mnp.log10, (mnp.array([10, 100, 1000]).astype('float16'),), [1., 2., 3.], ms.float16, rtol=1e-3)
+    # NP + "count_nonzero.html", NP + "ediff1d.html", NP + "trapz.html"
+    check(mnp.count_nonzero, (mnp.asarray([1, 2, 3, -4, 0, 3, 2, 0]),), 6, "int")
+    check(mnp.ediff1d, (mnp.array([1, 3, -1, 0, 4]),), [2, -4, 1, 4], "int")
+    a = mnp.arange(6).reshape(2, 3)
+    check(lambda t: mnp.trapz(t, x=[-2, 1, 2], axis=1), (a,), [3., 15.], "float")
+    check(lambda t: mnp.trapz(t, dx=3, axis=0), (a,), [4.5, 7.5, 10.5], "float")
+    # NP + "cov.html"
+    check(mnp.cov, (mnp.array([[2., 3., 4., 5.], [0., 2., 3., 4.], [7., 8., 9., 10.]]),),
+          [[1.6666666, 2.1666667, 1.6666666], [2.1666667, 2.9166667, 2.1666667], [1.6666666, 2.1666667, 1.6666666]],
+          "float")
+    # NP + "nanmax.html", NP + "nanmin.html", NP + "nancumsum.html"
+    n = mnp.array([[1, 2], [3, np.nan]])
+    check(mnp.nanmax, (n,), 3.0, "float")
+    check(lambda t: mnp.nanmax(t, axis=0), (n,), [3., 2.], "float")
+    check(mnp.nanmin, (n,), 1.0, "float")
+    check(lambda t: mnp.nanmin(t, axis=0), (n,), [1., 2.], "float")
+    check(mnp.nancumsum, (n,), [1., 3., 6., 6.], "float")
+    check(lambda t: mnp.nancumsum(t, axis=0), (n,), [[1., 2.], [4., 2.]], "float")
+    check(lambda t: mnp.nancumsum(t, axis=1), (n,), [[1., 3.], [3., 3.]], "float")
+    # NP + "nanvar.html", NP + "nanstd.html"
+    n = mnp.array([[1, np.nan], [3, 4]])
+    check(mnp.nanvar, (n,), 1.5555557, "float")
+    check(lambda t: mnp.nanvar(t, axis=0), (n,), [1., 0.], "float")
+    check(lambda t: mnp.nanvar(t, axis=1), (n,), [0., 0.25], "float")
+    check(mnp.nanstd, (n,), 1.2472192, "float")
+    check(lambda t: mnp.nanstd(t, axis=0), (n,), [1., 0.], "float")
+    check(lambda t: mnp.nanstd(t, axis=1), (n,), [0., 0.5], "float")
+    # NP + "histogram_bin_edges.html", NP + "size.html"
+    check(lambda t: mnp.histogram_bin_edges(t, bins=2), (mnp.array([0, 0, 0, 1, 2, 3, 3, 4, 5]),), [0., 2.5, 5.],
+          "float")
+    s = mnp.arange(10).reshape(2, 5).astype('float32')
+    assert (mnp.size(s), mnp.size(s, axis=1)) == (10, 5)
+    # NP + "column_stack.html", NP + "dstack.html", NP + "ix_.html"
+    c1, c2 = mnp.array([1, 2, 3]).astype('int32'), mnp.array([4, 5, 6]).astype('int32')
+    check(lambda a, b: mnp.column_stack((a, b)), (c1, c2), [[1, 4], [2, 5], [3, 6]], ms.int32)
+    check(lambda a, b: mnp.dstack((a, b)), (c1.astype('float32'), c2.astype('float32')),
+          [[[1., 4.], [2., 5.], [3., 6.]]], ms.float32)
+    check(mnp.ix_, (mnp.array([0, 1]), mnp.array([2, 4])), ([[0], [1]], [[2, 4]]), ms.int32)
+    # NP + "array_split.html"
+    check(lambda t: mnp.array_split(t, 4), (mnp.arange(9).astype("float32"),),
+          ([0., 1., 2.], [3., 4.], [5., 6.], [7., 8.]), ms.float32)
+
+
 def test_numpy_dtype_of_copysign_polyder_bincount():
     # NP + "copysign.html": integer x1 stays integer (ops.copysign's result is float, see round 1)
     check(mnp.copysign, (mnp.array([1, -1, -1]), mnp.array([-1, 1, -1])), [-1, 1, -1], "int")
