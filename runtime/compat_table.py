@@ -182,7 +182,19 @@ DIFFERENCES = {
                        "compiled code may fuse the edges' linspace into FMAs (within 1 ulp of numpy's). Also "
                        "`histogram2d`, `histogramdd`, `histogram_bin_edges`.",
     "numpy.bincount": "without `length` the output length is read from the data: under `jit`/GRAPH_MODE it runs "
-                      "eagerly (a graph break); with `length` it compiles. `ops.bincount` likewise.",
+                      "eagerly (a graph break); with `length` it compiles. `ops.bincount` likewise. Counts are "
+                      "float32, as MindSpore's (numpy: int64); negative values raise ValueError (MindSpore clips "
+                      "them to 0).",
+    "numpy.pad": "modes constant, edge, linear_ramp, maximum, mean, minimum, reflect, symmetric, wrap, empty "
+                 "(zero-filled); 'median' (as in MindSpore) and a padding function as `mode` raise ValueError.",
+    "numpy.copysign": "the result has `x1`'s dtype (an integer `x1` stays integer, as MindSpore's; numpy gives "
+                      "float); `ops.copysign` is float.",
+    "numpy.indices": "one Tensor of shape `(len(dimensions),) + dimensions`, as the r2.4 text and numpy say "
+                     "(MindSpore's implementation and example give a list of Tensors, `meshgrid(..., indexing='ij')`).",
+    "numpy.piecewise": "the result has `x`'s dtype, as the r2.4 text and numpy say (MindSpore's example prints an "
+                       "int result for a float `x` with int values in `funclist`).",
+    "numpy.ravel_multi_index": "int32 indices (MindSpore r2.4's example prints float32 ones: an artifact of its "
+                               "float32 sum, not kept here).",
     "numpy.where": "the one-argument form (`nonzero`) has a data-dependent shape and raises ValueError.",
     "numpy.empty": "zero-filled (there is no uninitialised memory to hand out).",
     "numpy.take": "`mode='raise'` clips (a graph cannot raise on a value).",

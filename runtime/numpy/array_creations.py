@@ -14,6 +14,7 @@ from graph.ops.core import is_tensorlike
 from .. import ops as _ops
 from ..tensor import Tensor
 from ._convert import R, cast, host_array, norm_axis, tensor
+from ._pad import pad
 
 __all__ = ["array", "asarray", "asfarray", "copy", "arange", "linspace", "logspace", "geomspace",
            "eye", "identity", "full", "full_like", "zeros", "zeros_like", "ones", "ones_like",
@@ -324,22 +325,6 @@ def bartlett(M):
 
 def blackman(M):
     return _const(onp.blackman(M), "float32")
-
-
-def pad(arr, pad_width, mode="constant", constant_values=0, **kwargs):
-    """Pad ``arr``; ``pad_width`` as in numpy (an int, a pair, or a pair per axis); modes
-    constant, reflect, edge (as ``ops.pad``'s replicate) and wrap (circular)."""
-    arr = tensor(arr)
-    width = onp.broadcast_to(onp.asarray(pad_width, dtype=onp.int64), (arr.ndim, 2))
-    modes = {"constant": "constant", "reflect": "reflect", "edge": "replicate", "wrap": "circular"}
-    if mode not in modes:
-        raise ValueError(f"pad: mode must be one of {sorted(modes)}, got {mode!r}")
-    padding = []
-    for before, after in reversed(width.tolist()):  # ops.pad takes the last axis first
-        padding += [int(before), int(after)]
-    if mode == "constant":
-        return _ops.pad(arr, tuple(padding), "constant", constant_values)
-    return _ops.pad(arr, tuple(padding), modes[mode])
 
 
 def rand(*shape, dtype="float32"):

@@ -230,7 +230,8 @@ def _count_values(x, weights, minlength, length, what, count_dtype):
 
 def bincount(x, weights=None, minlength=0, length=None):
     """The number of occurrences of each value 0..n-1 in the 1-D non-negative integer ``x``
-    (int32; the summed ``weights`` when given): n is ``length`` when given, else
+    (float32, as MindSpore r2.4's numpy.bincount returns -- its example prints ``[1. 1. 1. 1. 1.]``;
+    the summed ``weights`` when given): n is ``length`` when given, else
     ``max(max(x) + 1, minlength)`` -- a shape read from the data, so without ``length`` it runs
     eagerly (a graph break under jit)."""
-    return _count_values(x, weights, minlength, length, "bincount", "int32")
+    return _count_values(x, weights, minlength, length, "bincount", "float32")

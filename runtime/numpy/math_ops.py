@@ -257,12 +257,25 @@ def hypot(x1, x2, dtype=None):
     return cast(bind(R["sqrt"], bind(R["add"], bind(R["square"], tensor(a)), bind(R["square"], tensor(b)))), dtype)
 
 
-def copysign(x1, x2, dtype=None):
-    """``|x1|`` with the sign of ``x2``."""
+def _float_copysign(x1, x2):
+    """``|x1|`` with the sign of ``x2`` (-0.0 counts as negative), as a float Tensor."""
     from .logic_ops import signbit
     a, b = _fl(x1, x2)
     mag = bind(R["abs"], tensor(a))
-    return cast(bind(R["where"], signbit(b), bind(R["neg"], mag), mag), dtype)
+    return bind(R["where"], signbit(b), bind(R["neg"], mag), mag)
+
+
+def copysign(x1, x2, dtype=None):
+    """``|x1|`` with the sign of ``x2``, in ``x1``'s dtype: MindSpore's numpy.copysign keeps an
+    integer ``x1`` integer (its r2.4 example prints ``[-1 1 -1]`` for int inputs), unlike
+    ``ops.copysign``, whose result is float."""
+    a = tensor(x1)
+    if a.dtype.is_bool or tensor(x2).dtype.is_bool:
+        raise TypeError("copysign: bool inputs are not supported")
+    out = _float_copysign(a, x2)
+    if not a.dtype.is_float:
+        out = cast(out, a.dtype)
+    return cast(out, dtype)
 
 
 def heaviside(x1, x2, dtype=None):
@@ -358,16 +371,35 @@ def average(x, axis=None, weights=None, returned=False):
     return (avg, wsum) if returned else avg
 
 
+def _masked_for_reduction(name, a, initial, where):
+    """``a`` with the elements ``where`` excludes replaced by ``initial`` (numpy's ``where=`` for
+    max/min reductions: the excluded elements take no part, and ``initial`` is a lower (upper) bound
+    that fills a slice with nothing selected)."""
+    if isinstance(where, bool) and where:
+        return a
+    if initial is None:
+        raise ValueError(f"{name}: a non-default 'where' needs 'initial' (the value of a slice where "
+                         f"nothing is selected)")
+    mask = tensor(where)
+    if not mask.dtype.is_bool:
+        raise TypeError(f"{name}: 'where' must be a boolean Tensor, got {mask.dtype}")
+    fill = bind(R["zeros_like"], a)
+    fill = bind(R["add"], fill, cast(tensor(initial), a.dtype)) if not a.dtype.is_bool else fill
+    return bind(R["where"], mask, a, fill)
+
+
 def amax(a, axis=None, keepdims=False, initial=None, where=True):
-    """Maximum over ``axis``."""
+    """Maximum over ``axis``; ``initial`` is a lower bound, ``where`` selects the elements."""
     a = tensor(a)
+    a = _masked_for_reduction("amax", a, initial, where)
     out = bind(R["reduce_max"], a, axis=_axes(a, axis), keep_dims=keepdims)
     return out if initial is None else bind(R["maximum"], out, initial)
 
 
 def amin(a, axis=None, keepdims=False, initial=None, where=True):
-    """Minimum over ``axis``."""
+    """Minimum over ``axis``; ``initial`` is an upper bound, ``where`` selects the elements."""
     a = tensor(a)
+    a = _masked_for_reduction("amin", a, initial, where)
     out = bind(R["reduce_min"], a, axis=_axes(a, axis), keep_dims=keepdims)
     return out if initial is None else bind(R["minimum"], out, initial)
 
@@ -809,8 +841,15 @@ def polysub(a1, a2):
 
 
 def polyder(p, m=1):
-    """The ``m``-th derivative of a polynomial."""
-    p = as_float(p)
+    """The ``m``-th derivative of a polynomial, in ``p``'s dtype (integer coefficients stay integer,
+    as MindSpore r2.4's example ``polyder([1, 1, 1, 1])`` -> ``[3 2 1]`` shows)."""
+    p = tensor(p)
+    if p.ndim != 1:
+        raise ValueError(f"polyder: p must be 1-D, got shape {tuple(p.shape)}")
+    if m < 0:
+        raise ValueError(f"polyder: order of derivative must be non-negative, got {m}")
+    if p.dtype.is_bool:
+        p = cast(p, "int32")
     for _ in range(m):
         n = p.shape[0] - 1
         if n <= 0:
@@ -851,8 +890,27 @@ def promote_types(type1, type2):
     return promote(as_dtype(type1), as_dtype(type2))
 
 
+def _dtype_of_spec(spec):
+    """A dtype given as a DType, numpy type, name ('float32'), or numpy type code ('i2', '<f4', '?'),
+    which MindSpore's numpy.result_type accepts as numpy does."""
+    if isinstance(spec, str):
+        try:
+            return as_dtype(spec)
+        except TypeError:
+            try:
+                code = onp.dtype(spec)
+            except TypeError:
+                raise TypeError(f"result_type: cannot interpret {spec!r} as a dtype") from None
+            try:
+                return as_dtype(code)
+            except Exception:
+                raise TypeError(f"result_type: unsupported dtype {spec!r} ({code})") from None
+    return as_dtype(spec)
+
+
 def result_type(*arrays_and_dtypes):
-    """The dtype that results from combining the arguments (Python scalars are weak)."""
+    """The dtype that results from combining the arguments (Python scalars are weak; a str may be
+    a dtype name or a numpy type code such as 'i2')."""
     dt = None
     for a in arrays_and_dtypes:
         if hasattr(a, "dtype"):
@@ -860,7 +918,7 @@ def result_type(*arrays_and_dtypes):
         elif isinstance(a, (bool, int, float)):
             continue
         else:
-            d = as_dtype(a)
+            d = _dtype_of_spec(a)
         dt = d if dt is None else promote(dt, d)
     if dt is None:
         dt = tensor(arrays_and_dtypes[0]).dtype

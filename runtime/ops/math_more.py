@@ -137,7 +137,8 @@ def logaddexp2(input, other):  # noqa: A002
 
 def copysign(x, other):
     """``ops.copysign(x, other)``: ``|x|`` with the sign of ``other`` (-0.0 counts as negative)."""
-    return _mnp().copysign(x, other)
+    from ..numpy.math_ops import _float_copysign
+    return _float_copysign(x, other)
 
 
 def heaviside(input, values):  # noqa: A002
