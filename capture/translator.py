@@ -836,6 +836,8 @@ class InstructionTranslator:
             current = self.builder.current
             same = a is b or (isinstance(a, TensorVariable) and isinstance(b, TensorVariable)
                               and current(a.sym.value) is current(b.sym.value))
+        elif isinstance(a, (TupleVariable, DictVariable)) or isinstance(b, (TupleVariable, DictVariable)):
+            same = _same_container(a, b)
         elif a.is_const() and b.is_const():
             same = a.value is b.value
         elif isinstance(a, (NewObjectVariable, StringIOVariable)) or isinstance(b, (NewObjectVariable, StringIOVariable)):
@@ -1587,6 +1589,21 @@ def bind_arguments(tx, code, args, kwargs, defaults, kwdefaults):
     if varkw_name is not None:
         local_vars[varkw_name] = DictVariable(extra_kw)
     return local_vars
+
+
+def _same_container(a, b) -> bool:
+    """``a is b`` where one operand is a tuple, list or dict Variable. Such an object has one
+    Variable while tracing (the frame's names hold that Variable; an argument or outside container
+    met twice is memoized to its first Variable), so identity is Variable identity. Never compare
+    their realized values: each realization is a fresh object (``d = {}; d is d`` was False).
+    The one exception is CPython's empty-tuple singleton: every ``()`` is the same object."""
+    if a is b:
+        return True
+    def empty_tuple(v):
+        if isinstance(v, TupleVariable):
+            return v.python_type() is tuple and not v.items
+        return v.is_const() and type(v.value) is tuple and not v.value
+    return empty_tuple(a) and empty_tuple(b)
 
 
 def _compared_by_identity(a, b) -> bool:
