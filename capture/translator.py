@@ -1013,7 +1013,17 @@ class InstructionTranslator:
         else:
             raise GraphBreak("dict.update with a non-dict")
 
-    DICT_MERGE = DICT_UPDATE
+    def DICT_MERGE(self, ins):
+        """``f(**a, **b)`` / ``f(k=1, **a)``: like DICT_UPDATE, except that a keyword given twice
+        is a TypeError ("f() got multiple values for keyword argument 'k'"): that call breaks,
+        so Python raises it with its own message (the merged dict used to keep the last value)."""
+        v = self.stack[-1]
+        target = self.stack[-1 - ins.arg]
+        if isinstance(v, DictVariable) and isinstance(target, DictVariable):
+            repeated = [k for k in v.items if k in target.items]
+            if repeated:
+                raise GraphBreak(f"keyword argument {repeated[0]!r} given twice (TypeError at run time)")
+        self.DICT_UPDATE(ins)
 
     def LIST_TO_TUPLE(self, ins):
         self.push(TupleVariable(self.pop().items))

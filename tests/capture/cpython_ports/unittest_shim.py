@@ -8,9 +8,6 @@ test records only passing outcomes: ``test_recorded_outcomes`` in each port chec
 CPython test is still the oracle for eager). ``assertRaises`` / ``assertRaisesRegex`` (context
 manager or call form) record the exception's type and message; no exception at all raises
 AssertionError as unittest does.
-
-``show(value)`` is the interactive shell's display of a doctest expression: ``repr`` printed
-unless the value is None (the harness compares the printed output).
 """
 from __future__ import annotations
 
@@ -123,12 +120,6 @@ class Checks:
 def failed_checks(state):
     """The recorded assertions that did not hold (an eager run of a CPython test has none)."""
     return [c for c in state.get("checks", ()) if c[0] not in ("raised", "subTest") and not c[1]]
-
-
-def show(value):
-    """The interactive shell's display of an expression statement (doctest's ``>>> expr``)."""
-    if value is not None:
-        print(repr(value))
 
 
 def assert_eager_passes(case):
