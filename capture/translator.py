@@ -838,6 +838,10 @@ class InstructionTranslator:
                               and current(a.sym.value) is current(b.sym.value))
         elif isinstance(a, (TupleVariable, DictVariable)) or isinstance(b, (TupleVariable, DictVariable)):
             same = _same_container(a, b)
+            if a is not b and a.source is not None and b.source is not None:
+                # decided by the objects read: later calls must read the same (distinct) ones
+                (self.guards.same_object if same else self.guards.distinct_objects)(
+                    a.source, b.source, f"{a.source} is {'' if same else 'not '}{b.source}")
         elif a.is_const() and b.is_const():
             same = a.value is b.value
         elif isinstance(a, (NewObjectVariable, StringIOVariable)) or isinstance(b, (NewObjectVariable, StringIOVariable)):
@@ -1606,9 +1610,18 @@ def _same_container(a, b) -> bool:
     Variable while tracing (the frame's names hold that Variable; an argument or outside container
     met twice is memoized to its first Variable), so identity is Variable identity. Never compare
     their realized values: each realization is a fresh object (``d = {}; d is d`` was False).
-    The one exception is CPython's empty-tuple singleton: every ``()`` is the same object."""
+    A tuple read from an existing object has a Variable per read: two reads are the same object
+    when the tuples they were made from are (``origin``). The one exception among the tuples the
+    frame builds is CPython's empty-tuple singleton: every ``()`` is the same object."""
     if a is b:
         return True
+
+    def origin(v):
+        if isinstance(v, TupleVariable):
+            return v.origin
+        return v.value if v.is_const() and isinstance(v, ConstantVariable) else None
+    if origin(a) is not None and origin(b) is not None:
+        return origin(a) is origin(b)
     def empty_tuple(v):
         if isinstance(v, TupleVariable):
             return v.python_type() is tuple and not v.items

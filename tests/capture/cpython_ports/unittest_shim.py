@@ -62,7 +62,7 @@ class Checks:
     def assertEqual(self, first, second, msg=None):
         self._record("Equal", first == second, first, second)
 
-    assertListEqual = assertEqual
+    assertListEqual = assertSequenceEqual = assertEqual
 
     def assertNotEqual(self, first, second, msg=None):
         self._record("NotEqual", first != second, first, second)
