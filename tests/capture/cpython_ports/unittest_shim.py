@@ -67,6 +67,11 @@ class Checks:
     def assertNotEqual(self, first, second, msg=None):
         self._record("NotEqual", first != second, first, second)
 
+    def assertAlmostEqual(self, first, second, places=None, msg=None, delta=None):
+        diff = abs(first - second)
+        ok = first == second or (diff <= delta if delta is not None else round(diff, places or 7) == 0)
+        self._record("AlmostEqual", ok, first, second)
+
     def assertIs(self, first, second, msg=None):
         self._record("Is", first is second, first, second)
 
