@@ -70,7 +70,17 @@ def _instructions(code):
     if hit is None:
         decoded = code_decode.decode(code)
         if decoded is None:
-            insts = list(Bytecode.from_code(code))
+            try:
+                insts = list(Bytecode.from_code(code))
+            except IndexError as e:
+                # the ``bytecode`` package (0.16) maps 3.13's fast-locals indices by name: a free
+                # variable named like a local -- a 3.13 inlined comprehension's hidden iteration
+                # cell ``[lambda: x for x in ...]`` inside a function that also closes over an
+                # outer ``x`` -- has its own slot, which the package's table lacks. This frame
+                # (or call) runs in Python instead of failing inside capture.
+                raise GraphBreak(f"the bytecode of {getattr(code, 'co_qualname', code.co_name)} cannot be "
+                                 f"decoded ({type(e).__name__}: {e}); a free variable sharing a local's name?",
+                                 hint="the call runs eagerly") from None
         else:
             insts = decoded[0]
             _DECODED[code] = decoded
