@@ -349,6 +349,35 @@ __ilshift__ called
     return tensor + 1
 
 
+# -- over Tensors (not in CPython's file) ----------------------------------------------------------
+class Box:
+    """An attribute holder made outside the case (a class statement breaks the graph)."""
+
+
+def case_tensor_augassign(tensor, state):
+    """Augmented assignment on Tensors, in names, list items, dict items and attributes: the
+    values, and whether the name still refers to the same object (``y is tensor`` after
+    ``y += 1``) as eagerly."""
+    y = tensor
+    y += 1
+    z = tensor * 1
+    z *= 3
+    z -= tensor
+    z /= 2
+    z **= 2
+    items = [tensor, tensor * 2]
+    items[1] += 10
+    d = {"k": tensor}
+    d["k"] -= 0.5
+    b = Box()
+    b.v = tensor
+    b.v *= -1
+    n = 3
+    n //= -2
+    n **= 2
+    return y, y is tensor, z, items, items[0] is tensor, d, b.v, n
+
+
 NOT_PORTABLE = {
     'test_with_unpacking': 'compile-time SyntaxError',
 }

@@ -489,6 +489,22 @@ def case_bool_new(tensor, state):
     return tensor + 1
 
 
+# -- over Tensors (not in CPython's file) ----------------------------------------------------------
+def case_tensor_truth(tensor, state):
+    """``bool`` of Tensors: one element converts, an empty or multi-element one raises; ``and``,
+    ``or``, ``not`` and ``if`` on them as eagerly."""
+    out = [bool(tensor[0]), bool(tensor[0] - tensor[0]), not tensor[1], tensor[0] and tensor[1],
+           tensor[0] or 5, (tensor[0] * 0) or "zero"]
+    for value in (tensor, tensor[0:0]):
+        try:
+            out.append(bool(value))
+        except (ValueError, RuntimeError, TypeError) as e:
+            out.append(type(e).__name__)
+    if tensor[2] > 2:
+        out.append(tensor[2] * 2)
+    return out
+
+
 NOT_PORTABLE = {
     'test_fileclosed': 'opens a file on disk (test.support.os_helper)',
 }

@@ -559,6 +559,21 @@ def case_mappings(tensor, state):
     return tensor + 1
 
 
+# -- over Tensors (not in CPython's file) ----------------------------------------------------------
+def case_tensor_chained_comparisons(tensor, state):
+    """Chained comparisons whose operands are Tensors: elementwise results, and the truth value
+    of a multi-element comparison (an error) stopping a chain as eagerly."""
+    self = Checks(state)
+    first = tensor[0]
+    out = [first < 2.0, 0.0 < tensor, tensor >= tensor, tensor == tensor, tensor != 1.0]
+    if 0.5 < first < 1.5:
+        out.append("first in (0.5, 1.5)")
+    with self.assertRaises((ValueError, RuntimeError, TypeError)):
+        out.append(0 < tensor < 10)
+    out.append(1 < 2 < first + 5)
+    return out
+
+
 NOT_PORTABLE = {
 
 }

@@ -159,6 +159,24 @@ def case_star_expression(tensor, state):
     return tensor + 1
 
 
+# -- over Tensors (not in CPython's file) ----------------------------------------------------------
+def case_tensor_comprehensions(tensor, state):
+    """Comprehensions over Tensors and producing Tensors, with closures over the loop variable
+    and walrus bindings."""
+    rows = [r * 2 for r in tensor]
+    squares = {i: tensor * i for i in range(3)}
+    fns = [lambda i=i: tensor + i for i in range(3)]
+    late = [lambda: tensor * i for i in range(3)]
+    total = [(acc := tensor * 0)] + [(acc := acc + r) for r in tensor]
+    gen = list(v + 1 for v in tensor)
+    return rows, squares, [f() for f in fns], [f() for f in late], total, acc, gen
+
+
+def case_tensor_comprehension_filter(tensor, state):
+    """A comprehension filtered on a Tensor's elements (a branch on run-time values)."""
+    return [v + 1 for v in tensor if v > 1], {i: v for i, v in enumerate(tensor) if v < 3}
+
+
 NOT_PORTABLE = {
     'test_illegal_assignment': 'compile-time SyntaxError',
 }

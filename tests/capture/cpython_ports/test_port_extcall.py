@@ -417,6 +417,30 @@ def case_doctests(tensor, state):
 
 
 
+# -- over Tensors (not in CPython's file) ----------------------------------------------------------
+def case_tensor_star_calls(tensor, state):
+    """Tensors passed through ``*args``/``**kwargs``, keyword-only parameters and defaults,
+    and the TypeErrors of bad calls with Tensor arguments."""
+    def g(a, b=2, *args, k, m=None, **kw):
+        return a * b + sum(args, tensor * 0) + k, m, sorted(kw)
+    out = [g(tensor, k=tensor), g(tensor, 3, tensor, tensor, k=1, z=tensor), g(*[tensor, tensor], **{"k": 0, "m": 1})]
+    if state.get("good calls only"):
+        return out
+
+
+def case_tensor_star_calls_bound(tensor, state):
+    """The calls of ``case_tensor_star_calls`` that bind (one graph, no error path)."""
+    state["good calls only"] = True
+    return case_tensor_star_calls(tensor, state)
+    for bad in (lambda: g(tensor), lambda: g(tensor, k=1, a=tensor), lambda: g(**{"k": 1}),
+                lambda: g(tensor, *tensor, k=1, **{"k": 2})):
+        try:
+            out.append(bad())
+        except TypeError as e:
+            out.append(str(e))
+    return out
+
+
 @pytest.mark.parametrize("case", parametrize(globals()))
 def test_extcall_port(case):
     check(case)

@@ -225,6 +225,25 @@ def case_doctests(tensor, state):
 
 
 
+# -- over Tensors (not in CPython's file) ----------------------------------------------------------
+def case_tensor_unpacking(tensor, state):
+    """Starred unpacking of Tensors and of containers of Tensors, starred calls and displays."""
+    a, *rest = tensor
+    *init, last = [tensor, tensor * 2, tensor * 3]
+    (p, q), *_ = [(tensor, 1), (2, 3)]
+    merged = [*init, *tensor, last]
+    kw = {**{"a": tensor}, "b": last}
+
+    def f(*args, **kwargs):
+        return len(args), sorted(kwargs), args[-1]
+    try:
+        x, y = tensor
+        err = None
+    except ValueError as e:
+        err = str(e)
+    return a, rest, init, last, p, q, merged, kw, f(*rest, *init, **kw), err
+
+
 @pytest.mark.parametrize("case", parametrize(globals()))
 def test_unpack_ex_port(case):
     check(case)
