@@ -1480,6 +1480,11 @@ class InstructionTranslator:
         subject = self.stack[-2]
         if not isinstance(subject, DictVariable) or not keys.is_const():
             raise GraphBreak(f"matching keys of a {subject.describe()}")
+        seen = set()
+        for k in keys.value:  # (a value pattern can repeat a literal key: CPython checks at run time)
+            if k in seen:
+                raise UserException(ValueError(f"mapping pattern checks duplicate key ({k!r})"))
+            seen.add(k)
         found = [subject.items[k] for k in keys.value if k in subject.items]
         self.push(TupleVariable(found) if len(found) == len(keys.value) else ConstantVariable(None))
 
@@ -1516,6 +1521,11 @@ class InstructionTranslator:
                 continue
             try:
                 values.append(subject.getattr(self, name))
+            except UserException as e:  # a property raising: AttributeError means "no match"
+                if not isinstance(e.error, AttributeError):
+                    raise
+                self.push(ConstantVariable(None))
+                return
             except MissingAttribute:
                 self.push(ConstantVariable(None))
                 return

@@ -691,6 +691,18 @@ def numbers_in_tensor_ops(tensor, state):
             (tensor * -c) % 3.0, tensor * 2 ** 20, tensor / (10 ** 6)]
 
 
+def case_python_operators_on_tensors(tensor, state):
+    """Python's operators on Tensors with negative elements and Python number operands (floor
+    division and modulo take the divisor's sign, integer dtypes, big and bool operands,
+    division by zeros): the compiled graph computes what eager computes."""
+    import runtime as ms
+    xi = (tensor * -3).astype(ms.int32)
+    xn = tensor - 2.5
+    return [(-tensor) // 2, (-tensor) % 2, tensor % -2.0, xn % 1.5, xn // 1.5, (-tensor) ** 2, tensor ** -1,
+            abs(-tensor), xi // 2, xi % 2, xi // -4, xi % -4, xi * 2 ** 20, xi + True, xi / 2, xi // 2.0, -xi % 5,
+            xn // 0.0, tensor * 2 ** 70, tensor // -0.0, xi ** 2, 2 ** (-xi), xn.floor(), xn.ceil()]
+
+
 def errors_of_numbers(tensor, state):
     """The exceptions (type and message) of bad arithmetic on the call's numbers."""
     n = state["n"]

@@ -3847,6 +3847,45 @@ def case_tensor_point_match_args(tensor, state):
     return None
 
 
+class Keys:
+    KEY = "a"
+
+
+class RaisingProperty:
+    __match_args__ = ("a",)
+
+    @property
+    def a(self):
+        raise AttributeError("no a")
+
+
+def case_duplicate_key_module_level(tensor, state):
+    """TestValueErrors.test_mapping_pattern_checks_duplicate_key_1 with its class at module level
+    (a class statement in the body breaks the graph before the ``match``): the ValueError
+    "mapping pattern checks duplicate key ('a')" under capture too (a capture bug: it matched)."""
+    self = Checks(state)
+    x = {"a": 0, "b": 1}
+    w = y = z = None
+    with self.assertRaises(ValueError):
+        match x:
+            case {Keys.KEY: y, "a": z}:
+                w = 0
+    self.assertIs(w, None)
+    self.assertIs(y, None)
+    self.assertIs(z, None)
+    return tensor + 1
+
+
+def case_class_pattern_attribute_error_is_no_match(tensor, state):
+    """A class pattern's attribute read raising AttributeError (a property) is no match, not an
+    error (PEP 634), and the next case is tried."""
+    match RaisingProperty():
+        case RaisingProperty(v):
+            return "matched", v
+        case RaisingProperty():
+            return "no attribute", tensor * 2
+
+
 NOT_PORTABLE = {
     "TestCompiler.test_refleaks": "reference leak counting of compiled code",
     "TestSyntaxErrors (all)": "compile-time SyntaxErrors (the source never runs)",
