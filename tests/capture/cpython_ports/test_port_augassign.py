@@ -378,6 +378,63 @@ def case_tensor_augassign(tensor, state):
     return y, y is tensor, z, items, items[0] is tensor, d, b.v, n
 
 
+class LoggingAttrs:
+    """``__getattr__`` logs each read of a missing attribute."""
+
+    def __init__(self, log):
+        self.log = log
+
+    def __getattr__(self, name):
+        self.log.append(("getattr", name))
+        return 0
+
+
+class LoggingItems:
+    """``__getitem__``/``__setitem__`` log each access."""
+
+    def __init__(self, log):
+        self.log = log
+        self.d = {}
+
+    def __getitem__(self, k):
+        self.log.append(("get", k))
+        return self.d.get(k, 0)
+
+    def __setitem__(self, k, v):
+        self.log.append(("set", k, v))
+        self.d[k] = v
+
+
+def case_evaluation_order_and_aliasing(tensor, state):
+    """Not in CPython's file: chained comparisons evaluate each operand once, left to right, and
+    stop early; ``a[f()] += g()`` reads, computes and writes in CPython's order, each call once;
+    ``+=`` on an immutable rebinds (its alias keeps the old value), on a list extends in place."""
+    log = state.setdefault("log", [])
+
+    def val(n):
+        log.append(n)
+        return n
+    r1 = val(1) < val(2) < val(3)
+    r2 = val(3) < val(2) < val(5)
+    r3 = val(1) == val(1.0) != val(2) is not None
+    o = LoggingAttrs(log)
+    o.w += 5
+    ix = LoggingItems(log)
+    ix[val("k")] += val(10)
+    ix[val("k")] *= 2
+    lst = [1, 2, 3]
+    lst[val(0):val(2)] += [val(9)]
+    s = "a"
+    s += "b"
+    tup = (1,)
+    alias = tup
+    tup += (2,)
+    l2 = [1]
+    a2 = l2
+    l2 += [tensor]
+    return r1, r2, r3, o.w, ix.d, lst, s, tup, alias, a2 is l2, a2
+
+
 NOT_PORTABLE = {
     'test_with_unpacking': 'compile-time SyntaxError',
 }
