@@ -37,14 +37,14 @@ def test_frame_built_containers_are_identical_to_themselves():
         match d:
             case dict(w):
                 pass
-        return (z is d, m is l, u is tup, w is d, d is not {}, l is [1], (t,) is (t,)), t + 1
+        return (z is d, m is l, u is tup, w is d, d is not {}, l is [1], (t,) is (t,)), t + 1  # noqa: F632
     assert _same_as_eager(f) == (True, True, True, True, True, False, False)
 
 
 def test_empty_tuples_are_one_object():
     def f(t):
         a, b = (), tuple()
-        return (a is b, a is (), tuple([]) is ()), t + 1
+        return (a is b, a is (), tuple([]) is ()), t + 1  # noqa: F632
     assert _same_as_eager(f) == (True, True, True)
 
 

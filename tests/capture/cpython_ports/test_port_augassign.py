@@ -2,6 +2,7 @@
 port_harness.py): augmented assignment (``+=`` and the other operators) on names, list items,
 dict items, slices, and on classes defining ``__iadd__``/``__radd__``... (which method runs, in
 which order).
+
 CPython's bodies are unchanged; ``self`` is a ``Checks`` recorder (unittest_shim.py) that records
 every value the test compares, and the eager run must pass CPython's own assertions."""
 

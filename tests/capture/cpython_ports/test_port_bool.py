@@ -1,12 +1,10 @@
 """CPython ``Lib/test/test_bool.py`` (3.11) ported as capture-vs-eager differential cases (see
 port_harness.py): bool: its int/float/complex arithmetic and results' types, conversions,
 format/str/repr, ``__bool__``/``__len__`` protocols and their errors, operator module results.
+
 CPython's bodies are unchanged; ``self`` is a ``Checks`` recorder (unittest_shim.py) that records
 every value the test compares, and the eager run must pass CPython's own assertions."""
 
-import operator  # noqa: F401 -- used by the ported bodies
-import pickle  # noqa: F401
-import marshal  # noqa: F401
 import pytest
 
 from port_harness import check, parametrize

@@ -4,11 +4,12 @@ identity, reflected operands and subclass priority, NotImplemented, rich compari
 every combination (total orders, equality-only types), and comparisons of builtin types (numbers
 across types, str, bytes/bytearray, list/tuple/range, sets, dicts) with the TypeError of
 unorderable ones.
+
 CPython's bodies are unchanged; ``self`` is a ``Checks`` recorder (unittest_shim.py) that records
 every value the test compares, and the eager run must pass CPython's own assertions."""
+from decimal import Decimal
+from fractions import Fraction
 
-from decimal import Decimal  # noqa: F401 -- used by the ported bodies
-from fractions import Fraction  # noqa: F401
 import pytest
 
 from port_harness import check, parametrize

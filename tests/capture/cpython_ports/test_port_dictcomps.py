@@ -2,6 +2,7 @@
 port_harness.py): dict comprehensions: scope isolation of the loop variable from locals and
 globals, visibility of enclosing names, evaluation order of keys and values, the assignment idiom,
 starred expressions.
+
 CPython's bodies are unchanged; ``self`` is a ``Checks`` recorder (unittest_shim.py) that records
 every value the test compares, and the eager run must pass CPython's own assertions."""
 

@@ -8,24 +8,24 @@ the state instead, so that displaying a value does not break the graph), an exam
 output is a traceback prints the exception's type and message, and the displayed values and every
 printed line are compared between eager and captured runs (the eager run is CPython running the
 doctest's own examples)."""
-from collections import UserDict, UserList  # noqa: F401 -- the doctest imports them
-from collections.abc import Mapping  # noqa: F401
+from collections import UserDict, UserList  # (the doctest imports them)
+from collections.abc import Mapping
+
+import pytest
+
+from port_harness import check, parametrize
 
 
 class support:
     """The one helper of test.support the doctest uses."""
 
     @staticmethod
-    def sortdict(dict):
+    def sortdict(dict):  # noqa: A002 -- CPython's text
         "Like repr(dict), but in sorted order."
         items = sorted(dict.items())
         reprpairs = ["%r: %r" % pair for pair in items]
         withcommas = ", ".join(reprpairs)
         return "{%s}" % withcommas
-
-import pytest
-
-from port_harness import check, parametrize
 
 
 def case_doctests(tensor, state):
@@ -108,7 +108,7 @@ def case_doctests(tensor, state):
     shown.append(repr((g(1, 2))))
     shown.append(repr((g(1, 2, 3))))
     shown.append(repr((g(1, 2, 3, *(4, 5)))))
-    class Nothing: pass
+    class Nothing: pass  # noqa: E701
     try:
         shown.append(repr((g(*Nothing()))))
     except Exception as e:
@@ -122,8 +122,8 @@ def case_doctests(tensor, state):
     class Nothing():
         def __len__(self): return 5
         def __getitem__(self, i):
-            if i<3: return i
-            else: raise IndexError(i)
+            if i<3: return i  # noqa: E701
+            else: raise IndexError(i)  # noqa: E701
     shown.append(repr((g(*Nothing()))))
     class Nothing:
         def __init__(self): self.c = 0
@@ -323,7 +323,7 @@ def case_doctests(tensor, state):
     try:
         silence = id(1, *{})
         True
-    except:
+    except:  # noqa: E722
         False
     try:
         shown.append(repr((id(1, **{'foo': 1}))))
@@ -415,8 +415,6 @@ def case_doctests(tensor, state):
     return tensor + 1
 
 
-
-
 # -- over Tensors (not in CPython's file) ----------------------------------------------------------
 def case_tensor_star_calls(tensor, state):
     """Tensors passed through ``*args``/``**kwargs``, keyword-only parameters and defaults,
@@ -426,12 +424,6 @@ def case_tensor_star_calls(tensor, state):
     out = [g(tensor, k=tensor), g(tensor, 3, tensor, tensor, k=1, z=tensor), g(*[tensor, tensor], **{"k": 0, "m": 1})]
     if state.get("good calls only"):
         return out
-
-
-def case_tensor_star_calls_bound(tensor, state):
-    """The calls of ``case_tensor_star_calls`` that bind (one graph, no error path)."""
-    state["good calls only"] = True
-    return case_tensor_star_calls(tensor, state)
     for bad in (lambda: g(tensor), lambda: g(tensor, k=1, a=tensor), lambda: g(**{"k": 1}),
                 lambda: g(tensor, *tensor, k=1, **{"k": 2})):
         try:
@@ -439,6 +431,12 @@ def case_tensor_star_calls_bound(tensor, state):
         except TypeError as e:
             out.append(str(e))
     return out
+
+
+def case_tensor_star_calls_bound(tensor, state):
+    """The calls of ``case_tensor_star_calls`` that bind (one graph, no error path)."""
+    state["good calls only"] = True
+    return case_tensor_star_calls(tensor, state)
 
 
 @pytest.mark.parametrize("case", parametrize(globals()))

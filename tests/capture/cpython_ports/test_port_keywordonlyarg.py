@@ -1,11 +1,12 @@
 """CPython ``Lib/test/test_keywordonlyarg.py`` (3.11) ported as capture-vs-eager differential cases (see
 port_harness.py): keyword-only parameters (PEP 3102): binding, defaults and their evaluation
 order, the TypeError messages of missing/unexpected/too many arguments, methods, name mangling.
+
 CPython's bodies are unchanged; ``self`` is a ``Checks`` recorder (unittest_shim.py) that records
 every value the test compares, and the eager run must pass CPython's own assertions."""
 
 
-import unittest  # noqa: F401 -- test_issue13343 uses the module as a default value
+import unittest  # (test_issue13343 uses the module as a default value)
 
 import pytest
 
@@ -172,11 +173,11 @@ def case_default_evaluation_order(tensor, state):
     self = Checks(state)
     a = 42
     with self.assertRaises(NameError) as err:
-        def f(v=a, x=b, *, y=c, z=d):
+        def f(v=a, x=b, *, y=c, z=d):  # noqa: F821
             pass
     self.assertEqual(str(err.exception), "name 'b' is not defined")
     with self.assertRaises(NameError) as err:
-        g = lambda v=a, x=b, *, y=c, z=d: None
+        g = lambda v=a, x=b, *, y=c, z=d: None  # noqa: F821
     self.assertEqual(str(err.exception), "name 'b' is not defined")
     return tensor + 1
 

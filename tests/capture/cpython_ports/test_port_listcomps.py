@@ -372,7 +372,7 @@ def case_global_outside_cellvar_inside_plus_freevar_0(tensor, state):
     a = 1
     def f():
         func, = [(lambda: b) for b in [a]]
-        return b, func()
+        return b, func()  # noqa: F821
     x = f()
     self.assertEqual(x, (2, 1))
     return tensor + 1
@@ -384,8 +384,8 @@ def case_cell_in_nested_comprehension_0(tensor, state):
     _set_global('b', 2)  # (CPython's fresh namespace: b = 2)
     a = 1
     def f():
-        (func, inner_b), = [[lambda: b for b in c] + [b] for c in [[a]]]
-        return b, inner_b, func()
+        (func, inner_b), = [[lambda: b for b in c] + [b] for c in [[a]]]  # noqa: F821
+        return b, inner_b, func()  # noqa: F821
     x = f()
     self.assertEqual(x, (2, 2, 1))
     return tensor + 1
@@ -397,7 +397,7 @@ def case_in_class_scope_inside_function_1(tensor, state):
     _set_global('y', 1)  # (CPython's fresh namespace: y = 1)
     class C:
         y = 2
-        vals = [(x, y) for x in range(2)]
+        vals = [(x, y) for x in range(2)]  # noqa: F821
     vals = C.vals
     self.assertEqual(vals, [(0, 1), (1, 1)])
     return tensor + 1
@@ -490,7 +490,7 @@ def case_lambda_in_iter(tensor, state):
     d = func()
     assert d is func
     # must use "a" in this scope
-    e = a if False else None
+    e = a if False else None  # noqa: F821
     self.assertEqual(c, 1)
     self.assertEqual(e, None)
     return tensor + 1
@@ -508,7 +508,7 @@ def case_no_leakage_to_locals_1(tensor, state):
     """ListComprehensionTest.test_no_leakage_to_locals (3.12), its function scope."""
     self = Checks(state)
     def b():
-        [a for b in [1] for _ in []]
+        [a for b in [1] for _ in []]  # noqa: F821
         return b, locals()
     r, s = b()
     x = r is b
@@ -613,7 +613,7 @@ def case_exception_in_post_comp_call(tensor, state):
     value = [1, None]
     try:
         [v for v in value].sort()
-    except:
+    except:  # noqa: E722
         pass
     self.assertEqual(value, [1, None])
     return tensor + 1

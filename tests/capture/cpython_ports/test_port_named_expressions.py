@@ -82,7 +82,7 @@ def case_named_expression_assignment_08(tensor, state):
     self = Checks(state)
     if spam := "eggs":
         self.assertEqual(spam, "eggs")
-    else: self.fail("variable was not assigned using named expression")
+    else: self.fail("variable was not assigned using named expression")  # noqa: E701
     return tensor + 1
 
 
@@ -91,7 +91,7 @@ def case_named_expression_assignment_09(tensor, state):
     self = Checks(state)
     if True and (spam := True):
         self.assertTrue(spam)
-    else: self.fail("variable was not assigned using named expression")
+    else: self.fail("variable was not assigned using named expression")  # noqa: E701
     return tensor + 1
 
 
@@ -100,7 +100,7 @@ def case_named_expression_assignment_10(tensor, state):
     self = Checks(state)
     if (match := 10) == 10:
         pass
-    else: self.fail("variable was not assigned using named expression")
+    else: self.fail("variable was not assigned using named expression")  # noqa: E701
     return tensor + 1
 
 

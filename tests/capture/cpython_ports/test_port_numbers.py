@@ -15,10 +15,10 @@ graphs)."""
 import decimal
 import fractions
 import math
-import operator  # noqa: F401 -- used by the ported bodies
+import operator
 import random
-import sys  # noqa: F401
-from functools import partial  # noqa: F401
+import sys
+from functools import partial
 from math import copysign, isinf, isnan  # noqa: F401
 
 import numpy as np

@@ -6,13 +6,12 @@ time. The test bodies are CPython's, unchanged; ``self`` is a ``Checks`` recorde
 (unittest_shim.py), so every value CPython's test compares is also compared between eager and
 captured runs, and the eager run must pass CPython's own assertions. The last cases match on
 Tensors (capture's own interest: the subject of a class/sequence pattern is a traced value)."""
-import array  # noqa: F401 -- used by the ported bodies
+import array
 import collections
 import collections.abc
 import dataclasses
-import enum  # noqa: F401
+import enum
 
-import numpy as np
 import pytest
 
 from port_harness import check, parametrize

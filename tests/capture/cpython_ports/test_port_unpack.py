@@ -34,7 +34,7 @@ def case_doctests(tensor, state):
     # Unpack generic sequence
     class Seq:
         def __getitem__(self, i):
-            if i >= 0 and i < 3: return i
+            if i >= 0 and i < 3: return i  # noqa: E701
             raise IndexError
     a, b, c = Seq()
     shown.append(repr((a == 0 and b == 1 and c == 2)))

@@ -7,7 +7,7 @@ the state instead, so that displaying a value does not break the graph), an exam
 output is a traceback prints the exception's type and message, and the displayed values and every
 printed line are compared between eager and captured runs (the eager run is CPython running the
 doctest's own examples)."""
-from collections.abc import MutableMapping  # noqa: F401 -- the doctest imports it
+from collections.abc import MutableMapping  # (the doctest imports it)
 import pytest
 
 from port_harness import check, parametrize
@@ -39,7 +39,7 @@ def case_doctests(tensor, state):
     # Unpack generic sequence
     class Seq:
         def __getitem__(self, i):
-            if i >= 0 and i < 3: return i
+            if i >= 0 and i < 3: return i  # noqa: E701
             raise IndexError
     a, *b = Seq()
     shown.append(repr((a == 0 and b == [1, 2])))
@@ -83,7 +83,7 @@ def case_doctests(tensor, state):
     except Exception as e:
         print(f'{type(e).__name__}: {e}')
     # not ported (a SyntaxError at compile time, or eval/compile of source text): len(eval("{" + ", ".join("**{{{}: {}}}".format(i, i)
-    shown.append(repr(({0:1, **{0:2}, 0:3, 0:4})))
+    shown.append(repr(({0:1, **{0:2}, 0:3, 0:4})))  # noqa: F601
     # List comprehension element unpacking
     a, b, c = [0, 1, 2], 3, 4
     shown.append(repr(([*a, b, c])))

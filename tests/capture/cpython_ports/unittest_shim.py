@@ -1,13 +1,13 @@
 """Stand-ins that let CPython's ``unittest`` test bodies and doctests run as port cases (see
 port_harness.py) with their text unchanged.
 
-``Checks(state)`` replaces the test's ``self``: each assertion records what it compared (the
-values and the outcome) in ``state["checks"]`` instead of raising, so the harness compares every
-compared value between the eager run and the captured runs (the eager run of a correct CPython
-test records only passing outcomes: ``test_recorded_outcomes`` in each port checks that, so the
-CPython test is still the oracle for eager). ``assertRaises`` / ``assertRaisesRegex`` (context
-manager or call form) record the exception's type and message; no exception at all raises
-AssertionError as unittest does.
+``Checks(state)`` replaces the test's ``self``: each assertion records what it compared (the values
+and the outcome) in ``state["checks"]`` instead of raising, so the harness compares every compared
+value between the eager run and the captured runs (the eager run of a correct CPython test records
+only passing outcomes: :func:`assert_eager_passes`, called by each port's test before the
+comparison, checks that, so CPython's test is still the oracle for eager). ``assertRaises`` /
+``assertRaisesRegex`` (context manager or call form) record the exception's type and message; no
+exception at all raises AssertionError as unittest does.
 """
 from __future__ import annotations
 
