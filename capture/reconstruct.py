@@ -35,6 +35,10 @@ The recipes :func:`build` evaluates (``r`` a recipe, ``k`` a memo key: one objec
 ``("newobj", cls, {name: r}, k)``      ``object.__new__(cls)`` with these attributes
 ``("func", code, globals, [r...],      a function made by the frame: its defaults, keyword-only
 {name: r}, [cell...], k)``             defaults and (real) closure cells
+``("same_tuple", r_src, r_new, k)``    ``build(r_src)`` when it is a tuple of the same type whose
+                                       items are those of ``build(r_new)`` (a tuple read from
+                                       outside, kept as that object: ``is`` holds after a break),
+                                       else the new tuple ``build(r_new)``
 ``("slice", [r, r, r])``               ``slice(...)``
 ``("newcell", r or None, k)``          a new closure cell (for a closure over the frame's own
                                        variable, in the frame's result)
@@ -182,6 +186,18 @@ def build(r, outs, flat, memo):
                 out.__kwdefaults__ = {k: build(v, outs, flat, memo) for k, v in kwdefaults.items()}
             out.__qualname__ = getattr(code, "co_qualname", code.co_name)
         memo[key] = out
+        return out
+    if kind == "same_tuple":  # (kind, source recipe, new-tuple recipe, memo key)
+        if r[3] in memo:
+            return memo[r[3]]
+        new = build(r[2], outs, flat, memo)
+        try:
+            found = build(r[1], outs, flat, memo)
+        except Exception:  # the source no longer reads (an attribute deleted...): the new tuple
+            found = None
+        same = (type(found) is type(new) and len(found) == len(new)
+                and all(a is b for a, b in zip(found, new)))
+        out = memo[r[3]] = found if same else new
         return out
     if kind == "newcell":  # (kind, contents recipe or None, memo key): made before its contents
         out = memo.get(r[2])

@@ -70,7 +70,17 @@ def _instructions(code):
     if hit is None:
         decoded = code_decode.decode(code)
         if decoded is None:
-            insts = list(Bytecode.from_code(code))
+            try:
+                insts = list(Bytecode.from_code(code))
+            except IndexError as e:
+                # the ``bytecode`` package (0.16) maps 3.13's fast-locals indices by name: a free
+                # variable named like a local -- a 3.13 inlined comprehension's hidden iteration
+                # cell ``[lambda: x for x in ...]`` inside a function that also closes over an
+                # outer ``x`` -- has its own slot, which the package's table lacks. This frame
+                # (or call) runs in Python instead of failing inside capture.
+                raise GraphBreak(f"the bytecode of {getattr(code, 'co_qualname', code.co_name)} cannot be "
+                                 f"decoded ({type(e).__name__}: {e}); a free variable sharing a local's name?",
+                                 hint="the call runs eagerly") from None
         else:
             insts = decoded[0]
             _DECODED[code] = decoded
@@ -836,6 +846,12 @@ class InstructionTranslator:
             current = self.builder.current
             same = a is b or (isinstance(a, TensorVariable) and isinstance(b, TensorVariable)
                               and current(a.sym.value) is current(b.sym.value))
+        elif isinstance(a, (TupleVariable, DictVariable)) or isinstance(b, (TupleVariable, DictVariable)):
+            same = _same_container(a, b)
+            if a is not b and a.source is not None and b.source is not None:
+                # decided by the objects read: later calls must read the same (distinct) ones
+                (self.guards.same_object if same else self.guards.distinct_objects)(
+                    a.source, b.source, f"{a.source} is {'' if same else 'not '}{b.source}")
         elif a.is_const() and b.is_const():
             same = a.value is b.value
         elif isinstance(a, (NewObjectVariable, StringIOVariable)) or isinstance(b, (NewObjectVariable, StringIOVariable)):
@@ -1011,7 +1027,17 @@ class InstructionTranslator:
         else:
             raise GraphBreak("dict.update with a non-dict")
 
-    DICT_MERGE = DICT_UPDATE
+    def DICT_MERGE(self, ins):
+        """``f(**a, **b)`` / ``f(k=1, **a)``: like DICT_UPDATE, except that a keyword given twice
+        is a TypeError ("f() got multiple values for keyword argument 'k'"): that call breaks,
+        so Python raises it with its own message (the merged dict used to keep the last value)."""
+        v = self.stack[-1]
+        target = self.stack[-1 - ins.arg]
+        if isinstance(v, DictVariable) and isinstance(target, DictVariable):
+            repeated = [k for k in v.items if k in target.items]
+            if repeated:
+                raise GraphBreak(f"keyword argument {repeated[0]!r} given twice (TypeError at run time)")
+        self.DICT_UPDATE(ins)
 
     def LIST_TO_TUPLE(self, ins):
         self.push(TupleVariable(self.pop().items))
@@ -1454,6 +1480,11 @@ class InstructionTranslator:
         subject = self.stack[-2]
         if not isinstance(subject, DictVariable) or not keys.is_const():
             raise GraphBreak(f"matching keys of a {subject.describe()}")
+        seen = set()
+        for k in keys.value:  # (a value pattern can repeat a literal key: CPython checks at run time)
+            if k in seen:
+                raise UserException(ValueError(f"mapping pattern checks duplicate key ({k!r})"))
+            seen.add(k)
         found = [subject.items[k] for k in keys.value if k in subject.items]
         self.push(TupleVariable(found) if len(found) == len(keys.value) else ConstantVariable(None))
 
@@ -1490,6 +1521,11 @@ class InstructionTranslator:
                 continue
             try:
                 values.append(subject.getattr(self, name))
+            except UserException as e:  # a property raising: AttributeError means "no match"
+                if not isinstance(e.error, AttributeError):
+                    raise
+                self.push(ConstantVariable(None))
+                return
             except MissingAttribute:
                 self.push(ConstantVariable(None))
                 return
@@ -1587,6 +1623,30 @@ def bind_arguments(tx, code, args, kwargs, defaults, kwdefaults):
     if varkw_name is not None:
         local_vars[varkw_name] = DictVariable(extra_kw)
     return local_vars
+
+
+def _same_container(a, b) -> bool:
+    """``a is b`` where one operand is a tuple, list or dict Variable. Such an object has one
+    Variable while tracing (the frame's names hold that Variable; an argument or outside container
+    met twice is memoized to its first Variable), so identity is Variable identity. Never compare
+    their realized values: each realization is a fresh object (``d = {}; d is d`` was False).
+    A tuple read from an existing object has a Variable per read: two reads are the same object
+    when the tuples they were made from are (``origin``). The one exception among the tuples the
+    frame builds is CPython's empty-tuple singleton: every ``()`` is the same object."""
+    if a is b:
+        return True
+
+    def origin(v):
+        if isinstance(v, TupleVariable):
+            return v.origin
+        return v.value if v.is_const() and isinstance(v, ConstantVariable) else None
+    if origin(a) is not None and origin(b) is not None:
+        return origin(a) is origin(b)
+    def empty_tuple(v):
+        if isinstance(v, TupleVariable):
+            return v.python_type() is tuple and not v.items
+        return v.is_const() and type(v.value) is tuple and not v.value
+    return empty_tuple(a) and empty_tuple(b)
 
 
 def _compared_by_identity(a, b) -> bool:

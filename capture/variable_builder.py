@@ -125,8 +125,11 @@ def _new_root_variable(tx, value, source, desc, is_resume):
         g.length(source, value, desc)
         items = [wrap_argument(tx, v, Item(source, i), f"{desc}[{i}]", is_resume)
                  for i, v in enumerate(value)]
-        return TupleVariable(items, cls=type(value)) if isinstance(value, tuple) \
-            else ListVariable(items, external=True)
+        if isinstance(value, tuple):
+            var = TupleVariable(items, cls=type(value))
+            var.origin = value  # (``is``: see _new_variable)
+            return var
+        return ListVariable(items, external=True)
     if type(value) in PLAIN_DICT_TYPES and all(isinstance(k, str) for k in value):
         g.dict_keys(source, value, desc)
         var = DictVariable({k: wrap_argument(tx, v, Item(source, k), f"{desc}[{k!r}]", is_resume)
@@ -191,8 +194,10 @@ def _new_variable(tx, value, fresh, source):
         return None if source is None else Item(source, key)
 
     if isinstance(value, tuple) and plain_tuple(value):
-        return TupleVariable([wrap_value(tx, v, fresh, item_source(i)) for i, v in enumerate(value)],
-                             cls=type(value))
+        var = TupleVariable([wrap_value(tx, v, fresh, item_source(i)) for i, v in enumerate(value)],
+                            cls=type(value))
+        var.origin = value  # a tuple read twice is two Variables: ``is`` compares this object
+        return var
     if type(value) is list:
         return ListVariable([wrap_value(tx, v, fresh, item_source(i)) for i, v in enumerate(value)],
                             external=not fresh)

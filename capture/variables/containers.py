@@ -67,6 +67,9 @@ class TupleVariable(ItemsVariable):
     :class:`ListVariable`. ``external``: a list from outside the frame (see ``source``)."""
 
     kind = tuple
+    #: the Python tuple this Variable was made from, when it was read from an existing object
+    #: (``a is b`` between two reads of one tuple); None for a tuple the frame builds
+    origin = None
 
     def __init__(self, items, external=False, cls=None):
         self.items = list(items)
@@ -100,7 +103,15 @@ class TupleVariable(ItemsVariable):
             return rec.source(src)
         if self.external and self.kind is list:
             raise NotResumable(f"a {self.describe()} read from outside the frame, with no known source")
-        return (self.kind.__name__, [rec.of(v) for v in self.items], self.cls, rec.memo_key())
+        rebuilt = (self.kind.__name__, [rec.of(v) for v in self.items], self.cls, rec.memo_key())
+        if self.kind is tuple and self.origin is not None and src is not None:
+            # identity: the tuple still found at its source, when it holds these very items
+            try:
+                found = rec.source(src)
+            except NotImplementedError:  # a source with no recipe
+                return rebuilt
+            return ("same_tuple", found, rebuilt, rec.memo_key())
+        return rebuilt
 
     def getitem(self, tx, key):
         if not key.is_const():

@@ -368,7 +368,15 @@ class BuiltinVariable(KnownCallableVariable):
         name = self.fn.__name__
         handler = getattr(self, f"_call_{name}", None)
         if handler is not None:
-            return handler(tx, *args, **kwargs)
+            try:
+                return handler(tx, *args, **kwargs)
+            except (TypeError, ValueError, ArithmeticError, LookupError) as e:
+                # the builtin itself raised on these trace-time values (``abs('a')``), or the
+                # call does not fit its signature (``abs()``): the call breaks, so Python raises
+                # its own exception, with its own message, where a handler of the user's may
+                # catch it (this escaped as an internal error)
+                raise GraphBreak(f"builtin {name}() raises {type(e).__name__} here (at run time too)",
+                                 hint="the call runs eagerly so Python raises the error") from None
         symbolic = _symbolic_size_call(self.fn, args, kwargs)
         if symbolic is not None:
             return symbolic
