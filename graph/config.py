@@ -194,8 +194,7 @@ _ALL = [
             "Threads numpy's BLAS may use; unset: every usable core (a launched rank: its share).",
             _optional_int),
     Setting("MSJIT_EAGER_KERNELS", "bool (`0` off)", True, "per call", "runtime.eager_kernels",
-            "`0`: PyNative's convolutions, pools, batch norm, GELU, LayerNorm, the LSTM/GRU recurrences and big "
-            "matrix products (and "
+            "`0`: PyNative's convolutions, pools, batch norm, GELU, LayerNorm and the LSTM/GRU recurrences (and "
             "the backward rules of batch norm, LayerNorm and softmax) always run numpy's implementation, never the compiled graphs a warm "
             "signature otherwise switches to.", _on_unless_zero),
     Setting("RUNTIME_PROGRESS", "bool (`0` off)", True, "per `Model.train`", "runtime.train.model",

@@ -72,15 +72,7 @@ OPS = frozenset({"conv2d", "conv2d_backprop_input", "conv2d_backprop_filter", "m
                  # run the steps' gate arithmetic in registers, split over the batch's rows (the
                  # LSTM bench's, 35 steps, batch 32, hidden 128, on one thread of the loaded
                  # 2-core VM: 4.2 -> 1.7 ms forward, 4.4 -> 1.3 ms backward; 1.7 ms both on two threads)
-                 "lstm_recurrence", "lstm_recurrence_grad", "gru_recurrence", "gru_recurrence_grad",
-                 # products big enough (:data:`MIN_PRODUCT_FLOPS`): graph mode's GEMM kernels
-                 # (codegen/cpu/native), row blocks over the pool's threads; numpy's BLAS threads
-                 # degrade badly when other processes load the cores (the Transformer bench's
-                 # (1024, 128) x (128, 512) product: 10.5 vs 1.8 ms on the loaded 2-core VM)
-                 "matmul"})
-#: the smallest GEMM (2 m n k flops) that runs compiled: below it numpy's call costs less than
-#: a compiled graph's (a 4x4 product is ~1 us in numpy)
-MIN_PRODUCT_FLOPS = 1 << 20
+                 "lstm_recurrence", "lstm_recurrence_grad", "gru_recurrence", "gru_recurrence_grad"})
 #: calls of a signature that run numpy's implementation before it is compiled
 WARM_CALLS = 2
 #: compiled signatures kept
@@ -222,31 +214,8 @@ def wait_pending(timeout: float | None = None) -> bool:
     return background_compile.wait(timeout)
 
 
-def _small_product(arrays, attrs) -> bool:
-    """Whether one GEMM of a matmul does fewer than :data:`MIN_PRODUCT_FLOPS`: the whole product
-    when the second operand is one matrix (a stack of first operands is folded into its rows),
-    else one matrix of the batch (a batch of small products stays with numpy's loop); a vector
-    operand is no GEMM. (Run on every PyNative product: kept to a few attribute reads.)"""
-    x, y = arrays
-    ys = y.shape
-    if len(ys) < 2 or x.ndim < 2:
-        return True
-    n = ys[-2] if attrs["transpose_b"] else ys[-1]
-    if len(ys) == 2:
-        return 2 * x.size * n < MIN_PRODUCT_FLOPS
-    xs = x.shape
-    return 2 * xs[-1] * xs[-2] * n < MIN_PRODUCT_FLOPS
-
-
-#: per op, operands too small to be worth a compiled call (numpy's path runs)
-_TOO_SMALL = {"matmul": _small_product}
-
-
 def run(op, arrays, attrs):
     """The op's result from its compiled graph, or None where numpy's implementation should run."""
-    too_small = _TOO_SMALL.get(op.name)
-    if too_small is not None and too_small(arrays, attrs):
-        return None
     if not enabled():  # (read per call: a conv's work dwarfs an environment lookup)
         return None
     key = _signature(op, arrays, attrs)

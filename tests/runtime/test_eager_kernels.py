@@ -344,29 +344,3 @@ def test_layer_norm_forward_runs_compiled_once_warm_with_all_three_outputs():
         for g, w in zip(got, want):
             _close([g.asnumpy()], w, np.float32)
     assert any(k[0] == "layer_norm" and v is not eager_kernels._FAILED for k, v in eager_kernels._compiled.items())
-
-
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("xs, ys, attrs", [
-    ((96, 128), (128, 100), {}),
-    ((4, 24, 128), (160, 128), {"transpose_b": True}),  # (a stack times one matrix: one GEMM)
-    ((128, 96), (128, 100), {"transpose_a": True}),
-    ((3, 64, 128), (3, 128, 80), {}),  # (a batch of products big enough each)
-])
-def test_big_products_run_compiled_once_warm(dtype, xs, ys, attrs):
-    """A product of at least MIN_PRODUCT_FLOPS runs graph mode's GEMM once warm (equal to numpy's
-    to float rounding: the two sum in other orders in places)."""
-    rng = np.random.default_rng(7)
-    x, y = rng.standard_normal(xs).astype(dtype), rng.standard_normal(ys).astype(dtype)
-    want = REGISTRY["matmul"].impl(np, x, y, **REGISTRY["matmul"].normalize(attrs))
-    _close(_repeat(lambda: ops.matmul(Tensor(x), Tensor(y), **attrs)), want, dtype)
-    assert [k[0] for k, v in eager_kernels._compiled.items() if v is not eager_kernels._FAILED] == ["matmul"]
-
-
-@pytest.mark.parametrize("xs, ys", [((4, 4), (4, 4)), ((8, 32, 16), (8, 16, 32)), ((64,), (64, 64)), ((32, 32), (32,))])
-def test_small_products_and_vectors_keep_numpys_path(xs, ys):
-    rng = np.random.default_rng(8)
-    x, y = rng.standard_normal(xs).astype(np.float32), rng.standard_normal(ys).astype(np.float32)
-    for got in _repeat(lambda: ops.matmul(Tensor(x), Tensor(y))):
-        np.testing.assert_array_equal(got, np.matmul(x, y))
-    assert not eager_kernels._compiled
