@@ -53,20 +53,26 @@ class Linear(_nn.Dense):
         self.in_features, self.out_features = in_features, out_features
 
 
+def _conv_padding(layer, padding, padding_mode, numbers, convert):
+    """``(pad_mode, padding)`` of runtime.nn's convolutions for torch's ``padding`` (``'same'``,
+    ``'valid'`` or ``numbers``, converted by ``convert``) and ``padding_mode`` (``'zeros'`` only:
+    the one padding runtime.nn's convolutions have)."""
+    if padding_mode != "zeros":
+        raise ValueError(f"mint.nn.{layer}: padding_mode must be 'zeros', got {padding_mode!r}")
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise ValueError(f"mint.nn.{layer}: padding must be 'same', 'valid' or {numbers}, got {padding!r}")
+        return padding, 0
+    return "pad", convert(padding)
+
+
 class Conv2d(_nn.Conv2d):
     """torch's Conv2d arguments: ``padding`` an int, a pair, or ``'same'``/``'valid'``; ``bias=True``;
     ``groups``. Only ``padding_mode='zeros'`` (the one padding ``runtime.nn.Conv2d`` has)."""
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
                  bias=True, padding_mode="zeros", dtype=None):
-        if padding_mode != "zeros":
-            raise ValueError(f"mint.nn.Conv2d: padding_mode must be 'zeros', got {padding_mode!r}")
-        if isinstance(padding, str):
-            if padding not in ("same", "valid"):
-                raise ValueError(f"mint.nn.Conv2d: padding must be 'same', 'valid' or numbers, got {padding!r}")
-            pad_mode, pads = padding, 0
-        else:
-            pad_mode, pads = "pad", functional._torch_padding(padding)
+        pad_mode, pads = _conv_padding("Conv2d", padding, padding_mode, "numbers", functional._torch_padding)
         super().__init__(in_channels, out_channels, kernel_size, stride=stride, pad_mode=pad_mode, padding=pads,
                          dilation=dilation, group=groups, has_bias=_check_bool("Conv2d", "bias", bias),
                          dtype=_dtype(dtype))
@@ -271,14 +277,7 @@ class Conv1d(_nn.Conv1d):
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
                  bias=True, padding_mode="zeros", dtype=None):
-        if padding_mode != "zeros":
-            raise ValueError(f"mint.nn.Conv1d: padding_mode must be 'zeros', got {padding_mode!r}")
-        if isinstance(padding, str):
-            if padding not in ("same", "valid"):
-                raise ValueError(f"mint.nn.Conv1d: padding must be 'same', 'valid' or a number, got {padding!r}")
-            pad_mode, pads = padding, 0
-        else:
-            pad_mode, pads = "pad", padding
+        pad_mode, pads = _conv_padding("Conv1d", padding, padding_mode, "a number", lambda p: p)
         super().__init__(in_channels, out_channels, kernel_size, stride=stride, pad_mode=pad_mode, padding=pads,
                          dilation=dilation, group=groups, has_bias=_check_bool("Conv1d", "bias", bias),
                          dtype=_dtype(dtype))
