@@ -17,10 +17,16 @@ A schedule's key is the sha256 of: this module's format, :func:`framework_finger
 :func:`codegen.cpu.diskcache.framework_fingerprint`; an edit that keeps a file's size and
 modification time still changes it), the
 backend and pass-pipeline level, and :func:`graph.passes.canonical.canonical_text` of the traced
-graph (ops, operands, attributes, input avals, constants' bytes, outputs, updates, source
-locations). Equal keys mean the same graph given to the same pipeline, which computes the same
+graph (ops, operands, attributes, input avals, constants' bytes, outputs, updates, and which
+nodes share a source location). Equal keys mean the same graph given to the same pipeline, which computes the same
 schedule, so loading one is never less correct than computing it. A graph whose text cannot be
 stated exactly (an attribute of an unknown type, a user-registered op) is compiled, not cached.
+
+Source locations (the lines messages point at) are not in the key, only how the nodes share
+them: a script edited above the code it runs (a comment, an import) keeps its keys. A saved
+schedule names each node's location by its class in the traced graph, and a loaded one takes
+this process's location of that class: the very locations a schedule computed here would carry
+(the passes only copy the traced nodes' locations; a schedule with any other is not saved).
 
 Files are read with :meth:`codegen.cpu.diskcache.Store.load` (regular files only, bounded,
 checksummed, bound to their key) and unpickled through an allowlist (IR and schedule classes,
@@ -53,12 +59,12 @@ import numpy as np
 
 from codegen.cpu import diskcache
 from graph import config as settings
-from graph.passes.canonical import Uncacheable, canonical_text
+from graph.passes.canonical import Uncacheable, canonical_text, location_classes
 from .errors import interrupting
 
 log = logging.getLogger("capture")
 
-FORMAT = 2
+FORMAT = 3
 _MAGIC = b"MSJITS1\n"
 _SUFFIX = ".sched"
 #: files of earlier formats, deleted by :func:`clear`
@@ -180,10 +186,38 @@ def _const_origins(schedule, graph) -> list:
     return [index.get(id(v.data), -1) for v in schedule.graph.consts]
 
 
+def _schedule_nodes(schedule) -> list:
+    """Every node of the schedule (its graph's, and its kernels', which are the same objects)."""
+    seen, nodes = set(), []
+    for node in [*schedule.graph.nodes, *(n for k in schedule.kernels for n in k.nodes)]:
+        if id(node) not in seen:
+            seen.add(id(node))
+            nodes.append(node)
+    return nodes
+
+
+def _location_origins(schedule, graph) -> list:
+    """For each node of the schedule (:func:`_schedule_nodes`), the class of its source location
+    in the traced graph (:func:`graph.passes.canonical.location_classes`), or -1 for none; raises
+    :class:`Uncacheable` for a location the traced graph does not have (a later process could not
+    give it its own)."""
+    classes = location_classes(graph.nodes)
+    origins = []
+    for node in _schedule_nodes(schedule):
+        if not node.loc:
+            origins.append(-1)
+        elif node.loc in classes:
+            origins.append(classes[node.loc])
+        else:
+            raise Uncacheable(f"the schedule's {node.op.name} has a source location the traced graph lacks")
+    return origins
+
+
 def _dump(key: str, schedule, graph) -> bytes:
     buf = io.BytesIO()
     _Pickler(buf).dump({"format": FORMAT, "key": _marker(key).decode(), "schedule": schedule,
-                        "const_origins": _const_origins(schedule, graph)})
+                        "const_origins": _const_origins(schedule, graph),
+                        "location_origins": _location_origins(schedule, graph)})
     return buf.getvalue()
 
 
@@ -219,6 +253,18 @@ def _load(key: str, payload: bytes, graph):
             if traced.aval != mine.aval or np.asarray(traced.data).dtype != np.asarray(mine.data).dtype:
                 raise ValueError("a constant that does not match the traced graph's")
             mine.data = traced.data
+    # each node's source location is this process's location of its class (the key says the
+    # traced graphs share locations alike; only the files' lines may differ)
+    locations = list(location_classes(graph.nodes))
+    nodes = _schedule_nodes(schedule)
+    origins = doc.get("location_origins")
+    if not isinstance(origins, list) or len(origins) != len(nodes):
+        raise ValueError("no source location origins")
+    for node, origin in zip(nodes, origins):
+        if type(origin) is not int or not -1 <= origin < len(locations):
+            raise ValueError("a bad source location origin")
+        node.loc = locations[origin] if origin >= 0 else None
+    loaded.current_loc = None  # (where the saving process's trace last was)
     return schedule
 
 

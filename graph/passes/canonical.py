@@ -3,9 +3,15 @@
 Two graphs with the same hash are the same computation for every consumer of the pipeline: the
 text hashed names, in order, every input (kind, name, shape, dtype), every constant (shape,
 dtype and a sha256 of its *bytes*), every node (op, operands by position, Python scalar operands
-with their types, attributes, output shapes and dtypes, source location), the outputs and the
-in-place parameter updates. Values are numbered by position, never by ``id()``, so the same
-graph built in two processes hashes the same.
+with their types, attributes, output shapes and dtypes, which nodes share a source location),
+the outputs and the in-place parameter updates. Values are numbered by position, never by
+``id()``, so the same graph built in two processes hashes the same.
+
+Source locations are stated by their classes (:func:`location_classes`: nodes with equal
+locations share a number), not by file, line and text: a location only names the line a message
+points at, so the same graph from a script whose lines moved (a comment added above them) has
+the same text, and a schedule read back takes the new process's locations class by class
+(capture/persist.py). Two graphs whose nodes share locations differently differ.
 
 Anything the text cannot state exactly -- an attribute or operand of an unknown type, an
 object-dtype constant, an op that is not the registry's own (a user-registered op, an op whose
@@ -108,15 +114,26 @@ def _aval_text(aval) -> str:
     return f"{aval.dtype.name}{list(aval.shape)}"
 
 
-def _loc_text(loc) -> str:
-    if not loc:
-        return "-"
-    return repr(tuple(x if isinstance(x, (str, int)) else type(x).__name__ for x in loc))
+def location_classes(nodes) -> dict:
+    """``loc -> number`` for the nodes' source locations (a node without one has none), numbered
+    in the order of first appearance; raises :class:`Uncacheable` for a location that is not a
+    tuple of strings and ints (equal numbers must mean equal locations)."""
+    classes: dict = {}
+    for node in nodes:
+        loc = node.loc
+        if not loc:
+            continue
+        if type(loc) is not tuple or not all(type(x) in (str, int) for x in loc):
+            raise Uncacheable(f"a source location {loc!r} of other than strings and ints")
+        if loc not in classes:
+            classes[loc] = len(classes)
+    return classes
 
 
 def canonical_text(graph: Graph) -> str:
     """The graph as canonical text (see the module docstring); raises :class:`Uncacheable`."""
     numbers: dict[int, int] = {}
+    locations = location_classes(graph.nodes)
     lines = [f"graph {graph.name!r}"]
     for v in graph.inputs:
         numbers[id(v)] = len(numbers)
@@ -137,7 +154,7 @@ def canonical_text(graph: Graph) -> str:
         for v in node.outputs:
             numbers[id(v)] = len(numbers)
             outs.append(f"%{numbers[id(v)]}:{_aval_text(v.aval)}")
-        lines.append(f"{' '.join(outs)} = {node.op.name}({operands}) {attrs} @{_loc_text(node.loc)}")
+        lines.append(f"{' '.join(outs)} = {node.op.name}({operands}) {attrs} @{locations[node.loc] if node.loc else '-'}")
     lines.append("out " + ",".join(_scalar(v, numbers) for v in graph.outputs))
     lines.append("updates " + ",".join(f"{_scalar(p, numbers)}<-{_scalar(v, numbers)}"
                                        for p, v in graph.updates.items()))

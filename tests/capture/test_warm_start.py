@@ -70,7 +70,11 @@ SCRIPT = textwrap.dedent('''
     if os.environ.get("RESET_DISK"):
         import capture
         capture.reset(disk=True)
-    print(json.dumps({"losses": losses, "warm": warm, "w": float(net.fc1.weight.asnumpy().sum())}))
+    # the lines the compiled schedules' nodes point at (their source locations)
+    lines = sorted({(os.path.basename(n.loc[0]), n.loc[1]) for c in cache._CACHES.values() for e in c.entries
+                    for n in getattr(getattr(e.runner, "schedule", None), "graph", None).nodes if n.loc}
+                   if os.environ.get("LINES") else [])
+    print(json.dumps({"losses": losses, "warm": warm, "w": float(net.fc1.weight.asnumpy().sum()), "lines": lines}))
 ''')
 
 RELU = "from runtime import ops\n\ndef act(x):\n    return ops.relu(x)\n"
@@ -86,7 +90,7 @@ def program(tmp_path):
     def run(capture_run=False, **env):
         full = dict(os.environ, MSJIT_CACHE_DIR=str(cache_dir), PYTHONPATH=os.pathsep.join([str(tmp_path), ROOT]),
                     CAPTURE_DISK_CACHE="1", **{k: str(v) for k, v in env.items()})
-        for k in ("SCALE", "PATCH", "BATCH", "EAGER", "GRAPH", "OTHER_FRAMEWORK", "RESET_DISK"):
+        for k in ("SCALE", "PATCH", "BATCH", "EAGER", "GRAPH", "OTHER_FRAMEWORK", "RESET_DISK", "LINES"):
             if k not in env:
                 full.pop(k, None)
         launcher = [sys.executable, "-m", "capture", "run"] if capture_run else [sys.executable]
@@ -144,6 +148,23 @@ def test_edited_or_monkeypatched_code_and_changed_globals_are_translated_anew(pr
     scaled = program(SCALE=2.0)  # a global the graph read (its guard fails)
     assert not scaled["warm"]
     _same(scaled, program(EAGER=1, SCALE=2.0))
+
+
+def test_lines_moved_by_an_edit_above_keep_the_warm_start_with_this_process_s_lines(program):
+    """A comment added at the top of the script and of the helper it inlines moves every line but
+    changes no graph: the schedule is read back (no pass pipeline runs), and its nodes point at
+    the lines of *this* process's files, as a schedule computed here would."""
+    cold = program(LINES=1)
+    assert not cold["warm"] and cold["lines"]
+    assert {f for f, _ in cold["lines"]} >= {"script.py", "helper.py"}
+    for name in ("script.py", "helper.py"):
+        path = program.dir / name
+        path.write_text("# a comment\n# and another\n\n" + path.read_text())
+    moved = program(LINES=1)
+    assert moved["warm"]
+    _same(moved, cold)
+    assert moved["lines"] == [[f, line + 3] for f, line in cold["lines"]]
+    assert len(_saved(program.cache)) == 1
 
 
 def test_new_shapes_get_their_own_entries_and_another_framework_none(program):
@@ -214,3 +235,29 @@ def test_the_framework_fingerprint_is_by_content(tmp_path, monkeypatch):
     first = diskcache.framework_fingerprint()
     src.write_text("def f(x):\n    return x * 1\n")
     assert diskcache.framework_fingerprint() == first
+
+
+def test_the_key_states_which_nodes_share_a_location_not_the_locations():
+    """graph.passes.canonical: the same nodes at other lines give the same key; nodes that share
+    their locations differently do not (a loaded schedule takes locations class by class)."""
+    from capture import persist
+    from graph.aval import AVal
+    from graph.dtypes import float32
+    from graph.ir import Graph
+    from graph.ops import F
+    from graph.passes.canonical import Uncacheable
+
+    def key(*locs):
+        g = Graph("f")
+        v = g.add_input(AVal((2, 3), float32), "x")
+        for loc in locs:
+            g.current_loc = loc
+            v = F.mul(v, 2.0)
+        g.set_outputs([v])
+        return persist.schedule_key(g, "llvm", "O1")
+
+    a, b = ("s.py", 3, "y = x * 2"), ("s.py", 9, "y = x * 2")
+    assert key(a, a) == key(b, b) != key(a, b)
+    assert key(a, b) == key(b, a)
+    with pytest.raises(Uncacheable, match="source location"):
+        key(["s.py", 3, "y = x * 2"])
