@@ -102,11 +102,15 @@ class Cell:
             d["_params"][name] = value
             d["_cells"].pop(name, None)
         elif isinstance(value, Cell):
-            if not any(c is value for c in d["_cells"].values()):  # a second alias keeps its names
-                if self._auto_prefix:
-                    value._prefix_param_names(name)
-                if d["_scope"]:
-                    value._prefix_param_names(d["_scope"])
+            if self._auto_prefix:
+                # MindSpore (Cell._set_attr_for_cell): every parameter below is named by its path,
+                # whatever it was called before (a network shared by two parents takes the later
+                # one's path; no prefix accumulates). The path starts at this Cell's own prefix,
+                # so a Cell added to a network already built is named in full, as MindSpore's
+                # containers name what they append
+                prefix = f"{d['_scope']}.{name}" if d["_scope"] else name
+                value.update_parameters_name(prefix + ".")
+                value._set_scope(prefix)
             d["_cells"][name] = value
             d["_params"].pop(name, None)
         elif name in d["_params"]:
@@ -135,15 +139,11 @@ class Cell:
         self._cells.pop(name, None)
         object.__delattr__(self, name)
 
-    def _prefix_param_names(self, prefix):
-        # each sub-Cell and Parameter once, even when shared (tied weights) inside this subtree
-        seen = set()
-        for _, cell in self.cells_and_names():
-            object.__setattr__(cell, "_scope", f"{prefix}.{cell._scope}" if cell._scope else prefix)
-            for p in cell._params.values():
-                if id(p) not in seen:
-                    seen.add(id(p))
-                    p.name = f"{prefix}.{p.name}"
+    def _set_scope(self, scope):
+        """Record the prefix the parameters of this Cell (and of each one below it) were named
+        with: a Parameter assigned to one of them later is named alike (its siblings' prefix)."""
+        for path, cell in self.cells_and_names(name_prefix=scope):
+            object.__setattr__(cell, "_scope", path)
 
     def insert_child_to_cell(self, child_name, child_cell):
         if not isinstance(child_cell, Cell):
@@ -182,20 +182,31 @@ class Cell:
             yield from c.cells_and_names(seen, f"{name_prefix}.{name}" if name_prefix else name)
 
     def parameters_and_names(self, name_prefix="", expand=True):
+        """(path, Parameter) of each parameter once, as MindSpore yields them: the path of
+        attribute names from this Cell (``name_prefix`` before it), not the Parameter's
+        ``name``; ``expand=False``: this Cell's own parameters only.
+
+        Example:
+            >>> from runtime import nn
+            >>> [n for n, _ in nn.SequentialCell([nn.Dense(2, 2)]).parameters_and_names("net")]
+            ['net.0.weight', 'net.0.bias']
+        """
+        cells = self.cells_and_names(name_prefix=name_prefix) if expand else [(name_prefix, self)]
         seen = set()
-        for _, cell in self.cells_and_names():
-            for p in cell._params.values():
-                if id(p) not in seen:
+        for cell_path, cell in cells:
+            for attr, p in cell._params.items():
+                if p is not None and id(p) not in seen:
                     seen.add(id(p))
-                    yield p.name, p
+                    yield (f"{cell_path}.{attr}" if cell_path else attr), p
 
     def get_parameters(self, expand=True):
-        for _, p in self.parameters_and_names():
+        for _, p in self.parameters_and_names(expand=expand):
             yield p
 
     def update_parameters_name(self, prefix="", recurse=True):
-        """Put ``prefix`` in front of every parameter's name (MindSpore: ``prefix + name``, no
-        separator added); ``recurse=False``: this Cell's own parameters only.
+        """Name every parameter ``prefix`` + its path from this Cell (MindSpore: the path of
+        :meth:`parameters_and_names`, no separator added); ``recurse=False``: this Cell's own
+        parameters only.
 
         Example:
             >>> from runtime import nn
@@ -206,9 +217,8 @@ class Cell:
         """
         if not isinstance(prefix, str):
             raise TypeError(f"update_parameters_name: prefix must be a str, got {type(prefix).__name__}")
-        params = self.get_parameters() if recurse else list(self._params.values())
-        for p in list(params):
-            p.name = prefix + p.name
+        for path, p in list(self.parameters_and_names(expand=recurse)):
+            p.name = prefix + path
 
     def trainable_params(self, recurse=True):
         return [p for p in self.get_parameters() if p.requires_grad]
@@ -217,7 +227,8 @@ class Cell:
         return [p for p in self.get_parameters() if not p.requires_grad]
 
     def parameters_dict(self, recurse=True):
-        return OrderedDict(self.parameters_and_names())
+        """``Parameter.name -> Parameter`` (MindSpore keys it by name, not by path)."""
+        return OrderedDict((p.name, p) for p in self.get_parameters(expand=recurse))
 
     # -- modes -----------------------------------------------------------------------------------------
     def set_train(self, mode=True):

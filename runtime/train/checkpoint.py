@@ -87,8 +87,8 @@ def _collect(save_obj, append_dict, choice_func):
     from ..nn.cell import Cell
     items = []
     if isinstance(save_obj, Cell):
-        for name, p in save_obj.parameters_and_names():
-            items.append((name, p))
+        for p in save_obj.get_parameters():  # by Parameter.name, as MindSpore saves them
+            items.append((p.name, p))
     elif isinstance(save_obj, dict):
         items = list(save_obj.items())
     elif isinstance(save_obj, (list, tuple)):
@@ -470,7 +470,7 @@ def load_param_into_net(net, parameter_dict: dict, strict_load: bool = False, **
         raise TypeError(f"load_param_into_net: net must be a Cell, got {type(net).__name__}")
     if not isinstance(parameter_dict, dict):
         raise TypeError(f"load_param_into_net: parameter_dict must be a dict, got {type(parameter_dict).__name__}")
-    params = list(net.parameters_and_names())
+    params = [(p.name, p) for p in net.get_parameters()]  # matched by Parameter.name, as MindSpore does
     used = set()
     param_not_load = []
     pending = []

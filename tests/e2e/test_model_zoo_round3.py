@@ -289,7 +289,7 @@ def _torch_vit_loss(p, x, y):
     x = F.conv2d(x, p["patch_embedding.conv.weight"], p["patch_embedding.conv.bias"], stride=8)
     b, c, h, w = x.shape
     x = x.reshape(b, c, h * w).transpose(1, 2)
-    x = torch.cat([p["cls"].expand(b, 1, c), x], 1) + p["pos_embedding"]
+    x = torch.cat([p["cls_token"].expand(b, 1, c), x], 1) + p["pos_embedding"]
     for i in range(2):
         pre = f"transformer.layers.{i}."
         a = pre + "0.cell."
@@ -1369,13 +1369,10 @@ class _Wrap(nn.Cell):
         self.body = cell
 
 
-@pytest.mark.xfail(strict=True, reason="Cell.parameters_and_names yields Parameter.name, and a Cell's auto_prefix "
-                   "puts its prefix before the current name, so a network shared by two parents (the DCGAN "
-                   "tutorial's netG under WithLossCellD and WithLossCellG, then under the DCGAN cell) accumulates "
-                   "prefixes ('myTrainOneStepCellForG.myTrainOneStepCellForD.netG.netG.fc.weight'); MindSpore "
-                   "yields the attribute path and sets name = prefix + path (mindspore/nn/cell.py "
-                   "parameters_and_names / update_parameters_name): a naming change that reaches checkpoints")
 def test_parameter_names_of_a_shared_network_follow_mindspore():
+    """MindSpore (mindspore/nn/cell.py): parameters_and_names yields attribute paths, and a Cell
+    assigned under an auto_prefix parent has each parameter renamed prefix + path (no prefix
+    accumulates when a network is shared by two parents, as the DCGAN tutorial's netG is)."""
     shared = nn.Dense(2, 2)
     _Wrap(shared)
     second = _Wrap(shared)
@@ -1383,3 +1380,36 @@ def test_parameter_names_of_a_shared_network_follow_mindspore():
     assert [n for n, _ in second.parameters_and_names()] == ["body.weight", "body.bias"]
     net = ViT()                                                  # Parameter(name="cls") held as self.cls_token
     assert next(iter(net.parameters_and_names()))[0] == "cls_token"
+
+
+def test_parameter_names_under_the_dcgan_tutorial_s_nesting_follow_mindspore():
+    """netG and netD shared by two loss cells, each under a training cell with auto_prefix=False,
+    both under the DCGAN cell: each parameter ends named by its path under the last parent that
+    renamed it (mindspore/nn/cell.py: _set_attr_for_cell calls update_parameters_name)."""
+    class WithLoss(nn.Cell):
+        def __init__(self, net_d, net_g):
+            super().__init__()
+            self.netD, self.netG = net_d, net_g
+
+    class Train(nn.Cell):
+        def __init__(self, network):
+            super().__init__(auto_prefix=False)
+            self.network = network
+
+    class DCGAN(nn.Cell):
+        def __init__(self, train_d, train_g):
+            super().__init__()
+            self.myTrainOneStepCellForD = train_d
+            self.myTrainOneStepCellForG = train_g
+
+    net_g, net_d = nn.Dense(2, 2), nn.Dense(2, 1)
+    train_d = Train(WithLoss(net_d, net_g))
+    assert net_g.weight.name == "netG.weight"        # auto_prefix=False: Train renames nothing
+    gan = DCGAN(train_d, Train(WithLoss(net_d, net_g)))
+    assert net_g.weight.name == "myTrainOneStepCellForG.network.netG.weight"
+    assert net_d.bias.name == "myTrainOneStepCellForG.network.netD.bias"
+    assert [n for n, _ in gan.parameters_and_names()] == [
+        "myTrainOneStepCellForD.network.netD.weight", "myTrainOneStepCellForD.network.netD.bias",
+        "myTrainOneStepCellForD.network.netG.weight", "myTrainOneStepCellForD.network.netG.bias"]
+    assert list(gan.parameters_dict()) == [p.name for p in gan.get_parameters()]
+    assert [n for n, _ in net_g.parameters_and_names("g", expand=False)] == ["g.weight", "g.bias"]
