@@ -19,7 +19,9 @@ __all__ = ["relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", 
            "leaky_relu", "elu", "softplus", "binary_cross_entropy_with_logits", "max_pool2d", "avg_pool2d",
            "hardswish", "hardsigmoid", "mish", "selu", "prelu", "glu", "normalize", "group_norm",
            "adaptive_avg_pool2d", "nll_loss", "binary_cross_entropy", "smooth_l1_loss", "kl_div", "grid_sample",
-           "unfold", "fold", "conv1d", "conv_transpose2d"]
+           "unfold", "fold", "conv1d", "conv_transpose2d", "relu6", "hardtanh", "logsigmoid", "softshrink",
+           "hardshrink", "threshold", "softmin", "batch_norm", "adaptive_avg_pool1d", "pixel_shuffle",
+           "pixel_unshuffle", "dropout2d", "cosine_similarity"]
 
 
 def relu(input, inplace=False):
@@ -259,3 +261,97 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     return _ops.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def _int_pair(name, what, value):
+    """``(a, b)`` from an int or a pair of ints (torch's 2-D sizes), checked."""
+    pair = (value, value) if isinstance(value, int) and not isinstance(value, bool) else value
+    if (not isinstance(pair, (tuple, list)) or len(pair) != 2
+            or any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in pair)):
+        raise ValueError(f"mint.nn.{name}: {what} must be a non-negative int or a pair of them, got {value!r}")
+    return tuple(pair)
+
+
+def relu6(input, inplace=False):
+    _no_inplace("relu6", inplace)
+    return _ops.relu6(input)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """``clamp(input, min_val, max_val)``."""
+    _no_inplace("hardtanh", inplace)
+    if min_val > max_val:
+        raise ValueError(f"mint.nn.functional.hardtanh: min_val {min_val} must not exceed max_val {max_val}")
+    return _ops.hardtanh(input, min_val, max_val)
+
+
+def logsigmoid(input):
+    return _ops.logsigmoid(input)
+
+
+def softshrink(input, lambd=0.5):
+    if lambd < 0:
+        raise ValueError(f"mint.nn.functional.softshrink: lambd must be >= 0, got {lambd}")
+    return _ops.softshrink(input, lambd)
+
+
+def hardshrink(input, lambd=0.5):
+    return _ops.hardshrink(input, lambd)
+
+
+def threshold(input, threshold, value, inplace=False):
+    """``input`` where ``input > threshold``, else ``value``."""
+    _no_inplace("threshold", inplace)
+    return _ops.threshold(input, threshold, value)
+
+
+def softmin(input, dim=None, *, dtype=None):
+    """``softmax(-input)`` along ``dim`` (default: the last)."""
+    return _ops.softmin(input, _axis("softmin", dim), dtype=dtype)
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    """Batch normalisation over every dimension but the channels (dim 1). Training: the batch
+    statistics normalise and, when given, the running ones are updated in place with torch's
+    ``momentum`` (``running = (1 - momentum) * running + momentum * batch``, the variance unbiased);
+    otherwise the running statistics normalise. ``weight``/``bias`` None: 1 and 0."""
+    if input.ndim < 2:
+        raise ValueError(f"mint.nn.functional.batch_norm: input must have a channel dimension (N, C, ...), got "
+                         f"shape {tuple(input.shape)}")
+    if not training and (running_mean is None or running_var is None):
+        raise ValueError("mint.nn.functional.batch_norm: running_mean and running_var are required when not "
+                         "training")
+    channels = (input.shape[1],)
+    if weight is None:
+        weight = _ops.ones(channels, input.dtype)
+    if bias is None:
+        bias = _ops.zeros(channels, input.dtype)
+    # without running statistics nothing is tracked: throwaway buffers take the update
+    mean = _ops.zeros(channels, input.dtype) if running_mean is None else running_mean
+    var = _ops.ones(channels, input.dtype) if running_var is None else running_var
+    return _ops.batch_norm(input, mean, var, weight, bias, training, momentum, eps)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    return _ops.adaptive_avg_pool1d(input, output_size)
+
+
+def pixel_shuffle(input, upscale_factor):
+    """``(*, C*r*r, H, W)`` to ``(*, C, H*r, W*r)``."""
+    return _ops.pixel_shuffle(input, upscale_factor)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """The inverse of :func:`pixel_shuffle`."""
+    return _ops.pixel_unshuffle(input, downscale_factor)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels with probability ``p`` (scaling the rest by ``1/(1-p)``) when training."""
+    _no_inplace("dropout2d", inplace)
+    return _ops.dropout2d(input, p=p, training=training)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """``x1 . x2 / max(||x1|| * ||x2||, eps)`` along ``dim`` (broadcasting ``x1`` and ``x2``)."""
+    return _ops.cosine_similarity(x1, x2, dim, eps)
