@@ -692,8 +692,10 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None):
     """Integers uniform in ``[low, high)`` of shape ``size``: ``randint(low, high, size)`` or
     ``randint(high, size)`` (low 0), as torch. int64 unless ``dtype`` is given."""
     _no_generator("randint", generator)
-    if size is None:
+    if size is None:  # randint(high, size)
         low, high, size = 0, low, high
+    elif high is None:  # randint(high, size=size)
+        low, high = _randint_bounds(low, high)
     if size is None:
         raise TypeError("mint.randint: size is required: randint(low, high, size) or randint(high, size)")
     from ..dtype import int64
