@@ -22,7 +22,7 @@ import inspect as _inspect
 import numpy as _np
 
 from .. import ops as _ops
-from . import nn, optim
+from . import linalg, nn, optim, special
 from ._selection import index_add, scatter_add, unique
 from .nn.functional import log_softmax, sigmoid, softmax, tanh
 
@@ -36,25 +36,27 @@ __all__ = [
     "logaddexp", "bitwise_and", "bitwise_or", "bitwise_xor", "logical_xor", "isfinite", "isinf", "isnan",
     "nan_to_num", "masked_fill", "greater", "greater_equal", "less", "less_equal", "negative", "divide",
     "arctan2", "acosh", "asinh", "atanh", "arccos", "arcsin", "arctan", "arccosh", "arcsinh", "arctanh", "erfc",
-    "xlogy", "sinc", "exp2", "hypot", "fix",
+    "xlogy", "sinc", "exp2", "hypot", "fix", "addcmul", "addcdiv", "lerp", "logaddexp2",
     # reductions
     "sum", "mean", "max", "min", "argmax", "argmin", "prod", "cumsum", "any", "all", "amax", "amin",
     "logsumexp", "std", "var", "median", "cummax", "count_nonzero", "cumprod", "cummin", "nansum", "std_mean",
-    "var_mean", "unique",
+    "var_mean", "unique", "histc",
     # linear algebra
     "matmul", "bmm", "mm", "norm", "outer", "einsum", "baddbmm", "addmm", "trace", "cross", "cdist", "mv", "dot",
-    "addbmm", "inverse",
+    "addbmm", "inverse", "kron", "diag", "diagonal",
     # shapes and indexing
     "cat", "stack", "split", "chunk", "reshape", "permute", "transpose", "flatten", "squeeze", "unsqueeze",
     "gather", "index_select", "masked_select", "topk", "sort", "repeat_interleave", "tile", "broadcast_to",
     "flip", "tril", "triu", "nonzero", "narrow", "roll", "argsort", "scatter", "searchsorted", "meshgrid",
     "diff", "bincount", "scatter_add", "index_add", "concat", "swapaxes", "t", "unbind", "select", "clone",
+    "movedim", "moveaxis", "hstack", "vstack", "rot90", "cartesian_prod", "bucketize", "tril_indices",
+    "triu_indices",
     # creation
     "zeros", "ones", "full", "arange", "linspace", "eye", "zeros_like", "ones_like", "full_like",
     "rand", "randn", "rand_like", "randn_like", "normal", "randint", "randint_like", "randperm", "bernoulli",
     "empty", "empty_like",
     # submodules
-    "nn", "optim",
+    "nn", "optim", "linalg", "special",
 ]
 
 
@@ -438,7 +440,8 @@ for _name in ("tan", "sinh", "cosh", "asin", "acos", "atan", "atan2", "log1p", "
               "bitwise_xor", "logical_xor", "isfinite", "isinf", "isnan", "nan_to_num", "mm", "outer", "einsum",
               "trace", "cdist", "bincount", "greater", "greater_equal", "less", "less_equal", "negative", "divide",
               "arctan2", "acosh", "asinh", "atanh", "arccos", "arcsin", "arctan", "arccosh", "arcsinh", "arctanh",
-              "erfc", "xlogy", "sinc", "exp2", "hypot", "inverse"):
+              "erfc", "xlogy", "sinc", "exp2", "hypot", "inverse", "lerp", "logaddexp2", "kron", "histc",
+              "cartesian_prod"):
     globals()[_name] = _same(_name)
 del _name
 
@@ -731,3 +734,82 @@ def empty(*size, dtype=None):
 
 def empty_like(input, *, dtype=None):
     return _ops.zeros_like(input, dtype)
+
+
+# ---- the fourth group ---------------------------------------------------------------------------------
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    """``input + value * tensor1 * tensor2``."""
+    return _ops.addcmul(input, tensor1, tensor2, value)
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    """``input + value * tensor1 / tensor2``."""
+    return _ops.addcdiv(input, tensor1, tensor2, value)
+
+
+def diag(input, diagonal=0):
+    """torch.diag: a 1-D ``input`` becomes the ``diagonal``-th diagonal of a square matrix (above the
+    main one for ``diagonal > 0``); of a 2-D ``input`` the ``diagonal``-th diagonal is returned."""
+    if isinstance(diagonal, bool) or not isinstance(diagonal, int):
+        raise TypeError(f"mint.diag: diagonal must be an int, got {diagonal!r}")
+    if input.ndim == 2:
+        return _ops.diagonal(input, diagonal, 0, 1)
+    if input.ndim != 1:
+        raise ValueError(f"mint.diag: expects a 1-D or 2-D tensor, got shape {tuple(input.shape)}")
+    square = _ops.diag(input)
+    if diagonal == 0:
+        return square
+    k = diagonal if diagonal > 0 else -diagonal  # shift the square into a corner of an (n + k)-square of zeros
+    pads = (k, 0, 0, k) if diagonal > 0 else (0, k, k, 0)  # (left, right, top, bottom)
+    return _ops.pad(square, pads)
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    return _ops.diagonal(input, offset, dim1, dim2)
+
+
+def movedim(input, source, destination):
+    """Dimensions ``source`` (an int or a tuple) moved to ``destination``, the others keeping their order."""
+    return _ops.movedim(input, source, destination)
+
+
+def moveaxis(input, source, destination):
+    """Alias of :func:`movedim`."""
+    return _ops.movedim(input, source, destination)
+
+
+def hstack(tensors):
+    """Joined column-wise (1-D tensors end to end)."""
+    return _ops.hstack(tensors)
+
+
+def vstack(tensors):
+    """Joined row-wise (1-D tensors become rows)."""
+    return _ops.vstack(tensors)
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    """Rotated by 90 degrees ``k`` times in the plane ``dims``, from the first towards the second."""
+    return _ops.rot90(input, k, tuple(dims))
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False):
+    """torch.bucketize: the index of each element's bucket among the sorted 1-D ``boundaries`` (int64,
+    or int32 with ``out_int32``): ``boundaries[i-1] < x <= boundaries[i]``, or ``boundaries[i-1] <= x <
+    boundaries[i]`` with ``right``. That is ``searchsorted(boundaries, input, right=right)``
+    (``ops.bucketize``'s ``right`` has the opposite meaning, MindSpore's)."""
+    if boundaries.ndim != 1:
+        raise ValueError(f"mint.bucketize: boundaries must be 1-D, got shape {tuple(boundaries.shape)}")
+    return _ops.searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None):
+    """The ``(2, N)`` coordinates of the lower triangle of a ``row x col`` matrix (int64 by default)."""
+    from ..dtype import int64
+    return _ops.tril_indices(row, col, offset, dtype=int64 if dtype is None else dtype)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None):
+    from ..dtype import int64
+    return _ops.triu_indices(row, col, offset, dtype=int64 if dtype is None else dtype)

@@ -1411,3 +1411,234 @@ def test_third_group_matches_torch():
     ]
     for k, (a, b) in enumerate(pairs):
         np.testing.assert_allclose(_np(a), b.detach().numpy(), rtol=1e-5, atol=1e-6, err_msg=f"case {k}")
+
+
+# ---- the fourth group ----------------------------------------------------------------------------------
+
+def test_fourth_group_functions_match_numpy():
+    rng = np.random.default_rng(40)
+    v = np.array([1.0, 2.0, 3.0], np.float32)
+    np.testing.assert_allclose(_np(mint.addcmul(_t(A), _t(B), _t(POS), value=0.5)), A + 0.5 * B * POS, rtol=1e-6)
+    np.testing.assert_allclose(_np(mint.addcdiv(_t(A), _t(B), _t(POS), value=-2)), A - 2 * B / POS, rtol=1e-6)
+    np.testing.assert_allclose(_np(mint.lerp(_t(A), _t(B), 0.25)), A + 0.25 * (B - A), rtol=1e-6)
+    np.testing.assert_allclose(_np(mint.logaddexp2(_t(A), _t(B))), np.logaddexp2(A, B), rtol=1e-5)
+    for k in (0, 1, -2):
+        np.testing.assert_array_equal(_np(mint.diag(_t(v), k)), np.diag(v, k))
+        np.testing.assert_array_equal(_np(mint.diag(_t(X3[0]), diagonal=k)), np.diag(X3[0], k))
+    with pytest.raises(ValueError, match="mint.diag: expects a 1-D or 2-D"):
+        mint.diag(_t(X3))
+    np.testing.assert_array_equal(_np(mint.diagonal(_t(X3), offset=1, dim1=1, dim2=2)),
+                                  np.diagonal(X3, 1, 1, 2))
+    np.testing.assert_array_equal(_np(mint.movedim(_t(X3), 0, -1)), np.moveaxis(X3, 0, -1))
+    np.testing.assert_array_equal(_np(mint.moveaxis(_t(X3), (0, 1), (2, 0))), np.moveaxis(X3, (0, 1), (2, 0)))
+    np.testing.assert_array_equal(_np(mint.hstack((_t(A), _t(B)))), np.hstack((A, B)))
+    np.testing.assert_array_equal(_np(mint.vstack([_t(v), _t(v * 2)])), np.vstack([v, v * 2]))
+    np.testing.assert_allclose(_np(mint.kron(_t(A), _t(B[:1, :2]))), np.kron(A, B[:1, :2]), rtol=1e-6)
+    np.testing.assert_array_equal(_np(mint.rot90(_t(X3))), np.rot90(X3))
+    np.testing.assert_array_equal(_np(mint.rot90(_t(X3), 3, dims=[1, 2])), np.rot90(X3, 3, (1, 2)))
+    got = mint.tril_indices(3, 4, 1)
+    assert got.dtype == ms.int64
+    np.testing.assert_array_equal(_np(got), np.stack(np.tril_indices(3, 1, 4)))
+    np.testing.assert_array_equal(_np(mint.triu_indices(4, 3, -1)), np.stack(np.triu_indices(4, -1, 3)))
+    prod = np.array([[a, b] for a in (1, 2) for b in (3, 4, 5)])
+    np.testing.assert_array_equal(_np(mint.cartesian_prod(_t(np.array([1, 2])), _t(np.array([3, 4, 5])))), prod)
+    bounds = np.array([1.0, 2.0, 2.5], np.float32)
+    values = np.array([0.5, 1.0, 2.2, 9.0], np.float32)
+    got = mint.bucketize(_t(values), _t(bounds))
+    assert got.dtype == ms.int64
+    np.testing.assert_array_equal(_np(got), np.searchsorted(bounds, values, "left"))
+    got = mint.bucketize(_t(values), _t(bounds), out_int32=True, right=True)
+    assert got.dtype == ms.int32
+    np.testing.assert_array_equal(_np(got), np.searchsorted(bounds, values, "right"))
+    data = rng.random(50).astype(np.float32) * 4
+    np.testing.assert_array_equal(_np(mint.histc(_t(data), bins=4, min=0, max=4)),
+                                  np.histogram(data, 4, (0, 4))[0])
+
+
+def test_fourth_group_special_and_linalg():
+    import math
+    x = A / 2
+    cases = [
+        (mint.special.erfc(_t(x)), np.vectorize(math.erfc)(x)), (mint.special.expm1(_t(x)), np.expm1(x)),
+        (mint.special.exp2(_t(x)), np.exp2(x)), (mint.special.log1p(_t(POS)), np.log1p(POS)),
+        (mint.special.log_softmax(_t(x), dim=1), np.log(_softmax(x, 1))),
+        (mint.special.round(_t(np.array([0.5, 1.5, -2.5], np.float32))), [0.0, 2.0, -2.0]),
+        (mint.special.sinc(_t(x)), np.sinc(x)),
+        (mint.special.logit(_t(np.array([0.25, 0.0], np.float32)), eps=0.1),
+         np.log(np.array([0.25, 0.1]) / (1 - np.array([0.25, 0.1])))),
+    ]
+    for k, (got, want) in enumerate(cases):
+        np.testing.assert_allclose(_np(got), want, rtol=1e-5, atol=1e-6, err_msg=f"case {k}")
+    m = np.array([[2.0, 1.0], [1.0, 3.0]], np.float32)
+    np.testing.assert_allclose(_np(mint.linalg.inv(_t(np.stack([m, m * 2])))), np.linalg.inv(np.stack([m, m * 2])),
+                               rtol=1e-5)
+    with pytest.raises(ValueError, match="mint.linalg.inv: expects"):
+        mint.linalg.inv(_t(A))
+    np.testing.assert_allclose(_np(mint.linalg.vector_norm(_t(X3), ord=3, dim=(1, 2))),
+                               (np.abs(X3) ** 3).sum((1, 2)) ** (1 / 3), rtol=1e-5)
+    np.testing.assert_allclose(_np(mint.linalg.matrix_norm(_t(X3))), np.linalg.norm(X3, "fro", (1, 2)), rtol=1e-5)
+    np.testing.assert_allclose(float(mint.linalg.norm(_t(m), ord=1)), np.linalg.norm(m, 1), rtol=1e-6)
+    np.testing.assert_allclose(float(mint.linalg.norm(_t(X3))), np.linalg.norm(X3.reshape(-1)), rtol=1e-5)
+
+
+def test_fourth_group_functional_and_layers_match_numpy():
+    rng = np.random.default_rng(41)
+    x1 = rng.standard_normal((2, 3, 9)).astype(np.float32)
+    padded = np.pad(x1, ((0, 0), (0, 0), (1, 1)), constant_values=-np.inf)
+    windows = np.stack([padded[..., i:i + 3] for i in range(0, 9, 2)], -2)  # (2, 3, 5, 3): k 3, stride 2, pad 1
+    np.testing.assert_array_equal(_np(F.max_pool1d(_t(x1), 3, 2, 1)), windows.max(-1))
+    values, where = mint.nn.MaxPool1d(3, stride=2, padding=1, return_indices=True)(_t(x1))
+    np.testing.assert_array_equal(_np(values), windows.max(-1))
+    np.testing.assert_array_equal(_np(where), windows.argmax(-1) + np.arange(0, 9, 2) - 1)
+    zero_padded = np.pad(x1, ((0, 0), (0, 0), (1, 1)))
+    means = np.stack([zero_padded[..., i:i + 3] for i in range(0, 9, 2)], -2).mean(-1)
+    np.testing.assert_allclose(_np(F.avg_pool1d(_t(x1), 3, 2, 1)), means, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(_np(mint.nn.AvgPool1d(3)(_t(x1))), x1.reshape(2, 3, 3, 3).mean(-1), rtol=1e-6)
+    np.testing.assert_array_equal(_np(F.adaptive_max_pool1d(_t(x1), 3)), x1.reshape(2, 3, 3, 3).max(-1))
+    values, where = mint.nn.AdaptiveMaxPool1d(3, return_indices=True)(_t(x1))
+    np.testing.assert_array_equal(_np(where), x1.reshape(2, 3, 3, 3).argmax(-1) + np.array([0, 3, 6]))
+    img = rng.standard_normal((1, 2, 4, 6)).astype(np.float32)
+    np.testing.assert_array_equal(_np(mint.nn.AdaptiveMaxPool2d((2, 3))(_t(img))),
+                                  img.reshape(1, 2, 2, 2, 3, 2).max((3, 5)))
+    vol = rng.standard_normal((1, 2, 4, 2, 6)).astype(np.float32)
+    np.testing.assert_allclose(_np(F.adaptive_avg_pool3d(_t(vol), (2, 1, 3))),
+                               vol.reshape(1, 2, 2, 2, 1, 2, 3, 2).mean((3, 5, 7)), rtol=1e-5, atol=1e-6)
+    cases = [
+        (F.softsign(_t(A)), A / (1 + np.abs(A))), (mint.nn.Softsign()(_t(A)), A / (1 + np.abs(A))),
+        (F.tanhshrink(_t(A)), A - np.tanh(A)), (mint.nn.Tanhshrink()(_t(A)), A - np.tanh(A)),
+        (F.celu(_t(A), alpha=2.0), np.maximum(A, 0) + np.minimum(0, 2 * (np.exp(A / 2) - 1))),
+        (mint.nn.CELU()(_t(A)), np.maximum(A, 0) + np.minimum(0, np.exp(A) - 1)),
+        (mint.nn.CosineSimilarity(dim=0)(_t(A), _t(B)),
+         (A * B).sum(0) / (np.linalg.norm(A, axis=0) * np.linalg.norm(B, axis=0))),
+        (mint.nn.Unflatten(1, (3, 1))(_t(A)), A.reshape(2, 3, 1)),
+    ]
+    for k, (got, want) in enumerate(cases):
+        np.testing.assert_allclose(_np(got), want, rtol=1e-5, atol=1e-6, err_msg=f"case {k}")
+    with pytest.raises(ValueError, match="mint.nn.functional.max_pool1d: expects"):
+        F.max_pool1d(_t(img), 2)
+    with pytest.raises(TypeError, match="mint.nn.functional.avg_pool1d: kernel_size"):
+        F.avg_pool1d(_t(x1), 2.5)
+
+
+def _conv3d_oracle(x, w, b, pad):
+    xp = np.pad(x, ((0, 0), (0, 0)) + ((pad, pad),) * 3)
+    k = w.shape[2]
+    d, h, wd = (s - k + 1 for s in xp.shape[2:])
+    out = np.zeros((x.shape[0], w.shape[0], d, h, wd))
+    for i, j, m in np.ndindex(d, h, wd):
+        out[:, :, i, j, m] = np.einsum("ncxyz,ocxyz->no", xp[:, :, i:i + k, j:j + k, m:m + k], w)
+    return out + b[None, :, None, None, None]
+
+
+def test_conv3d_layer_and_functional_match_numpy():
+    ms.set_seed(42)
+    layer = mint.nn.Conv3d(2, 3, 3, padding=1)
+    x = np.random.default_rng(43).standard_normal((2, 2, 3, 4, 3)).astype(np.float32)
+    want = _conv3d_oracle(x, _np(layer.weight), _np(layer.bias), 1)
+    np.testing.assert_allclose(_np(layer(_t(x))), want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(_np(F.conv3d(_t(x), layer.weight, layer.bias, padding="same")), want, rtol=1e-4,
+                               atol=1e-5)
+    assert F.conv3d(_t(x), layer.weight, padding="valid").shape == (2, 3, 1, 2, 1)
+    with pytest.raises(ValueError, match="mint.nn.functional.conv3d: padding"):
+        F.conv3d(_t(x), layer.weight, padding="full")
+    with pytest.raises(ValueError, match="mint.nn.Conv3d: padding_mode"):
+        mint.nn.Conv3d(2, 3, 3, padding_mode="circular")
+
+
+def test_fourth_group_losses_match_numpy():
+    rng = np.random.default_rng(44)
+    x, y = rng.standard_normal((4, 3)).astype(np.float32), rng.standard_normal((4, 3)).astype(np.float32)
+    sign = np.where(rng.random(4) > 0.5, 1.0, -1.0).astype(np.float32)
+    d = x - y
+    huber = np.where(np.abs(d) < 0.5, 0.5 * d ** 2, 0.5 * (np.abs(d) - 0.25))
+    cos = (x * y).sum(1) / (np.linalg.norm(x, axis=1) * np.linalg.norm(y, axis=1))
+    cos_loss = np.where(sign > 0, 1 - cos, np.maximum(cos - 0.1, 0))
+    z = rng.standard_normal((4, 3)).astype(np.float32)
+
+    def dist(a, b):
+        return np.linalg.norm(a - b + 1e-6, axis=1)
+
+    triplet = np.maximum(dist(x, y) - dist(x, z) + 1.0, 0)
+    cases = [
+        (F.huber_loss(_t(x), _t(y), delta=0.5), huber.mean()),
+        (mint.nn.HuberLoss(reduction="sum", delta=0.5)(_t(x), _t(y)), huber.sum()),
+        (F.soft_margin_loss(_t(x[:, 0]), _t(sign)), np.log1p(np.exp(-sign * x[:, 0])).mean()),
+        (mint.nn.SoftMarginLoss(reduction="none")(_t(x[:, 0]), _t(sign)), np.log1p(np.exp(-sign * x[:, 0]))),
+        (F.margin_ranking_loss(_t(x[:, 0]), _t(y[:, 0]), _t(sign), margin=0.2),
+         np.maximum(0, -sign * (x[:, 0] - y[:, 0]) + 0.2).mean()),
+        (mint.nn.MarginRankingLoss()(_t(x[:, 0]), _t(y[:, 0]), _t(sign)),
+         np.maximum(0, -sign * (x[:, 0] - y[:, 0])).mean()),
+        (F.cosine_embedding_loss(_t(x), _t(y), _t(sign), margin=0.1), cos_loss.mean()),
+        (mint.nn.CosineEmbeddingLoss(margin=0.1, reduction="sum")(_t(x), _t(y), _t(sign)), cos_loss.sum()),
+        (F.triplet_margin_loss(_t(x), _t(y), _t(z)), triplet.mean()),
+        (mint.nn.TripletMarginLoss(margin=1.0, reduction="none")(_t(x), _t(y), _t(z)), triplet),
+    ]
+    for k, (got, want) in enumerate(cases):
+        np.testing.assert_allclose(_np(got), want, rtol=1e-5, atol=1e-6, err_msg=f"case {k}")
+
+
+def _fourth_composite(x, y, w):
+    a = mint.addcmul(x, y, x, value=0.5) + mint.addcdiv(x, y, x * x + 1) + mint.lerp(x, y, 0.3)
+    b = mint.movedim(mint.reshape(x, (1, 2, 3)), 2, 0) + mint.diag(mint.diagonal(x), 0).sum()
+    c = F.max_pool1d(mint.reshape(y, (1, 1, 6)), 2) + F.avg_pool1d(mint.reshape(x, (1, 1, 6)), 3, 1, 1)[..., :3]
+    d = F.conv3d(mint.reshape(x, (1, 1, 1, 2, 3)), w, padding=1) + F.celu(x).sum() + F.softsign(y).sum()
+    e = F.huber_loss(x, y) + F.triplet_margin_loss(x, y, x * 2) + mint.special.sinc(x).sum()
+    return a, b, c, d, e, mint.linalg.vector_norm(x, dim=1), mint.hstack((x, y)), mint.rot90(x)
+
+
+def test_fourth_group_under_jit_equals_pynative_with_gradients():
+    import capture
+    x, y = _t(A + np.float32(0.125)), _t(B)
+    w = _t(np.random.default_rng(45).standard_normal((2, 1, 3, 3, 3)).astype(np.float32))
+    eager = _fourth_composite(x, y, w)
+    graph = ms.jit(_fourth_composite)(x, y, w)
+    for k, (e, g) in enumerate(zip(eager, graph)):
+        assert e.shape == g.shape and e.dtype == g.dtype, k
+        np.testing.assert_allclose(_np(g), _np(e), rtol=1e-5, atol=1e-5, err_msg=f"output {k}")
+    assert capture.explain(_fourth_composite)(x, y, w).graph_break_count == 0
+
+    def loss(x, y, w):
+        return sum((o * o).sum() for o in _fourth_composite(x, y, w))
+
+    grad_fn = ms.grad(loss, grad_position=(0, 1, 2))
+    for e, g in zip(grad_fn(x, y, w), ms.jit(grad_fn)(x, y, w)):
+        np.testing.assert_allclose(_np(g), _np(e), rtol=1e-4, atol=1e-4)
+    x64, y64, w64 = (_t(_np(v).astype(np.float64)) for v in (x, y, w))
+    gx = _np(ms.grad(loss, grad_position=0)(x64, y64, w64))
+    base = _np(x64)
+    for pos in np.ndindex(*base.shape):
+        hi, lo = base.copy(), base.copy()
+        hi[pos] += 1e-6
+        lo[pos] -= 1e-6
+        numeric = (float(loss(_t(hi), y64, w64)) - float(loss(_t(lo), y64, w64))) / 2e-6
+        assert gx[pos] == pytest.approx(numeric, rel=1e-4, abs=1e-4), pos
+
+
+def test_fourth_group_matches_torch():
+    torch = pytest.importorskip("torch")
+    T = torch.from_numpy
+    tF = torch.nn.functional
+    rng = np.random.default_rng(46)
+    x1 = rng.standard_normal((2, 3, 10)).astype(np.float32)
+    vol = rng.standard_normal((1, 2, 4, 5, 3)).astype(np.float32)
+    w3 = rng.standard_normal((4, 1, 3, 2, 3)).astype(np.float32)
+    v = rng.standard_normal(4).astype(np.float32)
+    pairs = [
+        (F.max_pool1d(_t(x1), 3, 2, 1, ceil_mode=True), tF.max_pool1d(T(x1), 3, 2, 1, ceil_mode=True)),
+        (F.avg_pool1d(_t(x1), 4, 3, 2, count_include_pad=False),
+         tF.avg_pool1d(T(x1), 4, 3, 2, count_include_pad=False)),
+        (F.adaptive_max_pool1d(_t(x1), 4), tF.adaptive_max_pool1d(T(x1), 4)),
+        (F.conv3d(_t(vol), _t(w3), stride=(1, 2, 1), padding=(1, 0, 1), groups=2),
+         tF.conv3d(T(vol), T(w3), stride=(1, 2, 1), padding=(1, 0, 1), groups=2)),
+        (F.conv3d(_t(vol), _t(w3), padding="same", groups=2), tF.conv3d(T(vol), T(w3), padding="same", groups=2)),
+        (mint.diag(_t(v), -1), torch.diag(T(v), -1)), (mint.diag(_t(x1[0]), 2), torch.diag(T(x1[0]), 2)),
+        (mint.rot90(_t(vol), -1, (2, 4)), torch.rot90(T(vol), -1, (2, 4))),
+        (mint.bucketize(_t(v), _t(np.sort(v[:2])), right=True), torch.bucketize(T(v), T(np.sort(v[:2])), right=True)),
+        (F.triplet_margin_loss(_t(x1[0]), _t(x1[1]), _t(x1[0] * 0.5), margin=0.5, p=1, swap=True),
+         tF.triplet_margin_loss(T(x1[0]), T(x1[1]), T(x1[0] * 0.5), margin=0.5, p=1, swap=True)),
+        (F.cosine_embedding_loss(_t(x1[0]), _t(x1[1]), _t(np.array([1.0, -1.0, 1.0], np.float32)), margin=0.2),
+         tF.cosine_embedding_loss(T(x1[0]), T(x1[1]), T(np.array([1.0, -1.0, 1.0], np.float32)), margin=0.2)),
+        (mint.linalg.norm(_t(x1[0]), ord=float("inf")), torch.linalg.norm(T(x1[0]), ord=float("inf"))),
+    ]
+    for k, (a, b) in enumerate(pairs):
+        np.testing.assert_allclose(_np(a), b.detach().numpy(), rtol=1e-5, atol=1e-5, err_msg=f"case {k}")

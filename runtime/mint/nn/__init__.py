@@ -23,9 +23,10 @@ from . import functional
 
 # layers whose runtime.nn signature already is mint's
 from ...nn import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, BCELoss, ConstantPad1d, ConstantPad2d,
-                   ConstantPad3d, CrossEntropyLoss, Flatten, Identity, L1Loss, Mish, MSELoss, NLLLoss, PixelShuffle,
-                   ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReLU, ReplicationPad1d, ReplicationPad2d,
-                   ReplicationPad3d, Sigmoid, SiLU, Tanh, Upsample, ZeroPad2d)
+                   ConstantPad3d, CosineEmbeddingLoss, CrossEntropyLoss, Flatten, HuberLoss, Identity, L1Loss,
+                   MarginRankingLoss, Mish, MSELoss, NLLLoss, PixelShuffle, ReflectionPad1d, ReflectionPad2d,
+                   ReflectionPad3d, ReLU, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d, Sigmoid, SiLU,
+                   SoftMarginLoss, Softsign, Tanh, Tanhshrink, Upsample, ZeroPad2d)
 
 __all__ = ["Linear", "Conv2d", "ReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout",
            "LayerNorm", "BatchNorm2d", "Embedding", "Flatten", "Identity", "MSELoss", "CrossEntropyLoss",
@@ -36,7 +37,9 @@ __all__ = ["Linear", "Conv2d", "ReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softm
            "Threshold", "Softmin", "BatchNorm3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool3d", "ConstantPad1d",
            "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d",
            "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "ZeroPad1d", "ZeroPad3d", "Unfold", "Fold",
-           "Dropout2d", "functional"]
+           "Dropout2d", "AvgPool1d", "MaxPool1d", "Conv3d", "Softsign", "Tanhshrink", "CELU", "AdaptiveMaxPool1d",
+           "AdaptiveMaxPool2d", "HuberLoss", "SoftMarginLoss", "MarginRankingLoss", "CosineEmbeddingLoss",
+           "TripletMarginLoss", "CosineSimilarity", "Unflatten", "functional"]
 
 
 def _check_bool(cls_name, name, value):
@@ -443,3 +446,94 @@ class Dropout2d(_nn.Dropout2d):
     def __init__(self, p=0.5, inplace=False):
         functional._no_inplace("Dropout2d", inplace)
         super().__init__(p=p)
+
+
+class AvgPool1d(_nn.Cell):
+    """Means over windows along the last dimension of ``(N, C, L)`` (``stride`` defaults to the window)."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
+
+    def construct(self, input):
+        return functional.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                                     self.count_include_pad)
+
+
+class MaxPool1d(_nn.Cell):
+    """Maxima over windows along the last dimension of ``(N, C, L)`` (``stride`` defaults to the window)."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
+        super().__init__()
+        self.kernel_size, self.stride, self.padding, self.dilation = kernel_size, stride, padding, dilation
+        self.return_indices = _check_bool("MaxPool1d", "return_indices", return_indices)
+        self.ceil_mode = ceil_mode
+
+    def construct(self, input):
+        return functional.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                                     self.ceil_mode, self.return_indices)
+
+
+class Conv3d(_nn.Conv3d):
+    """torch's Conv3d arguments: ``padding`` an int, a triple, or ``'same'``/``'valid'``; ``bias=True``; ``groups``."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", dtype=None):
+        pad_mode, pads = _conv_padding("Conv3d", padding, padding_mode, "numbers", lambda p: p)
+        super().__init__(in_channels, out_channels, kernel_size, stride=stride, pad_mode=pad_mode, padding=pads,
+                         dilation=dilation, group=groups, has_bias=_check_bool("Conv3d", "bias", bias),
+                         dtype=_dtype(dtype))
+
+
+class CELU(_nn.CELU):
+    def __init__(self, alpha=1.0, inplace=False):
+        functional._no_inplace("CELU", inplace)
+        super().__init__(alpha=alpha)
+
+
+class AdaptiveMaxPool1d(_nn.Cell):
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = _check_bool("AdaptiveMaxPool1d", "return_indices", return_indices)
+
+    def construct(self, input):
+        return functional.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool2d(_nn.AdaptiveMaxPool2d):
+    def __init__(self, output_size, return_indices=False):
+        super().__init__(output_size, return_indices=_check_bool("AdaptiveMaxPool2d", "return_indices",
+                                                                 return_indices))
+
+
+class TripletMarginLoss(_nn.Cell):
+    """torch's argument order (``margin`` first); see :func:`functional.triplet_margin_loss`."""
+
+    def __init__(self, margin=1.0, p=2, eps=1e-6, swap=False, reduction="mean"):
+        super().__init__()
+        self.margin, self.p, self.eps = margin, p, eps
+        self.swap, self.reduction = _check_bool("TripletMarginLoss", "swap", swap), reduction
+
+    def construct(self, anchor, positive, negative):
+        return functional.triplet_margin_loss(anchor, positive, negative, self.margin, self.p, self.eps, self.swap,
+                                              self.reduction)
+
+
+class CosineSimilarity(_nn.Cell):
+    """The cosine of ``x1`` and ``x2`` along ``dim``."""
+
+    def __init__(self, dim=1, eps=1e-8):
+        super().__init__()
+        self.dim, self.eps = dim, eps
+
+    def construct(self, x1, x2):
+        return functional.cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+class Unflatten(_nn.Unflatten):
+    """Dimension ``dim`` split into ``unflattened_size``."""
+
+    def __init__(self, dim, unflattened_size):
+        super().__init__(dim, unflattened_size)

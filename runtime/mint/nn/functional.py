@@ -21,7 +21,9 @@ __all__ = ["relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", 
            "adaptive_avg_pool2d", "nll_loss", "binary_cross_entropy", "smooth_l1_loss", "kl_div", "grid_sample",
            "unfold", "fold", "conv1d", "conv_transpose2d", "relu6", "hardtanh", "logsigmoid", "softshrink",
            "hardshrink", "threshold", "softmin", "batch_norm", "adaptive_avg_pool1d", "pixel_shuffle",
-           "pixel_unshuffle", "dropout2d", "cosine_similarity"]
+           "pixel_unshuffle", "dropout2d", "cosine_similarity", "softsign", "tanhshrink", "celu", "avg_pool1d",
+           "max_pool1d", "conv3d", "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_avg_pool3d",
+           "huber_loss", "soft_margin_loss", "margin_ranking_loss", "cosine_embedding_loss", "triplet_margin_loss"]
 
 
 def relu(input, inplace=False):
@@ -355,3 +357,111 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """``x1 . x2 / max(||x1|| * ||x2||, eps)`` along ``dim`` (broadcasting ``x1`` and ``x2``)."""
     return _ops.cosine_similarity(x1, x2, dim, eps)
+
+
+def softsign(input):
+    """``input / (1 + |input|)``."""
+    return _ops.softsign(input)
+
+
+def tanhshrink(input):
+    """``input - tanh(input)``."""
+    return _ops.tanhshrink(input)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
+    _no_inplace("celu", inplace)
+    return _ops.celu(input, alpha)
+
+
+def _as_2d_rows(name, input):
+    """``(N, C, L)`` (or ``(C, L)``) as ``(N, C, 1, L)``: the 1-D pools run as 2-D pools over one row."""
+    if input.ndim not in (2, 3):
+        raise ValueError(f"mint.nn.functional.{name}: expects a (N, C, L) or (C, L) input, got shape "
+                         f"{tuple(input.shape)}")
+    return _ops.unsqueeze(input, -2)
+
+
+def _one(name, what, value):
+    """The int of a 1-D pool's size argument (an int or a 1-tuple, as torch accepts)."""
+    if isinstance(value, (tuple, list)) and len(value) == 1:
+        value = value[0]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"mint.nn.functional.{name}: {what} must be an int, got {value!r}")
+    return value
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    """Means over windows along the last dimension (``stride`` defaults to ``kernel_size``)."""
+    k = _one("avg_pool1d", "kernel_size", kernel_size)
+    s = k if stride is None else _one("avg_pool1d", "stride", stride)
+    p = _one("avg_pool1d", "padding", padding)
+    rows = _as_2d_rows("avg_pool1d", input)
+    return _ops.squeeze(_ops.avg_pool2d(rows, (1, k), (1, s), (0, p), ceil_mode, count_include_pad), -2)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """Maxima over windows along the last dimension (``stride`` defaults to ``kernel_size``;
+    ``padding`` pads with -inf); with ``return_indices`` also where each maximum is along it."""
+    k = _one("max_pool1d", "kernel_size", kernel_size)
+    s = k if stride is None else _one("max_pool1d", "stride", stride)
+    p, d = _one("max_pool1d", "padding", padding), _one("max_pool1d", "dilation", dilation)
+    out = _ops.max_pool2d(_as_2d_rows("max_pool1d", input), (1, k), (1, s), (0, p), (1, d), return_indices,
+                          ceil_mode)
+    if return_indices:
+        return _ops.squeeze(out[0], -2), _ops.squeeze(out[1], -2)  # a 1-row image's flat index is the column
+    return _ops.squeeze(out, -2)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """``padding``: an int, a triple (each side of depth, height, width), or ``'same'``/``'valid'``."""
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise ValueError(f"mint.nn.functional.conv3d: padding must be 'same', 'valid' or numbers, "
+                             f"got {padding!r}")
+        return _ops.conv3d(input, weight, bias, stride, padding, 0, dilation, groups)
+    return _ops.conv3d(input, weight, bias, stride, "pad", padding, dilation, groups)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """Maxima of ``output_size`` adaptive windows along the last dimension (and their positions)."""
+    size = _one("adaptive_max_pool1d", "output_size", output_size)
+    out = _ops.adaptive_max_pool2d(_as_2d_rows("adaptive_max_pool1d", input), (1, size), return_indices)
+    if return_indices:
+        return _ops.squeeze(out[0], -2), _ops.squeeze(out[1], -2)
+    return _ops.squeeze(out, -2)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    return _ops.adaptive_max_pool2d(input, output_size, return_indices)
+
+
+def adaptive_avg_pool3d(input, output_size):
+    return _ops.adaptive_avg_pool3d(input, output_size)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0):
+    """``0.5 d**2`` where ``|d| < delta``, else ``delta * (|d| - 0.5 delta)``, with ``d = input - target``."""
+    return _ops.huber_loss(input, target, reduction, delta)
+
+
+def soft_margin_loss(input, target, reduction="mean"):
+    """``log(1 + exp(-target * input))`` (targets +-1)."""
+    return _ops.soft_margin_loss(input, target, reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction="mean"):
+    """``max(0, -target * (input1 - input2) + margin)``."""
+    return _ops.margin_ranking_loss(input1, input2, target, margin, reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction="mean"):
+    """``1 - cos`` for target 1, ``max(0, cos - margin)`` for target -1 (cosine along dim 1)."""
+    return _ops.cosine_embedding_loss(input1, input2, target, margin, reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, reduction="mean"):
+    """``max(d(a, p) - d(a, n) + margin, 0)`` with the ``p``-norm distance ``d`` (``swap``: the
+    smaller of ``d(a, n)`` and ``d(p, n)``)."""
+    return _ops.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction)
