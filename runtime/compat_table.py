@@ -265,6 +265,8 @@ DIFFERENCES = {
                    "output's size depends on the values: a graph break under `jit`.",
     "Tensor.scatter_add": "both MindSpore spellings: `(dim, index, src)` (torch's, as `mint.scatter_add`) and "
                           "`(indices, updates)` (`ops.tensor_scatter_add`).",
+    "mint.unique_consecutive": "the output's size depends on the values: a graph break under `jit`.",
+    "mint.bucketize": "torch's `right` (`searchsorted`'s side); `boundaries` a 1-D Tensor.",
     "mint.empty": "the contents are zeros (also `mint.empty_like`).",
     "mint.normal": "`generator` raises ValueError; numbers come from the global stream (`ms.set_seed`); also "
                    "`mint.randint`, `mint.randint_like`, `mint.randperm`, `mint.bernoulli`.",

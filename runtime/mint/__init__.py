@@ -23,7 +23,7 @@ import numpy as _np
 
 from .. import ops as _ops
 from . import linalg, nn, optim, special
-from ._selection import index_add, scatter_add, unique
+from ._selection import index_add, scatter_add, unique, unique_consecutive
 from .nn.functional import log_softmax, sigmoid, softmax, tanh
 
 __all__ = [
@@ -40,7 +40,7 @@ __all__ = [
     # reductions
     "sum", "mean", "max", "min", "argmax", "argmin", "prod", "cumsum", "any", "all", "amax", "amin",
     "logsumexp", "std", "var", "median", "cummax", "count_nonzero", "cumprod", "cummin", "nansum", "std_mean",
-    "var_mean", "unique", "histc",
+    "var_mean", "unique", "unique_consecutive", "histc",
     # linear algebra
     "matmul", "bmm", "mm", "norm", "outer", "einsum", "baddbmm", "addmm", "trace", "cross", "cdist", "mv", "dot",
     "addbmm", "inverse", "kron", "diag", "diagonal",

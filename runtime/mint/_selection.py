@@ -119,3 +119,22 @@ def _lexicographic_order(input, axis):
         keys = _ops.gather(rows[:, column], order, 0)
         order = _ops.gather(order, _ops.argsort(keys, 0), 0)
     return order
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """torch's ``unique_consecutive``: each run of equal consecutive elements (of the flattened input
+    when ``dim`` is None, else of slices along ``dim``) kept once; with ``return_inverse`` the run of
+    every input element (slice), with ``return_counts`` each run's length (both int64). A graph break
+    under ``jit`` (the output's size depends on the values)."""
+    name = "unique_consecutive"
+    for flag, value in (("return_inverse", return_inverse), ("return_counts", return_counts)):
+        if not isinstance(value, bool):
+            raise TypeError(f"mint.{name}: {flag} must be a bool, got {value!r}")
+    axis = None if dim is None else _dim_checked(name, dim, input.ndim)
+    output, run_of, counts = _ops.unique_consecutive(input, True, True, axis)
+    results = [output]
+    if return_inverse:
+        results.append(_ops.cast(run_of, int64))
+    if return_counts:
+        results.append(_ops.cast(counts, int64))
+    return results[0] if len(results) == 1 else tuple(results)

@@ -1642,3 +1642,21 @@ def test_fourth_group_matches_torch():
     ]
     for k, (a, b) in enumerate(pairs):
         np.testing.assert_allclose(_np(a), b.detach().numpy(), rtol=1e-5, atol=1e-5, err_msg=f"case {k}")
+
+
+@pytest.mark.parametrize("dim", [None, 0, 1])
+def test_unique_consecutive_matches_a_numpy_run_oracle(dim):
+    x = np.array([[1, 1, 2], [1, 1, 2], [3, 3, 3], [1, 1, 2]], np.int64)
+    rows = x.reshape(-1, 1) if dim is None else np.moveaxis(x, dim, 0).reshape(x.shape[dim], -1)
+    starts = np.r_[True, (rows[1:] != rows[:-1]).any(1)]
+    runs = np.cumsum(starts) - 1
+    keep = np.flatnonzero(starts)
+    want = x.reshape(-1)[keep] if dim is None else np.take(x, keep, axis=dim)
+    values, inverse, counts = mint.unique_consecutive(_t(x), return_inverse=True, return_counts=True, dim=dim)
+    np.testing.assert_array_equal(_np(values), want)
+    np.testing.assert_array_equal(_np(inverse), runs.reshape(x.shape) if dim is None else runs)
+    np.testing.assert_array_equal(_np(counts), np.diff(np.r_[keep, len(rows)]))
+    assert inverse.dtype == ms.int64 and counts.dtype == ms.int64
+    np.testing.assert_array_equal(_np(mint.unique_consecutive(_t(x), dim=dim)), want)
+    with pytest.raises(TypeError, match="mint.unique_consecutive: return_inverse"):
+        mint.unique_consecutive(_t(x), return_inverse=None)
