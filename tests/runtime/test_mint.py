@@ -1660,3 +1660,53 @@ def test_unique_consecutive_matches_a_numpy_run_oracle(dim):
     np.testing.assert_array_equal(_np(mint.unique_consecutive(_t(x), dim=dim)), want)
     with pytest.raises(TypeError, match="mint.unique_consecutive: return_inverse"):
         mint.unique_consecutive(_t(x), return_inverse=None)
+
+
+class _UpNet(ms.nn.Cell):
+    """New mint layers in one network: transposed conv, 3-D conv and norm, pads, 1-D pooling, activations."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = mint.nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1, output_padding=1)
+        self.pad = mint.nn.ReflectionPad2d(1)
+        self.act = mint.nn.ReLU6()
+        self.conv3 = mint.nn.Conv3d(1, 2, 3, padding=1)
+        self.norm3 = mint.nn.BatchNorm3d(2)
+        self.pool = mint.nn.MaxPool1d(2)
+        self.soft = mint.nn.Softshrink(0.1)
+        self.head = mint.nn.Linear(2 * 3 * 50, 4)
+
+    def construct(self, x):
+        h = self.act(self.pad(self.up(x)) * 3)  # (N, 3, 10, 10)
+        v = self.norm3(self.conv3(mint.unsqueeze(h, 1)))  # (N, 2, 3, 10, 10)
+        flat = self.pool(mint.reshape(v, (v.shape[0], 2 * 3 * 10, 10)))  # (N, 60, 5)
+        return F.log_softmax(self.head(mint.reshape(self.soft(flat), (flat.shape[0], -1))), dim=-1)
+
+
+def _up_net_step(mode):
+    ms.set_seed(47)
+    net = _UpNet()
+    net.set_train(True)
+    x = _t(np.random.default_rng(48).standard_normal((2, 2, 4, 4)).astype(np.float32))
+    y = _t(np.array([1, 3], np.int32))
+    grad_fn = ms.value_and_grad(lambda x, y: F.nll_loss(net(x), y), None, net.trainable_params())
+    ms.set_context(mode=mode)
+    try:
+        loss, grads = grad_fn(x, y)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    return float(loss), [_np(g) for g in grads], _np(net.norm3.bn2d.moving_mean)
+
+
+def test_new_layers_train_step_graph_mode_equals_pynative():
+    eager_loss, eager_grads, eager_stat = _up_net_step(ms.PYNATIVE_MODE)
+    graph_loss, graph_grads, graph_stat = _up_net_step(ms.GRAPH_MODE)
+    assert graph_loss == pytest.approx(eager_loss, rel=1e-5)
+    assert len(eager_grads) == 8 and any(np.abs(g).sum() > 0 for g in eager_grads)
+    for k, (e, g) in enumerate(zip(eager_grads, graph_grads)):
+        np.testing.assert_allclose(g, e, rtol=1e-4, atol=1e-5, err_msg=f"grad {k}")
+    np.testing.assert_allclose(graph_stat, eager_stat, rtol=1e-5, atol=1e-6)
+    assert np.abs(eager_stat).sum() > 0  # the moving statistics were updated (training mode)
+    import capture
+    net = _UpNet()
+    assert capture.explain(net.construct)(_t(np.ones((2, 2, 4, 4), np.float32))).graph_break_count == 0
