@@ -261,6 +261,19 @@ DIFFERENCES = {
                            "`mint.nn.BatchNorm1d`.",
     "mint.nn.Embedding": "`max_norm`, `scale_grad_by_freq` and `sparse` raise ValueError.",
     "mint.nn.Conv2d": "`padding_mode` other than 'zeros' raises ValueError.",
+    "mint.unique": "`sorted=False` also returns ascending values (torch leaves the order unspecified); the "
+                   "output's size depends on the values: a graph break under `jit`.",
+    "Tensor.scatter_add": "both MindSpore spellings: `(dim, index, src)` (torch's, as `mint.scatter_add`) and "
+                          "`(indices, updates)` (`ops.tensor_scatter_add`).",
+    "mint.unique_consecutive": "the output's size depends on the values: a graph break under `jit`.",
+    "mint.bucketize": "torch's `right` (`searchsorted`'s side); `boundaries` a 1-D Tensor.",
+    "mint.empty": "the contents are zeros (also `mint.empty_like`).",
+    "mint.normal": "`generator` raises ValueError; numbers come from the global stream (`ms.set_seed`); also "
+                   "`mint.randint`, `mint.randint_like`, `mint.randperm`, `mint.bernoulli`.",
+    "mint.nn.ConvTranspose2d": "`padding_mode` other than 'zeros' raises ValueError; `output_padding` must be "
+                               "below the stride (also `mint.nn.functional.conv_transpose2d`).",
+    "mint.nn.BatchNorm3d": "torch's `momentum`; the statistics live in the inner `bn2d` cell, as MindSpore's "
+                           "`nn.BatchNorm3d`.",
     "mint.optim.AdamW": "`amsgrad=True` raises ValueError (also `mint.optim.Adam`); group dicts take "
                         "`params`, `lr` and `weight_decay`.",
     "nn.DistributedGradReducer": "`fusion_type` is accepted; buckets follow the auto-parallel context. "

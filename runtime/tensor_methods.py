@@ -437,6 +437,20 @@ class TensorMethods:
         from runtime.ops.signatures import unique_consecutive
         return unique_consecutive(self, return_idx, return_counts, axis)
 
+    def scatter_add(self, *args, **kwargs):
+        """Two spellings, as MindSpore 2.x has them: ``x.scatter_add(dim, index, src)`` is torch's
+        (``mint.scatter_add``: ``out[index[i][j]][j] += src[i][j]`` for ``dim=0``), and
+        ``x.scatter_add(indices, updates)`` is ``ops.tensor_scatter_add`` (index rows address slices).
+        Both return a new tensor."""
+        if len(args) + len(kwargs) == 3:
+            from runtime.mint._selection import scatter_add
+            return scatter_add(self, *args, **kwargs)
+        if len(args) + len(kwargs) == 2:
+            from runtime.ops import tensor_scatter_add
+            return tensor_scatter_add(self, *args, **kwargs)
+        raise TypeError("Tensor.scatter_add: expects (dim, index, src) or (indices, updates), got "
+                        f"{len(args)} positional and {sorted(kwargs)} keyword arguments")
+
     def unique_with_pad(self, pad_num):
         """``ops.unique_with_pad(self, pad_num)``: distinct values by first occurrence, padded."""
         return bind(_R["unique_with_pad"], self, pad_num=pad_num)

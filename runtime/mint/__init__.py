@@ -19,8 +19,11 @@ from __future__ import annotations
 
 import inspect as _inspect
 
+import numpy as _np
+
 from .. import ops as _ops
-from . import nn, optim
+from . import linalg, nn, optim, special
+from ._selection import index_add, scatter_add, unique, unique_consecutive
 from .nn.functional import log_softmax, sigmoid, softmax, tanh
 
 __all__ = [
@@ -31,22 +34,29 @@ __all__ = [
     "sigmoid", "tanh", "softmax", "log_softmax", "tan", "sinh", "cosh", "asin", "acos", "atan", "atan2",
     "log1p", "expm1", "log2", "log10", "reciprocal", "remainder", "fmod", "trunc", "frac", "erfinv",
     "logaddexp", "bitwise_and", "bitwise_or", "bitwise_xor", "logical_xor", "isfinite", "isinf", "isnan",
-    "nan_to_num", "masked_fill",
+    "nan_to_num", "masked_fill", "greater", "greater_equal", "less", "less_equal", "negative", "divide",
+    "arctan2", "acosh", "asinh", "atanh", "arccos", "arcsin", "arctan", "arccosh", "arcsinh", "arctanh", "erfc",
+    "xlogy", "sinc", "exp2", "hypot", "fix", "addcmul", "addcdiv", "lerp", "logaddexp2",
     # reductions
     "sum", "mean", "max", "min", "argmax", "argmin", "prod", "cumsum", "any", "all", "amax", "amin",
-    "logsumexp", "std", "var", "median", "cummax", "count_nonzero",
+    "logsumexp", "std", "var", "median", "cummax", "count_nonzero", "cumprod", "cummin", "nansum", "std_mean",
+    "var_mean", "unique", "unique_consecutive", "histc",
     # linear algebra
-    "matmul", "bmm", "mm", "norm", "outer", "einsum", "baddbmm", "addmm", "trace", "cross", "cdist",
+    "matmul", "bmm", "mm", "norm", "outer", "einsum", "baddbmm", "addmm", "trace", "cross", "cdist", "mv", "dot",
+    "addbmm", "inverse", "kron", "diag", "diagonal",
     # shapes and indexing
     "cat", "stack", "split", "chunk", "reshape", "permute", "transpose", "flatten", "squeeze", "unsqueeze",
     "gather", "index_select", "masked_select", "topk", "sort", "repeat_interleave", "tile", "broadcast_to",
     "flip", "tril", "triu", "nonzero", "narrow", "roll", "argsort", "scatter", "searchsorted", "meshgrid",
-    "diff", "bincount",
+    "diff", "bincount", "scatter_add", "index_add", "concat", "swapaxes", "t", "unbind", "select", "clone",
+    "movedim", "moveaxis", "hstack", "vstack", "rot90", "cartesian_prod", "bucketize", "tril_indices",
+    "triu_indices",
     # creation
     "zeros", "ones", "full", "arange", "linspace", "eye", "zeros_like", "ones_like", "full_like",
-    "rand", "randn", "rand_like", "randn_like",
+    "rand", "randn", "rand_like", "randn_like", "normal", "randint", "randint_like", "randperm", "bernoulli",
+    "empty", "empty_like",
     # submodules
-    "nn", "optim",
+    "nn", "optim", "linalg", "special",
 ]
 
 
@@ -428,7 +438,10 @@ def _same(op_name):
 for _name in ("tan", "sinh", "cosh", "asin", "acos", "atan", "atan2", "log1p", "expm1", "log2", "log10",
               "reciprocal", "remainder", "fmod", "trunc", "erfinv", "logaddexp", "bitwise_and", "bitwise_or",
               "bitwise_xor", "logical_xor", "isfinite", "isinf", "isnan", "nan_to_num", "mm", "outer", "einsum",
-              "trace", "cdist", "bincount"):
+              "trace", "cdist", "bincount", "greater", "greater_equal", "less", "less_equal", "negative", "divide",
+              "arctan2", "acosh", "asinh", "atanh", "arccos", "arcsin", "arctan", "arccosh", "arcsinh", "arctanh",
+              "erfc", "xlogy", "sinc", "exp2", "hypot", "inverse", "lerp", "logaddexp2", "kron", "histc",
+              "cartesian_prod"):
     globals()[_name] = _same(_name)
 del _name
 
@@ -570,3 +583,233 @@ def norm(input, p="fro", dim=None, keepdim=False, *, dtype=None):
             raise ValueError(f"mint.norm: p must be a number, 'fro' or 'nuc', got {p!r}")
         return _ops.matrix_norm(input, p, (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
     return _ops.vector_norm(input, p, dim, keepdim, dtype=dtype)
+
+
+# ---- the third group: torch spellings of existing ops -----------------------------------------------
+
+def fix(input):
+    """Round towards zero (torch's alias of ``trunc``)."""
+    return _ops.trunc(input)
+
+
+def cumprod(input, dim, dtype=None):
+    return _ops.cumprod(input, dim, dtype)
+
+
+def cummin(input, dim):
+    """``(values, indices)``: the running minimum along ``dim`` and where it was found."""
+    return _ops.cummin(input, dim)
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """The sum with NaNs counted as zero."""
+    return _ops.nansum(input, dim, keepdim, dtype=dtype)
+
+
+def std_mean(input, dim=None, *, correction=1, keepdim=False):
+    """``(std, mean)`` over ``dim`` (every dimension when None); Bessel's correction by default."""
+    return _ops.std_mean(input, dim, correction, keepdim)
+
+
+def var_mean(input, dim=None, *, correction=1, keepdim=False):
+    """``(var, mean)`` over ``dim``; Bessel's correction by default."""
+    return _ops.var_mean(input, dim, correction, keepdim)
+
+
+def mv(input, vec):
+    """Matrix ``(n, m)`` times vector ``(m,)``."""
+    return _ops.mv(input, vec)
+
+
+def dot(input, other):
+    """The inner product of two 1-D tensors of the same length (torch.dot; ``ops.dot`` also takes
+    higher ranks, which torch and mint refuse)."""
+    if input.ndim != 1 or other.ndim != 1 or input.shape[0] != other.shape[0]:
+        raise ValueError(f"mint.dot: expects two 1-D tensors of the same length, got shapes "
+                         f"{tuple(input.shape)} and {tuple(other.shape)}")
+    return _ops.dot(input, other)
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * sum_b batch1[b] @ batch2[b]``."""
+    return _ops.addbmm(input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def concat(tensors, dim=0):
+    """Alias of :func:`cat`."""
+    return _ops.cat(tensors, dim)
+
+
+def swapaxes(input, axis0, axis1):
+    return _ops.swapaxes(input, axis0, axis1)
+
+
+def t(input):
+    """The transpose of a tensor of rank <= 2 (a 0-D or 1-D tensor is returned as it is)."""
+    if input.ndim > 2:
+        raise ValueError(f"mint.t: expects a tensor of rank <= 2, got shape {tuple(input.shape)}")
+    return _ops.t(input) if input.ndim == 2 else input
+
+
+def unbind(input, dim=0):
+    """The slices along ``dim``, as a tuple of tensors one rank lower."""
+    return _ops.unbind(input, dim)
+
+
+def select(input, dim, index):
+    """The slice ``index`` along ``dim`` (that dimension removed): ``input[:, ..., index]`` (torch.select)."""
+    if isinstance(dim, bool) or not isinstance(dim, int) or isinstance(index, bool) or not isinstance(index, int):
+        raise TypeError(f"mint.select: dim and index must be ints, got {dim!r} and {index!r}")
+    if not -input.ndim <= dim < input.ndim:
+        raise ValueError(f"mint.select: dim {dim} is out of range for a tensor of rank {input.ndim}")
+    dim %= input.ndim
+    size = input.shape[dim]
+    if not -size <= index < size:
+        raise ValueError(f"mint.select: index {index} is out of range for dimension {dim} of size {size}")
+    return input[(slice(None),) * dim + (index,)]
+
+
+def clone(input):
+    """A copy of ``input`` (differentiable: the gradient passes through)."""
+    return _ops.identity(input)
+
+
+def _randint_bounds(low, high):
+    """torch's ``randint(high, size)`` form: a single bound is the (exclusive) high, low is 0."""
+    return (0, low) if high is None else (low, high)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None):
+    """Samples of N(``mean``, ``std``**2): of the broadcast shape of the tensors ``mean`` and ``std``,
+    or of ``size`` when given (then both may be numbers)."""
+    _no_generator("normal", generator)
+    if size is None:
+        shapes = [tuple(v.shape) for v in (mean, std) if hasattr(v, "shape")]
+        if not shapes:
+            raise ValueError("mint.normal: give size when mean and std are both numbers")
+        size = _np.broadcast_shapes(*shapes)
+    return _ops.normal(_size(size), mean, std)
+
+
+def randint(low, high=None, size=None, *, generator=None, dtype=None):
+    """Integers uniform in ``[low, high)`` of shape ``size``: ``randint(low, high, size)`` or
+    ``randint(high, size)`` (low 0), as torch. int64 unless ``dtype`` is given."""
+    _no_generator("randint", generator)
+    if size is None:  # randint(high, size)
+        low, high, size = 0, low, high
+    elif high is None:  # randint(high, size=size)
+        low, high = _randint_bounds(low, high)
+    if size is None:
+        raise TypeError("mint.randint: size is required: randint(low, high, size) or randint(high, size)")
+    from ..dtype import int64
+    return _ops.randint(low, high, _size(size), dtype=int64 if dtype is None else dtype)
+
+
+def randint_like(input, low, high=None, *, generator=None, dtype=None):
+    """As :func:`randint` with ``input``'s shape (and dtype unless ``dtype`` is given)."""
+    _no_generator("randint_like", generator)
+    low, high = _randint_bounds(low, high)
+    return _ops.randint_like(input, low, high, dtype=dtype)
+
+
+def randperm(n, *, generator=None, dtype=None):
+    """A random permutation of ``0 .. n-1`` (int64 unless ``dtype`` is given)."""
+    _no_generator("randperm", generator)
+    from ..dtype import int64
+    return _ops.randperm(n, dtype=int64 if dtype is None else dtype)
+
+
+def bernoulli(input, *, generator=None):
+    """1 with probability ``input`` (each element a probability in [0, 1]), else 0; ``input``'s dtype."""
+    _no_generator("bernoulli", generator)
+    return _ops.bernoulli(input, input)
+
+
+def empty(*size, dtype=None):
+    """A tensor of shape ``size`` whose contents are unspecified (here: zeros)."""
+    if len(size) == 1 and not isinstance(size[0], int):
+        size = tuple(size[0])
+    return _ops.zeros(size, dtype)
+
+
+def empty_like(input, *, dtype=None):
+    return _ops.zeros_like(input, dtype)
+
+
+# ---- the fourth group ---------------------------------------------------------------------------------
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    """``input + value * tensor1 * tensor2``."""
+    return _ops.addcmul(input, tensor1, tensor2, value)
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    """``input + value * tensor1 / tensor2``."""
+    return _ops.addcdiv(input, tensor1, tensor2, value)
+
+
+def diag(input, diagonal=0):
+    """torch.diag: a 1-D ``input`` becomes the ``diagonal``-th diagonal of a square matrix (above the
+    main one for ``diagonal > 0``); of a 2-D ``input`` the ``diagonal``-th diagonal is returned."""
+    if isinstance(diagonal, bool) or not isinstance(diagonal, int):
+        raise TypeError(f"mint.diag: diagonal must be an int, got {diagonal!r}")
+    if input.ndim == 2:
+        return _ops.diagonal(input, diagonal, 0, 1)
+    if input.ndim != 1:
+        raise ValueError(f"mint.diag: expects a 1-D or 2-D tensor, got shape {tuple(input.shape)}")
+    square = _ops.diag(input)
+    if diagonal == 0:
+        return square
+    k = diagonal if diagonal > 0 else -diagonal  # shift the square into a corner of an (n + k)-square of zeros
+    pads = (k, 0, 0, k) if diagonal > 0 else (0, k, k, 0)  # (left, right, top, bottom)
+    return _ops.pad(square, pads)
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    return _ops.diagonal(input, offset, dim1, dim2)
+
+
+def movedim(input, source, destination):
+    """Dimensions ``source`` (an int or a tuple) moved to ``destination``, the others keeping their order."""
+    return _ops.movedim(input, source, destination)
+
+
+def moveaxis(input, source, destination):
+    """Alias of :func:`movedim`."""
+    return _ops.movedim(input, source, destination)
+
+
+def hstack(tensors):
+    """Joined column-wise (1-D tensors end to end)."""
+    return _ops.hstack(tensors)
+
+
+def vstack(tensors):
+    """Joined row-wise (1-D tensors become rows)."""
+    return _ops.vstack(tensors)
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    """Rotated by 90 degrees ``k`` times in the plane ``dims``, from the first towards the second."""
+    return _ops.rot90(input, k, tuple(dims))
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False):
+    """torch.bucketize: the index of each element's bucket among the sorted 1-D ``boundaries`` (int64,
+    or int32 with ``out_int32``): ``boundaries[i-1] < x <= boundaries[i]``, or ``boundaries[i-1] <= x <
+    boundaries[i]`` with ``right``. That is ``searchsorted(boundaries, input, right=right)``
+    (``ops.bucketize``'s ``right`` has the opposite meaning, MindSpore's)."""
+    if boundaries.ndim != 1:
+        raise ValueError(f"mint.bucketize: boundaries must be 1-D, got shape {tuple(boundaries.shape)}")
+    return _ops.searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None):
+    """The ``(2, N)`` coordinates of the lower triangle of a ``row x col`` matrix (int64 by default)."""
+    from ..dtype import int64
+    return _ops.tril_indices(row, col, offset, dtype=int64 if dtype is None else dtype)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None):
+    from ..dtype import int64
+    return _ops.triu_indices(row, col, offset, dtype=int64 if dtype is None else dtype)

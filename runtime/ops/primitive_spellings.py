@@ -94,8 +94,9 @@ def cdist(x1, x2, p=2.0):
 
 def bucketize(input, boundaries, *, right=False):  # noqa: A002
     """``ops.bucketize(input, boundaries, *, right=False)``: int32 index of the bucket of each
-    element among the sorted ``boundaries`` (a list of floats): the number of boundaries
-    ``<= x`` (``right=False``, MindSpore's ``Bucketize``) or ``< x`` (``right=True``)."""
+    element among the sorted ``boundaries`` (a list of floats): the number of boundaries ``< x``
+    (``right=False``: ``boundaries[i-1] < x <= boundaries[i]``) or ``<= x`` (``right=True``:
+    ``boundaries[i-1] <= x < boundaries[i]``, the ``Bucketize`` Primitive's rule), as MindSpore documents."""
     bounds = [float(b) for b in boundaries]
     if any(b2 < b1 for b1, b2 in zip(bounds, bounds[1:])):
         raise ValueError(f"ops.bucketize: boundaries must be sorted, got {bounds}")
@@ -104,7 +105,7 @@ def bucketize(input, boundaries, *, right=False):  # noqa: A002
     edges = Tensor(np.asarray(bounds, np.float64).astype(input.dtype.np if input.dtype.is_float else np.float32))
     x = bind(_R["expand_dims"], input if input.dtype.is_float else bind(_R["cast"], input, dtype=edges.dtype),
              axis=-1)
-    below = bind(_R["less"] if right else _R["less_equal"], edges, x)
+    below = bind(_R["less_equal"] if right else _R["less"], edges, x)
     return bind(_R["reduce_sum"], bind(_R["cast"], below, dtype=int32), axis=-1)
 
 
@@ -505,7 +506,7 @@ _spelling("SplitV", "split along split_dim into parts of size_splits (one may be
 _spelling("ParallelConcat", "concatenation along the first axis", _parallel_concat, _no_attrs)
 _spelling("AccumulateNV2", "the sum of a list of Tensors (as AddN)", _accumulate_n, _no_attrs)
 _spelling("Bucketize", "the bucket index of each element among sorted boundaries",
-          lambda self, input: bucketize(input, self.boundaries), _bucketize_init)
+          lambda self, input: bucketize(input, self.boundaries, right=True), _bucketize_init)
 _spelling("SparseToDense", "a dense Tensor of sparse_shape with values at indices",
           _sparse_to_dense, _no_attrs)
 _spelling("SparseTensorDenseAdd", "x2 plus the sparse tensor (x1_indices, x1_values, x1_shape)",

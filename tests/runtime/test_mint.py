@@ -851,3 +851,862 @@ def test_norm_is_torch_norm():
                                rtol=1e-5)
     with pytest.raises(ValueError, match="p must be"):
         mint.norm(_t(X3), p="max")
+
+
+# ---- the third group: scatter_add, index_add, unique, ConvTranspose2d and more ----------------------
+
+def _scatter_add_oracle(x, dim, index, src):
+    """numpy: ``out[..., index[pos], ...] += src[pos]`` (the position's own coordinates elsewhere)."""
+    out = x.copy()
+    for pos in np.ndindex(*index.shape):
+        target = list(pos)
+        target[dim] = index[pos]
+        out[tuple(target)] += src[pos]
+    return out
+
+
+SCATTER_X = np.arange(12, dtype=np.float32).reshape(3, 4) / 4 - 1
+SCATTER_IDX = np.array([[0, 2, 2], [1, 0, 0]], np.int64)
+SCATTER_SRC = np.array([[1.5, -2.0, 0.5, 9.0], [3.0, 4.0, -1.0, 9.0], [9.0, 9.0, 9.0, 9.0]], np.float32)
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_scatter_add_matches_numpy(dim):
+    # index (2, 3) is smaller than src (3, 4) in every dimension: src's leading block is used
+    want = _scatter_add_oracle(SCATTER_X, dim % 2, SCATTER_IDX, SCATTER_SRC)
+    got = mint.scatter_add(input=_t(SCATTER_X), dim=dim, index=_t(SCATTER_IDX), src=_t(SCATTER_SRC))
+    np.testing.assert_allclose(_np(got), want, rtol=1e-6)
+    # the repeated positions accumulate (index 2 twice in row 0 for dim=1, index 0 twice in col 1..2 for dim=0)
+    assert not np.allclose(want, SCATTER_X)
+    np.testing.assert_allclose(_np(_t(SCATTER_X).scatter_add(dim, _t(SCATTER_IDX), _t(SCATTER_SRC))), want)
+
+
+def test_scatter_add_rank3_and_tensor_method_spellings():
+    rng = np.random.default_rng(20)
+    x = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    index = rng.integers(0, 3, (2, 2, 4))
+    src = rng.standard_normal((2, 2, 4)).astype(np.float32)
+    np.testing.assert_allclose(_np(mint.scatter_add(_t(x), 1, _t(index), _t(src))),
+                               _scatter_add_oracle(x, 1, index, src), rtol=1e-6, atol=1e-6)
+    # MindSpore's older spelling: Tensor.scatter_add(indices, updates) is ops.tensor_scatter_add
+    rows = np.array([[0, 1], [1, 3]], np.int64)
+    updates = np.array([5.0, 6.0], np.float32)
+    got = _np(_t(np.zeros((2, 4), np.float32)).scatter_add(_t(rows), _t(updates)))
+    np.testing.assert_array_equal(got, [[0, 5, 0, 0], [0, 0, 0, 6]])
+    with pytest.raises(TypeError, match="scatter_add"):
+        _t(A).scatter_add(_t(rows))
+
+
+def test_scatter_add_bad_arguments():
+    x, idx, src = _t(SCATTER_X), _t(SCATTER_IDX), _t(SCATTER_SRC)
+    with pytest.raises(TypeError, match="mint.scatter_add: index must be an integer"):
+        mint.scatter_add(x, 0, _t(SCATTER_IDX.astype(np.float32)), src)
+    with pytest.raises(ValueError, match="mint.scatter_add: src must have input's rank"):
+        mint.scatter_add(x, 0, idx, _t(SCATTER_SRC[0]))
+    with pytest.raises(ValueError, match="mint.scatter_add: dim 2 is out of range"):
+        mint.scatter_add(x, 2, idx, src)
+    with pytest.raises(ValueError, match="must not exceed src shape"):
+        mint.scatter_add(x, 0, idx, _t(SCATTER_SRC[:1]))
+    with pytest.raises(TypeError, match="mint.scatter_add: dim must be an int"):
+        mint.scatter_add(x, 0.0, idx, src)
+
+
+def test_scatter_add_gradients_match_numpy_formula():
+    weights = np.arange(12, dtype=np.float32).reshape(3, 4) - 5
+
+    def loss(x, src):
+        return (mint.scatter_add(x, 1, _t(SCATTER_IDX), src) * _t(weights)).sum()
+
+    gx, gsrc = ms.grad(loss, grad_position=(0, 1))(_t(SCATTER_X), _t(SCATTER_SRC))
+    np.testing.assert_array_equal(_np(gx), weights)  # the identity part
+    want = np.zeros_like(SCATTER_SRC)  # d/dsrc[i, j] = weights[i, index[i, j]] on the used block, else 0
+    for i, j in np.ndindex(*SCATTER_IDX.shape):
+        want[i, j] = weights[i, SCATTER_IDX[i, j]]
+    np.testing.assert_array_equal(_np(gsrc), want)
+
+
+def _index_add_oracle(x, dim, index, source, alpha):
+    out = np.moveaxis(x.copy(), dim, 0)
+    np.add.at(out, index, alpha * np.moveaxis(source, dim, 0))
+    return np.moveaxis(out, 0, dim)
+
+
+@pytest.mark.parametrize("dim,alpha", [(0, 1), (1, 2.5), (-1, -1)])
+def test_index_add_matches_numpy(dim, alpha):
+    rng = np.random.default_rng(21)
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+    index = np.array([2, 0, 2], np.int64)  # 2 repeats: accumulates
+    shape = list(x.shape)
+    shape[dim] = 3
+    source = rng.standard_normal(shape).astype(np.float32)
+    got = mint.index_add(input=_t(x), dim=dim, index=_t(index), source=_t(source), alpha=alpha)
+    np.testing.assert_allclose(_np(got), _index_add_oracle(x, dim % 2, index, source, alpha), rtol=1e-5, atol=1e-6)
+
+
+def test_index_add_bad_arguments_and_gradient():
+    x = _t(np.zeros((3, 2), np.float32))
+    with pytest.raises(ValueError, match="mint.index_add: source must have shape"):
+        mint.index_add(x, 0, _t(np.array([0, 1])), _t(np.ones((3, 2), np.float32)))
+    with pytest.raises(ValueError, match="mint.index_add: index must be 1-D"):
+        mint.index_add(x, 0, _t(np.array([[0, 1]])), _t(np.ones((2, 2), np.float32)))
+    with pytest.raises(TypeError, match="mint.index_add: alpha"):
+        mint.index_add(x, 0, _t(np.array([0])), _t(np.ones((1, 2), np.float32)), alpha="2")
+    index = _t(np.array([1, 1, 0], np.int64))
+    weights = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], np.float32)
+    grad = ms.grad(lambda s: (mint.index_add(x, 0, index, s, alpha=2) * _t(weights)).sum())(
+        _t(np.ones((3, 2), np.float32)))
+    np.testing.assert_array_equal(_np(grad), 2 * weights[[1, 1, 0]])
+
+
+def test_unique_matches_numpy():
+    x = np.array([[2.0, 1.0, 2.0], [3.0, 1.0, -1.0]], np.float32)
+    out = mint.unique(_t(x))
+    assert isinstance(out, Tensor)  # only the values when nothing else is asked for
+    np.testing.assert_array_equal(_np(out), np.unique(x))
+    values, inverse, counts = mint.unique(input=_t(x), sorted=True, return_inverse=True, return_counts=True)
+    want_values, want_inverse, want_counts = np.unique(x, return_inverse=True, return_counts=True)
+    np.testing.assert_array_equal(_np(values), want_values)
+    np.testing.assert_array_equal(_np(inverse), want_inverse.reshape(x.shape))  # input's shape, as torch
+    np.testing.assert_array_equal(_np(counts), want_counts)
+    assert inverse.dtype == ms.int64 and counts.dtype == ms.int64
+    values, counts = mint.unique(_t(x), sorted=False, return_counts=True)
+    np.testing.assert_array_equal(_np(counts), want_counts)
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_unique_along_a_dim_matches_numpy(dim):
+    x = np.array([[1, 0, 1, 0], [2, 5, 2, 5], [1, 0, 1, 0], [1, -3, 1, -3]], np.int64)
+    values, inverse, counts = mint.unique(_t(x), return_inverse=True, return_counts=True, dim=dim)
+    want_values, want_inverse, want_counts = np.unique(x, return_inverse=True, return_counts=True, axis=dim % 2)
+    np.testing.assert_array_equal(_np(values), want_values)
+    np.testing.assert_array_equal(_np(inverse), want_inverse.reshape(-1))
+    np.testing.assert_array_equal(_np(counts), want_counts)
+    # reconstructing the input from the output and the inverse (torch's contract)
+    np.testing.assert_array_equal(np.take(_np(values), _np(inverse), axis=dim % 2), x)
+
+
+def test_unique_bad_arguments_and_under_jit():
+    with pytest.raises(TypeError, match="mint.unique: return_counts must be a bool"):
+        mint.unique(_t(A), return_counts=1)
+    with pytest.raises(ValueError, match="mint.unique: dim 2 is out of range"):
+        mint.unique(_t(A), dim=2)
+    x = _t(np.array([3, 1, 3, 2, 1], np.int32))
+
+    def f(x):
+        values, counts = mint.unique(x, return_counts=True)
+        return values * 2, counts
+
+    eager, graph = f(x), ms.jit(f)(x)  # a data-dependent shape: a graph break, same results
+    for e, g in zip(eager, graph):
+        np.testing.assert_array_equal(_np(g), _np(e))
+    np.testing.assert_array_equal(_np(eager[0]), [2, 4, 6])
+
+
+def _conv_transpose2d_oracle(x, w, b, stride, padding, output_padding, groups, dilation):
+    """numpy: every input pixel adds ``x * w`` into the output at ``i*s + k*d``, then the padding is cropped."""
+    n, cin, h, wd = x.shape
+    cout_g, kh, kw = w.shape[1:]
+    sh, sw = stride
+    ph, pw = padding
+    dh, dw = dilation
+    oh = (h - 1) * sh - 2 * ph + dh * (kh - 1) + output_padding[0] + 1
+    ow = (wd - 1) * sw - 2 * pw + dw * (kw - 1) + output_padding[1] + 1
+    full = np.zeros((n, cout_g * groups, oh + 2 * ph + sh, ow + 2 * pw + sw), np.float64)
+    cin_g = cin // groups
+    for c in range(cin):
+        g = c // cin_g
+        for i, j, a, bb in np.ndindex(h, wd, kh, kw):
+            full[:, g * cout_g:(g + 1) * cout_g, i * sh + a * dh, j * sw + bb * dw] += (
+                x[:, c, i, j][:, None] * w[c, :, a, bb][None])
+    out = full[:, :, ph:ph + oh, pw:pw + ow]
+    return out + (0 if b is None else b[None, :, None, None])
+
+
+@pytest.mark.parametrize("kw", [dict(stride=2, padding=1, output_padding=1), dict(stride=(1, 2), padding=(0, 1)),
+                                dict(groups=2, dilation=2, stride=2), dict(bias=False)])
+def test_conv_transpose2d_layer_matches_numpy(kw):
+    ms.set_seed(22)
+    layer = mint.nn.ConvTranspose2d(4, 6, (3, 2) if "groups" not in kw else 3, **kw)
+    x = np.random.default_rng(23).standard_normal((2, 4, 4, 5)).astype(np.float32)
+    w = _np(layer.weight)
+    b = None if layer.bias is None else _np(layer.bias)
+    assert w.shape[:2] == (4, 6 // kw.get("groups", 1))
+    want = _conv_transpose2d_oracle(x, w, b, layer.stride, layer.torch_padding, layer.output_padding,
+                                    kw.get("groups", 1), layer.dilation)
+    np.testing.assert_allclose(_np(layer(_t(x))), want, rtol=1e-4, atol=1e-5)
+    want_f = _np(F.conv_transpose2d(_t(x), layer.weight, layer.bias, layer.stride, layer.torch_padding,
+                                    layer.output_padding, kw.get("groups", 1), layer.dilation))
+    np.testing.assert_allclose(want_f, want, rtol=1e-4, atol=1e-5)
+
+
+def test_conv_transpose2d_init_output_size_and_errors():
+    ms.set_seed(24)
+    layer = mint.nn.ConvTranspose2d(3, 8, 4, stride=2, padding=1)
+    bound = 1 / np.sqrt(8 * 4 * 4)  # torch's fan_in of a transposed weight: out_channels/groups * kh * kw
+    assert np.abs(_np(layer.bias)).max() <= bound and np.abs(_np(layer.weight)).max() <= bound
+    assert [p.name for p in layer.trainable_params()] == ["weight", "bias"]
+    x = _t(np.ones((1, 3, 5, 5), np.float32))
+    assert layer(x).shape == (1, 8, 10, 10)
+    assert layer(x, output_size=(1, 8, 11, 11)).shape == (1, 8, 11, 11)  # output_size picks output_padding 1
+    np.testing.assert_allclose(_np(layer(x, output_size=(11, 11)))[..., :10, :10],
+                               _np(F.conv_transpose2d(x, layer.weight, layer.bias, 2, 1, 1))[..., :10, :10])
+    with pytest.raises(ValueError, match="output_size"):
+        layer(x, output_size=(12, 12))
+    with pytest.raises(ValueError, match="mint.nn.ConvTranspose2d: output_padding"):
+        mint.nn.ConvTranspose2d(3, 8, 4, stride=2, output_padding=2)
+    with pytest.raises(ValueError, match="mint.nn.ConvTranspose2d: padding_mode"):
+        mint.nn.ConvTranspose2d(3, 8, 4, padding_mode="reflect")
+    with pytest.raises(ValueError, match="mint.nn.ConvTranspose2d: padding must be"):
+        mint.nn.ConvTranspose2d(3, 8, 4, padding="same")
+    with pytest.raises(TypeError, match="bias must be a bool"):
+        mint.nn.ConvTranspose2d(3, 8, 4, bias=None)
+
+
+def test_conv_transpose2d_gradients_match_finite_differences():
+    ms.set_seed(25)
+    layer = mint.nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1, output_padding=1)
+    x = np.random.default_rng(26).standard_normal((1, 2, 3, 3)).astype(np.float64)
+    weights = np.random.default_rng(27).standard_normal((1, 3, 6, 6))
+    w = _np(layer.weight).astype(np.float64)
+
+    def f(x, w):
+        return (F.conv_transpose2d(x, w, None, 2, 1, 1) * _t(weights)).sum()
+
+    gx, gw = ms.grad(f, grad_position=(0, 1))(_t(x), _t(w))
+
+    def numeric(arr, other_first, k):
+        out = np.zeros_like(arr)
+        for pos in np.ndindex(*arr.shape):
+            hi, lo = arr.copy(), arr.copy()
+            hi[pos] += 1e-6
+            lo[pos] -= 1e-6
+            args_hi, args_lo = ((hi, other_first), (lo, other_first)) if k == 0 else ((other_first, hi), (other_first, lo))
+            out[pos] = (float(f(*map(_t, args_hi))) - float(f(*map(_t, args_lo)))) / 2e-6
+        return out
+
+    np.testing.assert_allclose(_np(gx), numeric(x, w, 0), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(_np(gw), numeric(w, x, 1), rtol=1e-5, atol=1e-6)
+
+
+UNARY_THIRD = [
+    ("acosh", np.arccosh, POS + 1), ("asinh", np.arcsinh, A), ("atanh", np.arctanh, A / 5),
+    ("arccos", np.arccos, A / 5), ("arcsin", np.arcsin, A / 5), ("arctan", np.arctan, A),
+    ("arccosh", np.arccosh, POS + 1), ("arcsinh", np.arcsinh, A), ("arctanh", np.arctanh, A / 5),
+    ("erfc", np.vectorize(lambda v: __import__("math").erfc(v)), A), ("sinc", np.sinc, A),
+    ("exp2", np.exp2, A), ("fix", np.trunc, A * 1.5), ("negative", np.negative, A),
+    ("inverse", np.linalg.inv, A[:, :2] + 3 * np.eye(2, dtype=np.float32)),
+]
+
+
+@pytest.mark.parametrize("name,oracle,x", UNARY_THIRD, ids=[u[0] for u in UNARY_THIRD])
+def test_third_unary_functions_match_numpy(name, oracle, x):
+    np.testing.assert_allclose(_np(getattr(mint, name)(input=_t(x))), oracle(x).astype(np.float32), rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_third_binary_functions_match_numpy():
+    C = np.where(A > 1, A, B)
+    for name, oracle in (("greater", np.greater), ("greater_equal", np.greater_equal), ("less", np.less),
+                         ("less_equal", np.less_equal)):
+        np.testing.assert_array_equal(_np(getattr(mint, name)(input=_t(A), other=_t(C))), oracle(A, C), name)
+    np.testing.assert_allclose(_np(mint.divide(_t(A), _t(B), rounding_mode="floor")), np.floor(A / B))
+    np.testing.assert_allclose(_np(mint.arctan2(input=_t(A), other=_t(B))), np.arctan2(A, B), rtol=1e-5)
+    np.testing.assert_allclose(_np(mint.xlogy(_t(A), _t(POS))), A * np.log(POS), rtol=1e-5, atol=1e-6)
+    with np.errstate(divide="ignore", invalid="ignore"):  # log(0) inside; xlogy(0, 0) is 0 by definition
+        np.testing.assert_allclose(_np(mint.xlogy(_t(np.zeros(2, np.float32)), _t(np.zeros(2, np.float32)))), [0, 0])
+    np.testing.assert_allclose(_np(mint.hypot(_t(A), _t(B))), np.hypot(A, B), rtol=1e-5)
+
+
+def test_third_reductions_match_numpy():
+    v = np.array([[4.0, 1.0, 3.0, 0.5], [2.0, 9.0, 1.0, 8.0]], np.float32)
+    np.testing.assert_allclose(_np(mint.cumprod(input=_t(v), dim=1)), np.cumprod(v, 1), rtol=1e-6)
+    assert mint.cumprod(_t(v), 0, dtype=ms.float64).dtype == ms.float64
+    values, indices = mint.cummin(_t(v), dim=1)
+    np.testing.assert_array_equal(_np(values), np.minimum.accumulate(v, 1))
+    np.testing.assert_array_equal(_np(indices), [[0, 1, 1, 3], [0, 0, 2, 2]])
+    nan = v.copy()
+    nan[0, 1] = np.nan
+    np.testing.assert_allclose(_np(mint.nansum(_t(nan), dim=1, keepdim=True)), np.nansum(nan, 1, keepdims=True))
+    assert float(mint.nansum(_t(nan))) == pytest.approx(float(np.nansum(nan)))
+    std, mean = mint.std_mean(_t(X3), dim=(0, 2))
+    np.testing.assert_allclose(_np(std), X3.std((0, 2), ddof=1), rtol=1e-5)
+    np.testing.assert_allclose(_np(mean), X3.mean((0, 2)), rtol=1e-5, atol=1e-7)
+    var, mean = mint.var_mean(_t(X3), dim=1, correction=0, keepdim=True)
+    np.testing.assert_allclose(_np(var), X3.var(1, keepdims=True), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(_np(mean), X3.mean(1, keepdims=True), rtol=1e-5, atol=1e-7)
+    assert float(mint.var_mean(_t(X3))[0]) == pytest.approx(float(X3.var(ddof=1)), rel=1e-5)
+
+
+def test_third_linear_algebra_and_shapes():
+    rng = np.random.default_rng(28)
+    m, vec = rng.standard_normal((3, 4)).astype(np.float32), rng.standard_normal(4).astype(np.float32)
+    np.testing.assert_allclose(_np(mint.mv(input=_t(m), vec=_t(vec))), m @ vec, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(float(mint.dot(_t(vec), _t(vec * 2))), float(vec @ (vec * 2)), rtol=1e-5)
+    with pytest.raises(ValueError, match="mint.dot: expects two 1-D"):
+        mint.dot(_t(m), _t(vec))
+    b1, b2 = rng.standard_normal((2, 3, 4)).astype(np.float32), rng.standard_normal((2, 4, 5)).astype(np.float32)
+    c = rng.standard_normal((3, 5)).astype(np.float32)
+    np.testing.assert_allclose(_np(mint.addbmm(_t(c), _t(b1), _t(b2), beta=0.5, alpha=2)),
+                               0.5 * c + 2 * (b1 @ b2).sum(0), rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(_np(mint.concat((_t(A), _t(B)), dim=1)), np.concatenate([A, B], 1))
+    np.testing.assert_array_equal(_np(mint.swapaxes(_t(X3), 0, 2)), X3.swapaxes(0, 2))
+    np.testing.assert_array_equal(_np(mint.t(_t(A))), A.T)
+    np.testing.assert_array_equal(_np(mint.t(_t(vec))), vec)
+    with pytest.raises(ValueError, match="mint.t"):
+        mint.t(_t(X3))
+    parts = mint.unbind(_t(X3), dim=1)
+    assert len(parts) == 3 and all(p.shape == (2, 4) for p in parts)
+    np.testing.assert_array_equal(_np(parts[2]), X3[:, 2])
+    np.testing.assert_array_equal(_np(mint.select(_t(X3), 2, -1)), X3[:, :, -1])
+    np.testing.assert_array_equal(_np(mint.select(input=_t(X3), dim=0, index=1)), X3[1])
+    with pytest.raises(ValueError, match="mint.select: index 4 is out of range"):
+        mint.select(_t(X3), 2, 4)
+    with pytest.raises(TypeError, match="mint.select"):
+        mint.select(_t(X3), 0, 0.5)
+    copy = mint.clone(_t(A))
+    np.testing.assert_array_equal(_np(copy), A)
+    np.testing.assert_array_equal(_np(ms.grad(lambda x: (mint.clone(x) * 3).sum())(_t(A))), np.full_like(A, 3))
+
+
+def test_third_random_functions():
+    ms.set_seed(29)
+    draws = _np(mint.normal(2.0, 0.5, (20000,)))
+    assert abs(draws.mean() - 2.0) < 0.02 and abs(draws.std() - 0.5) < 0.02
+    ms.set_seed(29)
+    np.testing.assert_array_equal(_np(mint.normal(2.0, 0.5, size=(20000,))), draws)  # the seed decides
+    mean = _t(np.array([0.0, 100.0], np.float32))
+    assert mint.normal(mean, _t(np.ones((3, 1), np.float32))).shape == (3, 2)
+    assert _np(mint.normal(mean, 0.0))[1] == 100.0
+    with pytest.raises(ValueError, match="mint.normal: give size"):
+        mint.normal(0.0, 1.0)
+    r = _np(mint.randint(3, 7, (1000,)))
+    assert r.dtype == np.int64 and r.min() == 3 and r.max() == 6
+    r = _np(mint.randint(4, size=(1000,)))
+    assert r.min() == 0 and r.max() == 3
+    assert mint.randint(2, (3, 2)).shape == (3, 2)
+    with pytest.raises(TypeError, match="mint.randint: size is required"):
+        mint.randint(5)
+    like = mint.randint_like(_t(np.zeros((50, 2), np.int32)), 10)
+    assert like.shape == (50, 2) and like.dtype == ms.int32 and 0 <= _np(like).min() and _np(like).max() < 10
+    perm = _np(mint.randperm(50))
+    assert perm.dtype == np.int64 and sorted(perm.tolist()) == list(range(50))
+    p = np.array([0.0, 1.0, 0.0, 1.0], np.float32)
+    np.testing.assert_array_equal(_np(mint.bernoulli(_t(p))), p)
+    assert 0.4 < _np(mint.bernoulli(_t(np.full(4000, 0.5, np.float32)))).mean() < 0.6
+    e = mint.empty(2, 3, dtype=ms.float64)
+    assert e.shape == (2, 3) and e.dtype == ms.float64 and mint.empty((4,)).shape == (4,)
+    assert mint.empty_like(_t(A)).shape == A.shape
+    with pytest.raises(ValueError, match="generator"):
+        mint.randperm(3, generator=object())
+
+
+def test_third_activation_layers_and_functional():
+    lsig = -np.log1p(np.exp(-A))
+    cases = [
+        (F.relu6(_t(A * 3)), np.clip(A * 3, 0, 6)), (mint.nn.ReLU6()(_t(A * 3)), np.clip(A * 3, 0, 6)),
+        (F.logsigmoid(_t(A)), lsig), (mint.nn.LogSigmoid()(_t(A)), lsig),
+        (F.hardtanh(_t(A), -0.5, 1.0), np.clip(A, -0.5, 1.0)),
+        (mint.nn.Hardtanh(min_val=-2.0, max_val=0.3)(_t(A)), np.clip(A, -2.0, 0.3)),
+        (F.softshrink(_t(A), 1.0), np.where(A > 1, A - 1, np.where(A < -1, A + 1, 0))),
+        (mint.nn.Softshrink()(_t(A)), np.where(A > 0.5, A - 0.5, np.where(A < -0.5, A + 0.5, 0))),
+        (F.hardshrink(_t(A), lambd=1.0), np.where(np.abs(A) > 1, A, 0)),
+        (mint.nn.Hardshrink(0.3)(_t(A)), np.where(np.abs(A) > 0.3, A, 0)),
+        (F.threshold(_t(A), 0.3, -7.0), np.where(A > 0.3, A, -7.0)),
+        (mint.nn.Threshold(0.3, -7.0)(_t(A)), np.where(A > 0.3, A, -7.0)),
+        (F.softmin(_t(A), dim=0), _softmax(-A, 0)), (mint.nn.Softmin(dim=1)(_t(A)), _softmax(-A, 1)),
+        (mint.nn.GLU(dim=0)(_t(X3)), X3[:1] / (1 + np.exp(-X3[1:]))),
+        (F.cosine_similarity(_t(A), _t(B)),
+         (A * B).sum(1) / np.maximum(np.linalg.norm(A, axis=1) * np.linalg.norm(B, axis=1), 1e-8)),
+    ]
+    for k, (got, want) in enumerate(cases):
+        np.testing.assert_allclose(_np(got), want, rtol=1e-5, atol=1e-6, err_msg=f"case {k}")
+    with pytest.raises(ValueError, match="inplace"):
+        mint.nn.ReLU6(inplace=True)
+    with pytest.raises(ValueError, match="mint.nn.functional.hardtanh: min_val"):
+        F.hardtanh(_t(A), 1.0, 0.0)
+
+
+def test_third_padding_layers_match_numpy_pad():
+    x = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
+    x1, x3 = x[0], x[None]
+    cases = [
+        (mint.nn.ConstantPad1d((1, 2), 3.5)(_t(x1)), np.pad(x1, ((0, 0), (0, 0), (1, 2)), constant_values=3.5)),
+        (mint.nn.ConstantPad2d(1, -1.0)(_t(x)), np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=-1)),
+        (mint.nn.ConstantPad3d((1, 0, 0, 1, 2, 0), 2.0)(_t(x3)),  # last dimension first, as torch
+         np.pad(x3, ((0, 0), (0, 0), (2, 0), (0, 1), (1, 0)), constant_values=2.0)),
+        (mint.nn.ReflectionPad1d(2)(_t(x1)), np.pad(x1, ((0, 0), (0, 0), (2, 2)), mode="reflect")),
+        (mint.nn.ReflectionPad2d((1, 2, 2, 1))(_t(x)), np.pad(x, ((0, 0), (0, 0), (2, 1), (1, 2)), mode="reflect")),
+        (mint.nn.ReplicationPad1d((0, 3))(_t(x1)), np.pad(x1, ((0, 0), (0, 0), (0, 3)), mode="edge")),
+        (mint.nn.ReplicationPad2d(1)(_t(x)), np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)), mode="edge")),
+        (mint.nn.ReplicationPad3d(1)(_t(x3)), np.pad(x3, ((0, 0), (0, 0), (1, 1), (1, 1), (1, 1)), mode="edge")),
+        (mint.nn.ReflectionPad3d(1)(_t(x3)), np.pad(x3, ((0, 0), (0, 0), (1, 1), (1, 1), (1, 1)), mode="reflect")),
+        (mint.nn.ZeroPad1d((2, 1))(_t(x1)), np.pad(x1, ((0, 0), (0, 0), (2, 1)))),
+        (mint.nn.ZeroPad3d(1)(_t(x3)), np.pad(x3, ((0, 0), (0, 0), (1, 1), (1, 1), (1, 1)))),
+    ]
+    for k, (got, want) in enumerate(cases):
+        np.testing.assert_array_equal(_np(got), want, err_msg=f"case {k}")
+
+
+def test_third_pooling_norm_fold_dropout_layers():
+    rng = np.random.default_rng(30)
+    x1 = rng.standard_normal((2, 3, 8)).astype(np.float32)
+    np.testing.assert_allclose(_np(F.adaptive_avg_pool1d(_t(x1), 4)), x1.reshape(2, 3, 4, 2).mean(-1), rtol=1e-6)
+    np.testing.assert_allclose(_np(mint.nn.AdaptiveAvgPool1d(2)(_t(x1))), x1.reshape(2, 3, 2, 4).mean(-1),
+                               rtol=1e-6)
+    x3 = rng.standard_normal((1, 2, 4, 4, 6)).astype(np.float32)
+    np.testing.assert_allclose(_np(mint.nn.AdaptiveAvgPool3d((2, 1, 3))(_t(x3))),
+                               x3.reshape(1, 2, 2, 2, 1, 4, 3, 2).mean((3, 5, 7)), rtol=1e-5, atol=1e-6)
+    # BatchNorm3d with torch's momentum: running = 0.7 * running + 0.3 * batch
+    bn = mint.nn.BatchNorm3d(2, momentum=0.3)
+    bn.set_train(True)
+    out = _np(bn(_t(x3)))
+    mean, var = x3.mean((0, 2, 3, 4)), x3.var((0, 2, 3, 4))
+    np.testing.assert_allclose(out, (x3 - mean[:, None, None, None]) / np.sqrt(var[:, None, None, None] + 1e-5),
+                               rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(_np(bn.bn2d.moving_mean), 0.3 * mean, rtol=1e-5, atol=1e-6)  # MindSpore keeps a bn2d
+    # Unfold: columns of every 2x2 window (stride 2: disjoint); Fold puts them back
+    img = rng.standard_normal((1, 2, 4, 6)).astype(np.float32)
+    cols = _np(mint.nn.Unfold(2, stride=2)(_t(img)))
+    want = img.reshape(1, 2, 2, 2, 3, 2).transpose(0, 1, 3, 5, 2, 4).reshape(1, 8, 6)
+    np.testing.assert_array_equal(cols, want)
+    np.testing.assert_array_equal(_np(mint.nn.Fold((4, 6), 2, stride=2)(_t(cols))), img)
+    # overlapping windows: Fold(Unfold(x)) counts each pixel once per window covering it
+    ones = np.ones((1, 1, 3, 3), np.float32)
+    counts = _np(mint.nn.Fold((3, 3), 2)(mint.nn.Unfold(2)(_t(ones))))
+    np.testing.assert_array_equal(counts[0, 0], [[1, 2, 1], [2, 4, 2], [1, 2, 1]])
+    # Dropout2d: whole channels are zero or scaled by 1/(1-p); identity when not training
+    drop = mint.nn.Dropout2d(p=0.5)
+    drop.set_train(True)
+    ms.set_seed(31)
+    y = _np(drop(_t(np.ones((4, 16, 3, 3), np.float32))))
+    per_channel = y.reshape(4, 16, 9)
+    assert set(np.unique(per_channel)) <= {0.0, 2.0} and (per_channel.min(-1) == per_channel.max(-1)).all()
+    assert 0 < (per_channel[..., 0] == 0).sum() < 64
+    drop.set_train(False)
+    np.testing.assert_array_equal(_np(drop(_t(img))), img)
+    np.testing.assert_array_equal(_np(F.dropout2d(_t(img), 0.5, training=False)), img)
+
+
+def test_third_functional_batch_norm_and_pixel_shuffle():
+    rng = np.random.default_rng(32)
+    x = rng.standard_normal((4, 3, 2, 2)).astype(np.float32)
+    mean, var = x.mean((0, 2, 3)), x.var((0, 2, 3))
+    running_mean = ms.Parameter(_t(np.zeros(3, np.float32)), name="rm")
+    running_var = ms.Parameter(_t(np.ones(3, np.float32)), name="rv")
+    w, b = rng.standard_normal(3).astype(np.float32), rng.standard_normal(3).astype(np.float32)
+    out = _np(F.batch_norm(_t(x), running_mean, running_var, _t(w), _t(b), training=True, momentum=0.2))
+    shape = (1, 3, 1, 1)
+    np.testing.assert_allclose(out, (x - mean.reshape(shape)) / np.sqrt(var.reshape(shape) + 1e-5) * w.reshape(shape)
+                               + b.reshape(shape), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(_np(running_mean), 0.2 * mean, rtol=1e-5, atol=1e-6)
+    n = x.size / 3
+    np.testing.assert_allclose(_np(running_var), 0.8 + 0.2 * var * n / (n - 1), rtol=1e-5)
+    # eval: the running statistics normalise; weight/bias None mean 1 and 0
+    rm, rv = rng.standard_normal(3).astype(np.float32), rng.random(3).astype(np.float32) + 0.5
+    np.testing.assert_allclose(_np(F.batch_norm(_t(x), _t(rm), _t(rv))),
+                               (x - rm.reshape(shape)) / np.sqrt(rv.reshape(shape) + 1e-5), rtol=1e-5, atol=1e-6)
+    # training without running statistics (torch allows it)
+    np.testing.assert_allclose(_np(F.batch_norm(_t(x), None, None, training=True)),
+                               (x - mean.reshape(shape)) / np.sqrt(var.reshape(shape) + 1e-5), rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError, match="mint.nn.functional.batch_norm: running_mean"):
+        F.batch_norm(_t(x), None, None)
+    img = np.arange(2 * 8 * 2 * 3, dtype=np.float32).reshape(2, 8, 2, 3)
+    want = img.reshape(2, 2, 2, 2, 2, 3).transpose(0, 1, 4, 2, 5, 3).reshape(2, 2, 4, 6)
+    np.testing.assert_array_equal(_np(F.pixel_shuffle(_t(img), 2)), want)
+    np.testing.assert_array_equal(_np(F.pixel_unshuffle(_t(want), 2)), img)
+
+
+def _third_composite(x, idx, src, w):
+    """The new differentiable names in one function: under jit it must equal PyNative."""
+    s = mint.scatter_add(x, 1, idx, src)
+    i = mint.index_add(x, 1, idx[0], mint.narrow(src, 1, 0, 2), alpha=0.5)
+    y = F.conv_transpose2d(mint.reshape(x, (1, 1, 2, 3)), w, stride=2, padding=1, output_padding=1)
+    a = F.relu6(x * 4) + F.logsigmoid(x) + F.hardtanh(x) + F.softshrink(x) + F.softmin(x, dim=1)
+    c = mint.cumprod(x, 1) + mint.clone(x) + mint.xlogy(x, x * x + 1) + mint.t(mint.t(x))
+    std, mean = mint.std_mean(x, dim=1)
+    return s, i, y, a, c, std, mean, mint.unbind(x, 0)[1], mint.concat((x, src), 0)
+
+
+def test_third_group_under_jit_equals_pynative_with_gradients():
+    import capture
+    x = _t(A + np.float32(0.125))  # away from the kinks of relu6, hardtanh and softshrink (finite differences)
+    idx = _t(np.array([[0, 2], [1, 1]], np.int64))
+    src = _t(B)
+    w = _t(np.random.default_rng(33).standard_normal((1, 2, 3, 3)).astype(np.float32))
+    eager = _third_composite(x, idx, src, w)
+    graph = ms.jit(_third_composite)(x, idx, src, w)
+    assert len(eager) == len(graph)
+    for k, (e, g) in enumerate(zip(eager, graph)):
+        assert e.shape == g.shape and e.dtype == g.dtype, k
+        np.testing.assert_allclose(_np(g), _np(e), rtol=1e-5, atol=1e-6, err_msg=f"output {k}")
+    assert capture.explain(_third_composite)(x, idx, src, w).graph_break_count == 0
+
+    def loss(x, src, w):
+        return sum((o * o).sum() for o in _third_composite(x, idx, src, w))
+
+    grad_fn = ms.grad(loss, grad_position=(0, 1, 2))
+    eager_grads, graph_grads = grad_fn(x, src, w), ms.jit(grad_fn)(x, src, w)
+    for e, g in zip(eager_grads, graph_grads):
+        np.testing.assert_allclose(_np(g), _np(e), rtol=1e-4, atol=1e-5)
+    # the PyNative gradient against central differences (float64)
+    x64, src64, w64 = (_t(_np(v).astype(np.float64)) for v in (x, src, w))
+    gx = _np(ms.grad(loss, grad_position=0)(x64, src64, w64))
+    base = _np(x64)
+    for pos in np.ndindex(*base.shape):
+        hi, lo = base.copy(), base.copy()
+        hi[pos] += 1e-6
+        lo[pos] -= 1e-6
+        numeric = (float(loss(_t(hi), src64, w64)) - float(loss(_t(lo), src64, w64))) / 2e-6
+        assert gx[pos] == pytest.approx(numeric, rel=1e-4, abs=1e-4), pos
+
+
+def test_conv_transpose2d_cell_in_graph_mode_equals_pynative():
+    ms.set_seed(34)
+    layer = mint.nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1, output_padding=1, groups=1)
+    x = _t(np.random.default_rng(35).standard_normal((2, 2, 4, 4)).astype(np.float32))
+    eager = _np(layer(x))
+    ms.set_context(mode=ms.GRAPH_MODE)
+    try:
+        graph = _np(layer(x))
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    np.testing.assert_allclose(graph, eager, rtol=1e-5, atol=1e-6)
+
+
+def test_third_group_matches_torch():
+    torch = pytest.importorskip("torch")
+    T = torch.from_numpy
+    rng = np.random.default_rng(36)
+    x = rng.standard_normal((2, 4, 5, 5)).astype(np.float32)
+    ms.set_seed(37)
+    ours = mint.nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2, dilation=1)
+    theirs = torch.nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2)
+    with torch.no_grad():
+        theirs.weight.copy_(T(_np(ours.weight)))
+        theirs.bias.copy_(T(_np(ours.bias)))
+    np.testing.assert_allclose(_np(ours(_t(x))), theirs(T(x)).detach().numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(_np(ours(_t(x), output_size=(9, 10))),
+                               theirs(T(x), output_size=(9, 10)).detach().numpy(), rtol=1e-4, atol=1e-5)
+    ints = rng.integers(0, 4, (6, 3))
+    for dim in (None, 0, 1):
+        mine = mint.unique(_t(ints), return_inverse=True, return_counts=True, dim=dim)
+        ref = torch.unique(T(ints), return_inverse=True, return_counts=True, dim=dim)
+        for a, b in zip(mine, ref):
+            np.testing.assert_array_equal(_np(a), b.numpy())
+    idx = rng.integers(0, 3, (2, 4))
+    src = rng.standard_normal((3, 5)).astype(np.float32)
+    base = rng.standard_normal((3, 4)).astype(np.float32)
+    np.testing.assert_allclose(_np(mint.scatter_add(_t(base), 0, _t(idx), _t(src))),
+                               torch.scatter_add(T(base), 0, T(idx), T(src)).numpy(), rtol=1e-6)
+    index = np.array([3, 0, 3], np.int64)
+    np.testing.assert_allclose(_np(mint.index_add(_t(base), 1, _t(index), _t(src[:, :3]), alpha=-2)),
+                               torch.index_add(T(base), 1, T(index), T(src[:, :3]), alpha=-2).numpy(), rtol=1e-6)
+    tF = torch.nn.functional
+    pairs = [
+        (F.softshrink(_t(x), 0.7), tF.softshrink(T(x), 0.7)), (F.logsigmoid(_t(x)), tF.logsigmoid(T(x))),
+        (F.softmin(_t(x), dim=1), tF.softmin(T(x), dim=1)),
+        (F.cosine_similarity(_t(x), _t(x[::-1].copy()), dim=1), tF.cosine_similarity(T(x), T(x[::-1].copy()))),
+        (mint.nn.GLU(dim=1)(_t(x)), torch.nn.GLU(dim=1)(T(x))),
+        (mint.nn.ReflectionPad2d((1, 2, 0, 1))(_t(x)), torch.nn.ReflectionPad2d((1, 2, 0, 1))(T(x))),
+    ]
+    for k, (a, b) in enumerate(pairs):
+        np.testing.assert_allclose(_np(a), b.detach().numpy(), rtol=1e-5, atol=1e-6, err_msg=f"case {k}")
+
+
+# ---- the fourth group ----------------------------------------------------------------------------------
+
+def test_fourth_group_functions_match_numpy():
+    rng = np.random.default_rng(40)
+    v = np.array([1.0, 2.0, 3.0], np.float32)
+    np.testing.assert_allclose(_np(mint.addcmul(_t(A), _t(B), _t(POS), value=0.5)), A + 0.5 * B * POS, rtol=1e-6)
+    np.testing.assert_allclose(_np(mint.addcdiv(_t(A), _t(B), _t(POS), value=-2)), A - 2 * B / POS, rtol=1e-6)
+    np.testing.assert_allclose(_np(mint.lerp(_t(A), _t(B), 0.25)), A + 0.25 * (B - A), rtol=1e-6)
+    np.testing.assert_allclose(_np(mint.logaddexp2(_t(A), _t(B))), np.logaddexp2(A, B), rtol=1e-5)
+    for k in (0, 1, -2):
+        np.testing.assert_array_equal(_np(mint.diag(_t(v), k)), np.diag(v, k))
+        np.testing.assert_array_equal(_np(mint.diag(_t(X3[0]), diagonal=k)), np.diag(X3[0], k))
+    with pytest.raises(ValueError, match="mint.diag: expects a 1-D or 2-D"):
+        mint.diag(_t(X3))
+    np.testing.assert_array_equal(_np(mint.diagonal(_t(X3), offset=1, dim1=1, dim2=2)),
+                                  np.diagonal(X3, 1, 1, 2))
+    np.testing.assert_array_equal(_np(mint.movedim(_t(X3), 0, -1)), np.moveaxis(X3, 0, -1))
+    np.testing.assert_array_equal(_np(mint.moveaxis(_t(X3), (0, 1), (2, 0))), np.moveaxis(X3, (0, 1), (2, 0)))
+    np.testing.assert_array_equal(_np(mint.hstack((_t(A), _t(B)))), np.hstack((A, B)))
+    np.testing.assert_array_equal(_np(mint.vstack([_t(v), _t(v * 2)])), np.vstack([v, v * 2]))
+    np.testing.assert_allclose(_np(mint.kron(_t(A), _t(B[:1, :2]))), np.kron(A, B[:1, :2]), rtol=1e-6)
+    np.testing.assert_array_equal(_np(mint.rot90(_t(X3))), np.rot90(X3))
+    np.testing.assert_array_equal(_np(mint.rot90(_t(X3), 3, dims=[1, 2])), np.rot90(X3, 3, (1, 2)))
+    got = mint.tril_indices(3, 4, 1)
+    assert got.dtype == ms.int64
+    np.testing.assert_array_equal(_np(got), np.stack(np.tril_indices(3, 1, 4)))
+    np.testing.assert_array_equal(_np(mint.triu_indices(4, 3, -1)), np.stack(np.triu_indices(4, -1, 3)))
+    prod = np.array([[a, b] for a in (1, 2) for b in (3, 4, 5)])
+    np.testing.assert_array_equal(_np(mint.cartesian_prod(_t(np.array([1, 2])), _t(np.array([3, 4, 5])))), prod)
+    bounds = np.array([1.0, 2.0, 2.5], np.float32)
+    values = np.array([0.5, 1.0, 2.2, 9.0], np.float32)
+    got = mint.bucketize(_t(values), _t(bounds))
+    assert got.dtype == ms.int64
+    np.testing.assert_array_equal(_np(got), np.searchsorted(bounds, values, "left"))
+    got = mint.bucketize(_t(values), _t(bounds), out_int32=True, right=True)
+    assert got.dtype == ms.int32
+    np.testing.assert_array_equal(_np(got), np.searchsorted(bounds, values, "right"))
+    data = rng.random(50).astype(np.float32) * 4
+    np.testing.assert_array_equal(_np(mint.histc(_t(data), bins=4, min=0, max=4)),
+                                  np.histogram(data, 4, (0, 4))[0])
+
+
+def test_fourth_group_special_and_linalg():
+    import math
+    x = A / 2
+    cases = [
+        (mint.special.erfc(_t(x)), np.vectorize(math.erfc)(x)), (mint.special.expm1(_t(x)), np.expm1(x)),
+        (mint.special.exp2(_t(x)), np.exp2(x)), (mint.special.log1p(_t(POS)), np.log1p(POS)),
+        (mint.special.log_softmax(_t(x), dim=1), np.log(_softmax(x, 1))),
+        (mint.special.round(_t(np.array([0.5, 1.5, -2.5], np.float32))), [0.0, 2.0, -2.0]),
+        (mint.special.sinc(_t(x)), np.sinc(x)),
+        (mint.special.logit(_t(np.array([0.25, 0.0], np.float32)), eps=0.1),
+         np.log(np.array([0.25, 0.1]) / (1 - np.array([0.25, 0.1])))),
+    ]
+    for k, (got, want) in enumerate(cases):
+        np.testing.assert_allclose(_np(got), want, rtol=1e-5, atol=1e-6, err_msg=f"case {k}")
+    m = np.array([[2.0, 1.0], [1.0, 3.0]], np.float32)
+    np.testing.assert_allclose(_np(mint.linalg.inv(_t(np.stack([m, m * 2])))), np.linalg.inv(np.stack([m, m * 2])),
+                               rtol=1e-5)
+    with pytest.raises(ValueError, match="mint.linalg.inv: expects"):
+        mint.linalg.inv(_t(A))
+    np.testing.assert_allclose(_np(mint.linalg.vector_norm(_t(X3), ord=3, dim=(1, 2))),
+                               (np.abs(X3) ** 3).sum((1, 2)) ** (1 / 3), rtol=1e-5)
+    np.testing.assert_allclose(_np(mint.linalg.matrix_norm(_t(X3))), np.linalg.norm(X3, "fro", (1, 2)), rtol=1e-5)
+    np.testing.assert_allclose(float(mint.linalg.norm(_t(m), ord=1)), np.linalg.norm(m, 1), rtol=1e-6)
+    np.testing.assert_allclose(float(mint.linalg.norm(_t(X3))), np.linalg.norm(X3.reshape(-1)), rtol=1e-5)
+
+
+def test_fourth_group_functional_and_layers_match_numpy():
+    rng = np.random.default_rng(41)
+    x1 = rng.standard_normal((2, 3, 9)).astype(np.float32)
+    padded = np.pad(x1, ((0, 0), (0, 0), (1, 1)), constant_values=-np.inf)
+    windows = np.stack([padded[..., i:i + 3] for i in range(0, 9, 2)], -2)  # (2, 3, 5, 3): k 3, stride 2, pad 1
+    np.testing.assert_array_equal(_np(F.max_pool1d(_t(x1), 3, 2, 1)), windows.max(-1))
+    values, where = mint.nn.MaxPool1d(3, stride=2, padding=1, return_indices=True)(_t(x1))
+    np.testing.assert_array_equal(_np(values), windows.max(-1))
+    np.testing.assert_array_equal(_np(where), windows.argmax(-1) + np.arange(0, 9, 2) - 1)
+    zero_padded = np.pad(x1, ((0, 0), (0, 0), (1, 1)))
+    means = np.stack([zero_padded[..., i:i + 3] for i in range(0, 9, 2)], -2).mean(-1)
+    np.testing.assert_allclose(_np(F.avg_pool1d(_t(x1), 3, 2, 1)), means, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(_np(mint.nn.AvgPool1d(3)(_t(x1))), x1.reshape(2, 3, 3, 3).mean(-1), rtol=1e-6)
+    np.testing.assert_array_equal(_np(F.adaptive_max_pool1d(_t(x1), 3)), x1.reshape(2, 3, 3, 3).max(-1))
+    values, where = mint.nn.AdaptiveMaxPool1d(3, return_indices=True)(_t(x1))
+    np.testing.assert_array_equal(_np(where), x1.reshape(2, 3, 3, 3).argmax(-1) + np.array([0, 3, 6]))
+    img = rng.standard_normal((1, 2, 4, 6)).astype(np.float32)
+    np.testing.assert_array_equal(_np(mint.nn.AdaptiveMaxPool2d((2, 3))(_t(img))),
+                                  img.reshape(1, 2, 2, 2, 3, 2).max((3, 5)))
+    vol = rng.standard_normal((1, 2, 4, 2, 6)).astype(np.float32)
+    np.testing.assert_allclose(_np(F.adaptive_avg_pool3d(_t(vol), (2, 1, 3))),
+                               vol.reshape(1, 2, 2, 2, 1, 2, 3, 2).mean((3, 5, 7)), rtol=1e-5, atol=1e-6)
+    cases = [
+        (F.softsign(_t(A)), A / (1 + np.abs(A))), (mint.nn.Softsign()(_t(A)), A / (1 + np.abs(A))),
+        (F.tanhshrink(_t(A)), A - np.tanh(A)), (mint.nn.Tanhshrink()(_t(A)), A - np.tanh(A)),
+        (F.celu(_t(A), alpha=2.0), np.maximum(A, 0) + np.minimum(0, 2 * (np.exp(A / 2) - 1))),
+        (mint.nn.CELU()(_t(A)), np.maximum(A, 0) + np.minimum(0, np.exp(A) - 1)),
+        (mint.nn.CosineSimilarity(dim=0)(_t(A), _t(B)),
+         (A * B).sum(0) / (np.linalg.norm(A, axis=0) * np.linalg.norm(B, axis=0))),
+        (mint.nn.Unflatten(1, (3, 1))(_t(A)), A.reshape(2, 3, 1)),
+    ]
+    for k, (got, want) in enumerate(cases):
+        np.testing.assert_allclose(_np(got), want, rtol=1e-5, atol=1e-6, err_msg=f"case {k}")
+    with pytest.raises(ValueError, match="mint.nn.functional.max_pool1d: expects"):
+        F.max_pool1d(_t(img), 2)
+    with pytest.raises(TypeError, match="mint.nn.functional.avg_pool1d: kernel_size"):
+        F.avg_pool1d(_t(x1), 2.5)
+
+
+def _conv3d_oracle(x, w, b, pad):
+    xp = np.pad(x, ((0, 0), (0, 0)) + ((pad, pad),) * 3)
+    k = w.shape[2]
+    d, h, wd = (s - k + 1 for s in xp.shape[2:])
+    out = np.zeros((x.shape[0], w.shape[0], d, h, wd))
+    for i, j, m in np.ndindex(d, h, wd):
+        out[:, :, i, j, m] = np.einsum("ncxyz,ocxyz->no", xp[:, :, i:i + k, j:j + k, m:m + k], w)
+    return out + b[None, :, None, None, None]
+
+
+def test_conv3d_layer_and_functional_match_numpy():
+    ms.set_seed(42)
+    layer = mint.nn.Conv3d(2, 3, 3, padding=1)
+    x = np.random.default_rng(43).standard_normal((2, 2, 3, 4, 3)).astype(np.float32)
+    want = _conv3d_oracle(x, _np(layer.weight), _np(layer.bias), 1)
+    np.testing.assert_allclose(_np(layer(_t(x))), want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(_np(F.conv3d(_t(x), layer.weight, layer.bias, padding="same")), want, rtol=1e-4,
+                               atol=1e-5)
+    assert F.conv3d(_t(x), layer.weight, padding="valid").shape == (2, 3, 1, 2, 1)
+    with pytest.raises(ValueError, match="mint.nn.functional.conv3d: padding"):
+        F.conv3d(_t(x), layer.weight, padding="full")
+    with pytest.raises(ValueError, match="mint.nn.Conv3d: padding_mode"):
+        mint.nn.Conv3d(2, 3, 3, padding_mode="circular")
+
+
+def test_fourth_group_losses_match_numpy():
+    rng = np.random.default_rng(44)
+    x, y = rng.standard_normal((4, 3)).astype(np.float32), rng.standard_normal((4, 3)).astype(np.float32)
+    sign = np.where(rng.random(4) > 0.5, 1.0, -1.0).astype(np.float32)
+    d = x - y
+    huber = np.where(np.abs(d) < 0.5, 0.5 * d ** 2, 0.5 * (np.abs(d) - 0.25))
+    cos = (x * y).sum(1) / (np.linalg.norm(x, axis=1) * np.linalg.norm(y, axis=1))
+    cos_loss = np.where(sign > 0, 1 - cos, np.maximum(cos - 0.1, 0))
+    z = rng.standard_normal((4, 3)).astype(np.float32)
+
+    def dist(a, b):
+        return np.linalg.norm(a - b + 1e-6, axis=1)
+
+    triplet = np.maximum(dist(x, y) - dist(x, z) + 1.0, 0)
+    cases = [
+        (F.huber_loss(_t(x), _t(y), delta=0.5), huber.mean()),
+        (mint.nn.HuberLoss(reduction="sum", delta=0.5)(_t(x), _t(y)), huber.sum()),
+        (F.soft_margin_loss(_t(x[:, 0]), _t(sign)), np.log1p(np.exp(-sign * x[:, 0])).mean()),
+        (mint.nn.SoftMarginLoss(reduction="none")(_t(x[:, 0]), _t(sign)), np.log1p(np.exp(-sign * x[:, 0]))),
+        (F.margin_ranking_loss(_t(x[:, 0]), _t(y[:, 0]), _t(sign), margin=0.2),
+         np.maximum(0, -sign * (x[:, 0] - y[:, 0]) + 0.2).mean()),
+        (mint.nn.MarginRankingLoss()(_t(x[:, 0]), _t(y[:, 0]), _t(sign)),
+         np.maximum(0, -sign * (x[:, 0] - y[:, 0])).mean()),
+        (F.cosine_embedding_loss(_t(x), _t(y), _t(sign), margin=0.1), cos_loss.mean()),
+        (mint.nn.CosineEmbeddingLoss(margin=0.1, reduction="sum")(_t(x), _t(y), _t(sign)), cos_loss.sum()),
+        (F.triplet_margin_loss(_t(x), _t(y), _t(z)), triplet.mean()),
+        (mint.nn.TripletMarginLoss(margin=1.0, reduction="none")(_t(x), _t(y), _t(z)), triplet),
+    ]
+    for k, (got, want) in enumerate(cases):
+        np.testing.assert_allclose(_np(got), want, rtol=1e-5, atol=1e-6, err_msg=f"case {k}")
+
+
+def _fourth_composite(x, y, w):
+    a = mint.addcmul(x, y, x, value=0.5) + mint.addcdiv(x, y, x * x + 1) + mint.lerp(x, y, 0.3)
+    b = mint.movedim(mint.reshape(x, (1, 2, 3)), 2, 0) + mint.diag(mint.diagonal(x), 0).sum()
+    c = F.max_pool1d(mint.reshape(y, (1, 1, 6)), 2) + F.avg_pool1d(mint.reshape(x, (1, 1, 6)), 3, 1, 1)[..., :3]
+    d = F.conv3d(mint.reshape(x, (1, 1, 1, 2, 3)), w, padding=1) + F.celu(x).sum() + F.softsign(y).sum()
+    e = F.huber_loss(x, y) + F.triplet_margin_loss(x, y, x * 2) + mint.special.sinc(x).sum()
+    return a, b, c, d, e, mint.linalg.vector_norm(x, dim=1), mint.hstack((x, y)), mint.rot90(x)
+
+
+def test_fourth_group_under_jit_equals_pynative_with_gradients():
+    import capture
+    x, y = _t(A + np.float32(0.125)), _t(B)
+    w = _t(np.random.default_rng(45).standard_normal((2, 1, 3, 3, 3)).astype(np.float32))
+    eager = _fourth_composite(x, y, w)
+    graph = ms.jit(_fourth_composite)(x, y, w)
+    for k, (e, g) in enumerate(zip(eager, graph)):
+        assert e.shape == g.shape and e.dtype == g.dtype, k
+        np.testing.assert_allclose(_np(g), _np(e), rtol=1e-5, atol=1e-5, err_msg=f"output {k}")
+    assert capture.explain(_fourth_composite)(x, y, w).graph_break_count == 0
+
+    def loss(x, y, w):
+        return sum((o * o).sum() for o in _fourth_composite(x, y, w))
+
+    grad_fn = ms.grad(loss, grad_position=(0, 1, 2))
+    for e, g in zip(grad_fn(x, y, w), ms.jit(grad_fn)(x, y, w)):
+        np.testing.assert_allclose(_np(g), _np(e), rtol=1e-4, atol=1e-4)
+    x64, y64, w64 = (_t(_np(v).astype(np.float64)) for v in (x, y, w))
+    gx = _np(ms.grad(loss, grad_position=0)(x64, y64, w64))
+    base = _np(x64)
+    for pos in np.ndindex(*base.shape):
+        hi, lo = base.copy(), base.copy()
+        hi[pos] += 1e-6
+        lo[pos] -= 1e-6
+        numeric = (float(loss(_t(hi), y64, w64)) - float(loss(_t(lo), y64, w64))) / 2e-6
+        assert gx[pos] == pytest.approx(numeric, rel=1e-4, abs=1e-4), pos
+
+
+def test_fourth_group_matches_torch():
+    torch = pytest.importorskip("torch")
+    T = torch.from_numpy
+    tF = torch.nn.functional
+    rng = np.random.default_rng(46)
+    x1 = rng.standard_normal((2, 3, 10)).astype(np.float32)
+    vol = rng.standard_normal((1, 2, 4, 5, 3)).astype(np.float32)
+    w3 = rng.standard_normal((4, 1, 3, 2, 3)).astype(np.float32)
+    v = rng.standard_normal(4).astype(np.float32)
+    pairs = [
+        (F.max_pool1d(_t(x1), 3, 2, 1, ceil_mode=True), tF.max_pool1d(T(x1), 3, 2, 1, ceil_mode=True)),
+        (F.avg_pool1d(_t(x1), 4, 3, 2, count_include_pad=False),
+         tF.avg_pool1d(T(x1), 4, 3, 2, count_include_pad=False)),
+        (F.adaptive_max_pool1d(_t(x1), 4), tF.adaptive_max_pool1d(T(x1), 4)),
+        (F.conv3d(_t(vol), _t(w3), stride=(1, 2, 1), padding=(1, 0, 1), groups=2),
+         tF.conv3d(T(vol), T(w3), stride=(1, 2, 1), padding=(1, 0, 1), groups=2)),
+        (F.conv3d(_t(vol), _t(w3), padding="same", groups=2), tF.conv3d(T(vol), T(w3), padding="same", groups=2)),
+        (mint.diag(_t(v), -1), torch.diag(T(v), -1)), (mint.diag(_t(x1[0]), 2), torch.diag(T(x1[0]), 2)),
+        (mint.rot90(_t(vol), -1, (2, 4)), torch.rot90(T(vol), -1, (2, 4))),
+        (mint.bucketize(_t(v), _t(np.sort(v[:2])), right=True), torch.bucketize(T(v), T(np.sort(v[:2])), right=True)),
+        (F.triplet_margin_loss(_t(x1[0]), _t(x1[1]), _t(x1[0] * 0.5), margin=0.5, p=1, swap=True),
+         tF.triplet_margin_loss(T(x1[0]), T(x1[1]), T(x1[0] * 0.5), margin=0.5, p=1, swap=True)),
+        (F.cosine_embedding_loss(_t(x1[0]), _t(x1[1]), _t(np.array([1.0, -1.0, 1.0], np.float32)), margin=0.2),
+         tF.cosine_embedding_loss(T(x1[0]), T(x1[1]), T(np.array([1.0, -1.0, 1.0], np.float32)), margin=0.2)),
+        (mint.linalg.norm(_t(x1[0]), ord=float("inf")), torch.linalg.norm(T(x1[0]), ord=float("inf"))),
+    ]
+    for k, (a, b) in enumerate(pairs):
+        np.testing.assert_allclose(_np(a), b.detach().numpy(), rtol=1e-5, atol=1e-5, err_msg=f"case {k}")
+
+
+@pytest.mark.parametrize("dim", [None, 0, 1])
+def test_unique_consecutive_matches_a_numpy_run_oracle(dim):
+    x = np.array([[1, 1, 2], [1, 1, 2], [3, 3, 3], [1, 1, 2]], np.int64)
+    rows = x.reshape(-1, 1) if dim is None else np.moveaxis(x, dim, 0).reshape(x.shape[dim], -1)
+    starts = np.r_[True, (rows[1:] != rows[:-1]).any(1)]
+    runs = np.cumsum(starts) - 1
+    keep = np.flatnonzero(starts)
+    want = x.reshape(-1)[keep] if dim is None else np.take(x, keep, axis=dim)
+    values, inverse, counts = mint.unique_consecutive(_t(x), return_inverse=True, return_counts=True, dim=dim)
+    np.testing.assert_array_equal(_np(values), want)
+    np.testing.assert_array_equal(_np(inverse), runs.reshape(x.shape) if dim is None else runs)
+    np.testing.assert_array_equal(_np(counts), np.diff(np.r_[keep, len(rows)]))
+    assert inverse.dtype == ms.int64 and counts.dtype == ms.int64
+    np.testing.assert_array_equal(_np(mint.unique_consecutive(_t(x), dim=dim)), want)
+    with pytest.raises(TypeError, match="mint.unique_consecutive: return_inverse"):
+        mint.unique_consecutive(_t(x), return_inverse=None)
+
+
+class _UpNet(ms.nn.Cell):
+    """New mint layers in one network: transposed conv, 3-D conv and norm, pads, 1-D pooling, activations."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = mint.nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1, output_padding=1)
+        self.pad = mint.nn.ReflectionPad2d(1)
+        self.act = mint.nn.ReLU6()
+        self.conv3 = mint.nn.Conv3d(1, 2, 3, padding=1)
+        self.norm3 = mint.nn.BatchNorm3d(2)
+        self.pool = mint.nn.MaxPool1d(2)
+        self.soft = mint.nn.Softshrink(0.1)
+        self.head = mint.nn.Linear(2 * 3 * 50, 4)
+
+    def construct(self, x):
+        h = self.act(self.pad(self.up(x)) * 3)  # (N, 3, 10, 10)
+        v = self.norm3(self.conv3(mint.unsqueeze(h, 1)))  # (N, 2, 3, 10, 10)
+        flat = self.pool(mint.reshape(v, (v.shape[0], 2 * 3 * 10, 10)))  # (N, 60, 5)
+        return F.log_softmax(self.head(mint.reshape(self.soft(flat), (flat.shape[0], -1))), dim=-1)
+
+
+def _up_net_step(mode):
+    ms.set_seed(47)
+    net = _UpNet()
+    net.set_train(True)
+    x = _t(np.random.default_rng(48).standard_normal((2, 2, 4, 4)).astype(np.float32))
+    y = _t(np.array([1, 3], np.int32))
+    grad_fn = ms.value_and_grad(lambda x, y: F.nll_loss(net(x), y), None, net.trainable_params())
+    ms.set_context(mode=mode)
+    try:
+        loss, grads = grad_fn(x, y)
+    finally:
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+    return float(loss), [_np(g) for g in grads], _np(net.norm3.bn2d.moving_mean)
+
+
+def test_new_layers_train_step_graph_mode_equals_pynative():
+    eager_loss, eager_grads, eager_stat = _up_net_step(ms.PYNATIVE_MODE)
+    graph_loss, graph_grads, graph_stat = _up_net_step(ms.GRAPH_MODE)
+    assert graph_loss == pytest.approx(eager_loss, rel=1e-5)
+    assert len(eager_grads) == 8 and any(np.abs(g).sum() > 0 for g in eager_grads)
+    for k, (e, g) in enumerate(zip(eager_grads, graph_grads)):
+        np.testing.assert_allclose(g, e, rtol=1e-4, atol=1e-5, err_msg=f"grad {k}")
+    np.testing.assert_allclose(graph_stat, eager_stat, rtol=1e-5, atol=1e-6)
+    assert np.abs(eager_stat).sum() > 0  # the moving statistics were updated (training mode)
+    import capture
+    net = _UpNet()
+    assert capture.explain(net.construct)(_t(np.ones((2, 2, 4, 4), np.float32))).graph_break_count == 0

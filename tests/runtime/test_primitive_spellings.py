@@ -53,6 +53,13 @@ def test_traceable_spellings_in_every_mode(mode):
                Tensor(np.array([[-1, 6, 8], [3, 6, 9]], F32))), [[0, 3, 4], [2, 3, 5]])  # the reference's example
 
 
+def test_bucketize_function_right_follows_the_documented_rule():
+    # ops.bucketize's documented example (right=True) and rule: right=False counts the boundaries < x
+    x, bounds = Tensor(np.array([[3, 6, 9], [3, 6, 9]])), [1.0, 3.0, 5.0, 7.0, 9.0]
+    _eq(ops.bucketize(x, bounds, right=True), [[2, 3, 5], [2, 3, 5]])
+    _eq(ops.bucketize(x, bounds), np.searchsorted(bounds, [[3, 6, 9], [3, 6, 9]], "left"))
+
+
 def test_in_top_k_and_nth_element():
     x1 = Tensor(np.array([[1, 8, 5, 2, 7], [4, 9, 1, 3, 5]], F32))  # the reference's example
     _eq(ops.InTopK(3)(x1, Tensor(np.array([1, 3], np.int32))), [True, False])
