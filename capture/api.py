@@ -29,7 +29,7 @@ from . import backends
 from .builder import SymTensor
 from .cache import cache_for
 
-from .compile_policy import DEFAULT_CONFIG, CaptureConfig, UserErrorWhileCapturing, build_runner, compile_entry
+from .compile_policy import DEFAULT_CONFIG, CaptureConfig, UserErrorWhileCapturing, build_runner, resolve
 from .dispatch import with_dump_path, call_captured, flatten_call, install_grad_handler, settle_error
 from .fast_call import FastCall, invalidate as _invalidate_fast_calls
 from runtime import dynamic_shape as _dynamic_shape
@@ -226,14 +226,11 @@ class GraphModeHandler:
     def compile(self, cell, args, kwargs):
         construct = getattr(type(cell).construct, "__wrapped_jit__", type(cell).construct)
         flat, names = flatten_call(construct, (cell,) + tuple(args), kwargs)
-        cache = cache_for(construct.__code__)
-        entry = cache.lookup(flat, DEFAULT_CONFIG, construct.__closure__, construct.__globals__)
-        if entry is None:
-            try:
-                entry = compile_entry(construct, flat, names, DEFAULT_CONFIG, cache,
-                                      f"{type(cell).__name__}.construct")
-            except UserErrorWhileCapturing as r:
-                raise with_dump_path(r.error, r.path) from None
+        try:
+            entry = resolve(construct, flat, names, DEFAULT_CONFIG, cache_for(construct.__code__),
+                            f"{type(cell).__name__}.construct")
+        except UserErrorWhileCapturing as r:
+            raise with_dump_path(r.error, r.path) from None
         if not entry.eager and cell._jit is None:
             object.__setattr__(cell, "_jit", types.MethodType(JitFunction(construct, DEFAULT_CONFIG), cell))
         return entry

@@ -144,6 +144,13 @@ def eager_entry(fn, flat, info, qual, config):
     _arg_guards_only(tracer, flat)
     return Entry(tracer.guards, break_info=info, name=qual, config=config, closure=fn.__closure__)
 
+def resolve(fn, flat, names, config, cache, name=None) -> Entry:
+    """The entry that runs ``fn`` on ``flat``: the cache's, or compiled now on a miss (the one
+    "look up, compile on a miss" of every way a call reaches capture: a jitted call, a GRAPH_MODE
+    Cell call, the frame hook). Raises :class:`UserErrorWhileCapturing` as :func:`compile_entry`."""
+    entry = cache.lookup(flat, config, fn.__closure__, fn.__globals__)
+    return entry if entry is not None else compile_entry(fn, flat, names, config, cache, name)
+
 def compile_entry(fn, flat, names, config, cache, name=None) -> Entry:
     entry = _compile_entry(fn, flat, names, config, cache, name)
     entry.globals = fn.__globals__

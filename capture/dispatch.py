@@ -31,7 +31,7 @@ from .runner import apply_updates, input_fetcher, replay_eager
 
 from .compile_policy import (has_loop, DUMP_NOTE, TRACING, DEFAULT_CONFIG, USER_FUNCTION_CONFIG, CaptureConfig,
                              eager_entry, internal_break, build_runner, out_of_memory_break, UserErrorWhileCapturing,
-                             compile_entry)
+                             compile_entry, resolve)
 
 log = logging.getLogger("capture")
 
@@ -128,12 +128,10 @@ def call_captured(fn, args, kwargs, config: CaptureConfig = DEFAULT_CONFIG, name
         return fn(*args, **kwargs)
     flat, names = flatten_call(fn, args, kwargs)
     cache = cache_for(fn.__code__)
-    entry = cache.lookup(flat, config, fn.__closure__, fn.__globals__)
-    if entry is None:
-        try:
-            entry = compile_entry(fn, flat, names, config, cache, name)
-        except UserErrorWhileCapturing as r:
-            return _run_eagerly_after_user_error(fn, args, kwargs, flat, r, config, cache, name)
+    try:
+        entry = resolve(fn, flat, names, config, cache, name)
+    except UserErrorWhileCapturing as r:
+        return _run_eagerly_after_user_error(fn, args, kwargs, flat, r, config, cache, name)
     if entry.graph is None:  # (entry.eager, without the property's call)
         return _call_eager_entry(fn, args, kwargs)
     out = _run_compiled(fn, entry, flat, config)
@@ -287,12 +285,10 @@ def frame_replacement(config, is_construct, fn, *slots):
         return None
     name = f"{type(slots[0]).__name__}.construct" if is_construct and slots else None
     cache = cache_for(fn.__code__)
-    entry = cache.lookup(flat, config, fn.__closure__, fn.__globals__)
-    if entry is None:
-        try:
-            entry = compile_entry(fn, flat, names, config, cache, name)
-        except UserErrorWhileCapturing as r:
-            return functools.partial(_frame_after_user_error, fn, flat, r, config, cache, name)
+    try:
+        entry = resolve(fn, flat, names, config, cache, name)
+    except UserErrorWhileCapturing as r:
+        return functools.partial(_frame_after_user_error, fn, flat, r, config, cache, name)
     return _frame_runner(fn, entry, flat, config)
 
 def _let_through(fn) -> bool:
