@@ -23,7 +23,8 @@ schedule, so loading one is never less correct than computing it. A graph whose 
 stated exactly (an attribute of an unknown type, a user-registered op) is compiled, not cached.
 
 Source locations (the lines messages point at) are not in the key, only how the nodes share
-them: a script edited above the code it runs (a comment, an import) keeps its keys. A saved
+them: a script edited above the code it runs (a comment, an import) keeps its keys; nor is the
+graph's name (a renamed function keeps them too; the loaded schedule takes this graph's name). A saved
 schedule names each node's location by its class in the traced graph, and a loaded one takes
 this process's location of that class: the very locations a schedule computed here would carry
 (the passes only copy the traced nodes' locations; a schedule with any other is not saved).
@@ -265,6 +266,7 @@ def _load(key: str, payload: bytes, graph):
             raise ValueError("a bad source location origin")
         node.loc = locations[origin] if origin >= 0 else None
     loaded.current_loc = None  # (where the saving process's trace last was)
+    loaded.name = graph.name  # (not in the key: the function may have been renamed since)
     return schedule
 
 

@@ -45,7 +45,7 @@ from graph.ops import comm
 from graph.ops.promotion import cast_operands, promotion_target
 from graph.passes import memory
 
-from ..fused_plan import c_identifier, plan_schedule
+from ..fused_plan import plan_schedule
 from . import call_snapshots, compiler, kernels, native, threads
 from .arena import Arena
 
@@ -108,6 +108,12 @@ class CompiledGraph:
     #: how ``describe()`` tags compiled kernels and array-impl steps
     kernel_tag, impl_tag = "llvm", "numpy"
 
+    #: the prefix of the generated kernels' symbols (``<prefix>_k<kernel index>``, ``_seg<i>``): one
+    #: for every graph, not the graph's name, so a kernel's description (its disk-cache key) and
+    #: object code are the same whatever its function is called (a renamed train step keeps its
+    #: compiled kernels); each graph's kernels load into a library of their own
+    SYMBOLS = "msjit_graph"
+
     def __init__(self, schedule, name=None, arena=None):
         self.schedule = schedule
         self.graph = graph = schedule.graph
@@ -145,7 +151,7 @@ class CompiledGraph:
                         self._slot[id(v)] = nslots
                         nslots += 1
         self.nslots = nslots
-        plans = plan_schedule(schedule, self.name)
+        plans = plan_schedule(schedule, self.SYMBOLS)
         self._adapt_plans(plans)
         plans.update(self._native_plans(kernels_))
         self._block_counters = [p.block_counter for p in plans.values() if getattr(p, "block_counter", None) is not None]
@@ -247,7 +253,7 @@ class CompiledGraph:
     def _native_plans(self, kernels_) -> dict:
         """kernel index -> native plan (or :class:`native.native.Absorbed`) of the extern kernels
         generated natively (codegen/cpu/native.py)."""
-        return native.plan_kernels(self.graph, kernels_, self.name)
+        return native.plan_kernels(self.graph, kernels_, self.SYMBOLS)
 
     def _call_region(self, plans, calls_blas):
         """The context a call runs in: kernels big enough to split run over the thread pool's
@@ -436,8 +442,7 @@ class CompiledGraph:
             run = []
         if len(run) > 1:
             runs.append(run)
-        ident = c_identifier(self.name)
-        return [(f"{ident}_seg{i}", members) for i, members in enumerate(runs)]
+        return [(f"{self.SYMBOLS}_seg{i}", members) for i, members in enumerate(runs)]
 
     def _call_steps(self, kernel_steps, segments, static_views, plans, fast=False):
         """The steps of a plain run: static views leave, each segment's kernels become one step

@@ -88,7 +88,7 @@ class CudaCompiledGraph(CompiledGraph):
         cupy impl. Other extern ops run their cupy implementations."""
         cudnn = self._cudnn_module()
         plans = {}
-        for ki, r in conv.conv_kernels(self.schedule, self.name).items():
+        for ki, r in conv.conv_kernels(self.schedule, self.SYMBOLS).items():
             node = kernels_[ki].nodes[0]
             if cudnn is not None and isinstance(r, tuple) and _cudnn_padding(node) is not None:
                 self.cudnn_nodes[id(node)] = ki

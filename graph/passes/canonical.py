@@ -1,7 +1,7 @@
 """The canonical hash of a graph: what keys the pass pipeline's result in a disk cache.
 
 Two graphs with the same hash are the same computation for every consumer of the pipeline: the
-text hashed names, in order, every input (kind, name, shape, dtype), every constant (shape,
+text hashed names (not the graph's own name, which only labels it), in order, every input (kind, name, shape, dtype), every constant (shape,
 dtype and a sha256 of its *bytes*), every node (op, operands by position, Python scalar operands
 with their types, attributes, output shapes and dtypes, which nodes share a source location),
 the outputs and the in-place parameter updates. Values are numbered by position, never by
@@ -134,7 +134,7 @@ def canonical_text(graph: Graph) -> str:
     """The graph as canonical text (see the module docstring); raises :class:`Uncacheable`."""
     numbers: dict[int, int] = {}
     locations = location_classes(graph.nodes)
-    lines = [f"graph {graph.name!r}"]
+    lines = ["graph"]  # (not its name: the same computation under another function name is the same graph)
     for v in graph.inputs:
         numbers[id(v)] = len(numbers)
         lines.append(f"in %{numbers[id(v)]} {v.kind} {v.name!r} {_aval_text(v.aval)}")

@@ -261,3 +261,50 @@ def test_the_key_states_which_nodes_share_a_location_not_the_locations():
     assert key(a, b) == key(b, a)
     with pytest.raises(Uncacheable, match="source location"):
         key(["s.py", 3, "y = x * 2"])
+
+
+RENAMED = textwrap.dedent('''
+    import json
+    import numpy as np
+    import runtime as ms
+    from runtime import nn
+
+    ms.set_seed(0)
+    net = nn.SequentialCell([nn.Dense(6, 8), nn.ReLU(), nn.Dense(8, 3)])
+    opt = nn.Momentum(net.trainable_params(), 0.05, 0.9)
+    loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
+    grad_fn = ms.value_and_grad(lambda x, y: loss_fn(net(x), y), None, opt.parameters)
+
+    @ms.jit
+    def STEP_NAME(x, y):
+        loss, grads = grad_fn(x, y)
+        opt(grads)
+        return loss
+
+    rng = np.random.default_rng(0)
+    x = ms.Tensor(rng.standard_normal((5, 6)).astype(np.float32))
+    y = ms.Tensor(np.array([0, 1, 2, 1, 0], np.int32))
+    losses = [float(STEP_NAME(x, y).asnumpy()) for _ in range(3)]
+    from capture import persist
+    from codegen.cpu import compiler
+    print(json.dumps({"losses": losses, "schedules_read": persist.STATS["hits"],
+                      "kernels_compiled": compiler.STATS["compiled"]}))
+''')
+
+
+def test_a_renamed_function_keeps_its_schedule_and_kernels(tmp_path):
+    """Neither the schedule's key nor the kernels' descriptions hold the function's name (the
+    kernels' symbols are the same for every graph): renaming the train step recompiles nothing."""
+    def run(name):
+        script = tmp_path / f"{name}.py"
+        script.write_text(RENAMED.replace("STEP_NAME", name))
+        env = dict(os.environ, MSJIT_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=ROOT, CAPTURE_DISK_CACHE="1")
+        proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+
+    cold = run("train_step")
+    assert cold["schedules_read"] == 0 and cold["kernels_compiled"] > 0
+    renamed = run("one_step_of_training")
+    assert renamed["schedules_read"] == 1 and renamed["kernels_compiled"] == 0
+    np.testing.assert_allclose(renamed["losses"], cold["losses"], rtol=1e-6)

@@ -147,10 +147,13 @@ def test_warm_equals_cold_for_every_kind_of_change(world):
 
 def test_entries_are_reused_when_nothing_changed(world):
     a, again = world["a"], world["a_again"]
-    assert a["schedules"]["saved"] >= len(a["results"]) and a["schedules"]["hits"] == 0
+    # every graph A compiled was saved, or read back from the file of an identical graph A saved
+    # (kinds whose functions differ only in their names compute the same graph: one schedule)
+    assert a["schedules"]["saved"] + a["schedules"]["hits"] >= len(a["results"]) > a["schedules"]["hits"]
     # every graph A compiled is read back, and no pass pipeline or LLVM compile runs again
     assert again["schedules"]["misses"] == 0 and again["schedules"]["rejected"] == 0
-    assert again["schedules"]["hits"] == a["schedules"]["saved"], (again["schedules"], a["schedules"])
+    assert again["schedules"]["hits"] == a["schedules"]["saved"] + a["schedules"]["hits"], \
+        (again["schedules"], a["schedules"])
     assert again["kernels"]["compiled"] == 0 and again["kernels"]["cache_hits"] > 0
     for k, r in again["results"].items():
         assert _close(r["graph"], a["results"][k]["graph"], rtol=1e-6, atol=1e-7), k
