@@ -23,8 +23,9 @@ schedule, so loading one is never less correct than computing it. A graph whose 
 stated exactly (an attribute of an unknown type, a user-registered op) is compiled, not cached.
 
 Source locations (the lines messages point at) are not in the key, only how the nodes share
-them: a script edited above the code it runs (a comment, an import) keeps its keys; nor is the
-graph's name (a renamed function keeps them too; the loaded schedule takes this graph's name). A saved
+them: a script edited above the code it runs (a comment, an import) keeps its keys; nor are the
+names of the graph, its inputs and constants (a renamed function, argument or Cell attribute
+keeps them too; the loaded schedule takes this graph's names). A saved
 schedule names each node's location by its class in the traced graph, and a loaded one takes
 this process's location of that class: the very locations a schedule computed here would carry
 (the passes only copy the traced nodes' locations; a schedule with any other is not saved).
@@ -239,7 +240,7 @@ def _load(key: str, payload: bytes, graph):
             len(loaded.outputs) != len(graph.outputs):
         raise ValueError("the schedule's graph does not take this graph's inputs")
     for mine, traced in zip(loaded.inputs, graph.inputs):
-        mine.ref = traced.ref
+        mine.ref, mine.name = traced.ref, traced.name  # (names are not in the key: labels only)
     # a constant the traced graph holds is this process's own array, as in a schedule computed
     # here (the key says its bytes are the file's; a later in-place change of it is then seen
     # alike by both)
@@ -253,7 +254,7 @@ def _load(key: str, payload: bytes, graph):
             traced = graph.consts[origin]
             if traced.aval != mine.aval or np.asarray(traced.data).dtype != np.asarray(mine.data).dtype:
                 raise ValueError("a constant that does not match the traced graph's")
-            mine.data = traced.data
+            mine.data, mine.name = traced.data, traced.name
     # each node's source location is this process's location of its class (the key says the
     # traced graphs share locations alike; only the files' lines may differ)
     locations = list(location_classes(graph.nodes))

@@ -1,16 +1,17 @@
 """The canonical hash of a graph: what keys the pass pipeline's result in a disk cache.
 
 Two graphs with the same hash are the same computation for every consumer of the pipeline: the
-text hashed names (not the graph's own name, which only labels it), in order, every input (kind, name, shape, dtype), every constant (shape,
-dtype and a sha256 of its *bytes*), every node (op, operands by position, Python scalar operands
-with their types, attributes, output shapes and dtypes, which nodes share a source location),
-the outputs and the in-place parameter updates. Values are numbered by position, never by
-``id()``, so the same graph built in two processes hashes the same.
+text hashed names, in order, every input (kind, shape, dtype), every constant (shape, dtype and a
+sha256 of its *bytes*), every node (op, operands by position, Python scalar operands with their
+types, attributes, output shapes and dtypes, which nodes share a source location), the outputs
+and the in-place parameter updates. Values are numbered by position, never by ``id()``, so the
+same graph built in two processes hashes the same.
 
-Source locations are stated by their classes (:func:`location_classes`: nodes with equal
-locations share a number), not by file, line and text: a location only names the line a message
-points at, so the same graph from a script whose lines moved (a comment added above them) has
-the same text, and a schedule read back takes the new process's locations class by class
+What only labels a graph is left out: its name, its inputs' and constants' names (a renamed
+function, argument or Cell attribute), and source locations, which are stated by their classes
+(:func:`location_classes`: nodes with equal locations share a number), not by file, line and
+text (a location only names the line a message points at: the same graph from a script whose
+lines moved has the same text). A schedule read back takes the new process's labels
 (capture/persist.py). Two graphs whose nodes share locations differently differ.
 
 Anything the text cannot state exactly -- an attribute or operand of an unknown type, an
@@ -134,15 +135,15 @@ def canonical_text(graph: Graph) -> str:
     """The graph as canonical text (see the module docstring); raises :class:`Uncacheable`."""
     numbers: dict[int, int] = {}
     locations = location_classes(graph.nodes)
-    lines = ["graph"]  # (not its name: the same computation under another function name is the same graph)
+    lines = ["graph"]
     for v in graph.inputs:
         numbers[id(v)] = len(numbers)
-        lines.append(f"in %{numbers[id(v)]} {v.kind} {v.name!r} {_aval_text(v.aval)}")
+        lines.append(f"in %{numbers[id(v)]} {v.kind} {_aval_text(v.aval)}")
     for v in graph.consts:
         numbers[id(v)] = len(numbers)
         if v.data is None:
             raise Uncacheable("a constant without data")
-        lines.append(f"const %{numbers[id(v)]} {v.name!r} {_aval_text(v.aval)} "
+        lines.append(f"const %{numbers[id(v)]} {_aval_text(v.aval)} "
                      f"{_array_text(np.asarray(v.data))}")
     for node in graph.nodes:
         if not _framework_op(node.op):

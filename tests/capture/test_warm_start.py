@@ -267,17 +267,26 @@ RENAMED = textwrap.dedent('''
     import json
     import numpy as np
     import runtime as ms
-    from runtime import nn
+    from runtime import nn, ops
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.LAYER = nn.Dense(6, 8)
+            self.out = nn.Dense(8, 3)
+
+        def construct(self, x):
+            return self.out(ops.relu(self.LAYER(x)))
 
     ms.set_seed(0)
-    net = nn.SequentialCell([nn.Dense(6, 8), nn.ReLU(), nn.Dense(8, 3)])
+    net = Net()
     opt = nn.Momentum(net.trainable_params(), 0.05, 0.9)
     loss_fn = nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean")
     grad_fn = ms.value_and_grad(lambda x, y: loss_fn(net(x), y), None, opt.parameters)
 
     @ms.jit
-    def STEP_NAME(x, y):
-        loss, grads = grad_fn(x, y)
+    def STEP_NAME(ARG, y):
+        loss, grads = grad_fn(ARG, y)
         opt(grads)
         return loss
 
@@ -285,26 +294,32 @@ RENAMED = textwrap.dedent('''
     x = ms.Tensor(rng.standard_normal((5, 6)).astype(np.float32))
     y = ms.Tensor(np.array([0, 1, 2, 1, 0], np.int32))
     losses = [float(STEP_NAME(x, y).asnumpy()) for _ in range(3)]
-    from capture import persist
+    from capture import cache, persist
     from codegen.cpu import compiler
-    print(json.dumps({"losses": losses, "schedules_read": persist.STATS["hits"],
+    inputs = [v.name for c in cache._CACHES.values() for e in c.entries
+              for v in getattr(getattr(e.runner, "schedule", None), "graph", None).inputs]
+    print(json.dumps({"losses": losses, "schedules_read": persist.STATS["hits"], "inputs": inputs,
                       "kernels_compiled": compiler.STATS["compiled"]}))
 ''')
 
 
-def test_a_renamed_function_keeps_its_schedule_and_kernels(tmp_path):
-    """Neither the schedule's key nor the kernels' descriptions hold the function's name (the
-    kernels' symbols are the same for every graph): renaming the train step recompiles nothing."""
-    def run(name):
+def test_a_renamed_function_argument_or_attribute_keeps_its_schedule_and_kernels(tmp_path):
+    """Neither the schedule's key nor the kernels' descriptions hold names (of the function, its
+    arguments, the Cells' attributes that name the Parameters; the kernels' symbols are the same
+    for every graph): renaming recompiles nothing, and the loaded schedule carries the new names."""
+    def run(name, arg, layer):
         script = tmp_path / f"{name}.py"
-        script.write_text(RENAMED.replace("STEP_NAME", name))
+        script.write_text(RENAMED.replace("STEP_NAME", name).replace("ARG", arg).replace("LAYER", layer))
         env = dict(os.environ, MSJIT_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=ROOT, CAPTURE_DISK_CACHE="1")
         proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120)
         assert proc.returncode == 0, proc.stderr
         return json.loads(proc.stdout.strip().splitlines()[-1])
 
-    cold = run("train_step")
+    cold = run("train_step", "x", "hidden")
     assert cold["schedules_read"] == 0 and cold["kernels_compiled"] > 0
-    renamed = run("one_step_of_training")
+    assert "x" in cold["inputs"] and "hidden.weight" in cold["inputs"]
+    renamed = run("one_step_of_training", "images", "first_layer")
     assert renamed["schedules_read"] == 1 and renamed["kernels_compiled"] == 0
+    assert "images" in renamed["inputs"] and "first_layer.weight" in renamed["inputs"]
+    assert not {"x", "hidden.weight"} & set(renamed["inputs"])
     np.testing.assert_allclose(renamed["losses"], cold["losses"], rtol=1e-6)
