@@ -221,10 +221,10 @@ class Cell:
             p.name = prefix + path
 
     def trainable_params(self, recurse=True):
-        return [p for p in self.get_parameters() if p.requires_grad]
+        return [p for p in self.get_parameters(expand=recurse) if p.requires_grad]
 
     def untrainable_params(self, recurse=True):
-        return [p for p in self.get_parameters() if not p.requires_grad]
+        return [p for p in self.get_parameters(expand=recurse) if not p.requires_grad]
 
     def parameters_dict(self, recurse=True):
         """``Parameter.name -> Parameter`` (MindSpore keys it by name, not by path)."""

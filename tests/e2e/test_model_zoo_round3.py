@@ -1413,3 +1413,7 @@ def test_parameter_names_under_the_dcgan_tutorial_s_nesting_follow_mindspore():
         "myTrainOneStepCellForD.network.netG.weight", "myTrainOneStepCellForD.network.netG.bias"]
     assert list(gan.parameters_dict()) == [p.name for p in gan.get_parameters()]
     assert [n for n, _ in net_g.parameters_and_names("g", expand=False)] == ["g.weight", "g.bias"]
+    # recurse=False: the Cell's own parameters only (it has none of its own here)
+    assert gan.trainable_params(recurse=False) == [] and len(gan.trainable_params()) == 4
+    assert [p.name for p in net_g.trainable_params(recurse=False)] == ["myTrainOneStepCellForG.network.netG.weight",
+                                                                      "myTrainOneStepCellForG.network.netG.bias"]
