@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import runtime as ms
-from runtime import Tensor, nn, ops
+from runtime import Parameter, Tensor, nn, ops
 from test_api_doc_examples import check
 
 F32 = ms.float32
@@ -253,3 +253,119 @@ def test_get_activation():
                       ("hsigmoid", nn.HSigmoid), ("logsigmoid", nn.LogSigmoid), ("softshrink", nn.SoftShrink),
                       ("hshrink", nn.HShrink), ("mish", nn.Mish), ("relu6", nn.ReLU6)]:
         assert type(nn.get_activation(name)) is cls, name
+
+
+# -- Cell and containers ------------------------------------------------------------------------------
+def test_cell_auto_prefix_and_trainable_params():
+    # R24 + "nn/mindspore.nn.Cell.html" (class example)
+    class MyCell(nn.Cell):
+        def __init__(self, forward_net, auto_prefix):
+            super().__init__(auto_prefix=auto_prefix)
+            self.net = forward_net
+            self.relu = ops.ReLU()
+
+        def construct(self, x):
+            return self.relu(self.net(x))
+
+    my_net = MyCell(nn.Conv2d(120, 240, 4, has_bias=False, weight_init='normal'), auto_prefix=False)
+    assert repr(my_net.trainable_params()) == \
+        "[Parameter (name=weight, shape=(240, 120, 4, 4), dtype=Float32, requires_grad=True)]"
+    # "If the 'auto_prefix' set to True or not set ..., the parameter's name will be 'net.weight'."
+    my_net = MyCell(nn.Conv2d(120, 240, 4, has_bias=False, weight_init='normal'), auto_prefix=True)
+    assert [p.name for p in my_net.trainable_params()] == ["net.weight"]
+
+
+def test_sequential_cell():
+    # R24 + "nn/mindspore.nn.SequentialCell.html"
+    def make():
+        return nn.SequentialCell([nn.Conv2d(3, 2, 3, pad_mode='valid', weight_init="ones"), nn.ReLU()])
+    check_cell(make, (Tensor(np.ones([1, 3, 4, 4]), F32),), np.full((1, 2, 2, 2), 27.), "float")
+
+
+def test_sequential_cell_append():
+    # R24 + "nn/mindspore.nn.SequentialCell.html" (append): BatchNorm2d in inference mode (Cells start there)
+    def make():
+        seq = nn.SequentialCell([nn.Conv2d(3, 2, 3, pad_mode='valid', weight_init="ones"), nn.BatchNorm2d(2)])
+        seq.append(nn.ReLU())
+        return seq
+    check_cell(make, (Tensor(np.ones([1, 3, 4, 4]), F32),), np.full((1, 2, 2, 2), 26.999863), "float", rtol=1e-7)
+    seq = make()
+    assert [type(c) for c in seq] == [nn.Conv2d, nn.BatchNorm2d, nn.ReLU] and len(seq) == 3
+    assert [p.name for p in seq.get_parameters()] == \
+        ["0.weight", "1.moving_mean", "1.moving_variance", "1.gamma", "1.beta"]
+
+
+def test_cell_list_insert_and_append():
+    # R24 + "nn/mindspore.nn.CellList.html": the printed CellList names the BatchNorm2d's parameters
+    # 1.gamma, 1.beta, 1.moving_mean, 1.moving_variance after the insert in front of it
+    cell_ls = nn.CellList([nn.BatchNorm2d(20)])
+    cell_ls.insert(0, nn.Conv2d(100, 20, 3))
+    cell_ls.append(nn.ReLU())
+    assert [type(c) for c in cell_ls] == [nn.Conv2d, nn.BatchNorm2d, nn.ReLU]
+    bn = cell_ls[1]
+    assert (bn.gamma.name, bn.beta.name, bn.moving_mean.name, bn.moving_variance.name) == \
+        ("1.gamma", "1.beta", "1.moving_mean", "1.moving_variance")
+    assert "gamma=Parameter (name=1.gamma, shape=(20,), dtype=Float32, requires_grad=True)" in repr(cell_ls)
+    assert "moving_mean=Parameter (name=1.moving_mean, shape=(20,), dtype=Float32, requires_grad=False)" in \
+        repr(cell_ls)
+    assert repr(cell_ls).startswith("CellList<\n  (0): Conv2d<input_channels=100, output_channels=20, "
+                                    "kernel_size=(3, 3), stride=(1, 1), pad_mode=same, padding=0, "
+                                    "dilation=(1, 1), group=1, has_bias=False")
+    assert repr(cell_ls).rstrip().endswith("(2): ReLU<>\n  >")
+
+
+# -- ops Primitive classes -----------------------------------------------------------------------------
+def test_arg_max_with_value():
+    # R24 + "ops/mindspore.ops.ArgMaxWithValue.html"
+    x = T([0.0, 0.4, 0.6, 0.7, 0.1], F32)
+    check(lambda t: ops.ArgMaxWithValue()(t), (x,), (3, 0.7), ("int", F32))
+    check(lambda t: ops.ArgMaxWithValue(keep_dims=True)(t), (x,), ([3], [0.7]), ("int", F32))
+
+
+def test_reduce_sum_primitive():
+    # R24 + "ops/mindspore.ops.ReduceSum.html" (case 1: all axes, keep_dims=True)
+    op = ops.ReduceSum(keep_dims=True)
+    x = Tensor(np.random.randn(3, 4, 5, 6).astype(np.float32))
+    assert op(x, 1).shape == (3, 1, 5, 6)
+    x = T([[[1] * 6, [2] * 6, [3] * 6], [[4] * 6, [5] * 6, [6] * 6], [[7] * 6, [8] * 6, [9] * 6]], F32)
+    check(lambda t: op(t), (x,), [[[270.]]], F32)
+
+
+def test_top_k_primitive_and_topk():
+    # R24 + "ops/mindspore.ops.TopK.html"
+    check(lambda t: ops.TopK(sorted=True)(t, 3), (Tensor([1, 2, 3, 4, 5], F16),), ([5., 4., 3.], [4, 3, 2]),
+          (F16, ms.int32))
+    # R24 + "ops/mindspore.ops.topk.html"
+    x = Tensor([[0.5368, 0.2447, 0.4302, 0.9673], [0.4388, 0.6525, 0.4685, 0.1868],
+                [0.3563, 0.5152, 0.9675, 0.8230]], dtype=F32)
+    check(lambda t: ops.topk(t, 2, dim=1), (x,),
+          ([[9.67299998e-01, 5.36800027e-01], [6.52499974e-01, 4.68499988e-01], [9.67499971e-01, 8.23000014e-01]],
+           [[3, 0], [1, 2], [2, 3]]), (F32, ms.int32))
+
+
+def test_scatter_nd_add_primitive():
+    # R24 + "ops/mindspore.ops.ScatterNdAdd.html" (example as on the r1.10 page)
+    def args1():
+        return (Parameter(Tensor(np.array([1, 2, 3, 4, 5, 6, 7, 8]), F32), name="x"),
+                Tensor(np.array([[2], [4], [1], [7]]), ms.int32), Tensor(np.array([6, 7, 8, 9]), F32))
+    check(lambda x, i, u: ops.ScatterNdAdd(False)(x, i, u), args1, [1., 10., 9., 4., 12., 6., 7., 17.], F32)
+    p, i, u = args1()
+    ops.ScatterNdAdd(False)(p, i, u)
+    np.testing.assert_array_equal(p.asnumpy(), [1., 10., 9., 4., 12., 6., 7., 17.])    # updated in place
+
+    block = [[1] * 4, [2] * 4, [3] * 4, [4] * 4]
+    block2 = [[5] * 4, [6] * 4, [7] * 4, [8] * 4]
+
+    def args2():
+        return (Parameter(Tensor(np.zeros((4, 4, 4)), ms.int32), name="y"), Tensor(np.array([[0], [2]]), ms.int32),
+                Tensor(np.array([block, block2]), ms.int32))
+    zeros = [[0] * 4] * 4
+    check(lambda x, i, u: ops.ScatterNdAdd(False)(x, i, u), args2, [block, zeros, block2, zeros], ms.int32)
+
+
+def test_scatter_nd_primitive():
+    # R24 + "ops/mindspore.ops.ScatterNd.html" (example as on the r2.0.0-alpha page)
+    block = [[1.] * 4, [2.] * 4, [3.] * 4, [4.] * 4]
+    upd = Tensor(np.array([block, block]), F32)
+    check(lambda i, u: ops.ScatterNd()(i, u, (4, 4, 4)), (Tensor(np.array([[0], [2]]), ms.int32), upd),
+          [block, [[0.] * 4] * 4, block, [[0.] * 4] * 4], F32)
