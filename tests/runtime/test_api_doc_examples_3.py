@@ -369,3 +369,86 @@ def test_scatter_nd_primitive():
     upd = Tensor(np.array([block, block]), F32)
     check(lambda i, u: ops.ScatterNd()(i, u, (4, 4, 4)), (Tensor(np.array([[0], [2]]), ms.int32), upd),
           [block, [[0.] * 4] * 4, block, [[0.] * 4] * 4], F32)
+
+
+def test_strided_slice_masks_as_documented():
+    # R24 + "ops/mindspore.ops.strided_slice.html" (and the StridedSlice Primitive page, r1.8): the page's
+    # worked statements, with numpy slicing of the same (5, 6, 7[, 8]) tensor as the printed result.
+    x3 = np.arange(5 * 6 * 7, dtype=np.float32).reshape(5, 6, 7)
+    x4 = np.arange(5 * 6 * 7 * 8, dtype=np.float32).reshape(5, 6, 7, 8)
+    ss = ops.strided_slice
+    # begin (1, 3, 2), end (3, 5, 6), strides (1, 1, 2) is input_x[1:3, 3:5, 2:6:2]
+    check(lambda t: ss(t, (1, 3, 2), (3, 5, 6), (1, 1, 2)), (Tensor(x3),), x3[1:3, 3:5, 2:6:2], F32)
+    # begin (1, 3), end (3, 5), strides (1, 1) is input_x[1:3, 3:5, 0:7]
+    check(lambda t: ss(t, (1, 3), (3, 5), (1, 1)), (Tensor(x3),), x3[1:3, 3:5, 0:7], F32)
+    # (5, 6, 7, 8) with begin_mask 0b110 and end_mask 0b011 (bits read lowest first: begin_mask=3 acts on
+    # dims 0 and 1, end_mask=6 on dims 1 and 2) is input_x[0:3, 0:6, 2:7:2]
+    check(lambda t: ss(t, (1, 3, 2), (3, 5, 6), (1, 1, 2), begin_mask=3, end_mask=6), (Tensor(x4),),
+          x4[0:3, 0:6, 2:7:2], F32)
+    # Primitive form, same semantics
+    check(lambda t: ops.StridedSlice(begin_mask=3, end_mask=6)(t, (1, 3, 2), (3, 5, 6), (1, 1, 2)), (Tensor(x4),),
+          x4[0:3, 0:6, 2:7:2], F32)
+    # ellipsis: input_x[2:, ..., :6] is input_x[2:5, :, :, 0:6]
+    check(lambda t: ss(t, (2, 0, 0), (5, 0, 6), (1, 1, 1), ellipsis_mask=2), (Tensor(x4),), x4[2:5, :, :, 0:6],
+          F32)
+    # shrink: for a (5, 6, 7) tensor, x[:, 5, :] is shrink_axis_mask=2 and has shape (5, 7)
+    check(lambda t: ss(t, (0, 5, 0), (5, 6, 7), (1, 1, 1), shrink_axis_mask=2), (Tensor(x3),), x3[:, 5, :], F32)
+
+
+def test_cum_sum_primitive():
+    # R24 + "ops/mindspore.ops.CumSum.html" (case 4 checked on the rows the docstring prints before it
+    # is cut off in the source read)
+    x = Tensor(np.array([[3, 4, 6, 10], [1, 6, 7, 9], [4, 3, 8, 7], [1, 3, 7, 9]]).astype(np.float32))
+    check(lambda t: ops.CumSum()(t, 0), (x,),
+          [[3., 4., 6., 10.], [4., 10., 13., 19.], [8., 13., 21., 26.], [9., 16., 28., 35.]], F32)
+    check(lambda t: ops.CumSum()(t, 1), (x,),
+          [[3., 7., 13., 23.], [1., 7., 14., 23.], [4., 7., 15., 22.], [1., 4., 11., 20.]], F32)
+    check(lambda t: ops.CumSum(exclusive=True)(t, 1), (x,),
+          [[0., 3., 7., 13.], [0., 1., 7., 14.], [0., 4., 7., 15.], [0., 1., 4., 11.]], F32)
+    check(lambda t: ops.CumSum(reverse=True)(t, 1)[:2], (x,), [[23., 20., 16., 10.], [23., 22., 16., 9.]], F32)
+
+
+POOLED = [[[[5., 6., 7.], [9., 10., 11.]], [[17., 18., 19.], [21., 22., 23.]], [[29., 30., 31.], [33., 34., 35.]]]]
+
+
+def test_max_pool_primitives():
+    # R24 + "ops/mindspore.ops.MaxPool.html"
+    x = Tensor(np.arange(1 * 3 * 3 * 4).reshape((1, 3, 3, 4)), F32)
+    check(lambda t: ops.MaxPool(pad_mode="VALID", kernel_size=2, strides=1)(t), (x,), POOLED, F32)
+    assert repr(ops.MaxPool()) == "Prim[MaxPool]"
+
+
+def test_avg_pool_primitive_in_a_cell():
+    # R24 + "ops/mindspore.ops.AvgPool.html": the Primitive built in __init__ with MindSpore's arguments
+    # (strides, not stride) and called in construct; the page prints [[[[2.5 3.5 4.5] [6.5 7.5 8.5]]
+    # [[14.5 15.5 16.5] ... (each 2x2 window of the arange input averages to its maximum minus 2.5)
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.avgpool_op = ops.AvgPool(pad_mode="VALID", kernel_size=2, strides=1)
+
+        def construct(self, x):
+            return self.avgpool_op(x)
+
+    x = Tensor(np.arange(1 * 3 * 3 * 4).reshape(1, 3, 3, 4), F32)
+    check_cell(Net, (x,), np.array(POOLED) - 2.5, F32)
+    out = Net()(x).asnumpy()
+    np.testing.assert_array_equal(out[0, 0], [[2.5, 3.5, 4.5], [6.5, 7.5, 8.5]])
+    np.testing.assert_array_equal(out[0, 1, 0], [14.5, 15.5, 16.5])
+
+
+def test_conv2d_primitive():
+    # R24 + "ops/mindspore.ops.Conv2D.html": out_channel and kernel_size are its first arguments; each
+    # output is the sum of 32 * 3 * 3 ones (288, as the tutorial of the same example prints)
+    x = Tensor(np.ones([10, 32, 32, 32]), F32)
+    weight = Tensor(np.ones([32, 32, 3, 3]), F32)
+    out = ops.Conv2D(out_channel=32, kernel_size=3)(x, weight)
+    assert out.shape == (10, 32, 30, 30)
+    np.testing.assert_array_equal(out.asnumpy(), 288.)
+    small = (Tensor(np.ones([1, 2, 4, 4]), F32), Tensor(np.ones([3, 2, 3, 3]), F32))
+    check(lambda a, w: ops.Conv2D(3, 3, pad_mode="pad", pad=1, stride=2)(a, w), small,
+          [[[[8., 12.], [12., 18.]]] * 3], F32)
+    with pytest.raises(ValueError, match="Conv2D"):
+        ops.Conv2D(out_channel=4, kernel_size=3)(*small)          # the weight has 3 output channels
+    with pytest.raises(ValueError, match="Conv2D"):
+        ops.Conv2D(3, 3, pad=1)                                   # pad needs pad_mode='pad'
