@@ -452,3 +452,34 @@ def test_conv2d_primitive():
         ops.Conv2D(out_channel=4, kernel_size=3)(*small)          # the weight has 3 output channels
     with pytest.raises(ValueError, match="Conv2D"):
         ops.Conv2D(3, 3, pad=1)                                   # pad needs pad_mode='pad'
+
+
+def test_gather_primitive():
+    # R24 + "ops/mindspore.ops.Gather.html"
+    params = T([1, 2, 3, 4, 5, 6, 7], F32)
+    check(lambda p, i: ops.Gather()(p, i, 0), (params, T([0, 2, 4, 2, 6], ms.int32)), [1., 3., 5., 3., 7.], F32)
+    check(lambda p, i: ops.Gather()(p, i, 0), (params, T([[0, 2], [2, 6]], ms.int32)), [[1., 3.], [3., 7.]], F32)
+    # (the 2.x docstring before the case list)
+    params = T([[1, 2, 7, 42], [3, 4, 54, 22], [2, 2, 55, 3]], F32)
+    idx = T([1, 2], ms.int32)
+    check(lambda p, i: ops.Gather()(p, i, 1), (params, idx), [[2., 7.], [4., 54.], [2., 55.]], F32)
+    check(lambda p, i: ops.Gather()(p, i, 0), (params, idx), [[3., 4., 54., 22.], [2., 2., 55., 3.]], F32)
+
+
+def test_concat_primitive():
+    # R24 + "ops/mindspore.ops.Concat.html"
+    x = T([[0, 1], [2, 1]], F32)
+    check(lambda a, b: ops.Concat()((a, b)), (x, x), [[0., 1.], [2., 1.], [0., 1.], [2., 1.]], F32)
+    check(lambda a, b: ops.Concat(1)((a, b)), (x, x), [[0., 1., 0., 1.], [2., 1., 2., 1.]], F32)
+
+
+def test_tile_primitive():
+    # R24 + "ops/mindspore.ops.Tile.html" (the second case is checked on the part the source read prints)
+    x = T([[1, 2], [3, 4]], F32)
+    check(lambda t: ops.Tile()(t, (2, 3)), (x,),
+          [[1., 2., 1., 2., 1., 2.], [3., 4., 3., 4., 3., 4.], [1., 2., 1., 2., 1., 2.], [3., 4., 3., 4., 3., 4.]],
+          F32)
+    out = ops.Tile()(x, (2, 3, 2))
+    assert out.shape == (2, 6, 4)
+    np.testing.assert_array_equal(out.asnumpy()[0], [[1., 2., 1., 2.], [3., 4., 3., 4.]] * 3)
+    np.testing.assert_array_equal(out.asnumpy()[1, :2], [[1., 2., 1., 2.], [3., 4., 3., 4.]])
