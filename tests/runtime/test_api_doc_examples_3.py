@@ -483,3 +483,38 @@ def test_tile_primitive():
     assert out.shape == (2, 6, 4)
     np.testing.assert_array_equal(out.asnumpy()[0], [[1., 2., 1., 2.], [3., 4., 3., 4.]] * 3)
     np.testing.assert_array_equal(out.asnumpy()[1, :2], [[1., 2., 1., 2.], [3., 4., 3., 4.]])
+
+
+# -- normalization layers (Cells start in inference mode: moving statistics 0 and 1) ----------------
+def test_batch_norm_1d():
+    # R24 + "nn/mindspore.nn.BatchNorm1d.html"
+    x = T([[0.7, 0.5, 0.5, 0.6], [0.5, 0.4, 0.6, 0.9]], F32)
+    check_cell(lambda: nn.BatchNorm1d(num_features=4), (x,),
+               [[0.6999965, 0.4999975, 0.4999975, 0.59999704], [0.4999975, 0.399998, 0.59999704, 0.89999545]], F32)
+    # the 2.0 page's example: numpy's seeded randint is deterministic
+    np.random.seed(0)
+    x = Tensor(np.random.randint(0, 255, [2, 4]), F32)
+    check_cell(lambda: nn.BatchNorm1d(num_features=4), (x,),
+               [[171.99915, 46.999763, 116.99941, 191.99904], [66.999664, 250.99875, 194.99902, 102.99948]], F32)
+
+
+def test_batch_norm_2d_and_3d():
+    # R24 + "nn/mindspore.nn.BatchNorm2d.html"
+    check_cell(lambda: nn.BatchNorm2d(num_features=3), (Tensor(np.ones([1, 3, 2, 2]).astype(np.float32)),),
+               np.full((1, 3, 2, 2), 0.999995), F32)
+    np.random.seed(0)
+    x = Tensor(np.random.randint(0, 255, [1, 3, 2, 2]), F32)
+    check_cell(lambda: nn.BatchNorm2d(num_features=3), (x,),
+               [[[[171.99915, 46.999763], [116.99941, 191.99904]], [[66.999664, 250.99875], [194.99902, 102.99948]],
+                 [[8.999955, 210.99895], [20.999895, 241.9988]]]], F32)
+    # R24 + "nn/mindspore.nn.BatchNorm3d.html"
+    assert nn.BatchNorm3d(num_features=3)(Tensor(np.ones([16, 3, 10, 32, 32]).astype(np.float32))).shape == \
+        (16, 3, 10, 32, 32)
+
+
+def test_group_norm_and_instance_norm():
+    # R24 + "nn/mindspore.nn.GroupNorm.html"
+    check_cell(lambda: nn.GroupNorm(2, 2), (Tensor(np.ones([1, 2, 4, 4], np.float32)),), np.zeros((1, 2, 4, 4)),
+               F32)
+    # R24 + "nn/mindspore.nn.InstanceNorm2d.html"
+    assert nn.InstanceNorm2d(3)(Tensor(np.ones([2, 3, 2, 2]), F32)).shape == (2, 3, 2, 2)
