@@ -173,6 +173,63 @@ class TensorMethods:
         values, index = math_func.min(self, axis, keepdims, initial=initial, where=where)
         return (values, index) if return_indices else values
 
+    def argmax_with_value(self, axis=0, keep_dims=False):
+        """``Tensor.argmax_with_value(axis=0, keep_dims=False)``: ``(value, index)`` of the maxima
+        along ``axis`` -- value first, as the page's example prints (``0.7 3``) and as MindSpore
+        computes it (``ops.max``), the reverse of the Primitive ``ops.ArgMaxWithValue``."""
+        from .ops import math_func
+        if self.ndim == 0:
+            return self, bind(_R["fill"], shape=(), value=0, dtype=int64)
+        return math_func.max(self, axis, keep_dims)
+
+    def argmin_with_value(self, axis=0, keep_dims=False):
+        """``Tensor.argmin_with_value(axis=0, keep_dims=False)``: ``(value, index)`` of the minima."""
+        from .ops import math_func
+        if self.ndim == 0:
+            return self, bind(_R["fill"], shape=(), value=0, dtype=int64)
+        return math_func.min(self, axis, keep_dims)
+
+    def choose(self, choices, mode="clip"):
+        """``Tensor.choose(choices, mode='clip')`` (numpy's method): element ``i`` taken from
+        ``choices[self[i]]`` (the tensor holds the indices); see ``mindspore.numpy.choose``."""
+        from . import numpy as mnp
+        return mnp.choose(self, choices, mode)
+
+    def itemset(self, *args):
+        """``Tensor.itemset(*args)``: a new tensor with one element replaced -- ``itemset(value)`` for a
+        one-element tensor, ``itemset(index, value)`` with a flat int index or a coordinate tuple.
+        The tensor itself is unchanged (MindSpore returns the result; it does not write in place)."""
+        if len(args) == 1:
+            index, value = None, args[0]
+            if self.size != 1:
+                raise ValueError(f"Tensor.itemset: a single argument needs a one-element tensor, got shape "
+                                 f"{tuple(self.shape)}")
+        elif len(args) == 2:
+            index, value = args
+        else:
+            raise TypeError(f"Tensor.itemset: expects (value) or (index, value), got {len(args)} arguments")
+        flat = bind(_R["reshape"], self, shape=(-1,))
+        if index is None:
+            pos = 0
+        elif isinstance(index, tuple):
+            if len(index) != self.ndim or any(isinstance(i, bool) or not isinstance(i, int) for i in index):
+                raise ValueError(f"Tensor.itemset: index {index!r} must be {self.ndim} ints for shape "
+                                 f"{tuple(self.shape)}")
+            pos = 0
+            for i, n in zip(index, self.shape):
+                if not -n <= i < n:
+                    raise IndexError(f"Tensor.itemset: index {index!r} is out of bounds for shape {tuple(self.shape)}")
+                pos = pos * n + (i % n)
+        elif isinstance(index, int) and not isinstance(index, bool):
+            if not -self.size <= index < self.size:
+                raise IndexError(f"Tensor.itemset: index {index} is out of bounds for size {self.size}")
+            pos = index % self.size
+        else:
+            raise TypeError(f"Tensor.itemset: index must be an int or a tuple of ints, got {index!r}")
+        value = bind(_R["fill"], shape=(1,), value=value, dtype=self.dtype)
+        parts = [flat[:pos], value, flat[pos + 1:]]
+        return bind(_R["reshape"], bind(_R["concat"], *parts, axis=0), shape=tuple(self.shape))
+
     def all(self, axis=None, keep_dims=False):
         """A bool tensor: whether every element (along ``axis``) is true."""
         from .ops import composite

@@ -16,7 +16,7 @@ import pytest
 
 import runtime as ms
 from runtime import Parameter, Tensor, nn, ops
-from test_api_doc_examples import check
+from test_api_doc_examples import R24, check
 
 F32 = ms.float32
 
@@ -518,3 +518,40 @@ def test_group_norm_and_instance_norm():
                F32)
     # R24 + "nn/mindspore.nn.InstanceNorm2d.html"
     assert nn.InstanceNorm2d(3)(Tensor(np.ones([2, 3, 2, 2]), F32)).shape == (2, 3, 2, 2)
+
+
+# -- Tensor methods -------------------------------------------------------------------------------------
+TENSOR = R24 + "mindspore/Tensor/"
+
+
+def test_tensor_argmax_with_value_returns_value_first():
+    # TENSOR + "mindspore.Tensor.argmax_with_value.html": (value, index), the reverse of ops.ArgMaxWithValue
+    x = T([0.0, 0.4, 0.6, 0.7, 0.1], F32)
+    check(lambda t: t.argmax_with_value(), (x,), (0.7, 3), (F32, "int"))
+    check(lambda t: t.argmax_with_value(keep_dims=True), (x,), ([0.7], [3]), (F32, "int"))
+    # TENSOR + "mindspore.Tensor.argmin_with_value.html"
+    check(lambda t: t.argmin_with_value(), (x,), (0.0, 0), (F32, "int"))
+    check(lambda t: t.argmin_with_value(keep_dims=True), (x,), ([0.0], [0]), (F32, "int"))
+    # along axis 1 of a matrix, against numpy
+    m = np.array([[3., 9., 1.], [4., 2., 8.]], np.float32)
+    check(lambda t: t.argmax_with_value(axis=1), (Tensor(m),), (m.max(1), m.argmax(1)), (F32, "int"))
+
+
+def test_tensor_choose():
+    # TENSOR + "mindspore.Tensor.choose.html"
+    choices = [[0, 1, 2, 3], [10, 11, 12, 13], [20, 21, 22, 23], [30, 31, 32, 33]]
+    check(lambda t: t.choose(choices), (T([2, 3, 1, 0]),), [20, 31, 12, 3], "int")
+
+
+def test_tensor_itemset_returns_a_new_tensor():
+    # TENSOR + "mindspore.Tensor.itemset.html": the result has the item set, x itself is unchanged
+    x = T([[1, 2, 3], [4, 5, 6]], np.float32)
+    check(lambda t: t.itemset((0, 1), 4), (x,), [[1., 4., 3.], [4., 5., 6.]], "float")
+    np.testing.assert_array_equal(x.asnumpy(), [[1., 2., 3.], [4., 5., 6.]])
+    # the other spellings numpy's itemset has: a flat index, and a single value for a one-element tensor
+    check(lambda t: t.itemset(4, 9), (x,), [[1., 2., 3.], [4., 9., 6.]], "float")
+    check(lambda t: t.itemset(7.5), (T([[1.0]], np.float32),), [[7.5]], "float")
+    with pytest.raises(IndexError, match="itemset"):
+        x.itemset((2, 0), 1)
+    with pytest.raises(ValueError, match="itemset"):
+        x.itemset(3)
