@@ -189,6 +189,32 @@ class TensorMethods:
             return self, bind(_R["fill"], shape=(), value=0, dtype=int64)
         return math_func.min(self, axis, keep_dims)
 
+    def scatter_sub(self, indices, updates):
+        """``Tensor.scatter_sub(indices, updates)``: ``ops.tensor_scatter_sub`` (a new tensor)."""
+        from .ops import tensor_scatter_sub
+        return tensor_scatter_sub(self, indices, updates)
+
+    def scatter_mul(self, indices, updates):
+        from .ops import tensor_scatter_mul
+        return tensor_scatter_mul(self, indices, updates)
+
+    def scatter_div(self, indices, updates):
+        from .ops import tensor_scatter_div
+        return tensor_scatter_div(self, indices, updates)
+
+    def scatter_min(self, indices, updates):
+        from .ops import tensor_scatter_min
+        return tensor_scatter_min(self, indices, updates)
+
+    def scatter_max(self, indices, updates):
+        from .ops import tensor_scatter_max
+        return tensor_scatter_max(self, indices, updates)
+
+    def fill_diagonal(self, fill_value, wrap=False):
+        """``Tensor.fill_diagonal(fill_value, wrap=False)``: ``ops.FillDiagonal(fill_value, wrap)(self)``."""
+        from .ops import FillDiagonal
+        return FillDiagonal(fill_value, wrap)(self)
+
     def choose(self, choices, mode="clip"):
         """``Tensor.choose(choices, mode='clip')`` (numpy's method): element ``i`` taken from
         ``choices[self[i]]`` (the tensor holds the indices); see ``mindspore.numpy.choose``."""

@@ -555,3 +555,66 @@ def test_tensor_itemset_returns_a_new_tensor():
         x.itemset((2, 0), 1)
     with pytest.raises(ValueError, match="itemset"):
         x.itemset(3)
+
+
+def test_tensor_min_with_initial_where_and_indices():
+    # TENSOR + "mindspore.Tensor.min.html"
+    a = Tensor(np.arange(4).reshape((2, 2)).astype('float32'))
+    check(lambda t: t.min(), (a,), 0.0, "float")
+    check(lambda t: t.min(axis=0), (a,), [0., 1.], "float")
+    check(lambda t: t.min(axis=0, initial=9, where=Tensor([False])), (a,), [9., 9.], "float")
+    check(lambda t: t.min(axis=0, initial=9, where=Tensor([False, True])), (a,), [9., 1.], "float")
+    check(lambda t: t.min(axis=0, return_indices=True), (a,), ([0., 1.], [0, 0]), ("float", "int"))
+    # TENSOR + "mindspore.Tensor.max.html"
+    check(lambda t: t.max(axis=0, return_indices=True), (a,), ([2., 3.], [1, 1]), ("float", "int"))
+
+
+def test_tensor_scatter_sub():
+    # TENSOR + "mindspore.Tensor.scatter_sub.html"
+    x = Tensor(np.array([[-0.1, 0.3, 3.6], [0.4, 0.5, -3.2]]).astype('float32'))
+    indices = Tensor(np.array([[0, 0], [0, 0]]).astype('int32'))
+    updates = Tensor(np.array([1.0, 2.2]).astype('float32'))
+    check(lambda t, i, u: t.scatter_sub(i, u), (x, indices, updates),
+          [[-3.3000002, 0.3, 3.6], [0.4, 0.5, -3.2]], F32)
+
+
+def test_tensor_fill_diagonal_wrap():
+    # TENSOR + "mindspore.Tensor.fill_diagonal.html"
+    x = Tensor(np.ones((6, 3)), F32)
+    check(lambda t: t.fill_diagonal(5.0, wrap=True), (x,),
+          [[5., 1., 1.], [1., 5., 1.], [1., 1., 5.], [1., 1., 1.], [5., 1., 1.], [1., 5., 1.]], F32)
+
+
+def test_tensor_init_data():
+    # TENSOR + "mindspore.Tensor.init_data.html"
+    from runtime.common.initializer import Constant, initializer
+    x = initializer(Constant(1), [2, 2], ms.float32)
+    out = x.init_data()
+    np.testing.assert_array_equal(out.asnumpy(), [[1., 1.], [1., 1.]])
+
+
+def test_fill_diagonal_primitive_matches_numpy():
+    # ops.FillDiagonal(fill_value, wrap=False) (the r2.4 page's semantics: numpy's fill_diagonal): a tall
+    # int32 matrix without and with wrap, and a cube (every dimension equal)
+    for shape, dtype, wrap in [((6, 3), np.int32, False), ((6, 3), np.int32, True), ((3, 3, 3), np.float32, False)]:
+        x = np.arange(int(np.prod(shape))).reshape(shape).astype(dtype)
+        want = x.copy()
+        np.fill_diagonal(want, 9, wrap=wrap)
+        check(lambda t, w=wrap: ops.FillDiagonal(9.0, wrap=w)(t), (Tensor(x),), want, "int" if dtype == np.int32
+              else "float")
+    with pytest.raises(ValueError, match="FillDiagonal"):
+        ops.FillDiagonal(1.0)(Tensor(np.ones((2, 3, 4), np.float32)))
+
+
+def test_tensor_scatter_methods():
+    # TENSOR + "mindspore.Tensor.scatter_{mul,div,min,max}.html": ops.tensor_scatter_* on the tensor
+    x = Tensor(np.array([[-0.1, 0.3, 3.6], [0.4, 0.5, -3.2]], np.float32))
+    idx = Tensor(np.array([[0, 0], [1, 2]], np.int32))
+    upd = Tensor(np.array([2.0, -4.0], np.float32))
+    xn = x.asnumpy()
+    for name, f in [("scatter_mul", np.multiply), ("scatter_div", np.divide), ("scatter_min", np.minimum),
+                    ("scatter_max", np.maximum)]:
+        want = xn.copy()
+        want[0, 0] = f(want[0, 0], 2.0)
+        want[1, 2] = f(want[1, 2], -4.0)
+        check(lambda t, i, u, n=name: getattr(t, n)(i, u), (x, idx, upd), want, F32)
