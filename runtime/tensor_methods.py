@@ -9,6 +9,8 @@ from __future__ import annotations
 from graph.dtypes import int64
 from graph.ops import REGISTRY, bind
 
+from .tensor_ops_methods import OpsMethods
+
 _R = REGISTRY
 
 
@@ -18,7 +20,7 @@ def _index_attrs(index):
     return split_index(index)
 
 
-class TensorMethods:
+class TensorMethods(OpsMethods):
     __slots__ = ()
     __array_priority__ = 1000  # numpy defers binary operators to us
 
