@@ -5,7 +5,10 @@ tensors and on the capture layer's symbolic ones alike (``TensorMethods`` inheri
 
 The few whose arguments differ from the function's are written out below the plain ones
 (``nansum``'s positional ``dtype``, ``repeat_interleave``'s ``dim``, ``addmv``'s positional
-``beta``/``alpha``, the deprecated ``top_k``, and the dtype helpers ``to``/``type``/``type_as``/``fill``).
+``beta``/``alpha``, ``where``'s order, ``index_add``'s ``alpha``, the deprecated ``top_k``), then the
+methods with a page of their own: the dtype helpers ``to``/``type``/``type_as``/``short``,
+``new_zeros``/``new_ones``, ``mT``/``mH``, ``masked_scatter``, ``index_put`` and ``fill``, each
+composed of ``ops`` functions.
 
 Example:
     >>> import numpy as np
@@ -15,12 +18,20 @@ Example:
 """
 from __future__ import annotations
 
-from graph.dtypes import int64
+from graph.dtypes import int16, int32, int64
 
 
 def _ops():
     from . import ops
     return ops
+
+
+def _new_full(what, size, value, dtype):
+    if isinstance(size, int) and not isinstance(size, bool):
+        size = (size,)
+    if not isinstance(size, (tuple, list)) or any(isinstance(s, bool) or not isinstance(s, int) for s in size):
+        raise TypeError(f"Tensor.{what}: size must be an int or a tuple/list of ints, got {size!r}")
+    return _ops().fill(dtype, tuple(size), value)
 
 
 class OpsMethods:
@@ -181,6 +192,159 @@ class OpsMethods:
     def bmm(self, mat2):
         return _ops().bmm(self, mat2)
 
+    def cholesky(self, upper=False):
+        return _ops().cholesky(self, upper)
+
+    def cholesky_inverse(self, upper=False):
+        return _ops().cholesky_inverse(self, upper)
+
+    def cholesky_solve(self, input2, upper=False):
+        return _ops().cholesky_solve(self, input2, upper)
+
+    def conj(self):
+        return _ops().conj(self)
+
+    def cross(self, other, dim=None):
+        return _ops().cross(self, other, dim)
+
+    def erfinv(self):
+        return _ops().erfinv(self)
+
+    def less_equal(self, other):
+        return _ops().less_equal(self, other)
+
+    def lcm(self, other):
+        return _ops().lcm(self, other)
+
+    def ldexp(self, other):
+        return _ops().ldexp(self, other)
+
+    def fold(self, output_size, kernel_size, dilation=1, padding=0, stride=1):
+        return _ops().fold(self, output_size, kernel_size, dilation, padding, stride)
+
+    def unfold(self, kernel_size, dilation=1, padding=0, stride=1):
+        return _ops().unfold(self, kernel_size, dilation, padding, stride)
+
+    def expand(self, size):
+        return _ops().expand(self, size)
+
+    def cumprod(self, dim, dtype=None):
+        return _ops().cumprod(self, dim, dtype)
+
+    def multiply(self, other):
+        return _ops().multiply(self, other)
+
+    def eq(self, other):
+        return _ops().eq(self, other)
+
+    def equal(self, other):
+        return _ops().equal(self, other)
+
+    def expm1(self):
+        return _ops().expm1(self)
+
+    def greater(self, other):
+        return _ops().greater(self, other)
+
+    def greater_equal(self, other):
+        return _ops().greater_equal(self, other)
+
+    def igamma(self, other):
+        return _ops().igamma(self, other)
+
+    def igammac(self, other):
+        return _ops().igammac(self, other)
+
+    def isinf(self):
+        return _ops().isinf(self)
+
+    def isnan(self):
+        return _ops().isnan(self)
+
+    def flip(self, dims):
+        return _ops().flip(self, dims)
+
+    def fliplr(self):
+        return _ops().fliplr(self)
+
+    def flipud(self):
+        return _ops().flipud(self)
+
+    def le(self, other):
+        return _ops().le(self, other)
+
+    def less(self, other):
+        return _ops().less(self, other)
+
+    def lt(self, other):
+        return _ops().lt(self, other)
+
+    def logical_and(self, other):
+        return _ops().logical_and(self, other)
+
+    def logical_not(self):
+        return _ops().logical_not(self)
+
+    def logical_or(self, other):
+        return _ops().logical_or(self, other)
+
+    def logical_xor(self, other):
+        return _ops().logical_xor(self, other)
+
+    def lstsq(self, A):
+        return _ops().lstsq(self, A)
+
+    def mvlgamma(self, p):
+        return _ops().mvlgamma(self, p)
+
+    def inner(self, other):
+        return _ops().inner(self, other)
+
+    def multinomial(self, num_samples, replacement=True, seed=None):
+        return _ops().multinomial(self, num_samples, replacement, seed)
+
+    def matrix_power(self, n):
+        return _ops().matrix_power(self, n)
+
+    def mm(self, mat2):
+        return _ops().mm(self, mat2)
+
+    def msort(self):
+        return _ops().msort(self)
+
+    def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+        return _ops().nan_to_num(self, nan, posinf, neginf)
+
+    def ne(self, other):
+        return _ops().ne(self, other)
+
+    def not_equal(self, other):
+        return _ops().not_equal(self, other)
+
+    def signbit(self):
+        return _ops().signbit(self)
+
+    def sgn(self):
+        return _ops().sgn(self)
+
+    def sinc(self):
+        return _ops().sinc(self)
+
+    def sinh(self):
+        return _ops().sinh(self)
+
+    def trunc(self):
+        return _ops().trunc(self)
+
+    def imag(self):
+        return _ops().imag(self)
+
+    def quantile(self, q, axis=None, keepdims=False):
+        return _ops().quantile(self, q, axis, keepdims)
+
+    def nanquantile(self, q, axis=None, keepdims=False):
+        return _ops().nanquantile(self, q, axis, keepdims)
+
     # -- arguments that differ from the function's ----------------------------------------------------
     def random_categorical(self, num_sample, seed=0, dtype=int64):
         return _ops().random_categorical(self, num_sample, seed, dtype)
@@ -196,6 +360,23 @@ class OpsMethods:
 
     def addmv(self, mat, vec, beta=1, alpha=1):
         return _ops().addmv(self, mat, vec, beta=beta, alpha=alpha)
+
+    def count_nonzero(self, axis=(), keep_dims=False, dtype=int32):
+        return _ops().count_nonzero(self, axis, keep_dims, dtype)
+
+    def divide(self, value, *, rounding_mode=None):
+        return _ops().divide(self, value, rounding_mode=rounding_mode)
+
+    def where(self, condition, y):
+        """``Tensor.where(condition, y)``: ``ops.where(condition, self, y)`` (the tensor where true)."""
+        return _ops().where(condition, self, y)
+
+    def index_add(self, dim, index, source, *, alpha=1):
+        """``Tensor.index_add(dim, index, source, *, alpha=1)``: rows ``index`` along ``dim`` plus
+        ``alpha * source`` (``ops.index_add``), a new tensor."""
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
+            raise TypeError(f"Tensor.index_add: alpha must be a number, got {alpha!r}")
+        return _ops().index_add(self, index, source * alpha, dim)
 
     def top_k(self, k, sorted=True):  # noqa: A002 - MindSpore's name
         """Deprecated ``Tensor.top_k(k, sorted=True)``: the ``k`` largest along the last axis
@@ -215,6 +396,67 @@ class OpsMethods:
     def type_as(self, other):
         """``Tensor.type_as(other)``: the tensor cast to ``other``'s dtype."""
         return self.astype(other.dtype)
+
+    def short(self):
+        """``Tensor.short()``: the tensor cast to int16."""
+        return self.astype(int16)
+
+    def new_zeros(self, size, *, dtype=None):
+        """``Tensor.new_zeros(size, *, dtype=None)``: zeros of ``size``, this tensor's dtype by default."""
+        return _new_full("new_zeros", size, 0, self.dtype if dtype is None else dtype)
+
+    def new_ones(self, size, *, dtype=None):
+        """``Tensor.new_ones(size, *, dtype=None)``: ones of ``size``, this tensor's dtype by default."""
+        return _new_full("new_ones", size, 1, self.dtype if dtype is None else dtype)
+
+    @property
+    def mT(self):
+        """The last two dimensions exchanged (``self.swapaxes(-2, -1)``)."""
+        return self.swapaxes(-2, -1)
+
+    @property
+    def mH(self):
+        """``ops.adjoint(self)``: the conjugate of ``mT``."""
+        return _ops().adjoint(self)
+
+    def masked_scatter(self, mask, x):
+        """``Tensor.masked_scatter(mask, x)``: the positions where ``mask`` (broadcast to this shape)
+        is true take the leading elements of ``x`` in row-major order; the others keep this tensor's."""
+        ops = _ops()
+        mask = ops.broadcast_to(mask, tuple(self.shape))
+        flat_mask = ops.reshape(mask, (-1,))
+        source = ops.reshape(x, (-1,))
+        # the k-th true position takes source[k]: k is the running count of trues before it
+        pos = ops.cumsum(ops.cast(flat_mask, int32), 0) - 1
+        taken = ops.gather(source, ops.clip_by_value(pos, 0, source.shape[0] - 1), 0)
+        return ops.where(mask, ops.reshape(taken, tuple(self.shape)), self)
+
+    def index_put(self, indices, values, accumulate=False):
+        """``Tensor.index_put(indices, values, accumulate=False)``: ``self[indices] = values`` (or
+        ``+=`` with ``accumulate``, duplicates adding up) on a copy; ``indices`` is a tuple/list of
+        1-D int tensors addressing the leading dimensions, ``values`` a 1-D tensor broadcast over the
+        addressed elements."""
+        if not isinstance(indices, (tuple, list)) or not indices:
+            raise TypeError(f"Tensor.index_put: indices must be a non-empty tuple or list of Tensors, got {indices!r}")
+        if not isinstance(accumulate, bool):
+            raise TypeError(f"Tensor.index_put: accumulate must be a bool, got {accumulate!r}")
+        if len(indices) > self.ndim:
+            raise ValueError(f"Tensor.index_put: {len(indices)} index tensors for a {self.ndim}-D tensor")
+        if any(i.ndim != 1 for i in indices) or values.ndim != 1:
+            raise ValueError("Tensor.index_put: the index tensors and values must be 1-D")
+        ops = _ops()
+        n = max(i.shape[0] for i in indices)
+        if any(i.shape[0] not in (1, n) for i in indices):
+            raise ValueError(f"Tensor.index_put: index tensors of lengths {[i.shape[0] for i in indices]} "
+                             f"do not broadcast")
+        coords = ops.stack([ops.broadcast_to(ops.cast(i, int64), (n,)) for i in indices], -1)   # (n, k)
+        rest = tuple(self.shape[len(indices):])
+        if values.shape[0] not in (1, rest[-1] if rest else n):
+            raise ValueError(f"Tensor.index_put: values of length {values.shape[0]} do not fit "
+                             f"{n} addressed {'slices of shape ' + str(rest) if rest else 'elements'}")
+        updates = ops.broadcast_to(ops.cast(values, self.dtype), (n,) + rest if rest else (n,))
+        scatter = ops.tensor_scatter_add if accumulate else ops.tensor_scatter_update
+        return scatter(self, coords, updates)
 
     def fill(self, value):
         """Deprecated ``Tensor.fill(value)``: a tensor of this shape and dtype holding ``value``

@@ -653,6 +653,21 @@ OPS_METHODS = [
     ("median", M22, ()), ("asinh", V3, ()), ("arcsinh", V3, ()), ("atan", V3, ()), ("atanh", V3 / 4, ()),
     ("arctanh", V3 / 4, ()), ("bmm", M22[None], (M22[None],)), ("nanmedian", M22, ()),
     ("unsorted_segment_max", V3, (np.array([0, 1, 0], np.int32), 2)),
+    ("cholesky", M22 @ M22.T, ()), ("cholesky_inverse", np.linalg.cholesky(M22 @ M22.T).astype(np.float32), ()),
+    ("conj", V3, ()), ("cross", np.eye(3, dtype=np.float32), (np.ones((3, 3), np.float32),)),
+    ("erfinv", V3 / 4, ()), ("less_equal", V3, (0.25,)), ("lcm", np.array([4, 6], np.int32),
+                                                          (np.array([6, 8], np.int32),)),
+    ("ldexp", V3, (np.array([1, 2, 3], np.int32),)), ("expand", V3[None], ((2, 3),)), ("cumprod", V3, (0,)),
+    ("multiply", V3, (V3,)), ("eq", V3, (0.25,)), ("equal", V3, (V3,)), ("expm1", V3, ()), ("greater", V3, (0.,)),
+    ("greater_equal", V3, (0.25,)), ("igamma", np.abs(V3), (np.abs(V3) + 1,)),
+    ("igammac", np.abs(V3), (np.abs(V3) + 1,)), ("isinf", V3, ()), ("isnan", V3, ()), ("flip", M22, ((0,),)),
+    ("fliplr", M22, ()), ("flipud", M22, ()), ("le", V3, (0.25,)), ("less", V3, (0.25,)), ("lt", V3, (0.25,)),
+    ("logical_and", V3 > 0, (V3 > 1,)), ("logical_not", V3 > 0, ()), ("logical_or", V3 > 0, (V3 > 1,)),
+    ("logical_xor", V3 > 0, (V3 > 1,)), ("mvlgamma", np.abs(V3) + 2, (2,)), ("inner", V3, (V3,)),
+    ("matrix_power", M22, (3,)), ("mm", M22, (M22,)), ("msort", M22, ()), ("nan_to_num", V3, ()), ("ne", V3, (0.25,)),
+    ("not_equal", V3, (V3,)), ("signbit", V3, ()), ("sgn", V3, ()), ("sinc", V3, ()), ("sinh", V3, ()),
+    ("trunc", V3, ()), ("quantile", V3, (0.5,)), ("nanquantile", V3, (0.5,)), ("count_nonzero", V3, ()),
+    ("divide", V3, (2.0,)),
 ]
 
 
@@ -668,4 +683,47 @@ def test_tensor_method_is_the_ops_function(name, x, extra):
         got = _flat(run_fn(mode, lambda t, n=name: getattr(t, n)(*args), Tensor(x)))
         assert len(got) == len(want), (name, mode)
         for g, w in zip(got, want):
-            np.testing.assert_allclose(g, w, rtol=1e-6, err_msg=f"{name} {mode}")
+            np.testing.assert_allclose(g, w, rtol=1e-5, err_msg=f"{name} {mode}")  # compiled float32 series
+
+
+def test_tensor_new_zeros_ones_and_casts():
+    # TENSOR + "mindspore.Tensor.new_zeros.html", "mindspore.Tensor.new_ones.html"
+    x = Tensor(np.array([1, 2, 3]), F32)
+    check(lambda t: t.new_zeros((2, 2)), (x,), [[0., 0.], [0., 0.]], F32)
+    check(lambda t: t.new_ones((2, 2)), (x,), [[1., 1.], [1., 1.]], F32)
+    # TENSOR + "mindspore.Tensor.short.html"
+    check(lambda t: t.short(), (Tensor(np.array([1, 2, 3, 4, 5]), ms.int32),), [1, 2, 3, 4, 5], ms.int16)
+    # TENSOR + "mindspore.Tensor.half.html", "...int.html", "...long.html"
+    assert Tensor(np.ones([2, 2]), ms.int32).half().dtype == ms.float16
+    assert Tensor(np.ones([2, 2]), F32).int().dtype == ms.int32
+    assert Tensor(np.ones([2, 2]), ms.int32).long().dtype == ms.int64
+    # TENSOR + "mindspore.Tensor.mT.html": the last two dimensions exchanged
+    m = np.arange(6, dtype=np.float32).reshape(1, 2, 3)
+    check(lambda t: t.mT, (Tensor(m),), m.swapaxes(-2, -1), F32)
+
+
+def test_tensor_masked_scatter():
+    # TENSOR + "mindspore.Tensor.masked_scatter.html"
+    x = Tensor(np.array([1., 2., 3., 4.]), F32)
+    mask = Tensor(np.array([True, True, False, True]), ms.bool_)
+    check(lambda t, m, s: t.masked_scatter(m, s), (x, mask, Tensor(np.array([5., 6., 7.]), F32)), [5., 6., 3., 7.],
+          F32)
+    # a mask broadcast over rows, against numpy's boolean assignment
+    x2 = np.arange(6, dtype=np.float32).reshape(2, 3)
+    m2 = np.array([True, False, True])
+    want = x2.copy()
+    want[np.broadcast_to(m2, x2.shape)] = [10., 11., 12., 13.]
+    check(lambda t, m, s: t.masked_scatter(m, s), (Tensor(x2), Tensor(m2), Tensor(np.array([10., 11., 12., 13., 14.],
+                                                                                       np.float32))), want, F32)
+
+
+def test_tensor_index_put():
+    # TENSOR + "mindspore.Tensor.index_put.html"
+    x = Tensor(np.array([[1, 2, 3], [4, 5, 6]]).astype(np.int32))
+    values = Tensor(np.array([3]).astype(np.int32))
+    rows, cols = Tensor(np.array([0, 1, 1]).astype(np.int32)), Tensor(np.array([1, 2, 1]).astype(np.int32))
+    check(lambda t, v, r, c: t.index_put([r, c], v, True), (x, values, rows, cols), [[1, 5, 3], [4, 8, 9]],
+          ms.int32)
+    check(lambda t, v, r, c: t.index_put((r, c), v), (x, values, rows, cols), [[1, 3, 3], [4, 3, 3]], ms.int32)
+    with pytest.raises(ValueError, match="index_put"):
+        x.index_put([rows, cols], Tensor(np.array([1, 2]).astype(np.int32)))
