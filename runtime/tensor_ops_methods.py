@@ -345,6 +345,174 @@ class OpsMethods:
     def nanquantile(self, q, axis=None, keepdims=False):
         return _ops().nanquantile(self, q, axis, keepdims)
 
+    def histc(self, bins=100, min=0.0, max=0.0):  # noqa: A002 - MindSpore's names
+        return _ops().histc(self, bins, min, max)
+
+    def addcdiv(self, tensor1, tensor2, value=1):
+        return _ops().addcdiv(self, tensor1, tensor2, value)
+
+    def addcmul(self, tensor1, tensor2, value=1):
+        return _ops().addcmul(self, tensor1, tensor2, value)
+
+    def true_divide(self, divisor):
+        return _ops().true_divide(self, divisor)
+
+    def triu(self, diagonal=0):
+        return _ops().triu(self, diagonal)
+
+    def adjoint(self):
+        return _ops().adjoint(self)
+
+    def angle(self):
+        return _ops().angle(self)
+
+    def atan2(self, other):
+        return _ops().atan2(self, other)
+
+    def baddbmm(self, batch1, batch2, beta=1, alpha=1):
+        return _ops().baddbmm(self, batch1, batch2, beta, alpha)
+
+    def t(self):
+        return _ops().t(self)
+
+    def bitwise_and(self, other):
+        return _ops().bitwise_and(self, other)
+
+    def bitwise_or(self, other):
+        return _ops().bitwise_or(self, other)
+
+    def bitwise_xor(self, other):
+        return _ops().bitwise_xor(self, other)
+
+    def bitwise_left_shift(self, other):
+        return _ops().bitwise_left_shift(self, other)
+
+    def bitwise_right_shift(self, other):
+        return _ops().bitwise_right_shift(self, other)
+
+    def scatter(self, axis, index, src):
+        return _ops().scatter(self, axis, index, src)
+
+    def ger(self, vec2):
+        return _ops().ger(self, vec2)
+
+    def gt(self, other):
+        return _ops().gt(self, other)
+
+    def ge(self, other):
+        return _ops().ge(self, other)
+
+    def real(self):
+        return _ops().real(self)
+
+    def tan(self):
+        return _ops().tan(self)
+
+    def cosh(self):
+        return _ops().cosh(self)
+
+    def acos(self):
+        return _ops().acos(self)
+
+    def arccos(self):
+        return _ops().arccos(self)
+
+    def acosh(self):
+        return _ops().acosh(self)
+
+    def asin(self):
+        return _ops().asin(self)
+
+    def absolute(self):
+        return _ops().absolute(self)
+
+    def floor_divide(self, other):
+        return _ops().floor_divide(self, other)
+
+    def lerp(self, end, weight):
+        return _ops().lerp(self, end, weight)
+
+    def negative(self):
+        return _ops().negative(self)
+
+    def renorm(self, p, axis, maxnorm):
+        return _ops().renorm(self, p, axis, maxnorm)
+
+    def approximate_equal(self, y, tolerance=1e-05):
+        return _ops().approximate_equal(self, y, tolerance)
+
+    def logit(self, eps=None):
+        return _ops().logit(self, eps)
+
+    def logaddexp(self, other):
+        return _ops().logaddexp(self, other)
+
+    def logaddexp2(self, other):
+        return _ops().logaddexp2(self, other)
+
+    def logcumsumexp(self, axis):
+        return _ops().logcumsumexp(self, axis)
+
+    def logdet(self):
+        return _ops().logdet(self)
+
+    def i0(self):
+        return _ops().i0(self)
+
+    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return _ops().isclose(self, other, rtol, atol, equal_nan)
+
+    def isneginf(self):
+        return _ops().isneginf(self)
+
+    def isposinf(self):
+        return _ops().isposinf(self)
+
+    def isreal(self):
+        return _ops().isreal(self)
+
+    def isfinite(self):
+        return _ops().isfinite(self)
+
+    def inv(self):
+        return _ops().inv(self)
+
+    def inverse(self):
+        return _ops().inverse(self)
+
+    def invert(self):
+        return _ops().invert(self)
+
+    def log10(self):
+        return _ops().log10(self)
+
+    def log2(self):
+        return _ops().log2(self)
+
+    def reverse(self, axis):
+        return _ops().reverse(self, axis)
+
+    def col2im(self, output_size, kernel_size, dilation, padding_value, stride):
+        return _ops().col2im(self, output_size, kernel_size, dilation, padding_value, stride)
+
+    def rot90(self, k, dims):
+        return _ops().rot90(self, k, dims)
+
+    def deg2rad(self):
+        return _ops().deg2rad(self)
+
+    def dot(self, other):
+        return _ops().dot(self, other)
+
+    def outer(self, vec2):
+        return _ops().outer(self, vec2)
+
+    def rad2deg(self):
+        return _ops().rad2deg(self)
+
+    def copysign(self, other):
+        return _ops().copysign(self, other)
+
     # -- arguments that differ from the function's ----------------------------------------------------
     def random_categorical(self, num_sample, seed=0, dtype=int64):
         return _ops().random_categorical(self, num_sample, seed, dtype)
@@ -378,6 +546,43 @@ class OpsMethods:
             raise TypeError(f"Tensor.index_add: alpha must be a number, got {alpha!r}")
         return _ops().index_add(self, index, source * alpha, dim)
 
+    def subtract(self, other, *, alpha=1):
+        return _ops().subtract(self, other, alpha=alpha)
+
+    def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        return _ops().addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+        return _ops().addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+
+    def addr(self, vec1, vec2, beta=1, alpha=1):
+        return _ops().addr(self, vec1, vec2, beta=beta, alpha=alpha)
+
+    def cov(self, *, correction=1, fweights=None, aweights=None):
+        return _ops().cov(self, correction=correction, fweights=fweights, aweights=aweights)
+
+    def logsumexp(self, axis, keepdims=False):
+        return _ops().logsumexp(self, axis, keepdims)
+
+    def amin(self, axis=None, keepdims=False, *, initial=None, where=None):
+        return _ops().amin(self, axis, keepdims, initial=initial, where=where)
+
+    def amax(self, axis=None, keepdims=False, *, initial=None, where=None):
+        return _ops().amax(self, axis, keepdims, initial=initial, where=where)
+
+    def aminmax(self, *, axis=0, keepdims=False):
+        return _ops().aminmax(self, axis=axis, keepdims=keepdims)
+
+    def reverse_sequence(self, seq_lengths, seq_dim=0, batch_dim=0):
+        return _ops().reverse_sequence(self, seq_lengths, seq_dim, batch_dim)
+
+    def select(self, condition, y):
+        """``Tensor.select(condition, y)``: ``ops.select(condition, self, y)`` (the tensor where true)."""
+        return _ops().select(condition, self, y)
+
+    def roll(self, shifts, dims):
+        return _ops().roll(self, shifts, dims)
+
     def top_k(self, k, sorted=True):  # noqa: A002 - MindSpore's name
         """Deprecated ``Tensor.top_k(k, sorted=True)``: the ``k`` largest along the last axis
         (``ops.topk(self, k, sorted=sorted)``)."""
@@ -396,6 +601,10 @@ class OpsMethods:
     def type_as(self, other):
         """``Tensor.type_as(other)``: the tensor cast to ``other``'s dtype."""
         return self.astype(other.dtype)
+
+    def reshape_as(self, other):
+        """``Tensor.reshape_as(other)``: this tensor's data in ``other``'s shape."""
+        return self.reshape(tuple(other.shape))
 
     def short(self):
         """``Tensor.short()``: the tensor cast to int16."""

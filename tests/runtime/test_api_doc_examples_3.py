@@ -668,6 +668,28 @@ OPS_METHODS = [
     ("not_equal", V3, (V3,)), ("signbit", V3, ()), ("sgn", V3, ()), ("sinc", V3, ()), ("sinh", V3, ()),
     ("trunc", V3, ()), ("quantile", V3, (0.5,)), ("nanquantile", V3, (0.5,)), ("count_nonzero", V3, ()),
     ("divide", V3, (2.0,)),
+    ("histc", V3, (4, -2.0, 2.0)), ("addcdiv", V3, (V3, np.abs(V3) + 1, 0.5)), ("addcmul", V3, (V3, V3, 0.5)),
+    ("true_divide", V3, (2.0,)), ("triu", M22, ()), ("adjoint", M22, ()), ("atan2", V3, (V3[::-1],)),
+    ("baddbmm", M22[None], (M22[None], M22[None])), ("t", M22, ()),
+    ("bitwise_and", np.array([5, 3], np.int32), (np.array([3, 6], np.int32),)),
+    ("bitwise_or", np.array([5, 3], np.int32), (np.array([3, 6], np.int32),)),
+    ("bitwise_xor", np.array([5, 3], np.int32), (np.array([3, 6], np.int32),)),
+    ("bitwise_left_shift", np.array([5, 3], np.int32), (np.array([1, 2], np.int32),)),
+    ("bitwise_right_shift", np.array([5, 3], np.int32), (np.array([1, 2], np.int32),)),
+    ("scatter", M22, (1, np.array([[1], [0]], np.int64), np.array([[9.], [8.]], np.float32))),
+    ("ger", V3, (V3,)), ("gt", V3, (0.,)), ("ge", V3, (0.25,)), ("real", V3, ()), ("tan", V3, ()),
+    ("cosh", V3, ()), ("acos", V3 / 4, ()), ("arccos", V3 / 4, ()), ("acosh", np.abs(V3) + 1, ()), ("asin", V3 / 4, ()),
+    ("absolute", V3, ()), ("floor_divide", V3, (0.5,)), ("lerp", V3, (V3[::-1], 0.25)), ("negative", V3, ()),
+    ("renorm", M22, (2, 0, 3.0)), ("approximate_equal", V3, (V3 + 1e-6,)), ("logit", V3 / 5 + 0.5, ()),
+    ("logaddexp", V3, (V3[::-1],)), ("logaddexp2", V3, (V3[::-1],)), ("logcumsumexp", V3, (0,)), ("logdet", M22, ()),
+    ("i0", V3, ()), ("isclose", V3, (V3,)), ("isneginf", V3, ()), ("isposinf", V3, ()), ("isreal", V3, ()),
+    ("isfinite", V3, ()), ("inv", np.abs(V3) + 1, ()), ("inverse", M22, ()), ("invert", np.array([5, 3], np.int32), ()),
+    ("log10", np.abs(V3), ()), ("log2", np.abs(V3), ()), ("reverse", M22, ((0,),)), ("rot90", M22, (1, (0, 1))),
+    ("deg2rad", V3, ()), ("dot", V3, (V3,)), ("outer", V3, (V3,)), ("rad2deg", V3, ()), ("copysign", V3, (-1.0,)),
+    ("subtract", V3, (V3[::-1],)), ("addmm", M22, (M22, M22)), ("addr", M22[:, :1] @ np.ones((1, 3), np.float32),
+                                                               (V3[:2], V3)),
+    ("logsumexp", M22, (1,)), ("amin", M22, (1,)), ("amax", M22, (0,)), ("aminmax", M22, ()),
+    ("roll", V3, (1, 0)),
 ]
 
 
@@ -727,3 +749,21 @@ def test_tensor_index_put():
     check(lambda t, v, r, c: t.index_put((r, c), v), (x, values, rows, cols), [[1, 3, 3], [4, 3, 3]], ms.int32)
     with pytest.raises(ValueError, match="index_put"):
         x.index_put([rows, cols], Tensor(np.array([1, 2]).astype(np.int32)))
+
+
+def test_tensor_select_and_where_put_the_tensor_second():
+    # TENSOR + "mindspore.Tensor.select.html" / "mindspore.Tensor.where.html": x.select(condition, y) is
+    # ops.select(condition, x, y); x.where(condition, y) is ops.where(condition, x, y)
+    cond = Tensor(M22 > 2)
+    check(lambda t, c: t.select(c, t * 0), (Tensor(M22), cond), np.where(M22 > 2, M22, 0), F32)
+    check(lambda t, c: t.where(c, t * 0), (Tensor(M22), cond), np.where(M22 > 2, M22, 0), F32)
+
+
+def test_tensor_reshape_as_and_view_as():
+    # TENSOR + "mindspore.Tensor.reshape_as.html"
+    x = Tensor([[-0.1, 0.3, 3.6], [0.4, 0.5, -3.2]], dtype=F32)
+    y = Tensor(np.arange(6).reshape(3, 2))
+    check(lambda a, b: a.reshape_as(b), (x, y), [[-0.1, 0.3], [3.6, 0.4], [0.5, -3.2]], F32)
+    # TENSOR + "mindspore.Tensor.view_as.html"
+    a = Tensor([[1, 2, 3], [2, 3, 4]], F32)
+    check(lambda p, q: p.view_as(q), (a, Tensor([1, 1, 1, 1, 1, 1], F32)), [1., 2., 3., 2., 3., 4.], F32)
