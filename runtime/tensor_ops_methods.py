@@ -513,6 +513,21 @@ class OpsMethods:
     def copysign(self, other):
         return _ops().copysign(self, other)
 
+    def arccosh(self):
+        return _ops().arccosh(self)
+
+    def arcsin(self):
+        return _ops().arcsin(self)
+
+    def arctan(self):
+        return _ops().arctan(self)
+
+    def arctan2(self, other):
+        return _ops().arctan2(self, other)
+
+    def bincount(self, weights=None, minlength=0):
+        return _ops().bincount(self, weights, minlength)
+
     # -- arguments that differ from the function's ----------------------------------------------------
     def random_categorical(self, num_sample, seed=0, dtype=int64):
         return _ops().random_categorical(self, num_sample, seed, dtype)
@@ -601,6 +616,28 @@ class OpsMethods:
     def type_as(self, other):
         """``Tensor.type_as(other)``: the tensor cast to ``other``'s dtype."""
         return self.astype(other.dtype)
+
+    @property
+    def H(self):
+        """``Tensor.H``: a 2-D tensor transposed, and conjugated when complex."""
+        if self.ndim != 2:
+            raise ValueError(f"Tensor.H: only 2-D tensors are supported, got {self.ndim}-D")
+        out = self.swapaxes(0, 1)
+        return _ops().conj(out) if self.dtype.name.startswith("Complex") else out
+
+    @property
+    def has_init(self):
+        """``Tensor.has_init``: whether the data is still to be initialized -- never here: an
+        ``initializer(...)`` tensor holds its values from the start (``init_data`` returns it)."""
+        return False
+
+    def ndimension(self):
+        """``Tensor.ndimension()``: alias of ``ndim``."""
+        return self.ndim
+
+    def get_bytes(self):
+        """``Tensor.get_bytes()``: the raw data, row-major, as ``bytes``."""
+        return self.asnumpy().tobytes()
 
     def reshape_as(self, other):
         """``Tensor.reshape_as(other)``: this tensor's data in ``other``'s shape."""

@@ -689,7 +689,8 @@ OPS_METHODS = [
     ("subtract", V3, (V3[::-1],)), ("addmm", M22, (M22, M22)), ("addr", M22[:, :1] @ np.ones((1, 3), np.float32),
                                                                (V3[:2], V3)),
     ("logsumexp", M22, (1,)), ("amin", M22, (1,)), ("amax", M22, (0,)), ("aminmax", M22, ()),
-    ("roll", V3, (1, 0)),
+    ("roll", V3, (1, 0)), ("arccosh", np.abs(V3) + 1, ()), ("arcsin", V3 / 4, ()), ("arctan", V3, ()),
+    ("arctan2", V3, (V3[::-1],)), ("bincount", np.array([0, 2, 2, 5], np.int32), ()),
 ]
 
 
@@ -767,3 +768,17 @@ def test_tensor_reshape_as_and_view_as():
     # TENSOR + "mindspore.Tensor.view_as.html"
     a = Tensor([[1, 2, 3], [2, 3, 4]], F32)
     check(lambda p, q: p.view_as(q), (a, Tensor([1, 1, 1, 1, 1, 1], F32)), [1., 2., 3., 2., 3., 4.], F32)
+
+
+def test_tensor_properties_pages():
+    # TENSOR + "mindspore.Tensor.H.html", "...size.html", "...ndim.html", "...has_init.html", "...itemsize.html",
+    # "...strides.html", "...nbytes.html", "...T.html"
+    x = Tensor(np.array([[1, 2], [3, 4]]))
+    check(lambda t: t.H, (x,), [[1, 3], [2, 4]], "int")
+    check(lambda t: t.T, (x,), [[1, 3], [2, 4]], "int")
+    assert (x.size, x.ndim, x.has_init, x.itemsize, x.strides, x.nbytes) == (4, 2, False, 8, (16, 8), 32)
+    assert x.ndimension() == 2
+    # TENSOR + "mindspore.Tensor.get_bytes.html"
+    assert ms.Tensor([1, 2, 3], ms.int16).get_bytes() == b'\x01\x00\x02\x00\x03\x00'
+    # TENSOR + "mindspore.Tensor.from_numpy.html"
+    check(lambda t: t, (Tensor.from_numpy(np.array([1, 2])),), [1, 2], "int")
