@@ -788,3 +788,26 @@ def test_tensor_properties_pages():
     assert ms.Tensor([1, 2, 3], ms.int16).get_bytes() == b'\x01\x00\x02\x00\x03\x00'
     # TENSOR + "mindspore.Tensor.from_numpy.html"
     check(lambda t: t, (Tensor.from_numpy(np.array([1, 2])),), [1, 2], "int")
+
+
+# -- conv and pooling layers: the pages print shapes (their inputs are random or their weights 'normal')
+def test_conv1d_shape():
+    # R24 + "nn/mindspore.nn.Conv1d.html"
+    net = nn.Conv1d(120, 240, 4, has_bias=False, weight_init='normal')
+    assert net(Tensor(np.ones([1, 120, 640]), F32)).shape == (1, 240, 640)
+
+
+def test_pooling_shapes():
+    # R24 + "nn/mindspore.nn.MaxPool2d.html"
+    x = Tensor(np.random.randint(0, 10, [1, 2, 4, 4]), F32)
+    assert nn.MaxPool2d(kernel_size=3, stride=1)(x).shape == (1, 2, 2, 2)
+    x = Tensor(np.random.randint(0, 10, [5, 3, 4, 5]), F32)
+    out, idx = nn.MaxPool2d(kernel_size=2, stride=1, pad_mode='pad', padding=1, dilation=1, return_indices=True)(x)
+    assert out.shape == (5, 3, 5, 6) and idx.shape == (5, 3, 5, 6)
+    # R24 + "nn/mindspore.nn.MaxPool1d.html"
+    assert nn.MaxPool1d(kernel_size=3, stride=1)(Tensor(np.random.randint(0, 10, [1, 2, 4]), F32)).shape == (1, 2, 2)
+    x = Tensor(np.random.randint(0, 10, [5, 3, 4]), F32)
+    out, idx = nn.MaxPool1d(kernel_size=2, stride=1, pad_mode='pad', padding=1, dilation=1, return_indices=True)(x)
+    assert out.shape == (5, 3, 5) and idx.shape == (5, 3, 5)
+    # R24 + "nn/mindspore.nn.AvgPool1d.html"
+    assert nn.AvgPool1d(kernel_size=6, stride=1)(Tensor(np.random.randint(0, 10, [1, 3, 6]), F32)).shape == (1, 3, 1)
