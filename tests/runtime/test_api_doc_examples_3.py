@@ -811,3 +811,36 @@ def test_pooling_shapes():
     assert out.shape == (5, 3, 5) and idx.shape == (5, 3, 5)
     # R24 + "nn/mindspore.nn.AvgPool1d.html"
     assert nn.AvgPool1d(kernel_size=6, stride=1)(Tensor(np.random.randint(0, 10, [1, 3, 6]), F32)).shape == (1, 3, 1)
+
+
+def test_cell_parameters_and_names_cells_and_names_update_parameters_name():
+    # R24 + "nn/mindspore.nn.Cell.html" (parameters_and_names, cells_and_names, update_parameters_name): the
+    # examples collect the names without printing them; MindSpore's definition on that page's source yields the
+    # attribute path of each parameter (cell path + '.' + attribute) and update_parameters_name sets
+    # Parameter.name = prefix + that path
+    n = nn.Dense(3, 4)
+    names = [m[0] for m in n.parameters_and_names() if m[0]]
+    assert names == ["weight", "bias"]
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 64, 3)
+
+        def construct(self, x):
+            return self.conv(x)
+
+    net = Net()
+    assert [m[0] for m in net.cells_and_names() if m[0]] == ["conv"]
+    assert [m[0] for m in net.parameters_and_names()] == ["conv.weight"]
+    net.update_parameters_name("net.")
+    assert [p.name for p in net.get_parameters()] == ["net.conv.weight"]
+    assert [m[0] for m in net.parameters_and_names()] == ["conv.weight"]      # the path, not the name
+    assert [m[0] for m in net.parameters_and_names(name_prefix="top")] == ["top.conv.weight"]
+    assert [m[0] for m in net.parameters_and_names(expand=False)] == []       # no parameter of its own
+
+    # insert_child_to_cell registers a child under the given name
+    holder = nn.Cell()
+    holder.insert_child_to_cell("head", nn.Dense(2, 1))
+    assert [m[0] for m in holder.cells_and_names() if m[0]] == ["head"]
+    assert [m[0] for m in holder.parameters_and_names()] == ["head.weight", "head.bias"]
