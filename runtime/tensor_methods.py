@@ -9,6 +9,8 @@ from __future__ import annotations
 from graph.dtypes import int64
 from graph.ops import REGISTRY, bind
 
+from .tensor_ops_methods import OpsMethods
+
 _R = REGISTRY
 
 
@@ -18,7 +20,7 @@ def _index_attrs(index):
     return split_index(index)
 
 
-class TensorMethods:
+class TensorMethods(OpsMethods):
     __slots__ = ()
     __array_priority__ = 1000  # numpy defers binary operators to us
 
@@ -172,6 +174,89 @@ class TensorMethods:
             return math_func.amin(self, axis, keepdims, initial=initial, where=where)
         values, index = math_func.min(self, axis, keepdims, initial=initial, where=where)
         return (values, index) if return_indices else values
+
+    def argmax_with_value(self, axis=0, keep_dims=False):
+        """``Tensor.argmax_with_value(axis=0, keep_dims=False)``: ``(value, index)`` of the maxima
+        along ``axis`` -- value first, as the page's example prints (``0.7 3``) and as MindSpore
+        computes it (``ops.max``), the reverse of the Primitive ``ops.ArgMaxWithValue``."""
+        from .ops import math_func
+        if self.ndim == 0:
+            return self, bind(_R["fill"], shape=(), value=0, dtype=int64)
+        return math_func.max(self, axis, keep_dims)
+
+    def argmin_with_value(self, axis=0, keep_dims=False):
+        """``Tensor.argmin_with_value(axis=0, keep_dims=False)``: ``(value, index)`` of the minima."""
+        from .ops import math_func
+        if self.ndim == 0:
+            return self, bind(_R["fill"], shape=(), value=0, dtype=int64)
+        return math_func.min(self, axis, keep_dims)
+
+    def scatter_sub(self, indices, updates):
+        """``Tensor.scatter_sub(indices, updates)``: ``ops.tensor_scatter_sub`` (a new tensor)."""
+        from .ops import tensor_scatter_sub
+        return tensor_scatter_sub(self, indices, updates)
+
+    def scatter_mul(self, indices, updates):
+        from .ops import tensor_scatter_mul
+        return tensor_scatter_mul(self, indices, updates)
+
+    def scatter_div(self, indices, updates):
+        from .ops import tensor_scatter_div
+        return tensor_scatter_div(self, indices, updates)
+
+    def scatter_min(self, indices, updates):
+        from .ops import tensor_scatter_min
+        return tensor_scatter_min(self, indices, updates)
+
+    def scatter_max(self, indices, updates):
+        from .ops import tensor_scatter_max
+        return tensor_scatter_max(self, indices, updates)
+
+    def fill_diagonal(self, fill_value, wrap=False):
+        """``Tensor.fill_diagonal(fill_value, wrap=False)``: ``ops.FillDiagonal(fill_value, wrap)(self)``."""
+        from .ops import FillDiagonal
+        return FillDiagonal(fill_value, wrap)(self)
+
+    def choose(self, choices, mode="clip"):
+        """``Tensor.choose(choices, mode='clip')`` (numpy's method): element ``i`` taken from
+        ``choices[self[i]]`` (the tensor holds the indices); see ``mindspore.numpy.choose``."""
+        from . import numpy as mnp
+        return mnp.choose(self, choices, mode)
+
+    def itemset(self, *args):
+        """``Tensor.itemset(*args)``: a new tensor with one element replaced -- ``itemset(value)`` for a
+        one-element tensor, ``itemset(index, value)`` with a flat int index or a coordinate tuple.
+        The tensor itself is unchanged (MindSpore returns the result; it does not write in place)."""
+        if len(args) == 1:
+            index, value = None, args[0]
+            if self.size != 1:
+                raise ValueError(f"Tensor.itemset: a single argument needs a one-element tensor, got shape "
+                                 f"{tuple(self.shape)}")
+        elif len(args) == 2:
+            index, value = args
+        else:
+            raise TypeError(f"Tensor.itemset: expects (value) or (index, value), got {len(args)} arguments")
+        flat = bind(_R["reshape"], self, shape=(-1,))
+        if index is None:
+            pos = 0
+        elif isinstance(index, tuple):
+            if len(index) != self.ndim or any(isinstance(i, bool) or not isinstance(i, int) for i in index):
+                raise ValueError(f"Tensor.itemset: index {index!r} must be {self.ndim} ints for shape "
+                                 f"{tuple(self.shape)}")
+            pos = 0
+            for i, n in zip(index, self.shape):
+                if not -n <= i < n:
+                    raise IndexError(f"Tensor.itemset: index {index!r} is out of bounds for shape {tuple(self.shape)}")
+                pos = pos * n + (i % n)
+        elif isinstance(index, int) and not isinstance(index, bool):
+            if not -self.size <= index < self.size:
+                raise IndexError(f"Tensor.itemset: index {index} is out of bounds for size {self.size}")
+            pos = index % self.size
+        else:
+            raise TypeError(f"Tensor.itemset: index must be an int or a tuple of ints, got {index!r}")
+        value = bind(_R["fill"], shape=(1,), value=value, dtype=self.dtype)
+        parts = [flat[:pos], value, flat[pos + 1:]]
+        return bind(_R["reshape"], bind(_R["concat"], *parts, axis=0), shape=tuple(self.shape))
 
     def all(self, axis=None, keep_dims=False):
         """A bool tensor: whether every element (along ``axis``) is true."""

@@ -22,7 +22,7 @@ globals().update(_PRIMITIVES)
 _MODULES = ("composite", "signatures", "random_func", "arrays", "nn_func", "math_func", "comm_ops", "clip_func",
             "compat_ops", "selection_func", "optimizer_prims", "primitive_spellings", "einsum", "volume_func",
             "loss_func", "math_more", "array_more", "activation_func", "random_more", "nn_more", "linalg_more",
-            "image_func", "primitive_more")
+            "image_func", "primitive_more", "pool_conv_primitives")
 _public = set(_FUNCTIONS) | set(_PRIMITIVES)
 for _name in _MODULES:
     _module = _importlib.import_module(f".{_name}", __name__)

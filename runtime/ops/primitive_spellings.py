@@ -404,6 +404,35 @@ def _nth_element(self, input, n):  # noqa: A002
     return bind(_R["gather"], values, Tensor(np.array(n, np.int32)), axis=-1)
 
 
+def fill_diagonal_mask(shape, wrap):
+    """Where numpy's ``fill_diagonal`` writes in an array of ``shape`` (a bool array, from the shape
+    alone): every ``1 + sum(cumprod(shape[:-1]))``-th flat position; a tall 2-D matrix stops after its
+    first ``shape[1]`` rows unless ``wrap``."""
+    shape = tuple(int(s) for s in shape)
+    if len(shape) < 2:
+        raise ValueError(f"ops.FillDiagonal: the input must have at least 2 dimensions, got shape {shape}")
+    if len(shape) > 2 and len(set(shape)) != 1:
+        raise ValueError(f"ops.FillDiagonal: all dimensions must be equal beyond 2-D, got shape {shape}")
+    mask = np.zeros(shape, np.bool_)
+    np.fill_diagonal(mask, True, wrap=wrap)
+    return mask
+
+
+def _fill_diagonal_init(self, fill_value, wrap=False):
+    if isinstance(fill_value, bool) or not isinstance(fill_value, (int, float)):
+        raise TypeError(f"ops.FillDiagonal: fill_value must be a float, got {fill_value!r}")
+    if not isinstance(wrap, bool):
+        raise TypeError(f"ops.FillDiagonal: wrap must be a bool, got {wrap!r}")
+    self.fill_value, self.wrap = float(fill_value), wrap
+
+
+def fill_diagonal(x, fill_value, wrap=False):
+    """``x`` with its main diagonal set to ``fill_value`` (``ops.FillDiagonal``, ``Tensor.fill_diagonal``)."""
+    mask = Tensor(fill_diagonal_mask(x.shape, wrap))
+    value = bind(_R["fill"], shape=(), value=fill_value, dtype=x.dtype)
+    return bind(_R["where"], mask, value, x)
+
+
 def _unravel_index(self, indices, dims):
     dims = _ints(dims, "ops.UnravelIndex")
     coords, rest = [], indices
@@ -517,6 +546,9 @@ _spelling("Padding", "x (..., 1) zero-padded to (..., pad_dim_size)", _padding, 
 _spelling("NthElement", "the n-th smallest (reverse: largest) value along the last axis", _nth_element,
           _nth_element_init)
 _spelling("UnravelIndex", "the coordinates of flat indices in an array of shape dims", _unravel_index, _no_attrs)
+_spelling("FillDiagonal", "the input with its main diagonal set to fill_value (numpy's fill_diagonal, wrap for "
+          "tall matrices)", lambda self, input_x: fill_diagonal(input_x, self.fill_value, self.wrap),
+          _fill_diagonal_init)
 _spelling("DiagPart", "the diagonal of a (D..., D...) tensor", _diag_part, _no_attrs)
 _spelling("FillV2", "a Tensor of shape filled with value", _fill_v2, _no_attrs)
 _spelling("ConjugateTranspose", "transpose by perm (real dtypes: no conjugation to do)", _conjugate_transpose,

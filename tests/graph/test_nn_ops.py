@@ -189,7 +189,7 @@ def test_conv2d_primitive_and_positional_attrs(rng):
     x = rng.standard_normal((1, 2, 5, 5)).astype(np.float32)
     w = rng.standard_normal((3, 2, 3, 3)).astype(np.float32)
     ref = conv_oracle(x, w, stride=1, pad_mode="same")
-    np.testing.assert_allclose(ops.Conv2D(stride=1, pad_mode="same")(Tensor(x), Tensor(w)).asnumpy(),
+    np.testing.assert_allclose(ops.Conv2D(3, 3, pad_mode="same")(Tensor(x), Tensor(w)).asnumpy(),
                                ref, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(reg.conv2d(Tensor(x), Tensor(w), 1, "same").asnumpy(), ref,
                                rtol=1e-4, atol=1e-4)
@@ -386,7 +386,7 @@ def test_pool_forward(rng, xs, k, s, pm, kind):
 
 def test_pool_primitives(rng):
     x = rng.standard_normal((1, 2, 6, 6)).astype(np.float32)
-    np.testing.assert_allclose(ops.MaxPool(kernel_size=2, stride=2)(Tensor(x)).asnumpy(),
+    np.testing.assert_allclose(ops.MaxPool(kernel_size=2, strides=2)(Tensor(x)).asnumpy(),
                                pool_oracle(x, 2, 2, "valid", "max"))
     np.testing.assert_allclose(ops.AvgPool(3, 1, "same")(Tensor(x)).asnumpy(),
                                pool_oracle(x, 3, 1, "same", "avg"), rtol=1e-5, atol=1e-6)

@@ -17,6 +17,7 @@ import math
 from graph.dtypes import as_dtype, float32
 
 from ... import ops
+from ...ops._generated import PRIMITIVES as _REGISTRY_PRIMS  # registry attribute names (stride, padding...)
 from ...common.initializer import HeUniform, Uniform, initializer
 from ...ops.volume_func import conv3d_pads
 from ...parameter import Parameter
@@ -127,7 +128,7 @@ class Conv2d(Cell):
         self.weight, self.bias = _weight_and_bias(shape, out_channels, has_bias, weight_init, bias_init, dtype)
         self._pads = self.padding if isinstance(self.padding, tuple) else (self.padding,) * 4
         self._bias_add = ops.BiasAdd()
-        self._conv = ops.Conv2D(stride=self.stride, pad_mode=self.pad_mode, padding=self._pads,
+        self._conv = _REGISTRY_PRIMS["Conv2D"](stride=self.stride, pad_mode=self.pad_mode, padding=self._pads,
                                 dilation=self.dilation, groups=self.group)
 
     def construct(self, x):

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from ... import ops
 from ..cell import Cell
+from .basic import _ACTIVATIONS
 
-__all__ = ["Softmin", "GLU", "CELU", "Threshold", "Tanhshrink", "SoftShrink", "HShrink", "RReLU", "Softmax2d"]
+__all__ = ["Softmin", "GLU", "CELU", "Threshold", "Tanhshrink", "SoftShrink", "HShrink", "RReLU", "Softmax2d",
+           "FastGelu", "LRN"]
 
 
 def _number(cls_name, name, v):
@@ -27,6 +29,27 @@ def _axis(cls_name, axis):
     if isinstance(axis, bool) or not isinstance(axis, int):
         raise TypeError(f"{cls_name}: axis must be an int, got {type(axis).__name__} {axis!r}")
     return axis
+
+
+class FastGelu(Cell):
+    """``nn.FastGelu``: ``x / (1 + exp(-1.702 |x|)) * exp(0.851 (x - |x|))`` (= ``x * sigmoid(1.702 x)``),
+    the Cell form of ``ops.fast_gelu``."""
+
+    def construct(self, x):
+        return ops.fast_gelu(x)
+
+
+class LRN(Cell):
+    """``nn.LRN``: Local Response Normalization over channels, the Cell form of ``ops.lrn`` (same
+    arguments and defaults)."""
+
+    def __init__(self, depth_radius=5, bias=1.0, alpha=1.0, beta=0.5, norm_region="ACROSS_CHANNELS"):
+        super().__init__()
+        self.depth_radius, self.bias, self.alpha, self.beta = depth_radius, bias, alpha, beta
+        self.norm_region = norm_region
+
+    def construct(self, input_x):
+        return ops.lrn(input_x, self.depth_radius, self.bias, self.alpha, self.beta, self.norm_region)
 
 
 class Softmin(Cell):
@@ -144,3 +167,8 @@ class Softmax2d(Cell):
             raise ValueError(f"Softmax2d: expects a 3-D (C, H, W) or 4-D (N, C, H, W) input, got shape "
                              f"{tuple(x.shape)}")
         return ops.softmax(x, -3)
+
+
+# the rest of MindSpore 2.x's ``nn.get_activation`` names (Threshold needs its two arguments there too)
+_ACTIVATIONS.update({"softmin": Softmin, "rrelu": RReLU, "tanhshrink": Tanhshrink, "fast_gelu": FastGelu,
+                     "softshrink": SoftShrink, "hshrink": HShrink, "threshold": Threshold})

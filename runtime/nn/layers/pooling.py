@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 from ... import ops
+from ...ops._generated import PRIMITIVES as _REGISTRY_PRIMS  # registry attribute names (stride, padding...)
 from ..cell import Cell
 from .conv import _pair
 
@@ -81,7 +82,7 @@ class MaxPool2d(_Pool2d):
     (see :func:`runtime.ops.max_pool2d`)."""
 
     _name = "MaxPool2d"
-    _prim = ops.MaxPool
+    _prim = _REGISTRY_PRIMS["MaxPool"]
 
     def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, dilation=1, return_indices=False,
                  ceil_mode=False, data_format="NCHW"):
@@ -102,7 +103,7 @@ class AvgPool2d(_Pool2d):
     (``padding`` zeros on each side, counted in the mean)."""
 
     _name = "AvgPool2d"
-    _prim = ops.AvgPool
+    _prim = _REGISTRY_PRIMS["AvgPool"]
 
     def __init__(self, kernel_size=1, stride=1, pad_mode="valid", padding=0, ceil_mode=False,
                  count_include_pad=True, divisor_override=None, data_format="NCHW"):

@@ -17,6 +17,7 @@ from __future__ import annotations
 from graph.dtypes import as_dtype, float32
 
 from ... import ops
+from ...ops._generated import PRIMITIVES as _REGISTRY_PRIMS  # registry attribute names (stride, padding...)
 from ...ops.nn_func import interpolate
 from ...common.initializer import initializer
 from ...parameter import Parameter
@@ -185,7 +186,7 @@ class MaxPool1d(_Pool1d):
             if self.return_indices:  # index h * L + l with h = 0: the position along L
                 return ops.squeeze(out[0], 2), ops.squeeze(out[1], 2)
             return ops.squeeze(out, 2)
-        return self._primitive_pool(x, ops.MaxPool)
+        return self._primitive_pool(x, _REGISTRY_PRIMS["MaxPool"])
 
 
 class AvgPool1d(_Pool1d):
@@ -216,7 +217,7 @@ class AvgPool1d(_Pool1d):
         if self.pad_mode == "pad" or self.ceil_mode or not self.count_include_pad:
             return ops.avg_pool1d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                                   self.count_include_pad)
-        return self._primitive_pool(x, ops.AvgPool)
+        return self._primitive_pool(x, _REGISTRY_PRIMS["AvgPool"])
 
 
 class _AdaptivePool1d(Cell):
