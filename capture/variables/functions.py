@@ -226,6 +226,19 @@ class FrameworkCallableVariable(KnownCallableVariable):
         return f"framework callable {getattr(self.fn, '__name__', type(self.fn).__name__)}"
 
 
+class TensorMethodVariable(FrameworkCallableVariable):
+    """A framework method of a traced tensor (``x.nonzero``): called on the symbolic tensor like
+    any framework callable; rebuilt after the graph (a break before its call, whose resume makes
+    the call) as that method of the rebuilt tensor, never of the symbolic stand-in."""
+
+    def __init__(self, fn, tensor_var, name):
+        super().__init__(fn)
+        self.tensor_var, self.name = tensor_var, name
+
+    def reconstruct(self, rec):
+        return ("getattr", rec.of(self.tensor_var), self.name)
+
+
 class PureFunctionVariable(KnownCallableVariable):
     """A side-effect-free function (math.*, operator.*): evaluated at trace time on constants."""
 

@@ -147,7 +147,12 @@ class TensorVariable(Variable):
             if not (hasattr(ref, name) if ref is not None else hasattr(self.python_type(), name)):
                 raise MissingAttribute(f"'{self.python_type().__name__}' object has no attribute {name!r}")
             raise GraphBreak(f"Tensor attribute {name!r} is not supported in graph mode")
-        return tx.wrap(getattr(self.sym, name))
+        value = getattr(self.sym, name)
+        var = tx.wrap(value)
+        from .functions import FrameworkCallableVariable, TensorMethodVariable
+        if type(var) is FrameworkCallableVariable and getattr(value, "__self__", None) is self.sym:
+            var = TensorMethodVariable(value, self, name)
+        return var
 
     def has_attribute(self, tx, name):
         ref = self.sym.value.ref  # Tensor and Parameter have __slots__: no attribute appears later

@@ -273,3 +273,20 @@ def test_framework_print_breaks_instead_of_printing_a_symbol(rng, capsys):
     assert capture.explain(g)(randn(rng, 2)).graph_break_count == 2  # two prints, two lines
     out = capsys.readouterr().out
     assert "SymTensor" not in out and out.count("[") >= 3  # printed real values, eagerly
+
+
+@pytest.mark.parametrize("method", ["nonzero", "masked_select", "unique_consecutive", "bincount"])
+def test_a_data_dependent_tensor_method_breaks_the_graph_and_runs_eagerly(method):
+    """``x.nonzero()`` (a method of the traced tensor, not ``ops.nonzero(x)``): the graph breaks
+    before the call and the resumed code calls the method of the *rebuilt* tensor (it called the
+    symbolic stand-in's, whose op raised capture's GraphBreak out of the user's call)."""
+    x = Tensor(np.array([[0, 1], [2, 0]], np.float32))
+    ints = Tensor(np.array([1, 1, 3, 0, 3], np.int32))
+    calls = {"nonzero": lambda x, i: x.nonzero() * 2, "masked_select": lambda x, i: x.masked_select(x > 0) + 1,
+             "unique_consecutive": lambda x, i: i.unique_consecutive(), "bincount": lambda x, i: i.bincount()}
+    fn = calls[method]
+    want = fn(x, ints).asnumpy()
+    np.testing.assert_array_equal(ms.jit(fn)(x, ints).asnumpy(), want)
+    report = capture.explain(fn)(x, ints)
+    assert report.graph_break_count == 1
+    np.testing.assert_array_equal(report.result.asnumpy(), want)
