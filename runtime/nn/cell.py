@@ -103,14 +103,7 @@ class Cell:
             d["_cells"].pop(name, None)
         elif isinstance(value, Cell):
             if self._auto_prefix:
-                # MindSpore (Cell._set_attr_for_cell): every parameter below is named by its path,
-                # whatever it was called before (a network shared by two parents takes the later
-                # one's path; no prefix accumulates). The path starts at this Cell's own prefix,
-                # so a Cell added to a network already built is named in full, as MindSpore's
-                # containers name what they append
-                prefix = f"{d['_scope']}.{name}" if d["_scope"] else name
-                value.update_parameters_name(prefix + ".")
-                value._set_scope(prefix)
+                self._name_child(name, value)
             d["_cells"][name] = value
             d["_params"].pop(name, None)
         elif name in d["_params"]:
@@ -139,10 +132,16 @@ class Cell:
         self._cells.pop(name, None)
         object.__delattr__(self, name)
 
-    def _set_scope(self, scope):
-        """Record the prefix the parameters of this Cell (and of each one below it) were named
-        with: a Parameter assigned to one of them later is named alike (its siblings' prefix)."""
-        for path, cell in self.cells_and_names(name_prefix=scope):
+    def _name_child(self, name, child):
+        """Name every parameter below ``child``, held here as ``name``, by its path (MindSpore's
+        ``Cell._set_attr_for_cell``: ``update_parameters_name(name + '.')``), whatever it was
+        called before: a network shared by two parents takes the later one's path, and no prefix
+        accumulates. The path starts at this Cell's own prefix, so a Cell added to a network
+        already built is named in full, as MindSpore's containers name what they append. Each
+        Cell below records its prefix: a Parameter assigned to it later is named alike."""
+        prefix = f"{self._scope}.{name}" if self._scope else name
+        child.update_parameters_name(prefix + ".")
+        for path, cell in child.cells_and_names(name_prefix=prefix):
             object.__setattr__(cell, "_scope", path)
 
     def insert_child_to_cell(self, child_name, child_cell):

@@ -365,16 +365,8 @@ class _CellContainer(Cell):
 
     def _rename_child(self, cell, old, new):
         """Rename ``cell``'s parameters (and nested scopes) from key ``old`` to key ``new``."""
-        if old == new or not self._auto_prefix:
-            return
-        base = f"{self._scope}." if self._scope else ""
-        o, n = base + old, base + new
-        for _, sub in cell.cells_and_names():
-            if sub._scope == o or sub._scope.startswith(o + "."):
-                object.__setattr__(sub, "_scope", n + sub._scope[len(o):])
-        for p in cell.get_parameters():
-            if p.name.startswith(o + "."):
-                p.name = n + p.name[len(o):]
+        if old != new and self._auto_prefix:
+            self._name_child(new, cell)
 
     def _rekey(self, items):
         """Re-register ``items`` [(old_key, cell)] under keys "0".."n-1", renaming parameters."""
