@@ -30,7 +30,7 @@ def add_internal_dir(path: str) -> None:
 def is_internal_file(filename: str) -> bool:
     if filename.startswith("<"):
         # generated code (the functional API is built with exec) counts as ours
-        return filename.startswith("<runtime") or filename.startswith("<capture")
+        return filename.startswith(("<graph", "<runtime", "<capture"))
     return filename.startswith(INTERNAL_DIRS) or any(filename.startswith(p) for p in _EXTRA_INTERNAL)
 
 

@@ -146,7 +146,7 @@ class _Plan:
         self.infer = op.eager_infer
         # (a collective's inference also reads the live group table: a group destroyed since
         # must be refused, so it is never memoised)
-        self.memo = not op.communicates
+        self.memo = self.infer and not op.communicates
         self.promote = op.promote
         self.single = op.n_outputs == 1
         self.mutates = op.mutates
@@ -169,32 +169,44 @@ def eager_handler(op, args, attrs):
     if plan is None:
         plan = _plan(op)
     n = len(args)
+    # the common cases, one array or two of one dtype, need no promotion; their signature (the
+    # same tuple _signature builds) is written out here: no call, no list per op
+    key = None
     if n == 1:
         a = args[0]
-        arrays = [a._data if isinstance(a, Tensor) else a]
+        first = a._data if isinstance(a, Tensor) else a
+        arrays = [first]
+        plain = type(first) is _ndarray
+        if plain and plan.memo:
+            key = (op, first.shape, first.dtype, tuple(attrs.values())) if attrs else (op, first.shape, first.dtype)
     elif n == 2:
         a, b = args
-        arrays = [a._data if isinstance(a, Tensor) else a, b._data if isinstance(b, Tensor) else b]
+        first = a._data if isinstance(a, Tensor) else a
+        second = b._data if isinstance(b, Tensor) else b
+        arrays = [first, second]
+        plain = type(first) is _ndarray and type(second) is _ndarray and second.dtype is first.dtype
+        if plain and plan.memo:
+            key = (op, first.shape, first.dtype, second.shape, second.dtype, tuple(attrs.values())) if attrs \
+                else (op, first.shape, first.dtype, second.shape, second.dtype)
     else:
         arrays = [a._data if isinstance(a, Tensor) else a for a in args]
-    key = None
-    if plan.infer:
+        first = arrays[0] if n else None
+        plain = False
+    if plan.memo and key is None:
+        key = _signature(op, arrays, attrs)
+    if key is not None:
         # the memo of shape checks that passed (see _checked), tested here: no call on a hit
-        key = _signature(op, arrays, attrs) if plan.memo else None
         try:
-            hit = key is not None and key in _CHECKED
+            if key in _CHECKED:
+                key = _PASSED
         except TypeError:  # an unhashable attribute value (a list): no memo
-            key, hit = None, False
-        if hit:
-            key = _PASSED
+            key = None
     if _GPU.active:  # a CPU-only process never gets here
         xp, arrays = _placed(op, args, arrays)
+        plain = False
     else:
         xp = np
-    first = arrays[0] if n else None
-    if type(first) is _ndarray and (n == 1 or (n == 2 and type(arrays[1]) is _ndarray
-                                                and arrays[1].dtype is first.dtype)):
-        # the common cases: one array, or two of one dtype; neither needs promotion
+    if plain:
         half = first.dtype is _HALF
     else:
         if plan.promote:

@@ -356,18 +356,99 @@ def bind_normalized(op: Op, args: tuple, attrs: dict):
     return best[1](op, args, attrs)
 
 
+#: the classes of attribute values :func:`bind_remembering` remembers sets of: equal values of one
+#: of these classes normalise alike (a float's -0.0 equals 0.0; a tuple's elements would need
+#: their classes in the key too)
+_MEMO_CLASSES = frozenset((type(None), bool, int, str, DType))
+_MEMO_PER_CALLER = 512
+
+
+def bind_remembering(op: Op, memo: dict, inputs: tuple, attrs: dict):
+    """``bind`` for a caller that keeps its own memo of normalised attribute sets, keyed by each
+    value's class and the value, in ``attrs``' order (True and 1 are different keys): normalise
+    (raising what ``bind`` raises), remember the set when its values are all of
+    :data:`_MEMO_CLASSES`, and bind. The caller looks its key up first and, on a hit, calls
+    :func:`bind_normalized` with the remembered set: no keyword packing, no normalisation.
+
+    Example:
+        >>> import numpy as np, runtime  # (runtime: the eager handler that runs the op)
+        >>> memo = {}
+        >>> bind_remembering(REGISTRY["reduce_sum"], memo, (runtime.Tensor(np.ones((2, 3))),),
+        ...                  {"axis": 1, "keep_dims": False})
+        Tensor(shape=[2], dtype=Float64, value=[3., 3.])
+        >>> memo[int, 1, bool, False]
+        {'axis': (1,), 'keep_dims': False}
+    """
+    normalized = op.normalize(attrs)
+    values = attrs.values()
+    if len(memo) < _MEMO_PER_CALLER and all(v.__class__ in _MEMO_CLASSES for v in values):
+        memo[tuple(x for v in values for x in (v.__class__, v))] = normalized
+    return bind_normalized(op, inputs, normalized)
+
+
+def op_function(op: Op, input_names=None, *, sequence_input: bool = False, keyword_attrs: bool = False):
+    """A Python function applying ``op``: ``def name(x, y, attr=default, ...)``.
+
+    ``input_names``: the inputs' parameter names (default: the registry's). A variadic op takes
+    its inputs as ``*xs``, or, with ``sequence_input``, as one sequence (``ops.concat((a, b))``).
+    ``keyword_attrs``: attributes only by keyword.
+
+    An op without attributes binds its inputs directly. An op with attributes looks its arguments
+    up in the function's own memo of normalised attribute sets (:func:`bind_remembering`): a hit
+    binds with the remembered set, a miss normalises (checking, and raising what ``bind``
+    raises) and remembers.
+
+    Example:
+        >>> import numpy as np, runtime  # (runtime: the eager handler that runs the op)
+        >>> reduce_sum = op_function(REGISTRY["reduce_sum"])
+        >>> reduce_sum(runtime.Tensor(np.ones((2, 3))), 1)
+        Tensor(shape=[2], dtype=Float64, value=[3., 3.])
+    """
+    params, attr_names = [], []
+    env = {"_bind": bind_normalized, "_op": op, "_memo": {}, "_bind_kw": bind_remembering, "_NONE": {}}
+    if op.variadic:
+        name = op.inputs[0][1:]
+        params.append(name if sequence_input else "*" + name)
+        inputs = f"tuple({name})" if sequence_input else name
+    else:
+        names = op.inputs if input_names is None else input_names
+        params.extend(names)
+        inputs = f"({', '.join(names)},)" if names else "()"
+    if keyword_attrs and op.attrs and not any(p.startswith("*") for p in params):
+        params.append("*")  # (after a starred input, attributes are keyword-only already)
+    for i, (k, a) in enumerate(op.attrs.items()):
+        if a.default is REQUIRED:
+            params.append(k)
+        else:
+            env[f"_d{i}"] = a.default
+            params.append(f"{k}=_d{i}")
+        attr_names.append(k)
+    if not attr_names:
+        body = f"    return _bind(_op, {inputs}, _NONE)\n"
+    else:
+        key = ", ".join(f"{k}.__class__, {k}" for k in attr_names)
+        attrs = ", ".join(f"{k!r}: {k}" for k in attr_names)
+        body = (f"    try:\n        _attrs = _memo[{key}]\n"
+                f"    except (KeyError, TypeError):\n"
+                f"        return _bind_kw(_op, _memo, {inputs}, {{{attrs}}})\n"
+                f"    return _bind(_op, {inputs}, _attrs)\n")
+    src = f"def {op.name}({', '.join(params)}):\n{body}"
+    exec(compile(src, f"<graph.ops.{op.name}>", "exec"), env)
+    fn = env[op.name]
+    fn.__module__ = "graph.ops"  # (framework code: capture calls it, never inlines it)
+    fn.__op__ = op
+    return fn
+
+
 class _Binder:
-    """``F.mul(a, b)`` is ``bind(REGISTRY['mul'], a, b)``: how VJP rules call ops."""
+    """``F.mul(a, b)`` is ``bind(REGISTRY['mul'], a, b)`` (attributes by keyword): how VJP rules
+    call ops."""
 
     def __getattr__(self, name: str):
         op = REGISTRY.get(name)
         if op is None:  # (an AttributeError, so hasattr, getattr with a default and copy work)
             raise AttributeError(f"graph.ops.F has no op {name!r}")
-
-        def call(*args, **attrs):
-            return bind(op, *args, **attrs)
-
-        call.__name__ = name
+        call = op_function(op, keyword_attrs=True)
         setattr(self, name, call)
         return call
 

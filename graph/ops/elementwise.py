@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..aval import AVal
 from ..dtypes import bool_, float32, promote, weak_scalar_type, scalar_dtype
 from .core import (ELEMENTWISE, Attr, F, Op, a_dtype, a_float, a_oneof, broadcast_shapes, describe,
@@ -302,7 +304,23 @@ unary("erf", "Erf", lambda xp, x: erf_array(xp, _float_np(xp, x)), lambda E, x: 
 
 # -- activations ---------------------------------------------------------------------------------------
 def _relu_impl(xp, x):
-    return xp.maximum(x, 0)  # a Python 0 is a weak scalar: the dtype of x is kept
+    zero = _ZEROS.get(x.dtype) if type(x) is _ndarray else None
+    if zero is None:
+        return xp.maximum(x, 0)  # a Python 0 is a weak scalar: the dtype of x is kept
+    return _np_maximum(x, zero)  # (a 0-d zero of x's dtype: numpy skips converting the scalar)
+
+
+def _zeros_by_dtype() -> dict:
+    out = {}
+    for name in ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8"):
+        zero = np.zeros((), name)
+        zero.flags.writeable = False
+        out[zero.dtype] = zero
+    return out
+
+
+_ZEROS = _zeros_by_dtype()
+_ndarray, _np_maximum = np.ndarray, np.maximum
 
 
 unary("relu", "ReLU", _relu_impl, lambda E, x: E.max(x, E.const(0.0, x)),

@@ -16,10 +16,7 @@ Example:
 from __future__ import annotations
 
 from graph.ops import REGISTRY, bind, bind_normalized
-from graph.ops.core import REQUIRED
-
-_NO_DEFAULT = REQUIRED
-
+from graph.ops.core import op_function
 
 #: MindSpore 2.x's parameter names for the inputs of the generated functions (``ops.add(input,
 #: other)``, ``ops.pow(input, exponent)``), so programs that pass them as keywords run; ops not
@@ -38,32 +35,13 @@ MINDSPORE_INPUT_NAMES = {**{n: ("input", "other") for n in _MS_BINARY}, **{n: ("
 
 
 def _functional(op):
-    """Build ``def name(x, y, attr=default, ...)`` calling bind with keyword attributes."""
-    params, call = [], []
-    env = {"_bind": bind, "_op": op}
-    if op.variadic:
-        params.append(op.inputs[0][1:])
-        call.append("*" + op.inputs[0][1:])
-    else:
-        names = MINDSPORE_INPUT_NAMES.get(op.name, op.inputs)
-        if len(names) != len(op.inputs) or any(n in op.attrs for n in names):
-            names = op.inputs  # (a table entry that does not fit the op: the registry's names)
-        params.extend(names)
-        call.extend(names)
-    for i, (k, a) in enumerate(op.attrs.items()):
-        if a.default is REQUIRED:
-            params.append(k)
-        else:
-            env[f"_d{i}"] = a.default
-            params.append(f"{k}=_d{i}")
-        call.append(f"{k}={k}")
-    src = f"def {op.name}({', '.join(params)}):\n    return _bind(_op, {', '.join(call)})\n"
-    code = compile(src, f"<runtime.ops.{op.name}>", "exec")
-    exec(code, env)
-    fn = env[op.name]
+    """``ops.name``: :func:`graph.ops.core.op_function` with MindSpore's input names."""
+    names = MINDSPORE_INPUT_NAMES.get(op.name, op.inputs)
+    if len(names) != len(op.inputs) or any(n in op.attrs for n in names):
+        names = op.inputs  # (a table entry that does not fit the op: the registry's names)
+    fn = op_function(op, names, sequence_input=True)
     fn.__doc__ = f"{op.prim}: {op.doc}" if op.doc else op.prim
     fn.__module__ = "runtime.ops"
-    fn.__op__ = op
     return fn
 
 
