@@ -81,12 +81,19 @@ def backward(tape: Tape, outputs: Sequence[Any], sens: Sequence[Any], wrt: Seque
                     in_grads = _eager_kernels.run_vjp(op, entry.attrs, entry.inputs, outputs, gs)
                 if in_grads is None:
                     # (a rule may skip a cotangent nothing reads: graph.ops.core.input_needed)
-                    needed = tuple(id(inp) in tracked for inp in entry.inputs)
-                    in_grads = apply_vjp(op, entry.attrs, entry.inputs, outputs, gs,
-                                         None if all(needed) else needed)
+                    needed = None
+                    for inp in entry.inputs:
+                        if id(inp) not in tracked:
+                            needed = tuple(id(i) in tracked for i in entry.inputs)
+                            break
+                    in_grads = apply_vjp(op, entry.attrs, entry.inputs, outputs, gs, needed)
             for inp, gi in zip(entry.inputs, in_grads):
                 if gi is not None and id(inp) in tracked and isinstance(inp, Tensor):
-                    _accumulate(grads, inp, gi, level)
+                    if type(gi) is BatchedTensor:
+                        _accumulate(grads, inp, gi, level)
+                    else:  # (_accumulate's common case, written out: one call less per cotangent)
+                        prev = grads.get(id(inp))
+                        grads[id(inp)] = gi if prev is None else F.add(prev, gi)
         if final_after is not None:
             for k in final_after.get(index, ()):
                 on_final(k, _final_grad(tape, grads, wrt[k]))
@@ -216,7 +223,10 @@ def _run_with_tape(fn, args, kwargs, positions, weights, has_aux, sens=None):
     _dp.prepare_step(weights, fn)
     # MindSpore: a position holding a non-Tensor (a Python number, None...) gets () as its gradient
     all_positions = positions
-    positions = tuple(p for p in positions if isinstance(args[p], Tensor))
+    for p in positions:
+        if not isinstance(args[p], Tensor):
+            positions = tuple(p for p in positions if isinstance(args[p], Tensor))
+            break
     tape = Tape()
     with tape:
         for p in positions:

@@ -21,6 +21,7 @@ from . import tape as _tape
 from .tensor import Tensor
 
 _ndarray = np.ndarray
+_ACTIVE_TAPES = _tape.ACTIVE  # (one list, changed in place only)
 _wrap = Tensor._wrap
 _new = object.__new__
 
@@ -225,7 +226,7 @@ def eager_handler(op, args, attrs):
             if out is None:
                 out = op.impl(xp, *arrays, **attrs)
         else:
-            out = op.impl(xp, *arrays, **attrs)
+            out = op.impl(xp, *arrays, **attrs) if attrs else op.impl(xp, *arrays)
     except (TypeError, ValueError) as e:
         if plan.infer:
             raise relocate(e) from None
@@ -239,14 +240,14 @@ def eager_handler(op, args, attrs):
             target = args[plan.mutates]
             target._data = res._data
             return target
-        if _tape.ACTIVE and plan.records:
+        if _ACTIVE_TAPES and plan.records:
             outs = (res,)
-            for tp in _tape.ACTIVE:
+            for tp in _ACTIVE_TAPES:
                 tp.record(op, args, attrs, outs)
         return res
     res = tuple(_as_tensor_out(o, xp) for o in out)
-    if _tape.ACTIVE and plan.records:
-        for tp in _tape.ACTIVE:
+    if _ACTIVE_TAPES and plan.records:
+        for tp in _ACTIVE_TAPES:
             tp.record(op, args, attrs, res)
     return res
 

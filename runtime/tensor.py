@@ -16,6 +16,7 @@ import numpy as np
 
 from graph import dtypes as _dt
 from graph.dtypes import DType, as_dtype, from_numpy
+from graph.dtypes import _BY_NP as _DTYPE_OF_NUMPY
 
 from . import context as _context
 from . import device as _device
@@ -137,7 +138,8 @@ class Tensor(TensorMethods):
 
     @property
     def dtype(self) -> DType:
-        return from_numpy(self._data.dtype)
+        # (from_numpy's hot path, written out: PyNative's autodiff reads dtypes several times per op)
+        return _DTYPE_OF_NUMPY.get(self._data.dtype) or from_numpy(self._data.dtype)
 
     @property
     def ndim(self) -> int:

@@ -168,6 +168,7 @@ class Op:
 #: how many distinct attribute sets ``Op.normalize`` remembers per op
 _NORMALIZED_PER_OP = 512
 _PLAIN = (type(None), bool, int, float, str)
+_PLAIN_SET = frozenset(_PLAIN)
 
 
 def _attrs_key(attrs: dict):
@@ -178,10 +179,10 @@ def _attrs_key(attrs: dict):
     for k, v in attrs.items():
         t = type(v)
         if t is tuple:
-            for e in v:
-                if type(e) not in _PLAIN or (type(e) is float and e == 0.0):
-                    return None
-            key.append((k, t, tuple(type(e) for e in v), v))
+            types = tuple(map(type, v))
+            if not _PLAIN_SET.issuperset(types) or (float in types and 0.0 in v):
+                return None  # (a zero among floats: -0.0 == 0.0, so such a tuple is never a key)
+            key.append((k, t, types, v))
         elif t is float:
             # -0.0 == 0.0: the sign tells them apart (nan never equals itself: never found)
             key.append((k, t, v, math.copysign(1.0, v)))
@@ -380,9 +381,15 @@ def bind_remembering(op: Op, memo: dict, inputs: tuple, attrs: dict):
         {'axis': (1,), 'keep_dims': False}
     """
     normalized = op.normalize(attrs)
-    values = attrs.values()
-    if len(memo) < _MEMO_PER_CALLER and all(v.__class__ in _MEMO_CLASSES for v in values):
-        memo[tuple(x for v in values for x in (v.__class__, v))] = normalized
+    if len(memo) < _MEMO_PER_CALLER:
+        key = []
+        for v in attrs.values():
+            if v.__class__ not in _MEMO_CLASSES:
+                break  # (a tuple, a float...: normalize's own memo serves it)
+            key.append(v.__class__)
+            key.append(v)
+        else:
+            memo[tuple(key)] = normalized
     return bind_normalized(op, inputs, normalized)
 
 
@@ -502,7 +509,11 @@ def gets_gradient(x) -> bool:
     """Whether an op operand receives a cotangent: float *and integer* tensors do, as in MindSpore
     2.x (whose bprops compute integer gradients in the input's dtype, e.g. ``grad(x * x)`` at an
     int32 ``x = 3`` is int32 ``6``); bool tensors, Python scalars and raw constants do not."""
-    return is_tensorlike(x) and not getattr(x.dtype, "is_bool", True)
+    # (is_tensorlike written out, reading the dtype once: PyNative's backward asks this per cotangent)
+    dtype = getattr(x, "dtype", None)
+    if dtype is None or not hasattr(x, "shape") or isinstance(x, (int, float, bool)):
+        return False
+    return not getattr(dtype, "is_bool", True)
 
 
 # attribute normalisers: (value, op, name) -> value

@@ -51,6 +51,8 @@ def _matmul_impl(xp, x, y, transpose_a=False, transpose_b=False):
     stacked loop), which is several times slower on every thread count (the Transformer's
     projections: (64, 16, 128) @ (128, 128)^T). The fold copies the stack only when its layout
     needs one (a transposed or sliced view), O(rows x k) next to the product's O(rows x k x n)."""
+    if x.ndim == 2 and y.ndim == 2 and x.dtype is y.dtype:  # (the common case, in fewer steps)
+        return xp.matmul(_blas_ready(xp, x.T if transpose_a else x), _blas_ready(xp, y.T if transpose_b else y))
     if transpose_a and x.ndim >= 2:
         x = _swap(xp, x)
     if transpose_b and y.ndim >= 2:

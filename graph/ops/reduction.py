@@ -2,6 +2,8 @@
 softmax, log_softmax, logsumexp."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..aval import AVal
 from ..dtypes import int32, int64, float32
 from .core import (EXTERN, REDUCTION, Attr, F, Op, a_axis, a_bool, a_dtype, a_int, describe, fail,
@@ -45,11 +47,15 @@ def _axes_tuple(axis, ndim):
 REDUCE_ATTRS = {"axis": Attr(None, a_axis), "keep_dims": Attr(False, a_bool)}
 
 
+_ndarray, _asarray, _add_reduce = np.ndarray, np.asarray, np.add.reduce
+
+
 def _sum_impl(xp, x, axis=None, keep_dims=False):
-    # the array's own method: the same reduction as xp.sum without its dispatch layers
-    r = x.sum(axis=_axes_tuple(axis, x.ndim), keepdims=keep_dims,
-              dtype=x.dtype if x.dtype.kind != "b" else int64.np)
-    return xp.asarray(r)
+    axes = _axes_tuple(axis, x.ndim)
+    dtype = x.dtype if x.dtype.kind != "b" else int64.np
+    if type(x) is _ndarray:  # (ndarray.sum is this call behind two Python layers)
+        return _asarray(_add_reduce(x, axes, dtype, None, keep_dims))
+    return xp.asarray(x.sum(axis=axes, keepdims=keep_dims, dtype=dtype))
 
 
 register(Op("reduce_sum", prim="ReduceSum", inputs=("x",), impl=_sum_impl,

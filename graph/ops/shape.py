@@ -104,9 +104,19 @@ def _broadcast_vjp(g, out, x, shape):
     return (unbroadcast(g, x),)
 
 
-register(Op("broadcast_to", prim="BroadcastTo", inputs=("x",),
-            impl=lambda xp, x, shape: xp.broadcast_to(x, _infer_broadcast_to(x, shape).shape if -1 in shape
-                                                      else shape),
+def _broadcast_to_impl(xp, x, shape):
+    if -1 in shape:
+        shape = _infer_broadcast_to(x, shape).shape
+    if type(x) is np.ndarray and x.ndim == 0:
+        # one value everywhere (a reduction's cotangent): the read-only zero-stride view
+        # np.broadcast_to makes, built directly (np.broadcast_to's Python layers cost ~4x more)
+        out = np.ndarray(shape, x.dtype, x, 0, (0,) * len(shape))
+        out.flags.writeable = False
+        return out
+    return xp.broadcast_to(x, shape)
+
+
+register(Op("broadcast_to", prim="BroadcastTo", inputs=("x",), impl=_broadcast_to_impl,
             infer=_infer_broadcast_to, vjp=_broadcast_vjp, kind=VIEW,
             attrs={"shape": Attr(check=a_ints)}, doc="broadcast to a larger shape (-1 keeps a dimension)"))
 

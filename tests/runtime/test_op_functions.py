@@ -1,0 +1,85 @@
+"""The generated op functions (``ops.*``, ``F.*``: graph.ops.core.op_function) and the PyNative
+fast paths around them: a remembered attribute set must give exactly what normalising the
+arguments gives, for every call after the first too (oracle: the same call on a fresh function,
+and ``Op.normalize``'s errors)."""
+import numpy as np
+import pytest
+
+import runtime as ms
+from graph.ops import REGISTRY, F
+from graph.ops.core import op_function
+from runtime import Tensor, ops
+
+
+def _x():
+    return Tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+
+
+def test_a_remembered_attribute_set_does_not_stand_for_an_equal_value_of_another_class():
+    reduce_sum = op_function(REGISTRY["reduce_sum"])
+    x = _x()
+    np.testing.assert_array_equal(reduce_sum(x, 1).asnumpy(), [3.0, 12.0])
+    # True == 1 and hash(True) == hash(1): a memo keyed by values alone would take True as axis 1
+    with pytest.raises(TypeError, match="axis"):
+        reduce_sum(x, True)
+    with pytest.raises(TypeError, match="axis"):
+        reduce_sum(x, 1.0)
+    np.testing.assert_array_equal(reduce_sum(x, 1).asnumpy(), [3.0, 12.0])
+
+
+def test_every_call_of_a_remembered_set_equals_a_fresh_normalisation():
+    x = _x()
+    for axis in (None, 0, 1, -1, (0, 1), [1]):
+        for keep in (False, True):
+            fresh = op_function(REGISTRY["reduce_sum"])(x, axis, keep)
+            for _ in range(3):  # the first call remembers; the later ones read the memo
+                got = ops.reduce_sum(x, axis, keep)
+                assert got.shape == fresh.shape
+                np.testing.assert_array_equal(got.asnumpy(), fresh.asnumpy())
+            np.testing.assert_array_equal(x.sum(axis=axis, keepdims=keep).asnumpy(), fresh.asnumpy())
+
+
+def test_tensor_sum_and_mean_reject_what_the_op_rejects_after_a_remembered_call():
+    x = _x()
+    assert x.sum(axis=0).shape == (3,) and x.mean(axis=0).shape == (3,)
+    for bad in (True, 0.0):
+        with pytest.raises(TypeError):
+            x.sum(axis=bad)
+        with pytest.raises(TypeError):
+            x.mean(axis=bad)
+
+
+def test_binder_functions_take_attributes_by_keyword_only():
+    x = _x()
+    np.testing.assert_array_equal(F.reduce_sum(x, axis=0).asnumpy(), [3.0, 5.0, 7.0])
+    with pytest.raises(TypeError):
+        F.reduce_sum(x, 0)  # (a second positional is not an attribute)
+    stacked = F.stack(x, x, axis=0)  # variadic: inputs as *args
+    assert stacked.shape == (2, 2, 3)
+    assert ops.stack((x, x), 0).shape == (2, 2, 3)  # the functional API: one sequence
+
+
+def test_broadcasting_a_zero_dim_array_is_a_read_only_view_equal_to_numpys():
+    g = Tensor(np.array(2.5, np.float32))
+    out = ops.broadcast_to(g, (3, 4))
+    want = np.broadcast_to(np.float32(2.5), (3, 4))
+    np.testing.assert_array_equal(out.asnumpy(), want)
+    assert out.asnumpy().dtype == np.float32 and not out._data.flags.writeable
+    assert ops.broadcast_to(g, (0, 2)).shape == (0, 2)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int8, np.int32, np.int64, np.uint8])
+def test_relu_keeps_the_dtype_and_matches_numpy(dtype):
+    a = (np.arange(-3, 3).reshape(2, 3)).astype(dtype) if dtype != np.uint8 else np.arange(6, dtype=dtype).reshape(2, 3)
+    got = ops.relu(Tensor(a)).asnumpy()
+    assert got.dtype == a.dtype
+    np.testing.assert_array_equal(got, np.maximum(a, 0))
+    nan = ops.relu(Tensor(np.array([np.nan, -0.0, -1.0], np.float32))).asnumpy()
+    assert np.isnan(nan[0]) and nan[1] == 0 and nan[2] == 0
+
+
+def test_grad_through_the_fast_paths_matches_the_formula():
+    x = Tensor(np.array([[1.0, -2.0], [3.0, 0.5]], np.float32))
+    np.testing.assert_allclose(ms.grad(lambda a: (a * a).sum())(x).asnumpy(), 2 * x.asnumpy())
+    np.testing.assert_allclose(ms.grad(lambda a: ops.relu(a).mean())(x).asnumpy(),
+                               (x.asnumpy() > 0) / 4.0)
