@@ -344,3 +344,28 @@ def test_layer_norm_forward_runs_compiled_once_warm_with_all_three_outputs():
         for g, w in zip(got, want):
             _close([g.asnumpy()], w, np.float32)
     assert any(k[0] == "layer_norm" and v is not eager_kernels._FAILED for k, v in eager_kernels._compiled.items())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape,axis", [((4, 3, 32, 48), -1), ((64, 80), 0), ((8, 16, 40), 1)])
+def test_softmax_equals_numpy_once_compiled(dtype, shape, axis):
+    """The attention probabilities' softmax runs compiled once warm (from MIN_ELEMENTS elements on);
+    oracle: the registry's numpy implementation, over large-magnitude logits too (exp overflows
+    without the max subtraction)."""
+    rng = np.random.default_rng(17)
+    x = (rng.standard_normal(shape) * 30).astype(dtype)
+    x.flat[::97] = 80.0  # (exp(80) overflows float32)
+    want = REGISTRY["softmax"].impl(np, x, axis=axis)
+    _close(_repeat(lambda: ops.softmax(Tensor(x), axis)), want, dtype)
+    compiled = {k[0] for k, v in eager_kernels._compiled.items() if v is not eager_kernels._FAILED}
+    assert "softmax" in compiled, compiled
+
+
+def test_a_small_softmax_keeps_numpys_path():
+    """A classifier's (32, 10) softmax costs less in numpy than a compiled call's fixed cost."""
+    x = Tensor(np.random.default_rng(3).standard_normal((32, 10)).astype(np.float32))
+    assert x.size < eager_kernels.MIN_ELEMENTS["softmax"]
+    want = REGISTRY["softmax"].impl(np, x.asnumpy(), axis=-1)
+    for got in _repeat(lambda: ops.softmax(x, -1)):
+        np.testing.assert_array_equal(got, want)
+    assert not any(k[0] == "softmax" for k in eager_kernels._compiled)
