@@ -141,7 +141,7 @@ class _Plan:
     """What :func:`eager_handler` reads of an op on every call, gathered once per op (one
     attribute load instead of seven; the registry's fields never change after registration)."""
 
-    __slots__ = ("infer", "memo", "promote", "single", "mutates", "records", "tiered")
+    __slots__ = ("infer", "memo", "promote", "single", "mutates", "records", "tiered", "bare")
 
     def __init__(self, op):
         self.infer = op.eager_infer
@@ -153,6 +153,8 @@ class _Plan:
         self.mutates = op.mutates
         self.records = op.vjp is not None
         self.tiered = op.name in _TIERED
+        # no inference to run, no compiled tier, one output, no operand overwritten
+        self.bare = not self.infer and not self.tiered and self.single and self.mutates is None
 
 
 _PLANS: dict = {}
@@ -170,6 +172,17 @@ def eager_handler(op, args, attrs):
     if plan is None:
         plan = _plan(op)
     n = len(args)
+    if n == 1 and plan.bare:
+        # one array through an op with nothing to check, tier or mutate (relu, exp, neg...): the
+        # steps below that apply, in order
+        a = args[0]
+        first = a._data if isinstance(a, Tensor) else a
+        if type(first) is _ndarray and first.dtype is not _HALF and not _GPU.active:
+            try:
+                out = op.impl(np, first, **attrs) if attrs else op.impl(np, first)
+            except (TypeError, ValueError, IndexError, ArithmeticError, AttributeError) as e:
+                raise _explain_failure(op, args, attrs, e) from None
+            return _single_result(op, plan, args, attrs, out, np)
     # the common cases, one array or two of one dtype, need no promotion; their signature (the
     # same tuple _signature builds) is written out here: no call, no list per op
     key = None
@@ -234,21 +247,26 @@ def eager_handler(op, args, attrs):
     except (IndexError, ArithmeticError, AttributeError) as e:
         raise _explain_failure(op, args, attrs, e) from None
     if plan.single:
-        res = _new(Tensor)
-        res._data = out if type(out) is _ndarray else xp.asarray(out)
         if plan.mutates is not None:
             target = args[plan.mutates]
-            target._data = res._data
+            target._data = out if type(out) is _ndarray else xp.asarray(out)
             return target
-        if _ACTIVE_TAPES and plan.records:
-            outs = (res,)
-            for tp in _ACTIVE_TAPES:
-                tp.record(op, args, attrs, outs)
-        return res
+        return _single_result(op, plan, args, attrs, out, xp)
     res = tuple(_as_tensor_out(o, xp) for o in out)
     if _ACTIVE_TAPES and plan.records:
         for tp in _ACTIVE_TAPES:
             tp.record(op, args, attrs, res)
+    return res
+
+
+def _single_result(op, plan, args, attrs, out, xp):
+    """The Tensor of an op's one output ``out``, recorded by the active tapes."""
+    res = _new(Tensor)
+    res._data = out if type(out) is _ndarray else xp.asarray(out)
+    if _ACTIVE_TAPES and plan.records:
+        outs = (res,)
+        for tp in _ACTIVE_TAPES:
+            tp.record(op, args, attrs, outs)
     return res
 
 

@@ -345,6 +345,10 @@ def bind_normalized(op: Op, args: tuple, attrs: dict):
     """``bind`` with attributes already normalised (Primitive instances, hot paths)."""
     if COMPUTE_DTYPE.dtype is not None and op.mixed_precision:
         args = _cast_operands(args, COMPUTE_DTYPE.dtype)
+    if len(args) == 1:  # (one operand: its handler, without the search for the highest priority)
+        h = _RESOLVED.get(args[0].__class__, _MISSING)
+        if h is not _MISSING and h is not None:
+            return h[1](op, args, attrs)
     best = None
     for a in args:
         h = _RESOLVED.get(a.__class__, _MISSING)
