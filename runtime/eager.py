@@ -141,7 +141,7 @@ class _Plan:
     """What :func:`eager_handler` reads of an op on every call, gathered once per op (one
     attribute load instead of seven; the registry's fields never change after registration)."""
 
-    __slots__ = ("infer", "memo", "promote", "single", "mutates", "records", "tiered", "bare")
+    __slots__ = ("infer", "memo", "promote", "single", "mutates", "records", "tiered", "bare", "lean")
 
     def __init__(self, op):
         self.infer = op.eager_infer
@@ -155,6 +155,8 @@ class _Plan:
         self.tiered = op.name in _TIERED
         # no inference to run, no compiled tier, one output, no operand overwritten
         self.bare = not self.infer and not self.tiered and self.single and self.mutates is None
+        # a memoised shape check, then as bare (matmul, reductions, reshape, transpose...)
+        self.lean = self.memo and not self.tiered and self.single and self.mutates is None
 
 
 _PLANS: dict = {}
@@ -183,6 +185,38 @@ def eager_handler(op, args, attrs):
             except (TypeError, ValueError, IndexError, ArithmeticError, AttributeError) as e:
                 raise _explain_failure(op, args, attrs, e) from None
             return _single_result(op, plan, args, attrs, out, np)
+    if plan.lean and 0 < n < 3 and not _GPU.active:
+        # one array or two of one dtype through an op with a memoised shape check and one output,
+        # nothing tiered or mutated: the steps below that apply, in order (the keys are theirs)
+        a = args[0]
+        first = a._data if isinstance(a, Tensor) else a
+        if type(first) is _ndarray and first.dtype is not _HALF:
+            if n == 1:
+                key = (op, first.shape, first.dtype, tuple(attrs.values())) if attrs else (op, first.shape, first.dtype)
+                arrays = (first,)
+            else:
+                b = args[1]
+                second = b._data if isinstance(b, Tensor) else b
+                if type(second) is _ndarray and second.dtype is first.dtype:
+                    key = (op, first.shape, first.dtype, second.shape, second.dtype, tuple(attrs.values())) \
+                        if attrs else (op, first.shape, first.dtype, second.shape, second.dtype)
+                    arrays = (first, second)
+                else:
+                    key = None
+            if key is not None:
+                try:
+                    checked = key in _CHECKED
+                except TypeError:  # an unhashable attribute value (a list): _checked keeps no memo
+                    checked = False
+                try:
+                    if not checked:
+                        _checked(op, args, attrs, key)
+                    out = op.impl(np, *arrays, **attrs)
+                except (TypeError, ValueError) as e:
+                    raise relocate(e) from None
+                except (IndexError, ArithmeticError, AttributeError) as e:
+                    raise _explain_failure(op, args, attrs, e) from None
+                return _single_result(op, plan, args, attrs, out, np)
     # the common cases, one array or two of one dtype, need no promotion; their signature (the
     # same tuple _signature builds) is written out here: no call, no list per op
     key = None

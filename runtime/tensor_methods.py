@@ -7,7 +7,7 @@ Every method ends in the op registry through ``bind``, so ``x + y`` means the sa
 from __future__ import annotations
 
 from graph.dtypes import int64
-from graph.ops import REGISTRY, bind, bind_normalized
+from graph.ops import REGISTRY, F, bind, bind_normalized
 from graph.ops.core import bind_remembering
 
 from .tensor_ops_methods import OpsMethods
@@ -29,90 +29,71 @@ class TensorMethods(OpsMethods):
     __array_priority__ = 1000  # numpy defers binary operators to us
 
     # -- arithmetic ------------------------------------------------------------------------------
-    def __add__(self, o):
-        return bind(_R["add"], self, o)
+    __add__ = F.add
 
     def __radd__(self, o):
-        return bind(_R["add"], o, self)
+        return F.add(o, self)
 
-    def __sub__(self, o):
-        return bind(_R["sub"], self, o)
+    __sub__ = F.sub
 
     def __rsub__(self, o):
-        return bind(_R["sub"], o, self)
+        return F.sub(o, self)
 
-    def __mul__(self, o):
-        return bind(_R["mul"], self, o)
+    __mul__ = F.mul
 
     def __rmul__(self, o):
-        return bind(_R["mul"], o, self)
+        return F.mul(o, self)
 
-    def __truediv__(self, o):
-        return bind(_R["div"], self, o)
+    __truediv__ = F.div
 
     def __rtruediv__(self, o):
-        return bind(_R["div"], o, self)
+        return F.div(o, self)
 
-    def __floordiv__(self, o):
-        return bind(_R["floor_div"], self, o)
+    __floordiv__ = F.floor_div
 
     def __rfloordiv__(self, o):
-        return bind(_R["floor_div"], o, self)
+        return F.floor_div(o, self)
 
-    def __mod__(self, o):
-        return bind(_R["mod"], self, o)
+    __mod__ = F.mod
 
     def __rmod__(self, o):
-        return bind(_R["mod"], o, self)
+        return F.mod(o, self)
 
-    def __pow__(self, o):
-        return bind(_R["pow"], self, o)
+    __pow__ = F.pow
 
     def __rpow__(self, o):
-        return bind(_R["pow"], o, self)
+        return F.pow(o, self)
 
-    def __matmul__(self, o):
-        return bind(_R["matmul"], self, o)
+    __matmul__ = F.matmul
 
     def __rmatmul__(self, o):
-        return bind(_R["matmul"], o, self)
+        return F.matmul(o, self)
 
-    def __neg__(self):
-        return bind(_R["neg"], self)
+    __neg__ = F.neg
 
     def __pos__(self):
         return self
 
-    def __abs__(self):
-        return bind(_R["abs"], self)
+    __abs__ = F.abs
 
-    def __invert__(self):
-        return bind(_R["logical_not"], self)
+    __invert__ = F.logical_not
 
-    def __and__(self, o):
-        return bind(_R["logical_and"], self, o)
+    __and__ = F.logical_and
 
-    def __or__(self, o):
-        return bind(_R["logical_or"], self, o)
+    __or__ = F.logical_or
 
     # -- comparisons -----------------------------------------------------------------------------
-    def __eq__(self, o):
-        return bind(_R["equal"], self, o)
+    __eq__ = F.equal
 
-    def __ne__(self, o):
-        return bind(_R["not_equal"], self, o)
+    __ne__ = F.not_equal
 
-    def __lt__(self, o):
-        return bind(_R["less"], self, o)
+    __lt__ = F.less
 
-    def __le__(self, o):
-        return bind(_R["less_equal"], self, o)
+    __le__ = F.less_equal
 
-    def __gt__(self, o):
-        return bind(_R["greater"], self, o)
+    __gt__ = F.greater
 
-    def __ge__(self, o):
-        return bind(_R["greater_equal"], self, o)
+    __ge__ = F.greater_equal
 
     __hash__ = object.__hash__
 

@@ -345,7 +345,9 @@ def bind_normalized(op: Op, args: tuple, attrs: dict):
     """``bind`` with attributes already normalised (Primitive instances, hot paths)."""
     if COMPUTE_DTYPE.dtype is not None and op.mixed_precision:
         args = _cast_operands(args, COMPUTE_DTYPE.dtype)
-    if len(args) == 1:  # (one operand: its handler, without the search for the highest priority)
+    n = len(args)
+    if n == 1 or (n == 2 and args[0].__class__ is args[1].__class__):
+        # (one class of operand: its handler, without the search for the highest priority)
         h = _RESOLVED.get(args[0].__class__, _MISSING)
         if h is not _MISSING and h is not None:
             return h[1](op, args, attrs)

@@ -52,7 +52,14 @@ def _matmul_impl(xp, x, y, transpose_a=False, transpose_b=False):
     projections: (64, 16, 128) @ (128, 128)^T). The fold copies the stack only when its layout
     needs one (a transposed or sliced view), O(rows x k) next to the product's O(rows x k x n)."""
     if x.ndim == 2 and y.ndim == 2 and x.dtype is y.dtype:  # (the common case, in fewer steps)
-        return xp.matmul(_blas_ready(xp, x.T if transpose_a else x), _blas_ready(xp, y.T if transpose_b else y))
+        if transpose_a:
+            x = x.T
+        if transpose_b:
+            y = y.T
+        item, (x0, x1), (y0, y1) = x.itemsize, x.strides, y.strides
+        if (x1 == item or x0 == item) and (y1 == item or y0 == item):  # (_blas_ready's test, inline)
+            return xp.matmul(x, y)
+        return xp.matmul(_blas_ready(xp, x), _blas_ready(xp, y))
     if transpose_a and x.ndim >= 2:
         x = _swap(xp, x)
     if transpose_b and y.ndim >= 2:

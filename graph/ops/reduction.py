@@ -51,6 +51,11 @@ _ndarray, _asarray, _add_reduce = np.ndarray, np.asarray, np.add.reduce
 
 
 def _sum_impl(xp, x, axis=None, keep_dims=False):
+    if type(x) is _ndarray and type(axis) is tuple and axis and x.ndim:
+        # (axes that shape inference accepted: in range and distinct, which numpy takes as they
+        # are, negative or unsorted; None and () mean every axis, which numpy spells otherwise)
+        out = _add_reduce(x, axis, x.dtype if x.dtype.kind != "b" else int64.np, None, keep_dims)
+        return out if type(out) is _ndarray else _asarray(out)
     axes = _axes_tuple(axis, x.ndim)
     dtype = x.dtype if x.dtype.kind != "b" else int64.np
     if type(x) is _ndarray:  # (ndarray.sum is this call behind two Python layers)
