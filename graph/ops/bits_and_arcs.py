@@ -71,6 +71,10 @@ _elementwise_extern(
 
 
 def _atan2_impl(xp, y, x):
+    if hasattr(y, "dtype") or hasattr(x, "dtype"):
+        # a Python number next to an array stays one: it adopts the array's float type (numpy's
+        # weak scalars), as inference says (float16 y with 2.0 is float16), not float32's
+        return xp.arctan2(*(_float_of(xp, a) if hasattr(a, "dtype") else a for a in (y, x)))
     return xp.arctan2(_float_of(xp, y), _float_of(xp, x))
 
 

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from ..aval import AVal
-from ..dtypes import bool_, float32, promote, weak_scalar_type, scalar_dtype
+from ..dtypes import bool_, float32, from_numpy, promote, weak_scalar_type, scalar_dtype
 from .core import (ELEMENTWISE, Attr, F, Op, a_dtype, a_float, a_oneof, broadcast_shapes, describe,
                    fail, gets_gradient, is_tensorlike, register)
 from .emit import erf_array, floor_div_array, floor_mod_array
@@ -64,16 +64,38 @@ def infer_same(name):
             if len(args) == 2:
                 b = args[1]
                 if type(b) in _NUMBER_TYPES:
-                    return AVal(a.shape, weak_scalar_type(a.dtype, b))
+                    dt = weak_scalar_type(a.dtype, b)
+                    if type(b) is int and dt.is_int:
+                        _check_int_scalar(name, dt, args)
+                    return AVal(a.shape, dt)
                 if type(b) is type(a) and a.dtype is b.dtype:
                     sa, sb = a.shape, b.shape
                     return AVal(sa if sa == sb else broadcast_shapes(name, tuple(sa), tuple(sb)), a.dtype)
-        return AVal(result_shape(name, *args), result_dtype(name, *args))
+        dt = result_dtype(name, *args)
+        if dt.is_int:
+            _check_int_scalar(name, dt, args)
+        return AVal(result_shape(name, *args), dt)
     return infer
 
 
+def _check_int_scalar(name, dtype, operands):
+    """Arithmetic refuses a Python int that its integer result type cannot hold (``int8 + 200``,
+    ``uint8 - 1`` is fine, ``uint8 + -1`` is not), as numpy 2 does (NEP 50: OverflowError) in
+    eager execution, rather than wrap it as compiled code would."""
+    lo, hi = _int_bounds(dtype)
+    for v in operands:
+        if type(v) is int and not lo <= v <= hi:
+            fail(name, f"Python integer {v} is out of bounds for {dtype} (the other operands: "
+                       f"{', '.join(describe(a) for a in operands if a is not v)}); cast an operand first")
+
+
+def _int_bounds(dtype):
+    info = np.iinfo(dtype.np)
+    return int(info.min), int(info.max)
+
+
 def _refuse_bool(name, operands, result_is_bool):
-    """Arithmetic that has no bool meaning (floor_div, mod, pow, square, relu): MindSpore accepts
+    """Arithmetic that has no bool meaning (sub, neg, sign, floor_div, mod, pow, square, relu): MindSpore accepts
     number types only; numpy would silently compute bool inputs in int8 while graph inference keeps
     bool. Refused when the (promoted) result would be bool; ``bool_tensor ** 2`` is an int."""
     if result_is_bool:
@@ -192,7 +214,7 @@ def binary(name, prim, impl, expr, vjp, infer=None, doc="", nondiff=None, attrs=
 binary("add", "Add", lambda xp, x, y: xp.add(x, y), lambda E, x, y: E.add(x, y),
        lambda g, out, x, y: (unbroadcast(g, x), unbroadcast(g, y)), doc="x + y")
 binary("sub", "Sub", lambda xp, x, y: xp.subtract(x, y), lambda E, x, y: E.sub(x, y),
-       lambda g, out, x, y: (unbroadcast(g, x), unbroadcast(F.neg(g), y)), doc="x - y")
+       lambda g, out, x, y: (unbroadcast(g, x), unbroadcast(F.neg(g), y)), bool_ok=False, doc="x - y")
 binary("mul", "Mul", lambda xp, x, y: xp.multiply(x, y), lambda E, x, y: E.mul(x, y),
        lambda g, out, x, y: (unbroadcast(F.mul(g, y), x), unbroadcast(F.mul(g, x), y)),
        doc="x * y")
@@ -241,7 +263,26 @@ def _pow_vjp(g, out, x, y):
     return unbroadcast(F.mul(g, F.mul(F.pow(x, y - 1.0), float(y))), x), None
 
 
-binary("pow", "Pow", lambda xp, x, y: xp.power(x, y), lambda E, x, y: E.pow(x, y), _pow_vjp,
+def _pow_impl(xp, x, y):
+    """``x ** y``; an integer power with a negative exponent (numpy raises) is what ``1 / x**-y``
+    truncates to, as both compiled back ends compute it: 1 for x == 1, +-1 for x == -1, else 0."""
+    if not _negative_int_exponent(xp, x, y):
+        return xp.power(x, y)
+    negative = xp.less(y, 0)
+    out = xp.power(x, xp.where(negative, 0, y) if hasattr(y, "dtype") else 0)  # (0: keeps the dtype)
+    odd = xp.bitwise_and(y, 1) != 0
+    inverse = xp.where(xp.equal(x, 1), 1, xp.where(xp.equal(x, -1), xp.where(odd, -1, 1), 0))
+    return xp.where(negative, inverse, out).astype(out.dtype, copy=False)
+
+
+def _negative_int_exponent(xp, x, y) -> bool:
+    dtype = getattr(x, "dtype", None)
+    if dtype is not None and dtype.kind in "fc":  # (a float base: no result_type call)
+        return False
+    return xp.result_type(x, y).kind == "i" and bool(xp.any(xp.less(y, 0)))
+
+
+binary("pow", "Pow", _pow_impl, lambda E, x, y: E.pow(x, y), _pow_vjp,
        bool_ok=False, doc="x ** y")
 binary("maximum", "Maximum", lambda xp, x, y: xp.maximum(x, y), lambda E, x, y: E.max(x, y),
        lambda g, out, x, y: (unbroadcast(F.mul(g, _float_mask(F.greater_equal(x, y), g)), x),
@@ -253,14 +294,14 @@ binary("minimum", "Minimum", lambda xp, x, y: xp.minimum(x, y), lambda E, x, y: 
        doc="elementwise min; ties send the gradient to x")
 
 unary("neg", "Neg", lambda xp, x: xp.negative(x), lambda E, x: E.neg(x),
-      lambda g, out, x: (F.neg(g),), doc="-x")
+      lambda g, out, x: (F.neg(g),), bool_ok=False, doc="-x")
 unary("abs", "Abs", lambda xp, x: xp.abs(x), lambda E, x: E.abs(x),
       lambda g, out, x: (F.mul(g, F.sign(x)),), doc="|x|")
 unary("sign", "Sign", lambda xp, x: xp.sign(x),
       lambda E, x: E.select(E.ne(x, x), x,  # NaN stays NaN, as in numpy
                             E.select(E.gt(x, E.const(0, x)), E.const(1, x),
                                      E.select(E.lt(x, E.const(0, x)), E.const(-1, x), E.const(0, x)))),
-      lambda g, out, x: (F.zeros_like(g),), doc="-1, 0 or 1; gradient zero")
+      lambda g, out, x: (F.zeros_like(g),), bool_ok=False, doc="-1, 0 or 1; gradient zero")
 unary("square", "Square", lambda xp, x: xp.square(x), lambda E, x: E.mul(x, x),
       lambda g, out, x: (F.mul(g, F.mul(x, 2.0)),), bool_ok=False, doc="x * x")
 unary("exp", "Exp", lambda xp, x: xp.exp(_float_np(xp, x)), lambda E, x: E.exp(x),
@@ -486,12 +527,30 @@ def _cmp(name, prim, fn, emit):
            nondiff="comparison: boolean output has no gradient")
 
 
-_cmp("equal", "Equal", lambda xp: xp.equal, lambda E, x, y: E.eq(x, y))
-_cmp("not_equal", "NotEqual", lambda xp: xp.not_equal, lambda E, x, y: E.ne(x, y))
-_cmp("less", "Less", lambda xp: xp.less, lambda E, x, y: E.lt(x, y))
-_cmp("less_equal", "LessEqual", lambda xp: xp.less_equal, lambda E, x, y: E.le(x, y))
-_cmp("greater", "Greater", lambda xp: xp.greater, lambda E, x, y: E.gt(x, y))
-_cmp("greater_equal", "GreaterEqual", lambda xp: xp.greater_equal, lambda E, x, y: E.ge(x, y))
+def _by_value(emit, outside):
+    """A comparison's expression that compares a Python int with an integer operand by value, as
+    numpy does (NEP 50): an int the operand's dtype cannot hold (``uint8 < 300``, ``int8 == -1000``)
+    decides the comparison alone, where converting it to the dtype would wrap it.
+    ``outside(scalar_is_above, tensor_is_left)`` is that decision."""
+    def expr(E, x, y):
+        for tensor, scalar, left in ((x, y, True), (y, x, False)):
+            dtype = getattr(tensor, "dtype", None)
+            if type(scalar) is int and dtype is not None and dtype.kind in "iu":
+                lo, hi = _int_bounds(from_numpy(dtype))
+                if not lo <= scalar <= hi:  # (the operand equals itself everywhere: an integer)
+                    return E.eq(tensor, tensor) if outside(scalar > hi, left) else E.ne(tensor, tensor)
+        return emit(E, x, y)
+    return expr
+
+
+_cmp("equal", "Equal", lambda xp: xp.equal, _by_value(lambda E, x, y: E.eq(x, y), lambda above, left: False))
+_cmp("not_equal", "NotEqual", lambda xp: xp.not_equal, _by_value(lambda E, x, y: E.ne(x, y), lambda above, left: True))
+_cmp("less", "Less", lambda xp: xp.less, _by_value(lambda E, x, y: E.lt(x, y), lambda above, left: above == left))
+_cmp("less_equal", "LessEqual", lambda xp: xp.less_equal,
+     _by_value(lambda E, x, y: E.le(x, y), lambda above, left: above == left))
+_cmp("greater", "Greater", lambda xp: xp.greater, _by_value(lambda E, x, y: E.gt(x, y), lambda above, left: above != left))
+_cmp("greater_equal", "GreaterEqual", lambda xp: xp.greater_equal,
+     _by_value(lambda E, x, y: E.ge(x, y), lambda above, left: above != left))
 _cmp("logical_and", "LogicalAnd", lambda xp: xp.logical_and, lambda E, x, y: E.and_(x, y))
 _cmp("logical_or", "LogicalOr", lambda xp: xp.logical_or, lambda E, x, y: E.or_(x, y))
 unary("logical_not", "LogicalNot", lambda xp, x: xp.logical_not(x), lambda E, x: E.not_(x), None,
