@@ -7,15 +7,11 @@ Every method ends in the op registry through ``bind``, so ``x + y`` means the sa
 from __future__ import annotations
 
 from graph.dtypes import int64
-from graph.ops import REGISTRY, F, bind, bind_normalized
-from graph.ops.core import bind_remembering
+from graph.ops import REGISTRY, F, bind
 
 from .tensor_ops_methods import OpsMethods
 
 _R = REGISTRY
-#: normalised attribute sets of Tensor.sum and Tensor.mean calls (graph.ops.core.bind_remembering)
-_SUM_ATTRS: dict = {}
-_MEAN_ATTRS: dict = {}
 
 
 def _index_attrs(index):
@@ -134,21 +130,12 @@ class TensorMethods(OpsMethods):
 
     def sum(self, axis=None, dtype=None, keepdims=False, initial=None):
         """MindSpore 2.x ``Tensor.sum(axis, dtype, keepdims, initial)``."""
-        x = self if dtype is None else bind(_R["cast"], self, dtype=dtype)
-        try:  # (the attribute sets seen before: see bind_remembering)
-            attrs = _SUM_ATTRS[axis.__class__, axis, keepdims.__class__, keepdims]
-        except (KeyError, TypeError):
-            r = bind_remembering(_R["reduce_sum"], _SUM_ATTRS, (x,), {"axis": axis, "keep_dims": keepdims})
-        else:
-            r = bind_normalized(_R["reduce_sum"], (x,), attrs)
-        return r if initial is None else bind(_R["add"], r, initial)
+        x = self if dtype is None else F.cast(self, dtype=dtype)
+        r = F.reduce_sum(x, axis=axis, keep_dims=keepdims)
+        return r if initial is None else F.add(r, initial)
 
     def mean(self, axis=None, keep_dims=False):
-        try:
-            attrs = _MEAN_ATTRS[axis.__class__, axis, keep_dims.__class__, keep_dims]
-        except (KeyError, TypeError):
-            return bind_remembering(_R["reduce_mean"], _MEAN_ATTRS, (self,), {"axis": axis, "keep_dims": keep_dims})
-        return bind_normalized(_R["reduce_mean"], (self,), attrs)
+        return F.reduce_mean(self, axis=axis, keep_dims=keep_dims)
 
     def max(self, axis=None, keepdims=False, *, initial=None, where=None, return_indices=False):
         """The maxima along ``axis``; with ``return_indices=True`` also their int64 indices."""
