@@ -27,9 +27,9 @@ Example:
 """
 from __future__ import annotations
 
-import inspect
 
 from .errors import GraphBreak
+from .variables.base import class_attribute
 
 
 class SideEffects:
@@ -58,7 +58,7 @@ class SideEffects:
     def set_attr(self, obj_var, name, value):
         """``obj.name = value`` on an object from outside the frame (a plain object or a Cell)."""
         obj = obj_var.obj
-        static = inspect.getattr_static(type(obj), name, None)
+        static = class_attribute(type(obj), name, None)
         if hasattr(static, "__set__") or hasattr(static, "__delete__"):
             raise GraphBreak(f"setting {type(obj).__name__}.{name}, a property or descriptor, inside a "
                              "captured region", hint="the assignment runs eagerly")
@@ -82,7 +82,7 @@ class SideEffects:
         very write (no ``__setattr__``); ``obj.name`` reads it back unless the class has a data
         descriptor of that name (then the write breaks: reads would not see it)."""
         obj = obj_var.obj
-        static = inspect.getattr_static(type(obj), name, None)
+        static = class_attribute(type(obj), name, None)
         if hasattr(static, "__set__") or hasattr(static, "__delete__"):
             raise GraphBreak(f"writing {type(obj).__name__}.__dict__[{name!r}], shadowed by a property or "
                              "descriptor, inside a captured region", hint="the write runs eagerly")

@@ -46,7 +46,7 @@ INPUT, PARAM, CONST, NODE = "input", "param", "const", "node"
 class Value:
     """A tensor-valued SSA value of one graph."""
 
-    __slots__ = ("graph", "aval", "kind", "producer", "index", "id", "name", "data", "_ref")
+    __slots__ = ("graph", "aval", "kind", "producer", "index", "id", "name", "data", "_ref", "_tagged")
 
     def __init__(self, graph, aval: AVal, kind: str, producer=None, index=0, name=None, data=None, ref=None):
         self.graph = graph
@@ -58,6 +58,7 @@ class Value:
         self.name = name
         self.data = data  # constant payload (numpy array) for CONST values
         self.ref = ref  # for PARAM inputs: the Parameter object (identity guarded by capture)
+        self._tagged = None  # (aval, its shape as SymInts): what ``shape`` gives while tagging
 
     @property
     def ref(self):
@@ -76,11 +77,12 @@ class Value:
 
     def __getstate__(self):
         """Pickling: the slots, the referred object itself in place of its weak reference."""
-        state = {name: getattr(self, name) for name in Value.__slots__ if hasattr(self, name)}
+        state = {name: getattr(self, name) for name in Value.__slots__ if hasattr(self, name) and name != "_tagged"}
         state["_ref"] = self.ref
         return None, state
 
     def __setstate__(self, state):
+        self._tagged = None
         for name, value in state[1].items():
             if name == "_ref":
                 self.ref = value
@@ -90,7 +92,10 @@ class Value:
     @property
     def shape(self):
         if _symint.is_tagging():  # (while a frame is captured: sizes keep their origin, graph.symint)
-            return _symint.tagged_shape(self, self.aval.shape)
+            aval, tagged = self.aval, self._tagged
+            if tagged is None or tagged[0] is not aval:  # (made once per aval: capture reads shapes often)
+                tagged = self._tagged = (aval, _symint.tagged_shape(self, aval.shape))
+            return tagged[1]
         return self.aval.shape
 
     @property

@@ -19,9 +19,36 @@ Subclasses live one module per kind of value (``containers``, ``functions``, ``o
 """
 from __future__ import annotations
 
+import inspect
 import operator
 
 from ..errors import GraphBreak, MissingAttribute
+
+_TYPE_MRO = type.__mro__  # (type, object): where a class's own attributes end, its metaclass's
+
+
+def class_attribute(cls, name: str, default):
+    """``inspect.getattr_static(cls, name, default)``: what ``cls.name`` finds without running a
+    descriptor or ``__getattr__``. For a class whose metaclass is ``type`` (then every class of
+    its MRO's is), by a walk of its MRO's dictionaries and then its metaclass's, the same walk
+    getattr_static makes after checking each class for a metaclass that shadows ``__dict__``,
+    which cannot happen here; that check made it ~10x slower, and capture asks per attribute.
+
+    Example:
+        >>> class A:
+        ...     x = 1
+        >>> class B(A):
+        ...     pass
+        >>> class_attribute(B, "x", None), class_attribute(B, "mro", None) is type.__dict__["mro"]
+        (1, True)
+    """
+    if type(cls) is not type:
+        return inspect.getattr_static(cls, name, default)
+    for klass in cls.__mro__ + _TYPE_MRO:
+        attrs = klass.__dict__
+        if name in attrs:
+            return attrs[name]
+    return default
 
 
 class NotResumable(Exception):

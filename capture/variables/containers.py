@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import builtins
 import collections
-import inspect
 import types
 
 from ..errors import GraphBreak, MissingAttribute
-from .base import ConstantVariable, NotResumable, Variable
+from .base import ConstantVariable, NotResumable, Variable, class_attribute
 
 
 def rebuild_tuple(cls, items):
@@ -145,7 +144,7 @@ class TupleVariable(ItemsVariable):
             return self.items[fields.index(name)]
         if fields is not None and name in ("_asdict", "_replace"):
             return NamedTupleMethodVariable(self, name)
-        static = inspect.getattr_static(cls, name, _MISSING)
+        static = class_attribute(cls, name, _MISSING)
         if static is _MISSING:
             raise MissingAttribute(f"'{cls.__name__}' object has no attribute {name!r}")
         from .functions import UserFunctionVariable

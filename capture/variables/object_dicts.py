@@ -11,18 +11,17 @@ traced code reads are guarded. For an object the frame created
 """
 from __future__ import annotations
 
-import inspect
 
 from ..errors import GraphBreak
 from ..sources import Attr, Item
-from .base import ConstantVariable, Variable
+from .base import ConstantVariable, Variable, class_attribute
 from .containers import DictVariable
 
 
 def has_plain_dict(obj) -> bool:
     """Whether ``obj.__dict__`` is the instance's own attribute dict (no class-level override)."""
     d = getattr(obj, "__dict__", None)
-    return type(d) is dict and inspect.getattr_static(type(obj), "__dict__", None) is not None and \
+    return type(d) is dict and class_attribute(type(obj), "__dict__", None) is not None and \
         not isinstance(obj, type)
 
 

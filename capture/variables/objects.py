@@ -9,7 +9,6 @@ attribute writes to them are side effects replayed after the graph (``capture.si
 from __future__ import annotations
 
 import collections.abc
-import inspect
 import sys
 import types
 
@@ -17,7 +16,7 @@ from graph.errors import FRAMEWORK_PACKAGES
 
 from ..errors import GraphBreak, MissingAttribute, UserException
 from ..sources import Attr, Item, Len, TypeOf
-from .base import Variable
+from .base import Variable, class_attribute
 
 
 class ObjectVariable(Variable):
@@ -46,7 +45,7 @@ class ObjectVariable(Variable):
             from .object_dicts import has_plain_dict, object_dict
             if has_plain_dict(self.obj):
                 return object_dict(tx, self)
-        static = inspect.getattr_static(type(self.obj), name, None)
+        static = class_attribute(type(self.obj), name, None)
         if isinstance(static, property) and isinstance(static.fget, types.FunctionType):
             # trace the property's getter (evaluating it now could bake in a stale tensor), while
             # the object's class still has that property (a data descriptor: the instance's
@@ -142,9 +141,9 @@ class NewObjectVariable(Variable):
         if name == "__dict__":
             from .object_dicts import NewObjectDictVariable
             return NewObjectDictVariable(self)
-        static = inspect.getattr_static(self.cls, name, _MISSING)
+        static = class_attribute(self.cls, name, _MISSING)
         if static is _MISSING:
-            getattr_hook = inspect.getattr_static(self.cls, "__getattr__", None)
+            getattr_hook = class_attribute(self.cls, "__getattr__", None)
             if getattr_hook is not None:
                 raise GraphBreak(f"{self.cls.__name__}.__getattr__ on an object created in the frame")
             raise MissingAttribute(f"'{self.cls.__name__}' object has no attribute {name!r}")
@@ -168,18 +167,18 @@ class NewObjectVariable(Variable):
     def has_attribute(self, tx, name):
         if name in self.attrs or name == "__class__":
             return True
-        if inspect.getattr_static(self.cls, name, _MISSING) is not _MISSING:
+        if class_attribute(self.cls, name, _MISSING) is not _MISSING:
             return True
         return None if hasattr(self.cls, "__getattr__") else False
 
     def setattr(self, tx, name, value):
-        if hasattr(inspect.getattr_static(self.cls, name, None), "__set__"):
+        if hasattr(class_attribute(self.cls, name, None), "__set__"):
             raise GraphBreak(f"setting {self.cls.__name__}.{name}, a property or descriptor",
                              hint="the assignment runs eagerly")
         self.attrs[name] = value
 
     def call(self, tx, args, kwargs):
-        call = inspect.getattr_static(self.cls, "__call__", None)
+        call = class_attribute(self.cls, "__call__", None)
         if isinstance(call, types.FunctionType):
             from .functions import UserFunctionVariable
             return UserFunctionVariable(call, self).call(tx, args, kwargs)
@@ -187,7 +186,7 @@ class NewObjectVariable(Variable):
 
     def truth(self, tx):
         for hook in ("__bool__", "__len__"):
-            fn = inspect.getattr_static(self.cls, hook, None)
+            fn = class_attribute(self.cls, hook, None)
             if isinstance(fn, types.FunctionType):
                 from .functions import UserFunctionVariable
                 out = UserFunctionVariable(fn, self).call(tx, [], {})

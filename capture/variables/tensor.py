@@ -9,7 +9,7 @@ from runtime.tensor_methods import TensorMethods
 
 from ..builder import SymTensor
 from ..errors import GraphBreak, MissingAttribute
-from .base import ConstantVariable, Variable
+from .base import ConstantVariable, Variable, class_attribute
 from .containers import TupleVariable
 
 _DATA_METHODS = {"asnumpy", "numpy", "item", "tolist", "__bool__", "__float__", "__int__"}
@@ -18,10 +18,9 @@ _DATA_METHODS = {"asnumpy", "numpy", "item", "tolist", "__bool__", "__float__", 
 def _user_method(cls, name):
     """The plain function ``cls.name`` is when user code defined it (a monkeypatched Tensor
     method, a method of a Tensor subclass), else None (the framework's own: TensorMethods)."""
-    import inspect
     import types
     from .functions import is_framework_callable
-    attr = inspect.getattr_static(cls, name, None)
+    attr = class_attribute(cls, name, None)
     if isinstance(attr, types.FunctionType) and not is_framework_callable(attr):
         return attr
     return None
