@@ -83,3 +83,37 @@ def test_grad_through_the_fast_paths_matches_the_formula():
     np.testing.assert_allclose(ms.grad(lambda a: (a * a).sum())(x).asnumpy(), 2 * x.asnumpy())
     np.testing.assert_allclose(ms.grad(lambda a: ops.relu(a).mean())(x).asnumpy(),
                                (x.asnumpy() > 0) / 4.0)
+
+
+@pytest.mark.parametrize("axis", [(1,), (-1,), (0, 2), (2, 0), (-1, -3), (1, 2), None, ()])
+def test_sum_over_axes_as_given_is_numpys_sum_to_the_bit(axis):
+    # reduce_sum hands axes that inference accepted to numpy as they are (negative, unsorted):
+    # the oracle is numpy's reduction over the sorted non-negative axes
+    a = np.random.default_rng(0).standard_normal((5, 7, 9)).astype(np.float32) * 1e3
+    want_axes = tuple(range(3)) if not axis else tuple(sorted(d % 3 for d in axis))
+    want = np.add.reduce(a, want_axes)
+    got = ops.reduce_sum(Tensor(a), axis).asnumpy()
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+
+
+def test_the_lean_eager_path_checks_and_relocates_like_the_general_one():
+    x = Tensor(np.ones((2, 3), np.float32))
+    y = Tensor(np.ones((4, 5), np.float32))
+    for _ in range(3):  # (the second call of a signature reads the memo of passed checks)
+        np.testing.assert_array_equal(ops.matmul(x, x, transpose_b=True).asnumpy(), np.full((2, 2), 3.0))
+        with pytest.raises(ValueError, match=r"MatMul.*\(2, 3\).*\(4, 5\)|MatMul.*\(4, 5\).*\(2, 3\)") as e:
+            ops.matmul(x, y)
+        assert e.value.__traceback__ is not None
+    # an unhashable attribute value: no memo, the same answer every time
+    for _ in range(2):
+        np.testing.assert_array_equal(ops.transpose(x, [1, 0]).asnumpy(), np.ones((3, 2)))
+
+
+def test_tensor_operators_are_the_ops_functions():
+    x = Tensor(np.array([[1.0, -2.0]], np.float32))
+    assert Tensor.__add__ is F.add and Tensor.__matmul__ is F.matmul
+    np.testing.assert_array_equal((x + 1).asnumpy(), [[2.0, -1.0]])
+    np.testing.assert_array_equal((1 - x).asnumpy(), [[0.0, 3.0]])
+    np.testing.assert_array_equal((x @ x.T).asnumpy(), [[5.0]])
+    np.testing.assert_array_equal((-x).asnumpy(), [[-1.0, 2.0]])
+    assert (x == x).asnumpy().all() and not (x != x).asnumpy().any()
