@@ -79,8 +79,11 @@ def _atan2_impl(xp, y, x):
 
 
 def _atan2_vjp(g, out, y, x):
-    r2 = F.add(F.square(x), F.square(y))
-    return unbroadcast(F.div(F.mul(g, x), r2), y), unbroadcast(F.neg(F.div(F.mul(g, y), r2)), x)
+    # (a bool or int operand enters as the result's float type, as the impl converts it: square
+    # refuses bools, and x**2 + y**2 of ints would be computed in ints)
+    yf, xf = (F.cast(v, dtype=out.dtype) if is_tensorlike(v) and not v.dtype.is_float else v for v in (y, x))
+    r2 = F.add(F.square(xf), F.square(yf))
+    return unbroadcast(F.div(F.mul(g, xf), r2), y), unbroadcast(F.neg(F.div(F.mul(g, yf), r2)), x)
 
 
 _elementwise_extern("atan2", "Atan2", ("y", "x"), _atan2_impl, _infer_float_result("atan2"),

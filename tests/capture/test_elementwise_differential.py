@@ -162,3 +162,18 @@ def test_random_expressions_give_pynatives_values_dtypes_and_errors(seed):
             np.testing.assert_allclose(got, want, rtol=tol, atol=tol, equal_nan=True, err_msg=str(e))
         else:
             np.testing.assert_array_equal(got, want, err_msg=str(e))
+
+
+def test_the_gradient_of_atan2_with_a_bool_or_int_operand():
+    # found by random expressions under grad: the rule squared the bool operand (square refuses
+    # bools), in both modes. Oracle: d/da atan2(b, a) = -b / (a^2 + b^2), d/da atan2(a, b) = b / (a^2 + b^2)
+    a = np.array([1.0, 2.0], np.float32)
+    for other in (np.array([True, False]), np.array([3, -1], np.int32)):
+        b = other.astype(np.float64)
+        for fn, want in ((lambda x, y: ops.atan2(y, x).sum(), -b / (a ** 2 + b ** 2)),
+                         (lambda x, y: ops.atan2(x, y).sum(), b / (a ** 2 + b ** 2))):
+            grad = ms.grad(fn, grad_position=(0, 1))
+            for g in (grad, capture.jit(grad)):
+                ga, gb = g(Tensor(a), Tensor(other))
+                np.testing.assert_allclose(ga.asnumpy(), want, rtol=1e-6)
+                assert gb.dtype == Tensor(other).dtype  # (no float cotangent for a bool or int input)
