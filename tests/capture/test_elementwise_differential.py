@@ -177,3 +177,35 @@ def test_the_gradient_of_atan2_with_a_bool_or_int_operand():
                 ga, gb = g(Tensor(a), Tensor(other))
                 np.testing.assert_allclose(ga.asnumpy(), want, rtol=1e-6)
                 assert gb.dtype == Tensor(other).dtype  # (no float cotangent for a bool or int input)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_random_expressions_differentiate_as_in_pynative(seed):
+    # (how the atan2 rule above was found: every input's cotangent, eager tape vs jit(grad))
+    rng = random.Random(1000 + seed)
+    data = np.random.default_rng(seed)
+    for case in range(15):
+        e = _expression(rng, rng.randrange(1, 4))
+        args = [Tensor((data.standard_normal(rng.choice([(3, 4), (1, 4), (4,), (3, 1)])) * 2)
+                       .astype(rng.choice([np.float32, np.float64]))) for _ in range(3)]
+
+        def loss(a, b, c, e=e):
+            r = _evaluate(e, [a, b, c])
+            if not isinstance(r, Tensor) or not r.dtype.is_float:  # (a number or a non-float result)
+                r = ops.cast(r if isinstance(r, Tensor) else Tensor(np.float32(r)), ms.float32) * a
+            return r.sum()
+        grad = ms.grad(loss, grad_position=(0, 1, 2))
+        results = []
+        for g in (grad, capture.jit(grad)):
+            try:
+                with np.errstate(all="ignore"):
+                    results.append([t.asnumpy() for t in g(*args)])
+            except (TypeError, ValueError) as error:
+                results.append(TypeError if isinstance(error, TypeError) else ValueError)
+        eager, graph = results
+        if isinstance(eager, type) or isinstance(graph, type):
+            assert eager is graph, (e, eager, graph)
+            continue
+        for want, got in zip(eager, graph):
+            assert want.dtype == got.dtype and want.shape == got.shape, e
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4, equal_nan=True, err_msg=str(e))
