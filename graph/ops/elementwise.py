@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from ..aval import AVal
-from ..dtypes import bool_, float32, from_numpy, promote, weak_scalar_type, scalar_dtype
+from ..dtypes import bool_, float32, promote, weak_scalar_type, scalar_dtype
 from .core import (ELEMENTWISE, Attr, F, Op, a_dtype, a_float, a_oneof, broadcast_shapes, describe,
                    fail, gets_gradient, is_tensorlike, register)
 from .emit import erf_array, floor_div_array, floor_mod_array
@@ -82,15 +82,15 @@ def _check_int_scalar(name, dtype, operands):
     """Arithmetic refuses a Python int that its integer result type cannot hold (``int8 + 200``,
     ``uint8 - 1`` is fine, ``uint8 + -1`` is not), as numpy 2 does (NEP 50: OverflowError) in
     eager execution, rather than wrap it as compiled code would."""
-    lo, hi = _int_bounds(dtype)
+    lo, hi = _int_bounds(dtype.np)
     for v in operands:
         if type(v) is int and not lo <= v <= hi:
             fail(name, f"Python integer {v} is out of bounds for {dtype} (the other operands: "
                        f"{', '.join(describe(a) for a in operands if a is not v)}); cast an operand first")
 
 
-def _int_bounds(dtype):
-    info = np.iinfo(dtype.np)
+def _int_bounds(np_dtype):
+    info = np.iinfo(np_dtype)
     return int(info.min), int(info.max)
 
 
@@ -536,7 +536,7 @@ def _by_value(emit, outside):
         for tensor, scalar, left in ((x, y, True), (y, x, False)):
             dtype = getattr(tensor, "dtype", None)
             if type(scalar) is int and dtype is not None and dtype.kind in "iu":
-                lo, hi = _int_bounds(from_numpy(dtype))
+                lo, hi = _int_bounds(dtype)
                 if not lo <= scalar <= hi:  # (the operand equals itself everywhere: an integer)
                     return E.eq(tensor, tensor) if outside(scalar > hi, left) else E.ne(tensor, tensor)
         return emit(E, x, y)
