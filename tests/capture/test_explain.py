@@ -102,6 +102,20 @@ def test_capture_log_off_by_default(rng, monkeypatch, capsys):
     assert "[capture" not in capsys.readouterr().err
 
 
+def test_a_compile_formats_its_graph_only_when_the_graphs_log_is_on(rng, monkeypatch):
+    # (the IR's text is for the log: formatting it on every compile cost a warm first step time)
+    from graph.ir import Graph
+    formatted = []
+    original = Graph.format
+    monkeypatch.setattr(Graph, "format", lambda self, *a, **k: formatted.append(1) or original(self, *a, **k))
+    monkeypatch.delenv("CAPTURE_LOG", raising=False)
+    capture.jit(lambda x: ops.relu(x) * 2)(randn(rng, 3))
+    assert formatted == []
+    monkeypatch.setenv("CAPTURE_LOG", "graphs")
+    capture.jit(lambda x: ops.relu(x) * 3)(randn(rng, 3))
+    assert formatted
+
+
 def test_capture_log_only_selected_kinds(rng, monkeypatch, capsys):
     monkeypatch.setenv("CAPTURE_LOG", "recompiles")
     capture.jit(broken)(randn(rng, 2))
