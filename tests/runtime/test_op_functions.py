@@ -117,3 +117,81 @@ def test_tensor_operators_are_the_ops_functions():
     np.testing.assert_array_equal((x @ x.T).asnumpy(), [[5.0]])
     np.testing.assert_array_equal((-x).asnumpy(), [[-1.0, 2.0]])
     assert (x == x).asnumpy().all() and not (x != x).asnumpy().any()
+
+
+# -- the functions are one compiled template per signature shape, renamed per op -----------------
+def _written_out(op, input_names=None, *, sequence_input=False, keyword_attrs=False):
+    """The oracle: the function written out as source for this op and compiled on its own (how
+    op_function made every function before it shared templates)."""
+    from graph.ops.core import REQUIRED
+    params, env = [], {}
+    if op.variadic:
+        name = op.inputs[0][1:]
+        params.append(name if sequence_input else "*" + name)
+    else:
+        params.extend(op.inputs if input_names is None else input_names)
+    if keyword_attrs and op.attrs and not any(p.startswith("*") for p in params):
+        params.append("*")
+    for i, (k, a) in enumerate(op.attrs.items()):
+        if a.default is REQUIRED:
+            params.append(k)
+        else:
+            env[f"_d{i}"] = a.default
+            params.append(f"{k}=_d{i}")
+    exec(compile(f"def {op.name}({', '.join(params)}):\n    pass\n", f"<graph.ops.{op.name}>", "exec"), env)
+    return env[op.name]
+
+
+def _same_signature(got, want):
+    import inspect
+    g, w = inspect.signature(got), inspect.signature(want)
+    assert list(g.parameters) == list(w.parameters), (got, g, w)
+    for a, b in zip(g.parameters.values(), w.parameters.values()):
+        assert a.kind == b.kind and a.default is b.default, (got, a, b)
+    assert (got.__name__, got.__qualname__, got.__code__.co_filename) == \
+        (want.__name__, want.__qualname__, want.__code__.co_filename)
+
+
+@pytest.mark.parametrize("style", ["ops", "F"])
+def test_every_op_function_has_the_signature_of_its_written_out_definition(style):
+    from runtime.ops._generated import MINDSPORE_INPUT_NAMES
+    for name, op in REGISTRY.items():
+        if style == "F":
+            got, want = op_function(op, keyword_attrs=True), _written_out(op, keyword_attrs=True)
+        else:
+            names = MINDSPORE_INPUT_NAMES.get(name, op.inputs)
+            if len(names) != len(op.inputs) or any(n in op.attrs for n in names):
+                names = op.inputs
+            got = op_function(op, names, sequence_input=True)
+            want = _written_out(op, names, sequence_input=True)
+        _same_signature(got, want)
+        assert got.__module__ == "graph.ops" and got.__op__ is op
+
+
+def test_binding_errors_name_the_op_and_its_parameters_as_a_written_out_function_does():
+    for name, args, kwargs in (("reduce_sum", (), {}), ("reduce_sum", (1, 2, 3, 4), {}),
+                               ("reduce_sum", (1,), {"axes": 0}), ("add", (1,), {}), ("concat", (), {"axis": 0, "bogus": 1}),
+                               ("getitem", (), {"index": 0})):
+        op = REGISTRY[name]
+        errors = []
+        for fn in (op_function(op), _written_out(op)):
+            with pytest.raises(TypeError) as e:
+                fn(*args, **kwargs)
+            errors.append(str(e.value))
+        assert errors[0] == errors[1]
+
+
+def test_ops_of_one_signature_shape_share_code_but_not_defaults_memos_or_names(monkeypatch):
+    import builtins
+    op_function(REGISTRY["reduce_min"])  # (the template of this shape exists from here on)
+    compiled = []
+    real_compile = builtins.compile
+    monkeypatch.setattr(builtins, "compile", lambda *a, **k: compiled.append(a) or real_compile(*a, **k))
+    s, m = op_function(REGISTRY["reduce_sum"]), op_function(REGISTRY["reduce_max"])
+    assert compiled == []  # (no source compiled per op: ~50 us each, 158 of them in ``import runtime``)
+    assert s.__code__.co_code == m.__code__.co_code and s.__globals__ is not m.__globals__
+    assert s.__code__.co_varnames[:3] == tuple(REGISTRY["reduce_sum"].inputs) + tuple(REGISTRY["reduce_sum"].attrs)[:2]
+    x = _x()
+    np.testing.assert_array_equal(s(x, 1).asnumpy(), [3.0, 12.0])
+    np.testing.assert_array_equal(m(x, 1).asnumpy(), [2.0, 5.0])  # (reduce_sum's memo is not reduce_max's)
+    np.testing.assert_array_equal(s(x, keep_dims=True, axis=0).asnumpy(), [[3.0, 5.0, 7.0]])
