@@ -328,19 +328,26 @@ def _jax_forward(model, params, x):
 def jax_train_step(model: str, batch: int):
     """(step, inputs) for the same Momentum(0.01, 0.9) step under ``jax.jit`` (state kept in the
     closure; the step blocks until its loss is ready so timings include the computation)."""
-    if model in EXTRA_MODELS:
-        raise ValueError(f"no JAX twin of the {model} workload (its row leaves the JAX cell empty)")
     import jax
     import jax.numpy as jnp
 
-    if model == "resnet18":
+    if model in EXTRA_MODELS:  # the twin of ours, carrying our initial weights
+        import pynative_models
+        params = pynative_models.jax_params(model)
+    elif model == "resnet18":
         params = _jax_resnet18_init(jax.random.PRNGKey(0))
     else:
         params = _jax_init(model, jax.random.PRNGKey(0))
     state = {"params": params, "mom": jax.tree_util.tree_map(jnp.zeros_like, params)}
 
+    def logits_of(p, x):
+        if model in EXTRA_MODELS:
+            import pynative_models
+            return pynative_models.jax_forward(model, p, x)
+        return _jax_resnet18_forward(p, x) if model == "resnet18" else _jax_forward(model, p, x)
+
     def loss_fn(p, x, y):
-        logits = _jax_resnet18_forward(p, x) if model == "resnet18" else _jax_forward(model, p, x)
+        logits = logits_of(p, x)
         logp = jax.nn.log_softmax(logits)
         return -jnp.mean(jnp.take_along_axis(logp, y[:, None], axis=1))
 

@@ -166,6 +166,69 @@ def torch_net(model: str, ours=None):
     return models.torch_net(model, 1)[0]
 
 
+def jax_params(model: str, ours=None) -> dict:
+    """The JAX twin's parameters (transformer, lstm): ``ours_net(model)``'s initial weights, as
+    jax arrays in the layout of :func:`jax_forward` (torch's: weights are (out, in))."""
+    import jax.numpy as jnp
+    ours = ours if ours is not None else ours_net(model)
+
+    def a(p):
+        return jnp.asarray(p.asnumpy())
+    if model == "transformer":
+        layers = [{"in_w": a(m.attn.in_proj_weight), "in_b": a(m.attn.in_proj_bias),
+                   "out_w": a(m.attn.out_proj.weight), "out_b": a(m.attn.out_proj.bias),
+                   "w1": a(m.linear1.weight), "b1": a(m.linear1.bias), "w2": a(m.linear2.weight), "b2": a(m.linear2.bias),
+                   "g1": a(m.norm1.gamma), "be1": a(m.norm1.beta), "g2": a(m.norm2.gamma), "be2": a(m.norm2.beta)}
+                  for m in ours.layers]
+        return {"layers": layers, "fc_w": a(ours.fc.weight), "fc_b": a(ours.fc.bias)}
+    if model == "lstm":
+        return {"w_ih": a(ours.lstm.weight_ih_l0), "w_hh": a(ours.lstm.weight_hh_l0),
+                "b_ih": a(ours.lstm.bias_ih_l0), "b_hh": a(ours.lstm.bias_hh_l0),
+                "fc_w": a(ours.fc.weight), "fc_b": a(ours.fc.bias)}
+    raise ValueError(f"no JAX twin of {model!r}")
+
+
+def jax_forward(model: str, params: dict, x):
+    """The JAX twin's logits: the computation of ``ours_net(model)`` and of :func:`torch_net`
+    (post-norm encoder layers with exact GELU; an LSTM as one ``lax.scan`` over time)."""
+    import jax
+    import jax.numpy as jnp
+    if model == "transformer":
+        heads = TRANSFORMER["heads"]
+
+        def norm(h, g, b):
+            mean = h.mean(-1, keepdims=True)
+            var = ((h - mean) ** 2).mean(-1, keepdims=True)
+            return (h - mean) / jnp.sqrt(var + 1e-5) * g + b
+
+        def attention(p, h):
+            n, s, d = h.shape
+            q, k, v = jnp.split(h @ p["in_w"].T + p["in_b"], 3, axis=-1)
+            q, k, v = (t.reshape(n, s, heads, d // heads).transpose(0, 2, 1, 3) for t in (q, k, v))
+            weights = jax.nn.softmax(q @ k.transpose(0, 1, 3, 2) / np.sqrt(d // heads), axis=-1)
+            return (weights @ v).transpose(0, 2, 1, 3).reshape(n, s, d) @ p["out_w"].T + p["out_b"]
+
+        h = x
+        for p in params["layers"]:
+            h = norm(h + attention(p, h), p["g1"], p["be1"])
+            ff = jax.nn.gelu(h @ p["w1"].T + p["b1"], approximate=False) @ p["w2"].T + p["b2"]
+            h = norm(h + ff, p["g2"], p["be2"])
+        return h.mean(axis=1) @ params["fc_w"].T + params["fc_b"]
+    if model == "lstm":
+        hidden = params["w_hh"].shape[1]
+        gates_in = jnp.swapaxes(x, 0, 1) @ params["w_ih"].T + params["b_ih"] + params["b_hh"]  # (T, N, 4H)
+
+        def cell(carry, g_in):
+            h, c = carry
+            i, f, g, o = jnp.split(g_in + h @ params["w_hh"].T, 4, axis=-1)  # (torch's gate order)
+            c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
+            return (jax.nn.sigmoid(o) * jnp.tanh(c), c), None
+        zeros = jnp.zeros((x.shape[0], hidden), x.dtype)
+        (h, _), _ = jax.lax.scan(cell, (zeros, zeros), gates_in)
+        return h @ params["fc_w"].T + params["fc_b"]
+    raise ValueError(f"no JAX twin of {model!r}")
+
+
 def torch_train_step(model: str, batch: int, net=None):
     import torch
     net = net if net is not None else torch_net(model)
@@ -206,4 +269,5 @@ def train_step_flops(model: str, batch: int) -> float:
     raise ValueError(f"unknown model {model!r}")
 
 
-__all__ = ["MODELS", "ours_net", "torch_net", "ours_train_step", "torch_train_step", "inputs", "ops"]
+__all__ = ["MODELS", "ours_net", "torch_net", "jax_params", "jax_forward", "ours_train_step", "torch_train_step",
+           "inputs", "ops"]
