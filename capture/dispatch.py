@@ -71,6 +71,9 @@ def flatten_call(fn, args, kwargs):
 _FunctionType = types.FunctionType
 _NO_GLOBALS = {"__builtins__": {}}
 
+#: a binder's placeholder source -> its compiled code (renamed per code object by _binder_for)
+_BINDER_TEMPLATES: dict = {}
+
 def _binder_for(code):
     """(``code``, the code of its binder, its parameter names in signature order). The binder's
     parameters have ``code``'s names, kinds and order (its argument slots are ``code``'s, in
@@ -97,11 +100,13 @@ def _binder_for(code):
         order.append(n - 1)
     source = (f"def binder({', '.join(params)}):\n"
               f"    return ({''.join(slot[i] + ', ' for i in order)})\n")
-    namespace = {}
-    exec(compile(source, "<capture: call binding>", "exec"), namespace)  # placeholders only
+    template = _BINDER_TEMPLATES.get(source)  # (placeholders only: one compile per signature shape)
+    if template is None:
+        namespace = {}
+        exec(compile(source, "<capture: call binding>", "exec"), namespace)
+        template = _BINDER_TEMPLATES[source] = namespace["binder"].__code__
     names = code.co_varnames[:n]
-    binder_code = namespace["binder"].__code__.replace(co_varnames=names, co_name=code.co_name,
-                                                       co_qualname=code.co_qualname)
+    binder_code = template.replace(co_varnames=names, co_name=code.co_name, co_qualname=code.co_qualname)
     return code, binder_code, tuple(names[i] for i in order)
 
 def _binding_error(fn, binder, args, kwargs, error) -> TypeError:

@@ -311,3 +311,23 @@ def test_flatten_call_follows_a_replaced_code_object():
     assert flatten_call(f, (1,), {}) == ((1, 4), ["y", "k"])
     with pytest.raises(TypeError, match=r"takes 1 positional argument but 2 were given"):
         flatten_call(f, (1, 2), {})
+
+
+def test_functions_of_one_signature_shape_share_the_binders_compiled_code(monkeypatch):
+    import builtins
+
+    def first(a, b=1, *rest, c, **kw):
+        return a
+
+    def second(x, y=2, *more, z, **options):
+        return x
+
+    flatten_call(first, (1,), {"c": 3})  # (the shape's binder code exists from here on)
+    compiled = []
+    real_compile = builtins.compile
+    monkeypatch.setattr(builtins, "compile", lambda *a, **k: compiled.append(a) or real_compile(*a, **k))
+    flat, names = flatten_call(second, (1, 2, 3), {"z": 4, "w": 5})
+    assert compiled == []  # (renamed, not compiled again)
+    assert names == ["x", "y", "more", "z", "options"] and flat[:4] == (1, 2, (3,), 4)
+    with pytest.raises(TypeError, match=r"second\(\) missing 1 required keyword-only argument: 'z'"):
+        flatten_call(second, (1,), {})
