@@ -38,6 +38,7 @@ from __future__ import annotations
 import builtins
 import math
 import threading
+import types
 from typing import Any, Callable
 
 from ..aval import AVal
@@ -455,7 +456,7 @@ def op_function(op: Op, input_names=None, *, sequence_input: bool = False, keywo
            "_NONE": {}, "_names": tuple(op.attrs)}
     # (the template's defaults are markers naming the attribute whose default stands there)
     defaults = tuple(attrs[d.index][1].default for d in template.__defaults__ or ())
-    fn = _FunctionType(code, env, op.name, defaults or None)
+    fn = types.FunctionType(code, env, op.name, defaults or None)
     if template.__kwdefaults__:
         fn.__kwdefaults__ = {real[p]: attrs[d.index][1].default for p, d in template.__kwdefaults__.items()}
     fn.__module__ = "graph.ops"  # (framework code: capture calls it, never inlines it)
@@ -474,7 +475,6 @@ class _DefaultOf:
 
 #: (placeholder parameters, inputs expression, number of attributes) -> the template function
 _TEMPLATES: dict = {}
-_FunctionType = type(lambda: None)
 
 
 def _template(params, inputs, n_attrs):
