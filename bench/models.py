@@ -1,6 +1,7 @@
 """Benchmark models, written once for our framework and once for PyTorch (when installed)."""
 from __future__ import annotations
 
+import functools
 import os
 import sys
 
@@ -334,20 +335,15 @@ def jax_train_step(model: str, batch: int):
     if model in EXTRA_MODELS:  # the twin of ours, carrying our initial weights
         import pynative_models
         params = pynative_models.jax_params(model)
+        forward = functools.partial(pynative_models.jax_forward, model)
     elif model == "resnet18":
-        params = _jax_resnet18_init(jax.random.PRNGKey(0))
+        params, forward = _jax_resnet18_init(jax.random.PRNGKey(0)), _jax_resnet18_forward
     else:
-        params = _jax_init(model, jax.random.PRNGKey(0))
+        params, forward = _jax_init(model, jax.random.PRNGKey(0)), functools.partial(_jax_forward, model)
     state = {"params": params, "mom": jax.tree_util.tree_map(jnp.zeros_like, params)}
 
-    def logits_of(p, x):
-        if model in EXTRA_MODELS:
-            import pynative_models
-            return pynative_models.jax_forward(model, p, x)
-        return _jax_resnet18_forward(p, x) if model == "resnet18" else _jax_forward(model, p, x)
-
     def loss_fn(p, x, y):
-        logits = logits_of(p, x)
+        logits = forward(p, x)
         logp = jax.nn.log_softmax(logits)
         return -jnp.mean(jnp.take_along_axis(logp, y[:, None], axis=1))
 

@@ -5,6 +5,7 @@ float type; Python scalars adopt the tensor's type).
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -89,7 +90,10 @@ def _check_int_scalar(name, dtype, operands):
                        f"{', '.join(describe(a) for a in operands if a is not v)}); cast an operand first")
 
 
+@functools.lru_cache(maxsize=None)
 def _int_bounds(np_dtype):
+    """(min, max) of an integer numpy dtype (cached: inference of every integer op with a Python
+    int asks, and ``np.iinfo`` is built anew at each call)."""
     info = np.iinfo(np_dtype)
     return int(info.min), int(info.max)
 
